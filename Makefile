@@ -1,0 +1,30 @@
+# The two commands a fresh machine needs: `make run` and `make test`.
+PYTHON ?= python3.11
+UV := .tools/bin/uv
+VENV := .venv
+export UV_PYTHON_DOWNLOADS := never
+
+.PHONY: run test lint typecheck env
+
+$(UV):
+	$(PYTHON) -m venv .tools
+	.tools/bin/pip install --quiet uv==0.13.9
+
+$(VENV)/.synced: $(UV) pyproject.toml uv.lock
+	$(UV) sync --frozen --python $(PYTHON)
+	touch $@
+
+env: $(VENV)/.synced
+
+run: env
+	$(VENV)/bin/python -m shared.local_stack
+
+test: env lint typecheck
+	$(VENV)/bin/python -m pytest
+
+lint: env
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: env
+	$(VENV)/bin/mypy

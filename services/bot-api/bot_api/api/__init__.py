@@ -1,0 +1,1 @@
+"""HTTP handlers of bot-api: parse and validate, call management, render."""

@@ -1,0 +1,26 @@
+from typing import Any
+
+from aiohttp import web
+
+from bot_api.storage import Stores
+from shared.endpoints import principal_of
+from shared.envelope import envelope
+
+STORES = web.AppKey("stores", Stores)
+MANAGEMENT_STATUS_FIELD = "errorType"
+
+
+def stores_of(request: web.Request) -> Stores:
+    return request.app[STORES]
+
+
+def account_of(request: web.Request) -> str:
+    return principal_of(request).account_id
+
+
+def success() -> dict[str, Any]:
+    return envelope(MANAGEMENT_STATUS_FIELD, 200, "success")
+
+
+def created(record_id: str) -> dict[str, Any]:
+    return envelope(MANAGEMENT_STATUS_FIELD, 200, "success", id=record_id)

@@ -1,0 +1,116 @@
+from typing import Any
+
+from aiohttp import web
+from marshmallow import fields
+
+from bot_api.api.common import account_of, created, stores_of, success
+from bot_api.management import interactions
+from bot_api.schemas.common import CreatedSchema, SuccessSchema
+from bot_api.schemas.interactions import (
+    INTERACTION_IDS,
+    ContextUpdateSchema,
+    InteractionSchema,
+    InteractionWriteSchema,
+)
+from shared.endpoints import endpoint
+
+routes = web.RouteTableDef()
+
+
+@routes.get("/stories/{story}/interactions")
+@endpoint(
+    summary="List a story's interactions, in tree order",
+    tag="interactions",
+    response=InteractionSchema(many=True),
+    errors=(404,),
+)
+async def list_interactions(request: web.Request) -> Any:
+    story_id = request.match_info["story"]
+    return await interactions.list_interactions(stores_of(request), account_of(request), story_id)
+
+
+@routes.post("/stories/{story}/interactions")
+@endpoint(
+    summary="Create a root interaction",
+    tag="interactions",
+    body=InteractionWriteSchema(),
+    response=CreatedSchema(),
+    errors=(404, 409),
+)
+async def create_root_interaction(request: web.Request, body: dict[str, Any]) -> Any:
+    story_id = request.match_info["story"]
+    new_id = await interactions.create_interaction(
+        stores_of(request), account_of(request), story_id, body
+    )
+    return created(new_id)
+
+
+@routes.get("/stories/{story}/interactions/{id}")
+@endpoint(
+    summary="Read an interaction", tag="interactions", response=InteractionSchema(), errors=(404,)
+)
+async def read_interaction(request: web.Request) -> Any:
+    story_id, interaction_id = request.match_info["story"], request.match_info["id"]
+    return await interactions.read_interaction(
+        stores_of(request), account_of(request), story_id, interaction_id
+    )
+
+
+@routes.post("/stories/{story}/interactions/{id}")
+@endpoint(
+    summary="Create a child interaction owned by the interaction {id}",
+    tag="interactions",
+    body=InteractionWriteSchema(),
+    response=CreatedSchema(),
+    errors=(404, 409),
+)
+async def create_child_interaction(request: web.Request, body: dict[str, Any]) -> Any:
+    story_id, parent_id = request.match_info["story"], request.match_info["id"]
+    new_id = await interactions.create_interaction(
+        stores_of(request), account_of(request), story_id, body, parent_id
+    )
+    return created(new_id)
+
+
+@routes.put("/stories/{story}/interactions/{id}")
+@endpoint(
+    summary="Update an interaction; omitted fields keep their values",
+    tag="interactions",
+    body=InteractionWriteSchema(partial=("name",)),
+    response=SuccessSchema(),
+    errors=(404, 409),
+)
+async def update_interaction(request: web.Request, body: dict[str, Any]) -> Any:
+    story_id, interaction_id = request.match_info["story"], request.match_info["id"]
+    await interactions.update_interaction(
+        stores_of(request), account_of(request), story_id, interaction_id, body
+    )
+    return success()
+
+
+@routes.delete("/stories/{story}/interactions")
+@endpoint(
+    summary="Delete interactions with the subtrees they own (all or nothing)",
+    tag="interactions",
+    body=INTERACTION_IDS,
+    response=SuccessSchema(),
+    errors=(404,),
+)
+async def delete_interactions(request: web.Request, body: list[str]) -> Any:
+    story_id = request.match_info["story"]
+    await interactions.delete_interactions(stores_of(request), account_of(request), story_id, body)
+    return success()
+
+
+@routes.put("/stories/{story}/contexts")
+@endpoint(
+    summary="Update the contexts (root, contextOut, references) of the listed interactions",
+    tag="interactions",
+    body=fields.List(fields.Nested(ContextUpdateSchema), required=True),
+    response=SuccessSchema(),
+    errors=(404,),
+)
+async def update_contexts(request: web.Request, body: list[dict[str, Any]]) -> Any:
+    story_id = request.match_info["story"]
+    await interactions.update_contexts(stores_of(request), account_of(request), story_id, body)
+    return success()

@@ -1,0 +1,72 @@
+from typing import Any
+
+from aiohttp import web
+
+from bot_api.api.common import account_of, created, stores_of, success
+from bot_api.management import stories
+from bot_api.schemas.common import CreatedSchema, SuccessSchema
+from bot_api.schemas.stories import (
+    StoryCreateSchema,
+    StoryDetailSchema,
+    StorySummarySchema,
+    StoryUpdateSchema,
+)
+from shared.endpoints import endpoint
+
+routes = web.RouteTableDef()
+
+
+@routes.get("/stories")
+@endpoint(summary="List the stories", tag="stories", response=StorySummarySchema(many=True))
+async def list_stories(request: web.Request) -> Any:
+    return await stories.list_stories(stores_of(request), account_of(request))
+
+
+@routes.post("/stories")
+@endpoint(
+    summary="Create a story with its welcome and fallback interactions",
+    tag="stories",
+    body=StoryCreateSchema(),
+    response=CreatedSchema(),
+)
+async def create_story(request: web.Request, body: dict[str, Any]) -> Any:
+    return created(await stories.create_story(stores_of(request), account_of(request), body))
+
+
+@routes.get("/stories/{story}")
+@endpoint(
+    summary="Read a story with its order, tree and context summaries",
+    tag="stories",
+    response=StoryDetailSchema(),
+    errors=(404,),
+)
+async def read_story(request: web.Request) -> Any:
+    story_id = request.match_info["story"]
+    return await stories.read_story(stores_of(request), account_of(request), story_id)
+
+
+@routes.put("/stories/{story}")
+@endpoint(
+    summary="Update a story's name, description, settings and root order",
+    tag="stories",
+    body=StoryUpdateSchema(),
+    response=SuccessSchema(),
+    errors=(404, 409),
+)
+async def update_story(request: web.Request, body: dict[str, Any]) -> Any:
+    story_id = request.match_info["story"]
+    await stories.update_story(stores_of(request), account_of(request), story_id, body)
+    return success()
+
+
+@routes.delete("/stories/{story}")
+@endpoint(
+    summary="Delete a story, its interactions and its conversations",
+    tag="stories",
+    response=SuccessSchema(),
+    errors=(404,),
+)
+async def delete_story(request: web.Request) -> Any:
+    story_id = request.match_info["story"]
+    await stories.delete_story(stores_of(request), account_of(request), story_id)
+    return success()

@@ -1,0 +1,155 @@
+"""Rules an interaction obeys beyond the shape of its fields (SPEC.md "Interaction").
+
+Input and output are the API's own dicts (camelCase keys), already shape-checked by
+the schemas; these functions add what needs the whole interaction, or its previous
+version, to decide.
+"""
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from shared.errors import Conflict, ValidationFailed
+
+WELCOME = "welcome"
+FALLBACK = "fallback"
+STANDARD = "standard"
+WELCOME_TRIGGER = "welcome"
+MAX_PARAMETERS = 99
+
+ENTITY_SLOT = re.compile(r"\{\{\s*([\w-]+)\s*:\s*([\w-]+)\s*\}\}")
+DEFAULT_PARAMETERS = (
+    "default_avatar",
+    "default_name",
+    "default_source",
+    "default_url",
+    "default_language",
+    "default_timezone",
+    "default_gender",
+)
+
+
+def default_interactions() -> list[dict[str, Any]]:
+    """The welcome and fallback interactions every new story starts with."""
+    return [
+        {
+            "type": WELCOME,
+            "name": "Welcome",
+            "action": "welcome",
+            "triggers": [WELCOME_TRIGGER],
+            "userSays": [],
+            "parameters": [],
+            "responses": [{"type": "text", "messages": ["Hello {{default_name}}!"]}],
+            "webhook": "",
+        },
+        {
+            "type": FALLBACK,
+            "name": "Fallback",
+            "action": "fallback",
+            "triggers": [],
+            "userSays": [],
+            "parameters": [],
+            "responses": [
+                {
+                    "type": "text",
+                    "messages": ["Sorry, I did not get that.", "Could you say that another way?"],
+                }
+            ],
+            "webhook": "",
+        },
+    ]
+
+
+def entity_slots(phrase: str) -> list[tuple[str, str]]:
+    """The (entity, alias) pairs a user-says phrase refers to, in order."""
+    return ENTITY_SLOT.findall(phrase)
+
+
+def prepare(
+    interaction: Mapping[str, Any],
+    kind: str = STANDARD,
+    previous: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Apply SPEC rules 2 and 3 and check the whole-interaction rules; return what to store."""
+    result = dict(interaction)
+    parameters = [dict(p) for p in result["parameters"]]
+    aliases = [p["alias"] for p in parameters]
+    for index, alias in enumerate(aliases):
+        if alias in aliases[:index]:
+            raise ValidationFailed(f"parameters[{index}].alias: {alias!r} is used twice")
+
+    user_says = list(result["userSays"])
+    if previous is not None:
+        removed = {p["alias"] for p in previous["parameters"]} - set(aliases)
+        user_says = [strip_slots(phrase, removed) for phrase in user_says]
+
+    entity_of = {p["alias"]: p["entity"] for p in parameters}
+    for index, phrase in enumerate(user_says):
+        for entity, alias in entity_slots(phrase):
+            bound = entity_of.get(alias)
+            if bound is None:
+                parameters.append({"alias": alias, "entity": entity, "prompts": []})
+                entity_of[alias] = entity
+            elif bound != entity:
+                raise ValidationFailed(
+                    f"userSays[{index}]: parameter {alias!r} is bound to entity {bound!r}, "
+                    f"not {entity!r}"
+                )
+    if len(parameters) > MAX_PARAMETERS:
+        raise ValidationFailed(
+            f"parameters: {len(parameters)} with those used in userSays; at most {MAX_PARAMETERS}"
+        )
+
+    result["userSays"] = user_says
+    result["parameters"] = parameters
+    result["triggers"] = _checked_triggers(list(result["triggers"]), kind)
+    quick_replies = [i for i, r in enumerate(result["responses"]) if r["type"] == "quickReply"]
+    if len(quick_replies) > 1:
+        raise ValidationFailed(
+            f"responses[{quick_replies[1]}]: an interaction has at most one quickReply block"
+        )
+    return result
+
+
+def strip_slots(phrase: str, aliases: set[str]) -> str:
+    """Remove the slots of the given aliases from a phrase (SPEC rule 3)."""
+    if not aliases:
+        return phrase
+    stripped = ENTITY_SLOT.sub(
+        lambda match: "" if match.group(2) in aliases else match.group(0), phrase
+    )
+    return " ".join(stripped.split())
+
+
+def _checked_triggers(triggers: list[str], kind: str) -> list[str]:
+    for index, trigger in enumerate(triggers):
+        if trigger in triggers[:index]:
+            raise ValidationFailed(f"triggers[{index}]: {trigger!r} is listed twice")
+        if trigger.lower() == WELCOME_TRIGGER and kind != WELCOME:
+            raise ValidationFailed(
+                f"triggers[{index}]: {trigger!r} is reserved for the welcome interaction"
+            )
+    if kind == WELCOME and WELCOME_TRIGGER not in triggers:
+        triggers.insert(0, WELCOME_TRIGGER)
+    return triggers
+
+
+def referenced_entities(interaction: Mapping[str, Any]) -> set[str]:
+    return {p["entity"] for p in interaction["parameters"]}
+
+
+def check_unique_triggers(
+    interaction_id: str | None,
+    triggers: Iterable[str],
+    triggers_of_others: Mapping[str, Iterable[str]],
+) -> None:
+    """A trigger starts exactly one interaction of a story."""
+    wanted = {t.lower() for t in triggers}
+    for other_id, other_triggers in triggers_of_others.items():
+        if other_id == interaction_id:
+            continue
+        clash = wanted & {t.lower() for t in other_triggers}
+        if clash:
+            raise Conflict(
+                f"trigger {sorted(clash)[0]!r} is already used by interaction {other_id}"
+            )

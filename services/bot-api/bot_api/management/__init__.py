@@ -1,0 +1,1 @@
+"""Management operations: what the HTTP handlers (and later event consumers) call."""

@@ -1,0 +1,136 @@
+"""Interactions of a story: content writes checked by the domain rules, and structure
+changes stored through `edit_story`.
+
+Writes are ordered so that a reader never sees a broken story: a new interaction's
+document is written before the structure lists it, and deleted ones leave the
+structure before their documents go.
+"""
+
+import uuid
+from typing import Any
+
+from bot_api.domain.interactions import (
+    STANDARD,
+    check_unique_triggers,
+    prepare,
+    referenced_entities,
+)
+from bot_api.domain.structure import ContextChange, Structure
+from bot_api.management.stories import edit_story, load_story
+from bot_api.schemas.interactions import EMPTY_INTERACTION
+from bot_api.storage import Stores
+from bot_api.storage.interactions import CONTENT_FIELDS, to_api
+from bot_api.storage.stories import StoryRecord
+from shared.errors import ApiError, NotFound, ValidationFailed
+
+
+async def list_interactions(stores: Stores, account_id: str, story_id: str) -> list[dict[str, Any]]:
+    story = await load_story(stores, account_id, story_id)
+    documents = await stores.interactions.find(story.id, story.structure.contexts)
+    return [to_api(documents[i]) for i in story.structure.walk()]
+
+
+async def read_interaction(
+    stores: Stores, account_id: str, story_id: str, interaction_id: str
+) -> dict[str, Any]:
+    story = await load_story(stores, account_id, story_id)
+    return to_api(await _load_interaction(stores, story, interaction_id))
+
+
+async def create_interaction(
+    stores: Stores,
+    account_id: str,
+    story_id: str,
+    data: dict[str, Any],
+    parent_id: str | None = None,
+) -> str:
+    story = await load_story(stores, account_id, story_id)
+    new_id = str(uuid.uuid4())
+
+    def place(structure: Structure) -> Structure:
+        if parent_id is None:
+            return structure.add_root(new_id)
+        return structure.add_child(parent_id, new_id)
+
+    place(story.structure)
+    content = prepare({**EMPTY_INTERACTION, **data})
+    await _check_references(stores, account_id, story, None, content)
+    await stores.interactions.insert_many(
+        account_id, story.id, [{**content, "id": new_id, "type": STANDARD}]
+    )
+    try:
+        await edit_story(stores, account_id, story_id, lambda s: (place(s.structure), {}))
+    except ApiError:
+        await stores.interactions.delete_many(story.id, [new_id])
+        raise
+    return new_id
+
+
+async def update_interaction(
+    stores: Stores, account_id: str, story_id: str, interaction_id: str, data: dict[str, Any]
+) -> None:
+    story = await load_story(stores, account_id, story_id)
+    current = await _load_interaction(stores, story, interaction_id)
+    stored = {name: current[name] for name in CONTENT_FIELDS}
+    content = prepare({**stored, **data}, current["type"], previous=stored)
+    await _check_references(stores, account_id, story, interaction_id, content)
+    await stores.interactions.replace_content(story.id, interaction_id, {**stored, **content})
+
+
+async def update_contexts(
+    stores: Stores, account_id: str, story_id: str, items: list[dict[str, Any]]
+) -> None:
+    changes = [
+        ContextChange(
+            id=item["id"],
+            root=item["root"],
+            context_out=tuple(item["contextOut"]),
+            references=tuple(item["references"]),
+        )
+        for item in items
+    ]
+    await edit_story(stores, account_id, story_id, lambda s: (s.structure.apply(changes), {}))
+
+
+async def delete_interactions(
+    stores: Stores, account_id: str, story_id: str, interaction_ids: list[str]
+) -> None:
+    story, structure = await edit_story(
+        stores, account_id, story_id, lambda s: (s.structure.remove(interaction_ids)[0], {})
+    )
+    removed = set(story.structure.contexts) - set(structure.contexts)
+    await stores.interactions.delete_many(story.id, removed)
+
+
+async def _load_interaction(
+    stores: Stores, story: StoryRecord, interaction_id: str
+) -> dict[str, Any]:
+    document = None
+    if interaction_id in story.structure:
+        document = await stores.interactions.get(story.id, interaction_id)
+    if document is None:
+        raise NotFound(f"no interaction {interaction_id} in this story")
+    return document
+
+
+async def _check_references(
+    stores: Stores,
+    account_id: str,
+    story: StoryRecord,
+    interaction_id: str | None,
+    content: dict[str, Any],
+) -> None:
+    wanted = referenced_entities(content)
+    missing = sorted(wanted - await stores.entities.existing_names(account_id, wanted))
+    if missing:
+        raise ValidationFailed(
+            f"parameters: unknown entity {', '.join(repr(m) for m in missing)}",
+            {"parameters": {"entity": [f"Unknown entity {m!r}." for m in missing]}},
+        )
+    if content["triggers"]:
+        others = await stores.interactions.find(
+            story.id, story.structure.contexts, projection=["triggers"]
+        )
+        check_unique_triggers(
+            interaction_id, content["triggers"], {i: d["triggers"] for i, d in others.items()}
+        )

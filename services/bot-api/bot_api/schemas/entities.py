@@ -1,0 +1,43 @@
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from bot_api.schemas.common import NAME_PATTERN, text
+
+
+class SynonymSchema(Schema):
+    value = text(1024, min_length=1, required=True)
+
+
+class EntrySchema(Schema):
+    value = text(1024, min_length=1, required=True)
+    synonyms = fields.List(
+        fields.Nested(SynonymSchema), required=True, validate=validate.Length(min=1, max=99)
+    )
+
+    @validates_schema
+    def synonyms_include_value(self, entry: dict, **kwargs: object) -> None:
+        if entry["value"] not in {s["value"] for s in entry["synonyms"]}:
+            raise ValidationError(
+                "The synonyms must include the entry's own value.", field_name="synonyms"
+            )
+
+
+class EntityWriteSchema(Schema):
+    name = fields.String(required=True, validate=[validate.Length(min=1, max=128), NAME_PATTERN])
+    entries = fields.List(
+        fields.Nested(EntrySchema), required=True, validate=validate.Length(max=2000)
+    )
+
+    @validates_schema
+    def values_unique(self, entity: dict, **kwargs: object) -> None:
+        seen: set[str] = set()
+        for index, entry in enumerate(entity["entries"]):
+            if entry["value"] in seen:
+                raise ValidationError(
+                    {index: {"value": [f"{entry['value']!r} is already an entry."]}},
+                    field_name="entries",
+                )
+            seen.add(entry["value"])
+
+
+class EntitySchema(EntityWriteSchema):
+    id = fields.String(required=True)

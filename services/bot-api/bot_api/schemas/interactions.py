@@ -1,0 +1,86 @@
+import re
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+from bot_api.schemas.common import NAME_PATTERN, text, text_list
+from bot_api.schemas.responses import stored_response
+from shared.schema_fields import StrictBoolean
+
+TRIGGER = validate.Regexp(r"^[A-Za-z0-9]+$", error="A trigger is letters and digits only.")
+CONNECTION_ID = re.compile(r"^[0-9a-f]{24}$")
+URL = validate.URL(schemes={"http", "https"}, require_tld=False)
+
+
+def webhook_target(value: str) -> None:
+    """A webhook is empty, an http(s) URL, or a webhook connection's id (DESIGN.md)."""
+    if value == "" or CONNECTION_ID.match(value):
+        return
+    try:
+        URL(value)
+    except ValidationError:
+        raise ValidationError(
+            "Must be empty, an http(s) URL, or the 24-character id of a webhook connection."
+        ) from None
+
+
+class ParameterSchema(Schema):
+    alias = fields.String(required=True, validate=[validate.Length(min=1, max=128), NAME_PATTERN])
+    entity = fields.String(required=True, validate=[validate.Length(min=1, max=128), NAME_PATTERN])
+    prompts = text_list(99, 1024, min_length=1, load_default=list)
+
+
+class InteractionWriteSchema(Schema):
+    """Create fills omitted fields with empty values; update keeps their stored values."""
+
+    name = text(1024, min_length=1, required=True)
+    action = text(1024)
+    triggers = fields.List(
+        fields.String(validate=[validate.Length(min=1, max=50), TRIGGER]),
+        validate=validate.Length(max=1024),
+    )
+    userSays = text_list(99, 2048, min_length=1)
+    parameters = fields.List(fields.Nested(ParameterSchema), validate=validate.Length(max=99))
+    responses = fields.List(stored_response(), validate=validate.Length(max=11))
+    webhook = fields.String(validate=[validate.Length(max=1024), webhook_target])
+
+
+EMPTY_INTERACTION: dict[str, Any] = {
+    "action": "",
+    "triggers": [],
+    "userSays": [],
+    "parameters": [],
+    "responses": [],
+    "webhook": "",
+}
+
+
+class InteractionSchema(Schema):
+    id = fields.String(required=True)
+    type = fields.String(required=True, metadata={"enum": ["welcome", "fallback", "standard"]})
+    name = fields.String(required=True)
+    action = fields.String(required=True)
+    triggers = fields.List(fields.String(), required=True)
+    userSays = fields.List(fields.String(), required=True)
+    parameters = fields.List(fields.Nested(ParameterSchema), required=True)
+    responses = fields.List(stored_response(), required=True)
+    webhook = fields.String(required=True)
+
+
+class ContextUpdateSchema(Schema):
+    """An item of the contexts update; `name` and `webhook` of a summary are ignored."""
+
+    class Meta:
+        unknown = "exclude"
+
+    id = fields.String(required=True)
+    root = StrictBoolean(required=True)
+    references = fields.List(fields.String(), required=True, validate=validate.Length(max=50))
+    contextOut = fields.List(fields.String(), required=True, validate=validate.Length(max=50))
+
+
+INTERACTION_IDS = fields.List(
+    fields.String(validate=validate.Length(min=1, max=64)),
+    required=True,
+    validate=validate.Length(min=1, max=1000),
+)

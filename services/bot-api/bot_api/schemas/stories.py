@@ -1,0 +1,53 @@
+from marshmallow import Schema, fields, validate
+
+from bot_api.schemas.common import text
+from shared.schema_fields import StrictBoolean, StrictNumber
+
+
+class SettingsSchema(Schema):
+    confidence = StrictNumber(validate=validate.Range(min=0, max=1))
+    fallback = StrictBoolean()
+    lifespan = fields.Integer(strict=True, validate=validate.Range(min=1, max=10))
+
+
+class StoryCreateSchema(Schema):
+    name = text(1024, min_length=1, required=True)
+    description = text(2048, required=True)
+    settings = fields.Nested(SettingsSchema)
+
+
+class StoryUpdateSchema(StoryCreateSchema):
+    order = fields.List(
+        fields.String(),
+        metadata={"description": "The root interaction ids in a new order; omit to keep it"},
+    )
+
+
+class StorySummarySchema(Schema):
+    name = fields.String(required=True)
+    description = fields.String(required=True)
+    id = fields.String(required=True)
+
+
+class ContextSummarySchema(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    root = fields.Boolean(required=True)
+    references = fields.List(fields.String(), required=True)
+    contextOut = fields.List(fields.String(), required=True)
+    webhook = fields.String(required=True)
+
+
+class TreeNodeSchema(Schema):
+    id = fields.String(required=True)
+    ref = fields.Boolean()
+    childrens = fields.List(fields.Nested(lambda: TreeNodeSchema()), required=True)
+
+
+class StoryDetailSchema(StorySummarySchema):
+    order = fields.List(fields.String(), required=True)
+    story = fields.List(fields.Nested(TreeNodeSchema), required=True)
+    interactions = fields.Dict(
+        keys=fields.String(), values=fields.Nested(ContextSummarySchema), required=True
+    )
+    settings = fields.Nested(SettingsSchema, required=True)

@@ -1,0 +1,35 @@
+"""MongoDB persistence of bot-api, one repository per collection."""
+
+from dataclasses import dataclass
+
+from pymongo.asynchronous.database import AsyncDatabase
+
+from bot_api.storage.entities import EntityRepository
+from bot_api.storage.ids import new_object_id, object_id
+from bot_api.storage.interactions import InteractionRepository
+from bot_api.storage.sessions import SessionRepository
+from bot_api.storage.stories import StoryRepository
+
+
+@dataclass(frozen=True)
+class Stores:
+    stories: StoryRepository
+    interactions: InteractionRepository
+    entities: EntityRepository
+    sessions: SessionRepository
+
+    @classmethod
+    def open(cls, database: AsyncDatabase) -> "Stores":
+        return cls(
+            stories=StoryRepository(database),
+            interactions=InteractionRepository(database),
+            entities=EntityRepository(database),
+            sessions=SessionRepository(database),
+        )
+
+    async def ensure_indexes(self) -> None:
+        for repository in (self.stories, self.interactions, self.entities, self.sessions):
+            await repository.ensure_indexes()
+
+
+__all__ = ["Stores", "new_object_id", "object_id"]

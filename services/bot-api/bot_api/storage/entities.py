@@ -1,0 +1,66 @@
+"""The `entities` collection; names are unique per account."""
+
+from collections.abc import Iterable
+from typing import Any
+
+from pymongo.asynchronous.database import AsyncDatabase
+from pymongo.errors import DuplicateKeyError
+
+from bot_api.storage.ids import object_id
+from shared.errors import Conflict
+from shared.timeutil import utcnow
+
+
+def to_api(document: dict[str, Any]) -> dict[str, Any]:
+    return {"id": str(document["_id"]), "name": document["name"], "entries": document["entries"]}
+
+
+class EntityRepository:
+    def __init__(self, database: AsyncDatabase) -> None:
+        self.collection = database["entities"]
+
+    async def ensure_indexes(self) -> None:
+        await self.collection.create_index([("accountId", 1), ("name", 1)], unique=True)
+
+    async def insert(self, account_id: str, entity: dict[str, Any]) -> str:
+        now = utcnow()
+        try:
+            result = await self.collection.insert_one(
+                {"accountId": account_id, **entity, "createdAt": now, "updatedAt": now}
+            )
+        except DuplicateKeyError:
+            raise Conflict(f"an entity named {entity['name']!r} already exists") from None
+        return str(result.inserted_id)
+
+    async def list(self, account_id: str) -> list[dict[str, Any]]:
+        cursor = self.collection.find({"accountId": account_id}).sort("createdAt", 1)
+        return [document async for document in cursor]
+
+    async def get(self, account_id: str, entity_id: str) -> dict[str, Any] | None:
+        key = object_id(entity_id)
+        if key is None:
+            return None
+        return await self.collection.find_one({"_id": key, "accountId": account_id})
+
+    async def replace(self, account_id: str, entity_id: str, entity: dict[str, Any]) -> bool:
+        try:
+            result = await self.collection.update_one(
+                {"_id": object_id(entity_id), "accountId": account_id},
+                {"$set": {**entity, "updatedAt": utcnow()}},
+            )
+        except DuplicateKeyError:
+            raise Conflict(f"an entity named {entity['name']!r} already exists") from None
+        return result.matched_count == 1
+
+    async def delete(self, account_id: str, entity_id: str) -> bool:
+        key = object_id(entity_id)
+        if key is None:
+            return False
+        result = await self.collection.delete_one({"_id": key, "accountId": account_id})
+        return result.deleted_count == 1
+
+    async def existing_names(self, account_id: str, names: Iterable[str]) -> set[str]:
+        cursor = self.collection.find(
+            {"accountId": account_id, "name": {"$in": list(names)}}, projection={"name": 1}
+        )
+        return {document["name"] async for document in cursor}

@@ -1,0 +1,86 @@
+"""The `interactions` collection: the content of each interaction.
+
+A document is part of its story only while the story's structure lists it; a document
+the structure does not list (a create cut short) is never shown.
+"""
+
+from collections.abc import Iterable
+from typing import Any
+
+from pymongo.asynchronous.database import AsyncDatabase
+
+from shared.timeutil import utcnow
+
+CONTENT_FIELDS = (
+    "type",
+    "name",
+    "action",
+    "triggers",
+    "userSays",
+    "parameters",
+    "responses",
+    "webhook",
+)
+
+
+def to_api(document: dict[str, Any]) -> dict[str, Any]:
+    return {"id": document["_id"], **{name: document[name] for name in CONTENT_FIELDS}}
+
+
+class InteractionRepository:
+    def __init__(self, database: AsyncDatabase) -> None:
+        self.collection = database["interactions"]
+
+    async def ensure_indexes(self) -> None:
+        await self.collection.create_index("storyId")
+        await self.collection.create_index([("accountId", 1), ("parameters.entity", 1)])
+
+    async def insert_many(
+        self, account_id: str, story_id: str, interactions: list[dict[str, Any]]
+    ) -> None:
+        now = utcnow()
+        await self.collection.insert_many(
+            [
+                {
+                    "_id": interaction["id"],
+                    "accountId": account_id,
+                    "storyId": story_id,
+                    **{name: interaction[name] for name in CONTENT_FIELDS},
+                    "createdAt": now,
+                    "updatedAt": now,
+                }
+                for interaction in interactions
+            ]
+        )
+
+    async def find(
+        self, story_id: str, ids: Iterable[str], projection: list[str] | None = None
+    ) -> dict[str, dict[str, Any]]:
+        cursor = self.collection.find(
+            {"storyId": story_id, "_id": {"$in": list(ids)}}, projection=projection
+        )
+        return {document["_id"]: document async for document in cursor}
+
+    async def get(self, story_id: str, interaction_id: str) -> dict[str, Any] | None:
+        return await self.collection.find_one({"_id": interaction_id, "storyId": story_id})
+
+    async def replace_content(
+        self, story_id: str, interaction_id: str, content: dict[str, Any]
+    ) -> None:
+        await self.collection.update_one(
+            {"_id": interaction_id, "storyId": story_id},
+            {"$set": {**{name: content[name] for name in CONTENT_FIELDS}, "updatedAt": utcnow()}},
+        )
+
+    async def delete_many(self, story_id: str, ids: Iterable[str]) -> None:
+        await self.collection.delete_many({"storyId": story_id, "_id": {"$in": list(ids)}})
+
+    async def delete_for_story(self, story_id: str) -> None:
+        await self.collection.delete_many({"storyId": story_id})
+
+    async def using_entity(self, account_id: str, entity: str) -> list[dict[str, Any]]:
+        cursor = self.collection.find(
+            {"accountId": account_id, "parameters.entity": entity},
+            projection={"storyId": 1},
+        )
+        return [document async for document in cursor]

@@ -1,0 +1,119 @@
+"""Accounts and their two tokens (DESIGN.md "Accounts and tokens").
+
+The `accounts` collection belongs to this module and is read by both services. Tokens
+are shown once and stored only as SHA-256 hashes, so a database leak leaks no token.
+"""
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from enum import Enum
+
+from pymongo import ReturnDocument
+from pymongo.asynchronous.database import AsyncDatabase
+from pymongo.errors import DuplicateKeyError
+
+from shared.errors import Conflict, Forbidden, NotFound, Unauthorized
+from shared.timeutil import utcnow
+
+DEVELOPER_TOKEN_PREFIX = "pdt_"
+PUBLIC_KEY_PREFIX = "ppk_"
+
+
+class TokenKind(Enum):
+    DEVELOPER = "developer"
+    PUBLIC = "public"
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is calling: an account, through one of its two tokens."""
+
+    account_id: str
+    kind: TokenKind
+
+
+@dataclass(frozen=True)
+class IssuedTokens:
+    account: str
+    developer_token: str
+    public_key: str
+
+    def as_json(self) -> dict[str, str]:
+        return {
+            "account": self.account,
+            "developerToken": self.developer_token,
+            "publicKey": self.public_key,
+        }
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _new_tokens(account: str) -> tuple[IssuedTokens, dict[str, str]]:
+    issued = IssuedTokens(
+        account=account,
+        developer_token=DEVELOPER_TOKEN_PREFIX + secrets.token_urlsafe(32),
+        public_key=PUBLIC_KEY_PREFIX + secrets.token_urlsafe(32),
+    )
+    hashes = {
+        "developerTokenHash": hash_token(issued.developer_token),
+        "publicKeyHash": hash_token(issued.public_key),
+    }
+    return issued, hashes
+
+
+class AccountRepository:
+    def __init__(self, database: AsyncDatabase) -> None:
+        self.collection = database["accounts"]
+
+    async def ensure_indexes(self) -> None:
+        await self.collection.create_index("name", unique=True)
+        await self.collection.create_index("developerTokenHash", unique=True)
+        await self.collection.create_index("publicKeyHash", unique=True)
+
+    async def create(self, name: str) -> IssuedTokens:
+        issued, hashes = _new_tokens(name)
+        try:
+            await self.collection.insert_one({"name": name, "createdAt": utcnow(), **hashes})
+        except DuplicateKeyError:
+            raise Conflict(f"account {name!r} already exists") from None
+        return issued
+
+    async def rotate(self, name: str) -> IssuedTokens:
+        issued, hashes = _new_tokens(name)
+        updated = await self.collection.find_one_and_update(
+            {"name": name},
+            {"$set": {**hashes, "rotatedAt": utcnow()}},
+            return_document=ReturnDocument.AFTER,
+        )
+        if updated is None:
+            raise NotFound(f"no account named {name!r}")
+        return issued
+
+    async def authenticate(self, token: str) -> Principal:
+        digest = hash_token(token)
+        account = await self.collection.find_one(
+            {"$or": [{"developerTokenHash": digest}, {"publicKeyHash": digest}]},
+            projection={"developerTokenHash": 1},
+        )
+        if account is None:
+            raise Unauthorized("the access token is not valid")
+        kind = TokenKind.DEVELOPER if account["developerTokenHash"] == digest else TokenKind.PUBLIC
+        return Principal(account_id=str(account["_id"]), kind=kind)
+
+
+def bearer_token(header: str | None) -> str:
+    if not header:
+        raise Unauthorized("missing authorization header: send 'Bearer <token>'")
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
+        raise Unauthorized("the authorization header must be 'Bearer <token>'")
+    return token
+
+
+def require(principal: Principal, allowed: frozenset[TokenKind]) -> None:
+    if principal.kind not in allowed:
+        raise Forbidden(f"a {principal.kind.value} token cannot call this endpoint")

@@ -1,0 +1,44 @@
+"""Settings of both services, read from the environment once at start-up."""
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Config:
+    mongodb_url: str
+    nats_url: str
+    database_prefix: str = "parley"
+    bot_api_port: int = 8080
+    integrations_api_port: int = 8081
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+
+    @property
+    def accounts_database(self) -> str:
+        return f"{self.database_prefix}_accounts"
+
+    @property
+    def bot_database(self) -> str:
+        return f"{self.database_prefix}_bot"
+
+    @property
+    def integrations_database(self) -> str:
+        return f"{self.database_prefix}_integrations"
+
+    @classmethod
+    def from_env(cls) -> "Config":
+        return cls.from_env_mapping(os.environ)
+
+    @classmethod
+    def from_env_mapping(cls, env: Mapping[str, str]) -> "Config":
+        return cls(
+            mongodb_url=env.get("MONGODB_URL", "mongodb://127.0.0.1:27017"),
+            nats_url=env.get("NATS_URL", "nats://127.0.0.1:4222"),
+            database_prefix=env.get("DATABASE_PREFIX", "parley"),
+            bot_api_port=int(env.get("BOT_API_PORT", "8080")),
+            integrations_api_port=int(env.get("INTEGRATIONS_API_PORT", "8081")),
+            max_body_bytes=int(env.get("MAX_BODY_BYTES", str(DEFAULT_MAX_BODY_BYTES))),
+        )

@@ -1,0 +1,123 @@
+"""One decorator declares what an endpoint takes, returns and who may call it.
+
+The same declaration validates requests, shapes responses and writes the OpenAPI
+document (shared.openapi), so the three cannot drift apart.
+"""
+
+import functools
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+from marshmallow import Schema, ValidationError, fields
+
+from shared.auth import AccountRepository, Principal, TokenKind, bearer_token, require
+from shared.errors import BadRequest, UnsupportedMediaType, ValidationFailed, first_error_path
+
+ACCOUNTS = web.AppKey("accounts", AccountRepository)
+PRINCIPAL = "principal"
+
+DEVELOPER_ONLY = frozenset({TokenKind.DEVELOPER})
+ANY_TOKEN = frozenset({TokenKind.DEVELOPER, TokenKind.PUBLIC})
+
+Body = Schema | fields.Field
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@dataclass(frozen=True)
+class EndpointSpec:
+    summary: str
+    tag: str
+    auth: frozenset[TokenKind] | None
+    body: Body | None
+    response: Body | None
+    status: int
+    status_field: str | None
+    errors: tuple[int, ...]
+
+
+def endpoint(
+    *,
+    summary: str,
+    tag: str,
+    auth: frozenset[TokenKind] | None = DEVELOPER_ONLY,
+    body: Body | None = None,
+    response: Body | None = None,
+    status: int = 200,
+    status_field: str | None = None,
+    errors: tuple[int, ...] = (),
+) -> Callable[[Callable[..., Awaitable[Any]]], Handler]:
+    """Wrap a handler `(request[, body]) -> data | Response`.
+
+    With `auth`, the caller's token is checked first and `request[PRINCIPAL]` set. With
+    `body`, the JSON body is parsed, validated and passed as the second argument. Data
+    returned is dumped through `response` and answered with `status`.
+    """
+    spec = EndpointSpec(summary, tag, auth, body, response, status, status_field, errors)
+
+    def decorate(handler: Callable[..., Awaitable[Any]]) -> Handler:
+        @functools.wraps(handler)
+        async def wrapped(request: web.Request) -> web.StreamResponse:
+            if spec.auth is not None:
+                request[PRINCIPAL] = await authenticate(request, spec.auth)
+            if spec.body is not None:
+                result = await handler(request, await parse_body(request, spec.body))
+            else:
+                result = await handler(request)
+            if isinstance(result, web.StreamResponse):
+                return result
+            return web.json_response(dump(spec.response, result), status=spec.status)
+
+        wrapped.__endpoint__ = spec  # type: ignore[attr-defined]
+        return wrapped
+
+    return decorate
+
+
+async def authenticate(request: web.Request, allowed: frozenset[TokenKind]) -> Principal:
+    token = bearer_token(request.headers.get("Authorization"))
+    principal = await request.app[ACCOUNTS].authenticate(token)
+    require(principal, allowed)
+    return principal
+
+
+def principal_of(request: web.Request) -> Principal:
+    principal: Principal = request[PRINCIPAL]
+    return principal
+
+
+async def read_json(request: web.Request) -> Any:
+    if request.content_type != "application/json":
+        raise UnsupportedMediaType(
+            f"send the body as application/json, not {request.content_type or 'nothing'}"
+        )
+    raw = await request.read()
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise BadRequest(f"malformed JSON body: {error}") from None
+
+
+def load(schema: Body, data: Any) -> Any:
+    try:
+        if isinstance(schema, Schema):
+            return schema.load(data)
+        return schema.deserialize(data)
+    except ValidationError as error:
+        messages = error.messages if isinstance(error.messages, dict) else {"_body": error.messages}
+        path, message = first_error_path(messages)
+        raise ValidationFailed(f"{path}: {message}" if path else message, messages) from None
+
+
+async def parse_body(request: web.Request, schema: Body) -> Any:
+    return load(schema, await read_json(request))
+
+
+def dump(schema: Body | None, data: Any) -> Any:
+    if schema is None:
+        return data
+    if isinstance(schema, Schema):
+        return schema.dump(data)
+    return schema.serialize("value", {"value": data})

@@ -1,0 +1,94 @@
+"""The JSON envelope every response wears, and the middleware that puts errors in it.
+
+Management endpoints name the outcome `status.errorType`; the connection API and
+/query name it `status.type` (SPEC.md "Errors"). Each app sets its default in
+`STATUS_FIELD`, and an endpoint may override it.
+"""
+
+import logging
+import re
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+from pymongo.errors import ConnectionFailure
+
+from shared.errors import ApiError
+from shared.timeutil import iso, utcnow
+
+log = logging.getLogger(__name__)
+
+STATUS_FIELD = web.AppKey("status_field", str)
+REQUEST_ID = "request_id"
+_VALID_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+
+_ERROR_TYPES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "payload_too_large",
+    415: "bad_request",
+    429: "rate_limited",
+    503: "unavailable",
+}
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def envelope(status_field: str, code: int, outcome: str, **extra: Any) -> dict[str, Any]:
+    return {"timestamp": iso(utcnow()), "status": {"code": code, status_field: outcome}, **extra}
+
+
+def status_field_of(request: web.Request) -> str:
+    spec = getattr(request.match_info.handler, "__endpoint__", None)
+    if spec is not None and spec.status_field is not None:
+        return str(spec.status_field)
+    return request.app[STATUS_FIELD]
+
+
+def error_response(
+    request: web.Request,
+    status: int,
+    error_type: str,
+    details: str,
+    errors: dict[str, Any] | None = None,
+) -> web.Response:
+    body = envelope(status_field_of(request), status, error_type)
+    body["status"]["errorDetails"] = details
+    if errors is not None:
+        body["status"]["errors"] = errors
+    if status >= 500:
+        body["status"]["requestId"] = request[REQUEST_ID]
+    return web.json_response(body, status=status)
+
+
+@web.middleware
+async def envelope_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    incoming = request.headers.get("X-Request-Id", "")
+    request[REQUEST_ID] = incoming if _VALID_REQUEST_ID.match(incoming) else uuid.uuid4().hex
+    response: web.StreamResponse
+    try:
+        response = await handler(request)
+    except ApiError as error:
+        response = error_response(
+            request, error.status, error.error_type, error.details, error.errors
+        )
+    except web.HTTPException as error:
+        if error.status < 400:
+            raise
+        error_type = _ERROR_TYPES.get(error.status, "bad_request")
+        response = error_response(request, error.status, error_type, error.reason)
+        if error.status == 405:
+            response.headers["Allow"] = error.headers.get("Allow", "")
+    except ConnectionFailure as error:
+        log.warning("database unavailable (request %s): %s", request[REQUEST_ID], error)
+        response = error_response(request, 503, "unavailable", "the database is unavailable")
+    except Exception:
+        log.exception("unhandled error (request %s)", request[REQUEST_ID])
+        response = error_response(request, 500, "internal_error", "internal server error")
+    response.headers["X-Request-Id"] = request[REQUEST_ID]
+    return response

@@ -1,0 +1,38 @@
+"""/healthz (the process answers) and /readyz (its MongoDB and NATS answer too)."""
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+from shared.endpoints import endpoint
+
+Probe = Callable[[], Awaitable[bool]]
+PROBES = web.AppKey("readiness_probes", dict[str, Probe])
+PROBE_TIMEOUT_SECONDS = 2
+
+routes = web.RouteTableDef()
+
+
+@routes.get("/healthz")
+@endpoint(summary="Liveness: the process answers", tag="meta", auth=None)
+async def healthz(request: web.Request) -> Any:
+    return {"status": "ok"}
+
+
+@routes.get("/readyz")
+@endpoint(summary="Readiness: MongoDB and NATS answer", tag="meta", auth=None, errors=(503,))
+async def readyz(request: web.Request) -> Any:
+    checks: dict[str, str] = {}
+    for name, probe in request.app[PROBES].items():
+        try:
+            healthy = await asyncio.wait_for(probe(), PROBE_TIMEOUT_SECONDS)
+        except Exception:
+            healthy = False
+        checks[name] = "ok" if healthy else "unavailable"
+    ready = all(state == "ok" for state in checks.values())
+    return web.json_response(
+        {"status": "ok" if ready else "unavailable", "checks": checks},
+        status=200 if ready else 503,
+    )

@@ -1,0 +1,30 @@
+"""Opening the NATS connection: reconnect forever, never give up on the server."""
+
+import logging
+
+import nats
+from nats.aio.client import Client
+
+log = logging.getLogger(__name__)
+
+
+async def connect(url: str, name: str) -> Client:
+    async def on_disconnect() -> None:
+        log.warning("NATS disconnected; reconnecting")
+
+    async def on_reconnect() -> None:
+        log.info("NATS reconnected")
+
+    async def on_error(error: Exception) -> None:
+        log.warning("NATS error: %s", error)
+
+    return await nats.connect(
+        url,
+        name=name,
+        max_reconnect_attempts=-1,
+        reconnect_time_wait=0.5,
+        allow_reconnect=True,
+        disconnected_cb=on_disconnect,
+        reconnected_cb=on_reconnect,
+        error_cb=on_error,
+    )

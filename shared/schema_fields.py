@@ -1,0 +1,57 @@
+"""Marshmallow pieces both services validate with."""
+
+from collections.abc import Mapping
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields
+
+
+class TypedUnion(fields.Field):
+    """An object whose `type` picks the schema that validates the rest of it."""
+
+    def __init__(self, choices: Mapping[str, type[Schema]], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.choices = {name: schema() for name, schema in choices.items()}
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if not isinstance(value, dict):
+            raise ValidationError("Not a valid object.")
+        kind = value.get("type")
+        schema = self.choices.get(kind) if isinstance(kind, str) else None
+        if schema is None:
+            raise ValidationError({"type": [f"Must be one of: {', '.join(self.choices)}."]})
+        return schema.load(value)
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
+        if value is None:
+            return None
+        return self.choices[value["type"]].dump(value)
+
+
+def union_to_openapi(converter: Any, field: fields.Field, **kwargs: Any) -> dict[str, Any]:
+    """apispec attribute function: a TypedUnion becomes `oneOf` with a discriminator."""
+    if not isinstance(field, TypedUnion):
+        return {}
+    return {
+        "type": "object",
+        "oneOf": [converter.resolve_nested_schema(schema) for schema in field.choices.values()],
+        "discriminator": {"propertyName": "type"},
+    }
+
+
+class StrictBoolean(fields.Boolean):
+    """JSON true or false only; no "yes", 1 or "true"."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if not isinstance(value, bool):
+            raise ValidationError("Not a valid boolean.")
+        return value
+
+
+class StrictNumber(fields.Float):
+    """A JSON number only; no numeric strings and no booleans."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValidationError("Not a valid number.")
+        return super()._deserialize(value, attr, data, **kwargs)

@@ -1,0 +1,59 @@
+"""What every Parley service's application starts with: the envelope middleware, the
+health routes, the OpenAPI document, and MongoDB and NATS opened in cleanup_ctx."""
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+from aiohttp import web
+from nats.aio.client import Client as NatsClient
+from pymongo import AsyncMongoClient
+
+from shared import health, messaging, mongo
+from shared.auth import AccountRepository
+from shared.config import Config
+from shared.endpoints import ACCOUNTS
+from shared.envelope import STATUS_FIELD, envelope_middleware
+from shared.openapi import add_openapi_route
+
+CONFIG = web.AppKey("config", Config)
+MONGO = web.AppKey("mongo", AsyncMongoClient)
+NATS = web.AppKey("nats", NatsClient)
+
+OnMongo = Callable[[web.Application, AsyncMongoClient], Awaitable[None]]
+
+
+def base_application(
+    config: Config, name: str, status_field: str, on_mongo: OnMongo | None = None
+) -> web.Application:
+    """An app with the shared plumbing; `on_mongo` sets up the service's own repositories."""
+    app = web.Application(middlewares=[envelope_middleware], client_max_size=config.max_body_bytes)
+    app[CONFIG] = config
+    app[STATUS_FIELD] = status_field
+
+    async def mongo_context(app: web.Application) -> AsyncIterator[None]:
+        client = mongo.open_client(config.mongodb_url)
+        app[MONGO] = client
+        app[ACCOUNTS] = AccountRepository(client[config.accounts_database])
+        await app[ACCOUNTS].ensure_indexes()
+        if on_mongo is not None:
+            await on_mongo(app, client)
+        yield
+        await client.close()
+
+    async def nats_context(app: web.Application) -> AsyncIterator[None]:
+        app[NATS] = await messaging.connect(config.nats_url, name)
+        yield
+        await app[NATS].drain()
+
+    async def mongo_ready() -> bool:
+        await app[MONGO].admin.command("ping")
+        return True
+
+    async def nats_ready() -> bool:
+        return bool(app[NATS].is_connected)
+
+    app.cleanup_ctx.append(mongo_context)
+    app.cleanup_ctx.append(nats_context)
+    app[health.PROBES] = {"mongodb": mongo_ready, "nats": nats_ready}
+    app.router.add_routes(health.routes)
+    add_openapi_route(app, f"Parley {name}", "0.1.0")
+    return app
