@@ -17,7 +17,7 @@ from shared.auth import AccountRepository, Principal, TokenKind, bearer_token, r
 from shared.errors import BadRequest, UnsupportedMediaType, ValidationFailed, first_error_path
 
 ACCOUNTS = web.AppKey("accounts", AccountRepository)
-PRINCIPAL = "principal"
+PRINCIPAL = web.RequestKey("principal", Principal)
 
 DEVELOPER_ONLY = frozenset({TokenKind.DEVELOPER})
 ANY_TOKEN = frozenset({TokenKind.DEVELOPER, TokenKind.PUBLIC})
@@ -84,8 +84,7 @@ async def authenticate(request: web.Request, allowed: frozenset[TokenKind]) -> P
 
 
 def principal_of(request: web.Request) -> Principal:
-    principal: Principal = request[PRINCIPAL]
-    return principal
+    return request[PRINCIPAL]
 
 
 async def read_json(request: web.Request) -> Any:

@@ -20,7 +20,7 @@ from shared.timeutil import iso, utcnow
 log = logging.getLogger(__name__)
 
 STATUS_FIELD = web.AppKey("status_field", str)
-REQUEST_ID = "request_id"
+REQUEST_ID = web.RequestKey("request_id", str)
 _VALID_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 
 _ERROR_TYPES = {

@@ -1,0 +1,87 @@
+"""Real servers for the whole session: nx-27017 (or MONGODB_URL) and nats-server.
+
+Every test gets databases of its own (a fresh prefix), so tests never see each
+other's data and need no cleanup order.
+"""
+
+import os
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
+
+import pytest
+from aiohttp.test_utils import TestClient
+from pymongo import MongoClient
+
+from bot_api.app import create_app
+from shared import mongo
+from shared.auth import AccountRepository
+from shared.config import Config
+from shared.embedded import start_mongo, start_nats
+from support.api import Api, Tenant
+
+AiohttpClient = Callable[..., Awaitable[TestClient]]
+
+
+@pytest.fixture(scope="session")
+def mongo_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if "MONGODB_URL" in os.environ:
+        yield os.environ["MONGODB_URL"]
+        return
+    server = start_mongo("memory", tmp_path_factory.mktemp("nx-27017"))
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def nats_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    directory: Path = tmp_path_factory.mktemp("nats")
+    server = start_nats(directory / "jetstream", directory)
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture
+def config(mongo_url: str, nats_url: str) -> Iterator[Config]:
+    config = Config(
+        mongodb_url=mongo_url, nats_url=nats_url, database_prefix=f"t{uuid.uuid4().hex[:12]}"
+    )
+    yield config
+    with MongoClient(mongo_url) as client:
+        for name in (config.accounts_database, config.bot_database, config.integrations_database):
+            client.drop_database(name)
+
+
+@pytest.fixture
+async def bot_api(aiohttp_client: AiohttpClient, config: Config) -> TestClient:
+    return await aiohttp_client(create_app(config))
+
+
+@pytest.fixture
+async def accounts(config: Config) -> AsyncIterator[AccountRepository]:
+    client = mongo.open_client(config.mongodb_url)
+    repository = AccountRepository(client[config.accounts_database])
+    await repository.ensure_indexes()
+    yield repository
+    await client.close()
+
+
+async def _tenant(accounts: AccountRepository, client: TestClient, name: str) -> Tenant:
+    tokens = await accounts.create(name)
+    return Tenant(tokens, Api(client, tokens.developer_token), Api(client, tokens.public_key))
+
+
+@pytest.fixture
+async def alice(accounts: AccountRepository, bot_api: TestClient) -> Tenant:
+    return await _tenant(accounts, bot_api, "alice")
+
+
+@pytest.fixture
+async def bob(accounts: AccountRepository, bot_api: TestClient) -> Tenant:
+    return await _tenant(accounts, bot_api, "bob")
+
+
+@pytest.fixture
+def api(alice: Tenant) -> Api:
+    """The developer-token client of one account: what most tests need."""
+    return alice.developer
