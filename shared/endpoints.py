@@ -105,9 +105,11 @@ def load(schema: Body, data: Any) -> Any:
             return schema.load(data)
         return schema.deserialize(data)
     except ValidationError as error:
-        messages = error.messages if isinstance(error.messages, dict) else {"_body": error.messages}
+        messages = (
+            error.messages if isinstance(error.messages, dict) else {"_schema": error.messages}
+        )
         path, message = first_error_path(messages)
-        raise ValidationFailed(f"{path}: {message}" if path else message, messages) from None
+        raise ValidationFailed(f"{path}: {message}", messages) from None
 
 
 async def parse_body(request: web.Request, schema: Body) -> Any:

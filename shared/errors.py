@@ -67,14 +67,18 @@ class Unavailable(ApiError):
     error_type = "unavailable"
 
 
-def first_error_path(errors: dict[str, Any], prefix: str = "") -> tuple[str, str]:
-    """The first (path, message) of a marshmallow error tree, e.g. ("userSays[3]", "...")."""
+def first_error_path(errors: dict[Any, Any], prefix: str = "") -> tuple[str, str]:
+    """The first (path, message) of a marshmallow error tree, e.g. ("userSays[3]", "...").
+
+    Errors about the body as a whole (marshmallow's `_schema`) read as "body".
+    """
     for key, value in errors.items():
-        path = (
-            f"{prefix}[{key}]"
-            if isinstance(key, int) or str(key).isdigit()
-            else (f"{prefix}.{key}" if prefix else str(key))
-        )
+        if key == "_schema":
+            path = prefix or "body"
+        elif isinstance(key, int) or str(key).isdigit():
+            path = f"{prefix}[{key}]"
+        else:
+            path = f"{prefix}.{key}" if prefix else str(key)
         if isinstance(value, dict):
             return first_error_path(value, path)
         if isinstance(value, list) and value:
@@ -83,4 +87,4 @@ def first_error_path(errors: dict[str, Any], prefix: str = "") -> tuple[str, str
                 return first_error_path(head, path)
             return path, str(head)
         return path, str(value)
-    return prefix, "invalid"
+    return prefix or "body", "invalid"

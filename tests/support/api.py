@@ -50,6 +50,14 @@ class Api:
             text = await response.text()
             return Reply(response.status, json.loads(text) if text else None, response.headers)
 
+    async def send_raw(self, path: str, data: bytes, content_type: str) -> Reply:
+        """POST bytes as they are, for bodies a JSON encoder would never produce."""
+        headers = {"Content-Type": content_type}
+        if self.token is not None:
+            headers["Authorization"] = f"Bearer {self.token}"
+        async with self.client.post(path, data=data, headers=headers) as response:
+            return Reply(response.status, await response.json(), response.headers)
+
     async def get(self, path: str) -> Reply:
         return await self.call("GET", path)
 

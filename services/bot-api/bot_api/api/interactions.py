@@ -10,6 +10,7 @@ from bot_api.schemas.interactions import (
     INTERACTION_IDS,
     ContextUpdateSchema,
     InteractionSchema,
+    InteractionUpdateSchema,
     InteractionWriteSchema,
 )
 from shared.endpoints import endpoint
@@ -76,7 +77,7 @@ async def create_child_interaction(request: web.Request, body: dict[str, Any]) -
 @endpoint(
     summary="Update an interaction; omitted fields keep their values",
     tag="interactions",
-    body=InteractionWriteSchema(partial=("name",)),
+    body=InteractionUpdateSchema(),
     response=SuccessSchema(),
     errors=(404, 409),
 )

@@ -31,7 +31,7 @@ class ParameterSchema(Schema):
 
 
 class InteractionWriteSchema(Schema):
-    """Create fills omitted fields with empty values; update keeps their stored values."""
+    """On create, omitted fields are empty; on update they keep their stored values."""
 
     name = text(1024, min_length=1, required=True)
     action = text(1024)
@@ -43,6 +43,10 @@ class InteractionWriteSchema(Schema):
     parameters = fields.List(fields.Nested(ParameterSchema), validate=validate.Length(max=99))
     responses = fields.List(stored_response(), validate=validate.Length(max=11))
     webhook = fields.String(validate=[validate.Length(max=1024), webhook_target])
+
+
+class InteractionUpdateSchema(InteractionWriteSchema):
+    name = text(1024, min_length=1)
 
 
 EMPTY_INTERACTION: dict[str, Any] = {

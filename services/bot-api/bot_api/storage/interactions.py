@@ -79,8 +79,10 @@ class InteractionRepository:
         await self.collection.delete_many({"storyId": story_id})
 
     async def using_entity(self, account_id: str, entity: str) -> list[dict[str, Any]]:
+        # $elemMatch, not "parameters.entity": nx-27017 finds nothing through a dotted path
+        # into an indexed array (docs/mongodb-compatibility.md); on MongoDB both are the same.
         cursor = self.collection.find(
-            {"accountId": account_id, "parameters.entity": entity},
+            {"accountId": account_id, "parameters": {"$elemMatch": {"entity": entity}}},
             projection={"storyId": 1},
         )
         return [document async for document in cursor]

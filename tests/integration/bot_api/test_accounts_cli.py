@@ -1,0 +1,81 @@
+"""`python -m bot_api accounts create|rotate NAME`: tokens shown once, stored as hashes."""
+
+import asyncio
+import json
+import os
+import sys
+
+from pymongo import MongoClient
+
+from shared.auth import AccountRepository, TokenKind
+from shared.config import Config
+from shared.errors import Unauthorized
+
+
+async def cli(config: Config, *args: str) -> tuple[int, str, str]:
+    env = {
+        **os.environ,
+        "MONGODB_URL": config.mongodb_url,
+        "DATABASE_PREFIX": config.database_prefix,
+    }
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot_api",
+        "accounts",
+        *args,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def test_create_prints_both_tokens_once_and_stores_only_their_hashes(
+    config: Config, accounts: AccountRepository
+) -> None:
+    code, out, _ = await cli(config, "create", "acme", "--json")
+    assert code == 0
+    issued = json.loads(out)
+    assert set(issued) == {"account", "developerToken", "publicKey"}
+    assert issued["account"] == "acme"
+    developer = await accounts.authenticate(issued["developerToken"])
+    public = await accounts.authenticate(issued["publicKey"])
+    assert (developer.kind, public.kind) == (TokenKind.DEVELOPER, TokenKind.PUBLIC)
+    assert developer.account_id == public.account_id
+    with MongoClient(config.mongodb_url) as client:
+        stored = json.dumps(
+            list(client[config.accounts_database]["accounts"].find({})), default=str
+        )
+    assert issued["developerToken"] not in stored and issued["publicKey"] not in stored
+
+
+async def test_rotate_replaces_both_tokens(config: Config, accounts: AccountRepository) -> None:
+    _, out, _ = await cli(config, "create", "acme", "--json")
+    old = json.loads(out)
+    code, out, _ = await cli(config, "rotate", "acme", "--json")
+    new = json.loads(out)
+    assert code == 0
+    for token in (old["developerToken"], old["publicKey"]):
+        try:
+            await accounts.authenticate(token)
+            raise AssertionError("a rotated token still works")
+        except Unauthorized:
+            pass
+    assert (await accounts.authenticate(new["developerToken"])).kind == TokenKind.DEVELOPER
+
+
+async def test_the_human_output_names_each_token(config: Config) -> None:
+    code, out, _ = await cli(config, "create", "acme")
+    assert code == 0
+    assert "developer token:  pdt_" in out and "public API key:   ppk_" in out
+
+
+async def test_a_taken_name_or_an_unknown_account_fails_with_a_message(config: Config) -> None:
+    await cli(config, "create", "acme")
+    code, _, err = await cli(config, "create", "acme")
+    assert code == 1 and "already exists" in err
+    code, _, err = await cli(config, "rotate", "nobody")
+    assert code == 1 and "no account named 'nobody'" in err

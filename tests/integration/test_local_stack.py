@@ -1,0 +1,84 @@
+"""`make run`: the whole stack starts, prints its tokens, stops on Ctrl-C, keeps its data."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from shared.embedded import free_port
+
+READY_LINE = "Ctrl-C stops everything."
+
+
+def start(var: Path, ports: tuple[int, int]) -> tuple[subprocess.Popen[str], str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("MONGODB_URL", "NATS_URL")}
+    env.update(
+        PARLEY_VAR_DIR=str(var), BOT_API_PORT=str(ports[0]), INTEGRATIONS_API_PORT=str(ports[1])
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "shared.local_stack"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert process.stdout is not None
+    printed = ""
+    deadline = time.monotonic() + 90
+    while READY_LINE not in printed:
+        line = process.stdout.readline()
+        assert line and time.monotonic() < deadline, f"stack did not start:\n{printed}"
+        printed += line
+    return process, printed
+
+
+def stop(process: subprocess.Popen[str]) -> str:
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=30)
+    assert process.returncode == 0, out
+    return out
+
+
+def call(url: str, token: str, body: dict[str, Any] | None = None) -> Any:
+    request = urllib.request.Request(
+        url,
+        data=None if body is None else json.dumps(body).encode(),
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def test_make_run_starts_everything_and_a_second_run_keeps_data_and_tokens(
+    tmp_path: Path,
+) -> None:
+    ports = (free_port(), free_port())
+    bot_api = f"http://127.0.0.1:{ports[0]}"
+    process, printed = start(tmp_path, ports)
+    try:
+        tokens_file = tmp_path / "local-account.json"
+        tokens = json.loads(tokens_file.read_text())
+        assert tokens_file.stat().st_mode & 0o777 == 0o600
+        assert tokens["developerToken"] in printed and tokens["publicKey"] in printed
+        assert bot_api in printed and f"http://127.0.0.1:{ports[1]}" in printed
+        story = call(
+            f"{bot_api}/stories", tokens["developerToken"], {"name": "Kept", "description": ""}
+        )
+        with urllib.request.urlopen(f"http://127.0.0.1:{ports[1]}/readyz", timeout=5) as response:
+            assert json.loads(response.read())["checks"] == {"mongodb": "ok", "nats": "ok"}
+    finally:
+        stopped = stop(process)
+    assert "Parley stopped" in stopped
+
+    process, _ = start(tmp_path, ports)
+    try:
+        assert json.loads(tokens_file.read_text()) == tokens
+        stories = call(f"{bot_api}/stories", tokens["developerToken"])
+        assert stories == [{"name": "Kept", "description": "", "id": story["id"]}]
+    finally:
+        stop(process)

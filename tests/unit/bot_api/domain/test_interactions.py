@@ -1,0 +1,115 @@
+"""Interaction rules beyond field shapes (SPEC.md "Interaction" rules 1-5, triggers)."""
+
+from typing import Any
+
+import pytest
+
+from bot_api.domain.interactions import (
+    FALLBACK,
+    WELCOME,
+    check_unique_triggers,
+    default_interactions,
+    entity_slots,
+    prepare,
+    strip_slots,
+)
+from shared.errors import Conflict, ValidationFailed
+
+
+def interaction(**fields: Any) -> dict[str, Any]:
+    return {
+        "name": "Order",
+        "action": "",
+        "triggers": [],
+        "userSays": [],
+        "parameters": [],
+        "responses": [],
+        "webhook": "",
+        **fields,
+    }
+
+
+def test_slots_are_read_with_their_entity_and_alias() -> None:
+    assert entity_slots("from {{city:from}} to {{ city : to }}") == [
+        ("city", "from"),
+        ("city", "to"),
+    ]
+
+
+def test_a_slot_in_a_user_says_phrase_adds_its_parameter() -> None:
+    prepared = prepare(interaction(userSays=["a {{size:size}} pizza to {{city:town}}"]))
+    assert prepared["parameters"] == [
+        {"alias": "size", "entity": "size", "prompts": []},
+        {"alias": "town", "entity": "city", "prompts": []},
+    ]
+
+
+def test_a_declared_parameter_keeps_its_prompts_when_a_phrase_uses_it() -> None:
+    declared = {"alias": "size", "entity": "size", "prompts": ["Which size?"]}
+    prepared = prepare(interaction(userSays=["a {{size:size}} pizza"], parameters=[declared]))
+    assert prepared["parameters"] == [declared]
+
+
+def test_a_slot_may_not_rebind_an_alias_to_another_entity() -> None:
+    declared = {"alias": "size", "entity": "size", "prompts": []}
+    with pytest.raises(ValidationFailed, match="bound to entity 'size'"):
+        prepare(interaction(userSays=["{{colour:size}}"], parameters=[declared]))
+
+
+def test_aliases_are_unique() -> None:
+    twice = [{"alias": "a", "entity": "x", "prompts": []}] * 2
+    with pytest.raises(ValidationFailed, match="used twice"):
+        prepare(interaction(parameters=twice))
+
+
+def test_removing_a_parameter_removes_its_slots_from_every_phrase() -> None:
+    previous = prepare(interaction(userSays=["a {{size:size}} pizza", "{{size:size}} please"]))
+    updated = prepare({**previous, "parameters": []}, previous=previous)
+    assert updated["userSays"] == ["a pizza", "please"]
+    assert updated["parameters"] == []
+
+
+def test_stripping_slots_leaves_other_slots_and_collapses_spaces() -> None:
+    assert strip_slots("a {{size:size}}  {{crust:crust}} pizza", {"size"}) == (
+        "a {{crust:crust}} pizza"
+    )
+    assert strip_slots("unchanged  spacing", set()) == "unchanged  spacing"
+
+
+def test_slots_beyond_ninety_nine_parameters_are_refused() -> None:
+    declared = [{"alias": f"p{i}", "entity": "x", "prompts": []} for i in range(99)]
+    with pytest.raises(ValidationFailed, match="at most 99"):
+        prepare(interaction(parameters=declared, userSays=["{{x:one_more}}"]))
+
+
+def test_the_welcome_trigger_is_reserved_for_the_welcome_interaction() -> None:
+    with pytest.raises(ValidationFailed, match="reserved"):
+        prepare(interaction(triggers=["Welcome"]))
+    welcome = prepare(interaction(triggers=["hello"]), kind=WELCOME)
+    assert welcome["triggers"] == ["welcome", "hello"]
+
+
+def test_triggers_are_listed_once() -> None:
+    with pytest.raises(ValidationFailed, match="listed twice"):
+        prepare(interaction(triggers=["start", "start"]))
+
+
+def test_a_trigger_starts_one_interaction_of_a_story() -> None:
+    others = {"other": ["Start"], "self": ["stop"]}
+    with pytest.raises(Conflict, match="already used by interaction other"):
+        check_unique_triggers("self", ["start"], others)
+    check_unique_triggers("self", ["stop", "go"], others)
+
+
+def test_an_interaction_has_at_most_one_quick_reply_block() -> None:
+    block = {"type": "quickReply", "title": "Size?", "replies": ["S", "L"]}
+    prepare(interaction(responses=[block]))
+    with pytest.raises(ValidationFailed, match=r"responses\[1\]"):
+        prepare(interaction(responses=[block, block]))
+
+
+def test_every_story_starts_with_welcome_and_fallback() -> None:
+    welcome, fallback = default_interactions()
+    assert (welcome["type"], fallback["type"]) == (WELCOME, FALLBACK)
+    assert welcome["triggers"] == ["welcome"]
+    assert "{{default_name}}" in welcome["responses"][0]["messages"][0]
