@@ -26,6 +26,16 @@ class ValidationFailed(ApiError):
     status = 400
     error_type = "validation_error"
 
+    @classmethod
+    def at(cls, path: tuple[str | int, ...], message: str) -> "ValidationFailed":
+        """An error about one field: `errorDetails` names its path and `errors` holds it in
+        marshmallow's shape, e.g. ("responses", 2) -> {"responses": {"2": [message]}}."""
+        tree: Any = [message]
+        for part in reversed(path):
+            tree = {str(part): tree}
+        details = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+        return cls(f"{details}: {message}", tree)
+
 
 class Unauthorized(ApiError):
     status = 401

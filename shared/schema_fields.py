@@ -3,7 +3,7 @@
 from collections.abc import Mapping
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields
+from marshmallow import Schema, ValidationError, fields, validate
 
 
 class TypedUnion(fields.Field):
@@ -55,3 +55,17 @@ class StrictNumber(fields.Float):
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ValidationError("Not a valid number.")
         return super()._deserialize(value, attr, data, **kwargs)
+
+
+class FullMatch(validate.Regexp):
+    """A Regexp validator that matches the whole value.
+
+    Python's `$` also matches before a final newline, so `^[a-z]+$` alone would accept
+    "name\\n". The pattern stays as written for the OpenAPI document (where `$` means
+    the end), and validation uses `fullmatch`.
+    """
+
+    def __call__(self, value: Any) -> Any:
+        if not isinstance(value, str) or self.regex.fullmatch(value) is None:
+            raise ValidationError(self._format_error(value))
+        return value

@@ -13,6 +13,13 @@ from typing import Any
 from shared.embedded import free_port
 
 READY_LINE = "Ctrl-C stops everything."
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_walkthrough() -> str:
+    """The first shell block under README's "Walk-through" heading, as a reader sees it."""
+    section = README.read_text().split("## Walk-through", 1)[1]
+    return section.split("```sh\n", 1)[1].split("```", 1)[0]
 
 
 def start(var: Path, ports: tuple[int, int]) -> tuple[subprocess.Popen[str], str]:
@@ -59,9 +66,10 @@ def test_make_run_starts_everything_and_a_second_run_keeps_data_and_tokens(
 ) -> None:
     ports = (free_port(), free_port())
     bot_api = f"http://127.0.0.1:{ports[0]}"
-    process, printed = start(tmp_path, ports)
+    var = tmp_path / "var"
+    process, printed = start(var, ports)
     try:
-        tokens_file = tmp_path / "local-account.json"
+        tokens_file = var / "local-account.json"
         tokens = json.loads(tokens_file.read_text())
         assert tokens_file.stat().st_mode & 0o777 == 0o600
         assert tokens["developerToken"] in printed and tokens["publicKey"] in printed
@@ -75,10 +83,32 @@ def test_make_run_starts_everything_and_a_second_run_keeps_data_and_tokens(
         stopped = stop(process)
     assert "Parley stopped" in stopped
 
-    process, _ = start(tmp_path, ports)
+    process, _ = start(var, ports)
     try:
         assert json.loads(tokens_file.read_text()) == tokens
         stories = call(f"{bot_api}/stories", tokens["developerToken"])
         assert stories == [{"name": "Kept", "description": "", "id": story["id"]}]
     finally:
         stop(process)
+
+
+def test_the_readme_walkthrough_runs_as_written(tmp_path: Path) -> None:
+    ports = (free_port(), free_port())
+    process, _ = start(tmp_path / "var", ports)
+    try:
+        walked = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", readme_walkthrough()],
+            cwd=tmp_path,
+            env={**os.environ, "API": f"http://127.0.0.1:{ports[0]}"},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        stop(process)
+    assert walked.returncode == 0, walked.stderr
+    story = json.loads(walked.stdout[walked.stdout.index("{\n") :])
+    names = {i["id"]: i["name"] for i in story["interactions"].values()}
+    assert [names[i] for i in story["order"]] == ["Welcome", "Fallback", "Order"]
+    order_node = story["story"][2]
+    assert [names[c["id"]] for c in order_node["childrens"]] == ["Drinks"]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from shared.errors import first_error_path
+from shared.errors import ValidationFailed, first_error_path
 
 
 @pytest.mark.parametrize(
@@ -25,3 +25,10 @@ def test_the_first_error_is_named_by_its_path(
     tree: dict[object, object], expected: tuple[str, str]
 ) -> None:
     assert first_error_path(tree) == expected
+
+
+def test_a_rule_error_names_its_field_like_a_schema_error_would() -> None:
+    error = ValidationFailed.at(("responses", 2), "at most one quickReply block")
+    assert error.details == "responses[2]: at most one quickReply block"
+    assert error.errors == {"responses": {"2": ["at most one quickReply block"]}}
+    assert first_error_path(error.errors) == ("responses[2]", "at most one quickReply block")

@@ -16,6 +16,8 @@ FALLBACK = "fallback"
 STANDARD = "standard"
 WELCOME_TRIGGER = "welcome"
 MAX_PARAMETERS = 99
+MAX_TRIGGERS = 1024
+MAX_NAME_LENGTH = 128
 
 ENTITY_SLOT = re.compile(r"\{\{\s*([\w-]+)\s*:\s*([\w-]+)\s*\}\}")
 DEFAULT_PARAMETERS = (
@@ -76,7 +78,7 @@ def prepare(
     aliases = [p["alias"] for p in parameters]
     for index, alias in enumerate(aliases):
         if alias in aliases[:index]:
-            raise ValidationFailed(f"parameters[{index}].alias: {alias!r} is used twice")
+            raise ValidationFailed.at(("parameters", index, "alias"), f"{alias!r} is used twice")
 
     user_says = list(result["userSays"])
     if previous is not None:
@@ -86,18 +88,24 @@ def prepare(
     entity_of = {p["alias"]: p["entity"] for p in parameters}
     for index, phrase in enumerate(user_says):
         for entity, alias in entity_slots(phrase):
-            bound = entity_of.get(alias)
-            if bound is None:
+            if max(len(entity), len(alias)) > MAX_NAME_LENGTH:
+                raise ValidationFailed.at(
+                    ("userSays", index),
+                    f"an entity or alias in {{{{entity:alias}}}} is longer than {MAX_NAME_LENGTH}",
+                )
+            bound = entity_of.setdefault(alias, entity)
+            if bound == entity and alias not in aliases:
                 parameters.append({"alias": alias, "entity": entity, "prompts": []})
-                entity_of[alias] = entity
+                aliases.append(alias)
             elif bound != entity:
-                raise ValidationFailed(
-                    f"userSays[{index}]: parameter {alias!r} is bound to entity {bound!r}, "
-                    f"not {entity!r}"
+                raise ValidationFailed.at(
+                    ("userSays", index),
+                    f"parameter {alias!r} is bound to entity {bound!r}, not {entity!r}",
                 )
     if len(parameters) > MAX_PARAMETERS:
-        raise ValidationFailed(
-            f"parameters: {len(parameters)} with those used in userSays; at most {MAX_PARAMETERS}"
+        raise ValidationFailed.at(
+            ("parameters",),
+            f"{len(parameters)} with those used in userSays; at most {MAX_PARAMETERS}",
         )
 
     result["userSays"] = user_says
@@ -105,8 +113,8 @@ def prepare(
     result["triggers"] = _checked_triggers(list(result["triggers"]), kind)
     quick_replies = [i for i, r in enumerate(result["responses"]) if r["type"] == "quickReply"]
     if len(quick_replies) > 1:
-        raise ValidationFailed(
-            f"responses[{quick_replies[1]}]: an interaction has at most one quickReply block"
+        raise ValidationFailed.at(
+            ("responses", quick_replies[1]), "an interaction has at most one quickReply block"
         )
     return result
 
@@ -122,15 +130,23 @@ def strip_slots(phrase: str, aliases: set[str]) -> str:
 
 
 def _checked_triggers(triggers: list[str], kind: str) -> list[str]:
+    """Triggers are case-insensitive; the welcome interaction always keeps `welcome`."""
+    seen: set[str] = set()
     for index, trigger in enumerate(triggers):
-        if trigger in triggers[:index]:
-            raise ValidationFailed(f"triggers[{index}]: {trigger!r} is listed twice")
-        if trigger.lower() == WELCOME_TRIGGER and kind != WELCOME:
-            raise ValidationFailed(
-                f"triggers[{index}]: {trigger!r} is reserved for the welcome interaction"
+        folded = trigger.lower()
+        if folded in seen:
+            raise ValidationFailed.at(("triggers", index), f"{trigger!r} is listed twice")
+        if folded == WELCOME_TRIGGER and kind != WELCOME:
+            raise ValidationFailed.at(
+                ("triggers", index), f"{trigger!r} is reserved for the welcome interaction"
             )
-    if kind == WELCOME and WELCOME_TRIGGER not in triggers:
+        seen.add(folded)
+    if kind == WELCOME and WELCOME_TRIGGER not in seen:
         triggers.insert(0, WELCOME_TRIGGER)
+    if len(triggers) > MAX_TRIGGERS:
+        raise ValidationFailed.at(
+            ("triggers",), f"at most {MAX_TRIGGERS}, the welcome interaction's 'welcome' included"
+        )
     return triggers
 
 

@@ -76,7 +76,7 @@ class Structure:
             if change.id not in contexts:
                 raise NotFound(f"[{index}].id: no interaction {change.id} in this story")
             if change.id in seen:
-                raise ValidationFailed(f"[{index}].id: {change.id} is listed twice")
+                raise ValidationFailed.at((index, "id"), f"{change.id} is listed twice")
             seen.add(change.id)
             contexts[change.id] = Context(change.root, change.context_out, change.references)
         kept_roots = [i for i in self.order if contexts[i].root]
@@ -114,8 +114,9 @@ class Structure:
             raise NotFound(f"no interaction {', '.join(unknown)} in this story")
         permanent = [i for i in requested if i in self.permanent]
         if permanent:
-            raise ValidationFailed(
-                f"the welcome and fallback interactions cannot be deleted: {', '.join(permanent)}"
+            raise ValidationFailed.at(
+                (requested.index(permanent[0]),),
+                f"the welcome and fallback interactions cannot be deleted: {', '.join(permanent)}",
             )
         removed: set[str] = set()
         for interaction_id in requested:
@@ -154,43 +155,47 @@ class Structure:
                 ("references", context.references),
             ):
                 if len(ids) > MAX_CONTEXT_LIST:
-                    raise ValidationFailed(
-                        f"{interaction_id}.{name}: more than {MAX_CONTEXT_LIST} interactions"
+                    raise ValidationFailed.at(
+                        (interaction_id, name), f"more than {MAX_CONTEXT_LIST} interactions"
                     )
                 if len(set(ids)) != len(ids):
-                    raise ValidationFailed(f"{interaction_id}.{name}: an id is listed twice")
+                    raise ValidationFailed.at((interaction_id, name), "an id is listed twice")
                 unknown = [i for i in ids if i not in contexts]
                 if unknown:
-                    raise ValidationFailed(
-                        f"{interaction_id}.{name}: {', '.join(unknown)} is not an interaction "
-                        "of this story"
+                    raise ValidationFailed.at(
+                        (interaction_id, name),
+                        f"{', '.join(unknown)} is not an interaction of this story",
                     )
             stray = set(context.references) - set(context.context_out)
             if stray:
-                raise ValidationFailed(
-                    f"{interaction_id}.references: {', '.join(sorted(stray))} must also be in "
-                    "contextOut"
+                raise ValidationFailed.at(
+                    (interaction_id, "references"),
+                    f"{', '.join(sorted(stray))} must also be in contextOut",
                 )
         owners: dict[str, str] = {}
         for owner, context in contexts.items():
             for child in context.owned:
                 if child in owners:
-                    raise ValidationFailed(
-                        f"{child} is owned by both {owners[child]} and {owner}; list it in the "
-                        "references of one of them"
+                    raise ValidationFailed.at(
+                        (owner, "contextOut"),
+                        f"{child} is owned by {owners[child]} already; list it in references",
                     )
                 if contexts[child].root:
-                    raise ValidationFailed(
-                        f"{owner}.contextOut: {child} is a root interaction; list it in references"
+                    raise ValidationFailed.at(
+                        (owner, "contextOut"),
+                        f"{child} is a root interaction; list it in references",
                     )
                 owners[child] = owner
         for interaction_id in self.permanent:
             if not contexts[interaction_id].root:
-                raise ValidationFailed(f"{interaction_id}: the welcome and fallback stay root")
+                raise ValidationFailed.at(
+                    (interaction_id, "root"), "the welcome and fallback interactions stay root"
+                )
         for interaction_id, context in contexts.items():
             if not context.root and interaction_id not in owners:
-                raise ValidationFailed(
-                    f"{interaction_id}: neither root nor in any contextOut; it would be unreachable"
+                raise ValidationFailed.at(
+                    (interaction_id, "root"),
+                    "neither root nor in any contextOut: it would be unreachable",
                 )
         for interaction_id in contexts:
             seen = {interaction_id}
@@ -198,9 +203,11 @@ class Structure:
             while current in owners:
                 current = owners[current]
                 if current in seen:
-                    raise ValidationFailed(f"{interaction_id}: ownership forms a cycle")
+                    raise ValidationFailed.at(
+                        (interaction_id, "contextOut"), "ownership forms a cycle"
+                    )
                 seen.add(current)
         roots = [i for i, c in contexts.items() if c.root]
         if sorted(self.order) != sorted(roots):
-            raise ValidationFailed("order must list every root interaction exactly once")
+            raise ValidationFailed.at(("order",), "must list every root interaction exactly once")
         return self

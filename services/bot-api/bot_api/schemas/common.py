@@ -4,7 +4,9 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
-NAME_PATTERN = validate.Regexp(r"^[\w-]+$", error="Only letters, digits, '_' and '-' are allowed.")
+from shared.schema_fields import FullMatch
+
+NAME_PATTERN = FullMatch(r"^[\w-]+$", error="Only letters, digits, '_' and '-' are allowed.")
 
 
 def text(max_length: int, min_length: int = 0, **kwargs: Any) -> fields.String:

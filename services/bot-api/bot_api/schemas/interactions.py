@@ -5,16 +5,16 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from bot_api.schemas.common import NAME_PATTERN, text, text_list
 from bot_api.schemas.responses import stored_response
-from shared.schema_fields import StrictBoolean
+from shared.schema_fields import FullMatch, StrictBoolean
 
-TRIGGER = validate.Regexp(r"^[A-Za-z0-9]+$", error="A trigger is letters and digits only.")
+TRIGGER = FullMatch(r"^[A-Za-z0-9]+$", error="A trigger is letters and digits only.")
 CONNECTION_ID = re.compile(r"^[0-9a-f]{24}$")
 URL = validate.URL(schemes={"http", "https"}, require_tld=False)
 
 
 def webhook_target(value: str) -> None:
     """A webhook is empty, an http(s) URL, or a webhook connection's id (DESIGN.md)."""
-    if value == "" or CONNECTION_ID.match(value):
+    if value == "" or CONNECTION_ID.fullmatch(value):
         return
     try:
         URL(value)

@@ -84,7 +84,7 @@ def test_making_a_child_root_adds_it_to_the_order_and_back() -> None:
     ("changes", "message"),
     [
         ([change("a", root=True)], "unreachable"),
-        ([change("b", root=True, context_out=("x",))], "owned by both"),
+        ([change("b", root=True, context_out=("x",))], "owned by a already"),
         ([change("a", root=True, context_out=("b",))], "is a root interaction"),
         ([change("a", root=True, context_out=("x",), references=("b",))], "must also be in"),
         ([change("a", root=True, context_out=("ghost",))], "is not an interaction"),
