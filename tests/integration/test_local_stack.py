@@ -10,6 +10,9 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from pymongo import MongoClient
+
+from shared.config import Config
 from shared.embedded import free_port
 
 READY_LINE = "Ctrl-C stops everything."
@@ -22,10 +25,13 @@ def readme_walkthrough() -> str:
     return section.split("```sh\n", 1)[1].split("```", 1)[0]
 
 
-def start(var: Path, ports: tuple[int, int]) -> tuple[subprocess.Popen[str], str]:
+def start(var: Path, ports: tuple[int, int], **settings: str) -> tuple[subprocess.Popen[str], str]:
     env = {k: v for k, v in os.environ.items() if k not in ("MONGODB_URL", "NATS_URL")}
     env.update(
-        PARLEY_VAR_DIR=str(var), BOT_API_PORT=str(ports[0]), INTEGRATIONS_API_PORT=str(ports[1])
+        PARLEY_VAR_DIR=str(var),
+        BOT_API_PORT=str(ports[0]),
+        INTEGRATIONS_API_PORT=str(ports[1]),
+        **settings,
     )
     process = subprocess.Popen(
         [sys.executable, "-m", "shared.local_stack"],
@@ -112,3 +118,22 @@ def test_the_readme_walkthrough_runs_as_written(tmp_path: Path) -> None:
     assert [names[i] for i in story["order"]] == ["Welcome", "Fallback", "Order"]
     order_node = story["story"][2]
     assert [names[c["id"]] for c in order_node["childrens"]] == ["Drinks"]
+
+
+def test_given_urls_make_run_uses_those_servers_instead_of_embedded_ones(
+    tmp_path: Path, config: Config
+) -> None:
+    ports = (free_port(), free_port())
+    process, printed = start(
+        tmp_path,
+        ports,
+        MONGODB_URL=config.mongodb_url,
+        NATS_URL=config.nats_url,
+        DATABASE_PREFIX=config.database_prefix,
+    )
+    stop(process)
+    assert f"MongoDB           {config.mongodb_url}" in printed
+    assert f"NATS              {config.nats_url}" in printed
+    assert not (tmp_path / "mongo").exists() and not (tmp_path / "nats").exists()
+    with MongoClient(config.mongodb_url) as client:
+        assert client[config.accounts_database]["accounts"].count_documents({"name": "local"}) == 1

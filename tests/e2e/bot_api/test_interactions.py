@@ -123,7 +123,9 @@ async def test_a_slot_in_user_says_adds_the_parameter_automatically(
         story_id, "Order", userSays=["a {{size:size}} pizza"]
     )
     stored = await api.ok("GET", f"/stories/{story_id}/interactions/{interaction_id}")
-    assert stored["parameters"] == [{"alias": "size", "entity": "size", "prompts": []}]
+    assert stored["parameters"] == [
+        {"alias": "size", "entity": "size", "prompts": [], "required": False}
+    ]
 
 
 async def test_an_unknown_entity_is_named_and_nothing_is_stored(api: Api, story_id: str) -> None:
@@ -135,6 +137,35 @@ async def test_an_unknown_entity_is_named_and_nothing_is_stored(api: Api, story_
         assert reply.error == (400, "validation_error")
         assert "'city'" in reply.details
     assert len(await interactions_of(api, story_id)) == 2
+
+
+async def test_a_parameter_is_required_exactly_when_it_has_prompts(api: Api, story_id: str) -> None:
+    interaction_id = await api.create_interaction(
+        story_id,
+        "Order",
+        userSays=["a {{size:size}} pizza"],
+        parameters=[
+            {"alias": "size", "entity": "size", "prompts": ["Which size?"]},
+            {"alias": "extra", "entity": "size"},
+        ],
+    )
+    stored = await api.ok("GET", f"/stories/{story_id}/interactions/{interaction_id}")
+    assert [(p["alias"], p["required"]) for p in stored["parameters"]] == [
+        ("size", True),
+        ("extra", False),
+    ]
+
+
+async def test_what_was_read_can_be_sent_back_as_an_update(api: Api, story_id: str) -> None:
+    interaction_id = await api.create_interaction(
+        story_id, "Order", userSays=["a {{size:size}} pizza"]
+    )
+    path = f"/stories/{story_id}/interactions/{interaction_id}"
+    read = await api.ok("GET", path)
+    await api.ok("PUT", path, {**read, "name": "Order pizza"})
+    assert await api.ok("GET", path) == {**read, "name": "Order pizza"}
+    reply = await api.put(path, {**read, "colour": "red"})
+    assert reply.body["status"]["errors"] == {"colour": ["Unknown field."]}
 
 
 async def test_update_changes_only_the_fields_it_sends(api: Api, story_id: str) -> None:

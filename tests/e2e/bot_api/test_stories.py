@@ -107,6 +107,13 @@ async def test_update_may_reorder_the_roots_but_must_list_each_exactly_once(api:
     assert (after["name"], after["order"]) == ("Pizza", [order_id, welcome, fallback])
 
 
+async def test_a_story_read_can_be_sent_back_as_an_update(api: Api) -> None:
+    story_id = await api.create_story("Pizza")
+    read = await api.story(story_id)
+    await api.ok("PUT", f"/stories/{story_id}", {**read, "name": "Pasta"})
+    assert await api.story(story_id) == {**read, "name": "Pasta"}
+
+
 async def test_unknown_and_malformed_story_ids_are_not_found(api: Api) -> None:
     for story_id in ("0123456789abcdef01234567", "not-an-id", "x" * 300):
         for method in ("GET", "PUT", "DELETE"):

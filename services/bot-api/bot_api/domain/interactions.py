@@ -31,33 +31,38 @@ DEFAULT_PARAMETERS = (
 )
 
 
+EMPTY_INTERACTION: dict[str, Any] = {
+    "action": "",
+    "triggers": [],
+    "userSays": [],
+    "parameters": [],
+    "responses": [],
+    "webhook": "",
+}
+
+
 def default_interactions() -> list[dict[str, Any]]:
     """The welcome and fallback interactions every new story starts with."""
     return [
         {
+            **EMPTY_INTERACTION,
             "type": WELCOME,
             "name": "Welcome",
             "action": "welcome",
             "triggers": [WELCOME_TRIGGER],
-            "userSays": [],
-            "parameters": [],
             "responses": [{"type": "text", "messages": ["Hello {{default_name}}!"]}],
-            "webhook": "",
         },
         {
+            **EMPTY_INTERACTION,
             "type": FALLBACK,
             "name": "Fallback",
             "action": "fallback",
-            "triggers": [],
-            "userSays": [],
-            "parameters": [],
             "responses": [
                 {
                     "type": "text",
                     "messages": ["Sorry, I did not get that.", "Could you say that another way?"],
                 }
             ],
-            "webhook": "",
         },
     ]
 
@@ -148,6 +153,11 @@ def _checked_triggers(triggers: list[str], kind: str) -> list[str]:
             ("triggers",), f"at most {MAX_TRIGGERS}, the welcome interaction's 'welcome' included"
         )
     return triggers
+
+
+def is_required(parameter: Mapping[str, Any]) -> bool:
+    """SPEC rule 1: a parameter is required exactly when it has prompts to ask for it."""
+    return bool(parameter["prompts"])
 
 
 def referenced_entities(interaction: Mapping[str, Any]) -> set[str]:

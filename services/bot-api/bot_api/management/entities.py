@@ -45,10 +45,25 @@ async def _load(stores: Stores, account_id: str, entity_id: str) -> dict[str, An
 
 
 async def _refuse_if_used(stores: Stores, account_id: str, name: str, verb: str) -> None:
-    users = await stores.interactions.using_entity(account_id, name)
-    if users:
-        ids = sorted(document["_id"] for document in users)
+    ids = await _interactions_using(stores, account_id, name)
+    if ids:
         raise Conflict(
             f"entity {name!r} is used by interactions {', '.join(ids)} and cannot be {verb}",
             {"interactions": ids},
         )
+
+
+async def _interactions_using(stores: Stores, account_id: str, name: str) -> list[str]:
+    """Ids of the interactions, listed by their story, whose parameters use the entity.
+
+    A document no story lists (left by a write cut short) does not count.
+    """
+    by_story: dict[str, list[str]] = {}
+    for document in await stores.interactions.using_entity(account_id, name):
+        by_story.setdefault(document["storyId"], []).append(document["_id"])
+    used: list[str] = []
+    for story_id, ids in by_story.items():
+        story = await stores.stories.get(account_id, story_id)
+        if story is not None:
+            used.extend(i for i in ids if i in story.structure)
+    return sorted(used)

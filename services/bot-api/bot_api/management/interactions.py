@@ -10,6 +10,7 @@ import uuid
 from typing import Any
 
 from bot_api.domain.interactions import (
+    EMPTY_INTERACTION,
     STANDARD,
     check_unique_triggers,
     prepare,
@@ -17,7 +18,6 @@ from bot_api.domain.interactions import (
 )
 from bot_api.domain.structure import ContextChange, Structure
 from bot_api.management.stories import edit_story, load_story
-from bot_api.schemas.interactions import EMPTY_INTERACTION
 from bot_api.storage import Stores
 from bot_api.storage.interactions import CONTENT_FIELDS, to_api
 from bot_api.storage.stories import StoryRecord

@@ -1,9 +1,9 @@
 import re
-from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
-from bot_api.schemas.common import NAME_PATTERN, text, text_list
+from bot_api.domain.interactions import is_required
+from bot_api.schemas.common import NAME_PATTERN, WriteSchema, text, text_list
 from bot_api.schemas.responses import stored_response
 from shared.schema_fields import FullMatch, StrictBoolean
 
@@ -24,14 +24,24 @@ def webhook_target(value: str) -> None:
         ) from None
 
 
-class ParameterSchema(Schema):
+class ParameterSchema(WriteSchema):
+    read_only = ("required",)
+
     alias = fields.String(required=True, validate=[validate.Length(min=1, max=128), NAME_PATTERN])
     entity = fields.String(required=True, validate=[validate.Length(min=1, max=128), NAME_PATTERN])
     prompts = text_list(99, 1024, min_length=1, load_default=list)
 
 
-class InteractionWriteSchema(Schema):
+class ParameterReadSchema(ParameterSchema):
+    required = fields.Function(
+        is_required, metadata={"description": "True when the parameter has prompts (rule 1)"}
+    )
+
+
+class InteractionWriteSchema(WriteSchema):
     """On create, omitted fields are empty; on update they keep their stored values."""
+
+    read_only = ("id", "type")
 
     name = text(1024, min_length=1, required=True)
     action = text(1024)
@@ -49,16 +59,6 @@ class InteractionUpdateSchema(InteractionWriteSchema):
     name = text(1024, min_length=1)
 
 
-EMPTY_INTERACTION: dict[str, Any] = {
-    "action": "",
-    "triggers": [],
-    "userSays": [],
-    "parameters": [],
-    "responses": [],
-    "webhook": "",
-}
-
-
 class InteractionSchema(Schema):
     id = fields.String(required=True)
     type = fields.String(required=True, metadata={"enum": ["welcome", "fallback", "standard"]})
@@ -66,7 +66,7 @@ class InteractionSchema(Schema):
     action = fields.String(required=True)
     triggers = fields.List(fields.String(), required=True)
     userSays = fields.List(fields.String(), required=True)
-    parameters = fields.List(fields.Nested(ParameterSchema), required=True)
+    parameters = fields.List(fields.Nested(ParameterReadSchema), required=True)
     responses = fields.List(stored_response(), required=True)
     webhook = fields.String(required=True)
 

@@ -1,6 +1,6 @@
 from marshmallow import Schema, fields, validate
 
-from bot_api.schemas.common import text
+from bot_api.schemas.common import WriteSchema, text
 from shared.schema_fields import StrictBoolean, StrictNumber
 
 
@@ -10,7 +10,9 @@ class SettingsSchema(Schema):
     lifespan = fields.Integer(strict=True, validate=validate.Range(min=1, max=10))
 
 
-class StoryCreateSchema(Schema):
+class StoryCreateSchema(WriteSchema):
+    read_only = ("id", "story", "interactions")
+
     name = text(1024, min_length=1, required=True)
     description = text(2048, required=True)
     settings = fields.Nested(SettingsSchema)

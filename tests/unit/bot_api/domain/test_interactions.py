@@ -5,6 +5,7 @@ from typing import Any
 import pytest
 
 from bot_api.domain.interactions import (
+    EMPTY_INTERACTION,
     FALLBACK,
     WELCOME,
     check_unique_triggers,
@@ -17,16 +18,7 @@ from shared.errors import Conflict, ValidationFailed
 
 
 def interaction(**fields: Any) -> dict[str, Any]:
-    return {
-        "name": "Order",
-        "action": "",
-        "triggers": [],
-        "userSays": [],
-        "parameters": [],
-        "responses": [],
-        "webhook": "",
-        **fields,
-    }
+    return {**EMPTY_INTERACTION, "name": "Order", **fields}
 
 
 def test_slots_are_read_with_their_entity_and_alias() -> None:
