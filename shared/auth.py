@@ -6,6 +6,7 @@ are shown once and stored only as SHA-256 hashes, so a database leak leaks no to
 
 import hashlib
 import secrets
+import time
 from dataclasses import dataclass
 from enum import Enum
 
@@ -102,6 +103,31 @@ class AccountRepository:
             raise Unauthorized("the access token is not valid")
         kind = TokenKind.DEVELOPER if account["developerTokenHash"] == digest else TokenKind.PUBLIC
         return Principal(account_id=str(account["_id"]), kind=kind)
+
+
+class PrincipalCache:
+    """Principals behind recently seen tokens, so a hot endpoint reads no account.
+
+    A rotated token keeps working in this process for up to `ttl` seconds.
+    """
+
+    MAX_ENTRIES = 10_000
+
+    def __init__(self, accounts: AccountRepository, ttl: float = 30.0) -> None:
+        self._accounts = accounts
+        self._ttl = ttl
+        self._known: dict[str, tuple[Principal, float]] = {}
+
+    async def authenticate(self, token: str) -> Principal:
+        now = time.monotonic()
+        known = self._known.get(token)
+        if known is not None and known[1] > now:
+            return known[0]
+        principal = await self._accounts.authenticate(token)
+        if len(self._known) >= self.MAX_ENTRIES:
+            self._known.clear()
+        self._known[token] = (principal, now + self._ttl)
+        return principal
 
 
 def bearer_token(header: str | None) -> str:

@@ -15,6 +15,7 @@ class Config:
     bot_api_port: int = 8080
     integrations_api_port: int = 8081
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    session_idle_seconds: int = 600
 
     @property
     def accounts_database(self) -> str:
@@ -41,4 +42,5 @@ class Config:
             bot_api_port=int(env.get("BOT_API_PORT", "8080")),
             integrations_api_port=int(env.get("INTEGRATIONS_API_PORT", "8081")),
             max_body_bytes=int(env.get("MAX_BODY_BYTES", str(DEFAULT_MAX_BODY_BYTES))),
+            session_idle_seconds=int(env.get("SESSION_IDLE_SECONDS", "600")),
         )

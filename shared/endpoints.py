@@ -13,10 +13,18 @@ from typing import Any
 from aiohttp import web
 from marshmallow import Schema, ValidationError, fields
 
-from shared.auth import AccountRepository, Principal, TokenKind, bearer_token, require
+from shared.auth import (
+    AccountRepository,
+    Principal,
+    PrincipalCache,
+    TokenKind,
+    bearer_token,
+    require,
+)
 from shared.errors import BadRequest, UnsupportedMediaType, ValidationFailed, first_error_path
 
 ACCOUNTS = web.AppKey("accounts", AccountRepository)
+PRINCIPALS = web.AppKey("principals", PrincipalCache)
 PRINCIPAL = web.RequestKey("principal", Principal)
 
 DEVELOPER_ONLY = frozenset({TokenKind.DEVELOPER})
@@ -36,6 +44,7 @@ class EndpointSpec:
     status: int
     status_field: str | None
     errors: tuple[int, ...]
+    cached_auth: bool
 
 
 def endpoint(
@@ -48,20 +57,24 @@ def endpoint(
     status: int = 200,
     status_field: str | None = None,
     errors: tuple[int, ...] = (),
+    cached_auth: bool = False,
 ) -> Callable[[Callable[..., Awaitable[Any]]], Handler]:
     """Wrap a handler `(request[, body]) -> data | Response`.
 
-    With `auth`, the caller's token is checked first and `request[PRINCIPAL]` set. With
+    With `auth`, the caller's token is checked first and `request[PRINCIPAL]` set
+    (`cached_auth`: through the principal cache, for hot endpoints). With
     `body`, the JSON body is parsed, validated and passed as the second argument. Data
     returned is dumped through `response` and answered with `status`.
     """
-    spec = EndpointSpec(summary, tag, auth, body, response, status, status_field, errors)
+    spec = EndpointSpec(
+        summary, tag, auth, body, response, status, status_field, errors, cached_auth
+    )
 
     def decorate(handler: Callable[..., Awaitable[Any]]) -> Handler:
         @functools.wraps(handler)
         async def wrapped(request: web.Request) -> web.StreamResponse:
             if spec.auth is not None:
-                request[PRINCIPAL] = await authenticate(request, spec.auth)
+                request[PRINCIPAL] = await authenticate(request, spec.auth, spec.cached_auth)
             if spec.body is not None:
                 result = await handler(request, await parse_body(request, spec.body))
             else:
@@ -76,9 +89,12 @@ def endpoint(
     return decorate
 
 
-async def authenticate(request: web.Request, allowed: frozenset[TokenKind]) -> Principal:
+async def authenticate(
+    request: web.Request, allowed: frozenset[TokenKind], cached: bool = False
+) -> Principal:
     token = bearer_token(request.headers.get("Authorization"))
-    principal = await request.app[ACCOUNTS].authenticate(token)
+    source = request.app[PRINCIPALS] if cached else request.app[ACCOUNTS]
+    principal = await source.authenticate(token)
     require(principal, allowed)
     return principal
 

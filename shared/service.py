@@ -8,9 +8,9 @@ from nats.aio.client import Client as NatsClient
 from pymongo import AsyncMongoClient
 
 from shared import health, messaging, mongo
-from shared.auth import AccountRepository
+from shared.auth import AccountRepository, PrincipalCache
 from shared.config import Config
-from shared.endpoints import ACCOUNTS
+from shared.endpoints import ACCOUNTS, PRINCIPALS
 from shared.envelope import STATUS_FIELD, envelope_middleware
 from shared.openapi import add_openapi_route
 
@@ -33,6 +33,7 @@ def base_application(
         client = mongo.open_client(config.mongodb_url)
         app[MONGO] = client
         app[ACCOUNTS] = AccountRepository(client[config.accounts_database])
+        app[PRINCIPALS] = PrincipalCache(app[ACCOUNTS])
         await app[ACCOUNTS].ensure_indexes()
         if on_mongo is not None:
             await on_mongo(app, client)

@@ -1,8 +1,10 @@
 from aiohttp import web
 from pymongo import AsyncMongoClient
 
-from bot_api.api import entities, interactions, stories
-from bot_api.api.common import MANAGEMENT_STATUS_FIELD, STORES
+from bot_api.api import entities, interactions, query, stories
+from bot_api.api.common import CHANGES, MANAGEMENT_STATUS_FIELD, STORES, STORY_CACHE
+from bot_api.changes import Changes
+from bot_api.conversations.cache import StoryCache
 from bot_api.storage import Stores
 from shared.config import Config
 from shared.service import CONFIG, base_application
@@ -12,9 +14,13 @@ def create_app(config: Config) -> web.Application:
     async def open_stores(app: web.Application, client: AsyncMongoClient) -> None:
         app[STORES] = Stores.open(client[app[CONFIG].bot_database])
         await app[STORES].ensure_indexes()
+        app[STORY_CACHE] = StoryCache(app[STORES])
+        app[CHANGES].listen(app[STORY_CACHE])
 
     app = base_application(config, "bot-api", MANAGEMENT_STATUS_FIELD, open_stores)
+    app[CHANGES] = Changes()
     app.router.add_routes(stories.routes)
     app.router.add_routes(entities.routes)
     app.router.add_routes(interactions.routes)
+    app.router.add_routes(query.routes)
     return app

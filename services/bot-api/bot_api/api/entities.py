@@ -2,7 +2,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bot_api.api.common import account_of, created, stores_of, success
+from bot_api.api.common import account_of, changes_of, created, stores_of, success
 from bot_api.management import entities
 from bot_api.schemas.common import CreatedSchema, SuccessSchema
 from bot_api.schemas.entities import EntitySchema, EntityWriteSchema
@@ -26,7 +26,9 @@ async def list_entities(request: web.Request) -> Any:
     errors=(409,),
 )
 async def create_entity(request: web.Request, body: dict[str, Any]) -> Any:
-    return created(await entities.create_entity(stores_of(request), account_of(request), body))
+    entity_id = await entities.create_entity(stores_of(request), account_of(request), body)
+    changes_of(request).entities_changed(account_of(request))
+    return created(entity_id)
 
 
 @routes.get("/entities/{id}")
@@ -47,6 +49,7 @@ async def read_entity(request: web.Request) -> Any:
 async def update_entity(request: web.Request, body: dict[str, Any]) -> Any:
     entity_id = request.match_info["id"]
     await entities.update_entity(stores_of(request), account_of(request), entity_id, body)
+    changes_of(request).entities_changed(account_of(request))
     return success()
 
 
@@ -60,4 +63,5 @@ async def update_entity(request: web.Request, body: dict[str, Any]) -> Any:
 async def delete_entity(request: web.Request) -> Any:
     entity_id = request.match_info["id"]
     await entities.delete_entity(stores_of(request), account_of(request), entity_id)
+    changes_of(request).entities_changed(account_of(request))
     return success()

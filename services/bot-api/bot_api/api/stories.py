@@ -2,7 +2,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bot_api.api.common import account_of, created, stores_of, success
+from bot_api.api.common import account_of, changes_of, created, stores_of, success
 from bot_api.management import stories
 from bot_api.schemas.common import CreatedSchema, SuccessSchema
 from bot_api.schemas.stories import (
@@ -30,7 +30,9 @@ async def list_stories(request: web.Request) -> Any:
     response=CreatedSchema(),
 )
 async def create_story(request: web.Request, body: dict[str, Any]) -> Any:
-    return created(await stories.create_story(stores_of(request), account_of(request), body))
+    story_id = await stories.create_story(stores_of(request), account_of(request), body)
+    changes_of(request).story_created(account_of(request))
+    return created(story_id)
 
 
 @routes.get("/stories/{story}")
@@ -56,6 +58,7 @@ async def read_story(request: web.Request) -> Any:
 async def update_story(request: web.Request, body: dict[str, Any]) -> Any:
     story_id = request.match_info["story"]
     await stories.update_story(stores_of(request), account_of(request), story_id, body)
+    changes_of(request).story_changed(account_of(request), story_id)
     return success()
 
 
@@ -69,4 +72,5 @@ async def update_story(request: web.Request, body: dict[str, Any]) -> Any:
 async def delete_story(request: web.Request) -> Any:
     story_id = request.match_info["story"]
     await stories.delete_story(stores_of(request), account_of(request), story_id)
+    changes_of(request).story_deleted(account_of(request), story_id)
     return success()

@@ -1,6 +1,29 @@
-"""The `sessions` collection: conversation state per (story, session)."""
+"""The `sessions` collection: conversation state per (story, session).
+
+Each document carries a `version`; a save is conditional on the version it read, so
+two messages of one session at once never lose an update (the loser reads again).
+`expiresAt` drives a TTL index, and an expired document is read as absent even before
+MongoDB's TTL monitor (which runs once a minute) removes it.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
 
 from pymongo.asynchronous.database import AsyncDatabase
+from pymongo.errors import DuplicateKeyError
+
+from shared.timeutil import utcnow
+
+
+@dataclass(frozen=True)
+class StoredSession:
+    state: dict[str, Any] | None
+    version: int
+
+
+def session_key(story_id: str, session_id: str) -> str:
+    return f"{story_id}:{session_id}"
 
 
 class SessionRepository:
@@ -8,7 +31,46 @@ class SessionRepository:
         self.collection = database["sessions"]
 
     async def ensure_indexes(self) -> None:
-        await self.collection.create_index([("storyId", 1), ("sessionId", 1)], unique=True)
+        await self.collection.create_index("storyId")
+        await self.collection.create_index("expiresAt", expireAfterSeconds=0)
+
+    async def load(self, story_id: str, session_id: str) -> StoredSession:
+        document = await self.collection.find_one({"_id": session_key(story_id, session_id)})
+        if document is None:
+            return StoredSession(None, 0)
+        alive = _aware(document["expiresAt"]) > utcnow()
+        return StoredSession(document["state"] if alive else None, document["version"])
+
+    async def save(
+        self,
+        story_id: str,
+        session_id: str,
+        read_version: int,
+        state: dict[str, Any],
+        idle_timeout: timedelta,
+    ) -> bool:
+        """Store the state unless someone saved this session since `read_version`."""
+        key = session_key(story_id, session_id)
+        document = {
+            "_id": key,
+            "storyId": story_id,
+            "sessionId": session_id,
+            "version": read_version + 1,
+            "expiresAt": utcnow() + idle_timeout,
+            "state": state,
+        }
+        if read_version == 0:
+            try:
+                await self.collection.insert_one(document)
+            except DuplicateKeyError:
+                return False
+            return True
+        result = await self.collection.replace_one({"_id": key, "version": read_version}, document)
+        return result.matched_count == 1
 
     async def delete_for_story(self, story_id: str) -> None:
         await self.collection.delete_many({"storyId": story_id})
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=utcnow().tzinfo)

@@ -1,0 +1,1 @@
+"""Answering /query: compiled stories kept in memory, sessions kept in MongoDB."""

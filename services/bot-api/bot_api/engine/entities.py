@@ -1,0 +1,90 @@
+"""Finding entity values, by any of their synonyms, in what a user said.
+
+A synonym is matched as a run of normalised words. Words the story never uses may be
+typos: those are compared with the synonyms' words by rapidfuzz, so "lage pizza" still
+finds "large". Known words are taken as they are, which keeps the common case exact
+and fast.
+"""
+
+from collections.abc import Container, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rapidfuzz import fuzz, process
+
+from bot_api.engine.text import tokens
+
+TYPO_MIN_LENGTH = 4
+TYPO_CUTOFF = 80.0
+
+
+@dataclass(frozen=True)
+class Mention:
+    entity: str
+    value: str
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class _Synonym:
+    words: tuple[str, ...]
+    entity: str
+    value: str
+
+
+class EntityRecognizer:
+    def __init__(self, entities: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
+        """`entities`: entity name -> its entries ({value, synonyms: [{value}]})."""
+        self._by_first_word: dict[str, list[_Synonym]] = {}
+        for entity, entries in entities.items():
+            for entry in entries:
+                for synonym in entry["synonyms"]:
+                    words = tuple(tokens(synonym["value"]))
+                    if words:
+                        self._by_first_word.setdefault(words[0], []).append(
+                            _Synonym(words, entity, entry["value"])
+                        )
+        for candidates in self._by_first_word.values():
+            candidates.sort(key=lambda synonym: -len(synonym.words))
+        self._first_words = [w for w in self._by_first_word if len(w) >= TYPO_MIN_LENGTH]
+
+    def find(self, words: Sequence[str], known: Container[str] = frozenset()) -> list[Mention]:
+        """Mentions in `words`, longest synonym first, left to right, never overlapping.
+
+        A word in `known` (one the story's phrases use) is never taken for a typo.
+        """
+        mentions: list[Mention] = []
+        position = 0
+        while position < len(words):
+            mention = self._at(words, position, known)
+            if mention is None:
+                position += 1
+            else:
+                mentions.append(mention)
+                position = mention.end
+        return mentions
+
+    def _at(self, words: Sequence[str], position: int, known: Container[str]) -> Mention | None:
+        word = words[position]
+        candidates = self._by_first_word.get(word)
+        if candidates is None and word not in known and len(word) >= TYPO_MIN_LENGTH:
+            corrected = process.extractOne(
+                word, self._first_words, scorer=fuzz.ratio, score_cutoff=TYPO_CUTOFF
+            )
+            if corrected is not None:
+                candidates = self._by_first_word[corrected[0]]
+        for synonym in candidates or ():
+            end = position + len(synonym.words)
+            if end <= len(words) and _same_words(words[position + 1 : end], synonym.words[1:]):
+                text = " ".join(words[position:end])
+                return Mention(synonym.entity, synonym.value, position, end, text)
+        return None
+
+
+def _same_words(said: Sequence[str], expected: Sequence[str]) -> bool:
+    return all(
+        a == b or (len(b) >= TYPO_MIN_LENGTH and fuzz.ratio(a, b) >= TYPO_CUTOFF)
+        for a, b in zip(said, expected, strict=True)
+    )

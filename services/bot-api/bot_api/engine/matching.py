@@ -1,0 +1,260 @@
+"""Scoring what a user said against a story's user-says phrases, with no training step.
+
+Each phrase becomes a vector of word stems weighted by inverse document frequency
+(`{{entity:alias}}` slots become a term `@entity`). An interaction is represented by
+the centroid of its phrase vectors (a Rocchio classifier) and by its phrases themselves;
+its score blends the query's cosine with the centroid and with its closest phrase, in
+0..1. A phrase said exactly scores 1.
+
+The index is incremental: putting or removing an interaction re-weighs only that
+interaction, with the document frequencies in force, so an edit is live on the next
+query. Once edits since the last full weighing exceed a tenth of the phrases, every
+interaction is weighed again, so weights never drift far (and small stories are always
+exact).
+"""
+
+import math
+from collections.abc import Callable, Container, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import Stemmer
+from rapidfuzz import fuzz, process
+
+from bot_api.domain.interactions import ENTITY_SLOT
+from bot_api.engine.text import tokens
+
+SLOT_MARK = "@"
+CENTROID_SHARE = 0.7
+CANDIDATES = 8
+REWEIGH_AFTER_SHARE = 0.1
+TYPO_MIN_LENGTH = 4
+TYPO_CUTOFF = 80.0
+
+Vector = dict[str, float]
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """A user-says phrase as matched: its words, and its slots in order."""
+
+    source: str
+    words: tuple[str, ...]
+    slots: tuple[tuple[str, str], ...]
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.words)
+
+
+@dataclass(frozen=True)
+class Scored:
+    interaction_id: str
+    score: float
+    phrase: Phrase
+    centroid: float
+    closest: float
+
+
+@dataclass
+class _Interaction:
+    phrases: list[Phrase]
+    terms: list[dict[str, int]]
+    postings: dict[str, list[tuple[int, float]]] = field(default_factory=dict)
+    centroid: Vector = field(default_factory=dict)
+
+
+def slot_word(entity: str) -> str:
+    return SLOT_MARK + entity
+
+
+def compile_phrase(source: str) -> Phrase:
+    words: list[str] = []
+    slots: list[tuple[str, str]] = []
+    position = 0
+    for match in ENTITY_SLOT.finditer(source):
+        words.extend(tokens(source[position : match.start()]))
+        words.append(slot_word(match.group(1)))
+        slots.append((match.group(1), match.group(2)))
+        position = match.end()
+    words.extend(tokens(source[position:]))
+    return Phrase(source, tuple(words), tuple(slots))
+
+
+def _normalized(vector: Vector) -> Vector:
+    norm = math.sqrt(sum(w * w for w in vector.values()))
+    return {t: w / norm for t, w in vector.items()} if norm else {}
+
+
+class MatchIndex:
+    def __init__(self, language: str = "english") -> None:
+        self._stemmer = Stemmer.Stemmer(language)
+        self._interactions: dict[str, _Interaction] = {}
+        self._document_frequency: dict[str, int] = {}
+        self._phrase_count = 0
+        self._centroid_postings: dict[str, dict[str, float]] = {}
+        self._exact: dict[str, set[str]] = {}
+        self._changed_since_weighing = 0
+        self._weighing_due = False
+        self._vocabulary: list[str] | None = None
+        self._word_counts: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return self._phrase_count
+
+    def terms(self, words: Sequence[str]) -> list[str]:
+        """Stems of the words; slot words stay as they are."""
+        return [
+            word if word.startswith(SLOT_MARK) else self._stemmer.stemWord(word) for word in words
+        ]
+
+    def put(self, interaction_id: str, user_says: Iterable[str]) -> None:
+        self.remove(interaction_id)
+        phrases = [p for p in map(compile_phrase, user_says) if p.words]
+        if not phrases:
+            return
+        terms = [_counts(self.terms(phrase.words)) for phrase in phrases]
+        entry = _Interaction(phrases, terms)
+        self._interactions[interaction_id] = entry
+        for phrase, counts in zip(phrases, terms, strict=True):
+            self._exact.setdefault(phrase.text, set()).add(interaction_id)
+            for word in phrase.words:
+                self._word_counts[word] = self._word_counts.get(word, 0) + 1
+            for term in counts:
+                self._document_frequency[term] = self._document_frequency.get(term, 0) + 1
+        self._phrase_count += len(phrases)
+        self._after_change(len(phrases))
+        if not self._weighing_due:
+            self._weigh(interaction_id, entry)
+
+    def remove(self, interaction_id: str) -> None:
+        entry = self._interactions.pop(interaction_id, None)
+        if entry is None:
+            return
+        for phrase, counts in zip(entry.phrases, entry.terms, strict=True):
+            holders = self._exact[phrase.text]
+            holders.discard(interaction_id)
+            if not holders:
+                del self._exact[phrase.text]
+            for word in phrase.words:
+                self._word_counts[word] -= 1
+                if not self._word_counts[word]:
+                    del self._word_counts[word]
+            for term in counts:
+                self._document_frequency[term] -= 1
+                if not self._document_frequency[term]:
+                    del self._document_frequency[term]
+        self._unpost(interaction_id, entry)
+        self._phrase_count -= len(entry.phrases)
+        self._after_change(len(entry.phrases))
+
+    def known_words(self) -> Container[str]:
+        """Words the story's phrases use: these are never taken for typos of entity values."""
+        return self._word_counts.keys()
+
+    def weight(self, term: str) -> float:
+        frequency = self._document_frequency.get(term, 0)
+        return math.log(1 + (self._phrase_count + 1) / (frequency + 1))
+
+    def corrected(self, terms: Sequence[str]) -> list[str]:
+        """Terms the story never uses, replaced by the closest one it does (a typo)."""
+        result: list[str] = []
+        for term in terms:
+            if term in self._document_frequency or len(term) < TYPO_MIN_LENGTH:
+                result.append(term)
+                continue
+            if self._vocabulary is None:
+                self._vocabulary = [
+                    t for t in self._document_frequency if len(t) >= TYPO_MIN_LENGTH
+                ]
+            best = process.extractOne(
+                term, self._vocabulary, scorer=fuzz.ratio, score_cutoff=TYPO_CUTOFF
+            )
+            result.append(term if best is None else best[0])
+        return result
+
+    def search(
+        self, variants: Sequence[Sequence[str]], eligible: Callable[[str], bool]
+    ) -> list[Scored]:
+        """Each eligible interaction worth considering, best first, for the query's word
+        variants (the words as said, and with recognised entity values as slot words)."""
+        best: dict[str, Scored] = {}
+        for words in variants:
+            for scored in self._search_one(words, eligible):
+                known = best.get(scored.interaction_id)
+                if known is None or scored.score > known.score:
+                    best[scored.interaction_id] = scored
+        return sorted(best.values(), key=lambda s: -s.score)
+
+    def _search_one(self, words: Sequence[str], eligible: Callable[[str], bool]) -> list[Scored]:
+        if self._weighing_due:
+            self._weigh_all()
+        text = " ".join(words)
+        exact = [i for i in self._exact.get(text, ()) if eligible(i)]
+        query = self._vector(_counts(self.corrected(self.terms(words))))
+        centroid_scores: dict[str, float] = {}
+        for term, weight in query.items():
+            for interaction_id, value in self._centroid_postings.get(term, {}).items():
+                centroid_scores[interaction_id] = centroid_scores.get(interaction_id, 0.0) + (
+                    weight * value
+                )
+        ranked = sorted(centroid_scores, key=centroid_scores.__getitem__, reverse=True)
+        candidates = [i for i in ranked if eligible(i)][:CANDIDATES]
+        results = []
+        for interaction_id in dict.fromkeys([*exact, *candidates]):
+            entry = self._interactions[interaction_id]
+            by_phrase = [0.0] * len(entry.phrases)
+            for term, weight in query.items():
+                for index, value in entry.postings.get(term, ()):
+                    by_phrase[index] += weight * value
+            closest = max(by_phrase)
+            phrase = entry.phrases[by_phrase.index(closest)]
+            centroid = centroid_scores.get(interaction_id, 0.0)
+            score = CENTROID_SHARE * centroid + (1 - CENTROID_SHARE) * closest
+            if interaction_id in exact:
+                phrase = next(p for p in entry.phrases if p.text == text)
+                score = 1.0
+            results.append(Scored(interaction_id, min(score, 1.0), phrase, centroid, closest))
+        return results
+
+    def _vector(self, counts: dict[str, int]) -> Vector:
+        return _normalized(
+            {term: (1 + math.log(count)) * self.weight(term) for term, count in counts.items()}
+        )
+
+    def _weigh(self, interaction_id: str, entry: _Interaction) -> None:
+        self._unpost(interaction_id, entry)
+        entry.postings = {}
+        centroid: Vector = {}
+        for index, counts in enumerate(entry.terms):
+            for term, weight in self._vector(counts).items():
+                entry.postings.setdefault(term, []).append((index, weight))
+                centroid[term] = centroid.get(term, 0.0) + weight
+        entry.centroid = _normalized(centroid)
+        for term, weight in entry.centroid.items():
+            self._centroid_postings.setdefault(term, {})[interaction_id] = weight
+
+    def _unpost(self, interaction_id: str, entry: _Interaction) -> None:
+        for term in entry.centroid:
+            postings = self._centroid_postings[term]
+            del postings[interaction_id]
+            if not postings:
+                del self._centroid_postings[term]
+
+    def _after_change(self, phrases: int) -> None:
+        self._vocabulary = None
+        self._changed_since_weighing += phrases
+        if self._changed_since_weighing > REWEIGH_AFTER_SHARE * self._phrase_count:
+            self._weighing_due = True
+
+    def _weigh_all(self) -> None:
+        for interaction_id, entry in self._interactions.items():
+            self._weigh(interaction_id, entry)
+        self._changed_since_weighing = 0
+        self._weighing_due = False
+
+
+def _counts(terms: Iterable[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for term in terms:
+        counts[term] = counts.get(term, 0) + 1
+    return counts

@@ -1,0 +1,151 @@
+"""POST /query: the request (DESIGN.md "/query") and the result (SPEC.md "Query result")."""
+
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from bot_api.schemas.common import NAME_PATTERN, text
+from bot_api.schemas.interactions import TRIGGER
+from shared.schema_fields import StrictBoolean, StrictNumber, TypedUnion
+
+MAX_SESSION_PARAMETERS = 99
+
+
+class SessionId(fields.Field):
+    """A string or a number; kept as text, 1 to 256 characters."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            raise ValidationError("Must be a string or a number.")
+        as_text = value if isinstance(value, str) else str(value)
+        if not 1 <= len(as_text) <= 256:
+            raise ValidationError("Length must be between 1 and 256.")
+        return as_text
+
+
+class ParameterValue(fields.Field):
+    """A parameter's value: a string, a number, a boolean or null."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if value is not None and not isinstance(value, str | int | float | bool):
+            raise ValidationError("Must be a string, a number, a boolean or null.")
+        if isinstance(value, str) and len(value) > 2048:
+            raise ValidationError("Longer than maximum length 2048.")
+        return value
+
+
+class QueryRequestSchema(Schema):
+    sessionId = SessionId(required=True, metadata={"type": "string"})
+    storyId = fields.String(validate=validate.Length(min=1, max=64))
+    query = text(2048, min_length=1, metadata={"description": "What the user said"})
+    trigger = fields.String(validate=[validate.Length(min=1, max=50), TRIGGER])
+    goto = fields.String(validate=validate.Length(min=1, max=64))
+    parameters = fields.Dict(
+        keys=fields.String(validate=[validate.Length(min=1, max=128), NAME_PATTERN]),
+        values=ParameterValue(),
+        validate=validate.Length(max=MAX_SESSION_PARAMETERS),
+        load_default=dict,
+    )
+    confidence = StrictNumber(validate=validate.Range(min=0, max=1))
+    lifespan = fields.Integer(strict=True, validate=validate.Range(min=1, max=10))
+    reset = StrictBoolean(load_default=False)
+    debug = StrictBoolean(load_default=False)
+
+    @validates_schema
+    def exactly_one_input(self, data: dict[str, Any], **kwargs: Any) -> None:
+        given = [name for name in ("query", "trigger", "goto") if name in data]
+        if len(given) != 1:
+            raise ValidationError(
+                f"Send exactly one of query, trigger and goto (got {', '.join(given) or 'none'}).",
+                field_name="query",
+            )
+
+
+class TextItemSchema(Schema):
+    type = fields.String(required=True)
+    message = fields.String(required=True)
+
+
+class QuickReplyMessageSchema(Schema):
+    type = fields.String(required=True)
+    title = fields.String(required=True)
+    replies = fields.List(fields.String(), required=True)
+
+
+class QuickReplyItemSchema(Schema):
+    type = fields.String(required=True)
+    messages = fields.List(fields.Nested(QuickReplyMessageSchema), required=True)
+
+
+class ImageItemSchema(Schema):
+    type = fields.String(required=True)
+    imageUrl = fields.String(required=True)
+
+
+class ButtonItemSchema(Schema):
+    title = fields.String(required=True)
+    postback = fields.String(required=True)
+
+
+class CardItemSchema(Schema):
+    type = fields.String(required=True)
+    title = fields.String(required=True)
+    subtitle = fields.String(required=True)
+    imageUrl = fields.String(required=True)
+    buttons = fields.List(fields.Nested(ButtonItemSchema), required=True)
+
+
+class ButtonTemplateItemSchema(Schema):
+    type = fields.String(required=True)
+    title = fields.String(required=True)
+    buttons = fields.List(fields.Nested(ButtonItemSchema), required=True)
+
+
+FULFILLMENT_ITEMS = {
+    "text": TextItemSchema,
+    "quickReply": QuickReplyItemSchema,
+    "image": ImageItemSchema,
+    "card": CardItemSchema,
+    "buttonTemplate": ButtonTemplateItemSchema,
+}
+
+
+class MatchedInteractionSchema(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    action = fields.String(required=True)
+    type = fields.String(required=True, metadata={"enum": ["welcome", "fallback", "standard"]})
+
+
+class ActiveContextSchema(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    lifespan = fields.Integer(required=True)
+
+
+class QueryResultSchema(Schema):
+    source = fields.String(required=True, metadata={"enum": ["agent", "webhook"]})
+    resolvedQuery = fields.String(required=True)
+    trigger = fields.String(required=True)
+    confidence = fields.Float(required=True, metadata={"description": "The threshold in force"})
+    score = fields.Float(required=True, metadata={"description": "The match score, 0..1"})
+    lifespan = fields.Integer(required=True)
+    incomplete = fields.Boolean(required=True)
+    storyId = fields.String(required=True)
+    interaction = fields.Nested(MatchedInteractionSchema, required=True, allow_none=True)
+    parameters = fields.Dict(required=True)
+    contexts = fields.List(fields.Nested(ActiveContextSchema), required=True)
+    fulfillment = fields.List(TypedUnion(FULFILLMENT_ITEMS), required=True)
+    debug = fields.Dict(metadata={"description": "With debug: true: candidates and the decision"})
+
+
+class QueryStatusSchema(Schema):
+    code = fields.Integer(required=True)
+    type = fields.String(required=True)
+
+
+class QueryResponseSchema(Schema):
+    result = fields.Nested(QueryResultSchema, required=True)
+    sessionId = fields.String(required=True)
+    timestamp = fields.String(required=True)
+    status = fields.Nested(QueryStatusSchema, required=True)

@@ -1,0 +1,60 @@
+"""The /query hot path: one session read and one conditional session write, nothing else.
+
+The story, its index and the account behind the key are cached in the process; a
+PyMongo command listener sees every command the app's client sends.
+"""
+
+from typing import Any
+
+from aiohttp.test_utils import TestClient
+from pymongo import monitoring
+
+from bot_api.app import create_app
+from shared.auth import AccountRepository
+from shared.config import Config
+from support.api import Api
+
+
+class Recorder(monitoring.CommandListener):
+    def __init__(self) -> None:
+        self.recording = False
+        self.commands: list[tuple[str, Any]] = []
+
+    def started(self, event: monitoring.CommandStartedEvent) -> None:
+        if self.recording and event.command_name not in ("endSessions", "ping"):
+            self.commands.append((event.command_name, event.command.get(event.command_name)))
+
+    def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
+        pass
+
+    def failed(self, event: monitoring.CommandFailedEvent) -> None:
+        pass
+
+
+RECORDER = Recorder()
+monitoring.register(RECORDER)
+
+
+async def test_a_warm_query_reads_and_writes_only_its_session(
+    aiohttp_client: Any, config: Config, accounts: AccountRepository
+) -> None:
+    client: TestClient = await aiohttp_client(create_app(config))
+    tokens = await accounts.create("alice")
+    developer = Api(client, tokens.developer_token)
+    public = Api(client, tokens.public_key)
+    await developer.create_story()
+    body = {"sessionId": "s", "trigger": "welcome"}
+    await public.ok("POST", "/query", body)
+    RECORDER.commands.clear()
+    RECORDER.recording = True
+    try:
+        await public.ok("POST", "/query", body)
+        await public.ok("POST", "/query", {**body, "sessionId": "new"})
+    finally:
+        RECORDER.recording = False
+    assert RECORDER.commands == [
+        ("find", "sessions"),
+        ("update", "sessions"),
+        ("find", "sessions"),
+        ("insert", "sessions"),
+    ]

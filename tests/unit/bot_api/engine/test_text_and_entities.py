@@ -1,0 +1,38 @@
+"""Normalising text and finding entity values in it."""
+
+from bot_api.engine.entities import EntityRecognizer
+from bot_api.engine.text import normalize, tokens
+
+
+def test_case_accents_punctuation_and_spacing_do_not_matter() -> None:
+    assert normalize("  Où est-ce,   S'IL vous PLAÎT?! ") == "ou est ce s il vous plait"
+    assert tokens("I'd like 2 pizzas_now") == ["i", "d", "like", "2", "pizzas", "now"]
+
+
+def recognizer() -> EntityRecognizer:
+    return EntityRecognizer(
+        {
+            "size": [
+                {"value": "large", "synonyms": [{"value": "large"}, {"value": "extra big"}]},
+                {"value": "small", "synonyms": [{"value": "small"}, {"value": "tiny"}]},
+            ],
+            "city": [{"value": "New York", "synonyms": [{"value": "New York"}, {"value": "NYC"}]}],
+        }
+    )
+
+
+def test_synonyms_are_found_as_their_entry_value_longest_first() -> None:
+    mentions = recognizer().find(tokens("An EXTRA BIG pizza to nyc, and a tiny one to New-York"))
+    assert [(m.entity, m.value, m.text) for m in mentions] == [
+        ("size", "large", "extra big"),
+        ("city", "New York", "nyc"),
+        ("size", "small", "tiny"),
+        ("city", "New York", "new york"),
+    ]
+
+
+def test_small_typos_in_values_are_tolerated_but_known_words_are_taken_as_said() -> None:
+    found = recognizer().find(tokens("a lagre pizza"))
+    assert [(m.entity, m.value) for m in found] == [("size", "large")]
+    assert recognizer().find(tokens("a lagre pizza"), known={"lagre"}) == []
+    assert recognizer().find(tokens("a pizza please")) == []
