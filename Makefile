@@ -4,7 +4,7 @@ UV := .tools/bin/uv
 VENV := .venv
 export UV_PYTHON_DOWNLOADS := never
 
-.PHONY: run test lint typecheck env
+.PHONY: run test lint typecheck env eval bench
 
 $(UV):
 	$(PYTHON) -m venv .tools
@@ -28,3 +28,6 @@ lint: env
 
 typecheck: env
 	$(VENV)/bin/mypy
+
+eval: env
+	$(VENV)/bin/python -m bench.eval_nlu

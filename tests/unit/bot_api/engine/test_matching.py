@@ -27,9 +27,10 @@ def test_a_phrase_said_exactly_scores_one() -> None:
     assert best(index(), "When are you OPEN?") == ("hours", 1.0)
 
 
-def test_the_blend_is_calibrated_so_that_0_15_reads_as_one_half() -> None:
-    assert [calibrated(b) for b in (0.0, 0.15, 1.0, 1.7, -0.2)] == [0.0, 0.5, 1.0, 1.0, 0.0]
-    assert calibrated(0.075) == 0.25
+def test_the_blend_is_calibrated_so_that_a_tenth_reads_as_one_half() -> None:
+    assert [calibrated(b) for b in (0.0, 0.1, 1.0, 1.7, -0.2)] == [0.0, 0.5, 1.0, 1.0, 0.0]
+    assert calibrated(0.05) == 0.25
+    assert calibrated(0.55) == 0.75
 
 
 def test_paraphrases_and_typos_find_the_right_interaction() -> None:

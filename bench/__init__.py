@@ -1,0 +1,1 @@
+"""Benchmarks and the matching-quality evaluation (make bench, make eval)."""
