@@ -31,3 +31,7 @@ typecheck: env
 
 eval: env
 	$(VENV)/bin/python -m bench.eval_nlu
+
+bench: env
+	command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk)
+	$(VENV)/bin/python -m bench.run

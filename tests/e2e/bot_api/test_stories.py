@@ -130,14 +130,12 @@ async def test_delete_removes_the_story_its_interactions_and_its_sessions(
     await api.create_interaction(doomed, "Order", userSays=["a pizza"])
     with MongoClient(config.mongodb_url) as client:
         sessions = client[config.bot_database]["sessions"]
-        sessions.insert_many(
-            [{"storyId": doomed, "sessionId": "s1"}, {"storyId": kept, "sessionId": "s1"}]
-        )
+        sessions.insert_many([{"_id": f"{doomed}:s1"}, {"_id": f"{kept}:s1"}])
         await api.ok("DELETE", f"/stories/{doomed}")
         assert (await api.get(f"/stories/{doomed}")).error == (404, "not_found")
         assert [s["id"] for s in await api.ok("GET", "/stories")] == [kept]
         interactions = client[config.bot_database]["interactions"]
         assert interactions.count_documents({"storyId": doomed}) == 0
         assert interactions.count_documents({"storyId": kept}) == 2
-        assert [s["storyId"] for s in sessions.find({}, {"storyId": 1})] == [kept]
+        assert [s["_id"] for s in sessions.find({})] == [f"{kept}:s1"]
     assert (await api.delete(f"/stories/{doomed}")).error == (404, "not_found")

@@ -15,7 +15,7 @@ matched as any other.
 """
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -30,6 +30,7 @@ from shared.errors import NotFound, ValidationFailed
 MAX_ACTIVE_CONTEXTS = 5
 DEBUG_CANDIDATES = 5
 TIERS = ("current context", "earlier context", "root")
+ROOT_TIER = 2
 
 
 @dataclass(frozen=True)
@@ -149,17 +150,28 @@ class _Conversation:
         variants = [words]
         if mentions:
             variants.insert(0, _with_slot_words(words, mentions))
-        tiers = self._tiers()
-        ranked = self.story.index.search(variants, lambda i: i in tiers)
-        order = {i: n for n, i in enumerate(self.story.structure.walk())}
+        following = self._following()
+        roots = self.story.structure.contexts
+
+        def tier(interaction_id: str) -> int:
+            return following.get(interaction_id, ROOT_TIER)
+
+        def eligible(interaction_id: str) -> bool:
+            if interaction_id in following:
+                return True
+            context = roots.get(interaction_id)
+            return context is not None and context.root
+
+        ranked = self.story.index.search(variants, eligible)
+        positions = self.story.positions
         ranked.sort(
             key=lambda s: (
                 -round(s.score, 6),
-                tiers[s.interaction_id],
-                order.get(s.interaction_id, 0),
+                tier(s.interaction_id),
+                positions.get(s.interaction_id, 0),
             )
         )
-        debug = self._debug(words, mentions, ranked, tiers) if self.turn.debug else None
+        debug = self._debug(words, mentions, ranked, tier) if self.turn.debug else None
         if ranked and ranked[0].score >= self.threshold:
             best = ranked[0]
             return self._enter(best.interaction_id, best.score, mentions, best, debug)
@@ -179,13 +191,16 @@ class _Conversation:
             debug=debug,
         )
 
-    def _tiers(self) -> dict[str, int]:
-        tiers = {i: 2 for i, c in self.story.structure.contexts.items() if c.root}
+    def _following(self) -> dict[str, int]:
+        """What may follow an active context, with its tier: 0 after the newest context,
+        1 after an older one."""
+        tiers: dict[str, int] = {}
         for position, active in enumerate(self.contexts):
             context = self.story.structure.contexts.get(active.id)
             for child in context.context_out if context else ():
-                tiers[child] = min(tiers.get(child, 2), 0 if position == 0 else 1)
-        return {i: t for i, t in tiers.items() if i in self.story.interactions}
+                if child in self.story.interactions:
+                    tiers[child] = min(tiers.get(child, ROOT_TIER), 0 if position == 0 else 1)
+        return tiers
 
     def _answer_pending(self, pending: Pending, mentions: Sequence[Mention]) -> _Answer | None:
         interaction = self.story.interactions[pending.interaction_id]
@@ -267,7 +282,7 @@ class _Conversation:
         words: Sequence[str],
         mentions: Sequence[Mention],
         ranked: Sequence[Scored],
-        tiers: Mapping[str, int],
+        tier: Callable[[str], int],
     ) -> dict[str, Any]:
         return {
             "words": list(words),
@@ -281,7 +296,7 @@ class _Conversation:
                     "centroid": round(s.centroid, 4),
                     "closestPhrase": round(s.closest, 4),
                     "phrase": s.phrase.source,
-                    "tier": TIERS[tiers[s.interaction_id]],
+                    "tier": TIERS[tier(s.interaction_id)],
                 }
                 for s in ranked[:DEBUG_CANDIDATES]
             ],

@@ -34,7 +34,8 @@ CENTROID_SHARE = 0.8
 CALIBRATION_KNEE = 0.10
 PIECE_LENGTH = 4
 PIECE_MARK = "#"
-CANDIDATES = 8
+CANDIDATES = 4
+SELECTIVE_POSTINGS = 16
 REWEIGH_AFTER_SHARE = 0.1
 TYPO_MIN_LENGTH = 4
 TYPO_CUTOFF = 80.0
@@ -218,30 +219,36 @@ class MatchIndex:
         text = " ".join(words)
         exact = [i for i in self._exact.get(text, ()) if eligible(i)]
         query = self._vector(_counts(self.corrected(self.terms(words))))
-        centroid_scores: dict[str, float] = {}
-        for term, weight in query.items():
-            for interaction_id, value in self._centroid_postings.get(term, {}).items():
-                centroid_scores[interaction_id] = centroid_scores.get(interaction_id, 0.0) + (
-                    weight * value
-                )
-        ranked = sorted(centroid_scores, key=centroid_scores.__getitem__, reverse=True)
-        candidates = [i for i in ranked if eligible(i)][:CANDIDATES]
         results = []
-        for interaction_id in dict.fromkeys([*exact, *candidates]):
+        for interaction_id in dict.fromkeys([*exact, *self._candidates(query, eligible)]):
             entry = self._interactions[interaction_id]
+            centroid = sum(w * entry.centroid.get(t, 0.0) for t, w in query.items())
             by_phrase = [0.0] * len(entry.phrases)
             for term, weight in query.items():
                 for index, value in entry.postings.get(term, ()):
                     by_phrase[index] += weight * value
             closest = max(by_phrase)
             phrase = entry.phrases[by_phrase.index(closest)]
-            centroid = centroid_scores.get(interaction_id, 0.0)
             score = calibrated(CENTROID_SHARE * centroid + (1 - CENTROID_SHARE) * closest)
             if interaction_id in exact:
                 phrase = next(p for p in entry.phrases if p.text == text)
                 score = 1.0
             results.append(Scored(interaction_id, score, phrase, centroid, closest))
         return results
+
+    def _candidates(self, query: Vector, eligible: Callable[[str], bool]) -> list[str]:
+        """The eligible interactions closest to the query's centroid score, found through
+        its selective terms: a term most interactions share adds about the same to each of
+        them, so it is left out of the search (never out of the score)."""
+        common = max(SELECTIVE_POSTINGS, len(self._interactions) // 10)
+        terms = [t for t in query if len(self._centroid_postings.get(t, ())) <= common]
+        shortlist: dict[str, float] = {}
+        for term in terms or query:
+            weight = query[term]
+            for interaction_id, value in self._centroid_postings.get(term, {}).items():
+                shortlist[interaction_id] = shortlist.get(interaction_id, 0.0) + weight * value
+        ranked = sorted(shortlist, key=shortlist.__getitem__, reverse=True)
+        return [i for i in ranked if eligible(i)][:CANDIDATES]
 
     def _vector(self, counts: dict[str, int]) -> Vector:
         return _normalized(

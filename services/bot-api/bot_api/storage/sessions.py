@@ -6,6 +6,7 @@ two messages of one session at once never lose an update (the loser reads again)
 MongoDB's TTL monitor (which runs once a minute) removes it.
 """
 
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -31,7 +32,6 @@ class SessionRepository:
         self.collection = database["sessions"]
 
     async def ensure_indexes(self) -> None:
-        await self.collection.create_index("storyId")
         await self.collection.create_index("expiresAt", expireAfterSeconds=0)
 
     async def load(self, story_id: str, session_id: str) -> StoredSession:
@@ -69,7 +69,9 @@ class SessionRepository:
         return result.matched_count == 1
 
     async def delete_for_story(self, story_id: str) -> None:
-        await self.collection.delete_many({"storyId": story_id})
+        """By the `_id` prefix, which the `_id` index serves: no other index to maintain on
+        every message."""
+        await self.collection.delete_many({"_id": {"$regex": f"^{re.escape(story_id)}:"}})
 
 
 def _aware(moment: datetime) -> datetime:

@@ -1,0 +1,109 @@
+"""Matching alone: index build time, memory and per-query latency on generated stories."""
+
+import gc
+import statistics
+import time
+import tracemalloc
+from typing import Any
+
+from bench.synthetic import queries, story_interactions
+from bot_api.domain.interactions import EMPTY_INTERACTION, STANDARD, default_interactions
+from bot_api.domain.structure import Context, Structure
+from bot_api.engine.conversation import SessionState, Turn, respond
+from bot_api.engine.story import StoryModel
+from bot_api.engine.text import tokens
+
+SIZES = (150, 1000)
+RUNS = 5
+QUERIES = 1000
+SETTINGS = {"confidence": 0.5, "fallback": True, "lifespan": 2}
+
+
+def build(interactions: list[dict[str, Any]]) -> StoryModel:
+    contents = [
+        *({**d, "id": d["type"]} for d in default_interactions()),
+        *(
+            {**EMPTY_INTERACTION, **i, "id": f"i{n}", "type": STANDARD}
+            for n, i in enumerate(interactions)
+        ),
+    ]
+    ids = tuple(c["id"] for c in contents)
+    structure = Structure(ids, {i: Context(root=True) for i in ids}, frozenset(ids[:2]))
+    model = StoryModel.build("bench", SETTINGS, structure, contents, {})
+    model.index.search([["warm"]], lambda i: True)
+    return model
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def measure(size: int) -> dict[str, float]:
+    interactions = story_interactions(size)
+    asked = queries(interactions, QUERIES)
+    builds: list[float] = []
+    memories: list[float] = []
+    p50s, p99s, turn_p50s, turn_p99s = [], [], [], []
+    gc.collect()
+    tracemalloc.start()
+    kept = build(interactions)
+    memories.append(tracemalloc.get_traced_memory()[0] / 2**20)
+    tracemalloc.stop()
+    del kept
+    for _ in range(RUNS):
+        gc.collect()
+        started = time.perf_counter()
+        model = build(interactions)
+        builds.append(time.perf_counter() - started)
+        eligible = set(model.interactions)
+        latencies = []
+        for text in asked:
+            started = time.perf_counter()
+            model.index.search([tokens(text)], eligible.__contains__)
+            latencies.append(time.perf_counter() - started)
+        p50s.append(percentile(latencies, 0.5))
+        p99s.append(percentile(latencies, 0.99))
+        turns = []
+        for text in asked:
+            started = time.perf_counter()
+            respond(model, SessionState(), Turn(query=text), choose=lambda o: o[0])
+            turns.append(time.perf_counter() - started)
+        turn_p50s.append(percentile(turns, 0.5))
+        turn_p99s.append(percentile(turns, 0.99))
+    return {
+        "phrases": sum(len(i["userSays"]) for i in interactions),
+        "build_ms": statistics.median(builds) * 1000,
+        "memory_mib": memories[0],
+        "p50_ms": statistics.median(p50s) * 1000,
+        "p99_ms": statistics.median(p99s) * 1000,
+        "turn_p50_ms": statistics.median(turn_p50s) * 1000,
+        "turn_p99_ms": statistics.median(turn_p99s) * 1000,
+    }
+
+
+def table() -> str:
+    lines = [
+        f"Generated stories (bench/synthetic.py), {QUERIES} queries each (reworded phrases with",
+        f"a dropped word or a typo, one in five noise); medians of {RUNS} runs. `search` is the",
+        "index alone; `turn` is the whole engine turn (entities, contexts, rendering). Memory:",
+        "what the compiled story holds (tracemalloc, one extra build).",
+        "",
+        "| story | phrases | build | memory | search p50 | search p99 | turn p50 | turn p99 "
+        "| goal (p99) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    goals = {150: "≤ 1 ms", 1000: "≤ 5 ms"}
+    for size in SIZES:
+        m = measure(size)
+        lines.append(
+            f"| {size} × 99 | {m['phrases']:.0f} | {m['build_ms']:.0f} ms | "
+            f"{m['memory_mib']:.0f} MiB | {m['p50_ms']:.2f} ms | {m['p99_ms']:.2f} ms | "
+            f"{m['turn_p50_ms']:.2f} ms | "
+            f"{m['turn_p99_ms']:.2f} ms | {goals[size]} |"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(table())

@@ -1,0 +1,172 @@
+"""/query under load beside the baseline, and the cost of an edit.
+
+wrk (Debian) drives 64 connections for 10 s against each service in turn, three rounds
+side by side; sessions rotate over 1,000 ids per wrk thread, queries over reworded
+phrases of the story.
+"""
+
+import asyncio
+import dataclasses
+import json
+import re
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from bench.stack import Stack, serve
+from bench.synthetic import queries, story_interactions
+from shared.embedded import free_port
+
+ROUNDS = 3
+CONNECTIONS = 64
+SECONDS = 10
+EDIT_TRIALS = 7
+
+WRK_SCRIPT = """
+local threads = 0
+function setup(thread) thread:set("tid", threads); threads = threads + 1 end
+function init(args) counter = 0 end
+queries = %(queries)s
+request = function()
+  counter = counter + 1
+  local body = string.format('{"sessionId":"t%%s-%%d","query":"%%s"}',
+    tid, counter %% 1000, queries[counter %% #queries + 1])
+  return wrk.format("POST", "/query", {["Content-Type"]="application/json",
+    ["Authorization"]="Bearer %(token)s"}, body)
+end
+"""
+
+
+def _milliseconds(value: str) -> float:
+    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s)", value).groups()  # type: ignore[union-attr]
+    return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+
+def wrk(url: str, script: Path) -> dict[str, float]:
+    output = subprocess.run(
+        ["wrk", "-t2", f"-c{CONNECTIONS}", f"-d{SECONDS}s", "--latency", "-s", str(script), url],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    return {
+        "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1)),  # type: ignore[union-attr]
+        "p50": _milliseconds(re.search(r"\s50%\s+(\S+)", output).group(1)),  # type: ignore[union-attr]
+        "p99": _milliseconds(re.search(r"\s99%\s+(\S+)", output).group(1)),  # type: ignore[union-attr]
+        "errors": float(errors.group(1)) if errors else 0.0,
+    }
+
+
+async def upload(stack: Stack, interactions: list[dict[str, Any]]) -> tuple[str, list[str]]:
+    headers = {"Authorization": f"Bearer {stack.tokens.developer_token}"}
+    async with aiohttp.ClientSession(stack.url, headers=headers) as http:
+        async with http.post("/stories", json={"name": "bench", "description": ""}) as reply:
+            story_id = (await reply.json())["id"]
+        ids = []
+        for interaction in interactions:
+            path = f"/stories/{story_id}/interactions"
+            async with http.post(path, json=interaction) as reply:
+                ids.append((await reply.json())["id"])
+    return story_id, ids
+
+
+def load_table(stack: Stack) -> str:
+    interactions = story_interactions(150)
+    asyncio.run(upload(stack, interactions))
+    asked = [q.replace('"', "") for q in queries(interactions, 200)]
+    baseline_config = dataclasses.replace(stack.config, bot_api_port=free_port())
+    baseline = serve(baseline_config, module="bench.baseline")
+    try:
+        with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
+            script.write(
+                WRK_SCRIPT % {"queries": json.dumps(asked).replace("[", "{").replace("]", "}"),
+                              "token": stack.tokens.public_key}
+            )  # fmt: skip
+            script.flush()
+            runs: dict[str, list[dict[str, float]]] = {"baseline": [], "query": []}
+            targets = {"baseline": f"http://127.0.0.1:{baseline_config.bot_api_port}",
+                       "query": stack.url}  # fmt: skip
+            wrk(stack.url, Path(script.name))
+            for _ in range(ROUNDS):
+                for name, url in targets.items():
+                    runs[name].append(wrk(url, Path(script.name)))
+    finally:
+        baseline.terminate()
+        baseline.wait(10)
+    medians = {
+        name: {key: statistics.median(r[key] for r in results) for key in results[0]}
+        for name, results in runs.items()
+    }
+    ratio = medians["query"]["rps"] / medians["baseline"]["rps"]
+    lines = [
+        f"wrk, {CONNECTIONS} connections, {SECONDS} s, medians of {ROUNDS} rounds run side by side",
+        "(one warm-up run first); /query on the 150 × 99 generated story with reworded phrases,",
+        "the baseline (bench/baseline.py) doing only the JSON parse, one session read, one",
+        "conditional session write and a fixed answer against the same nx-27017.",
+        "",
+        "| service | req/s | p50 | p99 | non-2xx |",
+        "|---|---|---|---|---|",
+    ]
+    for name in ("baseline", "query"):
+        m = medians[name]
+        label = "baseline handler" if name == "baseline" else "POST /query"
+        lines.append(
+            f"| {label} | {m['rps']:.0f} | {m['p50']:.1f} ms | {m['p99']:.1f} ms "
+            f"| {m['errors']:.0f} |"
+        )
+    lines += ["", f"/query reaches **{ratio:.0%}** of the baseline's throughput (goal ≥ 80 %)."]
+    return "\n".join(lines)
+
+
+async def edit_latency(stack: Stack) -> tuple[float, float, float]:
+    """(cold first query, median edit-to-visible, median PUT) in ms on a 1,000 × 99 story."""
+    interactions = story_interactions(1000)
+    story_id, ids = await upload(stack, interactions)
+    headers = {"Authorization": f"Bearer {stack.tokens.developer_token}"}
+    async with aiohttp.ClientSession(stack.url, headers=headers) as http:
+
+        async def ask(text: str) -> dict[str, Any]:
+            body = {"sessionId": f"edit-{time.monotonic_ns()}", "storyId": story_id, "query": text}
+            async with http.post("/query", json=body) as reply:
+                return dict((await reply.json())["result"])
+
+        started = time.perf_counter()
+        await ask("warm up")
+        cold = time.perf_counter() - started
+        visible, puts = [], []
+        for trial in range(EDIT_TRIALS):
+            target = ids[trial * 97]
+            phrase = f"brand new phrase number {trial} for zorblax"
+            started = time.perf_counter()
+            path = f"/stories/{story_id}/interactions/{target}"
+            async with http.put(path, json={"userSays": [phrase]}) as reply:
+                assert reply.status == 200, await reply.text()
+            edited = time.perf_counter()
+            result = await ask(phrase)
+            assert result["interaction"]["id"] == target, result["interaction"]
+            visible.append(time.perf_counter() - edited)
+            puts.append(edited - started)
+    return cold * 1000, statistics.median(visible) * 1000, statistics.median(puts) * 1000
+
+
+def edit_table(stack: Stack) -> str:
+    cold, visible, put = asyncio.run(edit_latency(stack))
+    return "\n".join(
+        [
+            f"1,000 × 99 generated story, {EDIT_TRIALS} edits of one interaction's phrases; time",
+            "from the PUT's answer to the answer of a /query that matches the new phrase.",
+            "",
+            "| measure | median |",
+            "|---|---|",
+            f"| PUT /stories/:story/interactions/:id | {put:.0f} ms |",
+            "| from that answer to a /query answered with the edit (goal ≤ 200 ms) "
+            f"| {visible:.0f} ms |",
+            f"| first /query after start (the story compiled from the database) | {cold:.0f} ms |",
+        ]
+    )

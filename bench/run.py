@@ -1,0 +1,18 @@
+"""make bench: every benchmark, each written into its section of docs/benchmarks.md."""
+
+from bench import matching, query_load
+from bench.report import REPORT, write_section
+from bench.stack import running_stack
+
+
+def main() -> None:
+    write_section("matching", "Matching alone (make bench)", matching.table())
+    with running_stack("load") as stack:
+        write_section("load", "/query under load (make bench)", query_load.load_table(stack))
+    with running_stack("edit") as stack:
+        write_section("edit", "Index cost after an edit (make bench)", query_load.edit_table(stack))
+    print(REPORT.read_text())
+
+
+if __name__ == "__main__":
+    main()
