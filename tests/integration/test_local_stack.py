@@ -113,11 +113,29 @@ def test_the_readme_walkthrough_runs_as_written(tmp_path: Path) -> None:
     finally:
         stop(process)
     assert walked.returncode == 0, walked.stderr
-    story = json.loads(walked.stdout[walked.stdout.index("{\n") :])
+    story, answer = json_documents(walked.stdout)[-2:]
     names = {i["id"]: i["name"] for i in story["interactions"].values()}
     assert [names[i] for i in story["order"]] == ["Welcome", "Fallback", "Order"]
     order_node = story["story"][2]
     assert [names[c["id"]] for c in order_node["childrens"]] == ["Drinks"]
+    result = answer["result"]
+    assert names[result["interaction"]["id"]] == "Order"
+    assert result["parameters"] == {"size": "large"}
+    assert result["fulfillment"][0] == {"type": "text", "message": "One large pizza coming up!"}
+    assert [c["name"] for c in result["contexts"]] == ["Order"]
+
+
+def json_documents(text: str) -> list[Any]:
+    """Every JSON value printed one after the other."""
+    decoder = json.JSONDecoder()
+    documents, position = [], 0
+    while position < len(text):
+        if text[position].isspace():
+            position += 1
+            continue
+        document, position = decoder.raw_decode(text, position)
+        documents.append(document)
+    return documents
 
 
 def test_given_urls_make_run_uses_those_servers_instead_of_embedded_ones(
