@@ -81,7 +81,7 @@ def load_table(stack: Stack) -> str:
     asyncio.run(upload(stack, interactions))
     asked = [q.replace('"', "") for q in queries(interactions, 200)]
     baseline_config = dataclasses.replace(stack.config, bot_api_port=free_port())
-    baseline = serve(baseline_config, module="bench.baseline")
+    baseline = serve(baseline_config, stack.directory, module="bench.baseline")
     try:
         with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
             script.write(
@@ -97,8 +97,7 @@ def load_table(stack: Stack) -> str:
                 for name, url in targets.items():
                     runs[name].append(wrk(url, Path(script.name)))
     finally:
-        baseline.terminate()
-        baseline.wait(10)
+        baseline.stop()
     medians = {
         name: {key: statistics.median(r[key] for r in results) for key in results[0]}
         for name, results in runs.items()

@@ -4,11 +4,7 @@ as its own process, and an account to call it with."""
 import asyncio
 import contextlib
 import os
-import subprocess
-import sys
 import tempfile
-import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +12,7 @@ from pathlib import Path
 from shared import mongo
 from shared.auth import AccountRepository, IssuedTokens
 from shared.config import Config
-from shared.embedded import free_port, start_mongo, start_nats
+from shared.embedded import ServerProcess, free_port, start_mongo, start_nats, start_service
 
 
 @dataclass(frozen=True)
@@ -37,32 +33,8 @@ async def _account(config: Config, name: str) -> IssuedTokens:
         await client.close()
 
 
-def serve(
-    config: Config, module: str = "bot_api", extra: list[str] | None = None
-) -> subprocess.Popen[bytes]:
-    port = config.bot_api_port
-    env = {
-        **os.environ,
-        "MONGODB_URL": config.mongodb_url,
-        "NATS_URL": config.nats_url,
-        "DATABASE_PREFIX": config.database_prefix,
-        "BOT_API_PORT": str(port),
-    }
-    process = subprocess.Popen(
-        [sys.executable, "-m", module, *(extra or ["serve"])],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
-                return process
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"{module} did not start") from None
-            time.sleep(0.1)
+def serve(config: Config, directory: Path, module: str = "bot_api") -> ServerProcess:
+    return start_service(module, config.bot_api_port, {**os.environ, **config.as_env()}, directory)
 
 
 @contextlib.contextmanager
@@ -80,11 +52,10 @@ def running_stack(name: str = "bench") -> Iterator[Stack]:
         bot_api = None
         try:
             tokens = asyncio.run(_account(config, name))
-            bot_api = serve(config)
+            bot_api = serve(config, directory)
             yield Stack(config, f"http://127.0.0.1:{config.bot_api_port}", tokens, directory)
         finally:
             if bot_api is not None:
-                bot_api.terminate()
-                bot_api.wait(10)
+                bot_api.stop()
             nats.stop()
             database.stop()

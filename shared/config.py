@@ -29,6 +29,18 @@ class Config:
     def integrations_database(self) -> str:
         return f"{self.database_prefix}_integrations"
 
+    def as_env(self) -> dict[str, str]:
+        """The environment variables that give a service this configuration."""
+        return {
+            "MONGODB_URL": self.mongodb_url,
+            "NATS_URL": self.nats_url,
+            "DATABASE_PREFIX": self.database_prefix,
+            "BOT_API_PORT": str(self.bot_api_port),
+            "INTEGRATIONS_API_PORT": str(self.integrations_api_port),
+            "MAX_BODY_BYTES": str(self.max_body_bytes),
+            "SESSION_IDLE_SECONDS": str(self.session_idle_seconds),
+        }
+
     @classmethod
     def from_env(cls) -> "Config":
         return cls.from_env_mapping(os.environ)

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,4 +141,26 @@ def start_nats(store_dir: Path, log_dir: Path) -> ServerProcess:
             return connection.recv(4).startswith(b"INFO")
 
     wait_until(server, accepts_connections)
+    return server
+
+
+def start_service(module: str, port: int, env: dict[str, str], log_dir: Path) -> ServerProcess:
+    """`python -m <module> serve` with `env`, once its /healthz answers."""
+    log_path = log_dir / f"{module}.log"
+    log = log_path.open("ab")
+    process = subprocess.Popen(
+        [sys.executable, "-m", module, "serve"],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+    )
+    log.close()
+    server = ServerProcess(module, f"http://127.0.0.1:{port}", process, log_path)
+
+    def healthy() -> bool:
+        with urllib.request.urlopen(f"{server.url}/healthz", timeout=1) as response:
+            return bool(response.status == 200)
+
+    wait_until(server, healthy)
     return server

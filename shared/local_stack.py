@@ -9,17 +9,15 @@ import asyncio
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 from types import FrameType
 
 from shared import mongo
 from shared.auth import AccountRepository, IssuedTokens
 from shared.config import Config
-from shared.embedded import ServerProcess, start_mongo, start_nats, wait_until
+from shared.embedded import ServerProcess, start_mongo, start_nats, start_service
 from shared.errors import ApiError
 
 LOCAL_ACCOUNT = "local"
@@ -54,27 +52,6 @@ def local_account(config: Config, tokens_file: Path) -> IssuedTokens:
         tokens_file.chmod(0o600)
         tokens_file.write_text(json.dumps(issued.as_json(), indent=2) + "\n")
     return issued
-
-
-def start_service(module: str, port: int, env: dict[str, str], log_dir: Path) -> ServerProcess:
-    log_path = log_dir / f"{module}.log"
-    log = log_path.open("ab")
-    process = subprocess.Popen(
-        [sys.executable, "-m", module, "serve"],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-    )
-    log.close()
-    server = ServerProcess(module, f"http://127.0.0.1:{port}", process, log_path)
-
-    def healthy() -> bool:
-        with urllib.request.urlopen(f"{server.url}/healthz", timeout=1) as response:
-            return bool(response.status == 200)
-
-    wait_until(server, healthy)
-    return server
 
 
 def main() -> None:

@@ -1,49 +1,27 @@
 """Two bot-api processes answer one session at once and lose no update."""
 
 import asyncio
+import dataclasses
 import os
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 import aiohttp
 import pytest
 
 from shared.config import Config
-from shared.embedded import free_port
+from shared.embedded import free_port, start_service
 from support.api import Tenant
 
 
 @pytest.fixture
-def second_bot_api(config: Config) -> Iterator[str]:
-    port = free_port()
-    env = {
-        **os.environ,
-        "MONGODB_URL": config.mongodb_url,
-        "NATS_URL": config.nats_url,
-        "DATABASE_PREFIX": config.database_prefix,
-        "BOT_API_PORT": str(port),
-    }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "bot_api", "serve"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+def second_bot_api(config: Config, tmp_path: Path) -> Iterator[str]:
+    own_port = dataclasses.replace(config, bot_api_port=free_port())
+    server = start_service(
+        "bot_api", own_port.bot_api_port, {**os.environ, **own_port.as_env()}, tmp_path
     )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/healthz", timeout=1):
-                break
-        except OSError:
-            assert time.monotonic() < deadline and process.poll() is None, "bot-api did not start"
-            time.sleep(0.1)
-    yield url
-    process.terminate()
-    process.wait(10)
+    yield server.url
+    server.stop()
 
 
 async def test_fifty_queries_split_over_two_processes_lose_no_parameter(
