@@ -1,7 +1,8 @@
 """The floor for /query: what no implementation can avoid, served like bot-api.
 
-Parse the JSON body, read the session, write it back conditionally, answer a fixed
-JSON, with the same MongoDB client settings, server and logging as bot-api.
+Parse the JSON body, read the session, write it back conditionally (with an empty
+conversation state, the least any implementation stores), answer a fixed JSON, with
+the same MongoDB client settings, server and logging as bot-api.
 """
 
 import contextlib
@@ -19,6 +20,7 @@ from shared.timeutil import utcnow
 
 SESSIONS = web.AppKey("sessions", AsyncCollection)
 ANSWER = {"result": {"fulfillment": [{"type": "text", "message": "Hello!"}]}}
+EMPTY_STATE = {"contexts": [], "parameters": {}, "pending": None}
 
 
 async def query(request: web.Request) -> web.Response:
@@ -28,7 +30,12 @@ async def query(request: web.Request) -> web.Response:
     sessions = request.app[SESSIONS]
     found = await sessions.find_one({"_id": key})
     version = 0 if found is None else found["version"]
-    document = {"_id": key, "version": version + 1, "expiresAt": utcnow() + timedelta(minutes=10)}
+    document = {
+        "_id": key,
+        "version": version + 1,
+        "expiresAt": utcnow() + timedelta(minutes=10),
+        "state": EMPTY_STATE,
+    }
     if version == 0:
         with contextlib.suppress(DuplicateKeyError):
             await sessions.insert_one(document)

@@ -162,7 +162,7 @@ class _Conversation:
             context = roots.get(interaction_id)
             return context is not None and context.root
 
-        ranked = self.story.index.search(variants, eligible)
+        ranked = self.story.index.search(variants, eligible, every_candidate=self.turn.debug)
         positions = self.story.positions
         ranked.sort(
             key=lambda s: (

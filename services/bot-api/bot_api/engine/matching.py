@@ -36,6 +36,8 @@ PIECE_LENGTH = 4
 PIECE_MARK = "#"
 CANDIDATES = 4
 SELECTIVE_POSTINGS = 16
+COMMON_PHRASE_SHARE = 0.3
+MAX_CORRECTIONS = 10_000
 REWEIGH_AFTER_SHARE = 0.1
 TYPO_MIN_LENGTH = 4
 TYPO_CUTOFF = 80.0
@@ -106,6 +108,7 @@ class MatchIndex:
         self._changed_since_weighing = 0
         self._weighing_due = False
         self._vocabulary: list[str] | None = None
+        self._corrections: dict[str, str] = {}
         self._word_counts: dict[str, int] = {}
 
     def __len__(self) -> int:
@@ -188,53 +191,91 @@ class MatchIndex:
             ):
                 result.append(term)
                 continue
-            if self._vocabulary is None:
-                self._vocabulary = [
-                    t
-                    for t in self._document_frequency
-                    if len(t) >= TYPO_MIN_LENGTH and t[0] not in (PIECE_MARK, SLOT_MARK)
-                ]
-            best = process.extractOne(
-                term, self._vocabulary, scorer=fuzz.ratio, score_cutoff=TYPO_CUTOFF
-            )
-            result.append(term if best is None else best[0])
+            if term not in self._corrections:
+                if len(self._corrections) >= MAX_CORRECTIONS:
+                    self._corrections.clear()
+                self._corrections[term] = self._closest_known(term)
+            result.append(self._corrections[term])
         return result
 
+    def _closest_known(self, term: str) -> str:
+        if self._vocabulary is None:
+            self._vocabulary = [
+                t
+                for t in self._document_frequency
+                if len(t) >= TYPO_MIN_LENGTH and t[0] not in (PIECE_MARK, SLOT_MARK)
+            ]
+        best = process.extractOne(
+            term, self._vocabulary, scorer=fuzz.ratio, score_cutoff=TYPO_CUTOFF
+        )
+        return term if best is None else str(best[0])
+
     def search(
-        self, variants: Sequence[Sequence[str]], eligible: Callable[[str], bool]
+        self,
+        variants: Sequence[Sequence[str]],
+        eligible: Callable[[str], bool],
+        every_candidate: bool = False,
     ) -> list[Scored]:
-        """Each eligible interaction worth considering, best first, for the query's word
-        variants (the words as said, and with recognised entity values as slot words)."""
+        """Eligible interactions worth considering, best first, for the query's word
+        variants (the words as said, and with recognised entity values as slot words).
+
+        The best (and any tied with it) are always exact; a candidate that cannot reach
+        them is left out unless `every_candidate` (to explain a decision)."""
         best: dict[str, Scored] = {}
         for words in variants:
-            for scored in self._search_one(words, eligible):
+            floor = max((s.score for s in best.values()), default=0.0)
+            for scored in self._search_one(words, eligible, floor, every_candidate):
                 known = best.get(scored.interaction_id)
                 if known is None or scored.score > known.score:
                     best[scored.interaction_id] = scored
         return sorted(best.values(), key=lambda s: -s.score)
 
-    def _search_one(self, words: Sequence[str], eligible: Callable[[str], bool]) -> list[Scored]:
+    def _search_one(
+        self,
+        words: Sequence[str],
+        eligible: Callable[[str], bool],
+        floor: float,
+        every_candidate: bool,
+    ) -> list[Scored]:
         if self._weighing_due:
             self._weigh_all()
         text = " ".join(words)
-        exact = [i for i in self._exact.get(text, ()) if eligible(i)]
+        exact = {i for i in self._exact.get(text, ()) if eligible(i)}
+        if exact and not every_candidate:
+            return [self._exactly(i, text) for i in exact]
         query = self._vector(_counts(self.corrected(self.terms(words))))
-        results = []
-        for interaction_id in dict.fromkeys([*exact, *self._candidates(query, eligible)]):
+        common = COMMON_PHRASE_SHARE * self._phrase_count
+        distinctive = [
+            (t, w) for t, w in query.items() if self._document_frequency.get(t, 0) <= common
+        ]
+        by_centroid = sorted(
+            (
+                (sum(w * self._interactions[i].centroid.get(t, 0.0) for t, w in query.items()), i)
+                for i in self._candidates(query, eligible)
+                if i not in exact
+            ),
+            reverse=True,
+        )
+        results = [self._exactly(i, text) for i in exact]
+        for centroid, interaction_id in by_centroid:
+            reachable = calibrated(CENTROID_SHARE * centroid + (1 - CENTROID_SHARE))
+            if not every_candidate and reachable < floor:
+                continue
             entry = self._interactions[interaction_id]
-            centroid = sum(w * entry.centroid.get(t, 0.0) for t, w in query.items())
             by_phrase = [0.0] * len(entry.phrases)
-            for term, weight in query.items():
+            for term, weight in distinctive:
                 for index, value in entry.postings.get(term, ()):
                     by_phrase[index] += weight * value
             closest = max(by_phrase)
             phrase = entry.phrases[by_phrase.index(closest)]
             score = calibrated(CENTROID_SHARE * centroid + (1 - CENTROID_SHARE) * closest)
-            if interaction_id in exact:
-                phrase = next(p for p in entry.phrases if p.text == text)
-                score = 1.0
+            floor = max(floor, score)
             results.append(Scored(interaction_id, score, phrase, centroid, closest))
         return results
+
+    def _exactly(self, interaction_id: str, text: str) -> Scored:
+        phrase = next(p for p in self._interactions[interaction_id].phrases if p.text == text)
+        return Scored(interaction_id, 1.0, phrase, 1.0, 1.0)
 
     def _candidates(self, query: Vector, eligible: Callable[[str], bool]) -> list[str]:
         """The eligible interactions closest to the query's centroid score, found through
@@ -276,6 +317,7 @@ class MatchIndex:
 
     def _after_change(self, phrases: int) -> None:
         self._vocabulary = None
+        self._corrections.clear()
         self._changed_since_weighing += phrases
         if self._changed_since_weighing > REWEIGH_AFTER_SHARE * self._phrase_count:
             self._weighing_due = True

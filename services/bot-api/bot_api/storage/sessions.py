@@ -53,8 +53,6 @@ class SessionRepository:
         key = session_key(story_id, session_id)
         document = {
             "_id": key,
-            "storyId": story_id,
-            "sessionId": session_id,
             "version": read_version + 1,
             "expiresAt": utcnow() + idle_timeout,
             "state": state,

@@ -59,3 +59,13 @@ def test_an_edit_is_matched_at_once_and_a_removal_forgotten() -> None:
     ranked = built.search([tokens("track my order")], lambda i: True)
     assert "track" not in {s.interaction_id for s in ranked}
     assert len(built) == 3
+
+
+def test_the_best_match_is_the_same_whether_or_not_every_candidate_is_scored() -> None:
+    built = index()
+    for said in ("I would like to order pizzas", "what time do you open", "track my delivery"):
+        quick = built.search([tokens(said)], lambda i: True)
+        full = built.search([tokens(said)], lambda i: True, every_candidate=True)
+        assert (quick[0].interaction_id, quick[0].score) == (full[0].interaction_id, full[0].score)
+        assert len(full) >= len(quick)
+    assert len(built.search([tokens("order my pizza delivery")], lambda i: True, True)) == 2
