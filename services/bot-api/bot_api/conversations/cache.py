@@ -111,7 +111,7 @@ class StoryCache:
                 if story is None:
                     self._entries.pop(model.id, None)
                     raise NotFound(f"no story {model.id}")
-                model.structure = story.structure
+                model.restructure(story.structure)
                 model.settings = Settings(**story.settings)
                 for gone in set(model.interactions) - set(story.structure.contexts):
                     model.drop(gone)

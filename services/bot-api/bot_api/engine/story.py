@@ -30,21 +30,19 @@ class StoryModel:
     entities: EntityRecognizer
     index: MatchIndex = field(default_factory=MatchIndex)
     triggers: dict[str, str] = field(default_factory=dict)
+    _positions: dict[str, int] | None = field(default=None, init=False, repr=False)
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        super().__setattr__(name, value)
-        if name == "structure":
-            super().__setattr__("_positions", None)
+    def restructure(self, structure: Structure) -> None:
+        self.structure = structure
+        self._positions = None
 
     @property
     def positions(self) -> dict[str, int]:
         """Each interaction's place in the story (roots in order, each followed by what it
         owns): the last tie-break between equal scores."""
-        positions: dict[str, int] | None = getattr(self, "_positions", None)
-        if positions is None:
-            positions = {i: n for n, i in enumerate(self.structure.walk())}
-            super().__setattr__("_positions", positions)
-        return positions
+        if self._positions is None:
+            self._positions = {i: n for n, i in enumerate(self.structure.walk())}
+        return self._positions
 
     @classmethod
     def build(
