@@ -1,10 +1,17 @@
 from aiohttp import web
+from pymongo import AsyncMongoClient
 
+from integrations_api.api import CONNECTION_STATUS_FIELD, CONNECTIONS, routes
+from integrations_api.connections import ConnectionRepository
 from shared.config import Config
-from shared.service import base_application
-
-CONNECTION_STATUS_FIELD = "type"
+from shared.service import CONFIG, base_application
 
 
 def create_app(config: Config) -> web.Application:
-    return base_application(config, "integrations-api", CONNECTION_STATUS_FIELD)
+    async def open_connections(app: web.Application, client: AsyncMongoClient) -> None:
+        app[CONNECTIONS] = ConnectionRepository(client[app[CONFIG].integrations_database])
+        await app[CONNECTIONS].ensure_indexes()
+
+    app = base_application(config, "integrations-api", CONNECTION_STATUS_FIELD, open_connections)
+    app.router.add_routes(routes)
+    return app

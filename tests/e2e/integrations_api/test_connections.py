@@ -1,0 +1,191 @@
+"""The v2 webhook-connection API, with bot-api answering story look-ups over NATS."""
+
+import re
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient
+from openapi_spec_validator import validate
+
+from integrations_api.app import create_app
+from shared.config import Config
+from support.api import Api, Tenant
+
+BASE = "/v2/integrations/webhook"
+
+
+@pytest.fixture
+async def integrations(aiohttp_client: Any, config: Config, bot_api: TestClient) -> TestClient:
+    """integrations-api beside a running bot-api (the `bot_api` fixture) on one NATS."""
+    client: TestClient = await aiohttp_client(create_app(config))
+    return client
+
+
+def connections_api(integrations: TestClient, tenant: Tenant) -> Api:
+    return Api(integrations, tenant.tokens.developer_token)
+
+
+@pytest.fixture
+async def story_id(alice: Tenant) -> str:
+    return await alice.developer.create_story("Pizza")
+
+
+def connection(story_id: str, **fields: Any) -> dict[str, Any]:
+    return {"storyId": story_id, "name": "Orders backend", "url": "https://hooks.test/o", **fields}
+
+
+async def test_create_read_list_update_delete(
+    integrations: TestClient, alice: Tenant, story_id: str
+) -> None:
+    api = connections_api(integrations, alice)
+    secrets = {
+        "token": "whsec_c2VjcmV0",
+        "headers": {"X-Team": "pizza"},
+        "auth": {"username": "bot", "password": "pw"},
+    }
+    reply = await api.post(BASE, connection(story_id, **secrets))
+    assert reply.status == 201
+    assert reply.body["status"] == {"code": 201, "type": "created"}
+    connection_id = reply.body["id"]
+    assert re.fullmatch(r"[0-9a-f]{24}", connection_id)
+
+    single = await api.ok("GET", f"{BASE}/{connection_id}")
+    assert single["story"] == {"id": story_id, "name": "Pizza"}
+    assert (single["name"], single["url"], single["error"]) == (
+        "Orders backend",
+        "https://hooks.test/o",
+        None,
+    )
+    assert {k: single[k] for k in secrets} == secrets
+    listed = await api.ok("GET", BASE)
+    assert [c["id"] for c in listed] == [connection_id]
+    assert not {"token", "headers", "auth"} & set(listed[0])
+    assert set(listed[0]) == {"id", "story", "name", "url", "error", "createdAt", "updatedAt"}
+
+    await api.ok(
+        "PUT", f"{BASE}/{connection_id}", {"name": "Renamed", "url": "http://127.0.0.1:9/h"}
+    )
+    updated = await api.ok("GET", f"{BASE}/{connection_id}")
+    assert (updated["name"], updated["token"], updated["headers"], updated["auth"]) == (
+        "Renamed",
+        None,
+        None,
+        None,
+    )
+    assert updated["updatedAt"] >= single["updatedAt"]
+    deleted = await api.ok("DELETE", f"{BASE}/{connection_id}")
+    assert deleted["status"] == {"code": 200, "type": "success"}
+    assert (await api.get(f"{BASE}/{connection_id}")).error == (404, "not_found")
+
+
+async def test_the_story_must_be_one_of_the_account(
+    integrations: TestClient, alice: Tenant, bob: Tenant, story_id: str
+) -> None:
+    attempts = [
+        (connections_api(integrations, bob), story_id),
+        (connections_api(integrations, alice), "0" * 24),
+    ]
+    for api, target in attempts:
+        reply = await api.post(BASE, connection(target))
+        assert reply.error == (400, "validation_error")
+        assert "storyId" in reply.body["status"]["errors"]
+        assert await api.ok("GET", BASE) == []
+
+
+async def test_without_bot_api_nothing_is_stored_and_the_answer_is_503(
+    aiohttp_client: Any, config: Config, alice: Tenant, story_id: str
+) -> None:
+    lonely: TestClient = await aiohttp_client(create_app(config))
+    api = connections_api(lonely, alice)
+    await alice.developer.client.close()  # bot-api stops: nobody answers story look-ups
+    reply = await api.post(BASE, connection(story_id))
+    assert reply.error == (503, "unavailable")
+    assert await api.ok("GET", BASE) == []
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        ({"name": ""}, "name"),
+        ({"name": "n" * 129}, "name"),
+        ({"url": "u" * 1025}, "url"),
+        ({"url": "not a url"}, "url"),
+        ({"token": ""}, "token"),
+        ({"token": "t" * 1025}, "token"),
+        ({"headers": {}}, "headers"),
+        ({"headers": {f"X-{i}": "v" for i in range(11)}}, "headers"),
+        ({"headers": {"Content-Type": "text/plain"}}, "headers"),
+        ({"headers": {"X-Bad": "line\nbreak"}}, "headers"),
+        ({"headers": {"bad name": "v"}}, "headers"),
+        ({"auth": {"username": "bot"}}, "auth"),
+        ({"auth": {"username": "u" * 1025, "password": "p"}}, "auth"),
+        ({"storyId": "abc"}, "storyId"),
+        ({"storyId": "Z" * 24}, "storyId"),
+        ({"colour": "red"}, "colour"),
+    ],
+)
+async def test_each_limit_is_enforced_and_nothing_is_stored(
+    integrations: TestClient, alice: Tenant, story_id: str, fields: dict[str, Any], field: str
+) -> None:
+    api = connections_api(integrations, alice)
+    reply = await api.post(BASE, connection(story_id, **fields))
+    assert reply.error == (400, "validation_error")
+    assert field in reply.body["status"]["errors"]
+    assert await api.ok("GET", BASE) == []
+
+
+async def test_the_maximum_of_each_field_is_accepted(
+    integrations: TestClient, alice: Tenant, story_id: str
+) -> None:
+    api = connections_api(integrations, alice)
+    url = "https://hooks.test/" + "p" * (1024 - len("https://hooks.test/"))
+    fields = {
+        "name": "n" * 128,
+        "url": url,
+        "token": "t" * 1024,
+        "headers": {f"X-{i}": "v" * 1024 for i in range(10)},
+        "auth": {"username": "u" * 1024, "password": "p" * 1024},
+    }
+    reply = await api.post(BASE, connection(story_id, **fields))
+    assert reply.status == 201, reply.body
+    stored = await api.ok("GET", f"{BASE}/{reply.body['id']}")
+    assert {k: stored[k] for k in fields} == fields
+
+
+async def test_updates_take_no_story_and_only_the_owner_sees_a_connection(
+    integrations: TestClient, alice: Tenant, bob: Tenant, story_id: str
+) -> None:
+    api = connections_api(integrations, alice)
+    connection_id = (await api.post(BASE, connection(story_id))).body["id"]
+    path = f"{BASE}/{connection_id}"
+    reply = await api.put(path, {"name": "x", "url": "https://h.test", "storyId": story_id})
+    assert reply.error == (400, "validation_error")
+    intruder = connections_api(integrations, bob)
+    for method, body in (
+        ("GET", None),
+        ("PUT", {"name": "x", "url": "https://h.test"}),
+        ("DELETE", None),
+    ):
+        reply = (
+            await intruder.call(method, path, body) if body else await intruder.call(method, path)
+        )
+        assert reply.error == (404, "not_found")
+    assert await intruder.ok("GET", BASE) == []
+    for bad in ("nope", "0" * 24, "x" * 24):
+        assert (await api.get(f"{BASE}/{bad}")).error == (404, "not_found")
+    assert (await api.ok("GET", path))["name"] == "Orders backend"
+
+
+async def test_tokens_other_than_the_developer_token_are_refused(
+    integrations: TestClient, alice: Tenant
+) -> None:
+    public = Api(integrations, alice.tokens.public_key)
+    assert (await public.get(BASE)).error == (403, "forbidden")
+    assert (await public.as_token(None).get(BASE)).error == (401, "unauthorized")
+
+
+async def test_the_openapi_document_lists_the_connection_api(integrations: TestClient) -> None:
+    async with integrations.get("/openapi.json") as response:
+        document = await response.json()
+    validate(document)
+    assert set(document["paths"]) >= {BASE, BASE + "/{id}"}
