@@ -4,6 +4,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from shared.events import Subjects
+
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 
 
@@ -16,6 +18,11 @@ class Config:
     integrations_api_port: int = 8081
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     session_idle_seconds: int = 600
+
+    @property
+    def subjects(self) -> Subjects:
+        """The NATS names of this deployment, namespaced by its database prefix."""
+        return Subjects(self.database_prefix)
 
     @property
     def accounts_database(self) -> str:

@@ -4,6 +4,9 @@ import logging
 
 import nats
 from nats.aio.client import Client
+from nats.js.errors import BadRequestError
+
+from shared.events import Subjects
 
 log = logging.getLogger(__name__)
 
@@ -28,3 +31,12 @@ async def connect(url: str, name: str) -> Client:
         reconnected_cb=on_reconnect,
         error_cb=on_error,
     )
+
+
+async def ensure_stream(client: Client, subjects: Subjects) -> None:
+    """Create the event stream, or bring its subjects up to date; both services call it."""
+    jetstream = client.jetstream()
+    try:
+        await jetstream.add_stream(name=subjects.stream, subjects=subjects.stream_subjects)
+    except BadRequestError:
+        await jetstream.update_stream(name=subjects.stream, subjects=subjects.stream_subjects)

@@ -5,7 +5,7 @@ from bot_api.api import entities, interactions, query, stories
 from bot_api.api.common import CHANGES, MANAGEMENT_STATUS_FIELD, STORES, STORY_CACHE
 from bot_api.changes import Changes
 from bot_api.conversations.cache import StoryCache
-from bot_api.messaging import story_lookups
+from bot_api.messaging import story_events, story_lookups
 from bot_api.storage import Stores
 from shared.config import Config
 from shared.service import CONFIG, base_application
@@ -25,4 +25,5 @@ def create_app(config: Config) -> web.Application:
     app.router.add_routes(interactions.routes)
     app.router.add_routes(query.routes)
     app.cleanup_ctx.append(story_lookups)
+    app.cleanup_ctx.append(story_events)
     return app

@@ -1,7 +1,8 @@
 """What a successful management write changed, told to whoever keeps a copy.
 
 Handlers report changes after the database write succeeded; the story cache of this
-process listens, so the next /query answers with the edit.
+process listens (so the next /query answers with the edit), and so does the NATS
+publisher (so other replicas and integrations-api learn of it).
 """
 
 from collections.abc import Iterable
@@ -29,22 +30,23 @@ class Changes:
     def listen(self, listener: ChangeListener) -> None:
         self._listeners.append(listener)
 
-    def story_changed(
+    async def story_changed(
         self, account_id: str, story_id: str, interaction_ids: Iterable[str] = ()
     ) -> None:
         changed = frozenset(interaction_ids)
         for listener in self._listeners:
-            listener.story_changed(account_id, story_id, changed)
+            await listener.story_changed(account_id, story_id, changed)
 
-    def story_created(self, account_id: str) -> None:
+    async def story_created(self, account_id: str, story_id: str) -> None:
         for listener in self._listeners:
-            listener.stories_listed(account_id)
+            await listener.story_changed(account_id, story_id, frozenset())
+            await listener.stories_listed(account_id)
 
-    def story_deleted(self, account_id: str, story_id: str) -> None:
+    async def story_deleted(self, account_id: str, story_id: str) -> None:
         for listener in self._listeners:
-            listener.story_removed(account_id, story_id)
-            listener.stories_listed(account_id)
+            await listener.story_removed(account_id, story_id)
+            await listener.stories_listed(account_id)
 
-    def entities_changed(self, account_id: str) -> None:
+    async def entities_changed(self, account_id: str) -> None:
         for listener in self._listeners:
-            listener.entities_changed(account_id)
+            await listener.entities_changed(account_id)

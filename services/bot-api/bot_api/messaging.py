@@ -1,19 +1,27 @@
-"""bot-api's side of NATS: answering integrations-api's look-ups about stories.
+"""bot-api's side of NATS (the contract: shared/events.py).
 
-Look-ups call the same management function as the HTTP handlers, so tenancy is the same.
+- Answers integrations-api's story look-ups, through the same management function as
+  the HTTP handlers, so tenancy is the same.
+- Publishes each reported change to JetStream once the database write succeeded, and
+  follows the stream so that every replica's story cache learns of every change.
 """
 
 import logging
 from collections.abc import AsyncIterator
 
 from aiohttp import web
+from nats.aio.client import Client
 from nats.aio.msg import Msg
+from nats.js.api import DeliverPolicy
 
-from bot_api.api.common import STORES
+from bot_api.api.common import CHANGES, STORES, STORY_CACHE
 from bot_api.management.stories import load_story
 from shared.errors import NotFound
-from shared.events import STORY_LOOKUP, StoryLookup, StoryLookupReply
-from shared.service import NATS
+from shared.events import EntitiesChanged, StoryChanged, StoryLookup, StoryLookupReply, Subjects
+from shared.messaging import ensure_stream
+from shared.service import CONFIG, NATS
+
+PUBLISH_TIMEOUT_SECONDS = 2.0
 
 log = logging.getLogger(__name__)
 RESPONDERS = "bot-api"
@@ -36,6 +44,76 @@ async def story_lookups(app: web.Application) -> AsyncIterator[None]:
             reply = StoryLookupReply(found=False)
         await message.respond(reply.encode())
 
-    subscription = await app[NATS].subscribe(STORY_LOOKUP, queue=RESPONDERS, cb=answer)
+    subjects = app[CONFIG].subjects
+    subscription = await app[NATS].subscribe(
+        subjects.story_lookup, queue=subjects.consumer(RESPONDERS), cb=answer
+    )
     yield
     await subscription.unsubscribe()
+
+
+class EventPublisher:
+    """A change listener that tells the stream; JetStream acknowledges each publish."""
+
+    def __init__(self, nats: Client, subjects: Subjects) -> None:
+        self._jetstream = nats.jetstream()
+        self._subjects = subjects
+
+    async def story_changed(
+        self, account_id: str, story_id: str, interaction_ids: frozenset[str]
+    ) -> None:
+        event = StoryChanged(account_id, story_id, tuple(sorted(interaction_ids)))
+        await self._publish(self._subjects.story_changed, event.encode())
+
+    async def story_removed(self, account_id: str, story_id: str) -> None:
+        event = StoryChanged(account_id, story_id, deleted=True)
+        await self._publish(self._subjects.story_changed, event.encode())
+
+    async def stories_listed(self, account_id: str) -> None:
+        """Followers refresh the account's story list on every story event."""
+
+    async def entities_changed(self, account_id: str) -> None:
+        await self._publish(self._subjects.entities_changed, EntitiesChanged(account_id).encode())
+
+    async def _publish(self, subject: str, data: bytes) -> None:
+        try:
+            await self._jetstream.publish(subject, data, timeout=PUBLISH_TIMEOUT_SECONDS)
+        except Exception as error:
+            log.warning(
+                "could not publish %s (other replicas miss this change): %s", subject, error
+            )
+
+
+async def story_events(app: web.Application) -> AsyncIterator[None]:
+    """cleanup_ctx: publish this replica's changes and follow every replica's."""
+    subjects = app[CONFIG].subjects
+    await ensure_stream(app[NATS], subjects)
+    app[CHANGES].listen(EventPublisher(app[NATS], subjects))
+    cache = app[STORY_CACHE]
+
+    async def on_story(message: Msg) -> None:
+        event = StoryChanged.decode(message.data)
+        if event.deleted:
+            await cache.story_removed(event.account_id, event.story_id)
+        else:
+            await cache.story_changed(
+                event.account_id, event.story_id, frozenset(event.interaction_ids)
+            )
+        await cache.stories_listed(event.account_id)
+
+    async def on_entities(message: Msg) -> None:
+        await cache.entities_changed(EntitiesChanged.decode(message.data).account_id)
+
+    jetstream = app[NATS].jetstream()
+    subscriptions = [
+        await jetstream.subscribe(
+            subject, cb=callback, ordered_consumer=True, deliver_policy=DeliverPolicy.NEW
+        )
+        for subject, callback in (
+            (subjects.story_changed, on_story),
+            (subjects.entities_changed, on_entities),
+        )
+    ]
+    yield
+    for subscription in subscriptions:
+        await subscription.unsubscribe()

@@ -17,7 +17,7 @@ from integrations_api.stories import story_name
 from shared.endpoints import endpoint, principal_of
 from shared.envelope import envelope
 from shared.errors import NotFound
-from shared.service import NATS
+from shared.service import CONFIG, NATS
 
 CONNECTION_STATUS_FIELD = "type"
 CONNECTIONS = web.AppKey("connections", ConnectionRepository)
@@ -54,7 +54,9 @@ async def list_connections(request: web.Request) -> Any:
     errors=(503,),
 )
 async def create_connection(request: web.Request, body: dict[str, Any]) -> Any:
-    name = await story_name(request.app[NATS], _account(request), body["storyId"])
+    name = await story_name(
+        request.app[NATS], request.app[CONFIG].subjects, _account(request), body["storyId"]
+    )
     connection_id = await request.app[CONNECTIONS].insert(_account(request), name, body)
     return {"id": connection_id, **envelope(CONNECTION_STATUS_FIELD, 201, "created")}
 

@@ -37,6 +37,7 @@ class ConnectionRepository:
 
     async def ensure_indexes(self) -> None:
         await self.collection.create_index([("accountId", 1), ("createdAt", 1)])
+        await self.collection.create_index([("accountId", 1), ("storyId", 1)])
 
     async def insert(self, account_id: str, story_name: str, fields: dict[str, Any]) -> str:
         now = utcnow()
@@ -80,6 +81,21 @@ class ConnectionRepository:
             {"_id": current["_id"], "accountId": account_id}, document
         )
         return result.matched_count == 1
+
+    async def used_by_story(self, account_id: str, story_id: str) -> bool:
+        found = await self.collection.find_one(
+            {"accountId": account_id, "storyId": story_id}, projection={"_id": 1}
+        )
+        return found is not None
+
+    async def rename_story(self, account_id: str, story_id: str, name: str) -> None:
+        await self.collection.update_many(
+            {"accountId": account_id, "storyId": story_id, "storyName": {"$ne": name}},
+            {"$set": {"storyName": name}},
+        )
+
+    async def delete_for_story(self, account_id: str, story_id: str) -> None:
+        await self.collection.delete_many({"accountId": account_id, "storyId": story_id})
 
     async def delete(self, account_id: str, connection_id: str) -> bool:
         key = _key(connection_id)

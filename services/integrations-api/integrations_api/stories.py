@@ -5,15 +5,17 @@ from nats.aio.client import Client
 from nats.errors import NoRespondersError, TimeoutError
 
 from shared.errors import Unavailable, ValidationFailed
-from shared.events import LOOKUP_TIMEOUT_SECONDS, STORY_LOOKUP, StoryLookup, StoryLookupReply
+from shared.events import LOOKUP_TIMEOUT_SECONDS, StoryLookup, StoryLookupReply, Subjects
 
 
-async def story_name(nats: Client, account_id: str, story_id: str) -> str:
+async def story_name(nats: Client, subjects: Subjects, account_id: str, story_id: str) -> str:
     """The name of the account's story, or a 400 naming `storyId`; 503 if bot-api
     does not answer."""
     try:
         message = await nats.request(
-            STORY_LOOKUP, StoryLookup(account_id, story_id).encode(), LOOKUP_TIMEOUT_SECONDS
+            subjects.story_lookup,
+            StoryLookup(account_id, story_id).encode(),
+            LOOKUP_TIMEOUT_SECONDS,
         )
     except (NoRespondersError, TimeoutError):
         raise Unavailable("bot-api does not answer; nothing was stored") from None

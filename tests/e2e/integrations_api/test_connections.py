@@ -1,5 +1,6 @@
 """The v2 webhook-connection API, with bot-api answering story look-ups over NATS."""
 
+import asyncio
 import re
 from typing import Any
 
@@ -189,3 +190,34 @@ async def test_the_openapi_document_lists_the_connection_api(integrations: TestC
         document = await response.json()
     validate(document)
     assert set(document["paths"]) >= {BASE, BASE + "/{id}"}
+
+
+async def eventually(check: Any, seconds: float = 2.0) -> None:
+    """Wait for an event to be applied (the change travels over JetStream)."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    while not await check():
+        assert asyncio.get_running_loop().time() < deadline, "the change never arrived"
+        await asyncio.sleep(0.05)
+
+
+async def test_connections_follow_their_story_renamed_then_deleted(
+    integrations: TestClient, alice: Tenant, story_id: str
+) -> None:
+    api = connections_api(integrations, alice)
+    connection_id = (await api.post(BASE, connection(story_id))).body["id"]
+    other_story = await alice.developer.create_story("Other")
+    kept = (await api.post(BASE, connection(other_story))).body["id"]
+    await alice.developer.ok("PUT", f"/stories/{story_id}", {"name": "Pasta", "description": ""})
+
+    async def renamed() -> bool:
+        read = await api.ok("GET", f"{BASE}/{connection_id}")
+        return bool(read["story"]["name"] == "Pasta")
+
+    await eventually(renamed)
+    await alice.developer.ok("DELETE", f"/stories/{story_id}")
+
+    async def deleted() -> bool:
+        return (await api.get(f"{BASE}/{connection_id}")).status == 404
+
+    await eventually(deleted)
+    assert [c["id"] for c in await api.ok("GET", BASE)] == [kept]

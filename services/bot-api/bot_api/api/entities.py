@@ -27,7 +27,7 @@ async def list_entities(request: web.Request) -> Any:
 )
 async def create_entity(request: web.Request, body: dict[str, Any]) -> Any:
     entity_id = await entities.create_entity(stores_of(request), account_of(request), body)
-    changes_of(request).entities_changed(account_of(request))
+    await changes_of(request).entities_changed(account_of(request))
     return created(entity_id)
 
 
@@ -49,7 +49,7 @@ async def read_entity(request: web.Request) -> Any:
 async def update_entity(request: web.Request, body: dict[str, Any]) -> Any:
     entity_id = request.match_info["id"]
     await entities.update_entity(stores_of(request), account_of(request), entity_id, body)
-    changes_of(request).entities_changed(account_of(request))
+    await changes_of(request).entities_changed(account_of(request))
     return success()
 
 
@@ -63,5 +63,5 @@ async def update_entity(request: web.Request, body: dict[str, Any]) -> Any:
 async def delete_entity(request: web.Request) -> Any:
     entity_id = request.match_info["id"]
     await entities.delete_entity(stores_of(request), account_of(request), entity_id)
-    changes_of(request).entities_changed(account_of(request))
+    await changes_of(request).entities_changed(account_of(request))
     return success()

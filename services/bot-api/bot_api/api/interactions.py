@@ -43,7 +43,7 @@ async def create_root_interaction(request: web.Request, body: dict[str, Any]) ->
     new_id = await interactions.create_interaction(
         stores_of(request), account_of(request), story_id, body
     )
-    changes_of(request).story_changed(account_of(request), story_id, [new_id])
+    await changes_of(request).story_changed(account_of(request), story_id, [new_id])
     return created(new_id)
 
 
@@ -71,7 +71,7 @@ async def create_child_interaction(request: web.Request, body: dict[str, Any]) -
     new_id = await interactions.create_interaction(
         stores_of(request), account_of(request), story_id, body, parent_id
     )
-    changes_of(request).story_changed(account_of(request), story_id, [new_id])
+    await changes_of(request).story_changed(account_of(request), story_id, [new_id])
     return created(new_id)
 
 
@@ -88,7 +88,7 @@ async def update_interaction(request: web.Request, body: dict[str, Any]) -> Any:
     await interactions.update_interaction(
         stores_of(request), account_of(request), story_id, interaction_id, body
     )
-    changes_of(request).story_changed(account_of(request), story_id, [interaction_id])
+    await changes_of(request).story_changed(account_of(request), story_id, [interaction_id])
     return success()
 
 
@@ -103,7 +103,7 @@ async def update_interaction(request: web.Request, body: dict[str, Any]) -> Any:
 async def delete_interactions(request: web.Request, body: list[str]) -> Any:
     story_id = request.match_info["story"]
     await interactions.delete_interactions(stores_of(request), account_of(request), story_id, body)
-    changes_of(request).story_changed(account_of(request), story_id)
+    await changes_of(request).story_changed(account_of(request), story_id)
     return success()
 
 
@@ -118,5 +118,5 @@ async def delete_interactions(request: web.Request, body: list[str]) -> Any:
 async def update_contexts(request: web.Request, body: list[dict[str, Any]]) -> Any:
     story_id = request.match_info["story"]
     await interactions.update_contexts(stores_of(request), account_of(request), story_id, body)
-    changes_of(request).story_changed(account_of(request), story_id)
+    await changes_of(request).story_changed(account_of(request), story_id)
     return success()

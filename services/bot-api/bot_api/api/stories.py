@@ -31,7 +31,7 @@ async def list_stories(request: web.Request) -> Any:
 )
 async def create_story(request: web.Request, body: dict[str, Any]) -> Any:
     story_id = await stories.create_story(stores_of(request), account_of(request), body)
-    changes_of(request).story_created(account_of(request))
+    await changes_of(request).story_created(account_of(request), story_id)
     return created(story_id)
 
 
@@ -58,7 +58,7 @@ async def read_story(request: web.Request) -> Any:
 async def update_story(request: web.Request, body: dict[str, Any]) -> Any:
     story_id = request.match_info["story"]
     await stories.update_story(stores_of(request), account_of(request), story_id, body)
-    changes_of(request).story_changed(account_of(request), story_id)
+    await changes_of(request).story_changed(account_of(request), story_id)
     return success()
 
 
@@ -72,5 +72,5 @@ async def update_story(request: web.Request, body: dict[str, Any]) -> Any:
 async def delete_story(request: web.Request) -> Any:
     story_id = request.match_info["story"]
     await stories.delete_story(stores_of(request), account_of(request), story_id)
-    changes_of(request).story_deleted(account_of(request), story_id)
+    await changes_of(request).story_deleted(account_of(request), story_id)
     return success()

@@ -46,7 +46,7 @@ class StoryCache:
             await self._refresh(entry)
         return entry.model
 
-    def story_changed(
+    async def story_changed(
         self, account_id: str, story_id: str, interaction_ids: frozenset[str]
     ) -> None:
         self._changes_seen[story_id] = self._changes_seen.get(story_id, 0) + 1
@@ -55,14 +55,14 @@ class StoryCache:
             entry.stale_story = True
             entry.stale_interactions |= interaction_ids
 
-    def story_removed(self, account_id: str, story_id: str) -> None:
+    async def story_removed(self, account_id: str, story_id: str) -> None:
         self._changes_seen[story_id] = self._changes_seen.get(story_id, 0) + 1
         self._entries.pop(story_id, None)
 
-    def stories_listed(self, account_id: str) -> None:
+    async def stories_listed(self, account_id: str) -> None:
         self._oldest.pop(account_id, None)
 
-    def entities_changed(self, account_id: str) -> None:
+    async def entities_changed(self, account_id: str) -> None:
         for entry in self._entries.values():
             if entry.account_id == account_id:
                 entry.stale_entities = True
