@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot_api.domain.interactions import FALLBACK, WELCOME
+from bot_api.domain.interactions import FALLBACK
 from bot_api.domain.structure import Structure
 from bot_api.engine.entities import EntityRecognizer
 from bot_api.engine.matching import MatchIndex
@@ -31,6 +31,7 @@ class StoryModel:
     index: MatchIndex = field(default_factory=MatchIndex)
     triggers: dict[str, str] = field(default_factory=dict)
     _positions: dict[str, int] | None = field(default=None, init=False, repr=False)
+    _fallback_id: str | None = field(default=None, init=False, repr=False)
 
     def restructure(self, structure: Structure) -> None:
         self.structure = structure
@@ -73,6 +74,8 @@ class StoryModel:
         interaction_id = interaction["id"]
         self.drop(interaction_id)
         self.interactions[interaction_id] = interaction
+        if interaction["type"] == FALLBACK:
+            self._fallback_id = interaction_id
         self.index.put(interaction_id, interaction["userSays"])
         for trigger in interaction["triggers"]:
             self.triggers[trigger.lower()] = interaction_id
@@ -86,13 +89,7 @@ class StoryModel:
             if self.triggers.get(trigger.lower()) == interaction_id:
                 del self.triggers[trigger.lower()]
 
-    def of_type(self, kind: str) -> str:
-        return next(i for i, content in self.interactions.items() if content["type"] == kind)
-
-    @property
-    def welcome_id(self) -> str:
-        return self.of_type(WELCOME)
-
     @property
     def fallback_id(self) -> str:
-        return self.of_type(FALLBACK)
+        assert self._fallback_id is not None, "every story has a fallback interaction"
+        return self._fallback_id

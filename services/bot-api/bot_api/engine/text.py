@@ -11,7 +11,3 @@ def tokens(text: str) -> list[str]:
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     plain = "".join(char for char in decomposed if not unicodedata.combining(char))
     return _WORD.findall(plain)
-
-
-def normalize(text: str) -> str:
-    return " ".join(tokens(text))
