@@ -18,6 +18,7 @@ class Config:
     integrations_api_port: int = 8081
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     session_idle_seconds: int = 600
+    webhook_allow: tuple[str, ...] = ()
 
     @property
     def subjects(self) -> Subjects:
@@ -46,6 +47,7 @@ class Config:
             "INTEGRATIONS_API_PORT": str(self.integrations_api_port),
             "MAX_BODY_BYTES": str(self.max_body_bytes),
             "SESSION_IDLE_SECONDS": str(self.session_idle_seconds),
+            "WEBHOOK_ALLOW": ",".join(self.webhook_allow),
         }
 
     @classmethod
@@ -62,4 +64,7 @@ class Config:
             integrations_api_port=int(env.get("INTEGRATIONS_API_PORT", "8081")),
             max_body_bytes=int(env.get("MAX_BODY_BYTES", str(DEFAULT_MAX_BODY_BYTES))),
             session_idle_seconds=int(env.get("SESSION_IDLE_SECONDS", "600")),
+            webhook_allow=tuple(
+                n.strip() for n in env.get("WEBHOOK_ALLOW", "").split(",") if n.strip()
+            ),
         )

@@ -21,6 +21,7 @@ from shared.embedded import ServerProcess, start_mongo, start_nats, start_servic
 from shared.errors import ApiError
 
 LOCAL_ACCOUNT = "local"
+LOOPBACK = "127.0.0.0/8,::1/128"
 
 
 async def ensure_local_account(config: Config, saved: dict[str, str] | None) -> IssuedTokens:
@@ -59,6 +60,7 @@ def main() -> None:
     logs = var / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
+    env.setdefault("WEBHOOK_ALLOW", LOOPBACK)
     started: list[ServerProcess] = []
 
     def stop_all(signum: int | None = None, frame: FrameType | None = None) -> None:
@@ -102,6 +104,8 @@ Parley is running.
   developer token   {issued.developer_token}
   public API key    {issued.public_key}
   (saved in {tokens_file})
+
+Webhooks may call: {env["WEBHOOK_ALLOW"]} (WEBHOOK_ALLOW; loopback on your own machine).
 
 Try:  curl -H "authorization: Bearer {issued.developer_token}" {bot_api.url}/stories
 Logs in {logs}. Ctrl-C stops everything.

@@ -21,6 +21,7 @@ from shared.embedded import start_mongo, start_nats
 from support.api import Api, Tenant
 
 AiohttpClient = Callable[..., Awaitable[TestClient]]
+LOOPBACK = ("127.0.0.0/8", "::1/128")  # webhook backends in tests run on loopback
 
 
 @pytest.fixture(scope="session")
@@ -44,7 +45,10 @@ def nats_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture
 def config(mongo_url: str, nats_url: str) -> Iterator[Config]:
     config = Config(
-        mongodb_url=mongo_url, nats_url=nats_url, database_prefix=f"t{uuid.uuid4().hex[:12]}"
+        mongodb_url=mongo_url,
+        nats_url=nats_url,
+        database_prefix=f"t{uuid.uuid4().hex[:12]}",
+        webhook_allow=LOOPBACK,
     )
     yield config
     with MongoClient(mongo_url) as client:

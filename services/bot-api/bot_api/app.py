@@ -1,14 +1,24 @@
+from collections.abc import AsyncIterator
+
 from aiohttp import web
 from pymongo import AsyncMongoClient
 
 from bot_api.api import entities, interactions, query, stories
-from bot_api.api.common import CHANGES, MANAGEMENT_STATUS_FIELD, STORES, STORY_CACHE
+from bot_api.api.common import CHANGES, MANAGEMENT_STATUS_FIELD, STORES, STORY_CACHE, WEBHOOKS
 from bot_api.changes import Changes
 from bot_api.conversations.cache import StoryCache
 from bot_api.messaging import story_events, story_lookups
 from bot_api.storage import Stores
+from bot_api.webhooks import WebhookCaller
 from shared.config import Config
 from shared.service import CONFIG, base_application
+
+
+async def webhook_caller(app: web.Application) -> AsyncIterator[None]:
+    app[WEBHOOKS] = WebhookCaller(app[CONFIG].webhook_allow)
+    await app[WEBHOOKS].start()
+    yield
+    await app[WEBHOOKS].close()
 
 
 def create_app(config: Config) -> web.Application:
@@ -24,6 +34,7 @@ def create_app(config: Config) -> web.Application:
     app.router.add_routes(entities.routes)
     app.router.add_routes(interactions.routes)
     app.router.add_routes(query.routes)
+    app.cleanup_ctx.append(webhook_caller)
     app.cleanup_ctx.append(story_lookups)
     app.cleanup_ctx.append(story_events)
     return app

@@ -61,8 +61,12 @@ class QueryRequestSchema(Schema):
             )
 
 
-class TextItemSchema(Schema):
+class ItemSchema(Schema):
     type = fields.String(required=True)
+    delay = fields.Integer(metadata={"description": "Milliseconds, on items from a webhook"})
+
+
+class TextItemSchema(ItemSchema):
     message = fields.String(required=True)
 
 
@@ -72,31 +76,32 @@ class QuickReplyMessageSchema(Schema):
     replies = fields.List(fields.String(), required=True)
 
 
-class QuickReplyItemSchema(Schema):
-    type = fields.String(required=True)
-    messages = fields.List(fields.Nested(QuickReplyMessageSchema), required=True)
-
-
-class ImageItemSchema(Schema):
-    type = fields.String(required=True)
-    imageUrl = fields.String(required=True)
-
-
 class ButtonItemSchema(Schema):
     title = fields.String(required=True)
     postback = fields.String(required=True)
+    type = fields.String(metadata={"description": "From a webhook: postback, goto, url, ..."})
+    height = fields.String(metadata={"description": "Of a webview button"})
 
 
-class CardItemSchema(Schema):
-    type = fields.String(required=True)
+class QuickReplyItemSchema(ItemSchema):
+    messages = fields.List(fields.Nested(QuickReplyMessageSchema), required=True)
+    buttons = fields.List(
+        fields.Nested(ButtonItemSchema), metadata={"description": "From a webhook"}
+    )
+
+
+class ImageItemSchema(ItemSchema):
+    imageUrl = fields.String(required=True)
+
+
+class CardItemSchema(ItemSchema):
     title = fields.String(required=True)
     subtitle = fields.String(required=True)
     imageUrl = fields.String(required=True)
     buttons = fields.List(fields.Nested(ButtonItemSchema), required=True)
 
 
-class ButtonTemplateItemSchema(Schema):
-    type = fields.String(required=True)
+class ButtonTemplateItemSchema(ItemSchema):
     title = fields.String(required=True)
     buttons = fields.List(fields.Nested(ButtonItemSchema), required=True)
 

@@ -1,0 +1,133 @@
+"""What a backend may answer to a webhook call (SPEC.md "Webhook answer", "Bot responses
+allowed in a webhook answer", "Button types")."""
+
+import re
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from shared.schema_fields import TypedUnion
+
+UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$", re.I)
+PHONE = re.compile(r"^\+\d{2,15}$")
+
+
+def _text(low: int, high: int, **kwargs: Any) -> fields.String:
+    return fields.String(validate=validate.Length(min=low, max=high), **kwargs)
+
+
+def uuid4(value: str) -> None:
+    if not UUID4.fullmatch(value):
+        raise ValidationError("not a UUID v4")
+
+
+def phone(value: str) -> None:
+    if not PHONE.fullmatch(value):
+        raise ValidationError("not a phone number (+ and at least two digits)")
+
+
+class PostbackButton(Schema):
+    type = fields.String(required=True)
+    title = _text(1, 20, required=True)
+    value = _text(1, 2000, required=True)
+
+
+class GotoButton(Schema):
+    type = fields.String(required=True)
+    title = _text(1, 20, required=True)
+    value = fields.String(required=True, validate=[validate.Length(equal=36), uuid4])
+
+
+class UrlButton(Schema):
+    type = fields.String(required=True)
+    title = _text(0, 20, required=True)
+    value = _text(0, 2048, required=True)
+
+
+class WebviewButton(Schema):
+    type = fields.String(required=True)
+    title = _text(1, 20, required=True)
+    value = _text(1, 2048, required=True)
+    height = fields.String(
+        load_default="compact", validate=validate.OneOf(["full", "tall", "compact"])
+    )
+
+
+class PhoneButton(Schema):
+    type = fields.String(required=True)
+    title = _text(1, 20, required=True)
+    value = fields.String(required=True, validate=[validate.Length(min=3, max=16), phone])
+
+
+QUICK_REPLY_BUTTONS = {"postback": PostbackButton, "goto": GotoButton}
+BUTTONS = {**QUICK_REPLY_BUTTONS, "url": UrlButton, "webview": WebviewButton, "phone": PhoneButton}
+
+
+def _buttons(kinds: dict[str, type[Schema]], most: int) -> fields.List:
+    return fields.List(TypedUnion(kinds), required=True, validate=validate.Length(min=1, max=most))
+
+
+class Delayed(Schema):
+    type = fields.String(required=True)
+    delay = fields.Integer(strict=True, load_default=1000, validate=validate.Range(100, 10000))
+
+
+class TextAnswer(Delayed):
+    """`message`, or the interaction-level form `messages` (one is chosen)."""
+
+    message = _text(1, 1024)
+    messages = fields.List(_text(1, 1024), validate=validate.Length(min=1, max=20))
+
+    @validates_schema
+    def one_form(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if ("message" in data) == ("messages" in data):
+            raise ValidationError("send either message or messages", field_name="message")
+
+
+class RandomTextAnswer(Delayed):
+    messages = fields.List(_text(1, 1024), required=True, validate=validate.Length(min=1, max=20))
+
+
+class ImageAnswer(Delayed):
+    imageUrl = _text(1, 2048, required=True)
+
+
+class QuickRepliesAnswer(Delayed):
+    title = _text(1, 640, required=True)
+    buttons = _buttons(QUICK_REPLY_BUTTONS, 13)
+
+
+class CardElement(Schema):
+    title = _text(1, 80, required=True)
+    subtitle = _text(1, 80, required=True)
+    imageUrl = _text(1, 2048, required=True)
+    buttons = _buttons(BUTTONS, 5)
+
+
+class CardsAnswer(Delayed):
+    elements = fields.List(
+        fields.Nested(CardElement), required=True, validate=validate.Length(min=1)
+    )
+
+
+class ButtonsAnswer(Delayed):
+    title = _text(1, 640, required=True)
+    buttons = _buttons(BUTTONS, 5)
+
+
+ANSWER_RESPONSES = {
+    "text": TextAnswer,
+    "randomText": RandomTextAnswer,
+    "image": ImageAnswer,
+    "quickReplies": QuickRepliesAnswer,
+    "cards": CardsAnswer,
+    "buttons": ButtonsAnswer,
+}
+
+
+class WebhookAnswerSchema(Schema):
+    class Meta:
+        unknown = "exclude"
+
+    responses = fields.List(TypedUnion(ANSWER_RESPONSES), load_default=list)
+    attributes = fields.Dict(keys=fields.String(), values=fields.String(), load_default=dict)
