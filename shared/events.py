@@ -14,6 +14,14 @@ JetStream (stream `<NS>_EVENTS`, subjects `<ns>.events.>`, at-least-once):
   deletes them.
 - `<ns>.events.entities.v1`: an account's entities changed. `{"v": 1, "accountId"}`.
   Every bot-api replica refreshes the entity recognisers of the account's stories.
+- `<ns>.events.connections.v1`: a webhook connection was written or deleted, with its
+  url and credentials and a `revision` that grows with each write. Published by
+  integrations-api; bot-api keeps its view for deliveries (an older revision never
+  overwrites a newer one; a deletion stays as a tombstone).
+- `<ns>.events.deliveries.v1`: how a call through a connection went. `{"v": 1,
+  "accountId", "connectionId", "error": str or null, "atMs": epoch milliseconds}`. Published by
+  bot-api; integrations-api sets or clears the connection's `error`, never going back
+  to an older result.
 
 Request/reply (synchronous look-ups):
 
@@ -55,6 +63,14 @@ class Subjects:
     @property
     def entities_changed(self) -> str:
         return f"{self.namespace}.events.entities.v1"
+
+    @property
+    def connection_changed(self) -> str:
+        return f"{self.namespace}.events.connections.v1"
+
+    @property
+    def delivery_result(self) -> str:
+        return f"{self.namespace}.events.deliveries.v1"
 
     @property
     def story_lookup(self) -> str:
@@ -141,3 +157,65 @@ class EntitiesChanged:
     @classmethod
     def decode(cls, data: bytes) -> "EntitiesChanged":
         return cls(str(_decode(data)["accountId"]))
+
+
+@dataclass(frozen=True)
+class ConnectionChanged:
+    connection_id: str
+    account_id: str
+    story_id: str
+    name: str
+    url: str
+    revision: int
+    token: str | None = None
+    headers: dict[str, str] | None = None
+    auth: dict[str, str] | None = None
+    deleted: bool = False
+
+    def encode(self) -> bytes:
+        return _encode(
+            {
+                "id": self.connection_id,
+                "accountId": self.account_id,
+                "storyId": self.story_id,
+                "name": self.name,
+                "url": self.url,
+                "revision": self.revision,
+                "token": self.token,
+                "headers": self.headers,
+                "auth": self.auth,
+                "deleted": self.deleted,
+            }
+        )
+
+    @classmethod
+    def decode(cls, data: bytes) -> "ConnectionChanged":
+        p = _decode(data)
+        return cls(
+            str(p["id"]), str(p["accountId"]), str(p["storyId"]), str(p["name"]), str(p["url"]),
+            int(p["revision"]), p.get("token"), p.get("headers"), p.get("auth"),
+            bool(p["deleted"]),
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class DeliveryResult:
+    account_id: str
+    connection_id: str
+    error: str | None
+    at_ms: int
+
+    def encode(self) -> bytes:
+        return _encode(
+            {
+                "accountId": self.account_id,
+                "connectionId": self.connection_id,
+                "error": self.error,
+                "atMs": self.at_ms,
+            }
+        )
+
+    @classmethod
+    def decode(cls, data: bytes) -> "DeliveryResult":
+        p = _decode(data)
+        return cls(str(p["accountId"]), str(p["connectionId"]), p.get("error"), int(p["atMs"]))

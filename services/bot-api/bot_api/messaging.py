@@ -4,10 +4,12 @@
   the HTTP handlers, so tenancy is the same.
 - Publishes each reported change to JetStream once the database write succeeded, and
   follows the stream so that every replica's story cache learns of every change.
+- Keeps the view of webhook connections that deliveries use, and reports how each
+  delivery through a connection went.
 """
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from aiohttp import web
 from nats.aio.client import Client
@@ -17,11 +19,21 @@ from nats.js.api import DeliverPolicy
 from bot_api.api.common import CHANGES, STORES, STORY_CACHE
 from bot_api.management.stories import load_story
 from shared.errors import NotFound
-from shared.events import EntitiesChanged, StoryChanged, StoryLookup, StoryLookupReply, Subjects
+from shared.events import (
+    ConnectionChanged,
+    DeliveryResult,
+    EntitiesChanged,
+    StoryChanged,
+    StoryLookup,
+    StoryLookupReply,
+    Subjects,
+)
 from shared.messaging import ensure_stream
 from shared.service import CONFIG, NATS
 
 PUBLISH_TIMEOUT_SECONDS = 2.0
+CONNECTIONS_CONSUMER = "bot-api-connections"
+RETRY_DELAY_SECONDS = 1.0
 
 log = logging.getLogger(__name__)
 RESPONDERS = "bot-api"
@@ -117,3 +129,51 @@ async def story_events(app: web.Application) -> AsyncIterator[None]:
     yield
     for subscription in subscriptions:
         await subscription.unsubscribe()
+
+
+def delivery_reporter(app: web.Application) -> Callable[[DeliveryResult], Awaitable[None]]:
+    async def report(result: DeliveryResult) -> None:
+        try:
+            await (
+                app[NATS]
+                .jetstream()
+                .publish(
+                    app[CONFIG].subjects.delivery_result,
+                    result.encode(),
+                    timeout=PUBLISH_TIMEOUT_SECONDS,
+                )
+            )
+        except Exception as error:
+            log.warning("could not report delivery to %s: %s", result.connection_id, error)
+
+    return report
+
+
+async def connection_events(app: web.Application) -> AsyncIterator[None]:
+    """cleanup_ctx: keep the view of connections (a durable queue consumer: the view is
+    shared by every replica through MongoDB)."""
+    subjects = app[CONFIG].subjects
+
+    async def on_connection(message: Msg) -> None:
+        try:
+            await app[STORES].connections.apply(ConnectionChanged.decode(message.data))
+        except Exception as error:
+            log.warning("connection event not applied, retrying: %s", error)
+            await message.nak(delay=RETRY_DELAY_SECONDS)
+            return
+        await message.ack()
+
+    consumer = subjects.consumer(CONNECTIONS_CONSUMER)
+    subscription = (
+        await app[NATS]
+        .jetstream()
+        .subscribe(
+            subjects.connection_changed,
+            queue=consumer,
+            durable=consumer,
+            cb=on_connection,
+            manual_ack=True,
+        )
+    )
+    yield
+    await subscription.unsubscribe()

@@ -8,10 +8,14 @@ unless allow-listed (`WEBHOOK_ALLOW`).
 """
 
 import asyncio
+import base64
+import hashlib
+import hmac
 import ipaddress
 import json
 import socket
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import aiohttp
@@ -79,9 +83,14 @@ class WebhookCaller:
         if self._session is not None:
             await self._session.close()
 
-    async def call(self, url: str, body: dict[str, Any]) -> dict[str, Any]:
-        """The validated answer, or DeliveryFailed with the reason."""
+    async def call(
+        self, url: str, body: dict[str, Any], connection: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """The validated answer, or DeliveryFailed with the reason. Through a connection,
+        with its headers, HTTP Basic credentials and a signature keyed by its token."""
         assert self._session is not None
+        data = json.dumps(body).encode()
+        headers = _headers(connection, body["messageId"], data)
         host = URL(url).host or ""
         try:
             ipaddress.ip_address(host.strip("[]"))
@@ -91,7 +100,9 @@ class WebhookCaller:
         if literal and refused(host.strip("[]"), self._allowed):
             raise DeliveryFailed(f"refused address {host}")
         try:
-            async with self._session.post(url, json=body, allow_redirects=False) as response:
+            async with self._session.post(
+                url, data=data, headers=headers, allow_redirects=False
+            ) as response:
                 if not 200 <= response.status < 300:
                     raise DeliveryFailed(f"HTTP {response.status}")
                 raw = await response.content.read(MAX_ANSWER_BYTES + 1)
@@ -120,9 +131,46 @@ class WebhookCaller:
         return loaded
 
 
-async def within_budget(caller: WebhookCaller, url: str, body: dict[str, Any]) -> dict[str, Any]:
+def signing_key(token: str) -> bytes:
+    """Standard Webhooks: a `whsec_` token holds its key in base64; any other token is
+    its own UTF-8 bytes."""
+    if token.startswith("whsec_"):
+        return base64.b64decode(token[len("whsec_") :] + "==")
+    return token.encode()
+
+
+def signature(token: str, message_id: str, timestamp: str, data: bytes) -> str:
+    signed = f"{message_id}.{timestamp}.".encode() + data
+    digest = hmac.new(signing_key(token), signed, hashlib.sha256).digest()
+    return "v1," + base64.b64encode(digest).decode()
+
+
+def _headers(connection: Mapping[str, Any] | None, message_id: str, data: bytes) -> dict[str, str]:
+    """The connection's custom headers, its HTTP Basic credentials and the signature."""
+    headers = {"Content-Type": "application/json"}
+    if connection is None:
+        return headers
+    headers = {**(connection.get("headers") or {}), **headers}
+    token = connection.get("token")
+    if token:
+        timestamp = str(int(time.time()))
+        headers["webhook-id"] = message_id
+        headers["webhook-timestamp"] = timestamp
+        headers["webhook-signature"] = signature(token, message_id, timestamp, data)
+    auth = connection.get("auth")
+    if auth:
+        headers["Authorization"] = aiohttp.encode_basic_auth(auth["username"], auth["password"])
+    return headers
+
+
+async def within_budget(
+    caller: WebhookCaller,
+    url: str,
+    body: dict[str, Any],
+    connection: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """The call, never longer than the budget whatever the network does."""
     try:
-        return await asyncio.wait_for(caller.call(url, body), TIMEOUT_SECONDS + 0.1)
+        return await asyncio.wait_for(caller.call(url, body, connection), TIMEOUT_SECONDS + 0.1)
     except TimeoutError:
         raise DeliveryFailed(f"timeout after {TIMEOUT_SECONDS * 1000:.0f} ms") from None

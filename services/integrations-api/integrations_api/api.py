@@ -4,7 +4,8 @@ from typing import Any
 
 from aiohttp import web
 
-from integrations_api.connections import ConnectionRepository, to_api
+from integrations_api.connections import CONNECTIONS, to_api
+from integrations_api.messaging import publish_connection
 from integrations_api.schemas import (
     ConnectionCreateSchema,
     ConnectionSchema,
@@ -20,7 +21,6 @@ from shared.errors import NotFound
 from shared.service import CONFIG, NATS
 
 CONNECTION_STATUS_FIELD = "type"
-CONNECTIONS = web.AppKey("connections", ConnectionRepository)
 BASE = "/v2/integrations/webhook"
 
 routes = web.RouteTableDef()
@@ -57,8 +57,9 @@ async def create_connection(request: web.Request, body: dict[str, Any]) -> Any:
     name = await story_name(
         request.app[NATS], request.app[CONFIG].subjects, _account(request), body["storyId"]
     )
-    connection_id = await request.app[CONNECTIONS].insert(_account(request), name, body)
-    return {"id": connection_id, **envelope(CONNECTION_STATUS_FIELD, 201, "created")}
+    document = await request.app[CONNECTIONS].insert(_account(request), name, body)
+    await publish_connection(request.app, document)
+    return {"id": str(document["_id"]), **envelope(CONNECTION_STATUS_FIELD, 201, "created")}
 
 
 @routes.get(BASE + "/{id}")
@@ -85,8 +86,10 @@ async def read_connection(request: web.Request) -> Any:
 )
 async def update_connection(request: web.Request, body: dict[str, Any]) -> Any:
     connection_id = request.match_info["id"]
-    if not await request.app[CONNECTIONS].replace(_account(request), connection_id, body):
+    document = await request.app[CONNECTIONS].replace(_account(request), connection_id, body)
+    if document is None:
         raise NotFound(f"no webhook connection {connection_id}")
+    await publish_connection(request.app, document)
     return _success()
 
 
@@ -99,6 +102,8 @@ async def update_connection(request: web.Request, body: dict[str, Any]) -> Any:
 )
 async def delete_connection(request: web.Request) -> Any:
     connection_id = request.match_info["id"]
-    if not await request.app[CONNECTIONS].delete(_account(request), connection_id):
+    document = await request.app[CONNECTIONS].delete(_account(request), connection_id)
+    if document is None:
         raise NotFound(f"no webhook connection {connection_id}")
+    await publish_connection(request.app, document, deleted=True)
     return _success()

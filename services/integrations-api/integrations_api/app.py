@@ -1,9 +1,9 @@
 from aiohttp import web
 from pymongo import AsyncMongoClient
 
-from integrations_api.api import CONNECTION_STATUS_FIELD, CONNECTIONS, routes
-from integrations_api.connections import ConnectionRepository
-from integrations_api.messaging import story_events
+from integrations_api.api import CONNECTION_STATUS_FIELD, routes
+from integrations_api.connections import CONNECTIONS, ConnectionRepository
+from integrations_api.messaging import consumers
 from shared.config import Config
 from shared.service import CONFIG, base_application
 
@@ -15,5 +15,5 @@ def create_app(config: Config) -> web.Application:
 
     app = base_application(config, "integrations-api", CONNECTION_STATUS_FIELD, open_connections)
     app.router.add_routes(routes)
-    app.cleanup_ctx.append(story_events)
+    app.cleanup_ctx.append(consumers)
     return app

@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from aiohttp import web
 from bson import ObjectId
 from bson.errors import InvalidId
 from pymongo.asynchronous.database import AsyncDatabase
@@ -39,7 +40,10 @@ class ConnectionRepository:
         await self.collection.create_index([("accountId", 1), ("createdAt", 1)])
         await self.collection.create_index([("accountId", 1), ("storyId", 1)])
 
-    async def insert(self, account_id: str, story_name: str, fields: dict[str, Any]) -> str:
+    async def insert(
+        self, account_id: str, story_name: str, fields: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The stored document; `revision` grows with each write (ordering of events)."""
         now = utcnow()
         document = {
             "accountId": account_id,
@@ -49,11 +53,12 @@ class ConnectionRepository:
             "url": fields["url"],
             **{name: fields[name] for name in OPTIONAL_FIELDS if name in fields},
             "error": None,
+            "revision": 1,
             "createdAt": now,
             "updatedAt": now,
         }
-        result = await self.collection.insert_one(document)
-        return str(result.inserted_id)
+        await self.collection.insert_one(document)
+        return document
 
     async def list(self, account_id: str) -> list[dict[str, Any]]:
         cursor = self.collection.find({"accountId": account_id}).sort("createdAt", 1)
@@ -65,22 +70,27 @@ class ConnectionRepository:
             return None
         return await self.collection.find_one({"_id": key, "accountId": account_id})
 
-    async def replace(self, account_id: str, connection_id: str, fields: dict[str, Any]) -> bool:
-        """Write the whole configuration; whatever optional field is left out goes."""
+    async def replace(
+        self, account_id: str, connection_id: str, fields: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        """Write the whole configuration (an optional field left out goes); the stored
+        document, or None if there is no such connection."""
         current = await self.get(account_id, connection_id)
         if current is None:
-            return False
+            return None
         document = {
             **{k: v for k, v in current.items() if k not in OPTIONAL_FIELDS},
             "name": fields["name"],
             "url": fields["url"],
             **{name: fields[name] for name in OPTIONAL_FIELDS if name in fields},
+            "revision": current.get("revision", 0) + 1,
             "updatedAt": utcnow(),
         }
         result = await self.collection.replace_one(
-            {"_id": current["_id"], "accountId": account_id}, document
+            {"_id": current["_id"], "accountId": account_id, "revision": current.get("revision")},
+            document,
         )
-        return result.matched_count == 1
+        return document if result.matched_count == 1 else None
 
     async def used_by_story(self, account_id: str, story_id: str) -> bool:
         found = await self.collection.find_one(
@@ -97,9 +107,34 @@ class ConnectionRepository:
     async def delete_for_story(self, account_id: str, story_id: str) -> None:
         await self.collection.delete_many({"accountId": account_id, "storyId": story_id})
 
-    async def delete(self, account_id: str, connection_id: str) -> bool:
+    async def delete(self, account_id: str, connection_id: str) -> dict[str, Any] | None:
+        """The deleted document, or None if there was no such connection."""
+        current = await self.get(account_id, connection_id)
+        if current is None:
+            return None
+        result = await self.collection.delete_one({"_id": current["_id"], "accountId": account_id})
+        return current if result.deleted_count == 1 else None
+
+    async def record_delivery(
+        self, account_id: str, connection_id: str, error: str | None, at_ms: int
+    ) -> None:
+        """Set or clear `error`, unless a later delivery was recorded already. Times are
+        epoch milliseconds: nx-27017 compares neither datetimes set by `$set` nor ISO
+        strings exactly (docs/mongodb-compatibility.md)."""
         key = _key(connection_id)
         if key is None:
-            return False
-        result = await self.collection.delete_one({"_id": key, "accountId": account_id})
-        return result.deleted_count == 1
+            return
+        await self.collection.update_one(
+            {
+                "_id": key,
+                "accountId": account_id,
+                "$or": [
+                    {"lastDeliveryAtMs": {"$exists": False}},
+                    {"lastDeliveryAtMs": {"$lt": at_ms}},
+                ],
+            },
+            {"$set": {"error": error, "lastDeliveryAtMs": at_ms}},
+        )
+
+
+CONNECTIONS = web.AppKey("connections", ConnectionRepository)

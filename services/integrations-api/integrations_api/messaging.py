@@ -1,26 +1,32 @@
-"""integrations-api's side of NATS (the contract: shared/events.py): connections follow
-their story. A deleted story takes its connections with it; any other change refreshes
-the story name they show, asked from bot-api (the source of truth), so handling an
-event twice or out of order leaves the same result. An event is acknowledged only
-once handled; a failure is retried."""
+"""integrations-api's side of NATS (the contract: shared/events.py).
+
+- Connections follow their story: a deleted story takes its connections with it; any
+  other change refreshes the story name they show, asked from bot-api (the source of
+  truth), so handling an event twice or out of order leaves the same result.
+- Delivery results set or clear a connection's `error`, never going back in time.
+- Each connection write is published, with its revision, for bot-api's view.
+
+An event is acknowledged only once handled; a failure is retried."""
 
 import logging
 from collections.abc import AsyncIterator
+from typing import Any
 
 from aiohttp import web
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 
-from integrations_api.api import CONNECTIONS
-from integrations_api.connections import ConnectionRepository
+from integrations_api.connections import CONNECTIONS, ConnectionRepository
 from integrations_api.stories import story_name
 from shared.errors import ValidationFailed
-from shared.events import StoryChanged, Subjects
+from shared.events import ConnectionChanged, DeliveryResult, StoryChanged, Subjects
 from shared.messaging import ensure_stream
 from shared.service import CONFIG, NATS
 
 log = logging.getLogger(__name__)
 CONSUMER = "integrations-stories"
+DELIVERIES = "integrations-deliveries"
+PUBLISH_TIMEOUT_SECONDS = 2.0
 RETRY_DELAY_SECONDS = 1.0
 
 
@@ -39,8 +45,37 @@ async def apply_story_change(
     await connections.rename_story(event.account_id, event.story_id, name)
 
 
-async def story_events(app: web.Application) -> AsyncIterator[None]:
-    """cleanup_ctx: a durable queue consumer, so one replica handles each event."""
+async def publish_connection(
+    app: web.Application, document: dict[str, Any], deleted: bool = False
+) -> None:
+    event = ConnectionChanged(
+        connection_id=str(document["_id"]),
+        account_id=document["accountId"],
+        story_id=document["storyId"],
+        name=document["name"],
+        url=document["url"],
+        revision=document["revision"] + (1 if deleted else 0),
+        token=document.get("token"),
+        headers=document.get("headers"),
+        auth=document.get("auth"),
+        deleted=deleted,
+    )
+    try:
+        await (
+            app[NATS]
+            .jetstream()
+            .publish(
+                app[CONFIG].subjects.connection_changed,
+                event.encode(),
+                timeout=PUBLISH_TIMEOUT_SECONDS,
+            )
+        )
+    except Exception as error:
+        log.warning("could not publish connection %s: %s", event.connection_id, error)
+
+
+async def consumers(app: web.Application) -> AsyncIterator[None]:
+    """cleanup_ctx: durable queue consumers, so one replica handles each event."""
     subjects = app[CONFIG].subjects
     await ensure_stream(app[NATS], subjects)
 
@@ -55,13 +90,30 @@ async def story_events(app: web.Application) -> AsyncIterator[None]:
             return
         await message.ack()
 
-    consumer = subjects.consumer(CONSUMER)
-    subscription = (
-        await app[NATS]
-        .jetstream()
-        .subscribe(
-            subjects.story_changed, queue=consumer, durable=consumer, cb=on_story, manual_ack=True
+    async def on_delivery(message: Msg) -> None:
+        result = DeliveryResult.decode(message.data)
+        try:
+            await app[CONNECTIONS].record_delivery(
+                result.account_id, result.connection_id, result.error, result.at_ms
+            )
+        except Exception as error:
+            log.warning("delivery result not recorded, retrying: %s", error)
+            await message.nak(delay=RETRY_DELAY_SECONDS)
+            return
+        await message.ack()
+
+    jetstream = app[NATS].jetstream()
+    subscriptions = []
+    for subject, name, callback in (
+        (subjects.story_changed, CONSUMER, on_story),
+        (subjects.delivery_result, DELIVERIES, on_delivery),
+    ):
+        consumer = subjects.consumer(name)
+        subscriptions.append(
+            await jetstream.subscribe(
+                subject, queue=consumer, durable=consumer, cb=callback, manual_ack=True
+            )
         )
-    )
     yield
-    await subscription.unsubscribe()
+    for subscription in subscriptions:
+        await subscription.unsubscribe()

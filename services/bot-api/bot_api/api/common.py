@@ -4,15 +4,15 @@ from aiohttp import web
 
 from bot_api.changes import Changes
 from bot_api.conversations.cache import StoryCache
+from bot_api.deliveries import Deliveries
 from bot_api.storage import Stores
-from bot_api.webhooks import WebhookCaller
 from shared.endpoints import principal_of
 from shared.envelope import envelope
 
 STORES = web.AppKey("stores", Stores)
 CHANGES = web.AppKey("changes", Changes)
 STORY_CACHE = web.AppKey("story_cache", StoryCache)
-WEBHOOKS = web.AppKey("webhooks", WebhookCaller)
+DELIVERIES = web.AppKey("deliveries", Deliveries)
 MANAGEMENT_STATUS_FIELD = "errorType"
 
 

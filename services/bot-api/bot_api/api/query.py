@@ -3,7 +3,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bot_api.api.common import STORY_CACHE, WEBHOOKS, account_of, stores_of
+from bot_api.api.common import DELIVERIES, STORY_CACHE, account_of, stores_of
 from bot_api.conversations.answering import answer
 from bot_api.engine.conversation import Turn
 from bot_api.schemas.query import QueryRequestSchema, QueryResponseSchema
@@ -41,7 +41,7 @@ async def query(request: web.Request, body: dict[str, Any]) -> Any:
     result = await answer(
         request.app[STORY_CACHE],
         stores_of(request).sessions,
-        request.app[WEBHOOKS],
+        request.app[DELIVERIES],
         account_of(request),
         body.get("storyId"),
         body["sessionId"],

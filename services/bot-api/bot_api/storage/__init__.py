@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 from pymongo.asynchronous.database import AsyncDatabase
 
+from bot_api.storage.connections import ConnectionViewRepository
 from bot_api.storage.entities import EntityRepository
 from bot_api.storage.ids import new_object_id, object_id
 from bot_api.storage.interactions import InteractionRepository
@@ -17,6 +18,7 @@ class Stores:
     interactions: InteractionRepository
     entities: EntityRepository
     sessions: SessionRepository
+    connections: ConnectionViewRepository
 
     @classmethod
     def open(cls, database: AsyncDatabase) -> "Stores":
@@ -25,10 +27,17 @@ class Stores:
             interactions=InteractionRepository(database),
             entities=EntityRepository(database),
             sessions=SessionRepository(database),
+            connections=ConnectionViewRepository(database),
         )
 
     async def ensure_indexes(self) -> None:
-        for repository in (self.stories, self.interactions, self.entities, self.sessions):
+        for repository in (
+            self.stories,
+            self.interactions,
+            self.entities,
+            self.sessions,
+            self.connections,
+        ):
             await repository.ensure_indexes()
 
 

@@ -1,0 +1,130 @@
+"""Webhook calls through a connection: credentials applied, signature verifiable by the
+public Standard Webhooks verifier, and each outcome reaching the connection's `error`."""
+
+import asyncio
+import base64
+from typing import Any
+
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+from standardwebhooks import Webhook
+
+from integrations_api.app import create_app
+from shared.config import Config
+from support.api import Api, Tenant
+
+BASE = "/v2/integrations/webhook"
+WHSEC = "whsec_" + base64.b64encode(b"a shared secret of the backend").decode()
+
+
+class VerifyingBackend:
+    """Answers only calls whose signature, header and credentials are right."""
+
+    def __init__(self, secret: str | bytes) -> None:
+        self.verifier = Webhook(secret)
+        self.status = 200
+        self.calls: list[dict[str, str]] = []
+
+    async def handle(self, request: web.Request) -> web.Response:
+        data = await request.read()
+        self.calls.append(dict(request.headers))
+        self.verifier.verify(data, dict(request.headers))
+        assert request.headers["X-Team"] == "pizza"
+        assert request.headers["Authorization"] == "Basic " + base64.b64encode(b"bot:pw").decode()
+        if self.status != 200:
+            return web.json_response({}, status=self.status)
+        return web.json_response({"responses": [{"type": "text", "message": "verified"}]})
+
+
+async def start_backend(
+    aiohttp_server: Any, secret: str | bytes
+) -> tuple[VerifyingBackend, TestServer]:
+    backend = VerifyingBackend(secret)
+    app = web.Application()
+    app.router.add_post("/hook", backend.handle)
+    return backend, await aiohttp_server(app)
+
+
+@pytest.fixture
+async def integrations(aiohttp_client: Any, config: Config, bot_api: TestClient) -> TestClient:
+    client: TestClient = await aiohttp_client(create_app(config))
+    return client
+
+
+async def eventually(check: Any, seconds: float = 2.0) -> Any:
+    deadline = asyncio.get_running_loop().time() + seconds
+    while True:
+        outcome = await check()
+        if outcome:
+            return outcome
+        assert asyncio.get_running_loop().time() < deadline, "the change never arrived"
+        await asyncio.sleep(0.05)
+
+
+async def setup(
+    alice: Tenant, integrations: TestClient, url: str, token: str, webhook_is_id: bool
+) -> tuple[str, str, Api]:
+    story_id = await alice.developer.create_story()
+    connections = Api(integrations, alice.tokens.developer_token)
+    created = await connections.post(
+        BASE,
+        {"storyId": story_id, "name": "Orders", "url": url, "token": token,
+         "headers": {"X-Team": "pizza"}, "auth": {"username": "bot", "password": "pw"}},
+    )  # fmt: skip
+    connection_id = created.body["id"]
+    await alice.developer.create_interaction(
+        story_id, "Track", userSays=["where is my order"],
+        webhook=connection_id if webhook_is_id else url,
+    )  # fmt: skip
+    return story_id, connection_id, connections
+
+
+async def ask(alice: Tenant, story_id: str) -> dict[str, Any]:
+    body = {"sessionId": "s", "storyId": story_id, "query": "where is my order"}
+    return dict((await alice.public.ok("POST", "/query", body))["result"])
+
+
+@pytest.mark.parametrize(("secret", "webhook_is_id"), [(WHSEC, True), ("plain-token", False)])
+async def test_a_call_through_a_connection_is_signed_and_carries_its_credentials(
+    aiohttp_server: Any, integrations: TestClient, alice: Tenant, secret: str, webhook_is_id: bool
+) -> None:
+    verifier_secret: str | bytes = secret if secret.startswith("whsec_") else secret.encode()
+    backend, server = await start_backend(aiohttp_server, verifier_secret)
+    story_id, _, _ = await setup(
+        alice, integrations, str(server.make_url("/hook")), secret, webhook_is_id
+    )
+
+    async def answered_by_backend() -> dict[str, Any] | None:
+        result = await ask(alice, story_id)
+        return result if result["source"] == "webhook" else None
+
+    result = await eventually(answered_by_backend)
+    assert result["fulfillment"][-1]["message"] == "verified"
+    assert {"webhook-id", "webhook-timestamp", "webhook-signature"} <= {
+        h.lower() for h in backend.calls[-1]
+    }
+
+
+async def test_a_failed_delivery_reaches_the_connection_and_a_success_clears_it(
+    aiohttp_server: Any, integrations: TestClient, alice: Tenant
+) -> None:
+    backend, server = await start_backend(aiohttp_server, WHSEC)
+    story_id, connection_id, connections = await setup(
+        alice, integrations, str(server.make_url("/hook")), WHSEC, webhook_is_id=True
+    )
+    backend.status = 500
+
+    async def error_shown() -> str | None:
+        await ask(alice, story_id)
+        error = (await connections.ok("GET", f"{BASE}/{connection_id}"))["error"]
+        return str(error) if error else None
+
+    assert await eventually(error_shown) == "HTTP 500"
+    backend.status = 200
+    await ask(alice, story_id)
+
+    async def cleared() -> bool:
+        return (await connections.ok("GET", f"{BASE}/{connection_id}"))["error"] is None
+
+    await eventually(cleared, seconds=1.0)
