@@ -120,9 +120,9 @@ def start_mongo(data_dir: Path | str, log_dir: Path) -> ServerProcess:
     return server
 
 
-def start_nats(store_dir: Path, log_dir: Path) -> ServerProcess:
-    """nats-server with JetStream storing under `store_dir`."""
-    port = free_port()
+def start_nats(store_dir: Path, log_dir: Path, port: int | None = None) -> ServerProcess:
+    """nats-server with JetStream storing under `store_dir` (on `port`, or a free one)."""
+    port = port or free_port()
     store_dir.mkdir(parents=True, exist_ok=True)
     command = [
         executable("nats-server"),

@@ -30,7 +30,9 @@ def create_app(config: Config) -> web.Application:
         app[STORY_CACHE] = StoryCache(app[STORES])
         app[CHANGES].listen(app[STORY_CACHE])
 
-    app = base_application(config, "bot-api", MANAGEMENT_STATUS_FIELD, open_stores)
+    app = base_application(
+        config, "bot-api", MANAGEMENT_STATUS_FIELD, config.bot_database, open_stores
+    )
     app[CHANGES] = Changes()
     app.router.add_routes(stories.routes)
     app.router.add_routes(entities.routes)

@@ -12,7 +12,6 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from aiohttp import web
-from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js.api import DeliverPolicy
 
@@ -28,10 +27,9 @@ from shared.events import (
     StoryLookupReply,
     Subjects,
 )
-from shared.messaging import ensure_stream
+from shared.outbox import OUTBOX, Outbox
 from shared.service import CONFIG, NATS
 
-PUBLISH_TIMEOUT_SECONDS = 2.0
 CONNECTIONS_CONSUMER = "bot-api-connections"
 RETRY_DELAY_SECONDS = 1.0
 
@@ -65,10 +63,10 @@ async def story_lookups(app: web.Application) -> AsyncIterator[None]:
 
 
 class EventPublisher:
-    """A change listener that tells the stream; JetStream acknowledges each publish."""
+    """A change listener that tells the stream, through the outbox (shared/outbox.py)."""
 
-    def __init__(self, nats: Client, subjects: Subjects) -> None:
-        self._jetstream = nats.jetstream()
+    def __init__(self, outbox: Outbox, subjects: Subjects) -> None:
+        self._outbox = outbox
         self._subjects = subjects
 
     async def story_changed(
@@ -88,19 +86,13 @@ class EventPublisher:
         await self._publish(self._subjects.entities_changed, EntitiesChanged(account_id).encode())
 
     async def _publish(self, subject: str, data: bytes) -> None:
-        try:
-            await self._jetstream.publish(subject, data, timeout=PUBLISH_TIMEOUT_SECONDS)
-        except Exception as error:
-            log.warning(
-                "could not publish %s (other replicas miss this change): %s", subject, error
-            )
+        await self._outbox.put(subject, data)
 
 
 async def story_events(app: web.Application) -> AsyncIterator[None]:
     """cleanup_ctx: publish this replica's changes and follow every replica's."""
     subjects = app[CONFIG].subjects
-    await ensure_stream(app[NATS], subjects)
-    app[CHANGES].listen(EventPublisher(app[NATS], subjects))
+    app[CHANGES].listen(EventPublisher(app[OUTBOX], subjects))
     cache = app[STORY_CACHE]
 
     async def on_story(message: Msg) -> None:
@@ -133,18 +125,7 @@ async def story_events(app: web.Application) -> AsyncIterator[None]:
 
 def delivery_reporter(app: web.Application) -> Callable[[DeliveryResult], Awaitable[None]]:
     async def report(result: DeliveryResult) -> None:
-        try:
-            await (
-                app[NATS]
-                .jetstream()
-                .publish(
-                    app[CONFIG].subjects.delivery_result,
-                    result.encode(),
-                    timeout=PUBLISH_TIMEOUT_SECONDS,
-                )
-            )
-        except Exception as error:
-            log.warning("could not report delivery to %s: %s", result.connection_id, error)
+        await app[OUTBOX].put(app[CONFIG].subjects.delivery_result, result.encode())
 
     return report
 

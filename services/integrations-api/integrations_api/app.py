@@ -13,7 +13,13 @@ def create_app(config: Config) -> web.Application:
         app[CONNECTIONS] = ConnectionRepository(client[app[CONFIG].integrations_database])
         await app[CONNECTIONS].ensure_indexes()
 
-    app = base_application(config, "integrations-api", CONNECTION_STATUS_FIELD, open_connections)
+    app = base_application(
+        config,
+        "integrations-api",
+        CONNECTION_STATUS_FIELD,
+        config.integrations_database,
+        open_connections,
+    )
     app.router.add_routes(routes)
     app.cleanup_ctx.append(consumers)
     return app

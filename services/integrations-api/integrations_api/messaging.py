@@ -20,13 +20,12 @@ from integrations_api.connections import CONNECTIONS, ConnectionRepository
 from integrations_api.stories import story_name
 from shared.errors import ValidationFailed
 from shared.events import ConnectionChanged, DeliveryResult, StoryChanged, Subjects
-from shared.messaging import ensure_stream
+from shared.outbox import OUTBOX
 from shared.service import CONFIG, NATS
 
 log = logging.getLogger(__name__)
 CONSUMER = "integrations-stories"
 DELIVERIES = "integrations-deliveries"
-PUBLISH_TIMEOUT_SECONDS = 2.0
 RETRY_DELAY_SECONDS = 1.0
 
 
@@ -60,24 +59,12 @@ async def publish_connection(
         auth=document.get("auth"),
         deleted=deleted,
     )
-    try:
-        await (
-            app[NATS]
-            .jetstream()
-            .publish(
-                app[CONFIG].subjects.connection_changed,
-                event.encode(),
-                timeout=PUBLISH_TIMEOUT_SECONDS,
-            )
-        )
-    except Exception as error:
-        log.warning("could not publish connection %s: %s", event.connection_id, error)
+    await app[OUTBOX].put(app[CONFIG].subjects.connection_changed, event.encode())
 
 
 async def consumers(app: web.Application) -> AsyncIterator[None]:
     """cleanup_ctx: durable queue consumers, so one replica handles each event."""
     subjects = app[CONFIG].subjects
-    await ensure_stream(app[NATS], subjects)
 
     async def on_story(message: Msg) -> None:
         try:
