@@ -19,8 +19,10 @@ env: $(VENV)/.synced
 run: env
 	$(VENV)/bin/python -m shared.local_stack
 
+# A hung test prints every stack after 120 s (faulthandler_timeout); the suite as a
+# whole never outlives 20 minutes.
 test: env lint typecheck
-	$(VENV)/bin/python -m pytest
+	timeout 1200 $(VENV)/bin/python -m pytest
 
 lint: env
 	$(VENV)/bin/ruff check .

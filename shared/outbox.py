@@ -26,6 +26,7 @@ class Outbox:
         self._collection = database["outbox"]
         self._nats = nats
         self._pending = asyncio.Event()
+        self._stopping = False
 
     async def put(self, subject: str, data: bytes) -> None:
         await self._collection.insert_one({"_id": ObjectId(), "subject": subject, "data": data})
@@ -37,6 +38,8 @@ class Outbox:
         jetstream = self._nats.jetstream()
         cursor = self._collection.find({}).sort("_id", 1).limit(BATCH)
         async for event in cursor:
+            if self._stopping:
+                break
             await jetstream.publish(
                 event["subject"],
                 bytes(event["data"]),
@@ -47,17 +50,23 @@ class Outbox:
             published += 1
         return published
 
+    def stop(self) -> None:
+        """Let `run` finish its current step and return (no operation is cut short)."""
+        self._stopping = True
+        self._pending.set()
+
     async def run(self) -> None:
         """Publish whenever something waits: at start (what a previous run left), after
         each `put`, and again after a failure. Idle, it reads nothing."""
-        while True:
+        while not self._stopping:
             self._pending.clear()
             try:
                 while await self.publish_pending() == BATCH:
                     pass
             except Exception as error:
                 log.info("outbox waits for NATS: %s", error)
-                await asyncio.sleep(RETRY_SECONDS)
+                if not self._stopping:
+                    await asyncio.sleep(RETRY_SECONDS)
                 self._pending.set()
             await self._pending.wait()
 

@@ -23,6 +23,8 @@ MONGO = web.AppKey("mongo", AsyncMongoClient)
 DATABASE = web.AppKey("database", AsyncDatabase)
 NATS = web.AppKey("nats", NatsClient)
 
+OUTBOX_STOP_SECONDS = 5.0
+SHUTDOWN_STEP_SECONDS = 10.0  # no step of a shutdown may hang it
 OnMongo = Callable[[web.Application, AsyncMongoClient], Awaitable[None]]
 
 
@@ -49,7 +51,8 @@ def base_application(
         if on_mongo is not None:
             await on_mongo(app, client)
         yield
-        await client.close()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(client.close(), SHUTDOWN_STEP_SECONDS)
 
     async def nats_context(app: web.Application) -> AsyncIterator[None]:
         app[NATS] = await messaging.connect(config.nats_url, name)
@@ -57,13 +60,14 @@ def base_application(
         app[OUTBOX] = Outbox(app[DATABASE], app[NATS])
         publisher = asyncio.create_task(app[OUTBOX].run())
         yield
-        publisher.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await publisher
-        if app[NATS].is_connected:
-            await app[NATS].drain()
-        else:
-            await app[NATS].close()  # NATS is away: nothing to drain
+        app[OUTBOX].stop()
+        with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+            await asyncio.wait_for(publisher, OUTBOX_STOP_SECONDS)
+        with contextlib.suppress(TimeoutError):
+            if app[NATS].is_connected:
+                await asyncio.wait_for(app[NATS].drain(), SHUTDOWN_STEP_SECONDS)
+            else:
+                await app[NATS].close()  # NATS is away: nothing to drain
 
     async def mongo_ready() -> bool:
         await app[MONGO].admin.command("ping")

@@ -101,11 +101,17 @@ def test_make_run_starts_everything_and_a_second_run_keeps_data_and_tokens(
 def test_the_readme_walkthrough_runs_as_written(tmp_path: Path) -> None:
     ports = (free_port(), free_port())
     process, _ = start(tmp_path / "var", ports)
+    (tmp_path / "examples").symlink_to(README.parent / "examples")
     try:
         walked = subprocess.run(
             ["bash", "-euo", "pipefail", "-c", readme_walkthrough()],
             cwd=tmp_path,
-            env={**os.environ, "API": f"http://127.0.0.1:{ports[0]}"},
+            env={
+                **os.environ,
+                "API": f"http://127.0.0.1:{ports[0]}",
+                "HOOKS": f"http://127.0.0.1:{ports[1]}",
+                "BACKEND_PORT": str(free_port()),
+            },
             capture_output=True,
             text=True,
             timeout=60,
@@ -113,7 +119,9 @@ def test_the_readme_walkthrough_runs_as_written(tmp_path: Path) -> None:
     finally:
         stop(process)
     assert walked.returncode == 0, walked.stderr
-    story, answer = json_documents(walked.stdout)[-2:]
+    printed = json_documents(walked.stdout)
+    story = next(d for d in printed if "story" in d)
+    answer, with_backend = [d for d in printed if "result" in d]
     names = {i["id"]: i["name"] for i in story["interactions"].values()}
     assert [names[i] for i in story["order"]] == ["Welcome", "Fallback", "Order"]
     order_node = story["story"][2]
@@ -123,6 +131,10 @@ def test_the_readme_walkthrough_runs_as_written(tmp_path: Path) -> None:
     assert result["parameters"] == {"size": "large"}
     assert result["fulfillment"][0] == {"type": "text", "message": "One large pizza coming up!"}
     assert [c["name"] for c in result["contexts"]] == ["Order"]
+    backend_result = with_backend["result"]
+    assert backend_result["source"] == "webhook"
+    assert backend_result["fulfillment"][-1]["message"] == "Order #42: one large pizza."
+    assert backend_result["parameters"]["order"] == "42"
 
 
 def json_documents(text: str) -> list[Any]:

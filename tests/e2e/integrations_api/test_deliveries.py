@@ -63,15 +63,23 @@ async def eventually(check: Any, seconds: float = 2.0) -> Any:
 
 
 async def setup(
-    alice: Tenant, integrations: TestClient, url: str, token: str, webhook_is_id: bool
+    alice: Tenant,
+    integrations: TestClient,
+    url: str,
+    token: str,
+    webhook_is_id: bool,
+    auth: bool = True,
 ) -> tuple[str, str, Api]:
     story_id = await alice.developer.create_story()
     connections = Api(integrations, alice.tokens.developer_token)
+    credentials = (
+        {"headers": {"X-Team": "pizza"}, "auth": {"username": "bot", "password": "pw"}}
+        if auth
+        else {}
+    )
     created = await connections.post(
-        BASE,
-        {"storyId": story_id, "name": "Orders", "url": url, "token": token,
-         "headers": {"X-Team": "pizza"}, "auth": {"username": "bot", "password": "pw"}},
-    )  # fmt: skip
+        BASE, {"storyId": story_id, "name": "Orders", "url": url, "token": token, **credentials}
+    )
     connection_id = created.body["id"]
     await alice.developer.create_interaction(
         story_id, "Track", userSays=["where is my order"],
@@ -106,25 +114,74 @@ async def test_a_call_through_a_connection_is_signed_and_carries_its_credentials
     }
 
 
-async def test_a_failed_delivery_reaches_the_connection_and_a_success_clears_it(
-    aiohttp_server: Any, integrations: TestClient, alice: Tenant
-) -> None:
-    backend, server = await start_backend(aiohttp_server, WHSEC)
-    story_id, connection_id, connections = await setup(
-        alice, integrations, str(server.make_url("/hook")), WHSEC, webhook_is_id=True
+async def answer_500(request: web.Request) -> web.StreamResponse:
+    return web.json_response({}, status=500)
+
+
+async def answer_late(request: web.Request) -> web.StreamResponse:
+    await asyncio.sleep(4)
+    return web.json_response({})
+
+
+async def answer_html(request: web.Request) -> web.StreamResponse:
+    return web.Response(text="<html>")
+
+
+async def answer_bad_goto(request: web.Request) -> web.StreamResponse:
+    button = {"type": "goto", "title": "Menu", "value": "x" * 36}
+    return web.json_response(
+        {"responses": [{"type": "quickReplies", "title": "t", "buttons": [button]}]}
     )
-    backend.status = 500
+
+
+async def answer_redirect(request: web.Request) -> web.StreamResponse:
+    raise web.HTTPFound("/ok")
+
+
+async def answer_ok(request: web.Request) -> web.StreamResponse:
+    return web.json_response({"responses": [{"type": "text", "message": "fine"}]})
+
+
+@pytest.mark.parametrize(
+    ("failing", "reason"),
+    [
+        (answer_500, "HTTP 500"),
+        (answer_late, "timeout after 3000 ms"),
+        (answer_html, "answer is not JSON"),
+        (answer_bad_goto, "responses[0].buttons[0].value: not a UUID v4"),
+        (answer_redirect, "HTTP 302"),
+        ("http://127.0.0.1:9/closed", "cannot connect"),
+        ("http://no-such-host.invalid/hook", "cannot connect"),
+    ],
+    ids=["http-500", "timeout", "not-json", "bad-goto", "redirect", "refused", "no-dns"],
+)
+async def test_every_failed_delivery_reaches_the_connection_and_a_success_clears_it(
+    aiohttp_server: Any, integrations: TestClient, alice: Tenant, failing: Any, reason: str
+) -> None:
+    app = web.Application()
+    app.router.add_post("/ok", answer_ok)
+    if callable(failing):
+        app.router.add_post("/fail", failing)
+    backend: TestServer = await aiohttp_server(app)
+    failing_url = str(backend.make_url("/fail")) if callable(failing) else failing
+    story_id, connection_id, connections = await setup(
+        alice, integrations, failing_url, WHSEC, webhook_is_id=True, auth=False
+    )
 
     async def error_shown() -> str | None:
-        await ask(alice, story_id)
+        result = await ask(alice, story_id)
+        assert result["source"] == "agent"
         error = (await connections.ok("GET", f"{BASE}/{connection_id}"))["error"]
         return str(error) if error else None
 
-    assert await eventually(error_shown) == "HTTP 500"
-    backend.status = 200
-    await ask(alice, story_id)
+    assert (await eventually(error_shown, seconds=10.0)).startswith(reason)
+    await connections.ok(
+        "PUT", f"{BASE}/{connection_id}", {"name": "Orders", "url": str(backend.make_url("/ok"))}
+    )
 
     async def cleared() -> bool:
-        return (await connections.ok("GET", f"{BASE}/{connection_id}"))["error"] is None
+        result = await ask(alice, story_id)
+        read = await connections.ok("GET", f"{BASE}/{connection_id}")
+        return result["source"] == "webhook" and read["error"] is None
 
-    await eventually(cleared, seconds=1.0)
+    await eventually(cleared, seconds=10.0)  # a call to the old url may still take 3 s
