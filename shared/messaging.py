@@ -1,9 +1,11 @@
 """Opening the NATS connection: reconnect forever, never give up on the server."""
 
 import logging
+from collections.abc import Awaitable, Callable
 
 import nats
 from nats.aio.client import Client
+from nats.aio.msg import Msg
 from nats.js.errors import BadRequestError
 
 from shared.events import Subjects
@@ -40,3 +42,24 @@ async def ensure_stream(client: Client, subjects: Subjects) -> None:
         await jetstream.add_stream(name=subjects.stream, subjects=subjects.stream_subjects)
     except BadRequestError:
         await jetstream.update_stream(name=subjects.stream, subjects=subjects.stream_subjects)
+
+
+RETRY_DELAY_SECONDS = 1.0
+
+
+def acknowledging(
+    apply: Callable[[bytes], Awaitable[None]], what: str
+) -> Callable[[Msg], Awaitable[None]]:
+    """A JetStream callback that acknowledges a message only once `apply` handled it,
+    and asks for it again a second later otherwise (at-least-once)."""
+
+    async def callback(message: Msg) -> None:
+        try:
+            await apply(message.data)
+        except Exception as error:
+            log.warning("%s not applied, retrying: %s", what, error)
+            await message.nak(delay=RETRY_DELAY_SECONDS)
+            return
+        await message.ack()
+
+    return callback

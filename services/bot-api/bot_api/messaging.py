@@ -27,11 +27,11 @@ from shared.events import (
     StoryLookupReply,
     Subjects,
 )
+from shared.messaging import acknowledging
 from shared.outbox import OUTBOX, Outbox
 from shared.service import CONFIG, NATS
 
 CONNECTIONS_CONSUMER = "bot-api-connections"
-RETRY_DELAY_SECONDS = 1.0
 
 log = logging.getLogger(__name__)
 RESPONDERS = "bot-api"
@@ -135,14 +135,8 @@ async def connection_events(app: web.Application) -> AsyncIterator[None]:
     shared by every replica through MongoDB)."""
     subjects = app[CONFIG].subjects
 
-    async def on_connection(message: Msg) -> None:
-        try:
-            await app[STORES].connections.apply(ConnectionChanged.decode(message.data))
-        except Exception as error:
-            log.warning("connection event not applied, retrying: %s", error)
-            await message.nak(delay=RETRY_DELAY_SECONDS)
-            return
-        await message.ack()
+    async def on_connection(data: bytes) -> None:
+        await app[STORES].connections.apply(ConnectionChanged.decode(data))
 
     consumer = subjects.consumer(CONNECTIONS_CONSUMER)
     subscription = (
@@ -152,7 +146,7 @@ async def connection_events(app: web.Application) -> AsyncIterator[None]:
             subjects.connection_changed,
             queue=consumer,
             durable=consumer,
-            cb=on_connection,
+            cb=acknowledging(on_connection, "connection event"),
             manual_ack=True,
         )
     )

@@ -14,19 +14,18 @@ from typing import Any
 
 from aiohttp import web
 from nats.aio.client import Client
-from nats.aio.msg import Msg
 
 from integrations_api.connections import CONNECTIONS, ConnectionRepository
 from integrations_api.stories import story_name
 from shared.errors import ValidationFailed
 from shared.events import ConnectionChanged, DeliveryResult, StoryChanged, Subjects
+from shared.messaging import acknowledging
 from shared.outbox import OUTBOX
 from shared.service import CONFIG, NATS
 
 log = logging.getLogger(__name__)
 CONSUMER = "integrations-stories"
 DELIVERIES = "integrations-deliveries"
-RETRY_DELAY_SECONDS = 1.0
 
 
 async def apply_story_change(
@@ -66,39 +65,30 @@ async def consumers(app: web.Application) -> AsyncIterator[None]:
     """cleanup_ctx: durable queue consumers, so one replica handles each event."""
     subjects = app[CONFIG].subjects
 
-    async def on_story(message: Msg) -> None:
-        try:
-            await apply_story_change(
-                app[CONNECTIONS], app[NATS], subjects, StoryChanged.decode(message.data)
-            )
-        except Exception as error:
-            log.warning("story event not applied, retrying: %s", error)
-            await message.nak(delay=RETRY_DELAY_SECONDS)
-            return
-        await message.ack()
+    async def on_story(data: bytes) -> None:
+        event = StoryChanged.decode(data)
+        await apply_story_change(app[CONNECTIONS], app[NATS], subjects, event)
 
-    async def on_delivery(message: Msg) -> None:
-        result = DeliveryResult.decode(message.data)
-        try:
-            await app[CONNECTIONS].record_delivery(
-                result.account_id, result.connection_id, result.error, result.at_ms
-            )
-        except Exception as error:
-            log.warning("delivery result not recorded, retrying: %s", error)
-            await message.nak(delay=RETRY_DELAY_SECONDS)
-            return
-        await message.ack()
+    async def on_delivery(data: bytes) -> None:
+        result = DeliveryResult.decode(data)
+        await app[CONNECTIONS].record_delivery(
+            result.account_id, result.connection_id, result.error, result.at_ms
+        )
 
     jetstream = app[NATS].jetstream()
     subscriptions = []
-    for subject, name, callback in (
+    for subject, name, apply in (
         (subjects.story_changed, CONSUMER, on_story),
         (subjects.delivery_result, DELIVERIES, on_delivery),
     ):
         consumer = subjects.consumer(name)
         subscriptions.append(
             await jetstream.subscribe(
-                subject, queue=consumer, durable=consumer, cb=callback, manual_ack=True
+                subject,
+                queue=consumer,
+                durable=consumer,
+                cb=acknowledging(apply, name),
+                manual_ack=True,
             )
         )
     yield
