@@ -8,7 +8,7 @@ integrations-api sets or clears the connection's `error`.
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from bot_api.engine.story import StoryModel
@@ -61,7 +61,7 @@ class Deliveries:
         account_id: str,
         session_id: str,
         interaction_id: str,
-        interaction: dict[str, Any] | Any,
+        interaction: Mapping[str, Any],
         webhook: str,
         result: dict[str, Any],
     ) -> dict[str, Any] | None:
