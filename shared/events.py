@@ -14,6 +14,8 @@ JetStream (stream `<NS>_EVENTS`, subjects `<ns>.events.>`, at-least-once):
   deletes them.
 - `<ns>.events.entities.v1`: an account's entities changed. `{"v": 1, "accountId"}`.
   Every bot-api replica refreshes the entity recognisers of the account's stories.
+  Both carry `origin`, the publishing process: it applied the change already, and
+  skips its own events.
 - `<ns>.events.connections.v1`: a webhook connection was written or deleted, with its
   url and credentials and a `revision` that grows with each write. Published by
   integrations-api; bot-api keeps its view for deliveries (an older revision never
@@ -125,6 +127,7 @@ class StoryChanged:
     story_id: str
     interaction_ids: tuple[str, ...] = ()
     deleted: bool = False
+    origin: str = ""
 
     def encode(self) -> bytes:
         return _encode(
@@ -133,6 +136,7 @@ class StoryChanged:
                 "storyId": self.story_id,
                 "interactionIds": list(self.interaction_ids),
                 "deleted": self.deleted,
+                "origin": self.origin,
             }
         )
 
@@ -144,19 +148,22 @@ class StoryChanged:
             str(payload["storyId"]),
             tuple(str(i) for i in payload["interactionIds"]),
             bool(payload["deleted"]),
+            str(payload.get("origin", "")),
         )
 
 
 @dataclass(frozen=True)
 class EntitiesChanged:
     account_id: str
+    origin: str = ""
 
     def encode(self) -> bytes:
-        return _encode({"accountId": self.account_id})
+        return _encode({"accountId": self.account_id, "origin": self.origin})
 
     @classmethod
     def decode(cls, data: bytes) -> "EntitiesChanged":
-        return cls(str(_decode(data)["accountId"]))
+        payload = _decode(data)
+        return cls(str(payload["accountId"]), str(payload.get("origin", "")))
 
 
 @dataclass(frozen=True)

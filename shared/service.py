@@ -25,7 +25,7 @@ NATS = web.AppKey("nats", NatsClient)
 
 OUTBOX_STOP_SECONDS = 5.0
 SHUTDOWN_STEP_SECONDS = 10.0  # no step of a shutdown may hang it
-OnMongo = Callable[[web.Application, AsyncMongoClient], Awaitable[None]]
+OnMongo = Callable[[web.Application, AsyncDatabase], Awaitable[None]]
 
 
 def base_application(
@@ -49,7 +49,7 @@ def base_application(
         app[PRINCIPALS] = PrincipalCache(app[ACCOUNTS])
         await app[ACCOUNTS].ensure_indexes()
         if on_mongo is not None:
-            await on_mongo(app, client)
+            await on_mongo(app, app[DATABASE])
         yield
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(client.close(), SHUTDOWN_STEP_SECONDS)

@@ -1,7 +1,7 @@
 from collections.abc import AsyncIterator
 
 from aiohttp import web
-from pymongo import AsyncMongoClient
+from pymongo.asynchronous.database import AsyncDatabase
 
 from bot_api.api import entities, interactions, query, stories
 from bot_api.api.common import CHANGES, DELIVERIES, MANAGEMENT_STATUS_FIELD, STORES, STORY_CACHE
@@ -24,8 +24,8 @@ async def webhook_deliveries(app: web.Application) -> AsyncIterator[None]:
 
 
 def create_app(config: Config) -> web.Application:
-    async def open_stores(app: web.Application, client: AsyncMongoClient) -> None:
-        app[STORES] = Stores.open(client[app[CONFIG].bot_database])
+    async def open_stores(app: web.Application, database: AsyncDatabase) -> None:
+        app[STORES] = Stores.open(database)
         await app[STORES].ensure_indexes()
         app[STORY_CACHE] = StoryCache(app[STORES])
         app[CHANGES].listen(app[STORY_CACHE])

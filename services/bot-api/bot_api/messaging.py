@@ -9,6 +9,7 @@
 """
 
 import logging
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from aiohttp import web
@@ -63,40 +64,50 @@ async def story_lookups(app: web.Application) -> AsyncIterator[None]:
 
 
 class EventPublisher:
-    """A change listener that tells the stream, through the outbox (shared/outbox.py)."""
+    """A change listener that tells the stream, through the outbox (shared/outbox.py);
+    its events name this process as their `origin`."""
 
-    def __init__(self, outbox: Outbox, subjects: Subjects) -> None:
+    def __init__(self, outbox: Outbox, subjects: Subjects, origin: str) -> None:
         self._outbox = outbox
         self._subjects = subjects
+        self._origin = origin
 
     async def story_changed(
         self, account_id: str, story_id: str, interaction_ids: frozenset[str]
     ) -> None:
-        event = StoryChanged(account_id, story_id, tuple(sorted(interaction_ids)))
+        event = StoryChanged(
+            account_id, story_id, tuple(sorted(interaction_ids)), origin=self._origin
+        )
         await self._publish(self._subjects.story_changed, event.encode())
 
     async def story_removed(self, account_id: str, story_id: str) -> None:
-        event = StoryChanged(account_id, story_id, deleted=True)
+        event = StoryChanged(account_id, story_id, deleted=True, origin=self._origin)
         await self._publish(self._subjects.story_changed, event.encode())
 
     async def stories_listed(self, account_id: str) -> None:
         """Followers refresh the account's story list on every story event."""
 
     async def entities_changed(self, account_id: str) -> None:
-        await self._publish(self._subjects.entities_changed, EntitiesChanged(account_id).encode())
+        event = EntitiesChanged(account_id, origin=self._origin)
+        await self._publish(self._subjects.entities_changed, event.encode())
 
     async def _publish(self, subject: str, data: bytes) -> None:
         await self._outbox.put(subject, data)
 
 
 async def story_events(app: web.Application) -> AsyncIterator[None]:
-    """cleanup_ctx: publish this replica's changes and follow every replica's."""
+    """cleanup_ctx: publish this replica's changes and follow the other replicas'. This
+    process's own changes reach its cache directly (through `Changes`), so its echoes
+    are skipped."""
     subjects = app[CONFIG].subjects
-    app[CHANGES].listen(EventPublisher(app[OUTBOX], subjects))
+    origin = uuid.uuid4().hex
+    app[CHANGES].listen(EventPublisher(app[OUTBOX], subjects, origin))
     cache = app[STORY_CACHE]
 
     async def on_story(message: Msg) -> None:
         event = StoryChanged.decode(message.data)
+        if event.origin == origin:
+            return
         if event.deleted:
             await cache.story_removed(event.account_id, event.story_id)
         else:
@@ -106,7 +117,9 @@ async def story_events(app: web.Application) -> AsyncIterator[None]:
         await cache.stories_listed(event.account_id)
 
     async def on_entities(message: Msg) -> None:
-        await cache.entities_changed(EntitiesChanged.decode(message.data).account_id)
+        event = EntitiesChanged.decode(message.data)
+        if event.origin != origin:
+            await cache.entities_changed(event.account_id)
 
     jetstream = app[NATS].jetstream()
     subscriptions = [

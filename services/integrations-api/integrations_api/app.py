@@ -1,16 +1,16 @@
 from aiohttp import web
-from pymongo import AsyncMongoClient
+from pymongo.asynchronous.database import AsyncDatabase
 
 from integrations_api.api import CONNECTION_STATUS_FIELD, routes
 from integrations_api.connections import CONNECTIONS, ConnectionRepository
 from integrations_api.messaging import consumers
 from shared.config import Config
-from shared.service import CONFIG, base_application
+from shared.service import base_application
 
 
 def create_app(config: Config) -> web.Application:
-    async def open_connections(app: web.Application, client: AsyncMongoClient) -> None:
-        app[CONNECTIONS] = ConnectionRepository(client[app[CONFIG].integrations_database])
+    async def open_connections(app: web.Application, database: AsyncDatabase) -> None:
+        app[CONNECTIONS] = ConnectionRepository(database)
         await app[CONNECTIONS].ensure_indexes()
 
     app = base_application(
