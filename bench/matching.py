@@ -7,19 +7,25 @@ import tracemalloc
 from typing import Any
 
 from bench.synthetic import queries, story_interactions
-from bot_api.domain.interactions import EMPTY_INTERACTION, STANDARD, default_interactions
+from bot_api.domain.interactions import (
+    EMPTY_INTERACTION,
+    STANDARD,
+    default_interactions,
+    interaction_from_content,
+)
+from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Context, Structure
-from bot_api.engine.conversation import SessionState, Turn, respond
-from bot_api.engine.story import StoryModel
+from bot_api.engine.conversation import respond
+from bot_api.engine.story import CompiledStory
 from bot_api.engine.text import tokens
+from bot_api.engine.turn import SessionState, Turn
 
 SIZES = (150, 1000)
 RUNS = 5
 QUERIES = 1000
-SETTINGS = {"confidence": 0.5, "fallback": True, "lifespan": 2}
 
 
-def build(interactions: list[dict[str, Any]]) -> StoryModel:
+def build(interactions: list[dict[str, Any]]) -> CompiledStory:
     contents = [
         *({**d, "id": d["type"]} for d in default_interactions()),
         *(
@@ -29,7 +35,8 @@ def build(interactions: list[dict[str, Any]]) -> StoryModel:
     ]
     ids = tuple(c["id"] for c in contents)
     structure = Structure(ids, {i: Context(root=True) for i in ids}, frozenset(ids[:2]))
-    model = StoryModel.build("bench", SETTINGS, structure, contents, {})
+    typed = [interaction_from_content(c["id"], c["type"], c) for c in contents]
+    model = CompiledStory.compile("bench", Settings(), structure, typed, [])
     model.index.search([["warm"]], lambda i: True)
     return model
 

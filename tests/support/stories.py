@@ -3,16 +3,17 @@
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bot_api.domain.entities import Entity, Entry
 from bot_api.domain.interactions import (
     EMPTY_INTERACTION,
     STANDARD,
     default_interactions,
+    interaction_from_content,
     prepare,
 )
+from bot_api.domain.settings import Settings
 from bot_api.domain.structure import ContextChange, Structure
-from bot_api.engine.story import StoryModel
-
-DEFAULT_SETTINGS = {"confidence": 0.5, "fallback": True, "lifespan": 2}
+from bot_api.engine.story import CompiledStory
 
 
 def interaction(id: str, *user_says: str, **fields: Any) -> dict[str, Any]:
@@ -28,7 +29,7 @@ def story(
     entities: Mapping[str, Sequence[str | Sequence[str]]] | None = None,
     references: Mapping[str, Sequence[str]] | None = None,
     **settings: Any,
-) -> StoryModel:
+) -> CompiledStory:
     """A story with welcome and fallback, then the given interactions (root unless they
     name a `parent`), `references` (id -> ids it refers to) and entities given as
     name -> values, each a string or [value, synonym, ...]."""
@@ -51,16 +52,15 @@ def story(
                 )
             ]
         )
-    entries = {
-        name: [
-            {
-                "value": value if isinstance(value, str) else value[0],
-                "synonyms": [{"value": s} for s in ([value] if isinstance(value, str) else value)],
-            }
-            for value in values
-        ]
+    recognised = [
+        Entity(
+            name,
+            tuple(
+                Entry(value, (value,)) if isinstance(value, str) else Entry(value[0], tuple(value))
+                for value in values
+            ),
+        )
         for name, values in (entities or {}).items()
-    }
-    return StoryModel.build(
-        "story", {**DEFAULT_SETTINGS, **settings}, structure, [*defaults, *interactions], entries
-    )
+    ]
+    typed = [interaction_from_content(i["id"], i["type"], i) for i in [*defaults, *interactions]]
+    return CompiledStory.compile("story", Settings(**settings), structure, typed, recognised)

@@ -16,7 +16,14 @@ from aiohttp import web
 from nats.aio.msg import Msg
 from nats.js.api import DeliverPolicy
 
-from bot_api.api.common import CHANGES, STORES, STORY_CACHE
+from bot_api.changes import (
+    Change,
+    EntitiesEdited,
+    StoryCreated,
+    StoryDeleted,
+    StoryEdited,
+)
+from bot_api.keys import CHANGES, STORES, STORY_CACHE
 from bot_api.management.stories import load_story
 from shared.errors import NotFound
 from shared.events import (
@@ -72,27 +79,22 @@ class EventPublisher:
         self._subjects = subjects
         self._origin = origin
 
-    async def story_changed(
-        self, account_id: str, story_id: str, interaction_ids: frozenset[str]
-    ) -> None:
-        event = StoryChanged(
-            account_id, story_id, tuple(sorted(interaction_ids)), origin=self._origin
-        )
-        await self._publish(self._subjects.story_changed, event.encode())
-
-    async def story_removed(self, account_id: str, story_id: str) -> None:
-        event = StoryChanged(account_id, story_id, deleted=True, origin=self._origin)
-        await self._publish(self._subjects.story_changed, event.encode())
-
-    async def stories_listed(self, account_id: str) -> None:
-        """Followers refresh the account's story list on every story event."""
-
-    async def entities_changed(self, account_id: str) -> None:
-        event = EntitiesChanged(account_id, origin=self._origin)
-        await self._publish(self._subjects.entities_changed, event.encode())
-
-    async def _publish(self, subject: str, data: bytes) -> None:
-        await self._outbox.put(subject, data)
+    async def changed(self, change: Change) -> None:
+        subjects, origin = self._subjects, self._origin
+        match change:
+            case StoryCreated(account_id=account_id, story_id=story_id):
+                story = StoryChanged(account_id, story_id, origin=origin)
+                await self._outbox.put(subjects.story_changed, story.encode())
+            case StoryEdited(account_id=account_id, story_id=story_id):
+                ids = tuple(sorted(change.interaction_ids))
+                story = StoryChanged(account_id, story_id, ids, origin=origin)
+                await self._outbox.put(subjects.story_changed, story.encode())
+            case StoryDeleted(account_id=account_id, story_id=story_id):
+                story = StoryChanged(account_id, story_id, deleted=True, origin=origin)
+                await self._outbox.put(subjects.story_changed, story.encode())
+            case EntitiesEdited(account_id=account_id):
+                entities = EntitiesChanged(account_id, origin=origin)
+                await self._outbox.put(subjects.entities_changed, entities.encode())
 
 
 async def story_events(app: web.Application) -> AsyncIterator[None]:
@@ -109,17 +111,15 @@ async def story_events(app: web.Application) -> AsyncIterator[None]:
         if event.origin == origin:
             return
         if event.deleted:
-            await cache.story_removed(event.account_id, event.story_id)
+            await cache.changed(StoryDeleted(event.account_id, event.story_id))
         else:
-            await cache.story_changed(
-                event.account_id, event.story_id, frozenset(event.interaction_ids)
-            )
-        await cache.stories_listed(event.account_id)
+            ids = frozenset(event.interaction_ids)
+            await cache.changed(StoryEdited(event.account_id, event.story_id, ids))
 
     async def on_entities(message: Msg) -> None:
         event = EntitiesChanged.decode(message.data)
         if event.origin != origin:
-            await cache.entities_changed(event.account_id)
+            await cache.changed(EntitiesEdited(event.account_id))
 
     jetstream = app[NATS].jetstream()
     subscriptions = [

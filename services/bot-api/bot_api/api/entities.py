@@ -2,8 +2,8 @@ from typing import Any
 
 from aiohttp import web
 
-from bot_api.api.common import account_of, changes_of, created, stores_of, success
-from bot_api.management import entities
+from bot_api.api.common import account_of, created, success
+from bot_api.keys import ENTITIES
 from bot_api.schemas.common import CreatedSchema, SuccessSchema
 from bot_api.schemas.entities import EntitySchema, EntityWriteSchema
 from shared.endpoints import endpoint
@@ -14,7 +14,7 @@ routes = web.RouteTableDef()
 @routes.get("/entities")
 @endpoint(summary="List the entities", tag="entities", response=EntitySchema(many=True))
 async def list_entities(request: web.Request) -> Any:
-    return await entities.list_entities(stores_of(request), account_of(request))
+    return await request.app[ENTITIES].list_entities(account_id=account_of(request))
 
 
 @routes.post("/entities")
@@ -26,16 +26,14 @@ async def list_entities(request: web.Request) -> Any:
     errors=(409,),
 )
 async def create_entity(request: web.Request, body: dict[str, Any]) -> Any:
-    entity_id = await entities.create_entity(stores_of(request), account_of(request), body)
-    await changes_of(request).entities_changed(account_of(request))
-    return created(entity_id)
+    return created(await request.app[ENTITIES].create(account_id=account_of(request), data=body))
 
 
 @routes.get("/entities/{id}")
 @endpoint(summary="Read an entity", tag="entities", response=EntitySchema(), errors=(404,))
 async def read_entity(request: web.Request) -> Any:
     entity_id = request.match_info["id"]
-    return await entities.read_entity(stores_of(request), account_of(request), entity_id)
+    return await request.app[ENTITIES].read(account_id=account_of(request), entity_id=entity_id)
 
 
 @routes.put("/entities/{id}")
@@ -48,8 +46,9 @@ async def read_entity(request: web.Request) -> Any:
 )
 async def update_entity(request: web.Request, body: dict[str, Any]) -> Any:
     entity_id = request.match_info["id"]
-    await entities.update_entity(stores_of(request), account_of(request), entity_id, body)
-    await changes_of(request).entities_changed(account_of(request))
+    await request.app[ENTITIES].update(
+        account_id=account_of(request), entity_id=entity_id, data=body
+    )
     return success()
 
 
@@ -62,6 +61,5 @@ async def update_entity(request: web.Request, body: dict[str, Any]) -> Any:
 )
 async def delete_entity(request: web.Request) -> Any:
     entity_id = request.match_info["id"]
-    await entities.delete_entity(stores_of(request), account_of(request), entity_id)
-    await changes_of(request).entities_changed(account_of(request))
+    await request.app[ENTITIES].delete(account_id=account_of(request), entity_id=entity_id)
     return success()

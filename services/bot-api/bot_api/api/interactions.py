@@ -3,8 +3,8 @@ from typing import Any
 from aiohttp import web
 from marshmallow import fields
 
-from bot_api.api.common import account_of, changes_of, created, stores_of, success
-from bot_api.management import interactions
+from bot_api.api.common import account_of, created, success
+from bot_api.keys import INTERACTIONS
 from bot_api.schemas.common import CreatedSchema, SuccessSchema
 from bot_api.schemas.interactions import (
     INTERACTION_IDS,
@@ -27,7 +27,9 @@ routes = web.RouteTableDef()
 )
 async def list_interactions(request: web.Request) -> Any:
     story_id = request.match_info["story"]
-    return await interactions.list_interactions(stores_of(request), account_of(request), story_id)
+    return await request.app[INTERACTIONS].list_interactions(
+        account_id=account_of(request), story_id=story_id
+    )
 
 
 @routes.post("/stories/{story}/interactions")
@@ -39,11 +41,9 @@ async def list_interactions(request: web.Request) -> Any:
     errors=(404, 409),
 )
 async def create_root_interaction(request: web.Request, body: dict[str, Any]) -> Any:
-    story_id = request.match_info["story"]
-    new_id = await interactions.create_interaction(
-        stores_of(request), account_of(request), story_id, body
+    new_id = await request.app[INTERACTIONS].create(
+        account_id=account_of(request), story_id=request.match_info["story"], data=body
     )
-    await changes_of(request).story_changed(account_of(request), story_id, [new_id])
     return created(new_id)
 
 
@@ -52,9 +52,10 @@ async def create_root_interaction(request: web.Request, body: dict[str, Any]) ->
     summary="Read an interaction", tag="interactions", response=InteractionSchema(), errors=(404,)
 )
 async def read_interaction(request: web.Request) -> Any:
-    story_id, interaction_id = request.match_info["story"], request.match_info["id"]
-    return await interactions.read_interaction(
-        stores_of(request), account_of(request), story_id, interaction_id
+    return await request.app[INTERACTIONS].read(
+        account_id=account_of(request),
+        story_id=request.match_info["story"],
+        interaction_id=request.match_info["id"],
     )
 
 
@@ -67,11 +68,12 @@ async def read_interaction(request: web.Request) -> Any:
     errors=(404, 409),
 )
 async def create_child_interaction(request: web.Request, body: dict[str, Any]) -> Any:
-    story_id, parent_id = request.match_info["story"], request.match_info["id"]
-    new_id = await interactions.create_interaction(
-        stores_of(request), account_of(request), story_id, body, parent_id
+    new_id = await request.app[INTERACTIONS].create(
+        account_id=account_of(request),
+        story_id=request.match_info["story"],
+        data=body,
+        parent_id=request.match_info["id"],
     )
-    await changes_of(request).story_changed(account_of(request), story_id, [new_id])
     return created(new_id)
 
 
@@ -84,11 +86,12 @@ async def create_child_interaction(request: web.Request, body: dict[str, Any]) -
     errors=(404, 409),
 )
 async def update_interaction(request: web.Request, body: dict[str, Any]) -> Any:
-    story_id, interaction_id = request.match_info["story"], request.match_info["id"]
-    await interactions.update_interaction(
-        stores_of(request), account_of(request), story_id, interaction_id, body
+    await request.app[INTERACTIONS].update(
+        account_id=account_of(request),
+        story_id=request.match_info["story"],
+        interaction_id=request.match_info["id"],
+        data=body,
     )
-    await changes_of(request).story_changed(account_of(request), story_id, [interaction_id])
     return success()
 
 
@@ -101,9 +104,9 @@ async def update_interaction(request: web.Request, body: dict[str, Any]) -> Any:
     errors=(404,),
 )
 async def delete_interactions(request: web.Request, body: list[str]) -> Any:
-    story_id = request.match_info["story"]
-    await interactions.delete_interactions(stores_of(request), account_of(request), story_id, body)
-    await changes_of(request).story_changed(account_of(request), story_id)
+    await request.app[INTERACTIONS].delete(
+        account_id=account_of(request), story_id=request.match_info["story"], interaction_ids=body
+    )
     return success()
 
 
@@ -116,7 +119,7 @@ async def delete_interactions(request: web.Request, body: list[str]) -> Any:
     errors=(404,),
 )
 async def update_contexts(request: web.Request, body: list[dict[str, Any]]) -> Any:
-    story_id = request.match_info["story"]
-    await interactions.update_contexts(stores_of(request), account_of(request), story_id, body)
-    await changes_of(request).story_changed(account_of(request), story_id)
+    await request.app[INTERACTIONS].update_contexts(
+        account_id=account_of(request), story_id=request.match_info["story"], items=body
+    )
     return success()

@@ -1,15 +1,13 @@
-from datetime import timedelta
 from typing import Any
 
 from aiohttp import web
 
-from bot_api.api.common import DELIVERIES, STORY_CACHE, account_of, stores_of
-from bot_api.conversations.answering import answer
-from bot_api.engine.conversation import Turn
-from bot_api.schemas.query import QueryRequestSchema, QueryResponseSchema
+from bot_api.api.common import account_of
+from bot_api.engine.turn import Turn
+from bot_api.keys import CONVERSATIONS
+from bot_api.schemas.query import QueryRequestSchema, QueryResponseSchema, result_body
 from shared.endpoints import ANY_TOKEN, endpoint
 from shared.envelope import envelope
-from shared.service import CONFIG
 
 QUERY_STATUS_FIELD = "type"
 
@@ -38,18 +36,14 @@ async def query(request: web.Request, body: dict[str, Any]) -> Any:
         reset=body["reset"],
         debug=body["debug"],
     )
-    result = await answer(
-        request.app[STORY_CACHE],
-        stores_of(request).sessions,
-        request.app[DELIVERIES],
-        account_of(request),
-        body.get("storyId"),
-        body["sessionId"],
-        turn,
-        timedelta(seconds=request.app[CONFIG].session_idle_seconds),
+    outcome = await request.app[CONVERSATIONS].answer(
+        account_id=account_of(request),
+        story_id=body.get("storyId"),
+        session_id=body["sessionId"],
+        turn=turn,
     )
     return {
-        "result": result,
+        "result": result_body(turn, outcome),
         "sessionId": body["sessionId"],
         **envelope(QUERY_STATUS_FIELD, 200, "success"),
     }

@@ -2,8 +2,8 @@ from typing import Any
 
 from aiohttp import web
 
-from bot_api.api.common import account_of, changes_of, created, stores_of, success
-from bot_api.management import stories
+from bot_api.api.common import account_of, created, success
+from bot_api.keys import STORIES
 from bot_api.schemas.common import CreatedSchema, SuccessSchema
 from bot_api.schemas.stories import (
     StoryCreateSchema,
@@ -19,7 +19,7 @@ routes = web.RouteTableDef()
 @routes.get("/stories")
 @endpoint(summary="List the stories", tag="stories", response=StorySummarySchema(many=True))
 async def list_stories(request: web.Request) -> Any:
-    return await stories.list_stories(stores_of(request), account_of(request))
+    return await request.app[STORIES].list_stories(account_id=account_of(request))
 
 
 @routes.post("/stories")
@@ -30,9 +30,7 @@ async def list_stories(request: web.Request) -> Any:
     response=CreatedSchema(),
 )
 async def create_story(request: web.Request, body: dict[str, Any]) -> Any:
-    story_id = await stories.create_story(stores_of(request), account_of(request), body)
-    await changes_of(request).story_created(account_of(request), story_id)
-    return created(story_id)
+    return created(await request.app[STORIES].create(account_id=account_of(request), data=body))
 
 
 @routes.get("/stories/{story}")
@@ -44,7 +42,7 @@ async def create_story(request: web.Request, body: dict[str, Any]) -> Any:
 )
 async def read_story(request: web.Request) -> Any:
     story_id = request.match_info["story"]
-    return await stories.read_story(stores_of(request), account_of(request), story_id)
+    return await request.app[STORIES].read(account_id=account_of(request), story_id=story_id)
 
 
 @routes.put("/stories/{story}")
@@ -57,8 +55,7 @@ async def read_story(request: web.Request) -> Any:
 )
 async def update_story(request: web.Request, body: dict[str, Any]) -> Any:
     story_id = request.match_info["story"]
-    await stories.update_story(stores_of(request), account_of(request), story_id, body)
-    await changes_of(request).story_changed(account_of(request), story_id)
+    await request.app[STORIES].update(account_id=account_of(request), story_id=story_id, data=body)
     return success()
 
 
@@ -71,6 +68,5 @@ async def update_story(request: web.Request, body: dict[str, Any]) -> Any:
 )
 async def delete_story(request: web.Request) -> Any:
     story_id = request.match_info["story"]
-    await stories.delete_story(stores_of(request), account_of(request), story_id)
-    await changes_of(request).story_deleted(account_of(request), story_id)
+    await request.app[STORIES].delete(account_id=account_of(request), story_id=story_id)
     return success()

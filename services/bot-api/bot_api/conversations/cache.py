@@ -1,28 +1,36 @@
 """Compiled stories kept in this process, refreshed only where an edit touched them.
 
-A query for a cached, unchanged story reads nothing from the database. A reported
-change marks the story stale; the next query for it re-reads just the story document,
-the interactions the change named, and the entities if they changed, and applies them
-to the compiled story (re-indexing only those interactions).
+A query for a cached, unchanged story reads nothing from the database. A change marks
+the story stale; the next query for it re-reads just the story document, the
+interactions the change named, and the entities if they changed, and replaces the
+compiled story with one made from the old and what changed (re-indexing only those
+interactions). A turn holding the old value finishes with it.
 """
 
 import asyncio
 from dataclasses import dataclass, field
 
-from bot_api.engine.story import Settings, StoryModel
+from bot_api.changes import Change, EntitiesEdited, StoryCreated, StoryDeleted, StoryEdited
+from bot_api.domain.entities import Entity
+from bot_api.engine.story import CompiledStory
 from bot_api.storage import Stores
-from bot_api.storage.interactions import to_api
+from bot_api.storage.entities import entity_from_document
+from bot_api.storage.interactions import interaction_from_document
 from shared.errors import NotFound
 
 
 @dataclass
 class _Entry:
-    model: StoryModel
+    story: CompiledStory
     account_id: str
     stale_story: bool = False
     stale_interactions: set[str] = field(default_factory=set)
     stale_entities: bool = False
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @property
+    def stale(self) -> bool:
+        return self.stale_story or bool(self.stale_interactions) or self.stale_entities
 
 
 class StoryCache:
@@ -33,7 +41,7 @@ class StoryCache:
         self._loading: dict[str, asyncio.Lock] = {}
         self._changes_seen: dict[str, int] = {}
 
-    async def story(self, account_id: str, story_id: str | None) -> StoryModel:
+    async def story(self, account_id: str, story_id: str | None) -> CompiledStory:
         """The account's story (its oldest when no id is given), compiled and current."""
         if story_id is None:
             story_id = await self._oldest_story(account_id)
@@ -42,30 +50,28 @@ class StoryCache:
             entry = await self._load(account_id, story_id)
         if entry.account_id != account_id:
             raise NotFound(f"no story {story_id}")
-        if entry.stale_story or entry.stale_interactions or entry.stale_entities:
+        if entry.stale:
             await self._refresh(entry)
-        return entry.model
+        return entry.story
 
-    async def story_changed(
-        self, account_id: str, story_id: str, interaction_ids: frozenset[str]
-    ) -> None:
-        self._changes_seen[story_id] = self._changes_seen.get(story_id, 0) + 1
-        entry = self._entries.get(story_id)
-        if entry is not None:
-            entry.stale_story = True
-            entry.stale_interactions |= interaction_ids
-
-    async def story_removed(self, account_id: str, story_id: str) -> None:
-        self._changes_seen[story_id] = self._changes_seen.get(story_id, 0) + 1
-        self._entries.pop(story_id, None)
-
-    async def stories_listed(self, account_id: str) -> None:
-        self._oldest.pop(account_id, None)
-
-    async def entities_changed(self, account_id: str) -> None:
-        for entry in self._entries.values():
-            if entry.account_id == account_id:
-                entry.stale_entities = True
+    async def changed(self, change: Change) -> None:
+        """A change made here or reported by another replica. Any story change may change
+        which story is an account's oldest."""
+        match change:
+            case StoryCreated() | StoryEdited() | StoryDeleted():
+                self._changes_seen[change.story_id] = self._changes_seen.get(change.story_id, 0) + 1
+                self._oldest.pop(change.account_id, None)
+                entry = self._entries.get(change.story_id)
+                if isinstance(change, StoryDeleted):
+                    self._entries.pop(change.story_id, None)
+                elif entry is not None:
+                    entry.stale_story = True
+                    if isinstance(change, StoryEdited):
+                        entry.stale_interactions |= change.interaction_ids
+            case EntitiesEdited(account_id=account_id):
+                for entry in self._entries.values():
+                    if entry.account_id == account_id:
+                        entry.stale_entities = True
 
     async def _oldest_story(self, account_id: str) -> str:
         if account_id not in self._oldest:
@@ -91,38 +97,45 @@ class StoryCache:
         if story is None:
             raise NotFound(f"no story {story_id}")
         documents = await self._stores.interactions.find(story.id, story.structure.contexts)
-        model = StoryModel.build(
+        compiled = CompiledStory.compile(
             story.id,
             story.settings,
             story.structure,
-            [to_api(d) for d in documents.values()],
+            [interaction_from_document(d) for d in documents.values()],
             await self._entities(account_id),
         )
         if self._changes_seen.get(story_id, 0) != changes_before:
             return None
-        return _Entry(model, account_id)
+        return _Entry(compiled, account_id)
 
     async def _refresh(self, entry: _Entry) -> None:
+        """Read what the changes touched, then swap in the story made from it (no await
+        between the reads' end and the swap, so no turn sees half an edit)."""
         async with entry.lock:
-            model = entry.model
+            if not entry.stale:
+                return  # refreshed by the turn that held the lock before
+            current = entry.story
+            record = None
             if entry.stale_story:
                 entry.stale_story = False
-                story = await self._stores.stories.get(entry.account_id, model.id)
-                if story is None:
-                    self._entries.pop(model.id, None)
-                    raise NotFound(f"no story {model.id}")
-                model.restructure(story.structure)
-                model.settings = Settings(**story.settings)
-                for gone in set(model.interactions) - set(story.structure.contexts):
-                    model.drop(gone)
-            if entry.stale_interactions:
-                wanted = {i for i in entry.stale_interactions if i in model.structure}
-                entry.stale_interactions = set()
-                for document in (await self._stores.interactions.find(model.id, wanted)).values():
-                    model.put(to_api(document))
+                record = await self._stores.stories.get(entry.account_id, current.id)
+                if record is None:
+                    self._entries.pop(current.id, None)
+                    raise NotFound(f"no story {current.id}")
+            structure = current.structure if record is None else record.structure
+            wanted = {i for i in entry.stale_interactions if i in structure}
+            entry.stale_interactions = set()
+            documents = await self._stores.interactions.find(current.id, wanted) if wanted else {}
+            entities = None
             if entry.stale_entities:
                 entry.stale_entities = False
-                model.use_entities(await self._entities(entry.account_id))
+                entities = await self._entities(entry.account_id)
+            entry.story = current.edited(
+                settings=None if record is None else record.settings,
+                structure=None if record is None else record.structure,
+                interactions=[interaction_from_document(d) for d in documents.values()],
+                entities=entities,
+            )
 
-    async def _entities(self, account_id: str) -> dict[str, list[dict[str, object]]]:
-        return {d["name"]: d["entries"] for d in await self._stores.entities.list(account_id)}
+    async def _entities(self, account_id: str) -> list[Entity]:
+        return [entity_from_document(d) for d in await self._stores.entities.list(account_id)]

@@ -7,8 +7,18 @@ version, to decide.
 
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from bot_api.domain.responses import (
+    Block,
+    Button,
+    ButtonTemplate,
+    Card,
+    Image,
+    QuickReplies,
+    TextChoice,
+)
 from shared.errors import Conflict, ValidationFailed
 
 WELCOME = "welcome"
@@ -20,15 +30,36 @@ MAX_TRIGGERS = 1024
 MAX_NAME_LENGTH = 128
 
 ENTITY_SLOT = re.compile(r"\{\{\s*([\w-]+)\s*:\s*([\w-]+)\s*\}\}")
-DEFAULT_PARAMETERS = (
-    "default_avatar",
-    "default_name",
-    "default_source",
-    "default_url",
-    "default_language",
-    "default_timezone",
-    "default_gender",
-)
+
+
+@dataclass(frozen=True)
+class Parameter:
+    alias: str
+    entity: str
+    prompts: tuple[str, ...] = ()
+
+    @property
+    def required(self) -> bool:
+        """A parameter is required exactly when it has prompts to ask for it."""
+        return bool(self.prompts)
+
+
+@dataclass(frozen=True)
+class Interaction:
+    """An interaction as the conversation engine reads it."""
+
+    id: str
+    kind: str
+    name: str
+    action: str
+    triggers: tuple[str, ...]
+    user_says: tuple[str, ...]
+    parameters: tuple[Parameter, ...]
+    responses: tuple[Block, ...]
+    webhook: str
+
+    def parameter(self, alias: str) -> Parameter:
+        return next(p for p in self.parameters if p.alias == alias)
 
 
 EMPTY_INTERACTION: dict[str, Any] = {
@@ -179,3 +210,42 @@ def check_unique_triggers(
             raise Conflict(
                 f"trigger {sorted(clash)[0]!r} is already used by interaction {other_id}"
             )
+
+
+def interaction_from_content(
+    interaction_id: str, kind: str, content: Mapping[str, Any]
+) -> Interaction:
+    """The interaction whose fields are `content`, in the shape the API accepts and the
+    database stores."""
+    return Interaction(
+        id=interaction_id,
+        kind=kind,
+        name=content["name"],
+        action=content["action"],
+        triggers=tuple(content["triggers"]),
+        user_says=tuple(content["userSays"]),
+        parameters=tuple(
+            Parameter(p["alias"], p["entity"], tuple(p["prompts"])) for p in content["parameters"]
+        ),
+        responses=tuple(_block(response) for response in content["responses"]),
+        webhook=content["webhook"],
+    )
+
+
+def _buttons(buttons: Iterable[Mapping[str, str]]) -> tuple[Button, ...]:
+    return tuple(Button(b["title"], b["postback"]) for b in buttons)
+
+
+def _block(stored: Mapping[str, Any]) -> Block:
+    kind = stored["type"]
+    if kind == "text":
+        return TextChoice(tuple(stored["messages"]))
+    if kind == "quickReply":
+        return QuickReplies(stored["title"], tuple(stored["replies"]))
+    if kind == "image":
+        return Image(stored["imageUrl"])
+    if kind == "card":
+        return Card(
+            stored["title"], stored["subtitle"], stored["imageUrl"], _buttons(stored["buttons"])
+        )
+    return ButtonTemplate(stored["title"], _buttons(stored["buttons"]))

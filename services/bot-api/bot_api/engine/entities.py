@@ -6,12 +6,12 @@ finds "large". Known words are taken as they are, which keeps the common case ex
 and fast.
 """
 
-from collections.abc import Container, Mapping, Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from rapidfuzz import fuzz, process
 
+from bot_api.domain.entities import Entity
 from bot_api.engine.text import tokens
 
 TYPO_MIN_LENGTH = 4
@@ -35,16 +35,15 @@ class _Synonym:
 
 
 class EntityRecognizer:
-    def __init__(self, entities: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
-        """`entities`: entity name -> its entries ({value, synonyms: [{value}]})."""
+    def __init__(self, entities: Iterable[Entity]) -> None:
         self._by_first_word: dict[str, list[_Synonym]] = {}
-        for entity, entries in entities.items():
-            for entry in entries:
-                for synonym in entry["synonyms"]:
-                    words = tuple(tokens(synonym["value"]))
+        for entity in entities:
+            for entry in entity.entries:
+                for synonym in entry.synonyms:
+                    words = tuple(tokens(synonym))
                     if words:
                         self._by_first_word.setdefault(words[0], []).append(
-                            _Synonym(words, entity, entry["value"])
+                            _Synonym(words, entity.name, entry.value)
                         )
         for candidates in self._by_first_word.values():
             candidates.sort(key=lambda synonym: -len(synonym.words))

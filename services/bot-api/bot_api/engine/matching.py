@@ -12,16 +12,17 @@ right match: on the public intent data of docs/benchmarks.md right best matches 
 above 0.1 (nine in ten above 0.2), so 0.1 maps to 0.5, linearly below and above (the
 ranking is unchanged).
 
-The index is incremental: putting or removing an interaction re-weighs only that
-interaction, with the document frequencies in force, so an edit is live on the next
-query. Once edits since the last full weighing exceed a tenth of the phrases, every
-interaction is weighed again, so weights never drift far (and small stories are always
-exact).
+An index is a value: `updated` returns a new index in which only the edited
+interactions are re-weighed (with the document frequencies in force), sharing what did
+not change with the old one, which stays valid for whoever still reads it. Once edits
+since the last full weighing exceed a tenth of the phrases, every interaction is weighed
+again, so weights never drift far (and small stories are always exact).
 """
 
+import copy
 import math
-from collections.abc import Callable, Container, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 import Stemmer
 from rapidfuzz import fuzz, process
@@ -67,7 +68,7 @@ class Scored:
     closest: float
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Interaction:
     phrases: list[Phrase]
     terms: list[dict[str, int]]
@@ -98,21 +99,51 @@ def _normalized(vector: Vector) -> Vector:
 
 
 class MatchIndex:
-    def __init__(self, language: str = "english") -> None:
-        self._stemmer = Stemmer.Stemmer(language)
+    def __init__(self) -> None:
+        """An empty index; `build` and `updated` make the ones worth searching."""
+        self._stemmer = Stemmer.Stemmer("english")
         self._interactions: dict[str, _Interaction] = {}
         self._document_frequency: dict[str, int] = {}
         self._phrase_count = 0
         self._centroid_postings: dict[str, dict[str, float]] = {}
-        self._exact: dict[str, set[str]] = {}
+        self._owned_postings: set[str] = set()
+        self._exact: dict[str, frozenset[str]] = {}
         self._changed_since_weighing = 0
-        self._weighing_due = False
         self._vocabulary: list[str] | None = None
         self._corrections: dict[str, str] = {}
         self._word_counts: dict[str, int] = {}
 
-    def __len__(self) -> int:
-        return self._phrase_count
+    @classmethod
+    def build(cls, user_says: Mapping[str, Sequence[str]]) -> "MatchIndex":
+        """The index of each interaction's user-says phrases."""
+        index = cls()
+        for interaction_id, phrases in user_says.items():
+            index._put(interaction_id, phrases, weigh=False)
+        index._weigh_all()
+        return index
+
+    def updated(
+        self, put: Mapping[str, Sequence[str]], removed: Iterable[str] = ()
+    ) -> "MatchIndex":
+        """A new index with the `put` interactions' phrases (replacing any they had) and
+        without the `removed` ones. This index is left as it was: containers the edit
+        touches are copied, the rest is shared."""
+        index = copy.copy(self)
+        index._interactions = dict(self._interactions)
+        index._document_frequency = dict(self._document_frequency)
+        index._centroid_postings = dict(self._centroid_postings)
+        index._owned_postings = set()
+        index._exact = dict(self._exact)
+        index._word_counts = dict(self._word_counts)
+        index._vocabulary = None
+        index._corrections = {}
+        for interaction_id in removed:
+            index._remove(interaction_id)
+        for interaction_id, phrases in put.items():
+            index._put(interaction_id, phrases, weigh=True)
+        if index._changed_since_weighing > REWEIGH_AFTER_SHARE * index._phrase_count:
+            index._weigh_all()
+        return index
 
     def terms(self, words: Sequence[str]) -> list[str]:
         """Stems of the words and their four-letter pieces; slot words stay as they are."""
@@ -129,8 +160,8 @@ class MatchIndex:
             )
         return terms
 
-    def put(self, interaction_id: str, user_says: Iterable[str]) -> None:
-        self.remove(interaction_id)
+    def _put(self, interaction_id: str, user_says: Iterable[str], weigh: bool) -> None:
+        self._remove(interaction_id)
         phrases = [p for p in map(compile_phrase, user_says) if p.words]
         if not phrases:
             return
@@ -138,24 +169,25 @@ class MatchIndex:
         entry = _Interaction(phrases, terms)
         self._interactions[interaction_id] = entry
         for phrase, counts in zip(phrases, terms, strict=True):
-            self._exact.setdefault(phrase.text, set()).add(interaction_id)
+            self._exact[phrase.text] = self._exact.get(phrase.text, frozenset()) | {interaction_id}
             for word in phrase.words:
                 self._word_counts[word] = self._word_counts.get(word, 0) + 1
             for term in counts:
                 self._document_frequency[term] = self._document_frequency.get(term, 0) + 1
         self._phrase_count += len(phrases)
-        self._after_change(len(phrases))
-        if not self._weighing_due:
+        self._changed_since_weighing += len(phrases)
+        if weigh:
             self._weigh(interaction_id, entry)
 
-    def remove(self, interaction_id: str) -> None:
+    def _remove(self, interaction_id: str) -> None:
         entry = self._interactions.pop(interaction_id, None)
         if entry is None:
             return
         for phrase, counts in zip(entry.phrases, entry.terms, strict=True):
-            holders = self._exact[phrase.text]
-            holders.discard(interaction_id)
-            if not holders:
+            holders = self._exact[phrase.text] - {interaction_id}
+            if holders:
+                self._exact[phrase.text] = holders
+            else:
                 del self._exact[phrase.text]
             for word in phrase.words:
                 self._word_counts[word] -= 1
@@ -167,7 +199,7 @@ class MatchIndex:
                     del self._document_frequency[term]
         self._unpost(interaction_id, entry)
         self._phrase_count -= len(entry.phrases)
-        self._after_change(len(entry.phrases))
+        self._changed_since_weighing += len(entry.phrases)
 
     def known_words(self) -> Container[str]:
         """Words the story's phrases use: these are never taken for typos of entity values."""
@@ -237,8 +269,6 @@ class MatchIndex:
         floor: float,
         every_candidate: bool,
     ) -> list[Scored]:
-        if self._weighing_due:
-            self._weigh_all()
         text = " ".join(words)
         exact = {i for i in self._exact.get(text, ()) if eligible(i)}
         if exact and not every_candidate:
@@ -297,36 +327,41 @@ class MatchIndex:
         )
 
     def _weigh(self, interaction_id: str, entry: _Interaction) -> None:
+        """Store the interaction's entry weighed anew (a new entry: the old one may be
+        shared with the index this one was updated from)."""
         self._unpost(interaction_id, entry)
-        entry.postings = {}
+        postings: dict[str, list[tuple[int, float]]] = {}
         centroid: Vector = {}
         for index, counts in enumerate(entry.terms):
             for term, weight in self._vector(counts).items():
-                entry.postings.setdefault(term, []).append((index, weight))
+                postings.setdefault(term, []).append((index, weight))
                 centroid[term] = centroid.get(term, 0.0) + weight
-        entry.centroid = _normalized(centroid)
-        for term, weight in entry.centroid.items():
-            self._centroid_postings.setdefault(term, {})[interaction_id] = weight
+        weighed = replace(entry, postings=postings, centroid=_normalized(centroid))
+        self._interactions[interaction_id] = weighed
+        for term, weight in weighed.centroid.items():
+            self._own_postings(term)[interaction_id] = weight
 
     def _unpost(self, interaction_id: str, entry: _Interaction) -> None:
         for term in entry.centroid:
-            postings = self._centroid_postings[term]
+            postings = self._own_postings(term)
             del postings[interaction_id]
             if not postings:
                 del self._centroid_postings[term]
 
-    def _after_change(self, phrases: int) -> None:
-        self._vocabulary = None
-        self._corrections.clear()
-        self._changed_since_weighing += phrases
-        if self._changed_since_weighing > REWEIGH_AFTER_SHARE * self._phrase_count:
-            self._weighing_due = True
+    def _own_postings(self, term: str) -> dict[str, float]:
+        """The term's centroid postings, safe to change: copied once if still shared with
+        the index this one was updated from."""
+        postings = self._centroid_postings.get(term)
+        if postings is None or term not in self._owned_postings:
+            postings = dict(postings or {})
+            self._centroid_postings[term] = postings
+            self._owned_postings.add(term)
+        return postings
 
     def _weigh_all(self) -> None:
-        for interaction_id, entry in self._interactions.items():
+        for interaction_id, entry in list(self._interactions.items()):
             self._weigh(interaction_id, entry)
         self._changed_since_weighing = 0
-        self._weighing_due = False
 
 
 def calibrated(blend: float) -> float:

@@ -1,95 +1,101 @@
 """A story compiled for answering: its interactions, structure, match index and entities.
 
-Built once per story and kept in memory; `update` applies an edit to the one
-interaction it touched.
+A compiled story is a value. An edit makes a new one (`edited`) that shares what the
+edit did not touch, so a turn that started with the old value finishes with it,
+consistent, whatever edits land meanwhile.
 """
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
-from bot_api.domain.interactions import FALLBACK
+from bot_api.domain.entities import Entity
+from bot_api.domain.interactions import FALLBACK, Interaction
+from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
 from bot_api.engine.entities import EntityRecognizer
 from bot_api.engine.matching import MatchIndex
 
 
 @dataclass(frozen=True)
-class Settings:
-    confidence: float
-    fallback: bool
-    lifespan: int
-
-
-@dataclass
-class StoryModel:
+class CompiledStory:
     id: str
     settings: Settings
     structure: Structure
-    interactions: dict[str, Mapping[str, Any]]
+    interactions: Mapping[str, Interaction]
     entities: EntityRecognizer
-    index: MatchIndex = field(default_factory=MatchIndex)
-    triggers: dict[str, str] = field(default_factory=dict)
-    _positions: dict[str, int] | None = field(default=None, init=False, repr=False)
-    _fallback_id: str | None = field(default=None, init=False, repr=False)
-
-    def restructure(self, structure: Structure) -> None:
-        self.structure = structure
-        self._positions = None
-
-    @property
-    def positions(self) -> dict[str, int]:
-        """Each interaction's place in the story (roots in order, each followed by what it
-        owns): the last tie-break between equal scores."""
-        if self._positions is None:
-            self._positions = {i: n for n, i in enumerate(self.structure.walk())}
-        return self._positions
+    index: MatchIndex
+    triggers: Mapping[str, str]
+    """Trigger name, lower-cased -> the interaction it starts."""
+    positions: Mapping[str, int]
+    """Each interaction's place in the story (roots in order, each followed by what it
+    owns): the last tie-break between equal scores."""
+    fallback_id: str
 
     @classmethod
-    def build(
+    def compile(
         cls,
         story_id: str,
-        settings: Mapping[str, Any],
+        settings: Settings,
         structure: Structure,
-        interactions: Sequence[Mapping[str, Any]],
-        entities: Mapping[str, Sequence[Mapping[str, Any]]],
-    ) -> "StoryModel":
-        model = cls(
-            id=story_id,
-            settings=Settings(
-                float(settings["confidence"]), bool(settings["fallback"]), int(settings["lifespan"])
-            ),
-            structure=structure,
-            interactions={},
-            entities=EntityRecognizer(entities),
+        interactions: Iterable[Interaction],
+        entities: Iterable[Entity],
+    ) -> "CompiledStory":
+        by_id = {i.id: i for i in interactions if i.id in structure}
+        return cls._assemble(
+            story_id,
+            settings,
+            structure,
+            by_id,
+            EntityRecognizer(entities),
+            MatchIndex.build({i.id: i.user_says for i in by_id.values()}),
         )
-        for interaction in interactions:
-            model.put(interaction)
-        return model
 
-    def use_entities(self, entities: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
-        self.entities = EntityRecognizer(entities)
+    def edited(
+        self,
+        *,
+        settings: Settings | None = None,
+        structure: Structure | None = None,
+        interactions: Iterable[Interaction] = (),
+        entities: Iterable[Entity] | None = None,
+    ) -> "CompiledStory":
+        """The story after an edit: new settings or structure (interactions it no longer
+        lists are dropped), changed interactions, or the account's entities anew."""
+        structure = self.structure if structure is None else structure
+        changed = {i.id: i for i in interactions if i.id in structure}
+        gone = [i for i in self.interactions if i not in structure]
+        by_id = {i: v for i, v in self.interactions.items() if i in structure} | changed
+        index = self.index
+        if changed or gone:
+            index = index.updated({i.id: i.user_says for i in changed.values()}, gone)
+        return self._assemble(
+            self.id,
+            self.settings if settings is None else settings,
+            structure,
+            by_id,
+            self.entities if entities is None else EntityRecognizer(entities),
+            index,
+        )
 
-    def put(self, interaction: Mapping[str, Any]) -> None:
-        interaction_id = interaction["id"]
-        self.drop(interaction_id)
-        self.interactions[interaction_id] = interaction
-        if interaction["type"] == FALLBACK:
-            self._fallback_id = interaction_id
-        self.index.put(interaction_id, interaction["userSays"])
-        for trigger in interaction["triggers"]:
-            self.triggers[trigger.lower()] = interaction_id
-
-    def drop(self, interaction_id: str) -> None:
-        previous = self.interactions.pop(interaction_id, None)
-        if previous is None:
-            return
-        self.index.remove(interaction_id)
-        for trigger in previous["triggers"]:
-            if self.triggers.get(trigger.lower()) == interaction_id:
-                del self.triggers[trigger.lower()]
-
-    @property
-    def fallback_id(self) -> str:
-        assert self._fallback_id is not None, "every story has a fallback interaction"
-        return self._fallback_id
+    @classmethod
+    def _assemble(
+        cls,
+        story_id: str,
+        settings: Settings,
+        structure: Structure,
+        interactions: dict[str, Interaction],
+        entities: EntityRecognizer,
+        index: MatchIndex,
+    ) -> "CompiledStory":
+        triggers = {t.lower(): i.id for i in interactions.values() for t in i.triggers}
+        fallback = next(i.id for i in interactions.values() if i.kind == FALLBACK)
+        return cls(
+            id=story_id,
+            settings=settings,
+            structure=structure,
+            interactions=interactions,
+            entities=entities,
+            index=index,
+            triggers=triggers,
+            positions={i: n for n, i in enumerate(structure.walk())},
+            fallback_id=fallback,
+        )

@@ -3,38 +3,42 @@ so no interaction is ever left naming an entity that does not exist."""
 
 from typing import Any
 
+from bot_api.changes import ChangeFeed, EntitiesEdited
 from bot_api.storage import Stores
-from bot_api.storage.entities import to_api
 from shared.errors import Conflict, NotFound
 
 
-async def list_entities(stores: Stores, account_id: str) -> list[dict[str, Any]]:
-    return [to_api(document) for document in await stores.entities.list(account_id)]
+class EntityService:
+    def __init__(self, *, stores: Stores, changes: ChangeFeed) -> None:
+        self._stores = stores
+        self._changes = changes
 
+    async def list_entities(self, *, account_id: str) -> list[dict[str, Any]]:
+        return await self._stores.entities.list(account_id)
 
-async def read_entity(stores: Stores, account_id: str, entity_id: str) -> dict[str, Any]:
-    return to_api(await _load(stores, account_id, entity_id))
+    async def read(self, *, account_id: str, entity_id: str) -> dict[str, Any]:
+        return await _load(self._stores, account_id, entity_id)
 
+    async def create(self, *, account_id: str, data: dict[str, Any]) -> str:
+        entity_id = await self._stores.entities.insert(account_id, data)
+        await self._changes.announce(EntitiesEdited(account_id))
+        return entity_id
 
-async def create_entity(stores: Stores, account_id: str, data: dict[str, Any]) -> str:
-    return await stores.entities.insert(account_id, data)
+    async def update(self, *, account_id: str, entity_id: str, data: dict[str, Any]) -> None:
+        """Name and entries; no rename while interactions use the entity."""
+        current = await _load(self._stores, account_id, entity_id)
+        if data["name"] != current["name"]:
+            await _refuse_if_used(self._stores, account_id, current["name"], "renamed")
+        if not await self._stores.entities.replace(account_id, entity_id, data):
+            raise NotFound(f"no entity {entity_id}")
+        await self._changes.announce(EntitiesEdited(account_id))
 
-
-async def update_entity(
-    stores: Stores, account_id: str, entity_id: str, data: dict[str, Any]
-) -> None:
-    current = await _load(stores, account_id, entity_id)
-    if data["name"] != current["name"]:
-        await _refuse_if_used(stores, account_id, current["name"], "renamed")
-    if not await stores.entities.replace(account_id, entity_id, data):
-        raise NotFound(f"no entity {entity_id}")
-
-
-async def delete_entity(stores: Stores, account_id: str, entity_id: str) -> None:
-    current = await _load(stores, account_id, entity_id)
-    await _refuse_if_used(stores, account_id, current["name"], "deleted")
-    if not await stores.entities.delete(account_id, entity_id):
-        raise NotFound(f"no entity {entity_id}")
+    async def delete(self, *, account_id: str, entity_id: str) -> None:
+        current = await _load(self._stores, account_id, entity_id)
+        await _refuse_if_used(self._stores, account_id, current["name"], "deleted")
+        if not await self._stores.entities.delete(account_id, entity_id):
+            raise NotFound(f"no entity {entity_id}")
+        await self._changes.announce(EntitiesEdited(account_id))
 
 
 async def _load(stores: Stores, account_id: str, entity_id: str) -> dict[str, Any]:

@@ -9,6 +9,7 @@ structure before their documents go.
 import uuid
 from typing import Any
 
+from bot_api.changes import ChangeFeed, StoryEdited
 from bot_api.domain.interactions import (
     EMPTY_INTERACTION,
     STANDARD,
@@ -19,87 +20,98 @@ from bot_api.domain.interactions import (
 from bot_api.domain.structure import ContextChange, Structure
 from bot_api.management.stories import edit_story, load_story
 from bot_api.storage import Stores
-from bot_api.storage.interactions import CONTENT_FIELDS, to_api
+from bot_api.storage.interactions import CONTENT_FIELDS
 from bot_api.storage.stories import StoryRecord
 from shared.errors import ApiError, NotFound, ValidationFailed
 
 
-async def list_interactions(stores: Stores, account_id: str, story_id: str) -> list[dict[str, Any]]:
-    story = await load_story(stores, account_id, story_id)
-    documents = await stores.interactions.find(story.id, story.structure.contexts)
-    return [to_api(documents[i]) for i in story.structure.walk()]
+class InteractionService:
+    def __init__(self, *, stores: Stores, changes: ChangeFeed) -> None:
+        self._stores = stores
+        self._changes = changes
 
+    async def list_interactions(self, *, account_id: str, story_id: str) -> list[dict[str, Any]]:
+        story = await load_story(self._stores, account_id, story_id)
+        documents = await self._stores.interactions.find(story.id, story.structure.contexts)
+        return [documents[i] for i in story.structure.walk()]
 
-async def read_interaction(
-    stores: Stores, account_id: str, story_id: str, interaction_id: str
-) -> dict[str, Any]:
-    story = await load_story(stores, account_id, story_id)
-    return to_api(await _load_interaction(stores, story, interaction_id))
+    async def read(self, *, account_id: str, story_id: str, interaction_id: str) -> dict[str, Any]:
+        story = await load_story(self._stores, account_id, story_id)
+        return await _load_interaction(self._stores, story, interaction_id)
 
+    async def create(
+        self,
+        *,
+        account_id: str,
+        story_id: str,
+        data: dict[str, Any],
+        parent_id: str | None = None,
+    ) -> str:
+        """A root interaction, or a child owned by `parent_id`."""
+        stores = self._stores
+        story = await load_story(stores, account_id, story_id)
+        new_id = str(uuid.uuid4())
 
-async def create_interaction(
-    stores: Stores,
-    account_id: str,
-    story_id: str,
-    data: dict[str, Any],
-    parent_id: str | None = None,
-) -> str:
-    story = await load_story(stores, account_id, story_id)
-    new_id = str(uuid.uuid4())
+        def place(structure: Structure) -> Structure:
+            if parent_id is None:
+                return structure.add_root(new_id)
+            return structure.add_child(parent_id, new_id)
 
-    def place(structure: Structure) -> Structure:
-        if parent_id is None:
-            return structure.add_root(new_id)
-        return structure.add_child(parent_id, new_id)
-
-    place(story.structure)
-    content = prepare({**EMPTY_INTERACTION, **data})
-    await _check_references(stores, account_id, story, None, content)
-    await stores.interactions.insert_many(
-        account_id, story.id, [{**content, "id": new_id, "type": STANDARD}]
-    )
-    try:
-        await edit_story(stores, account_id, story_id, lambda s: (place(s.structure), {}))
-    except ApiError:
-        await stores.interactions.delete_many(story.id, [new_id])
-        raise
-    return new_id
-
-
-async def update_interaction(
-    stores: Stores, account_id: str, story_id: str, interaction_id: str, data: dict[str, Any]
-) -> None:
-    story = await load_story(stores, account_id, story_id)
-    current = await _load_interaction(stores, story, interaction_id)
-    stored = {name: current[name] for name in CONTENT_FIELDS}
-    content = prepare({**stored, **data}, current["type"], previous=stored)
-    await _check_references(stores, account_id, story, interaction_id, content)
-    await stores.interactions.replace_content(story.id, interaction_id, {**stored, **content})
-
-
-async def update_contexts(
-    stores: Stores, account_id: str, story_id: str, items: list[dict[str, Any]]
-) -> None:
-    changes = [
-        ContextChange(
-            id=item["id"],
-            root=item["root"],
-            context_out=tuple(item["contextOut"]),
-            references=tuple(item["references"]),
+        place(story.structure)
+        content = prepare({**EMPTY_INTERACTION, **data})
+        await _check_references(stores, account_id, story, None, content)
+        await stores.interactions.insert_many(
+            account_id, story.id, [{**content, "id": new_id, "type": STANDARD}]
         )
-        for item in items
-    ]
-    await edit_story(stores, account_id, story_id, lambda s: (s.structure.apply(changes), {}))
+        try:
+            await edit_story(stores, account_id, story_id, lambda s: (place(s.structure), {}))
+        except ApiError:
+            await stores.interactions.delete_many(story.id, [new_id])
+            raise
+        await self._changes.announce(StoryEdited(account_id, story.id, frozenset({new_id})))
+        return new_id
 
+    async def update(
+        self, *, account_id: str, story_id: str, interaction_id: str, data: dict[str, Any]
+    ) -> None:
+        """Omitted fields keep their stored values."""
+        stores = self._stores
+        story = await load_story(stores, account_id, story_id)
+        current = await _load_interaction(stores, story, interaction_id)
+        stored = {name: current[name] for name in CONTENT_FIELDS}
+        content = prepare({**stored, **data}, current["type"], previous=stored)
+        await _check_references(stores, account_id, story, interaction_id, content)
+        await stores.interactions.replace_content(story.id, interaction_id, {**stored, **content})
+        await self._changes.announce(StoryEdited(account_id, story.id, frozenset({interaction_id})))
 
-async def delete_interactions(
-    stores: Stores, account_id: str, story_id: str, interaction_ids: list[str]
-) -> None:
-    story, structure = await edit_story(
-        stores, account_id, story_id, lambda s: (s.structure.remove(interaction_ids)[0], {})
-    )
-    removed = set(story.structure.contexts) - set(structure.contexts)
-    await stores.interactions.delete_many(story.id, removed)
+    async def update_contexts(
+        self, *, account_id: str, story_id: str, items: list[dict[str, Any]]
+    ) -> None:
+        changes = [
+            ContextChange(
+                id=item["id"],
+                root=item["root"],
+                context_out=tuple(item["contextOut"]),
+                references=tuple(item["references"]),
+            )
+            for item in items
+        ]
+        story, _ = await edit_story(
+            self._stores, account_id, story_id, lambda s: (s.structure.apply(changes), {})
+        )
+        await self._changes.announce(StoryEdited(account_id, story.id))
+
+    async def delete(self, *, account_id: str, story_id: str, interaction_ids: list[str]) -> None:
+        """The interactions with the subtrees they own, all or nothing."""
+        story, structure = await edit_story(
+            self._stores,
+            account_id,
+            story_id,
+            lambda s: (s.structure.remove(interaction_ids)[0], {}),
+        )
+        removed = set(story.structure.contexts) - set(structure.contexts)
+        await self._stores.interactions.delete_many(story.id, removed)
+        await self._changes.announce(StoryEdited(account_id, story.id))
 
 
 async def _load_interaction(

@@ -2,9 +2,12 @@
 
 import uuid
 from collections.abc import Callable
+from dataclasses import asdict, replace
 from typing import Any
 
+from bot_api.changes import ChangeFeed, StoryCreated, StoryDeleted, StoryEdited
 from bot_api.domain.interactions import default_interactions
+from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
 from bot_api.storage import Stores, new_object_id
 from bot_api.storage.stories import StoryRecord
@@ -40,72 +43,76 @@ async def edit_story(
     raise Conflict("the story is being changed by others; try again")
 
 
-async def create_story(stores: Stores, account_id: str, data: dict[str, Any]) -> str:
-    defaults = [{**interaction, "id": str(uuid.uuid4())} for interaction in default_interactions()]
-    structure = Structure.for_new_story(i["id"] for i in defaults)
-    # Interactions first: they are invisible until the story that lists them exists.
-    story_id = new_object_id()
-    await stores.interactions.insert_many(account_id, story_id, defaults)
-    await stores.stories.insert(
-        story_id, account_id, data["name"], data["description"], data.get("settings", {}), structure
-    )
-    return story_id
+class StoryService:
+    def __init__(self, *, stores: Stores, changes: ChangeFeed) -> None:
+        self._stores = stores
+        self._changes = changes
 
+    async def create(self, *, account_id: str, data: dict[str, Any]) -> str:
+        defaults = [{**default, "id": str(uuid.uuid4())} for default in default_interactions()]
+        structure = Structure.for_new_story(i["id"] for i in defaults)
+        # Interactions first: they are invisible until the story that lists them exists.
+        story_id = new_object_id()
+        await self._stores.interactions.insert_many(account_id, story_id, defaults)
+        await self._stores.stories.insert(
+            story_id,
+            account_id,
+            data["name"],
+            data["description"],
+            Settings(**data.get("settings", {})),
+            structure,
+        )
+        await self._changes.announce(StoryCreated(account_id, story_id))
+        return story_id
 
-async def list_stories(stores: Stores, account_id: str) -> list[dict[str, Any]]:
-    return [
-        {"id": str(d["_id"]), "name": d["name"], "description": d["description"]}
-        for d in await stores.stories.list(account_id)
-    ]
+    async def list_stories(self, *, account_id: str) -> list[dict[str, Any]]:
+        return await self._stores.stories.list(account_id)
 
-
-async def read_story(stores: Stores, account_id: str, story_id: str) -> dict[str, Any]:
-    story = await load_story(stores, account_id, story_id)
-    structure = story.structure
-    documents = await stores.interactions.find(
-        story.id, structure.contexts, projection=["name", "webhook"]
-    )
-    return {
-        "id": story.id,
-        "name": story.name,
-        "description": story.description,
-        "settings": story.settings,
-        "order": list(structure.order),
-        "story": structure.tree(),
-        "interactions": {
-            interaction_id: {
-                "id": interaction_id,
-                "name": documents[interaction_id]["name"],
-                "root": context.root,
-                "references": list(context.references),
-                "contextOut": list(context.context_out),
-                "webhook": documents[interaction_id]["webhook"],
-            }
-            for interaction_id, context in structure.contexts.items()
-        },
-    }
-
-
-async def update_story(
-    stores: Stores, account_id: str, story_id: str, data: dict[str, Any]
-) -> None:
-    def edit(story: StoryRecord) -> tuple[Structure, dict[str, Any]]:
-        order = data.get("order")
-        structure = story.structure if order is None else story.structure.reorder(order)
-        fields = {
-            "name": data["name"],
-            "description": data["description"],
-            "settings": {**story.settings, **data.get("settings", {})},
+    async def read(self, *, account_id: str, story_id: str) -> dict[str, Any]:
+        story = await load_story(self._stores, account_id, story_id)
+        structure = story.structure
+        documents = await self._stores.interactions.find(
+            story.id, structure.contexts, projection=["name", "webhook"]
+        )
+        return {
+            "id": story.id,
+            "name": story.name,
+            "description": story.description,
+            "settings": asdict(story.settings),
+            "order": list(structure.order),
+            "story": structure.tree(),
+            "interactions": {
+                interaction_id: {
+                    "id": interaction_id,
+                    "name": documents[interaction_id]["name"],
+                    "root": context.root,
+                    "references": list(context.references),
+                    "contextOut": list(context.context_out),
+                    "webhook": documents[interaction_id]["webhook"],
+                }
+                for interaction_id, context in structure.contexts.items()
+            },
         }
-        return structure, fields
 
-    await edit_story(stores, account_id, story_id, edit)
+    async def update(self, *, account_id: str, story_id: str, data: dict[str, Any]) -> None:
+        def edit(story: StoryRecord) -> tuple[Structure, dict[str, Any]]:
+            order = data.get("order")
+            structure = story.structure if order is None else story.structure.reorder(order)
+            fields = {
+                "name": data["name"],
+                "description": data["description"],
+                "settings": asdict(replace(story.settings, **data.get("settings", {}))),
+            }
+            return structure, fields
 
+        story, _ = await edit_story(self._stores, account_id, story_id, edit)
+        await self._changes.announce(StoryEdited(account_id, story.id))
 
-async def delete_story(stores: Stores, account_id: str, story_id: str) -> None:
-    story = await load_story(stores, account_id, story_id)
-    # The story first: once it is gone, nothing below it can be reached.
-    if not await stores.stories.delete(account_id, story.id):
-        raise NotFound(f"no story {story_id}")
-    await stores.interactions.delete_for_story(story.id)
-    await stores.sessions.delete_for_story(story.id)
+    async def delete(self, *, account_id: str, story_id: str) -> None:
+        story = await load_story(self._stores, account_id, story_id)
+        # The story first: once it is gone, nothing below it can be reached.
+        if not await self._stores.stories.delete(account_id, story.id):
+            raise NotFound(f"no story {story_id}")
+        await self._stores.interactions.delete_for_story(story.id)
+        await self._stores.sessions.delete_for_story(story.id)
+        await self._changes.announce(StoryDeleted(account_id, story.id))

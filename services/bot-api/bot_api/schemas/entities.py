@@ -40,4 +40,4 @@ class EntityWriteSchema(Schema):
 
 
 class EntitySchema(EntityWriteSchema):
-    id = fields.String(required=True)
+    id = fields.String(required=True, attribute="_id")

@@ -60,7 +60,7 @@ class InteractionUpdateSchema(InteractionWriteSchema):
 
 
 class InteractionSchema(Schema):
-    id = fields.String(required=True)
+    id = fields.String(required=True, attribute="_id")
     type = fields.String(required=True, metadata={"enum": ["welcome", "fallback", "standard"]})
     name = fields.String(required=True)
     action = fields.String(required=True)

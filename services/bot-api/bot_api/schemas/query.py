@@ -1,9 +1,20 @@
-"""POST /query: the request (DESIGN.md "/query") and the result (SPEC.md "Query result")."""
+"""POST /query: the request and the result (docs/query.md), and the rendering of a
+turn's outcome as that result (also sent to webhooks)."""
 
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from bot_api.domain.responses import (
+    Button,
+    ButtonTemplate,
+    Card,
+    FulfillmentItem,
+    Image,
+    QuickReplies,
+    Text,
+)
+from bot_api.engine.turn import Debug, Outcome, Turn
 from bot_api.schemas.common import NAME_PATTERN, text
 from bot_api.schemas.interactions import TRIGGER
 from shared.schema_fields import StrictBoolean, StrictNumber, TypedUnion
@@ -154,3 +165,97 @@ class QueryResponseSchema(Schema):
     sessionId = fields.String(required=True)
     timestamp = fields.String(required=True)
     status = fields.Nested(QueryStatusSchema, required=True)
+
+
+def result_body(turn: Turn, outcome: Outcome) -> dict[str, Any]:
+    """The query result of a turn, as /query answers it and a webhook receives it."""
+    interaction = outcome.interaction
+    body: dict[str, Any] = {
+        "source": outcome.source,
+        "resolvedQuery": turn.query or "",
+        "trigger": turn.trigger or "",
+        "confidence": outcome.threshold,
+        "score": outcome.score,
+        "lifespan": outcome.lifespan,
+        "incomplete": outcome.incomplete,
+        "storyId": outcome.story_id,
+        "interaction": None
+        if interaction is None
+        else {
+            "id": interaction.id,
+            "name": interaction.name,
+            "action": interaction.action,
+            "type": interaction.kind,
+        },
+        "parameters": dict(outcome.parameters),
+        "contexts": [
+            {"id": c.id, "name": c.name, "lifespan": c.lifespan} for c in outcome.contexts
+        ],
+        "fulfillment": [item_body(item) for item in outcome.fulfillment],
+    }
+    if outcome.debug is not None:
+        body["debug"] = _debug_body(outcome.debug)
+    return body
+
+
+def item_body(item: FulfillmentItem) -> dict[str, Any]:
+    body: dict[str, Any]
+    match item:
+        case Text():
+            body = {"type": "text", "message": item.message}
+        case QuickReplies():
+            quick = {"type": "quickReply", "title": item.title, "replies": list(item.replies)}
+            body = {"type": "quickReply", "messages": [quick]}
+            if item.buttons:
+                body["buttons"] = _buttons(item.buttons)
+        case Image():
+            body = {"type": "image", "imageUrl": item.image_url}
+        case Card():
+            body = {
+                "type": "card",
+                "title": item.title,
+                "subtitle": item.subtitle,
+                "imageUrl": item.image_url,
+                "buttons": _buttons(item.buttons),
+            }
+        case ButtonTemplate():
+            buttons = _buttons(item.buttons)
+            body = {"type": "buttonTemplate", "title": item.title, "buttons": buttons}
+    if item.delay is not None:
+        body["delay"] = item.delay
+    return body
+
+
+def _buttons(buttons: tuple[Button, ...]) -> list[dict[str, str]]:
+    rendered = []
+    for button in buttons:
+        body = {"title": button.title, "postback": button.postback}
+        if button.kind is not None:
+            body["type"] = button.kind
+        if button.height is not None:
+            body["height"] = button.height
+        rendered.append(body)
+    return rendered
+
+
+def _debug_body(debug: Debug) -> dict[str, Any]:
+    return {
+        "words": list(debug.words),
+        "entities": [
+            {"entity": m.entity, "value": m.value, "text": m.text} for m in debug.entities
+        ],
+        "confidence": debug.confidence,
+        "candidates": [
+            {
+                "id": c.id,
+                "name": c.name,
+                "score": c.score,
+                "centroid": c.centroid,
+                "closestPhrase": c.closest_phrase,
+                "phrase": c.phrase,
+                "tier": c.tier,
+            }
+            for c in debug.candidates
+        ],
+        "decision": debug.decision,
+    }

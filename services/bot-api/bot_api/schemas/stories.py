@@ -28,7 +28,7 @@ class StoryUpdateSchema(StoryCreateSchema):
 class StorySummarySchema(Schema):
     name = fields.String(required=True)
     description = fields.String(required=True)
-    id = fields.String(required=True)
+    id = fields.String(required=True, attribute="_id")
 
 
 class ContextSummarySchema(Schema):
@@ -47,6 +47,7 @@ class TreeNodeSchema(Schema):
 
 
 class StoryDetailSchema(StorySummarySchema):
+    id = fields.String(required=True)
     order = fields.List(fields.String(), required=True)
     story = fields.List(fields.Nested(TreeNodeSchema), required=True)
     interactions = fields.Dict(

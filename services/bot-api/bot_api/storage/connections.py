@@ -4,6 +4,8 @@ tombstone so a late event cannot bring it back."""
 
 import contextlib
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from pymongo.asynchronous.database import AsyncDatabase
@@ -12,6 +14,31 @@ from pymongo.errors import DuplicateKeyError
 from shared.events import ConnectionChanged
 
 CONNECTION_ID = re.compile(r"^[0-9a-f]{24}$")
+
+
+@dataclass(frozen=True)
+class Connection:
+    """What a delivery through a webhook connection needs of it."""
+
+    id: str
+    name: str
+    url: str
+    token: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    auth: tuple[str, str] | None = None
+    """HTTP Basic username and password."""
+
+
+def connection_from_document(document: Mapping[str, Any]) -> Connection:
+    auth = document.get("auth")
+    return Connection(
+        id=document["_id"],
+        name=document["name"],
+        url=document["url"],
+        token=document.get("token"),
+        headers=document.get("headers") or {},
+        auth=None if not auth else (auth["username"], auth["password"]),
+    )
 
 
 class ConnectionViewRepository:
@@ -41,11 +68,10 @@ class ConnectionViewRepository:
                 upsert=True,
             )
 
-    async def for_webhook(
-        self, account_id: str, story_id: str, webhook: str
-    ) -> dict[str, Any] | None:
+    async def for_webhook(self, account_id: str, story_id: str, webhook: str) -> Connection | None:
         """The story's connection a webhook names: by id, or by a URL equal to its url."""
         by = {"_id": webhook} if CONNECTION_ID.fullmatch(webhook) else {"url": webhook}
-        return await self.collection.find_one(
+        document = await self.collection.find_one(
             {**by, "accountId": account_id, "storyId": story_id, "deleted": False}
         )
+        return None if document is None else connection_from_document(document)

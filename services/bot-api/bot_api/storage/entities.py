@@ -1,18 +1,25 @@
 """The `entities` collection; names are unique per account."""
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import DuplicateKeyError
 
+from bot_api.domain.entities import Entity, Entry
 from bot_api.storage.ids import object_id
 from shared.errors import Conflict
 from shared.timeutil import utcnow
 
 
-def to_api(document: dict[str, Any]) -> dict[str, Any]:
-    return {"id": str(document["_id"]), "name": document["name"], "entries": document["entries"]}
+def entity_from_document(document: Mapping[str, Any]) -> Entity:
+    return Entity(
+        document["name"],
+        tuple(
+            Entry(entry["value"], tuple(s["value"] for s in entry["synonyms"]))
+            for entry in document["entries"]
+        ),
+    )
 
 
 class EntityRepository:

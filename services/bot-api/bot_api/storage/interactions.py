@@ -4,11 +4,12 @@ A document is part of its story only while the story's structure lists it; a doc
 the structure does not list (a create cut short) is never shown.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pymongo.asynchronous.database import AsyncDatabase
 
+from bot_api.domain.interactions import Interaction, interaction_from_content
 from shared.timeutil import utcnow
 
 CONTENT_FIELDS = (
@@ -23,8 +24,8 @@ CONTENT_FIELDS = (
 )
 
 
-def to_api(document: dict[str, Any]) -> dict[str, Any]:
-    return {"id": document["_id"], **{name: document[name] for name in CONTENT_FIELDS}}
+def interaction_from_document(document: Mapping[str, Any]) -> Interaction:
+    return interaction_from_content(document["_id"], document["type"], document)
 
 
 class InteractionRepository:

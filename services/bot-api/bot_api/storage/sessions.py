@@ -7,6 +7,7 @@ MongoDB's TTL monitor (which runs once a minute) removes it.
 """
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -14,13 +15,41 @@ from typing import Any
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import DuplicateKeyError
 
+from bot_api.engine.turn import ActiveContext, Pending, SessionState
 from shared.timeutil import utcnow
 
 
 @dataclass(frozen=True)
 class StoredSession:
-    state: dict[str, Any] | None
+    state: SessionState
+    """An empty state for a session never seen or expired."""
     version: int
+
+
+def state_to_document(state: SessionState) -> dict[str, Any]:
+    pending = state.pending
+    return {
+        "contexts": [{"id": c.id, "lifespan": c.lifespan} for c in state.contexts],
+        "parameters": dict(state.parameters),
+        "pending": None
+        if pending is None
+        else {
+            "interactionId": pending.interaction_id,
+            "alias": pending.alias,
+            "failures": pending.failures,
+        },
+    }
+
+
+def state_from_document(document: Mapping[str, Any]) -> SessionState:
+    pending = document.get("pending")
+    return SessionState(
+        contexts=tuple(ActiveContext(c["id"], c["lifespan"]) for c in document["contexts"]),
+        parameters=dict(document["parameters"]),
+        pending=None
+        if pending is None
+        else Pending(pending["interactionId"], pending["alias"], pending["failures"]),
+    )
 
 
 def session_key(story_id: str, session_id: str) -> str:
@@ -37,16 +66,17 @@ class SessionRepository:
     async def load(self, story_id: str, session_id: str) -> StoredSession:
         document = await self.collection.find_one({"_id": session_key(story_id, session_id)})
         if document is None:
-            return StoredSession(None, 0)
+            return StoredSession(SessionState(), 0)
         alive = _aware(document["expiresAt"]) > utcnow()
-        return StoredSession(document["state"] if alive else None, document["version"])
+        state = state_from_document(document["state"]) if alive else SessionState()
+        return StoredSession(state, document["version"])
 
     async def save(
         self,
         story_id: str,
         session_id: str,
         read_version: int,
-        state: dict[str, Any],
+        state: SessionState,
         idle_timeout: timedelta,
     ) -> bool:
         """Store the state unless someone saved this session since `read_version`."""
@@ -55,7 +85,7 @@ class SessionRepository:
             "_id": key,
             "version": read_version + 1,
             "expiresAt": utcnow() + idle_timeout,
-            "state": state,
+            "state": state_to_document(state),
         }
         if read_version == 0:
             try:

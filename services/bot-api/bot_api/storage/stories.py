@@ -4,17 +4,16 @@ Keeping `order` and every interaction's contexts in the story document makes eac
 structural change one atomic, conditional write (on `revision`), on any MongoDB.
 """
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from bson import ObjectId
 from pymongo.asynchronous.database import AsyncDatabase
 
+from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Context, Structure
 from bot_api.storage.ids import object_id
 from shared.timeutil import utcnow
-
-DEFAULT_SETTINGS: dict[str, Any] = {"confidence": 0.5, "fallback": True, "lifespan": 2}
 
 
 @dataclass(frozen=True)
@@ -23,7 +22,7 @@ class StoryRecord:
     account_id: str
     name: str
     description: str
-    settings: dict[str, Any]
+    settings: Settings
     structure: Structure
     revision: int
 
@@ -64,7 +63,7 @@ def _record(document: dict[str, Any]) -> StoryRecord:
         account_id=document["accountId"],
         name=document["name"],
         description=document["description"],
-        settings={**DEFAULT_SETTINGS, **document.get("settings", {})},
+        settings=Settings(**document.get("settings", {})),
         structure=structure_from_document(document),
         revision=document["revision"],
     )
@@ -83,7 +82,7 @@ class StoryRepository:
         account_id: str,
         name: str,
         description: str,
-        settings: dict[str, Any],
+        settings: Settings,
         structure: Structure,
     ) -> None:
         now = utcnow()
@@ -92,7 +91,7 @@ class StoryRepository:
             "accountId": account_id,
             "name": name,
             "description": description,
-            "settings": {**DEFAULT_SETTINGS, **settings},
+            "settings": asdict(settings),
             "revision": 1,
             "createdAt": now,
             "updatedAt": now,

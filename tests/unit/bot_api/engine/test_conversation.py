@@ -5,8 +5,10 @@ from typing import Any
 
 import pytest
 
-from bot_api.engine.conversation import SessionState, Turn, respond
-from bot_api.engine.story import StoryModel
+from bot_api.domain.responses import Button, ButtonTemplate, Card, Image, QuickReplies, Text
+from bot_api.engine.conversation import respond
+from bot_api.engine.story import CompiledStory
+from bot_api.engine.turn import Outcome, OutcomeContext, SessionState, Turn
 from shared.errors import NotFound, ValidationFailed
 from support.stories import interaction, story
 
@@ -15,15 +17,15 @@ def first(options: Sequence[str]) -> str:
     return options[0]
 
 
-def say(model: StoryModel, state: SessionState, **turn: Any) -> tuple[SessionState, dict[str, Any]]:
+def say(model: CompiledStory, state: SessionState, **turn: Any) -> tuple[SessionState, Outcome]:
     return respond(model, state, Turn(**turn), choose=first)
 
 
-def texts(result: dict[str, Any]) -> list[str]:
-    return [item["message"] for item in result["fulfillment"] if item["type"] == "text"]
+def texts(outcome: Outcome) -> list[str]:
+    return [item.message for item in outcome.fulfillment if isinstance(item, Text)]
 
 
-def pizza_story(**settings: Any) -> StoryModel:
+def pizza_story(**settings: Any) -> CompiledStory:
     return story(
         interaction(
             "order",
@@ -56,9 +58,9 @@ def test_the_welcome_trigger_fills_supplied_parameters_and_echoes_them() -> None
         pizza_story(), SessionState(), trigger="welcome", parameters={"default_name": "Ada"}
     )
     assert texts(result) == ["Hello Ada!"]
-    assert result["interaction"]["type"] == "welcome"
-    assert result["parameters"] == {"default_name": "Ada"}
-    assert (result["resolvedQuery"], result["trigger"], result["score"]) == ("", "welcome", 1.0)
+    assert result.interaction.kind == "welcome"
+    assert result.parameters == {"default_name": "Ada"}
+    assert result.score == 1.0
 
 
 def test_a_placeholder_without_a_value_renders_empty() -> None:
@@ -75,49 +77,49 @@ def test_an_unknown_trigger_or_goto_is_refused() -> None:
 
 def test_goto_jumps_straight_to_an_interaction() -> None:
     _, result = say(pizza_story(), SessionState(), goto="hours")
-    assert (result["interaction"]["id"], texts(result)) == ("hours", ["9 to 5."])
+    assert (result.interaction.id, texts(result)) == ("hours", ["9 to 5."])
 
 
 def test_a_phrase_with_a_slot_fills_the_parameter_with_the_entry_value() -> None:
     _, result = say(
         pizza_story(), SessionState(), query="I want a BIG pizza", parameters={"default_name": "Bo"}
     )
-    assert result["interaction"]["id"] == "order"
-    assert result["parameters"]["size"] == "large"
+    assert result.interaction.id == "order"
+    assert result.parameters["size"] == "large"
     assert texts(result) == ["One large pizza for Bo!"]
-    assert result["incomplete"] is False
+    assert result.incomplete is False
 
 
 def test_below_the_confidence_the_fallback_answers() -> None:
     _, result = say(pizza_story(), SessionState(), query="the weather on mars")
-    assert result["interaction"]["type"] == "fallback"
+    assert result.interaction.kind == "fallback"
     assert texts(result) == ["Sorry, I did not get that."]
-    assert result["score"] < result["confidence"] == 0.5
+    assert result.score < result.threshold == 0.5
 
 
 def test_with_fallback_disabled_nothing_answers_a_miss() -> None:
     _, result = say(pizza_story(fallback=False), SessionState(), query="the weather on mars")
-    assert (result["interaction"], result["fulfillment"]) == (None, [])
+    assert (result.interaction, result.fulfillment) == (None, ())
 
 
 def test_the_request_may_lower_the_confidence() -> None:
     _, result = say(pizza_story(), SessionState(), query="open on sunday?", confidence=0.01)
-    assert result["interaction"]["id"] == "hours"
-    assert result["confidence"] == 0.01
+    assert result.interaction.id == "hours"
+    assert result.threshold == 0.01
 
 
 def test_a_missing_required_parameter_is_asked_for_then_read_from_the_answer() -> None:
     model = pizza_story()
     state, asked = say(model, SessionState(), query="I would like to order a pizza")
-    assert (texts(asked), asked["incomplete"], asked["interaction"]["id"]) == (
+    assert (texts(asked), asked.incomplete, asked.interaction.id) == (
         ["Which size?"],
         True,
         "order",
     )
     state, again = say(model, state, query="hmm")
-    assert (texts(again), again["incomplete"], again["lifespan"]) == (["Small or large?"], True, 1)
+    assert (texts(again), again.incomplete, again.lifespan) == (["Small or large?"], True, 1)
     state, done = say(model, state, query="small please")
-    assert (texts(done), done["incomplete"]) == (["One small pizza for !"], False)
+    assert (texts(done), done.incomplete) == (["One small pizza for !"], False)
     assert state.pending is None
 
 
@@ -126,18 +128,18 @@ def test_after_lifespan_failed_answers_the_conversation_resets_and_matches_anew(
     state, _ = say(model, SessionState(), query="I would like to order a pizza")
     state, _ = say(model, state, query="hmm")
     state, result = say(model, state, query="when are you open")
-    assert (result["interaction"]["id"], result["incomplete"]) == ("hours", False)
+    assert (result.interaction.id, result.incomplete) == ("hours", False)
     assert state.pending is None
 
 
 def test_a_child_is_preferred_over_a_root_of_equal_score_after_its_parent() -> None:
     model = pizza_story()
     _, at_root = say(model, SessionState(), query="yes please")
-    assert at_root["interaction"]["id"] == "yes"
+    assert at_root.interaction.id == "yes"
     state, ordered = say(model, SessionState(), query="I want a large pizza")
-    assert ordered["contexts"] == [{"id": "order", "name": "Order", "lifespan": 2}]
+    assert ordered.contexts == (OutcomeContext("order", "Order", 2),)
     _, in_context = say(model, state, query="yes please")
-    assert in_context["interaction"]["id"] == "confirm"
+    assert in_context.interaction.id == "confirm"
 
 
 def test_a_child_is_not_reachable_at_the_root_level() -> None:
@@ -146,19 +148,19 @@ def test_a_child_is_not_reachable_at_the_root_level() -> None:
         interaction("topping", "extra cheese on top", parent="order"),
     )
     _, result = say(model, SessionState(), query="extra cheese on top")
-    assert result["interaction"]["type"] == "fallback"
+    assert result.interaction.kind == "fallback"
 
 
 def test_each_miss_spends_lifespan_until_the_conversation_is_back_at_the_root() -> None:
     model = pizza_story(lifespan=2)
     state, _ = say(model, SessionState(), query="I want a large pizza")
     state, first_miss = say(model, state, query="the weather on mars")
-    assert first_miss["contexts"] == [{"id": "order", "name": "Order", "lifespan": 1}]
-    assert first_miss["lifespan"] == 1
+    assert first_miss.contexts == (OutcomeContext("order", "Order", 1),)
+    assert first_miss.lifespan == 1
     state, second_miss = say(model, state, query="when are you open")
-    assert (second_miss["contexts"], second_miss["lifespan"]) == ([], 0)
+    assert (second_miss.contexts, second_miss.lifespan) == ((), 0)
     _, result = say(model, state, query="yes please")
-    assert result["interaction"]["id"] == "yes"
+    assert result.interaction.id == "yes"
 
 
 def test_a_reference_lets_a_child_jump_back_to_another_step() -> None:
@@ -172,14 +174,14 @@ def test_a_reference_lets_a_child_jump_back_to_another_step() -> None:
     state, _ = say(model, state, query="I pick the margherita")
     state, _ = say(model, state, query="show it again")
     _, result = say(model, state, query="I pick the margherita")
-    assert result["interaction"]["id"] == "pick"
+    assert result.interaction.id == "pick"
 
 
 def test_reset_forgets_the_session_first() -> None:
     model = pizza_story()
     state, _ = say(model, SessionState(), query="I want a large pizza", parameters={"x": 1})
     fresh, result = say(model, state, trigger="welcome", reset=True)
-    assert (result["parameters"], result["contexts"]) == ({}, [])
+    assert (result.parameters, result.contexts) == ({}, ())
     assert fresh.contexts == ()
 
 
@@ -218,41 +220,24 @@ def test_each_text_block_chooses_one_message_and_other_blocks_render_whole() -> 
     _, result = respond(
         model, SessionState(), Turn(query="menu", parameters={"who": "Al"}), choose=lambda o: o[-1]
     )
-    assert result["fulfillment"] == [
-        {"type": "text", "message": "B"},
-        {"type": "text", "message": "C"},
-        {
-            "type": "quickReply",
-            "messages": [{"type": "quickReply", "title": "For Al?", "replies": ["Me", "Al"]}],
-        },
-        {"type": "image", "imageUrl": "https://x.io/Al.png"},
-        {
-            "type": "card",
-            "title": "T",
-            "subtitle": "",
-            "imageUrl": "",
-            "buttons": [{"title": "Go", "postback": "go"}],
-        },
-        {"type": "buttonTemplate", "title": "Pick", "buttons": [{"title": "A", "postback": "A"}]},
-    ]
+    assert result.fulfillment == (
+        Text("B"),
+        Text("C"),
+        QuickReplies("For Al?", ("Me", "Al")),
+        Image("https://x.io/Al.png"),
+        Card("T", "", "", (Button("Go", "go"),)),
+        ButtonTemplate("Pick", (Button("A", "A"),)),
+    )
 
 
 def test_debug_explains_the_candidates_and_the_decision() -> None:
     model = pizza_story()
     state, ordered = say(model, SessionState(), query="I want a large pizza")
     _, result = say(model, state, query="yes please", debug=True)
-    debug = result["debug"]
-    assert [c["id"] for c in debug["candidates"][:2]] == ["confirm", "yes"]
-    assert debug["candidates"][0]["tier"] == "current context"
-    assert "tied with 'Yes', preferred as current context" in debug["decision"]
     _, missed = say(model, SessionState(), query="the weather on mars", debug=True)
-    assert "below the confidence 0.5: fallback" in missed["debug"]["decision"]
-    assert "debug" not in ordered
-
-
-def test_the_state_survives_a_round_trip_through_its_document() -> None:
-    model = pizza_story()
-    state, _ = say(
-        model, SessionState(), query="I would like to order a pizza", parameters={"n": 2}
-    )
-    assert SessionState.from_document(state.to_document()) == state
+    assert result.debug is not None and missed.debug is not None
+    assert [c.id for c in result.debug.candidates[:2]] == ["confirm", "yes"]
+    assert result.debug.candidates[0].tier == "current context"
+    assert "tied with 'Yes', preferred as current context" in result.debug.decision
+    assert "below the confidence 0.5: fallback" in missed.debug.decision
+    assert ordered.debug is None

@@ -5,11 +5,13 @@ from bot_api.engine.text import tokens
 
 
 def index() -> MatchIndex:
-    built = MatchIndex()
-    built.put("order", ["I want to order a pizza", "can I get a {{size:size}} pizza"])
-    built.put("hours", ["when are you open", "what are your opening hours"])
-    built.put("track", ["where is my delivery", "track my order"])
-    return built
+    return MatchIndex.build(
+        {
+            "order": ["I want to order a pizza", "can I get a {{size:size}} pizza"],
+            "hours": ["when are you open", "what are your opening hours"],
+            "track": ["where is my delivery", "track my order"],
+        }
+    )
 
 
 def best(built: MatchIndex, text: str) -> tuple[str, float]:
@@ -51,14 +53,40 @@ def test_ineligible_interactions_are_never_returned() -> None:
 
 
 def test_an_edit_is_matched_at_once_and_a_removal_forgotten() -> None:
-    built = index()
-    built.put("hours", ["is the shop closed on sunday"])
+    built = index().updated({"hours": ["is the shop closed on sunday"]})
     assert best(built, "is the shop closed on sunday") == ("hours", 1.0)
     assert all(s.score < 0.5 for s in built.search([tokens("when are you open")], lambda i: True))
-    built.remove("track")
+    built = built.updated({}, removed=["track"])
     ranked = built.search([tokens("track my order")], lambda i: True)
     assert "track" not in {s.interaction_id for s in ranked}
-    assert len(built) == 3
+    assert best(built, "I want to order a pizza") == ("order", 1.0)
+
+
+def test_an_updated_index_leaves_the_one_it_came_from_as_it_was() -> None:
+    before = index()
+    said = [tokens("where is my delivery")], [tokens("is the shop closed on sunday")]
+    scores = [[(s.interaction_id, s.score) for s in before.search(w, lambda i: True)] for w in said]
+    after = before.updated({"hours": ["is the shop closed on sunday"]}, removed=["track"])
+    assert best(after, "is the shop closed on sunday") == ("hours", 1.0)
+    again = [[(s.interaction_id, s.score) for s in before.search(w, lambda i: True)] for w in said]
+    assert again == scores
+    assert scores[0][0] == ("track", 1.0)
+
+
+def test_a_story_edited_one_interaction_at_a_time_scores_as_one_built_at_once() -> None:
+    phrases = {
+        "order": ["I want to order a pizza", "can I get a {{size:size}} pizza"],
+        "hours": ["when are you open", "what are your opening hours"],
+        "track": ["where is my delivery", "track my order"],
+    }
+    edited = MatchIndex.build({})
+    for interaction_id, user_says in phrases.items():
+        edited = edited.updated({interaction_id: user_says})
+    built = MatchIndex.build(phrases)
+    for said in ("order pizzas", "opening time", "my delivery is late"):
+        assert built.search([tokens(said)], lambda i: True, True) == edited.search(
+            [tokens(said)], lambda i: True, True
+        )
 
 
 def test_the_best_match_is_the_same_whether_or_not_every_candidate_is_scored() -> None:

@@ -1,5 +1,6 @@
 """Normalising text and finding entity values in it."""
 
+from bot_api.domain.entities import Entity, Entry
 from bot_api.engine.entities import EntityRecognizer
 from bot_api.engine.text import tokens
 
@@ -19,13 +20,13 @@ def test_case_accents_punctuation_and_spacing_do_not_matter() -> None:
 
 def recognizer() -> EntityRecognizer:
     return EntityRecognizer(
-        {
-            "size": [
-                {"value": "large", "synonyms": [{"value": "large"}, {"value": "extra big"}]},
-                {"value": "small", "synonyms": [{"value": "small"}, {"value": "tiny"}]},
-            ],
-            "city": [{"value": "New York", "synonyms": [{"value": "New York"}, {"value": "NYC"}]}],
-        }
+        [
+            Entity(
+                "size",
+                (Entry("large", ("large", "extra big")), Entry("small", ("small", "tiny"))),
+            ),
+            Entity("city", (Entry("New York", ("New York", "NYC")),)),
+        ]
     )
 
 

@@ -1,11 +1,26 @@
-"""What a backend may answer to a webhook call (SPEC.md "Webhook answer", "Bot responses
-allowed in a webhook answer", "Button types")."""
+"""What a backend may answer to a webhook call (docs/webhooks.md): `responses` and
+`attributes`, every response and button checked against its table of limits, then read
+as the same response blocks an interaction stores."""
 
+import json
 import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from bot_api.domain.responses import (
+    Block,
+    Button,
+    ButtonTemplate,
+    Card,
+    Image,
+    QuickReplies,
+    TextChoice,
+)
+from bot_api.webhooks.failures import DeliveryFailed
+from shared.errors import first_error_path
 from shared.schema_fields import TypedUnion
 
 UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$", re.I)
@@ -131,3 +146,53 @@ class WebhookAnswerSchema(Schema):
 
     responses = fields.List(TypedUnion(ANSWER_RESPONSES), load_default=list)
     attributes = fields.Dict(keys=fields.String(), values=fields.String(), load_default=dict)
+
+
+ANSWER = WebhookAnswerSchema()
+
+
+@dataclass(frozen=True)
+class WebhookAnswer:
+    responses: tuple[Block, ...]
+    attributes: Mapping[str, str]
+
+
+def read_answer(raw: bytes) -> WebhookAnswer:
+    """The answer a backend sent, or DeliveryFailed saying what is wrong with it."""
+    try:
+        answer = json.loads(raw) if raw.strip() else {}
+    except ValueError:
+        raise DeliveryFailed("answer is not JSON") from None
+    try:
+        loaded = ANSWER.load(answer)
+    except ValidationError as error:
+        messages = (
+            error.messages if isinstance(error.messages, dict) else {"_schema": error.messages}
+        )
+        path, message = first_error_path(messages)
+        raise DeliveryFailed(f"{path}: {message}") from None
+    blocks = tuple(block for response in loaded["responses"] for block in _blocks(response))
+    return WebhookAnswer(blocks, loaded["attributes"])
+
+
+def _read_buttons(buttons: Iterable[Mapping[str, Any]]) -> tuple[Button, ...]:
+    return tuple(Button(b["title"], b["value"], b["type"], b.get("height")) for b in buttons)
+
+
+def _blocks(response: Mapping[str, Any]) -> list[Block]:
+    delay = response["delay"]
+    kind = response["type"]
+    if kind in ("text", "randomText"):
+        messages = (response["message"],) if "message" in response else response["messages"]
+        return [TextChoice(tuple(messages), delay)]
+    if kind == "image":
+        return [Image(response["imageUrl"], delay)]
+    if kind == "quickReplies":
+        buttons = _read_buttons(response["buttons"])
+        return [QuickReplies(response["title"], tuple(b.title for b in buttons), buttons, delay)]
+    if kind == "cards":
+        return [
+            Card(e["title"], e["subtitle"], e["imageUrl"], _read_buttons(e["buttons"]), delay)
+            for e in response["elements"]
+        ]
+    return [ButtonTemplate(response["title"], _read_buttons(response["buttons"]), delay)]

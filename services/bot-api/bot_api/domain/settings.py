@@ -1,0 +1,13 @@
+"""A story's settings and their defaults."""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Settings:
+    confidence: float = 0.5
+    """The score below which the fallback answers."""
+    fallback: bool = True
+    """False: a message that matches nothing gets no answer at all."""
+    lifespan: int = 2
+    """Misses a child context survives, and attempts to fill a prompted parameter."""

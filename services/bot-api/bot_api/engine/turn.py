@@ -1,0 +1,111 @@
+"""What crosses the engine's boundary: the turn a client asked for, the session state
+carried from turn to turn, and the outcome of a turn (rendered for HTTP by
+`bot_api.schemas.query`, stored by `bot_api.storage.sessions`)."""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from bot_api.domain.interactions import Interaction
+from bot_api.domain.responses import Block, FulfillmentItem
+from bot_api.engine.entities import Mention
+from bot_api.engine.fulfillment import Choose, fulfillment
+
+
+@dataclass(frozen=True)
+class ActiveContext:
+    id: str
+    lifespan: int
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A required parameter being asked for."""
+
+    interaction_id: str
+    alias: str
+    failures: int = 0
+
+
+@dataclass(frozen=True)
+class SessionState:
+    contexts: tuple[ActiveContext, ...] = ()
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+    pending: Pending | None = None
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What the client asked, as validated: exactly one of query, trigger and goto."""
+
+    query: str | None = None
+    trigger: str | None = None
+    goto: str | None = None
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+    confidence: float | None = None
+    lifespan: int | None = None
+    reset: bool = False
+    debug: bool = False
+
+
+@dataclass(frozen=True)
+class OutcomeContext:
+    """An active context as a turn reports it."""
+
+    id: str
+    name: str
+    lifespan: int
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An interaction the message was scored against, for `debug`."""
+
+    id: str
+    name: str
+    score: float
+    centroid: float
+    closest_phrase: float
+    phrase: str
+    tier: str
+
+
+@dataclass(frozen=True)
+class Debug:
+    words: tuple[str, ...]
+    entities: tuple[Mention, ...]
+    confidence: float
+    candidates: tuple[Candidate, ...]
+    decision: str
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one turn answered."""
+
+    story_id: str
+    interaction: Interaction | None
+    score: float
+    threshold: float
+    lifespan: int
+    incomplete: bool
+    parameters: Mapping[str, Any]
+    contexts: tuple[OutcomeContext, ...]
+    fulfillment: tuple[FulfillmentItem, ...]
+    source: str = "agent"
+    """`webhook` once a webhook answer supplied fulfillment."""
+    debug: Debug | None = None
+
+    def with_webhook_answer(
+        self, responses: Sequence[Block], attributes: Mapping[str, str], choose: Choose
+    ) -> "Outcome":
+        """The answer's responses after the interaction's own, its attributes filling or
+        replacing parameters (and filling the answer's placeholders)."""
+        parameters = {**self.parameters, **attributes}
+        items = fulfillment(responses, parameters, choose)
+        return replace(
+            self,
+            source="webhook" if items else self.source,
+            parameters=parameters,
+            fulfillment=(*self.fulfillment, *items),
+        )

@@ -1,0 +1,19 @@
+"""Every piece of bot-api's application state, each under its typed key."""
+
+from aiohttp import web
+
+from bot_api.changes import ChangeFeed
+from bot_api.conversations.answering import ConversationService
+from bot_api.conversations.cache import StoryCache
+from bot_api.management.entities import EntityService
+from bot_api.management.interactions import InteractionService
+from bot_api.management.stories import StoryService
+from bot_api.storage import Stores
+
+STORES = web.AppKey("stores", Stores)
+CHANGES = web.AppKey("changes", ChangeFeed)
+STORY_CACHE = web.AppKey("story_cache", StoryCache)
+STORIES = web.AppKey("stories", StoryService)
+INTERACTIONS = web.AppKey("interactions", InteractionService)
+ENTITIES = web.AppKey("entities", EntityService)
+CONVERSATIONS = web.AppKey("conversations", ConversationService)

@@ -1,0 +1,88 @@
+"""Delivering a matched interaction's webhook during a /query turn (docs/webhooks.md).
+
+The webhook is a URL or a connection's id; a connection (named, or whose url equals the
+URL) lends its credentials, and the outcome of a call through it is reported so that
+integrations-api sets or clears the connection's `error`.
+"""
+
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+from bot_api.domain.interactions import Interaction
+from bot_api.engine.turn import Outcome, Turn
+from bot_api.storage.connections import CONNECTION_ID, Connection
+from bot_api.webhooks.answers import WebhookAnswer, read_answer
+from bot_api.webhooks.caller import WebhookCaller
+from bot_api.webhooks.failures import DeliveryFailed
+from bot_api.webhooks.payload import request_body
+from shared.events import DeliveryResult
+
+log = logging.getLogger(__name__)
+
+Report = Callable[[DeliveryResult], Awaitable[None]]
+Answers = dict[str, WebhookAnswer | None]
+"""Each interaction's answer within one turn, so a retried session save does not call
+the backend again."""
+
+
+class ConnectionLookup(Protocol):
+    async def for_webhook(
+        self, account_id: str, story_id: str, webhook: str
+    ) -> Connection | None: ...
+
+
+class Deliveries:
+    def __init__(
+        self, *, caller: WebhookCaller, connections: ConnectionLookup, report: Report
+    ) -> None:
+        self._caller = caller
+        self._connections = connections
+        self._report = report
+
+    async def deliver(
+        self, *, account_id: str, session_id: str, turn: Turn, outcome: Outcome, answers: Answers
+    ) -> Outcome:
+        """The outcome with the webhook's answer; a failed delivery leaves it as it was."""
+        interaction = outcome.interaction
+        if interaction is None or outcome.incomplete or not interaction.webhook:
+            return outcome
+        if interaction.id not in answers:
+            answers[interaction.id] = await self._call(
+                account_id, session_id, interaction, turn, outcome
+            )
+        answer = answers[interaction.id]
+        if answer is None:
+            return outcome
+        return outcome.with_webhook_answer(answer.responses, answer.attributes, random.choice)
+
+    async def _call(
+        self,
+        account_id: str,
+        session_id: str,
+        interaction: Interaction,
+        turn: Turn,
+        outcome: Outcome,
+    ) -> WebhookAnswer | None:
+        webhook = interaction.webhook
+        connection = await self._connections.for_webhook(account_id, outcome.story_id, webhook)
+        if connection is None and CONNECTION_ID.fullmatch(webhook):
+            log.warning(
+                "interaction %s names no connection of its story: %s", interaction.id, webhook
+            )
+            return None
+        url = webhook if connection is None else connection.url
+        body = request_body(session_id, interaction, turn, outcome, connection)
+        error: str | None = None
+        answer: WebhookAnswer | None = None
+        try:
+            answer = read_answer(await self._caller.call(url, body, connection))
+        except DeliveryFailed as failure:
+            error = str(failure)
+            log.warning("webhook of interaction %s failed: %s", interaction.id, error)
+        if connection is not None:
+            at_ms = int(time.time() * 1000)
+            await self._report(DeliveryResult(account_id, connection.id, error, at_ms))
+        return answer

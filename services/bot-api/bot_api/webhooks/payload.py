@@ -1,0 +1,39 @@
+"""What a webhook call sends (docs/webhooks.md): the webhook-block fields a backend
+expects, plus `sessionId` and `result`, the query result as it stands before the call."""
+
+import uuid
+from typing import Any
+
+from bot_api.domain.interactions import Interaction
+from bot_api.engine.turn import Outcome, Turn
+from bot_api.schemas.query import result_body
+from bot_api.storage.connections import Connection
+
+WEBHOOK_NODE = "WEBHOOK"
+
+
+def request_body(
+    session_id: str,
+    interaction: Interaction,
+    turn: Turn,
+    outcome: Outcome,
+    connection: Connection | None,
+) -> dict[str, Any]:
+    parameters = outcome.parameters
+    return {
+        "chatId": session_id,
+        "messageId": str(uuid.uuid4()),
+        "userId": session_id,
+        "externalId": session_id,
+        "blockId": interaction.id,
+        "node": {
+            "name": interaction.name,
+            "type": WEBHOOK_NODE,
+            "webhookId": "" if connection is None else connection.id,
+            "webhookName": "" if connection is None else connection.name,
+        },
+        "userAttributes": {k: v for k, v in parameters.items() if k.startswith("default_")},
+        "attributes": {k: "" if v is None else str(v) for k, v in parameters.items()},
+        "sessionId": session_id,
+        "result": result_body(turn, outcome),
+    }
