@@ -15,7 +15,7 @@ def text(max_length: int, min_length: int = 0, **kwargs: Any) -> fields.String:
 
 def text_list(
     max_items: int, max_length: int, min_items: int = 0, min_length: int = 0, **kwargs: Any
-) -> fields.List:
+) -> fields.List[str]:
     return fields.List(
         text(max_length, min_length),
         validate=validate.Length(min=min_items, max=max_items),

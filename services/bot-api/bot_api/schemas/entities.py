@@ -1,3 +1,5 @@
+from typing import Any
+
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from bot_api.schemas.common import NAME_PATTERN, text
@@ -14,7 +16,7 @@ class EntrySchema(Schema):
     )
 
     @validates_schema
-    def synonyms_include_value(self, entry: dict, **kwargs: object) -> None:
+    def synonyms_include_value(self, entry: dict[str, Any], **kwargs: object) -> None:
         if entry["value"] not in {s["value"] for s in entry["synonyms"]}:
             raise ValidationError(
                 "The synonyms must include the entry's own value.", field_name="synonyms"
@@ -28,7 +30,7 @@ class EntityWriteSchema(Schema):
     )
 
     @validates_schema
-    def values_unique(self, entity: dict, **kwargs: object) -> None:
+    def values_unique(self, entity: dict[str, Any], **kwargs: object) -> None:
         seen: set[str] = set()
         for index, entry in enumerate(entity["entries"]):
             if entry["value"] in seen:

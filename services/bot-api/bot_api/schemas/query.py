@@ -22,7 +22,7 @@ from shared.schema_fields import StrictBoolean, StrictNumber, TypedUnion
 MAX_SESSION_PARAMETERS = 99
 
 
-class SessionId(fields.Field):
+class SessionId(fields.Field[str]):
     """A string or a number; kept as text, 1 to 256 characters."""
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
@@ -34,7 +34,7 @@ class SessionId(fields.Field):
         return as_text
 
 
-class ParameterValue(fields.Field):
+class ParameterValue(fields.Field[Any]):
     """A parameter's value: a string, a number, a boolean or null."""
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:

@@ -42,7 +42,7 @@ class ButtonSchema(Schema):
         return {**button, "postback": button["postback"] or button["title"]}
 
 
-def buttons(**kwargs: Any) -> fields.List:
+def buttons(**kwargs: Any) -> fields.List[Any]:
     return fields.List(
         fields.Nested(ButtonSchema), validate=validate.Length(max=MAX_BUTTONS), **kwargs
     )

@@ -78,7 +78,7 @@ QUICK_REPLY_BUTTONS = {"postback": PostbackButton, "goto": GotoButton}
 BUTTONS = {**QUICK_REPLY_BUTTONS, "url": UrlButton, "webview": WebviewButton, "phone": PhoneButton}
 
 
-def _buttons(kinds: dict[str, type[Schema]], most: int) -> fields.List:
+def _buttons(kinds: dict[str, type[Schema]], most: int) -> fields.List[Any]:
     return fields.List(TypedUnion(kinds), required=True, validate=validate.Length(min=1, max=most))
 
 
