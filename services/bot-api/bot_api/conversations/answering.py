@@ -3,7 +3,7 @@ if the matched interaction has one, the session saved."""
 
 import asyncio
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import timedelta
 
 from bot_api.conversations.cache import StoryCache
@@ -40,7 +40,7 @@ class ConversationService:
                 outcome=outcome,
                 answers=answers,
             )
-            state = replace(state, parameters=outcome.parameters)
+            state = state.with_parameters(outcome.parameters)
             if await self.sessions.save(
                 story.id, session_id, stored.version, state, self.idle_timeout
             ):

@@ -119,7 +119,8 @@ def prepare(
     user_says = list(result["userSays"])
     if previous is not None:
         removed = {p["alias"] for p in previous["parameters"]} - set(aliases)
-        user_says = [strip_slots(phrase, removed) for phrase in user_says]
+        stripped = (strip_slots(phrase, removed) for phrase in user_says)
+        user_says = [phrase for phrase in stripped if phrase]  # a slot alone leaves nothing
 
     entity_of = {p["alias"]: p["entity"] for p in parameters}
     for index, phrase in enumerate(user_says):

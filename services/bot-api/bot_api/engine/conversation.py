@@ -70,6 +70,11 @@ class _Conversation:
         start = SessionState() if turn.reset else state
         self.contexts = [c for c in start.contexts if c.id in story.interactions]
         self.parameters = {**start.parameters, **turn.parameters}
+        self.collected_by = {
+            alias: interaction_id
+            for alias, interaction_id in start.collected_by.items()
+            if alias not in turn.parameters
+        }
         pending = start.pending
         self.pending = pending if pending and pending.interaction_id in story.interactions else None
 
@@ -82,7 +87,7 @@ class _Conversation:
             answer = self._enter(self.turn.goto, 1.0, [], None)
         else:
             answer = self._said(self.turn.query or "")
-        state = SessionState(tuple(self.contexts), self.parameters, self.pending)
+        state = SessionState(tuple(self.contexts), self.parameters, self.pending, self.collected_by)
         return state, self._outcome(answer)
 
     def _triggered(self, trigger: str) -> str:
@@ -161,7 +166,7 @@ class _Conversation:
         entity = interaction.parameter(pending.alias).entity
         value = next((m.value for m in mentions if m.entity == entity), None)
         if value is not None:
-            self.parameters[pending.alias] = value
+            self._collect(pending.interaction_id, {pending.alias: value})
             self.pending = None
             return self._complete_or_ask(pending.interaction_id, 1.0, None)
         failures = pending.failures + 1
@@ -182,8 +187,22 @@ class _Conversation:
     ) -> _Answer:
         self.pending = None
         interaction = self.story.interactions[interaction_id]
-        self.parameters.update(_values_for(interaction, mentions, scored))
+        self._forget_own_required(interaction)
+        self._collect(interaction_id, _values_for(interaction, mentions, scored))
         return self._complete_or_ask(interaction_id, score, debug)
+
+    def _forget_own_required(self, interaction: Interaction) -> None:
+        """Matched afresh, an interaction asks again for what it collected itself last
+        time (a second order gets its own size); what a parent collected, or the client
+        or a webhook supplied, stays."""
+        for parameter in interaction.parameters:
+            if parameter.required and self.collected_by.get(parameter.alias) == interaction.id:
+                del self.collected_by[parameter.alias]
+                self.parameters.pop(parameter.alias, None)
+
+    def _collect(self, interaction_id: str, values: dict[str, Any]) -> None:
+        self.parameters.update(values)
+        self.collected_by.update(dict.fromkeys(values, interaction_id))
 
     def _complete_or_ask(self, interaction_id: str, score: float, debug: Debug | None) -> _Answer:
         interaction = self.story.interactions[interaction_id]

@@ -1,7 +1,7 @@
 """Turning response blocks into fulfillment items, with `{{name}}` filled in.
 
 Blocks an interaction stores and blocks a webhook answered go through the same
-builder. A name with no value renders as empty text, never as the raw placeholder.
+builder. A name with no value leaves no trace: no raw placeholder, no stray space.
 """
 
 import re
@@ -22,20 +22,49 @@ from bot_api.domain.responses import (
 )
 
 PLACEHOLDER = re.compile(r"\{\{\s*([\w-]+)\s*\}\}")
+BLANKS = " \t"
+CLOSING_PUNCTUATION = tuple(".,;:!?)]}…")
 
 Choose = Callable[[Sequence[str]], str]
 
 
 def fill(template: str, parameters: Mapping[str, Any]) -> str:
-    def value(match: re.Match[str]) -> str:
-        found = parameters.get(match.group(1))
-        if found is None:
-            return ""
-        if isinstance(found, bool):
-            return "true" if found else "false"
-        return str(found)
+    """The template with each `{{name}}` replaced by its value. A placeholder with no value
+    takes the blanks around it along: one space stays between words, none before
+    punctuation or at either end ("Hello {{name}}!" -> "Hello!")."""
+    pieces: list[str | None] = []
+    position = 0
+    for match in PLACEHOLDER.finditer(template):
+        pieces.append(template[position : match.start()])
+        pieces.append(_as_text(parameters.get(match.group(1))) or None)
+        position = match.end()
+    pieces.append(template[position:])
+    filled = ""
+    gap: bool | None = None  # None: no empty placeholder pending; else whether blanks met it
+    for piece in pieces:
+        if piece is None:
+            kept = filled.rstrip(BLANKS)
+            gap = bool(gap) or len(kept) < len(filled)
+            filled = kept
+            continue
+        if gap is not None:
+            rest = piece.lstrip(BLANKS)
+            gap = gap or len(rest) < len(piece)
+            if not rest:
+                continue
+            if gap and filled and not rest.startswith(CLOSING_PUNCTUATION):
+                filled += " "
+            piece, gap = rest, None
+        filled += piece
+    return filled
 
-    return PLACEHOLDER.sub(value, template)
+
+def _as_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 def fulfillment(

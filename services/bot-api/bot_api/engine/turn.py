@@ -32,6 +32,19 @@ class SessionState:
     contexts: tuple[ActiveContext, ...] = ()
     parameters: Mapping[str, Any] = field(default_factory=dict)
     pending: Pending | None = None
+    collected_by: Mapping[str, str] = field(default_factory=dict)
+    """Parameter alias -> the interaction that collected its value from what the user
+    said; values the client or a webhook supplied are nobody's."""
+
+    def with_parameters(self, parameters: Mapping[str, Any]) -> "SessionState":
+        """The state with the turn's final parameters (a webhook's attributes merged in):
+        a value replaced since it was collected is nobody's any more."""
+        collected_by = {
+            alias: interaction_id
+            for alias, interaction_id in self.collected_by.items()
+            if parameters.get(alias) == self.parameters.get(alias)
+        }
+        return replace(self, parameters=dict(parameters), collected_by=collected_by)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from bot_api.schemas.common import NAME_PATTERN, text
+from bot_api.schemas.common import NAME_PATTERN, WriteSchema, text
 
 
 class SynonymSchema(Schema):
@@ -23,7 +23,9 @@ class EntrySchema(Schema):
             )
 
 
-class EntityWriteSchema(Schema):
+class EntityWriteSchema(WriteSchema):
+    read_only = ("id",)
+
     name = fields.String(required=True, validate=[validate.Length(min=1, max=128), NAME_PATTERN])
     entries = fields.List(
         fields.Nested(EntrySchema), required=True, validate=validate.Length(max=2000)

@@ -38,6 +38,7 @@ def state_to_document(state: SessionState) -> dict[str, Any]:
             "alias": pending.alias,
             "failures": pending.failures,
         },
+        "collectedBy": dict(state.collected_by),
     }
 
 
@@ -49,6 +50,7 @@ def state_from_document(document: Mapping[str, Any]) -> SessionState:
         pending=None
         if pending is None
         else Pending(pending["interactionId"], pending["alias"], pending["failures"]),
+        collected_by=dict(document.get("collectedBy", {})),
     )
 
 

@@ -61,6 +61,12 @@ def test_removing_a_parameter_removes_its_slots_from_every_phrase() -> None:
     assert updated["parameters"] == []
 
 
+def test_a_phrase_that_was_only_the_removed_slot_goes_with_it() -> None:
+    previous = prepare(interaction(userSays=["{{size:size}}", "a {{size:size}} pizza"]))
+    updated = prepare({**previous, "parameters": []}, previous=previous)
+    assert updated["userSays"] == ["a pizza"]
+
+
 def test_stripping_slots_leaves_other_slots_and_collapses_spaces() -> None:
     assert strip_slots("a {{size:size}}  {{crust:crust}} pizza", {"size"}) == (
         "a {{crust:crust}} pizza"

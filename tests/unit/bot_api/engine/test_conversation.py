@@ -63,9 +63,9 @@ def test_the_welcome_trigger_fills_supplied_parameters_and_echoes_them() -> None
     assert result.score == 1.0
 
 
-def test_a_placeholder_without_a_value_renders_empty() -> None:
+def test_a_placeholder_without_a_value_leaves_no_trace() -> None:
     _, result = say(pizza_story(), SessionState(), trigger="WELCOME")
-    assert texts(result) == ["Hello !"]
+    assert texts(result) == ["Hello!"]
 
 
 def test_an_unknown_trigger_or_goto_is_refused() -> None:
@@ -119,7 +119,7 @@ def test_a_missing_required_parameter_is_asked_for_then_read_from_the_answer() -
     state, again = say(model, state, query="hmm")
     assert (texts(again), again.incomplete, again.lifespan) == (["Small or large?"], True, 1)
     state, done = say(model, state, query="small please")
-    assert (texts(done), done.incomplete) == (["One small pizza for !"], False)
+    assert (texts(done), done.incomplete) == (["One small pizza for!"], False)
     assert state.pending is None
 
 
@@ -189,7 +189,7 @@ def test_supplied_parameters_replace_collected_ones() -> None:
     model = pizza_story()
     state, _ = say(model, SessionState(), query="I want a large pizza")
     _, result = say(model, state, goto="order", parameters={"size": "small"})
-    assert texts(result) == ["One small pizza for !"]
+    assert texts(result) == ["One small pizza for!"]
 
 
 def test_each_text_block_chooses_one_message_and_other_blocks_render_whole() -> None:
@@ -241,3 +241,47 @@ def test_debug_explains_the_candidates_and_the_decision() -> None:
     assert "tied with 'Yes', preferred as current context" in result.debug.decision
     assert "below the confidence 0.5: fallback" in missed.debug.decision
     assert ordered.debug is None
+
+
+def test_a_second_order_asks_for_its_size_again_instead_of_reusing_the_first() -> None:
+    model = pizza_story()
+    state, first_order = say(model, SessionState(), query="I want a large pizza")
+    assert first_order.parameters["size"] == "large"
+    state, second = say(model, state, query="I would like to order a pizza")
+    assert (texts(second), second.incomplete) == (["Which size?"], True)
+    assert "size" not in second.parameters
+    state, third = say(model, state, query="I want a small pizza")
+    assert (third.parameters["size"], third.incomplete) == ("small", False)
+
+
+def test_what_a_parent_collected_stays_for_its_children() -> None:
+    size = [{"alias": "size", "entity": "size", "prompts": ["Which size?"]}]
+    model = story(
+        interaction("order", "I want a {{size:size}} pizza", parameters=size),
+        interaction(
+            "confirm",
+            "yes please",
+            parent="order",
+            parameters=size,
+            responses=[{"type": "text", "messages": ["A {{size}} one, confirmed."]}],
+        ),
+        entities={"size": ["large", "small"]},
+    )
+    state, _ = say(model, SessionState(), query="I want a large pizza")
+    _, confirmed = say(model, state, query="yes please")
+    assert (texts(confirmed), confirmed.incomplete) == (["A large one, confirmed."], False)
+
+
+def test_supplied_values_are_nobodys_and_stay_for_the_session() -> None:
+    model = pizza_story()
+    state, _ = say(model, SessionState(), goto="order", parameters={"size": "small"})
+    _, again = say(model, state, query="I would like to order a pizza")
+    assert (again.parameters["size"], again.incomplete) == ("small", False)
+
+
+def test_a_value_a_webhook_replaced_is_no_longer_the_collectors() -> None:
+    model = pizza_story()
+    state, outcome = say(model, SessionState(), query="I want a large pizza")
+    state = state.with_parameters({**outcome.parameters, "size": "family"})
+    _, again = say(model, state, query="I would like to order a pizza")
+    assert (again.parameters["size"], again.incomplete) == ("family", False)
