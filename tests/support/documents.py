@@ -16,6 +16,7 @@ async def contents(collection: AsyncCollection) -> Documents:
     return {document["_id"]: document async for document in collection.find({})}
 
 
-def changed(before: Documents, after: Documents) -> set[Any]:
-    """The ids of the documents added, removed or changed between two snapshots."""
-    return {key for key in before.keys() | after.keys() if before.get(key) != after.get(key)}
+def changed(before: Documents, after: Documents) -> set[str]:
+    """The ids (as strings) of the documents added, removed or changed between two
+    snapshots."""
+    return {str(key) for key in before.keys() | after.keys() if before.get(key) != after.get(key)}
