@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from nats.aio.client import Client
-from nats.errors import NoRespondersError
+from nats.js.errors import NoStreamResponseError
 from pymongo import AsyncMongoClient
 
 from shared import messaging
@@ -84,7 +84,7 @@ async def test_an_event_that_cannot_be_published_waits_with_every_later_one(
     await outbox.put("outside.the.stream", b"refused")
     later = await put_events(outbox, config, per_account=1)
 
-    with pytest.raises(NoRespondersError):  # no stream takes that subject
+    with pytest.raises(NoStreamResponseError):  # no stream takes that subject
         await outbox.publish_pending()
 
     assert [data for _, data, _ in await published(nats, config)] == sent
