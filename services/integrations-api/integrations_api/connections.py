@@ -120,18 +120,23 @@ class ConnectionRepository:
     ) -> None:
         """Set or clear `error`, unless a later delivery was recorded already. Times are
         epoch milliseconds: nx-27017 compares neither datetimes set by `$set` nor ISO
-        strings exactly (docs/mongodb-compatibility.md)."""
+        strings exactly. The `$or` sits inside `$and`: next to other fields at the top
+        level, nx-27017's update drops the other fields and changes another document
+        (docs/mongodb-compatibility.md)."""
         key = _key(connection_id)
         if key is None:
             return
         await self.collection.update_one(
             {
-                "_id": key,
-                "accountId": account_id,
-                "$or": [
-                    {"lastDeliveryAtMs": {"$exists": False}},
-                    {"lastDeliveryAtMs": {"$lt": at_ms}},
-                ],
+                "$and": [
+                    {"_id": key, "accountId": account_id},
+                    {
+                        "$or": [
+                            {"lastDeliveryAtMs": {"$exists": False}},
+                            {"lastDeliveryAtMs": {"$lt": at_ms}},
+                        ]
+                    },
+                ]
             },
             {"$set": {"error": error, "lastDeliveryAtMs": at_ms}},
         )

@@ -1,0 +1,136 @@
+"""ConnectionViewRepository against the embedded MongoDB: three accounts, two stories
+each, two connections per story, all on the same URL; an event changes exactly its
+connection, and a webhook finds the connection of its own account and story only."""
+
+import dataclasses
+
+import pytest
+from pymongo import AsyncMongoClient
+
+from bot_api.storage import new_object_id
+from bot_api.storage.connections import ConnectionViewRepository
+from shared.config import Config
+from shared.events import ConnectionChanged
+from support.documents import ACCOUNTS, Documents, changed, contents
+
+STORIES = ("a" * 24, "b" * 24)
+URL = "https://hooks.example/orders"
+
+Events = dict[tuple[str, str, int], ConnectionChanged]
+
+
+@pytest.fixture
+async def view(mongo_client: AsyncMongoClient, config: Config) -> ConnectionViewRepository:
+    repository = ConnectionViewRepository(mongo_client[config.bot_database])
+    await repository.ensure_indexes()
+    return repository
+
+
+async def seed(view: ConnectionViewRepository) -> Events:
+    """(account, story, n) -> the event (revision 1) that created the connection."""
+    events = {}
+    for account in ACCOUNTS:
+        for story in STORIES:
+            for n in range(2):
+                event = ConnectionChanged(new_object_id(), account, story, f"Hook {n}", URL, 1)
+                await view.apply(event)
+                events[account, story, n] = event
+    return events
+
+
+async def snapshot(view: ConnectionViewRepository) -> Documents:
+    return await contents(view.collection)
+
+
+async def test_apply_of_a_new_connection_adds_it(view: ConnectionViewRepository) -> None:
+    await seed(view)
+    before = await snapshot(view)
+
+    event = ConnectionChanged(new_object_id(), ACCOUNTS[1], STORIES[0], "New", URL, 1, token="t")
+    await view.apply(event)
+
+    after = await snapshot(view)
+    assert changed(before, after) == {event.connection_id}
+    stored = after[event.connection_id]
+    assert (stored["accountId"], stored["storyId"], stored["token"]) == (
+        ACCOUNTS[1],
+        STORIES[0],
+        "t",
+    )
+
+
+async def test_apply_of_a_newer_revision_changes_that_connection_only(
+    view: ConnectionViewRepository,
+) -> None:
+    events = await seed(view)
+    before = await snapshot(view)
+
+    newer = dataclasses.replace(events[ACCOUNTS[2], STORIES[1], 0], url="https://n", revision=2)
+    await view.apply(newer)
+
+    after = await snapshot(view)
+    assert changed(before, after) == {newer.connection_id}
+    assert (after[newer.connection_id]["url"], after[newer.connection_id]["revision"]) == (
+        "https://n",
+        2,
+    )
+    assert await view.for_webhook(ACCOUNTS[2], STORIES[1], "https://n") is not None
+
+
+async def test_apply_of_the_same_or_an_older_revision_changes_nothing(
+    view: ConnectionViewRepository,
+) -> None:
+    events = await seed(view)
+    target = events[ACCOUNTS[0], STORIES[0], 1]
+    await view.apply(dataclasses.replace(target, name="Second", revision=2))
+    before = await snapshot(view)
+
+    await view.apply(dataclasses.replace(target, name="Again", revision=2))
+    await view.apply(dataclasses.replace(target, name="Late", revision=1))
+    await view.apply(dataclasses.replace(target, deleted=True, revision=1))
+
+    assert await snapshot(view) == before
+
+
+async def test_for_webhook_by_id_finds_the_connection_of_that_account_and_story_only(
+    view: ConnectionViewRepository,
+) -> None:
+    events = await seed(view)
+    for (account, story, _), event in events.items():
+        found = await view.for_webhook(account, story, event.connection_id)
+        assert found is not None and found["_id"] == event.connection_id
+        for other_account in ACCOUNTS:
+            for other_story in STORIES:
+                if (other_account, other_story) != (account, story):
+                    assert await view.for_webhook(other_account, other_story, found["_id"]) is None
+
+
+async def test_for_webhook_by_url_finds_a_connection_of_that_account_and_story(
+    view: ConnectionViewRepository,
+) -> None:
+    events = await seed(view)
+    for account in ACCOUNTS:
+        for story in STORIES:
+            found = await view.for_webhook(account, story, URL)
+            assert found is not None
+            assert found["_id"] in {events[account, story, n].connection_id for n in range(2)}
+    assert await view.for_webhook(ACCOUNTS[0], STORIES[0], URL + "/other") is None
+
+
+async def test_a_deleted_connection_stays_as_a_tombstone_no_webhook_finds(
+    view: ConnectionViewRepository,
+) -> None:
+    events = await seed(view)
+    gone = events[ACCOUNTS[1], STORIES[1], 0]
+    before = await snapshot(view)
+
+    await view.apply(dataclasses.replace(gone, deleted=True, revision=2))
+    await view.apply(dataclasses.replace(gone, revision=1))
+
+    after = await snapshot(view)
+    assert changed(before, after) == {gone.connection_id}
+    # nx-27017 stores a boolean `$set` on an existing document as 1 (mongodb-compatibility.md)
+    assert after[gone.connection_id]["deleted"] in (True, 1)
+    assert await view.for_webhook(ACCOUNTS[1], STORIES[1], gone.connection_id) is None
+    kept = await view.for_webhook(ACCOUNTS[1], STORIES[1], URL)
+    assert kept is not None and kept["_id"] == events[ACCOUNTS[1], STORIES[1], 1].connection_id

@@ -1,0 +1,113 @@
+"""SessionRepository against the embedded MongoDB: stories of three accounts with two
+sessions each; every call reads or changes exactly the session (or story) it names."""
+
+from datetime import timedelta
+
+import pytest
+from pymongo import AsyncMongoClient
+
+from bot_api.storage import new_object_id
+from bot_api.storage.sessions import SessionRepository, StoredSession, session_key
+from shared.config import Config
+from shared.timeutil import utcnow
+from support.documents import ACCOUNTS, Documents, changed, contents
+
+IDLE = timedelta(minutes=10)
+
+
+@pytest.fixture
+async def sessions(mongo_client: AsyncMongoClient, config: Config) -> SessionRepository:
+    repository = SessionRepository(mongo_client[config.bot_database])
+    await repository.ensure_indexes()
+    return repository
+
+
+async def seed(sessions: SessionRepository) -> list[str]:
+    """Two stories per account (sessions know stories, not accounts), two sessions on each,
+    "s1" and "s2", each saved once; the story ids. The second session of each story is
+    named after the first story, so a match on the bare story id would show."""
+    stories = [new_object_id() for _ in ACCOUNTS for _ in range(2)]
+    for story in stories:
+        for session in ("s1", stories[0]):
+            assert await sessions.save(story, session, 0, {"at": f"{story}:{session}"}, IDLE)
+    return stories
+
+
+async def snapshot(sessions: SessionRepository) -> Documents:
+    return await contents(sessions.collection)
+
+
+async def test_load_reads_the_state_of_that_session(sessions: SessionRepository) -> None:
+    stories = await seed(sessions)
+    for story in stories:
+        for session in ("s1", stories[0]):
+            expected = StoredSession({"at": f"{story}:{session}"}, 1)
+            assert await sessions.load(story, session) == expected
+    assert await sessions.load(stories[1], "unknown") == StoredSession(None, 0)
+
+
+async def test_an_expired_session_loads_empty_and_a_save_at_the_version_read_succeeds(
+    sessions: SessionRepository,
+) -> None:
+    """MongoDB keeps an expired document until its TTL monitor runs (version kept);
+    nx-27017 drops it at once (version 0): either way the save that follows succeeds."""
+    stories = await seed(sessions)
+    assert await sessions.save(stories[2], "gone", 0, {"at": "then"}, timedelta(seconds=-1))
+
+    expired = await sessions.load(stories[2], "gone")
+    assert expired.state is None
+    assert await sessions.save(stories[2], "gone", expired.version, {"at": "now"}, IDLE)
+    assert (await sessions.load(stories[2], "gone")).state == {"at": "now"}
+    assert (await sessions.load(stories[2], "s1")).state == {"at": f"{stories[2]}:s1"}
+
+
+async def test_a_first_save_adds_one_session_and_loses_to_an_earlier_first_save(
+    sessions: SessionRepository,
+) -> None:
+    stories = await seed(sessions)
+    before = await snapshot(sessions)
+
+    assert await sessions.save(stories[3], "new", 0, {"step": 1}, IDLE)
+    after = await snapshot(sessions)
+    assert changed(before, after) == {session_key(stories[3], "new")}
+    assert after[session_key(stories[3], "new")]["expiresAt"] > utcnow()
+
+    assert not await sessions.save(stories[3], "new", 0, {"step": "lost"}, IDLE)
+    assert await snapshot(sessions) == after
+
+
+async def test_a_save_at_the_version_read_replaces_that_session_only(
+    sessions: SessionRepository,
+) -> None:
+    stories = await seed(sessions)
+    before = await snapshot(sessions)
+
+    assert await sessions.save(stories[4], "s1", 1, {"step": 2}, IDLE)
+
+    after = await snapshot(sessions)
+    assert changed(before, after) == {session_key(stories[4], "s1")}
+    assert await sessions.load(stories[4], "s1") == StoredSession({"step": 2}, 2)
+
+
+async def test_a_save_at_a_stale_version_changes_nothing(sessions: SessionRepository) -> None:
+    stories = await seed(sessions)
+    assert await sessions.save(stories[5], "s1", 1, {"step": 2}, IDLE)
+    before = await snapshot(sessions)
+
+    assert not await sessions.save(stories[5], "s1", 1, {"step": "stale"}, IDLE)
+    assert not await sessions.save(stories[5], "s1", 5, {"step": "ahead"}, IDLE)
+
+    assert await snapshot(sessions) == before
+
+
+async def test_delete_for_story_deletes_that_story_s_sessions_only(
+    sessions: SessionRepository,
+) -> None:
+    stories = await seed(sessions)
+    before = await snapshot(sessions)
+
+    await sessions.delete_for_story(stories[0])
+
+    after = await snapshot(sessions)
+    assert changed(before, after) == {session_key(stories[0], s) for s in ("s1", stories[0])}
+    assert len(after) == len(before) - 2

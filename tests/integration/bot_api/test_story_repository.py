@@ -1,0 +1,124 @@
+"""StoryRepository against the embedded MongoDB: three accounts with three stories each;
+every call reads or changes exactly the story it names, through its own account only."""
+
+import dataclasses
+
+import pytest
+from pymongo import AsyncMongoClient
+
+from bot_api.domain.structure import Structure
+from bot_api.storage import new_object_id
+from bot_api.storage.stories import StoryRepository
+from shared.config import Config
+from support.documents import ACCOUNTS, Documents, changed, contents
+
+STRUCTURE = Structure.for_new_story(["welcome", "fallback"]).add_root("order")
+
+
+@pytest.fixture
+async def stories(mongo_client: AsyncMongoClient, config: Config) -> StoryRepository:
+    repository = StoryRepository(mongo_client[config.bot_database])
+    await repository.ensure_indexes()
+    return repository
+
+
+async def seed(stories: StoryRepository) -> dict[tuple[str, int], str]:
+    """Three stories per account, created in turns across the accounts: (account, n) -> id."""
+    ids = {}
+    for n in range(3):
+        for account in ACCOUNTS:
+            ids[account, n] = new_object_id()
+            await stories.insert(ids[account, n], account, f"Story {n}", "", {}, STRUCTURE)
+    return ids
+
+
+async def snapshot(stories: StoryRepository) -> Documents:
+    return await contents(stories.collection)
+
+
+async def test_insert_adds_one_story_with_default_settings_and_revision_1(
+    stories: StoryRepository,
+) -> None:
+    await seed(stories)
+    before = await snapshot(stories)
+
+    story_id = new_object_id()
+    await stories.insert(story_id, ACCOUNTS[1], "New", "d", {"lifespan": 5}, STRUCTURE)
+
+    after = await snapshot(stories)
+    assert changed(before, after) == {story_id}
+    record = await stories.get(ACCOUNTS[1], story_id)
+    assert record is not None
+    assert (record.name, record.description, record.revision) == ("New", "d", 1)
+    assert record.settings == {"confidence": 0.5, "fallback": True, "lifespan": 5}
+    assert record.structure == STRUCTURE
+
+
+async def test_list_returns_the_account_s_stories_oldest_first_with_name_and_description(
+    stories: StoryRepository,
+) -> None:
+    ids = await seed(stories)
+    for account in ACCOUNTS:
+        listed = await stories.list(account)
+        assert [str(d["_id"]) for d in listed] == [ids[account, n] for n in range(3)]
+        assert all(set(d) == {"_id", "name", "description"} for d in listed)
+
+
+async def test_get_finds_a_story_only_through_its_own_account(stories: StoryRepository) -> None:
+    ids = await seed(stories)
+    for (account, n), story_id in ids.items():
+        record = await stories.get(account, story_id)
+        assert record is not None
+        assert (record.id, record.account_id, record.name) == (story_id, account, f"Story {n}")
+        for other in ACCOUNTS:
+            if other != account:
+                assert await stories.get(other, story_id) is None
+    assert await stories.get(ACCOUNTS[0], "not-an-id") is None
+
+
+async def test_update_changes_the_story_read_at_its_revision_only(stories: StoryRepository) -> None:
+    ids = await seed(stories)
+    story = await stories.get(ACCOUNTS[1], ids[ACCOUNTS[1], 1])
+    assert story is not None
+    before = await snapshot(stories)
+
+    structure = STRUCTURE.add_root("track")
+    assert await stories.update(story, {"name": "Renamed"}, structure)
+
+    after = await snapshot(stories)
+    assert changed(before, after) == {story.id}
+    updated = await stories.get(ACCOUNTS[1], story.id)
+    assert updated is not None
+    assert (updated.name, updated.revision, updated.structure) == ("Renamed", 2, structure)
+
+
+async def test_update_of_a_stale_revision_or_through_another_account_changes_nothing(
+    stories: StoryRepository,
+) -> None:
+    ids = await seed(stories)
+    story = await stories.get(ACCOUNTS[2], ids[ACCOUNTS[2], 0])
+    assert story is not None
+    assert await stories.update(story, {"name": "First"})
+    before = await snapshot(stories)
+
+    assert not await stories.update(story, {"name": "Stale"})
+    fresh = await stories.get(ACCOUNTS[2], story.id)
+    assert fresh is not None
+    assert not await stories.update(dataclasses.replace(fresh, account_id=ACCOUNTS[0]), {"a": 1})
+
+    assert await snapshot(stories) == before
+
+
+async def test_delete_deletes_one_story_of_its_own_account(stories: StoryRepository) -> None:
+    ids = await seed(stories)
+    target = ids[ACCOUNTS[0], 2]
+    before = await snapshot(stories)
+
+    assert not await stories.delete(ACCOUNTS[1], target)
+    assert not await stories.delete(ACCOUNTS[0], "not-an-id")
+    assert await snapshot(stories) == before
+
+    assert await stories.delete(ACCOUNTS[0], target)
+    after = await snapshot(stories)
+    assert changed(before, after) == {target}
+    assert len(after) == len(before) - 1
