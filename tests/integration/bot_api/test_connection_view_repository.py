@@ -98,11 +98,11 @@ async def test_for_webhook_by_id_finds_the_connection_of_that_account_and_story_
     events = await seed(view)
     for (account, story, _), event in events.items():
         found = await view.for_webhook(account, story, event.connection_id)
-        assert found is not None and found["_id"] == event.connection_id
+        assert found is not None and found.id == event.connection_id
         for other_account in ACCOUNTS:
             for other_story in STORIES:
                 if (other_account, other_story) != (account, story):
-                    assert await view.for_webhook(other_account, other_story, found["_id"]) is None
+                    assert await view.for_webhook(other_account, other_story, found.id) is None
 
 
 async def test_for_webhook_by_url_finds_a_connection_of_that_account_and_story(
@@ -113,7 +113,7 @@ async def test_for_webhook_by_url_finds_a_connection_of_that_account_and_story(
         for story in STORIES:
             found = await view.for_webhook(account, story, URL)
             assert found is not None
-            assert found["_id"] in {events[account, story, n].connection_id for n in range(2)}
+            assert found.id in {events[account, story, n].connection_id for n in range(2)}
     assert await view.for_webhook(ACCOUNTS[0], STORIES[0], URL + "/other") is None
 
 
@@ -133,4 +133,4 @@ async def test_a_deleted_connection_stays_as_a_tombstone_no_webhook_finds(
     assert after[gone.connection_id]["deleted"] in (True, 1)
     assert await view.for_webhook(ACCOUNTS[1], STORIES[1], gone.connection_id) is None
     kept = await view.for_webhook(ACCOUNTS[1], STORIES[1], URL)
-    assert kept is not None and kept["_id"] == events[ACCOUNTS[1], STORIES[1], 1].connection_id
+    assert kept is not None and kept.id == events[ACCOUNTS[1], STORIES[1], 1].connection_id

@@ -6,6 +6,7 @@ from datetime import timedelta
 import pytest
 from pymongo import AsyncMongoClient
 
+from bot_api.engine.turn import SessionState
 from bot_api.storage import new_object_id
 from bot_api.storage.sessions import SessionRepository, StoredSession, session_key
 from shared.config import Config
@@ -13,6 +14,10 @@ from shared.timeutil import utcnow
 from support.documents import ACCOUNTS, Documents, changed, contents
 
 IDLE = timedelta(minutes=10)
+
+
+def state(**parameters: object) -> SessionState:
+    return SessionState(parameters=parameters)
 
 
 @pytest.fixture
@@ -29,7 +34,7 @@ async def seed(sessions: SessionRepository) -> list[str]:
     stories = [new_object_id() for _ in ACCOUNTS for _ in range(2)]
     for story in stories:
         for session in ("s1", stories[0]):
-            assert await sessions.save(story, session, 0, {"at": f"{story}:{session}"}, IDLE)
+            assert await sessions.save(story, session, 0, state(at=f"{story}:{session}"), IDLE)
     return stories
 
 
@@ -41,9 +46,9 @@ async def test_load_reads_the_state_of_that_session(sessions: SessionRepository)
     stories = await seed(sessions)
     for story in stories:
         for session in ("s1", stories[0]):
-            expected = StoredSession({"at": f"{story}:{session}"}, 1)
+            expected = StoredSession(state(at=f"{story}:{session}"), 1)
             assert await sessions.load(story, session) == expected
-    assert await sessions.load(stories[1], "unknown") == StoredSession(None, 0)
+    assert await sessions.load(stories[1], "unknown") == StoredSession(SessionState(), 0)
 
 
 async def test_an_expired_session_loads_empty_and_a_save_at_the_version_read_succeeds(
@@ -52,13 +57,13 @@ async def test_an_expired_session_loads_empty_and_a_save_at_the_version_read_suc
     """MongoDB keeps an expired document until its TTL monitor runs (version kept);
     nx-27017 drops it at once (version 0): either way the save that follows succeeds."""
     stories = await seed(sessions)
-    assert await sessions.save(stories[2], "gone", 0, {"at": "then"}, timedelta(seconds=-1))
+    assert await sessions.save(stories[2], "gone", 0, state(at="then"), timedelta(seconds=-1))
 
     expired = await sessions.load(stories[2], "gone")
-    assert expired.state is None
-    assert await sessions.save(stories[2], "gone", expired.version, {"at": "now"}, IDLE)
-    assert (await sessions.load(stories[2], "gone")).state == {"at": "now"}
-    assert (await sessions.load(stories[2], "s1")).state == {"at": f"{stories[2]}:s1"}
+    assert expired.state == SessionState()
+    assert await sessions.save(stories[2], "gone", expired.version, state(at="now"), IDLE)
+    assert (await sessions.load(stories[2], "gone")).state == state(at="now")
+    assert (await sessions.load(stories[2], "s1")).state == state(at=f"{stories[2]}:s1")
 
 
 async def test_a_first_save_adds_one_session_and_loses_to_an_earlier_first_save(
@@ -67,12 +72,12 @@ async def test_a_first_save_adds_one_session_and_loses_to_an_earlier_first_save(
     stories = await seed(sessions)
     before = await snapshot(sessions)
 
-    assert await sessions.save(stories[3], "new", 0, {"step": 1}, IDLE)
+    assert await sessions.save(stories[3], "new", 0, state(step=1), IDLE)
     after = await snapshot(sessions)
     assert changed(before, after) == {session_key(stories[3], "new")}
     assert after[session_key(stories[3], "new")]["expiresAt"] > utcnow()
 
-    assert not await sessions.save(stories[3], "new", 0, {"step": "lost"}, IDLE)
+    assert not await sessions.save(stories[3], "new", 0, state(step="lost"), IDLE)
     assert await snapshot(sessions) == after
 
 
@@ -82,20 +87,20 @@ async def test_a_save_at_the_version_read_replaces_that_session_only(
     stories = await seed(sessions)
     before = await snapshot(sessions)
 
-    assert await sessions.save(stories[4], "s1", 1, {"step": 2}, IDLE)
+    assert await sessions.save(stories[4], "s1", 1, state(step=2), IDLE)
 
     after = await snapshot(sessions)
     assert changed(before, after) == {session_key(stories[4], "s1")}
-    assert await sessions.load(stories[4], "s1") == StoredSession({"step": 2}, 2)
+    assert await sessions.load(stories[4], "s1") == StoredSession(state(step=2), 2)
 
 
 async def test_a_save_at_a_stale_version_changes_nothing(sessions: SessionRepository) -> None:
     stories = await seed(sessions)
-    assert await sessions.save(stories[5], "s1", 1, {"step": 2}, IDLE)
+    assert await sessions.save(stories[5], "s1", 1, state(step=2), IDLE)
     before = await snapshot(sessions)
 
-    assert not await sessions.save(stories[5], "s1", 1, {"step": "stale"}, IDLE)
-    assert not await sessions.save(stories[5], "s1", 5, {"step": "ahead"}, IDLE)
+    assert not await sessions.save(stories[5], "s1", 1, state(step="stale"), IDLE)
+    assert not await sessions.save(stories[5], "s1", 5, state(step="ahead"), IDLE)
 
     assert await snapshot(sessions) == before
 

@@ -6,6 +6,7 @@ import dataclasses
 import pytest
 from pymongo import AsyncMongoClient
 
+from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
 from bot_api.storage import new_object_id
 from bot_api.storage.stories import StoryRepository
@@ -28,7 +29,7 @@ async def seed(stories: StoryRepository) -> dict[tuple[str, int], str]:
     for n in range(3):
         for account in ACCOUNTS:
             ids[account, n] = new_object_id()
-            await stories.insert(ids[account, n], account, f"Story {n}", "", {}, STRUCTURE)
+            await stories.insert(ids[account, n], account, f"Story {n}", "", Settings(), STRUCTURE)
     return ids
 
 
@@ -43,14 +44,14 @@ async def test_insert_adds_one_story_with_default_settings_and_revision_1(
     before = await snapshot(stories)
 
     story_id = new_object_id()
-    await stories.insert(story_id, ACCOUNTS[1], "New", "d", {"lifespan": 5}, STRUCTURE)
+    await stories.insert(story_id, ACCOUNTS[1], "New", "d", Settings(lifespan=5), STRUCTURE)
 
     after = await snapshot(stories)
     assert changed(before, after) == {story_id}
     record = await stories.get(ACCOUNTS[1], story_id)
     assert record is not None
     assert (record.name, record.description, record.revision) == ("New", "d", 1)
-    assert record.settings == {"confidence": 0.5, "fallback": True, "lifespan": 5}
+    assert record.settings == Settings(confidence=0.5, fallback=True, lifespan=5)
     assert record.structure == STRUCTURE
 
 
