@@ -14,6 +14,7 @@ are still empty asks for the first of them, and reads it from the next messages;
 matched as any other.
 """
 
+import itertools
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -39,6 +40,7 @@ from bot_api.engine.turn import (
 from shared.errors import NotFound, ValidationFailed
 
 MAX_ACTIVE_CONTEXTS = 5
+MAX_READINGS = 8
 DEBUG_CANDIDATES = 5
 TIERS = ("current context", "earlier context", "root")
 ROOT_TIER = 2
@@ -103,9 +105,7 @@ class _Conversation:
             answered = self._answer_pending(self.pending, mentions)
             if answered is not None:
                 return answered
-        variants = [words]
-        if mentions:
-            variants.insert(0, _with_slot_words(words, mentions))
+        variants = [*_with_slot_words(words, mentions), words]
         following = self._following()
         roots = self.story.structure.contexts
 
@@ -293,15 +293,23 @@ class _Conversation:
         )
 
 
-def _with_slot_words(words: Sequence[str], mentions: Sequence[Mention]) -> list[str]:
-    result: list[str] = []
-    position = 0
+def _with_slot_words(words: Sequence[str], mentions: Sequence[Mention]) -> list[list[str]]:
+    """The words with each mention replaced by its entity's slot word; a span read as
+    several entities gives one variant per reading (at most MAX_READINGS variants)."""
+    spans: dict[tuple[int, int], list[str]] = {}
     for mention in mentions:
-        result.extend(words[position : mention.start])
-        result.append(slot_word(mention.entity))
-        position = mention.end
-    result.extend(words[position:])
-    return result
+        spans.setdefault((mention.start, mention.end), []).append(slot_word(mention.entity))
+    variants: list[list[str]] = []
+    for choice in itertools.islice(itertools.product(*spans.values()), MAX_READINGS):
+        variant: list[str] = []
+        position = 0
+        for (start, end), slot in zip(spans, choice, strict=True):
+            variant.extend(words[position:start])
+            variant.append(slot)
+            position = end
+        variant.extend(words[position:])
+        variants.append(variant)
+    return variants if spans else []
 
 
 def _values_for(
@@ -316,7 +324,7 @@ def _values_for(
         mention = next((m for m in unused if m.entity == entity), None)
         if mention is not None and alias not in values:
             values[alias] = mention.value
-            unused.remove(mention)
+            unused[:] = [m for m in unused if (m.start, m.end) != (mention.start, mention.end)]
 
     for entity, alias in scored.phrase.slots if scored else ():
         take(alias, entity)

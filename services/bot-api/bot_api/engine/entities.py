@@ -52,20 +52,23 @@ class EntityRecognizer:
     def find(self, words: Sequence[str], known: Container[str] = frozenset()) -> list[Mention]:
         """Mentions in `words`, longest synonym first, left to right, never overlapping.
 
-        A word in `known` (one the story's phrases use) is never taken for a typo.
+        Words that are a value of several entities are read as each of them: one mention
+        per entity, all on the same span (the slot being filled decides which counts). A
+        word in `known` (one the story's phrases use) is never taken for a typo.
         """
         mentions: list[Mention] = []
         position = 0
         while position < len(words):
-            mention = self._at(words, position, known)
-            if mention is None:
-                position += 1
+            readings = self._at(words, position, known)
+            if readings:
+                mentions.extend(readings)
+                position = readings[0].end
             else:
-                mentions.append(mention)
-                position = mention.end
+                position += 1
         return mentions
 
-    def _at(self, words: Sequence[str], position: int, known: Container[str]) -> Mention | None:
+    def _at(self, words: Sequence[str], position: int, known: Container[str]) -> list[Mention]:
+        """The longest synonyms said at `position`, one per entity."""
         word = words[position]
         candidates = self._by_first_word.get(word)
         if candidates is None and word not in known and len(word) >= TYPO_MIN_LENGTH:
@@ -74,12 +77,17 @@ class EntityRecognizer:
             )
             if corrected is not None:
                 candidates = self._by_first_word[corrected[0]]
+        readings: list[Mention] = []
         for synonym in candidates or ():
             end = position + len(synonym.words)
+            if readings and end < readings[0].end:
+                break  # shorter than the readings found: candidates are longest first
+            if any(r.entity == synonym.entity for r in readings):
+                continue
             if end <= len(words) and _same_words(words[position + 1 : end], synonym.words[1:]):
                 text = " ".join(words[position:end])
-                return Mention(synonym.entity, synonym.value, position, end, text)
-        return None
+                readings.append(Mention(synonym.entity, synonym.value, position, end, text))
+        return readings
 
 
 def _same_words(said: Sequence[str], expected: Sequence[str]) -> bool:

@@ -22,7 +22,10 @@ class CompiledStory:
     settings: Settings
     structure: Structure
     interactions: Mapping[str, Interaction]
+    account_entities: Mapping[str, Entity]
     entities: EntityRecognizer
+    """Recognises the entities the story's interactions use, and no other (an entity of
+    the account that the story never asks for must not change what a message means)."""
     index: MatchIndex
     triggers: Mapping[str, str]
     """Trigger name, lower-cased -> the interaction it starts."""
@@ -30,6 +33,10 @@ class CompiledStory:
     """Each interaction's place in the story (roots in order, each followed by what it
     owns): the last tie-break between equal scores."""
     fallback_id: str
+
+    @property
+    def entities_used(self) -> set[str]:
+        return {p.entity for i in self.interactions.values() for p in i.parameters}
 
     @classmethod
     def compile(
@@ -46,7 +53,8 @@ class CompiledStory:
             settings,
             structure,
             by_id,
-            EntityRecognizer(entities),
+            {e.name: e for e in entities},
+            None,
             MatchIndex.build({i.id: i.user_says for i in by_id.values()}),
         )
 
@@ -72,7 +80,8 @@ class CompiledStory:
             self.settings if settings is None else settings,
             structure,
             by_id,
-            self.entities if entities is None else EntityRecognizer(entities),
+            self.account_entities if entities is None else {e.name: e for e in entities},
+            self if entities is None else None,
             index,
         )
 
@@ -83,9 +92,17 @@ class CompiledStory:
         settings: Settings,
         structure: Structure,
         interactions: dict[str, Interaction],
-        entities: EntityRecognizer,
+        account_entities: Mapping[str, Entity],
+        previous: "CompiledStory | None",
         index: MatchIndex,
     ) -> "CompiledStory":
+        """`previous`: a story with the same account entities, whose recognizer is kept
+        when the entities the interactions use did not change."""
+        used = {p.entity for i in interactions.values() for p in i.parameters}
+        if previous is not None and used == previous.entities_used:
+            recognizer = previous.entities
+        else:
+            recognizer = EntityRecognizer(e for n, e in account_entities.items() if n in used)
         triggers = {t.lower(): i.id for i in interactions.values() for t in i.triggers}
         fallback = next(i.id for i in interactions.values() if i.kind == FALLBACK)
         return cls(
@@ -93,7 +110,8 @@ class CompiledStory:
             settings=settings,
             structure=structure,
             interactions=interactions,
-            entities=entities,
+            account_entities=account_entities,
+            entities=recognizer,
             index=index,
             triggers=triggers,
             positions={i: n for n, i in enumerate(structure.walk())},

@@ -285,3 +285,31 @@ def test_a_value_a_webhook_replaced_is_no_longer_the_collectors() -> None:
     state = state.with_parameters({**outcome.parameters, "size": "family"})
     _, again = say(model, state, query="I would like to order a pizza")
     assert (again.parameters["size"], again.incomplete) == ("family", False)
+
+
+def test_a_value_shared_by_two_entities_fills_the_slot_that_asks_for_it() -> None:
+    model = story(
+        interaction(
+            "box",
+            "I want a {{boxsize:box}} box",
+            parameters=[{"alias": "box", "entity": "boxsize", "prompts": ["Which box size?"]}],
+            responses=[{"type": "text", "messages": ["A {{box}} box."]}],
+        ),
+        interaction("cup", "a {{cupsize:cup}} coffee"),
+        entities={"cupsize": [["large", "big"], "small"], "boxsize": [["large", "big"]]},
+    )
+    _, said = say(model, SessionState(), query="I want a big box")
+    assert (texts(said), said.incomplete, said.score) == (["A large box."], False, 1.0)
+    state, asked = say(model, SessionState(), query="I want a box")
+    assert texts(asked) == ["Which box size?"]
+    _, answered = say(model, state, query="large")
+    assert (answered.parameters, answered.incomplete) == ({"box": "large"}, False)
+
+
+def test_an_entity_no_interaction_uses_changes_nothing() -> None:
+    order = interaction("order", "I want a {{size:size}} pizza")
+    alone = story(order, entities={"size": ["large"]})
+    with_noise = story(order, entities={"size": ["large"], "filler": ["a", "i", "to"]})
+    for model in (alone, with_noise):
+        _, outcome = say(model, SessionState(), query="I want a large pizza")
+        assert (outcome.score, outcome.parameters) == (1.0, {"size": "large"})
