@@ -23,6 +23,15 @@ async def test_create_read_list_update_delete(api: Api) -> None:
     assert await api.ok("GET", "/entities") == []
 
 
+async def test_what_was_read_can_be_sent_back_as_an_update(api: Api) -> None:
+    entity_id = (await api.ok("POST", "/entities", CITY))["id"]
+    read = await api.ok("GET", f"/entities/{entity_id}")
+    await api.ok("PUT", f"/entities/{entity_id}", {**read, "name": "town"})
+    assert await api.ok("GET", f"/entities/{entity_id}") == {**read, "name": "town"}
+    reply = await api.put(f"/entities/{entity_id}", {**read, "colour": "red"})
+    assert reply.body["status"]["errors"] == {"colour": ["Unknown field."]}
+
+
 async def test_names_are_unique_in_an_account(api: Api) -> None:
     await api.ok("POST", "/entities", CITY)
     assert (await api.post("/entities", CITY)).error == (409, "conflict")

@@ -128,6 +128,21 @@ async def test_the_answer_follows_the_interactions_own_responses(
     assert again["parameters"]["order"] == "42"
 
 
+async def test_placeholders_in_an_answer_are_filled_like_stored_responses(
+    alice: Tenant, backend: tuple[Backend, TestServer]
+) -> None:
+    recorder, server = backend
+    recorder.reply = {
+        "responses": [
+            {"type": "text", "message": "{{default_name}}, order {{order}} left at {{eta}}."}
+        ],
+        "attributes": {"order": "42"},
+    }
+    story_id = await webhook_story(alice.developer, str(server.make_url("/hook")))
+    result = (await ask(alice.public, story_id))["result"]
+    assert result["fulfillment"][1]["message"] == "Ada, order 42 left at."
+
+
 async def slow(request: web.Request) -> web.StreamResponse:
     await asyncio.sleep(4)
     return web.json_response(GOOD_ANSWER)
