@@ -13,9 +13,10 @@ from typing import Any
 
 from bot_api.engine.story import StoryModel
 from bot_api.engine.webhooks import apply_answer, request_body
-from bot_api.storage.connections import CONNECTION_ID, ConnectionViewRepository
+from bot_api.storage.connections import ConnectionViewRepository
 from bot_api.webhooks import DeliveryFailed, WebhookCaller, within_budget
 from shared.events import DeliveryResult
+from shared.ids import is_object_id
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +67,7 @@ class Deliveries:
         result: dict[str, Any],
     ) -> dict[str, Any] | None:
         connection = await self._connections.for_webhook(account_id, story.id, webhook)
-        if connection is None and CONNECTION_ID.fullmatch(webhook):
+        if connection is None and is_object_id(webhook):
             log.warning(
                 "interaction %s names no connection of its story: %s", interaction_id, webhook
             )

@@ -6,10 +6,10 @@ from pymongo.asynchronous.database import AsyncDatabase
 
 from bot_api.storage.connections import ConnectionViewRepository
 from bot_api.storage.entities import EntityRepository
-from bot_api.storage.ids import new_object_id, object_id
 from bot_api.storage.interactions import InteractionRepository
 from bot_api.storage.sessions import SessionRepository
 from bot_api.storage.stories import StoryRepository
+from shared.ids import new_object_id, object_id
 
 
 @dataclass(frozen=True)

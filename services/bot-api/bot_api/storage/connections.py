@@ -3,15 +3,13 @@ events: an older revision never overwrites a newer one, and a deletion stays as 
 tombstone so a late event cannot bring it back."""
 
 import contextlib
-import re
 from typing import Any
 
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import DuplicateKeyError
 
 from shared.events import ConnectionChanged
-
-CONNECTION_ID = re.compile(r"^[0-9a-f]{24}$")
+from shared.ids import is_object_id
 
 
 class ConnectionViewRepository:
@@ -45,7 +43,7 @@ class ConnectionViewRepository:
         self, account_id: str, story_id: str, webhook: str
     ) -> dict[str, Any] | None:
         """The story's connection a webhook names: by id, or by a URL equal to its url."""
-        by = {"_id": webhook} if CONNECTION_ID.fullmatch(webhook) else {"url": webhook}
+        by = {"_id": webhook} if is_object_id(webhook) else {"url": webhook}
         return await self.collection.find_one(
             {**by, "accountId": account_id, "storyId": story_id, "deleted": False}
         )

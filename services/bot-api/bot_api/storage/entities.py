@@ -6,8 +6,8 @@ from typing import Any
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import DuplicateKeyError
 
-from bot_api.storage.ids import object_id
 from shared.errors import Conflict
+from shared.ids import object_id
 from shared.timeutil import utcnow
 
 

@@ -11,7 +11,7 @@ from bson import ObjectId
 from pymongo.asynchronous.database import AsyncDatabase
 
 from bot_api.domain.structure import Context, Structure
-from bot_api.storage.ids import object_id
+from shared.ids import object_id
 from shared.timeutil import utcnow
 
 DEFAULT_SETTINGS: dict[str, Any] = {"confidence": 0.5, "fallback": True, "lifespan": 2}
