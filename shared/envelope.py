@@ -15,11 +15,11 @@ from aiohttp import web
 from pymongo.errors import ConnectionFailure
 
 from shared.errors import STATUSES, ApiError
+from shared.keys import STATUS_FIELD
 from shared.timeutil import iso, utcnow
 
 log = logging.getLogger(__name__)
 
-STATUS_FIELD = web.AppKey("status_field", str)
 REQUEST_ID = web.RequestKey("request_id", str)
 _VALID_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 

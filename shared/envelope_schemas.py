@@ -6,6 +6,7 @@ holds each schema once.
 """
 
 import functools
+from typing import Any
 
 from marshmallow import Schema, fields
 
@@ -22,7 +23,7 @@ def status_schema(status_field: str) -> type[Schema]:
     )
 
 
-def _success_fields(status_field: str) -> dict[str, fields.Field]:
+def _success_fields(status_field: str) -> dict[str, fields.Field[Any]]:
     return {
         "timestamp": fields.String(required=True),
         "status": fields.Nested(status_schema(status_field), required=True),

@@ -32,7 +32,7 @@ def build_document(app: web.Application, title: str, version: str) -> dict[str, 
     plugin = MarshmallowPlugin()
     spec = APISpec(title=title, version=version, openapi_version="3.0.3", plugins=[plugin])
     assert plugin.converter is not None
-    plugin.converter.add_attribute_function(union_to_openapi)
+    plugin.converter.add_attribute_function(union_to_openapi)  # type: ignore[no-untyped-call]
     spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
     spec.components.schema("Error", schema=ErrorSchema)
     operations: dict[str, dict[str, Any]] = {}

@@ -1,7 +1,6 @@
 from collections.abc import AsyncIterator
 
 from aiohttp import web
-from pymongo.asynchronous.database import AsyncDatabase
 
 from bot_api.api import entities, interactions, query, stories
 from bot_api.api.common import CHANGES, DELIVERIES, MANAGEMENT_STATUS_FIELD, STORES, STORY_CACHE
@@ -12,7 +11,14 @@ from bot_api.messaging import connection_events, delivery_reporter, story_events
 from bot_api.storage import Stores
 from bot_api.webhooks import WebhookCaller
 from shared.config import Config
-from shared.service import CONFIG, base_application
+from shared.keys import CONFIG, DATABASE
+from shared.service import (
+    add_meta_routes,
+    mongo_context,
+    nats_context,
+    new_app,
+    outbox_context,
+)
 
 
 async def webhook_deliveries(app: web.Application) -> AsyncIterator[None]:
@@ -23,23 +29,32 @@ async def webhook_deliveries(app: web.Application) -> AsyncIterator[None]:
     await caller.close()
 
 
-def create_app(config: Config) -> web.Application:
-    async def open_stores(app: web.Application, database: AsyncDatabase) -> None:
-        app[STORES] = Stores.open(database)
-        await app[STORES].ensure_indexes()
-        app[STORY_CACHE] = StoryCache(app[STORES])
-        app[CHANGES].listen(app[STORY_CACHE])
+async def open_stores(app: web.Application) -> AsyncIterator[None]:
+    app[STORES] = Stores.open(app[DATABASE])
+    await app[STORES].ensure_indexes()
+    app[STORY_CACHE] = StoryCache(app[STORES])
+    app[CHANGES].listen(app[STORY_CACHE])
+    yield
 
-    app = base_application(
-        config, "bot-api", MANAGEMENT_STATUS_FIELD, config.bot_database, open_stores
-    )
+
+def create_app(config: Config) -> web.Application:
+    app = new_app(config, status_field=MANAGEMENT_STATUS_FIELD)
     app[CHANGES] = Changes()
+    app.cleanup_ctx.extend(
+        [
+            mongo_context(config.bot_database),
+            open_stores,
+            nats_context("bot-api"),
+            outbox_context(),
+            webhook_deliveries,
+            story_lookups,
+            story_events,
+            connection_events,
+        ]
+    )
+    add_meta_routes(app, "Parley bot-api")
     app.router.add_routes(stories.routes)
     app.router.add_routes(entities.routes)
     app.router.add_routes(interactions.routes)
     app.router.add_routes(query.routes)
-    app.cleanup_ctx.append(webhook_deliveries)
-    app.cleanup_ctx.append(story_lookups)
-    app.cleanup_ctx.append(story_events)
-    app.cleanup_ctx.append(connection_events)
     return app

@@ -23,14 +23,18 @@ from shared.events import (
     ConnectionChanged,
     DeliveryResult,
     EntitiesChanged,
+    Event,
     StoryChanged,
     StoryLookup,
     StoryLookupReply,
     Subjects,
+    UndecodableEvent,
+    decode,
+    encode,
 )
-from shared.messaging import acknowledging
-from shared.outbox import OUTBOX, Outbox
-from shared.service import CONFIG, NATS
+from shared.keys import CONFIG, NATS, OUTBOX
+from shared.messaging import pulling
+from shared.outbox import Outbox
 
 CONNECTIONS_CONSUMER = "bot-api-connections"
 
@@ -44,8 +48,8 @@ async def story_lookups(app: web.Application) -> AsyncIterator[None]:
 
     async def answer(message: Msg) -> None:
         try:
-            lookup = StoryLookup.decode(message.data)
-        except (ValueError, KeyError) as error:
+            lookup = decode(StoryLookup, message.data)
+        except UndecodableEvent as error:
             log.warning("unreadable story look-up: %s", error)
             return
         try:
@@ -53,7 +57,7 @@ async def story_lookups(app: web.Application) -> AsyncIterator[None]:
             reply = StoryLookupReply(found=True, name=story.name)
         except NotFound:
             reply = StoryLookupReply(found=False)
-        await message.respond(reply.encode())
+        await message.respond(encode(reply))
 
     subjects = app[CONFIG].subjects
     subscription = await app[NATS].subscribe(
@@ -78,18 +82,18 @@ class EventPublisher:
         event = StoryChanged(
             account_id, story_id, tuple(sorted(interaction_ids)), origin=self._origin
         )
-        await self._publish(self._subjects.story_changed, event.encode())
+        await self._publish(self._subjects.story_changed, encode(event))
 
     async def story_removed(self, account_id: str, story_id: str) -> None:
         event = StoryChanged(account_id, story_id, deleted=True, origin=self._origin)
-        await self._publish(self._subjects.story_changed, event.encode())
+        await self._publish(self._subjects.story_changed, encode(event))
 
     async def stories_listed(self, account_id: str) -> None:
         """Followers refresh the account's story list on every story event."""
 
     async def entities_changed(self, account_id: str) -> None:
         event = EntitiesChanged(account_id, origin=self._origin)
-        await self._publish(self._subjects.entities_changed, event.encode())
+        await self._publish(self._subjects.entities_changed, encode(event))
 
     async def _publish(self, subject: str, data: bytes) -> None:
         await self._outbox.put(subject, data)
@@ -98,15 +102,15 @@ class EventPublisher:
 async def story_events(app: web.Application) -> AsyncIterator[None]:
     """cleanup_ctx: publish this replica's changes and follow the other replicas'. This
     process's own changes reach its cache directly (through `Changes`), so its echoes
-    are skipped."""
+    are skipped, and so are events it cannot read (logged)."""
     subjects = app[CONFIG].subjects
     origin = uuid.uuid4().hex
     app[CHANGES].listen(EventPublisher(app[OUTBOX], subjects, origin))
     cache = app[STORY_CACHE]
 
     async def on_story(message: Msg) -> None:
-        event = StoryChanged.decode(message.data)
-        if event.origin == origin:
+        event = _readable(StoryChanged, message.data)
+        if event is None or event.origin == origin:
             return
         if event.deleted:
             await cache.story_removed(event.account_id, event.story_id)
@@ -117,8 +121,8 @@ async def story_events(app: web.Application) -> AsyncIterator[None]:
         await cache.stories_listed(event.account_id)
 
     async def on_entities(message: Msg) -> None:
-        event = EntitiesChanged.decode(message.data)
-        if event.origin != origin:
+        event = _readable(EntitiesChanged, message.data)
+        if event is not None and event.origin != origin:
             await cache.entities_changed(event.account_id)
 
     jetstream = app[NATS].jetstream()
@@ -136,32 +140,29 @@ async def story_events(app: web.Application) -> AsyncIterator[None]:
         await subscription.unsubscribe()
 
 
+def _readable(event_type: type[Event], data: bytes) -> Event | None:
+    try:
+        return decode(event_type, data)
+    except UndecodableEvent as error:
+        log.warning("skipped an event this replica cannot read: %s", error)
+        return None
+
+
 def delivery_reporter(app: web.Application) -> Callable[[DeliveryResult], Awaitable[None]]:
     async def report(result: DeliveryResult) -> None:
-        await app[OUTBOX].put(app[CONFIG].subjects.delivery_result, result.encode())
+        await app[OUTBOX].put(app[CONFIG].subjects.delivery_result, encode(result))
 
     return report
 
 
 async def connection_events(app: web.Application) -> AsyncIterator[None]:
-    """cleanup_ctx: keep the view of connections (a durable queue consumer: the view is
+    """cleanup_ctx: keep the view of connections (a durable pull consumer: the view is
     shared by every replica through MongoDB)."""
     subjects = app[CONFIG].subjects
 
     async def on_connection(data: bytes) -> None:
-        await app[STORES].connections.apply(ConnectionChanged.decode(data))
+        await app[STORES].connections.apply(decode(ConnectionChanged, data))
 
     consumer = subjects.consumer(CONNECTIONS_CONSUMER)
-    subscription = (
-        await app[NATS]
-        .jetstream()
-        .subscribe(
-            subjects.connection_changed,
-            queue=consumer,
-            durable=consumer,
-            cb=acknowledging(on_connection, "connection event"),
-            manual_ack=True,
-        )
-    )
-    yield
-    await subscription.unsubscribe()
+    async with pulling(app[NATS], subjects.connection_changed, consumer, on_connection):
+        yield

@@ -2,38 +2,15 @@
 
 from typing import Any
 
-from aiohttp import web
-from bson import ObjectId
-from bson.errors import InvalidId
-from pymongo.asynchronous.database import AsyncDatabase
-
-from shared.timeutil import iso, utcnow
+from shared.ids import object_id as _key
+from shared.mongo import Database
+from shared.timeutil import utcnow
 
 OPTIONAL_FIELDS = ("token", "headers", "auth")
 
 
-def _key(connection_id: str) -> ObjectId | None:
-    try:
-        return ObjectId(connection_id)
-    except (InvalidId, TypeError):
-        return None
-
-
-def to_api(document: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": str(document["_id"]),
-        "story": {"id": document["storyId"], "name": document["storyName"]},
-        "name": document["name"],
-        "url": document["url"],
-        "error": document.get("error"),
-        "createdAt": iso(document["createdAt"]),
-        "updatedAt": iso(document["updatedAt"]),
-        **{name: document.get(name) for name in OPTIONAL_FIELDS},
-    }
-
-
 class ConnectionRepository:
-    def __init__(self, database: AsyncDatabase) -> None:
+    def __init__(self, database: Database) -> None:
         self.collection = database["webhook_connections"]
 
     async def ensure_indexes(self) -> None:
@@ -135,6 +112,3 @@ class ConnectionRepository:
             },
             {"$set": {"error": error, "lastDeliveryAtMs": at_ms}},
         )
-
-
-CONNECTIONS = web.AppKey("connections", ConnectionRepository)

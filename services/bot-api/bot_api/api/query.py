@@ -9,7 +9,7 @@ from bot_api.engine.conversation import Turn
 from bot_api.schemas.query import QueryRequestSchema, QueryResponseSchema
 from shared.endpoints import ANY_TOKEN, endpoint
 from shared.envelope import envelope
-from shared.service import CONFIG
+from shared.keys import CONFIG
 
 QUERY_STATUS_FIELD = "type"
 
