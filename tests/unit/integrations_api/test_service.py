@@ -3,7 +3,6 @@
 from typing import Any
 
 import pytest
-from bson import ObjectId
 
 from integrations_api import service
 from shared.errors import NotFound, ValidationFailed
@@ -187,4 +186,3 @@ async def test_a_delivery_result_sets_then_clears_the_connections_error(
     )
 
     assert (failed["error"], recovered["error"]) == ("timeout", None)
-    assert ObjectId(connection_id) in memory.connections.documents
