@@ -6,11 +6,10 @@ from typing import Any
 
 from bson import ObjectId
 
-from integrations_api.connections import OPTIONAL_FIELDS
+from integrations_api.connections import new_connection, replaced_connection
 from integrations_api.service import Backends
 from integrations_api.stories import StoryNotFound
 from shared.events import ConnectionChanged, Subjects, decode
-from shared.timeutil import utcnow
 
 SUBJECTS = Subjects("test")
 
@@ -38,20 +37,7 @@ class MemoryConnections:
     async def insert(
         self, account_id: str, story_name: str, fields: dict[str, Any]
     ) -> dict[str, Any]:
-        now = utcnow()
-        document = {
-            "_id": ObjectId(),
-            "accountId": account_id,
-            "storyId": fields["storyId"],
-            "storyName": story_name,
-            "name": fields["name"],
-            "url": fields["url"],
-            **{name: fields[name] for name in OPTIONAL_FIELDS if name in fields},
-            "error": None,
-            "revision": 1,
-            "createdAt": now,
-            "updatedAt": now,
-        }
+        document = {"_id": ObjectId(), **new_connection(account_id, story_name, fields)}
         self.documents[document["_id"]] = document
         return document
 
@@ -61,14 +47,7 @@ class MemoryConnections:
         current = await self.get(account_id, connection_id)
         if current is None:
             return None
-        document = {
-            **{k: v for k, v in current.items() if k not in OPTIONAL_FIELDS},
-            "name": fields["name"],
-            "url": fields["url"],
-            **{name: fields[name] for name in OPTIONAL_FIELDS if name in fields},
-            "revision": current["revision"] + 1,
-            "updatedAt": utcnow(),
-        }
+        document = replaced_connection(current, fields)
         self.documents[current["_id"]] = document
         return document
 

@@ -9,6 +9,37 @@ from shared.timeutil import utcnow
 OPTIONAL_FIELDS = ("token", "headers", "auth")
 
 
+def new_connection(account_id: str, story_name: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """A connection's first document; `revision` grows with each write (ordering of
+    events)."""
+    now = utcnow()
+    return {
+        "accountId": account_id,
+        "storyId": fields["storyId"],
+        "storyName": story_name,
+        "name": fields["name"],
+        "url": fields["url"],
+        **{name: fields[name] for name in OPTIONAL_FIELDS if name in fields},
+        "error": None,
+        "revision": 1,
+        "createdAt": now,
+        "updatedAt": now,
+    }
+
+
+def replaced_connection(current: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """`current` with the whole configuration in `fields` (an optional field left out
+    goes) and the next revision."""
+    return {
+        **{k: v for k, v in current.items() if k not in OPTIONAL_FIELDS},
+        "name": fields["name"],
+        "url": fields["url"],
+        **{name: fields[name] for name in OPTIONAL_FIELDS if name in fields},
+        "revision": current.get("revision", 0) + 1,
+        "updatedAt": utcnow(),
+    }
+
+
 class ConnectionRepository:
     def __init__(self, database: Database) -> None:
         self.collection = database["webhook_connections"]
@@ -20,20 +51,8 @@ class ConnectionRepository:
     async def insert(
         self, account_id: str, story_name: str, fields: dict[str, Any]
     ) -> dict[str, Any]:
-        """The stored document; `revision` grows with each write (ordering of events)."""
-        now = utcnow()
-        document = {
-            "accountId": account_id,
-            "storyId": fields["storyId"],
-            "storyName": story_name,
-            "name": fields["name"],
-            "url": fields["url"],
-            **{name: fields[name] for name in OPTIONAL_FIELDS if name in fields},
-            "error": None,
-            "revision": 1,
-            "createdAt": now,
-            "updatedAt": now,
-        }
+        """The stored document."""
+        document = new_connection(account_id, story_name, fields)
         await self.collection.insert_one(document)
         return document
 
@@ -55,14 +74,7 @@ class ConnectionRepository:
         current = await self.get(account_id, connection_id)
         if current is None:
             return None
-        document = {
-            **{k: v for k, v in current.items() if k not in OPTIONAL_FIELDS},
-            "name": fields["name"],
-            "url": fields["url"],
-            **{name: fields[name] for name in OPTIONAL_FIELDS if name in fields},
-            "revision": current.get("revision", 0) + 1,
-            "updatedAt": utcnow(),
-        }
+        document = replaced_connection(current, fields)
         result = await self.collection.replace_one(
             {"_id": current["_id"], "accountId": account_id, "revision": current.get("revision")},
             document,
