@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from enum import Enum
 
 from pymongo import ReturnDocument
-from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import DuplicateKeyError
 
 from shared.errors import Conflict, Forbidden, NotFound, Unauthorized
+from shared.mongo import Database
 from shared.timeutil import utcnow
 
 DEVELOPER_TOKEN_PREFIX = "pdt_"
@@ -66,7 +66,7 @@ def _new_tokens(account: str) -> tuple[IssuedTokens, dict[str, str]]:
 
 
 class AccountRepository:
-    def __init__(self, database: AsyncDatabase) -> None:
+    def __init__(self, database: Database) -> None:
         self.collection = database["accounts"]
 
     async def ensure_indexes(self) -> None:

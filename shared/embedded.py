@@ -16,6 +16,8 @@ from pathlib import Path
 
 from pymongo import MongoClient
 
+from shared.mongo import Document
+
 START_TIMEOUT_SECONDS = 30
 STOP_TIMEOUT_SECONDS = 10
 
@@ -112,7 +114,8 @@ def start_mongo(data_dir: Path | str, log_dir: Path) -> ServerProcess:
     server = _spawn("nx-27017", url, command, log_dir / f"nx-27017-{port}.out")
 
     def answers_ping() -> bool:
-        with MongoClient(url, serverSelectionTimeoutMS=500) as client:
+        client: MongoClient[Document] = MongoClient(url, serverSelectionTimeoutMS=500)
+        with client:
             client.admin.command("ping")
         return True
 

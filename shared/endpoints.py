@@ -13,24 +13,16 @@ from typing import Any
 from aiohttp import web
 from marshmallow import Schema, ValidationError, fields
 
-from shared.auth import (
-    AccountRepository,
-    Principal,
-    PrincipalCache,
-    TokenKind,
-    bearer_token,
-    require,
-)
+from shared.auth import Principal, TokenKind, bearer_token, require
 from shared.errors import BadRequest, UnsupportedMediaType, ValidationFailed, first_error_path
+from shared.keys import ACCOUNTS, PRINCIPALS
 
-ACCOUNTS = web.AppKey("accounts", AccountRepository)
-PRINCIPALS = web.AppKey("principals", PrincipalCache)
 PRINCIPAL = web.RequestKey("principal", Principal)
 
 DEVELOPER_ONLY = frozenset({TokenKind.DEVELOPER})
 ANY_TOKEN = frozenset({TokenKind.DEVELOPER, TokenKind.PUBLIC})
 
-Body = Schema | fields.Field
+Body = Schema | fields.Field[Any]
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 

@@ -14,27 +14,15 @@ from typing import Any
 from aiohttp import web
 from pymongo.errors import ConnectionFailure
 
-from shared.errors import ApiError
+from shared.errors import STATUSES, ApiError
+from shared.keys import STATUS_FIELD
 from shared.timeutil import iso, utcnow
 
 log = logging.getLogger(__name__)
 
-STATUS_FIELD = web.AppKey("status_field", str)
 REQUEST_ID = web.RequestKey("request_id", str)
 _VALID_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 
-_ERROR_TYPES = {
-    400: "bad_request",
-    401: "unauthorized",
-    403: "forbidden",
-    404: "not_found",
-    405: "method_not_allowed",
-    409: "conflict",
-    413: "payload_too_large",
-    415: "bad_request",
-    429: "rate_limited",
-    503: "unavailable",
-}
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -80,15 +68,17 @@ async def envelope_middleware(request: web.Request, handler: Handler) -> web.Str
     except web.HTTPException as error:
         if error.status < 400:
             raise
-        error_type = _ERROR_TYPES.get(error.status, "bad_request")
+        error_type = STATUSES.get(error.status, STATUSES[400]).error_type
         response = error_response(request, error.status, error_type, error.reason)
         if error.status == 405:
             response.headers["Allow"] = error.headers.get("Allow", "")
     except ConnectionFailure as error:
         log.warning("database unavailable (request %s): %s", request[REQUEST_ID], error)
-        response = error_response(request, 503, "unavailable", "the database is unavailable")
+        response = error_response(
+            request, 503, STATUSES[503].error_type, "the database is unavailable"
+        )
     except Exception:
         log.exception("unhandled error (request %s)", request[REQUEST_ID])
-        response = error_response(request, 500, "internal_error", "internal server error")
+        response = error_response(request, 500, STATUSES[500].error_type, "internal server error")
     response.headers["X-Request-Id"] = request[REQUEST_ID]
     return response

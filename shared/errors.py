@@ -1,15 +1,38 @@
 """The error vocabulary of both services (DESIGN.md "Errors").
 
 Domain and handler code raise `ApiError`; the error middleware turns it, and anything
-else, into the one JSON envelope.
+else, into the one JSON envelope. `STATUSES` names each HTTP status the services answer
+with: its error type in the envelope and what it means in the OpenAPI document.
 """
 
+from dataclasses import dataclass
 from typing import Any
+
+
+@dataclass(frozen=True)
+class HttpStatus:
+    error_type: str
+    description: str
+
+
+STATUSES = {
+    400: HttpStatus("bad_request", "Malformed JSON or a field that fails validation"),
+    401: HttpStatus("unauthorized", "Missing or invalid token"),
+    403: HttpStatus("forbidden", "A public key on an endpoint that needs the developer token"),
+    404: HttpStatus("not_found", "No such record in the caller's account"),
+    405: HttpStatus("method_not_allowed", "The path does not take this method"),
+    409: HttpStatus("conflict", "The request conflicts with stored data"),
+    413: HttpStatus("payload_too_large", "Body larger than the configured limit"),
+    415: HttpStatus("bad_request", "Body is not application/json"),
+    429: HttpStatus("rate_limited", "Too many requests"),
+    500: HttpStatus("internal_error", "An unexpected error; the answer carries a request id"),
+    503: HttpStatus("unavailable", "A backing service is unavailable"),
+}
 
 
 class ApiError(Exception):
     status = 500
-    error_type = "internal_error"
+    error_type = STATUSES[500].error_type
 
     def __init__(self, details: str, errors: dict[str, Any] | None = None) -> None:
         super().__init__(details)
@@ -19,7 +42,7 @@ class ApiError(Exception):
 
 class BadRequest(ApiError):
     status = 400
-    error_type = "bad_request"
+    error_type = STATUSES[400].error_type
 
 
 class ValidationFailed(ApiError):
@@ -39,42 +62,32 @@ class ValidationFailed(ApiError):
 
 class Unauthorized(ApiError):
     status = 401
-    error_type = "unauthorized"
+    error_type = STATUSES[401].error_type
 
 
 class Forbidden(ApiError):
     status = 403
-    error_type = "forbidden"
+    error_type = STATUSES[403].error_type
 
 
 class NotFound(ApiError):
     status = 404
-    error_type = "not_found"
-
-
-class MethodNotAllowed(ApiError):
-    status = 405
-    error_type = "method_not_allowed"
+    error_type = STATUSES[404].error_type
 
 
 class Conflict(ApiError):
     status = 409
-    error_type = "conflict"
-
-
-class PayloadTooLarge(ApiError):
-    status = 413
-    error_type = "payload_too_large"
+    error_type = STATUSES[409].error_type
 
 
 class UnsupportedMediaType(ApiError):
     status = 415
-    error_type = "bad_request"
+    error_type = STATUSES[415].error_type
 
 
 class Unavailable(ApiError):
     status = 503
-    error_type = "unavailable"
+    error_type = STATUSES[503].error_type
 
 
 def first_error_path(errors: dict[Any, Any], prefix: str = "") -> tuple[str, str]:

@@ -2,27 +2,37 @@
 their versions. Every message is JSON with a version field `v`; a consumer refuses a
 version it does not know rather than guessing.
 
+Each payload is a frozen dataclass below; `encode` writes its fields under their
+camelCase names (or the `wire` name a field declares) after `"v": 1`, and `decode`
+reads them back strictly: bad JSON, a missing field, a value of the wrong type or an
+unknown version are all one `UndecodableEvent`, which a consumer drops rather than
+retries (shared/messaging.py).
+
 Names start with the deployment's namespace (its `DATABASE_PREFIX`, `parley` by
 default), so deployments sharing a NATS cluster never hear each other.
 
 JetStream (stream `<NS>_EVENTS`, subjects `<ns>.events.>`, at-least-once):
 
 - `<ns>.events.stories.v1`: a story's content, structure or fields changed, or it was
-  deleted. `{"v": 1, "accountId", "storyId", "interactionIds": [...], "deleted": bool}`.
+  deleted. `{"v": 1, "accountId", "storyId", "interactionIds": [...], "deleted": bool,
+  "origin"}`.
   Published by bot-api after the write; every bot-api replica drops what it cached of
   the story, integrations-api refreshes its connections' story name (asking bot-api) or
   deletes them.
-- `<ns>.events.entities.v1`: an account's entities changed. `{"v": 1, "accountId"}`.
+- `<ns>.events.entities.v1`: an account's entities changed. `{"v": 1, "accountId",
+  "origin"}`.
   Every bot-api replica refreshes the entity recognisers of the account's stories.
   Both carry `origin`, the publishing process: it applied the change already, and
   skips its own events.
 - `<ns>.events.connections.v1`: a webhook connection was written or deleted, with its
-  url and credentials and a `revision` that grows with each write. Published by
+  url and credentials and a `revision` that grows with each write. `{"v": 1, "id",
+  "accountId", "storyId", "name", "url", "revision", "token", "headers", "auth",
+  "deleted"}`. Published by
   integrations-api; bot-api keeps its view for deliveries (an older revision never
   overwrites a newer one; a deletion stays as a tombstone).
 - `<ns>.events.deliveries.v1`: how a call through a connection went. `{"v": 1,
-  "accountId", "connectionId", "error": str or null, "atMs": epoch milliseconds}`. Published by
-  bot-api; integrations-api sets or clears the connection's `error`, never going back
+  "accountId", "connectionId", "error": str or null, "atMs": epoch milliseconds}`.
+  Published by bot-api; integrations-api sets or clears the connection's `error`, never going back
   to an older result.
 
 Request/reply (synchronous look-ups):
@@ -32,16 +42,21 @@ Request/reply (synchronous look-ups):
   bool, "name": str or null}`. Answered by one bot-api replica (queue group).
 """
 
+import functools
 import json
-from dataclasses import dataclass
-from typing import Any
+import types
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, TypeVar, Union, get_args, get_origin, get_type_hints
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 LOOKUP_TIMEOUT_SECONDS = 2.0
 VERSION = 1
 
 
-class UnknownVersion(ValueError):
-    pass
+class UndecodableEvent(ValueError):
+    """A message no version of this code can read: retrying it can never succeed."""
 
 
 @dataclass(frozen=True)
@@ -82,43 +97,16 @@ class Subjects:
         return f"{self.namespace}-{name}"
 
 
-def _encode(fields: dict[str, Any]) -> bytes:
-    return json.dumps({"v": VERSION, **fields}).encode()
-
-
-def _decode(data: bytes) -> dict[str, Any]:
-    payload = json.loads(data)
-    if not isinstance(payload, dict) or payload.get("v") != VERSION:
-        raise UnknownVersion(f"unknown message version: {str(data)[:80]}")
-    return payload
-
-
 @dataclass(frozen=True)
 class StoryLookup:
     account_id: str
     story_id: str
-
-    def encode(self) -> bytes:
-        return _encode({"accountId": self.account_id, "storyId": self.story_id})
-
-    @classmethod
-    def decode(cls, data: bytes) -> "StoryLookup":
-        payload = _decode(data)
-        return cls(str(payload["accountId"]), str(payload["storyId"]))
 
 
 @dataclass(frozen=True)
 class StoryLookupReply:
     found: bool
     name: str | None = None
-
-    def encode(self) -> bytes:
-        return _encode({"found": self.found, "name": self.name})
-
-    @classmethod
-    def decode(cls, data: bytes) -> "StoryLookupReply":
-        payload = _decode(data)
-        return cls(bool(payload["found"]), payload.get("name"))
 
 
 @dataclass(frozen=True)
@@ -129,46 +117,16 @@ class StoryChanged:
     deleted: bool = False
     origin: str = ""
 
-    def encode(self) -> bytes:
-        return _encode(
-            {
-                "accountId": self.account_id,
-                "storyId": self.story_id,
-                "interactionIds": list(self.interaction_ids),
-                "deleted": self.deleted,
-                "origin": self.origin,
-            }
-        )
-
-    @classmethod
-    def decode(cls, data: bytes) -> "StoryChanged":
-        payload = _decode(data)
-        return cls(
-            str(payload["accountId"]),
-            str(payload["storyId"]),
-            tuple(str(i) for i in payload["interactionIds"]),
-            bool(payload["deleted"]),
-            str(payload.get("origin", "")),
-        )
-
 
 @dataclass(frozen=True)
 class EntitiesChanged:
     account_id: str
     origin: str = ""
 
-    def encode(self) -> bytes:
-        return _encode({"accountId": self.account_id, "origin": self.origin})
-
-    @classmethod
-    def decode(cls, data: bytes) -> "EntitiesChanged":
-        payload = _decode(data)
-        return cls(str(payload["accountId"]), str(payload.get("origin", "")))
-
 
 @dataclass(frozen=True)
 class ConnectionChanged:
-    connection_id: str
+    connection_id: str = field(metadata={"wire": "id"})
     account_id: str
     story_id: str
     name: str
@@ -179,31 +137,6 @@ class ConnectionChanged:
     auth: dict[str, str] | None = None
     deleted: bool = False
 
-    def encode(self) -> bytes:
-        return _encode(
-            {
-                "id": self.connection_id,
-                "accountId": self.account_id,
-                "storyId": self.story_id,
-                "name": self.name,
-                "url": self.url,
-                "revision": self.revision,
-                "token": self.token,
-                "headers": self.headers,
-                "auth": self.auth,
-                "deleted": self.deleted,
-            }
-        )
-
-    @classmethod
-    def decode(cls, data: bytes) -> "ConnectionChanged":
-        p = _decode(data)
-        return cls(
-            str(p["id"]), str(p["accountId"]), str(p["storyId"]), str(p["name"]), str(p["url"]),
-            int(p["revision"]), p.get("token"), p.get("headers"), p.get("auth"),
-            bool(p["deleted"]),
-        )  # fmt: skip
-
 
 @dataclass(frozen=True)
 class DeliveryResult:
@@ -212,17 +145,65 @@ class DeliveryResult:
     error: str | None
     at_ms: int
 
-    def encode(self) -> bytes:
-        return _encode(
-            {
-                "accountId": self.account_id,
-                "connectionId": self.connection_id,
-                "error": self.error,
-                "atMs": self.at_ms,
-            }
-        )
 
-    @classmethod
-    def decode(cls, data: bytes) -> "DeliveryResult":
-        p = _decode(data)
-        return cls(str(p["accountId"]), str(p["connectionId"]), p.get("error"), int(p["atMs"]))
+Event = TypeVar("Event", bound="DataclassInstance")
+
+
+def encode(event: "DataclassInstance") -> bytes:
+    payload = {wire: getattr(event, name) for name, wire, _ in _layout(type(event))}
+    return json.dumps({"v": VERSION, **payload}).encode()
+
+
+def decode(event_type: type[Event], data: bytes) -> Event:
+    """The event `data` holds, or UndecodableEvent; fields it does not know are ignored."""
+    try:
+        payload = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        raise UndecodableEvent(f"not JSON: {data[:80]!r}") from None
+    if not isinstance(payload, dict) or payload.get("v") != VERSION:
+        raise UndecodableEvent(f"unknown version of {event_type.__name__}: {data[:80]!r}")
+    values: dict[str, Any] = {}
+    for name, wire, expected in _layout(event_type):
+        if wire not in payload:
+            raise UndecodableEvent(f"{event_type.__name__} without {wire}: {data[:80]!r}")
+        values[name] = _typed(payload[wire], expected, f"{event_type.__name__}.{wire}")
+    return event_type(**values)
+
+
+@functools.cache
+def _layout(event_type: type["DataclassInstance"]) -> tuple[tuple[str, str, Any], ...]:
+    """(attribute, wire name, type) of each field, in declaration order."""
+    hints = get_type_hints(event_type)
+    return tuple(
+        (f.name, f.metadata.get("wire", _camel_case(f.name)), hints[f.name])
+        for f in fields(event_type)
+    )
+
+
+def _camel_case(name: str) -> str:
+    first, *rest = name.split("_")
+    return first + "".join(part.title() for part in rest)
+
+
+def _typed(value: Any, expected: Any, where: str) -> Any:
+    """`value` as a field of type `expected` holds it (a JSON list becomes a tuple)."""
+    origin = get_origin(expected)
+    if origin in (Union, types.UnionType):
+        if value is None and type(None) in get_args(expected):
+            return None
+        (inner,) = (arg for arg in get_args(expected) if arg is not type(None))
+        return _typed(value, inner, where)
+    if origin is tuple and isinstance(value, list):
+        item = get_args(expected)[0]
+        return tuple(_typed(element, item, where) for element in value)
+    if origin is dict and isinstance(value, dict):
+        key_type, value_type = get_args(expected)
+        return {
+            _typed(key, key_type, where): _typed(element, value_type, where)
+            for key, element in value.items()
+        }
+    if origin is None and isinstance(value, expected):
+        if expected is int and isinstance(value, bool):
+            raise UndecodableEvent(f"{where}: a number, not {value!r}")
+        return value
+    raise UndecodableEvent(f"{where}: {value!r} is not {expected}")

@@ -1,15 +1,13 @@
 """/healthz (the process answers) and /readyz (its MongoDB and NATS answer too)."""
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
 
 from shared.endpoints import endpoint
+from shared.keys import PROBES
 
-Probe = Callable[[], Awaitable[bool]]
-PROBES = web.AppKey("readiness_probes", dict[str, Probe])
 PROBE_TIMEOUT_SECONDS = 2
 
 routes = web.RouteTableDef()

@@ -1,14 +1,18 @@
-"""Opening the NATS connection: reconnect forever, never give up on the server."""
+"""Opening the NATS connection (reconnect forever, never give up on the server) and
+consuming JetStream events."""
 
+import asyncio
+import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import nats
 from nats.aio.client import Client
 from nats.aio.msg import Msg
+from nats.js.client import JetStreamContext
 from nats.js.errors import BadRequestError
 
-from shared.events import Subjects
+from shared.events import Subjects, UndecodableEvent
 
 log = logging.getLogger(__name__)
 
@@ -44,22 +48,84 @@ async def ensure_stream(client: Client, subjects: Subjects) -> None:
         await jetstream.update_stream(name=subjects.stream, subjects=subjects.stream_subjects)
 
 
+Handler = Callable[[bytes], Awaitable[None]]
+
+BATCH = 20
+FETCH_WAIT_SECONDS = 5.0
 RETRY_DELAY_SECONDS = 1.0
+STOP_SECONDS = 10.0
 
 
-def acknowledging(
-    apply: Callable[[bytes], Awaitable[None]], what: str
-) -> Callable[[Msg], Awaitable[None]]:
-    """A JetStream callback that acknowledges a message only once `apply` handled it,
-    and asks for it again a second later otherwise (at-least-once)."""
+@contextlib.asynccontextmanager
+async def pulling(
+    client: Client, subject: str, durable: str, handle: Handler
+) -> AsyncIterator[None]:
+    """Run the durable pull consumer `durable` of `subject` while the block runs.
 
-    async def callback(message: Msg) -> None:
+    Replicas sharing the name share the work: each event goes to one of them. An event
+    is acknowledged once `handle` did its work, asked for again a second later when
+    `handle` fails (at-least-once), and dropped for good, with one log line, when it is
+    an `UndecodableEvent`, which no retry can mend.
+    """
+    subscription = await client.jetstream().pull_subscribe(subject, durable=durable)
+    consumer = _PullConsumer(subscription, handle, durable)
+    task = asyncio.create_task(consumer.run())
+    try:
+        yield
+    finally:
+        consumer.stop(task)
+        with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+            await asyncio.wait_for(task, STOP_SECONDS)
+        await subscription.unsubscribe()
+
+
+class _PullConsumer:
+    def __init__(
+        self, subscription: JetStreamContext.PullSubscription, handle: Handler, name: str
+    ) -> None:
+        self._subscription = subscription
+        self._handle = handle
+        self._name = name
+        self._stopping = False
+        self._waiting = False
+
+    def stop(self, task: asyncio.Task[None]) -> None:
+        """Let the event in hand finish; a wait for new events is cut short."""
+        self._stopping = True
+        if self._waiting:
+            task.cancel()
+
+    async def run(self) -> None:
+        while not self._stopping:
+            for message in await self._next_batch():
+                try:
+                    await self._settle(message)
+                except Exception as error:
+                    log.info("%s could not settle an event (it comes again): %s", self._name, error)
+
+    async def _next_batch(self) -> list[Msg]:
+        self._waiting = True
         try:
-            await apply(message.data)
+            return await self._subscription.fetch(BATCH, timeout=FETCH_WAIT_SECONDS)
+        except TimeoutError:
+            return []
         except Exception as error:
-            log.warning("%s not applied, retrying: %s", what, error)
-            await message.nak(delay=RETRY_DELAY_SECONDS)
-            return
-        await message.ack()
+            log.info("%s waits for NATS: %s", self._name, error)
+            await asyncio.sleep(RETRY_DELAY_SECONDS)
+            return []
+        finally:
+            self._waiting = False
 
-    return callback
+    async def _settle(self, message: Msg) -> None:
+        """Acknowledge the event once handled, ask for it again on a failure, and drop
+        it when it cannot be read."""
+        try:
+            await self._handle(message.data)
+        except UndecodableEvent as error:
+            log.warning("%s dropped an event it cannot read: %s", self._name, error)
+            await message.term()
+        except Exception as error:
+            log.warning("%s failed on an event, retrying: %s", self._name, error)
+            await message.nak(delay=RETRY_DELAY_SECONDS)
+        else:
+            await message.ack()

@@ -9,19 +9,10 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from marshmallow import Schema, fields
 
 from shared.endpoints import Body, EndpointSpec, endpoint
+from shared.errors import STATUSES
 from shared.schema_fields import union_to_openapi
 
 _PATH_PARAMETER = re.compile(r"{(\w+)}")
-_ERROR_DESCRIPTIONS = {
-    400: "Malformed JSON or a field that fails validation",
-    401: "Missing or invalid token",
-    403: "A public key on an endpoint that needs the developer token",
-    404: "No such record in the caller's account",
-    409: "The request conflicts with stored data",
-    413: "Body larger than the configured limit",
-    415: "Body is not application/json",
-    503: "A backing service is unavailable",
-}
 
 
 class ErrorStatusSchema(Schema):
@@ -41,7 +32,7 @@ def build_document(app: web.Application, title: str, version: str) -> dict[str, 
     plugin = MarshmallowPlugin()
     spec = APISpec(title=title, version=version, openapi_version="3.0.3", plugins=[plugin])
     assert plugin.converter is not None
-    plugin.converter.add_attribute_function(union_to_openapi)
+    plugin.converter.add_attribute_function(union_to_openapi)  # type: ignore[no-untyped-call]
     spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
     spec.components.schema("Error", schema=ErrorSchema)
     operations: dict[str, dict[str, Any]] = {}
@@ -90,7 +81,7 @@ def _operation(plugin: MarshmallowPlugin, path: str, declared: EndpointSpec) -> 
         codes |= {401, 403}
     for code in sorted(codes):
         responses[str(code)] = {
-            "description": _ERROR_DESCRIPTIONS[code],
+            "description": STATUSES[code].description,
             "content": {"application/json": {"schema": "Error"}},
         }
     operation["responses"] = responses

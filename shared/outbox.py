@@ -10,10 +10,10 @@ duplicate by its message id (the outbox id) and consumers are idempotent anyway.
 import asyncio
 import logging
 
-from aiohttp import web
 from bson import ObjectId
 from nats.aio.client import Client
-from pymongo.asynchronous.database import AsyncDatabase
+
+from shared.mongo import Database
 
 log = logging.getLogger(__name__)
 BATCH = 100
@@ -22,7 +22,7 @@ RETRY_SECONDS = 0.5
 
 
 class Outbox:
-    def __init__(self, database: AsyncDatabase, nats: Client) -> None:
+    def __init__(self, database: Database, nats: Client) -> None:
         self._collection = database["outbox"]
         self._nats = nats
         self._pending = asyncio.Event()
@@ -69,6 +69,3 @@ class Outbox:
                     await asyncio.sleep(RETRY_SECONDS)
                 self._pending.set()
             await self._pending.wait()
-
-
-OUTBOX = web.AppKey("outbox", Outbox)

@@ -1,12 +1,13 @@
 """Marshmallow pieces both services validate with."""
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
 
-class TypedUnion(fields.Field):
+class TypedUnion(fields.Field[Any]):
     """An object whose `type` picks the schema that validates the rest of it."""
 
     def __init__(self, choices: Mapping[str, type[Schema]], **kwargs: Any) -> None:
@@ -28,7 +29,7 @@ class TypedUnion(fields.Field):
         return self.choices[value["type"]].dump(value)
 
 
-def union_to_openapi(converter: Any, field: fields.Field, **kwargs: Any) -> dict[str, Any]:
+def union_to_openapi(converter: Any, field: fields.Field[Any], **kwargs: Any) -> dict[str, Any]:
     """apispec attribute function: a TypedUnion becomes `oneOf` with a discriminator."""
     if not isinstance(field, TypedUnion):
         return {}
@@ -65,7 +66,11 @@ class FullMatch(validate.Regexp):
     the end), and validation uses `fullmatch`.
     """
 
+    def __init__(self, regex: str, *, error: str) -> None:
+        super().__init__(regex, error=error)
+        self._whole = re.compile(regex)
+
     def __call__(self, value: Any) -> Any:
-        if not isinstance(value, str) or self.regex.fullmatch(value) is None:
+        if not isinstance(value, str) or self._whole.fullmatch(value) is None:
             raise ValidationError(self._format_error(value))
         return value

@@ -1,73 +1,104 @@
-"""What every Parley service's application starts with: the envelope middleware, the
-health routes, the OpenAPI document, and MongoDB and NATS opened in cleanup_ctx."""
+"""The pieces every Parley service's application is built from.
+
+`new_app` opens nothing; `mongo_context`, `nats_context` and `outbox_context` each give
+a cleanup_ctx step that opens one thing on start-up and closes it on shutdown (in
+reverse order, so the outbox stops before NATS drains); `add_meta_routes` adds the
+health routes and the OpenAPI document. A service's `create_app` lists them in order.
+"""
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 
 from aiohttp import web
-from nats.aio.client import Client as NatsClient
-from pymongo import AsyncMongoClient
-from pymongo.asynchronous.database import AsyncDatabase
 
 from shared import health, messaging, mongo
 from shared.auth import AccountRepository, PrincipalCache
 from shared.config import Config
-from shared.endpoints import ACCOUNTS, PRINCIPALS
-from shared.envelope import STATUS_FIELD, envelope_middleware
+from shared.envelope import envelope_middleware
+from shared.keys import (
+    ACCOUNTS,
+    CONFIG,
+    DATABASE,
+    MONGO,
+    NATS,
+    OUTBOX,
+    PRINCIPALS,
+    PROBES,
+    STATUS_FIELD,
+    Probe,
+)
 from shared.openapi import add_openapi_route
-from shared.outbox import OUTBOX, Outbox
+from shared.outbox import Outbox
 
-CONFIG = web.AppKey("config", Config)
-MONGO = web.AppKey("mongo", AsyncMongoClient)
-DATABASE = web.AppKey("database", AsyncDatabase)
-NATS = web.AppKey("nats", NatsClient)
+CleanupContext = Callable[[web.Application], AsyncIterator[None]]
 
 OUTBOX_STOP_SECONDS = 5.0
 SHUTDOWN_STEP_SECONDS = 10.0  # no step of a shutdown may hang it
-OnMongo = Callable[[web.Application, AsyncDatabase], Awaitable[None]]
+API_VERSION = "0.1.0"
 
 
-def base_application(
-    config: Config,
-    name: str,
-    status_field: str,
-    database: str,
-    on_mongo: OnMongo | None = None,
-) -> web.Application:
-    """An app with the shared plumbing around the service's own `database`: MongoDB,
-    NATS and the event outbox; `on_mongo` sets up the service's repositories."""
+def new_app(config: Config, *, status_field: str) -> web.Application:
+    """An app that puts every answer in the envelope, its outcome named `status_field`."""
     app = web.Application(middlewares=[envelope_middleware], client_max_size=config.max_body_bytes)
     app[CONFIG] = config
     app[STATUS_FIELD] = status_field
+    return app
 
-    async def mongo_context(app: web.Application) -> AsyncIterator[None]:
+
+def mongo_context(database: str) -> CleanupContext:
+    """MongoDB, with `database` as the service's own and the accounts every service reads."""
+
+    async def open_mongo(app: web.Application) -> AsyncIterator[None]:
+        config = app[CONFIG]
         client = mongo.open_client(config.mongodb_url)
         app[MONGO] = client
         app[DATABASE] = client[database]
         app[ACCOUNTS] = AccountRepository(client[config.accounts_database])
         app[PRINCIPALS] = PrincipalCache(app[ACCOUNTS])
         await app[ACCOUNTS].ensure_indexes()
-        if on_mongo is not None:
-            await on_mongo(app, app[DATABASE])
         yield
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(client.close(), SHUTDOWN_STEP_SECONDS)
 
-    async def nats_context(app: web.Application) -> AsyncIterator[None]:
-        app[NATS] = await messaging.connect(config.nats_url, name)
-        await messaging.ensure_stream(app[NATS], config.subjects)
+    return open_mongo
+
+
+def nats_context(client_name: str) -> CleanupContext:
+    """NATS, with the deployment's event stream ensured; drained on shutdown."""
+
+    async def open_nats(app: web.Application) -> AsyncIterator[None]:
+        subjects = app[CONFIG].subjects
+        app[NATS] = await messaging.connect(app[CONFIG].nats_url, client_name)
+        await messaging.ensure_stream(app[NATS], subjects)
+        yield
+        with contextlib.suppress(TimeoutError):
+            if app[NATS].is_connected:
+                await asyncio.wait_for(app[NATS].drain(), SHUTDOWN_STEP_SECONDS)
+            else:
+                await app[NATS].close()  # NATS is away: nothing to drain
+
+    return open_nats
+
+
+def outbox_context() -> CleanupContext:
+    """The event outbox in the service's database, publishing while the app runs; it
+    finishes its current step before NATS closes (after `mongo_context` and
+    `nats_context`)."""
+
+    async def run_outbox(app: web.Application) -> AsyncIterator[None]:
         app[OUTBOX] = Outbox(app[DATABASE], app[NATS])
         publisher = asyncio.create_task(app[OUTBOX].run())
         yield
         app[OUTBOX].stop()
         with contextlib.suppress(TimeoutError, asyncio.CancelledError):
             await asyncio.wait_for(publisher, OUTBOX_STOP_SECONDS)
-        with contextlib.suppress(TimeoutError):
-            if app[NATS].is_connected:
-                await asyncio.wait_for(app[NATS].drain(), SHUTDOWN_STEP_SECONDS)
-            else:
-                await app[NATS].close()  # NATS is away: nothing to drain
+
+    return run_outbox
+
+
+def add_meta_routes(app: web.Application, title: str) -> None:
+    """/healthz, /readyz (MongoDB and NATS answer) and /openapi.json."""
 
     async def mongo_ready() -> bool:
         await app[MONGO].admin.command("ping")
@@ -76,9 +107,7 @@ def base_application(
     async def nats_ready() -> bool:
         return bool(app[NATS].is_connected)
 
-    app.cleanup_ctx.append(mongo_context)
-    app.cleanup_ctx.append(nats_context)
-    app[health.PROBES] = {"mongodb": mongo_ready, "nats": nats_ready}
+    probes: dict[str, Probe] = {"mongodb": mongo_ready, "nats": nats_ready}
+    app[PROBES] = probes
     app.router.add_routes(health.routes)
-    add_openapi_route(app, f"Parley {name}", "0.1.0")
-    return app
+    add_openapi_route(app, title, API_VERSION)

@@ -1,7 +1,6 @@
 """NATS restarts in the middle of connection updates and failing deliveries; afterwards
 both services hold the latest state, each delivery result applied in order."""
 
-import asyncio
 import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +17,7 @@ from shared.auth import AccountRepository
 from shared.config import Config
 from shared.embedded import start_nats
 from support.api import Api
+from support.waiting import eventually
 
 BASE = "/v2/integrations/webhook"
 
@@ -42,14 +42,6 @@ def nats(tmp_path: Path) -> Iterator[RestartableNats]:
     server = RestartableNats(tmp_path)
     yield server
     server.stop()
-
-
-async def eventually(check: Any, seconds: float) -> Any:
-    deadline = asyncio.get_running_loop().time() + seconds
-    while not (outcome := await check()):
-        assert asyncio.get_running_loop().time() < deadline, "the services never caught up"
-        await asyncio.sleep(0.1)
-    return outcome
 
 
 async def test_after_a_nats_restart_both_services_hold_the_latest_state(

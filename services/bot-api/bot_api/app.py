@@ -1,8 +1,9 @@
+"""bot-api's application: what it opens, in order, and the routes it serves."""
+
 from collections.abc import AsyncIterator
 from datetime import timedelta
 
 from aiohttp import web
-from pymongo.asynchronous.database import AsyncDatabase
 
 from bot_api.api import entities, interactions, query, stories
 from bot_api.api.common import MANAGEMENT_STATUS_FIELD
@@ -11,7 +12,9 @@ from bot_api.conversations.answering import ConversationService
 from bot_api.conversations.cache import StoryCache
 from bot_api.keys import (
     CHANGES,
+    CONFIG,
     CONVERSATIONS,
+    DATABASE,
     ENTITIES,
     INTERACTIONS,
     STORES,
@@ -26,10 +29,26 @@ from bot_api.storage import Stores
 from bot_api.webhooks.caller import WebhookCaller
 from bot_api.webhooks.delivery import Deliveries
 from shared.config import Config
-from shared.service import CONFIG, base_application
+from shared.service import add_meta_routes, mongo_context, nats_context, new_app, outbox_context
+
+
+async def management(app: web.Application) -> AsyncIterator[None]:
+    """The repositories, the change feed with the story cache listening, and the
+    management use cases."""
+    stores = Stores.open(app[DATABASE])
+    await stores.ensure_indexes()
+    changes = ChangeFeed()
+    cache = StoryCache(stores)
+    changes.listen(cache)
+    app[STORES], app[CHANGES], app[STORY_CACHE] = stores, changes, cache
+    app[STORIES] = StoryService(stores=stores, changes=changes)
+    app[INTERACTIONS] = InteractionService(stores=stores, changes=changes)
+    app[ENTITIES] = EntityService(stores=stores, changes=changes)
+    yield
 
 
 async def conversations(app: web.Application) -> AsyncIterator[None]:
+    """The /query service, with its webhook caller's HTTP session."""
     caller = WebhookCaller(app[CONFIG].webhook_allow)
     await caller.start()
     deliveries = Deliveries(
@@ -46,26 +65,20 @@ async def conversations(app: web.Application) -> AsyncIterator[None]:
 
 
 def create_app(config: Config) -> web.Application:
-    async def open_stores(app: web.Application, database: AsyncDatabase) -> None:
-        stores = Stores.open(database)
-        await stores.ensure_indexes()
-        app[STORES] = stores
-        app[STORY_CACHE] = StoryCache(stores)
-        app[CHANGES].listen(app[STORY_CACHE])
-        app[STORIES] = StoryService(stores=stores, changes=app[CHANGES])
-        app[INTERACTIONS] = InteractionService(stores=stores, changes=app[CHANGES])
-        app[ENTITIES] = EntityService(stores=stores, changes=app[CHANGES])
-
-    app = base_application(
-        config, "bot-api", MANAGEMENT_STATUS_FIELD, config.bot_database, open_stores
+    app = new_app(config, status_field=MANAGEMENT_STATUS_FIELD)
+    app.cleanup_ctx.extend(
+        [
+            mongo_context(config.bot_database),
+            management,
+            nats_context("bot-api"),
+            outbox_context(),
+            conversations,
+            story_lookups,
+            story_events,
+            connection_events,
+        ]
     )
-    app[CHANGES] = ChangeFeed()
-    app.router.add_routes(stories.routes)
-    app.router.add_routes(entities.routes)
-    app.router.add_routes(interactions.routes)
-    app.router.add_routes(query.routes)
-    app.cleanup_ctx.append(conversations)
-    app.cleanup_ctx.append(story_lookups)
-    app.cleanup_ctx.append(story_events)
-    app.cleanup_ctx.append(connection_events)
+    add_meta_routes(app, "Parley bot-api")
+    for routes in (stories.routes, entities.routes, interactions.routes, query.routes):
+        app.router.add_routes(routes)
     return app

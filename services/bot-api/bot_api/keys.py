@@ -1,4 +1,4 @@
-"""Every piece of bot-api's application state, each under its typed key."""
+"""Every application key of bot-api: the shared plumbing's it uses, and its own."""
 
 from aiohttp import web
 
@@ -9,6 +9,7 @@ from bot_api.management.entities import EntityService
 from bot_api.management.interactions import InteractionService
 from bot_api.management.stories import StoryService
 from bot_api.storage import Stores
+from shared.keys import CONFIG, DATABASE, NATS, OUTBOX
 
 STORES = web.AppKey("stores", Stores)
 CHANGES = web.AppKey("changes", ChangeFeed)
@@ -17,3 +18,17 @@ STORIES = web.AppKey("stories", StoryService)
 INTERACTIONS = web.AppKey("interactions", InteractionService)
 ENTITIES = web.AppKey("entities", EntityService)
 CONVERSATIONS = web.AppKey("conversations", ConversationService)
+
+__all__ = [
+    "CHANGES",
+    "CONFIG",
+    "CONVERSATIONS",
+    "DATABASE",
+    "ENTITIES",
+    "INTERACTIONS",
+    "NATS",
+    "OUTBOX",
+    "STORES",
+    "STORIES",
+    "STORY_CACHE",
+]

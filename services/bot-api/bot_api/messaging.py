@@ -30,16 +30,20 @@ from shared.events import (
     ConnectionChanged,
     DeliveryResult,
     EntitiesChanged,
+    Event,
     StoryChanged,
     StoryLookup,
     StoryLookupReply,
     Subjects,
+    UndecodableEvent,
+    decode,
+    encode,
 )
-from shared.messaging import acknowledging
-from shared.outbox import OUTBOX, Outbox
-from shared.service import CONFIG, NATS
+from shared.keys import CONFIG, NATS, OUTBOX
+from shared.messaging import pulling
+from shared.outbox import Outbox
 
-CONNECTIONS_CONSUMER = "bot-api-connections"
+CONNECTIONS_CONSUMER = "bot-api-connections-pull"
 
 log = logging.getLogger(__name__)
 RESPONDERS = "bot-api"
@@ -51,8 +55,8 @@ async def story_lookups(app: web.Application) -> AsyncIterator[None]:
 
     async def answer(message: Msg) -> None:
         try:
-            lookup = StoryLookup.decode(message.data)
-        except (ValueError, KeyError) as error:
+            lookup = decode(StoryLookup, message.data)
+        except UndecodableEvent as error:
             log.warning("unreadable story look-up: %s", error)
             return
         try:
@@ -60,7 +64,7 @@ async def story_lookups(app: web.Application) -> AsyncIterator[None]:
             reply = StoryLookupReply(found=True, name=story.name)
         except NotFound:
             reply = StoryLookupReply(found=False)
-        await message.respond(reply.encode())
+        await message.respond(encode(reply))
 
     subjects = app[CONFIG].subjects
     subscription = await app[NATS].subscribe(
@@ -84,31 +88,31 @@ class EventPublisher:
         match change:
             case StoryCreated(account_id=account_id, story_id=story_id):
                 story = StoryChanged(account_id, story_id, origin=origin)
-                await self._outbox.put(subjects.story_changed, story.encode())
+                await self._outbox.put(subjects.story_changed, encode(story))
             case StoryEdited(account_id=account_id, story_id=story_id):
                 ids = tuple(sorted(change.interaction_ids))
                 story = StoryChanged(account_id, story_id, ids, origin=origin)
-                await self._outbox.put(subjects.story_changed, story.encode())
+                await self._outbox.put(subjects.story_changed, encode(story))
             case StoryDeleted(account_id=account_id, story_id=story_id):
                 story = StoryChanged(account_id, story_id, deleted=True, origin=origin)
-                await self._outbox.put(subjects.story_changed, story.encode())
+                await self._outbox.put(subjects.story_changed, encode(story))
             case EntitiesEdited(account_id=account_id):
                 entities = EntitiesChanged(account_id, origin=origin)
-                await self._outbox.put(subjects.entities_changed, entities.encode())
+                await self._outbox.put(subjects.entities_changed, encode(entities))
 
 
 async def story_events(app: web.Application) -> AsyncIterator[None]:
     """cleanup_ctx: publish this replica's changes and follow the other replicas'. This
-    process's own changes reach its cache directly (through `Changes`), so its echoes
-    are skipped."""
+    process's own changes reach its cache directly (through the change feed), so its echoes
+    are skipped, and so are events it cannot read (logged)."""
     subjects = app[CONFIG].subjects
     origin = uuid.uuid4().hex
     app[CHANGES].listen(EventPublisher(app[OUTBOX], subjects, origin))
     cache = app[STORY_CACHE]
 
     async def on_story(message: Msg) -> None:
-        event = StoryChanged.decode(message.data)
-        if event.origin == origin:
+        event = _readable(StoryChanged, message.data)
+        if event is None or event.origin == origin:
             return
         if event.deleted:
             await cache.changed(StoryDeleted(event.account_id, event.story_id))
@@ -117,8 +121,8 @@ async def story_events(app: web.Application) -> AsyncIterator[None]:
             await cache.changed(StoryEdited(event.account_id, event.story_id, ids))
 
     async def on_entities(message: Msg) -> None:
-        event = EntitiesChanged.decode(message.data)
-        if event.origin != origin:
+        event = _readable(EntitiesChanged, message.data)
+        if event is not None and event.origin != origin:
             await cache.changed(EntitiesEdited(event.account_id))
 
     jetstream = app[NATS].jetstream()
@@ -136,32 +140,29 @@ async def story_events(app: web.Application) -> AsyncIterator[None]:
         await subscription.unsubscribe()
 
 
+def _readable(event_type: type[Event], data: bytes) -> Event | None:
+    try:
+        return decode(event_type, data)
+    except UndecodableEvent as error:
+        log.warning("skipped an event this replica cannot read: %s", error)
+        return None
+
+
 def delivery_reporter(app: web.Application) -> Callable[[DeliveryResult], Awaitable[None]]:
     async def report(result: DeliveryResult) -> None:
-        await app[OUTBOX].put(app[CONFIG].subjects.delivery_result, result.encode())
+        await app[OUTBOX].put(app[CONFIG].subjects.delivery_result, encode(result))
 
     return report
 
 
 async def connection_events(app: web.Application) -> AsyncIterator[None]:
-    """cleanup_ctx: keep the view of connections (a durable queue consumer: the view is
+    """cleanup_ctx: keep the view of connections (a durable pull consumer: the view is
     shared by every replica through MongoDB)."""
     subjects = app[CONFIG].subjects
 
     async def on_connection(data: bytes) -> None:
-        await app[STORES].connections.apply(ConnectionChanged.decode(data))
+        await app[STORES].connections.apply(decode(ConnectionChanged, data))
 
     consumer = subjects.consumer(CONNECTIONS_CONSUMER)
-    subscription = (
-        await app[NATS]
-        .jetstream()
-        .subscribe(
-            subjects.connection_changed,
-            queue=consumer,
-            durable=consumer,
-            cb=acknowledging(on_connection, "connection event"),
-            manual_ack=True,
-        )
-    )
-    yield
-    await subscription.unsubscribe()
+    async with pulling(app[NATS], subjects.connection_changed, consumer, on_connection):
+        yield

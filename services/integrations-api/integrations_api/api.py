@@ -1,11 +1,13 @@
-"""The v2 webhook-connection API (SPEC.md "Webhook connections")."""
+"""The v2 webhook-connection API (SPEC.md "Webhook connections"): each handler parses,
+calls its use case (integrations_api/service.py) and renders."""
 
 from typing import Any
 
 from aiohttp import web
 
-from integrations_api.connections import CONNECTIONS, to_api
-from integrations_api.messaging import publish_connection
+from integrations_api import service
+from integrations_api.connections import OPTIONAL_FIELDS
+from integrations_api.keys import BACKENDS
 from integrations_api.schemas import (
     ConnectionCreateSchema,
     ConnectionSchema,
@@ -14,11 +16,9 @@ from integrations_api.schemas import (
     CreatedSchema,
     SuccessSchema,
 )
-from integrations_api.stories import story_name
 from shared.endpoints import endpoint, principal_of
 from shared.envelope import envelope
-from shared.errors import NotFound
-from shared.service import CONFIG, NATS
+from shared.timeutil import iso
 
 CONNECTION_STATUS_FIELD = "type"
 BASE = "/v2/integrations/webhook"
@@ -30,8 +30,25 @@ def _account(request: web.Request) -> str:
     return principal_of(request).account_id
 
 
+def _backends(request: web.Request) -> service.Backends:
+    return request.app[BACKENDS]
+
+
 def _success() -> dict[str, Any]:
     return envelope(CONNECTION_STATUS_FIELD, 200, "success")
+
+
+def to_api(document: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": str(document["_id"]),
+        "story": {"id": document["storyId"], "name": document["storyName"]},
+        "name": document["name"],
+        "url": document["url"],
+        "error": document.get("error"),
+        "createdAt": iso(document["createdAt"]),
+        "updatedAt": iso(document["updatedAt"]),
+        **{name: document.get(name) for name in OPTIONAL_FIELDS},
+    }
 
 
 @routes.get(BASE)
@@ -41,7 +58,8 @@ def _success() -> dict[str, Any]:
     response=ConnectionSummarySchema(many=True),
 )
 async def list_connections(request: web.Request) -> Any:
-    return [to_api(d) for d in await request.app[CONNECTIONS].list(_account(request))]
+    documents = await service.list_connections(_backends(request), account_id=_account(request))
+    return [to_api(document) for document in documents]
 
 
 @routes.post(BASE)
@@ -54,12 +72,10 @@ async def list_connections(request: web.Request) -> Any:
     errors=(503,),
 )
 async def create_connection(request: web.Request, body: dict[str, Any]) -> Any:
-    name = await story_name(
-        request.app[NATS], request.app[CONFIG].subjects, _account(request), body["storyId"]
+    connection_id = await service.create_connection(
+        _backends(request), account_id=_account(request), fields=body
     )
-    document = await request.app[CONNECTIONS].insert(_account(request), name, body)
-    await publish_connection(request.app, document)
-    return {"id": str(document["_id"]), **envelope(CONNECTION_STATUS_FIELD, 201, "created")}
+    return {"id": connection_id, **envelope(CONNECTION_STATUS_FIELD, 201, "created")}
 
 
 @routes.get(BASE + "/{id}")
@@ -70,9 +86,9 @@ async def create_connection(request: web.Request, body: dict[str, Any]) -> Any:
     errors=(404,),
 )
 async def read_connection(request: web.Request) -> Any:
-    document = await request.app[CONNECTIONS].get(_account(request), request.match_info["id"])
-    if document is None:
-        raise NotFound(f"no webhook connection {request.match_info['id']}")
+    document = await service.read_connection(
+        _backends(request), account_id=_account(request), connection_id=request.match_info["id"]
+    )
     return to_api(document)
 
 
@@ -85,11 +101,12 @@ async def read_connection(request: web.Request) -> Any:
     errors=(404,),
 )
 async def update_connection(request: web.Request, body: dict[str, Any]) -> Any:
-    connection_id = request.match_info["id"]
-    document = await request.app[CONNECTIONS].replace(_account(request), connection_id, body)
-    if document is None:
-        raise NotFound(f"no webhook connection {connection_id}")
-    await publish_connection(request.app, document)
+    await service.update_connection(
+        _backends(request),
+        account_id=_account(request),
+        connection_id=request.match_info["id"],
+        fields=body,
+    )
     return _success()
 
 
@@ -101,9 +118,7 @@ async def update_connection(request: web.Request, body: dict[str, Any]) -> Any:
     errors=(404,),
 )
 async def delete_connection(request: web.Request) -> Any:
-    connection_id = request.match_info["id"]
-    document = await request.app[CONNECTIONS].delete(_account(request), connection_id)
-    if document is None:
-        raise NotFound(f"no webhook connection {connection_id}")
-    await publish_connection(request.app, document, deleted=True)
+    await service.delete_connection(
+        _backends(request), account_id=_account(request), connection_id=request.match_info["id"]
+    )
     return _success()

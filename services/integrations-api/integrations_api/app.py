@@ -1,25 +1,43 @@
+from collections.abc import AsyncIterator
+
 from aiohttp import web
-from pymongo.asynchronous.database import AsyncDatabase
 
 from integrations_api.api import CONNECTION_STATUS_FIELD, routes
-from integrations_api.connections import CONNECTIONS, ConnectionRepository
+from integrations_api.connections import ConnectionRepository
+from integrations_api.keys import BACKENDS, CONFIG, CONNECTIONS, DATABASE, NATS, OUTBOX
 from integrations_api.messaging import consumers
+from integrations_api.service import Backends
+from integrations_api.stories import NatsStoryDirectory
 from shared.config import Config
-from shared.service import base_application
+from shared.service import add_meta_routes, mongo_context, nats_context, new_app, outbox_context
+
+
+async def open_repository(app: web.Application) -> AsyncIterator[None]:
+    app[CONNECTIONS] = ConnectionRepository(app[DATABASE])
+    await app[CONNECTIONS].ensure_indexes()
+    yield
+
+
+async def wire_backends(app: web.Application) -> AsyncIterator[None]:
+    """What the use cases work with, once MongoDB, NATS and the outbox are open."""
+    subjects = app[CONFIG].subjects
+    stories = NatsStoryDirectory(app[NATS], subjects)
+    app[BACKENDS] = Backends(app[CONNECTIONS], stories, app[OUTBOX], subjects)
+    yield
 
 
 def create_app(config: Config) -> web.Application:
-    async def open_connections(app: web.Application, database: AsyncDatabase) -> None:
-        app[CONNECTIONS] = ConnectionRepository(database)
-        await app[CONNECTIONS].ensure_indexes()
-
-    app = base_application(
-        config,
-        "integrations-api",
-        CONNECTION_STATUS_FIELD,
-        config.integrations_database,
-        open_connections,
+    app = new_app(config, status_field=CONNECTION_STATUS_FIELD)
+    app.cleanup_ctx.extend(
+        [
+            mongo_context(config.integrations_database),
+            open_repository,
+            nats_context("integrations-api"),
+            outbox_context(),
+            wire_backends,
+            consumers,
+        ]
     )
+    add_meta_routes(app, "Parley integrations-api")
     app.router.add_routes(routes)
-    app.cleanup_ctx.append(consumers)
     return app

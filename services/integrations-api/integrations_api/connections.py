@@ -2,38 +2,46 @@
 
 from typing import Any
 
-from aiohttp import web
-from bson import ObjectId
-from bson.errors import InvalidId
-from pymongo.asynchronous.database import AsyncDatabase
-
-from shared.timeutil import iso, utcnow
+from shared.ids import object_id as _key
+from shared.mongo import Database
+from shared.timeutil import utcnow
 
 OPTIONAL_FIELDS = ("token", "headers", "auth")
 
 
-def _key(connection_id: str) -> ObjectId | None:
-    try:
-        return ObjectId(connection_id)
-    except (InvalidId, TypeError):
-        return None
-
-
-def to_api(document: dict[str, Any]) -> dict[str, Any]:
+def new_connection(account_id: str, story_name: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """A connection's first document; `revision` grows with each write (ordering of
+    events)."""
+    now = utcnow()
     return {
-        "id": str(document["_id"]),
-        "story": {"id": document["storyId"], "name": document["storyName"]},
-        "name": document["name"],
-        "url": document["url"],
-        "error": document.get("error"),
-        "createdAt": iso(document["createdAt"]),
-        "updatedAt": iso(document["updatedAt"]),
-        **{name: document.get(name) for name in OPTIONAL_FIELDS},
+        "accountId": account_id,
+        "storyId": fields["storyId"],
+        "storyName": story_name,
+        "name": fields["name"],
+        "url": fields["url"],
+        **{name: fields[name] for name in OPTIONAL_FIELDS if name in fields},
+        "error": None,
+        "revision": 1,
+        "createdAt": now,
+        "updatedAt": now,
+    }
+
+
+def replaced_connection(current: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """`current` with the whole configuration in `fields` (an optional field left out
+    goes) and the next revision."""
+    return {
+        **{k: v for k, v in current.items() if k not in OPTIONAL_FIELDS},
+        "name": fields["name"],
+        "url": fields["url"],
+        **{name: fields[name] for name in OPTIONAL_FIELDS if name in fields},
+        "revision": current.get("revision", 0) + 1,
+        "updatedAt": utcnow(),
     }
 
 
 class ConnectionRepository:
-    def __init__(self, database: AsyncDatabase) -> None:
+    def __init__(self, database: Database) -> None:
         self.collection = database["webhook_connections"]
 
     async def ensure_indexes(self) -> None:
@@ -43,20 +51,8 @@ class ConnectionRepository:
     async def insert(
         self, account_id: str, story_name: str, fields: dict[str, Any]
     ) -> dict[str, Any]:
-        """The stored document; `revision` grows with each write (ordering of events)."""
-        now = utcnow()
-        document = {
-            "accountId": account_id,
-            "storyId": fields["storyId"],
-            "storyName": story_name,
-            "name": fields["name"],
-            "url": fields["url"],
-            **{name: fields[name] for name in OPTIONAL_FIELDS if name in fields},
-            "error": None,
-            "revision": 1,
-            "createdAt": now,
-            "updatedAt": now,
-        }
+        """The stored document."""
+        document = new_connection(account_id, story_name, fields)
         await self.collection.insert_one(document)
         return document
 
@@ -78,14 +74,7 @@ class ConnectionRepository:
         current = await self.get(account_id, connection_id)
         if current is None:
             return None
-        document = {
-            **{k: v for k, v in current.items() if k not in OPTIONAL_FIELDS},
-            "name": fields["name"],
-            "url": fields["url"],
-            **{name: fields[name] for name in OPTIONAL_FIELDS if name in fields},
-            "revision": current.get("revision", 0) + 1,
-            "updatedAt": utcnow(),
-        }
+        document = replaced_connection(current, fields)
         result = await self.collection.replace_one(
             {"_id": current["_id"], "accountId": account_id, "revision": current.get("revision")},
             document,
@@ -140,6 +129,3 @@ class ConnectionRepository:
             },
             {"$set": {"error": error, "lastDeliveryAtMs": at_ms}},
         )
-
-
-CONNECTIONS = web.AppKey("connections", ConnectionRepository)

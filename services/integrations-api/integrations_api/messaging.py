@@ -1,96 +1,38 @@
-"""integrations-api's side of NATS (the contract: shared/events.py).
+"""integrations-api's JetStream consumers (the contract: shared/events.py): each event
+goes to the same use case as an HTTP request would (integrations_api/service.py).
 
-- Connections follow their story: a deleted story takes its connections with it; any
-  other change refreshes the story name they show, asked from bot-api (the source of
-  truth), so handling an event twice or out of order leaves the same result.
-- Delivery results set or clear a connection's `error`, never going back in time.
-- Each connection write is published, with its revision, for bot-api's view.
+Durable pull consumers shared by every replica, so one replica handles each event;
+an event is acknowledged once handled, retried on a failure, and dropped (logged)
+when it cannot be read (shared/messaging.py)."""
 
-An event is acknowledged only once handled; a failure is retried."""
-
-import logging
 from collections.abc import AsyncIterator
-from typing import Any
 
 from aiohttp import web
-from nats.aio.client import Client
 
-from integrations_api.connections import CONNECTIONS, ConnectionRepository
-from integrations_api.stories import story_name
-from shared.errors import ValidationFailed
-from shared.events import ConnectionChanged, DeliveryResult, StoryChanged, Subjects
-from shared.messaging import acknowledging
-from shared.outbox import OUTBOX
-from shared.service import CONFIG, NATS
+from integrations_api import service
+from integrations_api.keys import BACKENDS, CONFIG, NATS
+from shared.events import DeliveryResult, StoryChanged, decode
+from shared.messaging import pulling
 
-log = logging.getLogger(__name__)
-CONSUMER = "integrations-stories"
-DELIVERIES = "integrations-deliveries"
-
-
-async def apply_story_change(
-    connections: ConnectionRepository, nats: Client, subjects: Subjects, event: StoryChanged
-) -> None:
-    if event.deleted:
-        await connections.delete_for_story(event.account_id, event.story_id)
-        return
-    if not await connections.used_by_story(event.account_id, event.story_id):
-        return
-    try:
-        name = await story_name(nats, subjects, event.account_id, event.story_id)
-    except ValidationFailed:
-        return  # deleted since: its own event removes the connections
-    await connections.rename_story(event.account_id, event.story_id, name)
-
-
-async def publish_connection(
-    app: web.Application, document: dict[str, Any], deleted: bool = False
-) -> None:
-    event = ConnectionChanged(
-        connection_id=str(document["_id"]),
-        account_id=document["accountId"],
-        story_id=document["storyId"],
-        name=document["name"],
-        url=document["url"],
-        revision=document["revision"] + (1 if deleted else 0),
-        token=document.get("token"),
-        headers=document.get("headers"),
-        auth=document.get("auth"),
-        deleted=deleted,
-    )
-    await app[OUTBOX].put(app[CONFIG].subjects.connection_changed, event.encode())
+STORIES_CONSUMER = "integrations-stories-pull"
+DELIVERIES_CONSUMER = "integrations-deliveries-pull"
 
 
 async def consumers(app: web.Application) -> AsyncIterator[None]:
-    """cleanup_ctx: durable queue consumers, so one replica handles each event."""
+    """cleanup_ctx: story changes and delivery results, while the app runs."""
     subjects = app[CONFIG].subjects
+    backends = app[BACKENDS]
 
     async def on_story(data: bytes) -> None:
-        event = StoryChanged.decode(data)
-        await apply_story_change(app[CONNECTIONS], app[NATS], subjects, event)
+        await service.story_changed(backends, event=decode(StoryChanged, data))
 
     async def on_delivery(data: bytes) -> None:
-        result = DeliveryResult.decode(data)
-        await app[CONNECTIONS].record_delivery(
-            result.account_id, result.connection_id, result.error, result.at_ms
-        )
+        await service.delivery_reported(backends, result=decode(DeliveryResult, data))
 
-    jetstream = app[NATS].jetstream()
-    subscriptions = []
-    for subject, name, apply in (
-        (subjects.story_changed, CONSUMER, on_story),
-        (subjects.delivery_result, DELIVERIES, on_delivery),
+    stories = subjects.consumer(STORIES_CONSUMER)
+    deliveries = subjects.consumer(DELIVERIES_CONSUMER)
+    async with (
+        pulling(app[NATS], subjects.story_changed, stories, on_story),
+        pulling(app[NATS], subjects.delivery_result, deliveries, on_delivery),
     ):
-        consumer = subjects.consumer(name)
-        subscriptions.append(
-            await jetstream.subscribe(
-                subject,
-                queue=consumer,
-                durable=consumer,
-                cb=acknowledging(apply, name),
-                manual_ack=True,
-            )
-        )
-    yield
-    for subscription in subscriptions:
-        await subscription.unsubscribe()
+        yield

@@ -1,11 +1,12 @@
 """Webhook connections (SPEC.md "Webhook connection"), as written and as read."""
 
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate
 
+from shared.envelope_schemas import created_schema, success_schema
+from shared.ids import is_object_id
 from shared.schema_fields import FullMatch
 
 URL = validate.URL(schemes={"http", "https"}, require_tld=False)
-HEX_ID = FullMatch(r"^[0-9a-f]{24}$", error="Must be a 24-character hexadecimal id.")
 HEADER_NAME = FullMatch(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", error="Not a valid HTTP header name.")
 HEADER_VALUE = FullMatch(r"^[^\r\n\x00]*$", error="A header value cannot hold a line break.")
 RESERVED_HEADERS = frozenset(
@@ -14,10 +15,15 @@ RESERVED_HEADERS = frozenset(
 )  # fmt: skip
 
 
+def hexadecimal_id(value: str) -> None:
+    if not is_object_id(value):
+        raise ValidationError("Must be a 24-character hexadecimal id.")
+
+
 def not_reserved(headers: dict[str, str]) -> None:
     taken = sorted(name for name in headers if name.lower() in RESERVED_HEADERS)
     if taken:
-        raise validate.ValidationError(
+        raise ValidationError(
             f"{', '.join(taken)} cannot be set: the service sets it on every call."
         )
 
@@ -42,7 +48,7 @@ class ConnectionUpdateSchema(Schema):
 
 
 class ConnectionCreateSchema(ConnectionUpdateSchema):
-    storyId = fields.String(required=True, validate=[validate.Length(equal=24), HEX_ID])
+    storyId = fields.String(required=True, validate=[validate.Length(equal=24), hexadecimal_id])
 
 
 class StoryRefSchema(Schema):
@@ -66,15 +72,5 @@ class ConnectionSchema(ConnectionSummarySchema):
     auth = fields.Nested(AuthSchema, required=True, allow_none=True)
 
 
-class StatusSchema(Schema):
-    code = fields.Integer(required=True)
-    type = fields.String(required=True)
-
-
-class SuccessSchema(Schema):
-    timestamp = fields.String(required=True)
-    status = fields.Nested(StatusSchema, required=True)
-
-
-class CreatedSchema(SuccessSchema):
-    id = fields.String(required=True)
+SuccessSchema = success_schema("type")
+CreatedSchema = created_schema("type")

@@ -4,22 +4,38 @@ bot-api's database."""
 from nats.aio.client import Client
 from nats.errors import NoRespondersError, TimeoutError
 
-from shared.errors import Unavailable, ValidationFailed
-from shared.events import LOOKUP_TIMEOUT_SECONDS, StoryLookup, StoryLookupReply, Subjects
+from shared.errors import Unavailable
+from shared.events import (
+    LOOKUP_TIMEOUT_SECONDS,
+    StoryLookup,
+    StoryLookupReply,
+    Subjects,
+    decode,
+    encode,
+)
 
 
-async def story_name(nats: Client, subjects: Subjects, account_id: str, story_id: str) -> str:
-    """The name of the account's story, or a 400 naming `storyId`; 503 if bot-api
-    does not answer."""
-    try:
-        message = await nats.request(
-            subjects.story_lookup,
-            StoryLookup(account_id, story_id).encode(),
-            LOOKUP_TIMEOUT_SECONDS,
-        )
-    except (NoRespondersError, TimeoutError):
-        raise Unavailable("bot-api does not answer; nothing was stored") from None
-    reply = StoryLookupReply.decode(message.data)
-    if not reply.found or reply.name is None:
-        raise ValidationFailed.at(("storyId",), f"no story {story_id} in this account")
-    return reply.name
+class StoryNotFound(Exception):
+    """The account has no such story (it never had, or it was deleted)."""
+
+
+class NatsStoryDirectory:
+    def __init__(self, nats: Client, subjects: Subjects) -> None:
+        self._nats = nats
+        self._subjects = subjects
+
+    async def name(self, account_id: str, story_id: str) -> str:
+        """The name of the account's story; StoryNotFound, or Unavailable (503) when
+        bot-api does not answer."""
+        try:
+            message = await self._nats.request(
+                self._subjects.story_lookup,
+                encode(StoryLookup(account_id, story_id)),
+                LOOKUP_TIMEOUT_SECONDS,
+            )
+        except (NoRespondersError, TimeoutError):
+            raise Unavailable("bot-api does not answer; nothing was stored") from None
+        reply = decode(StoryLookupReply, message.data)
+        if not reply.found or reply.name is None:
+            raise StoryNotFound(story_id)
+        return reply.name

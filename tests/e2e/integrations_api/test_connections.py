@@ -1,6 +1,5 @@
 """The v2 webhook-connection API, with bot-api answering story look-ups over NATS."""
 
-import asyncio
 import re
 from typing import Any
 
@@ -11,6 +10,7 @@ from openapi_spec_validator import validate
 from integrations_api.app import create_app
 from shared.config import Config
 from support.api import Api, Tenant
+from support.waiting import eventually
 
 BASE = "/v2/integrations/webhook"
 
@@ -190,14 +190,6 @@ async def test_the_openapi_document_lists_the_connection_api(integrations: TestC
         document = await response.json()
     validate(document)
     assert set(document["paths"]) >= {BASE, BASE + "/{id}"}
-
-
-async def eventually(check: Any, seconds: float = 2.0) -> None:
-    """Wait for an event to be applied (the change travels over JetStream)."""
-    deadline = asyncio.get_running_loop().time() + seconds
-    while not await check():
-        assert asyncio.get_running_loop().time() < deadline, "the change never arrived"
-        await asyncio.sleep(0.05)
 
 
 async def test_connections_follow_their_story_renamed_then_deleted(

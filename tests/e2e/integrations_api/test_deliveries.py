@@ -13,6 +13,7 @@ from standardwebhooks import Webhook
 from integrations_api.app import create_app
 from shared.config import Config
 from support.api import Api, Tenant
+from support.waiting import eventually
 
 BASE = "/v2/integrations/webhook"
 WHSEC = "whsec_" + base64.b64encode(b"a shared secret of the backend").decode()
@@ -50,16 +51,6 @@ async def start_backend(
 async def integrations(aiohttp_client: Any, config: Config, bot_api: TestClient) -> TestClient:
     client: TestClient = await aiohttp_client(create_app(config))
     return client
-
-
-async def eventually(check: Any, seconds: float = 2.0) -> Any:
-    deadline = asyncio.get_running_loop().time() + seconds
-    while True:
-        outcome = await check()
-        if outcome:
-            return outcome
-        assert asyncio.get_running_loop().time() < deadline, "the change never arrived"
-        await asyncio.sleep(0.05)
 
 
 async def setup(

@@ -3,7 +3,8 @@
 from aiohttp import web
 from aiohttp.test_utils import TestClient
 
-from shared.envelope import STATUS_FIELD, envelope_middleware
+from shared.envelope import envelope_middleware
+from shared.keys import STATUS_FIELD
 
 
 def app_that_fails(status_field: str) -> web.Application:

@@ -1,9 +1,10 @@
-"""Envelope schemas and field helpers the management API shares."""
+"""Field helpers and the envelope schemas the management API shares."""
 
 from typing import Any
 
 from marshmallow import Schema, fields, pre_load, validate
 
+from shared.envelope_schemas import created_schema, success_schema
 from shared.schema_fields import FullMatch
 
 NAME_PATTERN = FullMatch(r"^[\w-]+$", error="Only letters, digits, '_' and '-' are allowed.")
@@ -39,15 +40,5 @@ class WriteSchema(Schema):
         return data
 
 
-class StatusSchema(Schema):
-    code = fields.Integer(required=True)
-    errorType = fields.String(required=True)
-
-
-class SuccessSchema(Schema):
-    timestamp = fields.String(required=True)
-    status = fields.Nested(StatusSchema, required=True)
-
-
-class CreatedSchema(SuccessSchema):
-    id = fields.String(required=True)
+SuccessSchema = success_schema("errorType")
+CreatedSchema = created_schema("errorType")

@@ -1,20 +1,18 @@
-import re
-
 from marshmallow import Schema, ValidationError, fields, validate
 
 from bot_api.domain.interactions import is_required
 from bot_api.schemas.common import NAME_PATTERN, WriteSchema, text, text_list
 from bot_api.schemas.responses import stored_response
+from shared.ids import is_object_id
 from shared.schema_fields import FullMatch, StrictBoolean
 
 TRIGGER = FullMatch(r"^[A-Za-z0-9]+$", error="A trigger is letters and digits only.")
-CONNECTION_ID = re.compile(r"^[0-9a-f]{24}$")
 URL = validate.URL(schemes={"http", "https"}, require_tld=False)
 
 
 def webhook_target(value: str) -> None:
     """A webhook is empty, an http(s) URL, or a webhook connection's id (DESIGN.md)."""
-    if value == "" or CONNECTION_ID.fullmatch(value):
+    if value == "" or is_object_id(value):
         return
     try:
         URL(value)

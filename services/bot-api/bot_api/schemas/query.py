@@ -17,6 +17,7 @@ from bot_api.domain.responses import (
 from bot_api.engine.turn import Debug, Outcome, Turn
 from bot_api.schemas.common import NAME_PATTERN, text
 from bot_api.schemas.interactions import TRIGGER
+from shared.envelope_schemas import status_schema
 from shared.schema_fields import StrictBoolean, StrictNumber, TypedUnion
 
 MAX_SESSION_PARAMETERS = 99
@@ -155,16 +156,11 @@ class QueryResultSchema(Schema):
     debug = fields.Dict(metadata={"description": "With debug: true: candidates and the decision"})
 
 
-class QueryStatusSchema(Schema):
-    code = fields.Integer(required=True)
-    type = fields.String(required=True)
-
-
 class QueryResponseSchema(Schema):
     result = fields.Nested(QueryResultSchema, required=True)
     sessionId = fields.String(required=True)
     timestamp = fields.String(required=True)
-    status = fields.Nested(QueryStatusSchema, required=True)
+    status = fields.Nested(status_schema("type"), required=True)
 
 
 def result_body(turn: Turn, outcome: Outcome) -> dict[str, Any]:

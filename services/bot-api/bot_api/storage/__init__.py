@@ -2,14 +2,13 @@
 
 from dataclasses import dataclass
 
-from pymongo.asynchronous.database import AsyncDatabase
-
 from bot_api.storage.connections import ConnectionViewRepository
 from bot_api.storage.entities import EntityRepository
-from bot_api.storage.ids import new_object_id, object_id
 from bot_api.storage.interactions import InteractionRepository
 from bot_api.storage.sessions import SessionRepository
 from bot_api.storage.stories import StoryRepository
+from shared.ids import new_object_id, object_id
+from shared.mongo import Database
 
 
 @dataclass(frozen=True)
@@ -21,7 +20,7 @@ class Stores:
     connections: ConnectionViewRepository
 
     @classmethod
-    def open(cls, database: AsyncDatabase) -> "Stores":
+    def open(cls, database: Database) -> "Stores":
         return cls(
             stories=StoryRepository(database),
             interactions=InteractionRepository(database),

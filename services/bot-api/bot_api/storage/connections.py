@@ -3,17 +3,15 @@ events: an older revision never overwrites a newer one, and a deletion stays as 
 tombstone so a late event cannot bring it back."""
 
 import contextlib
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import DuplicateKeyError
 
 from shared.events import ConnectionChanged
-
-CONNECTION_ID = re.compile(r"^[0-9a-f]{24}$")
+from shared.ids import is_object_id
+from shared.mongo import Database
 
 
 @dataclass(frozen=True)
@@ -42,7 +40,7 @@ def connection_from_document(document: Mapping[str, Any]) -> Connection:
 
 
 class ConnectionViewRepository:
-    def __init__(self, database: AsyncDatabase) -> None:
+    def __init__(self, database: Database) -> None:
         self.collection = database["connections"]
 
     async def ensure_indexes(self) -> None:
@@ -70,7 +68,7 @@ class ConnectionViewRepository:
 
     async def for_webhook(self, account_id: str, story_id: str, webhook: str) -> Connection | None:
         """The story's connection a webhook names: by id, or by a URL equal to its url."""
-        by = {"_id": webhook} if CONNECTION_ID.fullmatch(webhook) else {"url": webhook}
+        by = {"_id": webhook} if is_object_id(webhook) else {"url": webhook}
         document = await self.collection.find_one(
             {**by, "accountId": account_id, "storyId": story_id, "deleted": False}
         )

@@ -3,12 +3,12 @@
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import DuplicateKeyError
 
 from bot_api.domain.entities import Entity, Entry
-from bot_api.storage.ids import object_id
 from shared.errors import Conflict
+from shared.ids import object_id
+from shared.mongo import Database
 from shared.timeutil import utcnow
 
 
@@ -23,7 +23,7 @@ def entity_from_document(document: Mapping[str, Any]) -> Entity:
 
 
 class EntityRepository:
-    def __init__(self, database: AsyncDatabase) -> None:
+    def __init__(self, database: Database) -> None:
         self.collection = database["entities"]
 
     async def ensure_indexes(self) -> None:

@@ -7,9 +7,8 @@ the structure does not list (a create cut short) is never shown.
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pymongo.asynchronous.database import AsyncDatabase
-
 from bot_api.domain.interactions import Interaction, interaction_from_content
+from shared.mongo import Database
 from shared.timeutil import utcnow
 
 CONTENT_FIELDS = (
@@ -29,7 +28,7 @@ def interaction_from_document(document: Mapping[str, Any]) -> Interaction:
 
 
 class InteractionRepository:
-    def __init__(self, database: AsyncDatabase) -> None:
+    def __init__(self, database: Database) -> None:
         self.collection = database["interactions"]
 
     async def ensure_indexes(self) -> None:

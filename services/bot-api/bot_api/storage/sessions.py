@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import DuplicateKeyError
 
 from bot_api.engine.turn import ActiveContext, Pending, SessionState
+from shared.mongo import Database
 from shared.timeutil import utcnow
 
 
@@ -59,7 +59,7 @@ def session_key(story_id: str, session_id: str) -> str:
 
 
 class SessionRepository:
-    def __init__(self, database: AsyncDatabase) -> None:
+    def __init__(self, database: Database) -> None:
         self.collection = database["sessions"]
 
     async def ensure_indexes(self) -> None:

@@ -8,11 +8,11 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from bson import ObjectId
-from pymongo.asynchronous.database import AsyncDatabase
 
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Context, Structure
-from bot_api.storage.ids import object_id
+from shared.ids import object_id
+from shared.mongo import Database
 from shared.timeutil import utcnow
 
 
@@ -70,7 +70,7 @@ def _record(document: dict[str, Any]) -> StoryRecord:
 
 
 class StoryRepository:
-    def __init__(self, database: AsyncDatabase) -> None:
+    def __init__(self, database: Database) -> None:
         self.collection = database["stories"]
 
     async def ensure_indexes(self) -> None:

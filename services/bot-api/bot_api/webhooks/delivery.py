@@ -13,12 +13,13 @@ from typing import Protocol
 
 from bot_api.domain.interactions import Interaction
 from bot_api.engine.turn import Outcome, Turn
-from bot_api.storage.connections import CONNECTION_ID, Connection
+from bot_api.storage.connections import Connection
 from bot_api.webhooks.answers import WebhookAnswer, read_answer
 from bot_api.webhooks.caller import WebhookCaller
 from bot_api.webhooks.failures import DeliveryFailed
 from bot_api.webhooks.payload import request_body
 from shared.events import DeliveryResult
+from shared.ids import is_object_id
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +69,7 @@ class Deliveries:
     ) -> WebhookAnswer | None:
         webhook = interaction.webhook
         connection = await self._connections.for_webhook(account_id, outcome.story_id, webhook)
-        if connection is None and CONNECTION_ID.fullmatch(webhook):
+        if connection is None and is_object_id(webhook):
             log.warning(
                 "interaction %s names no connection of its story: %s", interaction.id, webhook
             )

@@ -1,0 +1,142 @@
+"""integrations-api's use cases, called alike by the HTTP handlers (api.py) and the
+JetStream consumers (messaging.py).
+
+Each write is published afterwards through the outbox, with the connection's revision,
+for bot-api's view of connections (docs/events.md). The reactions to events are
+idempotent: connections follow their story (a deleted story takes them with it; any
+other change refreshes the story name they show, asked from bot-api, the source of
+truth), and a delivery result never takes a connection's `error` back in time.
+"""
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from integrations_api.stories import StoryNotFound
+from shared.errors import NotFound, ValidationFailed
+from shared.events import ConnectionChanged, DeliveryResult, StoryChanged, Subjects, encode
+
+
+class ConnectionStore(Protocol):
+    """The `webhook_connections` collection (integrations_api/connections.py)."""
+
+    async def list(self, account_id: str) -> list[dict[str, Any]]: ...
+
+    async def get(self, account_id: str, connection_id: str) -> dict[str, Any] | None: ...
+
+    async def insert(
+        self, account_id: str, story_name: str, fields: dict[str, Any]
+    ) -> dict[str, Any]: ...
+
+    async def replace(
+        self, account_id: str, connection_id: str, fields: dict[str, Any]
+    ) -> dict[str, Any] | None: ...
+
+    async def delete(self, account_id: str, connection_id: str) -> dict[str, Any] | None: ...
+
+    async def used_by_story(self, account_id: str, story_id: str) -> bool: ...
+
+    async def rename_story(self, account_id: str, story_id: str, name: str) -> None: ...
+
+    async def delete_for_story(self, account_id: str, story_id: str) -> None: ...
+
+    async def record_delivery(
+        self, account_id: str, connection_id: str, error: str | None, at_ms: int
+    ) -> None: ...
+
+
+class StoryDirectory(Protocol):
+    async def name(self, account_id: str, story_id: str) -> str:
+        """The story's name; StoryNotFound if the account has no such story."""
+        ...
+
+
+class EventOutbox(Protocol):
+    async def put(self, subject: str, data: bytes) -> None: ...
+
+
+@dataclass(frozen=True)
+class Backends:
+    """What the use cases read, write and ask."""
+
+    connections: ConnectionStore
+    stories: StoryDirectory
+    outbox: EventOutbox
+    subjects: Subjects
+
+
+async def list_connections(backends: Backends, *, account_id: str) -> list[dict[str, Any]]:
+    return await backends.connections.list(account_id)
+
+
+async def read_connection(
+    backends: Backends, *, account_id: str, connection_id: str
+) -> dict[str, Any]:
+    document = await backends.connections.get(account_id, connection_id)
+    if document is None:
+        raise NotFound(f"no webhook connection {connection_id}")
+    return document
+
+
+async def create_connection(backends: Backends, *, account_id: str, fields: dict[str, Any]) -> str:
+    """The new connection's id; a 400 naming `storyId` if the account has no such story."""
+    story_id = fields["storyId"]
+    try:
+        story_name = await backends.stories.name(account_id, story_id)
+    except StoryNotFound:
+        raise ValidationFailed.at(("storyId",), f"no story {story_id} in this account") from None
+    document = await backends.connections.insert(account_id, story_name, fields)
+    await _publish(backends, document)
+    return str(document["_id"])
+
+
+async def update_connection(
+    backends: Backends, *, account_id: str, connection_id: str, fields: dict[str, Any]
+) -> None:
+    document = await backends.connections.replace(account_id, connection_id, fields)
+    if document is None:
+        raise NotFound(f"no webhook connection {connection_id}")
+    await _publish(backends, document)
+
+
+async def delete_connection(backends: Backends, *, account_id: str, connection_id: str) -> None:
+    document = await backends.connections.delete(account_id, connection_id)
+    if document is None:
+        raise NotFound(f"no webhook connection {connection_id}")
+    await _publish(backends, document, deleted=True)
+
+
+async def story_changed(backends: Backends, *, event: StoryChanged) -> None:
+    connections = backends.connections
+    if event.deleted:
+        await connections.delete_for_story(event.account_id, event.story_id)
+        return
+    if not await connections.used_by_story(event.account_id, event.story_id):
+        return
+    try:
+        name = await backends.stories.name(event.account_id, event.story_id)
+    except StoryNotFound:
+        return  # deleted since: its own event removes the connections
+    await connections.rename_story(event.account_id, event.story_id, name)
+
+
+async def delivery_reported(backends: Backends, *, result: DeliveryResult) -> None:
+    await backends.connections.record_delivery(
+        result.account_id, result.connection_id, result.error, result.at_ms
+    )
+
+
+async def _publish(backends: Backends, document: dict[str, Any], deleted: bool = False) -> None:
+    """Tell bot-api; a deletion is one more revision, so it wins over the last write."""
+    event = ConnectionChanged(
+        connection_id=str(document["_id"]),
+        account_id=document["accountId"],
+        story_id=document["storyId"],
+        name=document["name"],
+        url=document["url"],
+        revision=document["revision"] + (1 if deleted else 0),
+        token=document.get("token"),
+        headers=document.get("headers"),
+        auth=document.get("auth"),
+        deleted=deleted,
+    )
+    await backends.outbox.put(backends.subjects.connection_changed, encode(event))

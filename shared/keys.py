@@ -1,0 +1,27 @@
+"""The application keys of the plumbing every service shares (shared/service.py sets
+them); each service's own `keys.py` re-exports those it uses beside its own."""
+
+from collections.abc import Awaitable, Callable
+
+from aiohttp import web
+from nats.aio.client import Client as NatsClient
+from pymongo import AsyncMongoClient
+from pymongo.asynchronous.database import AsyncDatabase
+
+from shared.auth import AccountRepository, PrincipalCache
+from shared.config import Config
+from shared.outbox import Outbox
+
+Probe = Callable[[], Awaitable[bool]]
+
+CONFIG = web.AppKey("config", Config)
+STATUS_FIELD = web.AppKey("status_field", str)
+"""How the envelope names the outcome: `errorType` or `type` (shared/envelope.py)."""
+MONGO = web.AppKey("mongo", AsyncMongoClient)
+DATABASE = web.AppKey("database", AsyncDatabase)
+"""The service's own database."""
+ACCOUNTS = web.AppKey("accounts", AccountRepository)
+PRINCIPALS = web.AppKey("principals", PrincipalCache)
+NATS = web.AppKey("nats", NatsClient)
+OUTBOX = web.AppKey("outbox", Outbox)
+PROBES = web.AppKey("readiness_probes", dict[str, Probe])
