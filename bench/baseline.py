@@ -24,7 +24,7 @@ EMPTY_STATE = {"contexts": [], "parameters": {}, "pending": None}
 
 
 async def query(request: web.Request) -> web.Response:
-    """Sessions expire (DESIGN.md), so the baseline's collection has the same TTL index."""
+    """Sessions expire (docs/query.md), so the baseline's collection has the same TTL index."""
     body = await request.json()
     key = f"baseline:{body['sessionId']}"
     sessions = request.app[SESSIONS]

@@ -1,4 +1,4 @@
-"""Accounts and their two tokens (DESIGN.md "Accounts and tokens").
+"""Accounts and their two tokens (docs/api.md "Accounts and tokens").
 
 The `accounts` collection belongs to this module and is read by both services. Tokens
 are shown once and stored only as SHA-256 hashes, so a database leak leaks no token.

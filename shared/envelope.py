@@ -1,7 +1,7 @@
 """The JSON envelope every response wears, and the middleware that puts errors in it.
 
 Management endpoints name the outcome `status.errorType`; the connection API and
-/query name it `status.type` (SPEC.md "Errors"). Each app sets its default in
+/query name it `status.type` (docs/api.md "Envelope and errors"). Each app sets its default in
 `STATUS_FIELD`, and an endpoint may override it.
 """
 

@@ -1,4 +1,4 @@
-"""The error vocabulary of both services (DESIGN.md "Errors").
+"""The error vocabulary of both services (docs/api.md "Envelope and errors").
 
 Domain and handler code raise `ApiError`; the error middleware turns it, and anything
 else, into the one JSON envelope. `STATUSES` names each HTTP status the services answer

@@ -93,6 +93,10 @@ class Subjects:
     def story_lookup(self) -> str:
         return f"{self.namespace}.bot.stories.lookup.v1"
 
+    @property
+    def connection_lookup(self) -> str:
+        return f"{self.namespace}.integrations.connections.lookup.v1"
+
     def consumer(self, name: str) -> str:
         return f"{self.namespace}-{name}"
 
@@ -107,6 +111,18 @@ class StoryLookup:
 class StoryLookupReply:
     found: bool
     name: str | None = None
+
+
+@dataclass(frozen=True)
+class ConnectionLookup:
+    account_id: str
+    story_id: str
+    connection_id: str
+
+
+@dataclass(frozen=True)
+class ConnectionLookupReply:
+    found: bool
 
 
 @dataclass(frozen=True)

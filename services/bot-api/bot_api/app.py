@@ -17,6 +17,7 @@ from bot_api.keys import (
     DATABASE,
     ENTITIES,
     INTERACTIONS,
+    NATS,
     STORES,
     STORIES,
     STORY_CACHE,
@@ -24,7 +25,13 @@ from bot_api.keys import (
 from bot_api.management.entities import EntityService
 from bot_api.management.interactions import InteractionService
 from bot_api.management.stories import StoryService
-from bot_api.messaging import connection_events, delivery_reporter, story_events, story_lookups
+from bot_api.messaging import (
+    NatsConnectionDirectory,
+    connection_events,
+    delivery_reporter,
+    story_events,
+    story_lookups,
+)
 from bot_api.storage import Stores
 from bot_api.webhooks.caller import WebhookCaller
 from bot_api.webhooks.delivery import Deliveries
@@ -34,7 +41,7 @@ from shared.service import add_meta_routes, mongo_context, nats_context, new_app
 
 async def management(app: web.Application) -> AsyncIterator[None]:
     """The repositories, the change feed with the story cache listening, and the
-    management use cases."""
+    management use cases (which ask integrations-api about connections over NATS)."""
     stores = Stores.open(app[DATABASE])
     await stores.ensure_indexes()
     changes = ChangeFeed()
@@ -42,7 +49,8 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     changes.listen(cache)
     app[STORES], app[CHANGES], app[STORY_CACHE] = stores, changes, cache
     app[STORIES] = StoryService(stores=stores, changes=changes)
-    app[INTERACTIONS] = InteractionService(stores=stores, changes=changes)
+    directory = NatsConnectionDirectory(app[NATS], app[CONFIG].subjects)
+    app[INTERACTIONS] = InteractionService(stores=stores, changes=changes, connections=directory)
     app[ENTITIES] = EntityService(stores=stores, changes=changes)
     yield
 
@@ -69,9 +77,9 @@ def create_app(config: Config) -> web.Application:
     app.cleanup_ctx.extend(
         [
             mongo_context(config.bot_database),
-            management,
             nats_context("bot-api"),
             outbox_context(),
+            management,
             conversations,
             story_lookups,
             story_events,

@@ -13,7 +13,9 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from aiohttp import web
+from nats.aio.client import Client
 from nats.aio.msg import Msg
+from nats.errors import NoRespondersError, TimeoutError
 from nats.js.api import DeliverPolicy
 
 from bot_api.changes import (
@@ -25,9 +27,12 @@ from bot_api.changes import (
 )
 from bot_api.keys import CHANGES, STORES, STORY_CACHE
 from bot_api.management.stories import load_story
-from shared.errors import NotFound
+from shared.errors import NotFound, Unavailable
 from shared.events import (
+    LOOKUP_TIMEOUT_SECONDS,
     ConnectionChanged,
+    ConnectionLookup,
+    ConnectionLookupReply,
     DeliveryResult,
     EntitiesChanged,
     Event,
@@ -166,3 +171,22 @@ async def connection_events(app: web.Application) -> AsyncIterator[None]:
     consumer = subjects.consumer(CONNECTIONS_CONSUMER)
     async with pulling(app[NATS], subjects.connection_changed, consumer, on_connection):
         yield
+
+
+class NatsConnectionDirectory:
+    """Asks integrations-api, which owns the connections, whether a story has one."""
+
+    def __init__(self, nats: Client, subjects: Subjects) -> None:
+        self._nats = nats
+        self._subjects = subjects
+
+    async def is_story_connection(self, account_id: str, story_id: str, connection_id: str) -> bool:
+        """Unavailable (503) when integrations-api does not answer."""
+        lookup = ConnectionLookup(account_id, story_id, connection_id)
+        try:
+            message = await self._nats.request(
+                self._subjects.connection_lookup, encode(lookup), LOOKUP_TIMEOUT_SECONDS
+            )
+        except (NoRespondersError, TimeoutError):
+            raise Unavailable("integrations-api does not answer; nothing was stored") from None
+        return decode(ConnectionLookupReply, message.data).found

@@ -1,4 +1,4 @@
-"""The v2 webhook-connection API (SPEC.md "Webhook connections"): each handler parses,
+"""The v2 webhook-connection API (docs/api.md "Webhook connections"): each handler parses,
 calls its use case (integrations_api/service.py) and renders."""
 
 from typing import Any

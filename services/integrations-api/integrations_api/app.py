@@ -5,7 +5,7 @@ from aiohttp import web
 from integrations_api.api import CONNECTION_STATUS_FIELD, routes
 from integrations_api.connections import ConnectionRepository
 from integrations_api.keys import BACKENDS, CONFIG, CONNECTIONS, DATABASE, NATS, OUTBOX
-from integrations_api.messaging import consumers
+from integrations_api.messaging import connection_lookups, consumers
 from integrations_api.service import Backends
 from integrations_api.stories import NatsStoryDirectory
 from shared.config import Config
@@ -36,6 +36,7 @@ def create_app(config: Config) -> web.Application:
             outbox_context(),
             wire_backends,
             consumers,
+            connection_lookups,
         ]
     )
     add_meta_routes(app, "Parley integrations-api")

@@ -1,18 +1,31 @@
-"""integrations-api's JetStream consumers (the contract: shared/events.py): each event
-goes to the same use case as an HTTP request would (integrations_api/service.py).
+"""integrations-api's side of NATS (the contract: shared/events.py): each event or
+look-up goes to the same use case as an HTTP request would (integrations_api/service.py).
 
 Durable pull consumers shared by every replica, so one replica handles each event;
 an event is acknowledged once handled, retried on a failure, and dropped (logged)
 when it cannot be read (shared/messaging.py)."""
 
+import logging
 from collections.abc import AsyncIterator
 
 from aiohttp import web
+from nats.aio.msg import Msg
 
 from integrations_api import service
 from integrations_api.keys import BACKENDS, CONFIG, NATS
-from shared.events import DeliveryResult, StoryChanged, decode
+from shared.events import (
+    ConnectionLookup,
+    ConnectionLookupReply,
+    DeliveryResult,
+    StoryChanged,
+    UndecodableEvent,
+    decode,
+    encode,
+)
 from shared.messaging import pulling
+
+log = logging.getLogger(__name__)
+RESPONDERS = "integrations-api"
 
 STORIES_CONSUMER = "integrations-stories-pull"
 DELIVERIES_CONSUMER = "integrations-deliveries-pull"
@@ -36,3 +49,30 @@ async def consumers(app: web.Application) -> AsyncIterator[None]:
         pulling(app[NATS], subjects.delivery_result, deliveries, on_delivery),
     ):
         yield
+
+
+async def connection_lookups(app: web.Application) -> AsyncIterator[None]:
+    """cleanup_ctx: answer bot-api's connection look-ups (a queue group, so each is
+    answered by one replica)."""
+    backends = app[BACKENDS]
+
+    async def answer(message: Msg) -> None:
+        try:
+            lookup = decode(ConnectionLookup, message.data)
+        except UndecodableEvent as error:
+            log.warning("unreadable connection look-up: %s", error)
+            return
+        found = await service.is_story_connection(
+            backends,
+            account_id=lookup.account_id,
+            story_id=lookup.story_id,
+            connection_id=lookup.connection_id,
+        )
+        await message.respond(encode(ConnectionLookupReply(found)))
+
+    subjects = app[CONFIG].subjects
+    subscription = await app[NATS].subscribe(
+        subjects.connection_lookup, queue=subjects.consumer(RESPONDERS), cb=answer
+    )
+    yield
+    await subscription.unsubscribe()

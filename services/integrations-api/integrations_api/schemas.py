@@ -1,4 +1,4 @@
-"""Webhook connections (SPEC.md "Webhook connection"), as written and as read."""
+"""Webhook connections (docs/api.md "Webhook connections"), as written and as read."""
 
 from marshmallow import Schema, ValidationError, fields, validate
 

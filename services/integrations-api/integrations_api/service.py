@@ -77,6 +77,15 @@ async def read_connection(
     return document
 
 
+async def is_story_connection(
+    backends: Backends, *, account_id: str, story_id: str, connection_id: str
+) -> bool:
+    """Whether the account's connection `connection_id` belongs to the story (asked by
+    bot-api when an interaction names it as its webhook)."""
+    document = await backends.connections.get(account_id, connection_id)
+    return document is not None and document["storyId"] == story_id
+
+
 async def create_connection(backends: Backends, *, account_id: str, fields: dict[str, Any]) -> str:
     """The new connection's id; a 400 naming `storyId` if the account has no such story."""
     story_id = fields["storyId"]

@@ -1,9 +1,9 @@
 """Who may call the management API, and what one account can see of another.
 
-DESIGN.md "Accounts and tokens": every management route takes the account's developer
+docs/api.md "Accounts and tokens": every management route takes the account's developer
 token (401 without a valid one, 403 for the public API key), and a token of account A
 never reads, changes or learns the existence of a record of account B: such a record
-answers 404, exactly as a missing one, and B's data stays as it was. DESIGN.md
+answers 404, exactly as a missing one, and B's data stays as it was. docs/api.md
 "Errors": every response carries an `X-Request-Id`.
 """
 

@@ -1,4 +1,4 @@
-"""Every failure answers in the JSON envelope with its HTTP status (DESIGN.md "Errors")."""
+"""Every failure answers in the JSON envelope with its HTTP status (docs/api.md)."""
 
 import dataclasses
 

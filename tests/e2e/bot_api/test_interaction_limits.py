@@ -178,7 +178,6 @@ INTERACTION_ACCEPTED = [
     pytest.param({"triggers": ["Order2Go"]}, id="trigger of letters and digits"),
     pytest.param({"webhook": ""}, id="no webhook"),
     pytest.param({"webhook": "http://localhost:9000/hook"}, id="webhook http url"),
-    pytest.param({"webhook": CONNECTION_ID}, id="webhook connection id"),
     pytest.param({"parameters": [parameter("Pizza_size-2", "color")]}, id="alias letters _ -"),
 ]
 

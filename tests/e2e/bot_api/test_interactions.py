@@ -220,8 +220,15 @@ async def test_a_bad_update_changes_nothing(api: Api, story_id: str) -> None:
 
 
 async def test_webhook_is_empty_an_http_url_or_a_connection_id(api: Api, story_id: str) -> None:
-    for webhook in ("", "https://hooks.test/x", "http://127.0.0.1:9000/h", "a" * 24):
+    """A connection id is checked with integrations-api (tests/e2e/integrations_api);
+    with none running, naming one answers 503 and stores nothing."""
+    for webhook in ("", "https://hooks.test/x", "http://127.0.0.1:9000/h"):
         await api.create_interaction(story_id, "ok", webhook=webhook)
+    unanswered = await api.post(
+        f"/stories/{story_id}/interactions", {"name": "x", "webhook": "a" * 24}
+    )
+    assert unanswered.error == (503, "unavailable")
+    assert len(await api.ok("GET", f"/stories/{story_id}/interactions")) == 5
     for webhook in ("not a url", "ftp://hooks.test", "A" * 24, "javascript:alert(1)"):
         reply = await api.post(
             f"/stories/{story_id}/interactions", {"name": "x", "webhook": webhook}

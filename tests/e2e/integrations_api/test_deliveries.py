@@ -176,3 +176,33 @@ async def test_every_failed_delivery_reaches_the_connection_and_a_success_clears
         return result["source"] == "webhook" and read["error"] is None
 
     await eventually(cleared, seconds=10.0)  # a call to the old url may still take 3 s
+
+
+async def test_a_webhook_may_name_only_a_connection_of_its_own_story(
+    integrations: TestClient, alice: Tenant, bob: Tenant
+) -> None:
+    story_id, connection_id, connections = await setup(
+        alice, integrations, "https://hooks.test/own", "t", webhook_is_id=True
+    )
+    other_story = await alice.developer.create_story("Other")
+    elsewhere = await connections.post(
+        BASE, {"storyId": other_story, "name": "Else", "url": "https://hooks.test/else"}
+    )
+    bobs_story = await bob.developer.create_story()
+    bobs = await Api(integrations, bob.tokens.developer_token).post(
+        BASE, {"storyId": bobs_story, "name": "Bob", "url": "https://hooks.test/bob"}
+    )
+    path = f"/stories/{story_id}/interactions"
+    for webhook in (elsewhere.body["id"], bobs.body["id"], "0" * 24):
+        refused = await alice.developer.post(path, {"name": "Hook", "webhook": webhook})
+        assert refused.error == (400, "validation_error"), webhook
+        assert refused.body["status"]["errors"] == {
+            "webhook": [f"no webhook connection {webhook} belongs to this story"]
+        }
+    listed = await alice.developer.ok("GET", path)
+    assert [i["name"] for i in listed] == ["Welcome", "Fallback", "Track"]
+    track = listed[2]["id"]
+    moved = await alice.developer.put(f"{path}/{track}", {"webhook": elsewhere.body["id"]})
+    assert moved.error == (400, "validation_error")
+    await alice.developer.ok("PUT", f"{path}/{track}", {"name": "Track order"})
+    assert (await alice.developer.ok("GET", f"{path}/{track}"))["webhook"] == connection_id

@@ -1,4 +1,4 @@
-"""Rules an interaction obeys beyond the shape of its fields (SPEC.md "Interaction").
+"""Rules an interaction obeys beyond the shape of its fields (docs/api.md "Interactions").
 
 Input and output are the API's own dicts (camelCase keys), already shape-checked by
 the schemas; these functions add what needs the whole interaction, or its previous
@@ -108,7 +108,8 @@ def prepare(
     kind: str = STANDARD,
     previous: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Apply SPEC rules 2 and 3 and check the whole-interaction rules; return what to store."""
+    """Apply rules 2 and 3 (docs/api.md) and check the whole-interaction rules; return
+    what to store."""
     result = dict(interaction)
     parameters = [dict(p) for p in result["parameters"]]
     aliases = [p["alias"] for p in parameters]
@@ -157,7 +158,7 @@ def prepare(
 
 
 def strip_slots(phrase: str, aliases: set[str]) -> str:
-    """Remove the slots of the given aliases from a phrase (SPEC rule 3)."""
+    """Remove the slots of the given aliases from a phrase (rule 3)."""
     if not aliases:
         return phrase
     stripped = ENTITY_SLOT.sub(
@@ -188,7 +189,7 @@ def _checked_triggers(triggers: list[str], kind: str) -> list[str]:
 
 
 def is_required(parameter: Mapping[str, Any]) -> bool:
-    """SPEC rule 1: a parameter is required exactly when it has prompts to ask for it."""
+    """Rule 1: a parameter is required exactly when it has prompts to ask for it."""
     return bool(parameter["prompts"])
 
 

@@ -1,6 +1,6 @@
 """How a story's interactions hang together: roots, owned children, references.
 
-DESIGN.md "Contexts, tree, order": `contextOut` of X lists what may follow X; the part
+Contexts (docs/api.md "Contexts"): `contextOut` of X lists what may follow X; the part
 of it not in `references` is owned by X. Every interaction is either a root (listed
 in `order`) or owned by exactly one other, so ownership forms a forest and the tree
 view has no cycles. Every change returns a new, fully checked `Structure`; the caller

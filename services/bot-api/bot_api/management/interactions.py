@@ -7,7 +7,7 @@ structure before their documents go.
 """
 
 import uuid
-from typing import Any
+from typing import Any, Protocol
 
 from bot_api.changes import ChangeFeed, StoryEdited
 from bot_api.domain.interactions import (
@@ -23,12 +23,22 @@ from bot_api.storage import Stores
 from bot_api.storage.interactions import CONTENT_FIELDS
 from bot_api.storage.stories import StoryRecord
 from shared.errors import ApiError, NotFound, ValidationFailed
+from shared.ids import is_object_id
+
+
+class ConnectionDirectory(Protocol):
+    async def is_story_connection(
+        self, account_id: str, story_id: str, connection_id: str
+    ) -> bool: ...
 
 
 class InteractionService:
-    def __init__(self, *, stores: Stores, changes: ChangeFeed) -> None:
+    def __init__(
+        self, *, stores: Stores, changes: ChangeFeed, connections: ConnectionDirectory
+    ) -> None:
         self._stores = stores
         self._changes = changes
+        self._connections = connections
 
     async def list_interactions(self, *, account_id: str, story_id: str) -> list[dict[str, Any]]:
         story = await load_story(self._stores, account_id, story_id)
@@ -59,7 +69,7 @@ class InteractionService:
 
         place(story.structure)
         content = prepare({**EMPTY_INTERACTION, **data})
-        await _check_references(stores, account_id, story, None, content)
+        await self._check_references(account_id, story, None, content)
         await stores.interactions.insert_many(
             account_id, story.id, [{**content, "id": new_id, "type": STANDARD}]
         )
@@ -80,7 +90,9 @@ class InteractionService:
         current = await _load_interaction(stores, story, interaction_id)
         stored = {name: current[name] for name in CONTENT_FIELDS}
         content = prepare({**stored, **data}, current["type"], previous=stored)
-        await _check_references(stores, account_id, story, interaction_id, content)
+        await self._check_references(
+            account_id, story, interaction_id, content, stored_webhook=stored["webhook"]
+        )
         await stores.interactions.replace_content(story.id, interaction_id, {**stored, **content})
         await self._changes.announce(StoryEdited(account_id, story.id, frozenset({interaction_id})))
 
@@ -113,6 +125,39 @@ class InteractionService:
         await self._stores.interactions.delete_many(story.id, removed)
         await self._changes.announce(StoryEdited(account_id, story.id))
 
+    async def _check_references(
+        self,
+        account_id: str,
+        story: StoryRecord,
+        interaction_id: str | None,
+        content: dict[str, Any],
+        stored_webhook: str = "",
+    ) -> None:
+        """The entities the parameters name exist, the triggers are the story's own, and a
+        new webhook naming a connection names one of this story's."""
+        stores = self._stores
+        wanted = referenced_entities(content)
+        missing = sorted(wanted - await stores.entities.existing_names(account_id, wanted))
+        if missing:
+            raise ValidationFailed(
+                f"parameters: unknown entity {', '.join(repr(m) for m in missing)}",
+                {"parameters": {"entity": [f"Unknown entity {m!r}." for m in missing]}},
+            )
+        if content["triggers"]:
+            others = await stores.interactions.find(
+                story.id, story.structure.contexts, projection=["triggers"]
+            )
+            check_unique_triggers(
+                interaction_id, content["triggers"], {i: d["triggers"] for i, d in others.items()}
+            )
+        webhook = content["webhook"]
+        if webhook == stored_webhook or not is_object_id(webhook):
+            return
+        if not await self._connections.is_story_connection(account_id, story.id, webhook):
+            raise ValidationFailed.at(
+                ("webhook",), f"no webhook connection {webhook} belongs to this story"
+            )
+
 
 async def _load_interaction(
     stores: Stores, story: StoryRecord, interaction_id: str
@@ -123,26 +168,3 @@ async def _load_interaction(
     if document is None:
         raise NotFound(f"no interaction {interaction_id} in this story")
     return document
-
-
-async def _check_references(
-    stores: Stores,
-    account_id: str,
-    story: StoryRecord,
-    interaction_id: str | None,
-    content: dict[str, Any],
-) -> None:
-    wanted = referenced_entities(content)
-    missing = sorted(wanted - await stores.entities.existing_names(account_id, wanted))
-    if missing:
-        raise ValidationFailed(
-            f"parameters: unknown entity {', '.join(repr(m) for m in missing)}",
-            {"parameters": {"entity": [f"Unknown entity {m!r}." for m in missing]}},
-        )
-    if content["triggers"]:
-        others = await stores.interactions.find(
-            story.id, story.structure.contexts, projection=["triggers"]
-        )
-        check_unique_triggers(
-            interaction_id, content["triggers"], {i: d["triggers"] for i, d in others.items()}
-        )

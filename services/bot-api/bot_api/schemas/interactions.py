@@ -11,7 +11,7 @@ URL = validate.URL(schemes={"http", "https"}, require_tld=False)
 
 
 def webhook_target(value: str) -> None:
-    """A webhook is empty, an http(s) URL, or a webhook connection's id (DESIGN.md)."""
+    """A webhook is empty, an http(s) URL, or a webhook connection's id (docs/webhooks.md)."""
     if value == "" or is_object_id(value):
         return
     try:

@@ -1,6 +1,6 @@
-"""The response blocks an interaction stores (SPEC.md "Response objects stored").
+"""The response blocks an interaction stores (docs/api.md "Stored responses").
 
-Where SPEC.md's field tables and its concept rules differ, the concept rules hold:
+Where the interface's field tables and its concept rules differ, the concept rules hold:
 cards and button templates have at most 3 buttons, a button's postback is optional
 and defaults to its title, a card's subtitle and image are optional, quick replies
 hold at most 20 characters, and a button template's text is up to 640 characters.

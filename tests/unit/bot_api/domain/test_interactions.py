@@ -1,4 +1,4 @@
-"""Interaction rules beyond field shapes (SPEC.md "Interaction" rules 1-5, triggers)."""
+"""Interaction rules beyond field shapes (docs/api.md "Interactions", triggers)."""
 
 from typing import Any
 
