@@ -115,7 +115,7 @@ async def test_slot_filling_asks_then_completes(alice: Tenant, pizza: dict[str, 
     asked = await ask(alice.public, query="I would like to order a pizza")
     assert (texts(asked), asked["result"]["incomplete"]) == (["Which size?"], True)
     done = await ask(alice.public, query="small")
-    assert (texts(done)[0], done["result"]["incomplete"]) == ("A small pizza for .", False)
+    assert (texts(done)[0], done["result"]["incomplete"]) == ("A small pizza for.", False)
 
 
 async def test_the_session_id_may_be_a_number(alice: Tenant, pizza: dict[str, str]) -> None:
