@@ -1,6 +1,7 @@
 """MongoDB persistence of bot-api, one repository per collection."""
 
 from dataclasses import dataclass
+from typing import Any
 
 from pymongo.asynchronous.database import AsyncDatabase
 
@@ -8,20 +9,29 @@ from bot_api.storage.connections import ConnectionViewRepository
 from bot_api.storage.entities import EntityRepository
 from bot_api.storage.ids import new_object_id, object_id
 from bot_api.storage.interactions import InteractionRepository
+from bot_api.storage.protocols import (
+    ConnectionView,
+    EntityStore,
+    InteractionStore,
+    SessionStore,
+    StoryStore,
+)
 from bot_api.storage.sessions import SessionRepository
 from bot_api.storage.stories import StoryRepository
 
 
 @dataclass(frozen=True)
 class Stores:
-    stories: StoryRepository
-    interactions: InteractionRepository
-    entities: EntityRepository
-    sessions: SessionRepository
-    connections: ConnectionViewRepository
+    """Typed by what the callers need, so tests can build one in memory."""
+
+    stories: StoryStore
+    interactions: InteractionStore
+    entities: EntityStore
+    sessions: SessionStore
+    connections: ConnectionView
 
     @classmethod
-    def open(cls, database: AsyncDatabase) -> "Stores":
+    def open(cls, database: AsyncDatabase[dict[str, Any]]) -> "Stores":
         return cls(
             stories=StoryRepository(database),
             interactions=InteractionRepository(database),
