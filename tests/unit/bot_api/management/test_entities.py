@@ -1,6 +1,8 @@
 """Entities: names unique per account, and no interaction left naming an entity that
 does not exist (no rename, no delete while one is used)."""
 
+from dataclasses import dataclass
+
 import pytest
 
 from bot_api.changes import EntitiesEdited
@@ -15,13 +17,30 @@ ACCOUNT = "account-1"
 SIZES = {"name": "size", "entries": [{"value": "small", "synonyms": [{"value": "small"}]}]}
 
 
-async def an_interaction_using_size(stories: StoryService, interactions: InteractionService) -> str:
+@dataclass(frozen=True)
+class InUse:
+    entity_id: str
+    story_id: str
+    interaction_id: str
+
+
+@pytest.fixture
+async def size_in_use(
+    entities: EntityService,
+    stories: StoryService,
+    interactions: InteractionService,
+    announced: Announced,
+) -> InUse:
+    """The `size` entity, and an interaction with a parameter of it."""
+    entity_id = await entities.create(account_id=ACCOUNT, data=SIZES)
     story_id = await stories.create(account_id=ACCOUNT, data={"name": "Bot", "description": ""})
-    return await interactions.create(
+    interaction_id = await interactions.create(
         account_id=ACCOUNT,
         story_id=story_id,
         data={"name": "Order", "userSays": ["a {{size:size}} pizza"]},
     )
+    announced.clear()
+    return InUse(entity_id, story_id, interaction_id)
 
 
 async def test_a_create_announces_the_accounts_entities_changed(
@@ -47,21 +66,15 @@ async def test_a_second_entity_of_the_same_name_is_a_conflict_that_announces_not
 
 
 async def test_an_entity_in_use_cannot_be_renamed_but_its_entries_can_change(
-    entities: EntityService,
-    stories: StoryService,
-    interactions: InteractionService,
-    database: Database,
-    announced: Announced,
+    entities: EntityService, database: Database, announced: Announced, size_in_use: InUse
 ) -> None:
-    entity_id = await entities.create(account_id=ACCOUNT, data=SIZES)
-    user = await an_interaction_using_size(stories, interactions)
-    announced.clear()
+    entity_id = size_in_use.entity_id
 
     with pytest.raises(Conflict) as refused:
         await entities.update(
             account_id=ACCOUNT, entity_id=entity_id, data={**SIZES, "name": "sizes"}
         )
-    assert refused.value.errors == {"interactions": [user]}
+    assert refused.value.errors == {"interactions": [size_in_use.interaction_id]}
     assert announced == []
 
     more = {**SIZES, "entries": [*SIZES["entries"], {"value": "large", "synonyms": []}]}
@@ -73,15 +86,16 @@ async def test_an_entity_in_use_cannot_be_renamed_but_its_entries_can_change(
 
 async def test_an_entity_in_use_cannot_be_deleted_until_its_interaction_is_gone(
     entities: EntityService,
-    stories: StoryService,
     interactions: InteractionService,
     database: Database,
     announced: Announced,
+    size_in_use: InUse,
 ) -> None:
-    entity_id = await entities.create(account_id=ACCOUNT, data=SIZES)
-    user = await an_interaction_using_size(stories, interactions)
-    story_id = database.interactions.documents[user]["storyId"]
-    announced.clear()
+    entity_id, story_id, user = (
+        size_in_use.entity_id,
+        size_in_use.story_id,
+        size_in_use.interaction_id,
+    )
 
     with pytest.raises(Conflict, match=user):
         await entities.delete(account_id=ACCOUNT, entity_id=entity_id)
