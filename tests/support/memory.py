@@ -123,10 +123,12 @@ class StoriesInMemory(_InMemory):
             return False
         if current.revision != story.revision:
             return False
-        fields = {k: Settings(**v) if k == "settings" else v for k, v in changes.items()}
+        settings = changes.get("settings")
         self.records[story.id] = replace(
             current,
-            **fields,
+            name=changes.get("name", current.name),
+            description=changes.get("description", current.description),
+            settings=current.settings if settings is None else Settings(**settings),
             structure=current.structure if structure is None else structure,
             revision=current.revision + 1,
         )
