@@ -9,7 +9,7 @@ from datetime import timedelta
 from bot_api.conversations.cache import StoryCache
 from bot_api.engine.conversation import respond
 from bot_api.engine.turn import Outcome, Turn
-from bot_api.storage.sessions import SessionRepository
+from bot_api.storage.protocols import SessionStore
 from bot_api.webhooks.delivery import Answers, Deliveries
 from shared.errors import Conflict
 
@@ -19,7 +19,7 @@ MAX_SAVE_ATTEMPTS = 100
 @dataclass(frozen=True)
 class ConversationService:
     stories: StoryCache
-    sessions: SessionRepository
+    sessions: SessionStore
     deliveries: Deliveries
     idle_timeout: timedelta
 

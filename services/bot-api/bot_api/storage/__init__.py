@@ -5,6 +5,13 @@ from dataclasses import dataclass
 from bot_api.storage.connections import ConnectionViewRepository
 from bot_api.storage.entities import EntityRepository
 from bot_api.storage.interactions import InteractionRepository
+from bot_api.storage.protocols import (
+    ConnectionView,
+    EntityStore,
+    InteractionStore,
+    SessionStore,
+    StoryStore,
+)
 from bot_api.storage.sessions import SessionRepository
 from bot_api.storage.stories import StoryRepository
 from shared.ids import new_object_id, object_id
@@ -13,11 +20,13 @@ from shared.mongo import Database
 
 @dataclass(frozen=True)
 class Stores:
-    stories: StoryRepository
-    interactions: InteractionRepository
-    entities: EntityRepository
-    sessions: SessionRepository
-    connections: ConnectionViewRepository
+    """Typed by what the callers need, so tests can build one in memory."""
+
+    stories: StoryStore
+    interactions: InteractionStore
+    entities: EntityStore
+    sessions: SessionStore
+    connections: ConnectionView
 
     @classmethod
     def open(cls, database: Database) -> "Stores":

@@ -9,13 +9,12 @@ import logging
 import random
 import time
 from collections.abc import Awaitable, Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 from bot_api.domain.interactions import Interaction
 from bot_api.engine.turn import Outcome, Turn
 from bot_api.storage.connections import Connection
 from bot_api.webhooks.answers import WebhookAnswer, read_answer
-from bot_api.webhooks.caller import WebhookCaller
 from bot_api.webhooks.failures import DeliveryFailed
 from bot_api.webhooks.payload import request_body
 from shared.events import DeliveryResult
@@ -35,10 +34,16 @@ class ConnectionLookup(Protocol):
     ) -> Connection | None: ...
 
 
+class Caller(Protocol):
+    """Makes the HTTP call (`WebhookCaller`): the answer's body, or DeliveryFailed."""
+
+    async def call(
+        self, url: str, body: dict[str, Any], connection: Connection | None = None
+    ) -> bytes: ...
+
+
 class Deliveries:
-    def __init__(
-        self, *, caller: WebhookCaller, connections: ConnectionLookup, report: Report
-    ) -> None:
+    def __init__(self, *, caller: Caller, connections: ConnectionLookup, report: Report) -> None:
         self._caller = caller
         self._connections = connections
         self._report = report

@@ -1,0 +1,107 @@
+"""What the layers above storage need of each repository: the MongoDB repositories
+satisfy these, and so can an in-memory stand-in, so management, the story cache and
+deliveries can be exercised without a database."""
+
+from collections.abc import Iterable
+from datetime import timedelta
+from typing import Any, Protocol
+
+from bot_api.domain.settings import Settings
+from bot_api.domain.structure import Structure
+from bot_api.engine.turn import SessionState
+from bot_api.storage.connections import Connection
+from bot_api.storage.sessions import StoredSession
+from bot_api.storage.stories import StoryRecord
+from shared.events import ConnectionChanged
+
+
+class Indexed(Protocol):
+    async def ensure_indexes(self) -> None: ...
+
+
+class StoryStore(Indexed, Protocol):
+    async def insert(
+        self,
+        story_id: str,
+        account_id: str,
+        name: str,
+        description: str,
+        settings: Settings,
+        structure: Structure,
+    ) -> None: ...
+
+    async def list(self, account_id: str) -> list[dict[str, Any]]:
+        """`_id`, `name` and `description` of the account's stories, oldest first."""
+
+    async def get(self, account_id: str, story_id: str) -> StoryRecord | None: ...
+
+    async def update(
+        self, story: StoryRecord, changes: dict[str, Any], structure: Structure | None = None
+    ) -> bool:
+        """False when the story's revision is no longer `story.revision`."""
+
+    async def delete(self, account_id: str, story_id: str) -> bool: ...
+
+
+class InteractionStore(Indexed, Protocol):
+    async def insert_many(
+        self, account_id: str, story_id: str, interactions: list[dict[str, Any]]
+    ) -> None: ...
+
+    async def find(
+        self, story_id: str, ids: Iterable[str], projection: list[str] | None = None
+    ) -> dict[str, dict[str, Any]]: ...
+
+    async def get(self, story_id: str, interaction_id: str) -> dict[str, Any] | None: ...
+
+    async def replace_content(
+        self, story_id: str, interaction_id: str, content: dict[str, Any]
+    ) -> None: ...
+
+    async def delete_many(self, story_id: str, ids: Iterable[str]) -> None: ...
+
+    async def delete_for_story(self, story_id: str) -> None: ...
+
+    async def using_entity(self, account_id: str, entity: str) -> list[dict[str, Any]]:
+        """`_id` and `storyId` of the account's interactions with a parameter of `entity`."""
+
+
+class EntityStore(Indexed, Protocol):
+    async def insert(self, account_id: str, entity: dict[str, Any]) -> str:
+        """The new entity's id; Conflict if the account has an entity of that name."""
+
+    async def list(self, account_id: str) -> list[dict[str, Any]]: ...
+
+    async def get(self, account_id: str, entity_id: str) -> dict[str, Any] | None: ...
+
+    async def replace(self, account_id: str, entity_id: str, entity: dict[str, Any]) -> bool:
+        """Conflict if another entity of the account has the new name."""
+
+    async def delete(self, account_id: str, entity_id: str) -> bool: ...
+
+    async def existing_names(self, account_id: str, names: Iterable[str]) -> set[str]: ...
+
+
+class SessionStore(Indexed, Protocol):
+    async def load(self, story_id: str, session_id: str) -> StoredSession: ...
+
+    async def save(
+        self,
+        story_id: str,
+        session_id: str,
+        read_version: int,
+        state: SessionState,
+        idle_timeout: timedelta,
+    ) -> bool:
+        """False when someone saved the session since `read_version`."""
+
+    async def delete_for_story(self, story_id: str) -> None: ...
+
+
+class ConnectionView(Indexed, Protocol):
+    async def apply(self, event: ConnectionChanged) -> None:
+        """Keep the event unless the view holds the same or a newer revision."""
+
+    async def for_webhook(
+        self, account_id: str, story_id: str, webhook: str
+    ) -> Connection | None: ...

@@ -1,0 +1,374 @@
+"""bot-api's repositories in memory (plain dicts), for unit tests of the layers above
+storage. Each keeps the semantics of its MongoDB twin in bot_api.storage: a story
+update is conditional on its revision, entity names are unique per account, a session
+save is conditional on its version, the connection view keeps the newest revision.
+
+Every call is written to the database's `journal`, so a test can say what was read and
+written, in which order; `meanwhile` makes something happen in the middle of a call, as
+another writer (or a failing database) would.
+"""
+
+import copy
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from bson import ObjectId
+
+from bot_api.domain.settings import Settings
+from bot_api.domain.structure import Structure
+from bot_api.engine.turn import SessionState
+from bot_api.storage import Stores, object_id
+from bot_api.storage.connections import Connection
+from bot_api.storage.interactions import CONTENT_FIELDS
+from bot_api.storage.sessions import StoredSession, session_key
+from bot_api.storage.stories import StoryRecord
+from shared.errors import Conflict
+from shared.events import ConnectionChanged
+from shared.ids import is_object_id
+from shared.timeutil import utcnow
+
+Call = tuple[Any, ...]
+"""The operation ("stories.get") followed by the ids it was given."""
+Action = Callable[[], Awaitable[None]]
+
+
+class Database:
+    def __init__(self) -> None:
+        self.journal: list[Call] = []
+        self._meanwhile: dict[str, list[Action]] = {}
+        self.stories = StoriesInMemory(self)
+        self.interactions = InteractionsInMemory(self)
+        self.entities = EntitiesInMemory(self)
+        self.sessions = SessionsInMemory(self)
+        self.connections = ConnectionsInMemory(self)
+
+    def stores(self) -> Stores:
+        return Stores(
+            stories=self.stories,
+            interactions=self.interactions,
+            entities=self.entities,
+            sessions=self.sessions,
+            connections=self.connections,
+        )
+
+    def meanwhile(self, operation: str, action: Action, times: int = 1) -> None:
+        """Run `action` at the start of each of the next `times` calls of `operation`
+        (say "stories.update"), before the call looks at the data: what another writer
+        does between the caller's read and its write. An action that raises makes the
+        call fail."""
+        self._meanwhile.setdefault(operation, []).extend([action] * times)
+
+    def operations(self) -> list[str]:
+        return [call[0] for call in self.journal]
+
+    async def record(self, operation: str, *ids: Any) -> None:
+        self.journal.append((operation, *ids))
+        pending = self._meanwhile.get(operation)
+        if pending:
+            await pending.pop(0)()
+
+
+def _ids(ids: Iterable[str]) -> tuple[str, ...]:
+    return tuple(sorted(ids))
+
+
+class _InMemory:
+    def __init__(self, database: Database) -> None:
+        self._database = database
+
+    async def ensure_indexes(self) -> None:
+        """Nothing to index in memory."""
+
+
+class StoriesInMemory(_InMemory):
+    def __init__(self, database: Database) -> None:
+        super().__init__(database)
+        self.records: dict[str, StoryRecord] = {}
+        """By id, oldest first."""
+
+    async def insert(
+        self,
+        story_id: str,
+        account_id: str,
+        name: str,
+        description: str,
+        settings: Settings,
+        structure: Structure,
+    ) -> None:
+        await self._database.record("stories.insert", story_id)
+        self.records[story_id] = StoryRecord(
+            story_id, account_id, name, description, settings, structure, revision=1
+        )
+
+    async def list(self, account_id: str) -> list[dict[str, Any]]:
+        await self._database.record("stories.list", account_id)
+        return [
+            {"_id": ObjectId(r.id), "name": r.name, "description": r.description}
+            for r in self.records.values()
+            if r.account_id == account_id
+        ]
+
+    async def get(self, account_id: str, story_id: str) -> StoryRecord | None:
+        await self._database.record("stories.get", story_id)
+        record = self.records.get(story_id)
+        return record if record is not None and record.account_id == account_id else None
+
+    async def update(
+        self, story: StoryRecord, changes: dict[str, Any], structure: Structure | None = None
+    ) -> bool:
+        await self._database.record("stories.update", story.id)
+        current = self.records.get(story.id)
+        if current is None or current.account_id != story.account_id:
+            return False
+        if current.revision != story.revision:
+            return False
+        settings = changes.get("settings")
+        self.records[story.id] = replace(
+            current,
+            name=changes.get("name", current.name),
+            description=changes.get("description", current.description),
+            settings=current.settings if settings is None else Settings(**settings),
+            structure=current.structure if structure is None else structure,
+            revision=current.revision + 1,
+        )
+        return True
+
+    async def delete(self, account_id: str, story_id: str) -> bool:
+        await self._database.record("stories.delete", story_id)
+        record = self.records.get(story_id)
+        if record is None or record.account_id != account_id:
+            return False
+        del self.records[story_id]
+        return True
+
+    def bump(self, story_id: str, structure: Structure | None = None) -> None:
+        """Another writer's successful update: a new revision, maybe a new structure."""
+        current = self.records[story_id]
+        self.records[story_id] = replace(
+            current,
+            structure=current.structure if structure is None else structure,
+            revision=current.revision + 1,
+        )
+
+
+class InteractionsInMemory(_InMemory):
+    def __init__(self, database: Database) -> None:
+        super().__init__(database)
+        self.documents: dict[str, dict[str, Any]] = {}
+
+    async def insert_many(
+        self, account_id: str, story_id: str, interactions: list[dict[str, Any]]
+    ) -> None:
+        await self._database.record(
+            "interactions.insert_many", story_id, _ids(i["id"] for i in interactions)
+        )
+        for interaction in interactions:
+            self.documents[interaction["id"]] = {
+                "_id": interaction["id"],
+                "accountId": account_id,
+                "storyId": story_id,
+                **copy.deepcopy({name: interaction[name] for name in CONTENT_FIELDS}),
+            }
+
+    async def find(
+        self, story_id: str, ids: Iterable[str], projection: list[str] | None = None
+    ) -> dict[str, dict[str, Any]]:
+        wanted = _ids(ids)
+        await self._database.record("interactions.find", story_id, wanted)
+        found = {}
+        for interaction_id in wanted:
+            document = self._of_story(story_id, interaction_id)
+            if document is not None:
+                if projection is not None:
+                    document = {k: v for k, v in document.items() if k in {"_id", *projection}}
+                found[interaction_id] = document
+        return found
+
+    async def get(self, story_id: str, interaction_id: str) -> dict[str, Any] | None:
+        await self._database.record("interactions.get", story_id, interaction_id)
+        return self._of_story(story_id, interaction_id)
+
+    async def replace_content(
+        self, story_id: str, interaction_id: str, content: dict[str, Any]
+    ) -> None:
+        await self._database.record("interactions.replace_content", story_id, interaction_id)
+        if self._of_story(story_id, interaction_id) is not None:
+            fields = copy.deepcopy({name: content[name] for name in CONTENT_FIELDS})
+            self.documents[interaction_id].update(fields)
+
+    async def delete_many(self, story_id: str, ids: Iterable[str]) -> None:
+        wanted = _ids(ids)
+        await self._database.record("interactions.delete_many", story_id, wanted)
+        for interaction_id in wanted:
+            if self._of_story(story_id, interaction_id) is not None:
+                del self.documents[interaction_id]
+
+    async def delete_for_story(self, story_id: str) -> None:
+        await self._database.record("interactions.delete_for_story", story_id)
+        for interaction_id, document in list(self.documents.items()):
+            if document["storyId"] == story_id:
+                del self.documents[interaction_id]
+
+    async def using_entity(self, account_id: str, entity: str) -> list[dict[str, Any]]:
+        await self._database.record("interactions.using_entity", entity)
+        return [
+            {"_id": d["_id"], "storyId": d["storyId"]}
+            for d in self.documents.values()
+            if d["accountId"] == account_id and any(p["entity"] == entity for p in d["parameters"])
+        ]
+
+    def _of_story(self, story_id: str, interaction_id: str) -> dict[str, Any] | None:
+        document = self.documents.get(interaction_id)
+        if document is None or document["storyId"] != story_id:
+            return None
+        return copy.deepcopy(document)
+
+
+class EntitiesInMemory(_InMemory):
+    def __init__(self, database: Database) -> None:
+        super().__init__(database)
+        self.documents: dict[str, dict[str, Any]] = {}
+        """By id, oldest first."""
+
+    async def insert(self, account_id: str, entity: dict[str, Any]) -> str:
+        await self._database.record("entities.insert", entity["name"])
+        self._refuse_taken_name(account_id, None, entity["name"])
+        key = ObjectId()
+        self.documents[str(key)] = {"_id": key, "accountId": account_id, **copy.deepcopy(entity)}
+        return str(key)
+
+    async def list(self, account_id: str) -> list[dict[str, Any]]:
+        await self._database.record("entities.list", account_id)
+        return [copy.deepcopy(d) for d in self.documents.values() if d["accountId"] == account_id]
+
+    async def get(self, account_id: str, entity_id: str) -> dict[str, Any] | None:
+        await self._database.record("entities.get", entity_id)
+        document = self._of_account(account_id, entity_id)
+        return None if document is None else copy.deepcopy(document)
+
+    async def replace(self, account_id: str, entity_id: str, entity: dict[str, Any]) -> bool:
+        await self._database.record("entities.replace", entity_id)
+        document = self._of_account(account_id, entity_id)
+        if document is None:
+            return False
+        self._refuse_taken_name(account_id, entity_id, entity["name"])
+        document.update(copy.deepcopy(entity))
+        return True
+
+    async def delete(self, account_id: str, entity_id: str) -> bool:
+        await self._database.record("entities.delete", entity_id)
+        if self._of_account(account_id, entity_id) is None:
+            return False
+        del self.documents[entity_id]
+        return True
+
+    async def existing_names(self, account_id: str, names: Iterable[str]) -> set[str]:
+        wanted = _ids(names)
+        await self._database.record("entities.existing_names", wanted)
+        return {
+            d["name"]
+            for d in self.documents.values()
+            if d["accountId"] == account_id and d["name"] in wanted
+        }
+
+    def _of_account(self, account_id: str, entity_id: str) -> dict[str, Any] | None:
+        if object_id(entity_id) is None:
+            return None
+        document = self.documents.get(entity_id)
+        return document if document is not None and document["accountId"] == account_id else None
+
+    def _refuse_taken_name(self, account_id: str, entity_id: str | None, name: str) -> None:
+        for key, document in self.documents.items():
+            same_name = (document["accountId"], document["name"]) == (account_id, name)
+            if same_name and key != entity_id:
+                raise Conflict(f"an entity named {name!r} already exists")
+
+
+@dataclass(frozen=True)
+class _Session:
+    state: SessionState
+    version: int
+    expires_at: datetime
+
+
+class SessionsInMemory(_InMemory):
+    def __init__(self, database: Database) -> None:
+        super().__init__(database)
+        self.sessions: dict[str, _Session] = {}
+        """By `story id:session id`."""
+
+    async def load(self, story_id: str, session_id: str) -> StoredSession:
+        await self._database.record("sessions.load", story_id, session_id)
+        stored = self.sessions.get(session_key(story_id, session_id))
+        if stored is None:
+            return StoredSession(SessionState(), 0)
+        alive = stored.expires_at > utcnow()
+        return StoredSession(stored.state if alive else SessionState(), stored.version)
+
+    async def save(
+        self,
+        story_id: str,
+        session_id: str,
+        read_version: int,
+        state: SessionState,
+        idle_timeout: timedelta,
+    ) -> bool:
+        await self._database.record("sessions.save", story_id, session_id)
+        key = session_key(story_id, session_id)
+        stored = self.sessions.get(key)
+        if (0 if stored is None else stored.version) != read_version:
+            return False
+        self.sessions[key] = _Session(state, read_version + 1, utcnow() + idle_timeout)
+        return True
+
+    async def delete_for_story(self, story_id: str) -> None:
+        await self._database.record("sessions.delete_for_story", story_id)
+        for key in [k for k in self.sessions if k.startswith(f"{story_id}:")]:
+            del self.sessions[key]
+
+
+class ConnectionsInMemory(_InMemory):
+    def __init__(self, database: Database) -> None:
+        super().__init__(database)
+        self.events: dict[str, ConnectionChanged] = {}
+        """The newest event of each connection, a deletion included."""
+
+    async def apply(self, event: ConnectionChanged) -> None:
+        await self._database.record("connections.apply", event.connection_id)
+        kept = self.events.get(event.connection_id)
+        if kept is None or kept.revision < event.revision:
+            self.events[event.connection_id] = event
+
+    async def for_webhook(self, account_id: str, story_id: str, webhook: str) -> Connection | None:
+        await self._database.record("connections.for_webhook", webhook)
+        by_id = is_object_id(webhook)
+        for event in self.events.values():
+            named = event.connection_id == webhook if by_id else event.url == webhook
+            if (
+                named
+                and (event.account_id, event.story_id) == (account_id, story_id)
+                and not event.deleted
+            ):
+                auth = event.auth
+                return Connection(
+                    id=event.connection_id,
+                    name=event.name,
+                    url=event.url,
+                    token=event.token,
+                    headers=event.headers or {},
+                    auth=None if not auth else (auth["username"], auth["password"]),
+                )
+        return None
+
+
+class ConnectionDirectory:
+    """integrations-api's answer to "is this connection the story's?", from a set of
+    (account, story, connection) it was told about."""
+
+    def __init__(self) -> None:
+        self.known: set[tuple[str, str, str]] = set()
+
+    async def is_story_connection(self, account_id: str, story_id: str, connection_id: str) -> bool:
+        return (account_id, story_id, connection_id) in self.known

@@ -1,0 +1,192 @@
+"""The story cache: a cached story costs no read, an edit costs reading only what it
+touched, and a story is never served older than the last change announced for it."""
+
+from dataclasses import dataclass
+
+import pytest
+
+from bot_api.changes import ChangeFeed
+from bot_api.conversations.cache import StoryCache
+from bot_api.management.entities import EntityService
+from bot_api.management.interactions import InteractionService
+from bot_api.management.stories import StoryService
+from shared.errors import NotFound
+from support.memory import ConnectionDirectory, Database
+
+ACCOUNT = "account-1"
+OTHER_ACCOUNT = "account-2"
+
+
+@dataclass
+class Bot:
+    """A story cache listening to the management services that write to its database."""
+
+    database: Database
+    cache: StoryCache
+    stories: StoryService
+    interactions: InteractionService
+    entities: EntityService
+
+    async def new_story(self, account_id: str = ACCOUNT, name: str = "Bot") -> str:
+        return await self.stories.create(
+            account_id=account_id, data={"name": name, "description": ""}
+        )
+
+    async def new_interaction(self, story_id: str, *user_says: str) -> str:
+        return await self.interactions.create(
+            account_id=ACCOUNT,
+            story_id=story_id,
+            data={"name": "Greet", "userSays": list(user_says)},
+        )
+
+
+@pytest.fixture
+def bot() -> Bot:
+    database = Database()
+    stores = database.stores()
+    feed = ChangeFeed()
+    cache = StoryCache(stores)
+    feed.listen(cache)
+    return Bot(
+        database,
+        cache,
+        StoryService(stores=stores, changes=feed),
+        InteractionService(stores=stores, changes=feed, connections=ConnectionDirectory()),
+        EntityService(stores=stores, changes=feed),
+    )
+
+
+async def test_a_cached_story_is_served_without_reading_the_database(bot: Bot) -> None:
+    story_id = await bot.new_story()
+    first = await bot.cache.story(ACCOUNT, story_id)
+    bot.database.journal.clear()
+
+    again = await bot.cache.story(ACCOUNT, story_id)
+
+    assert again is first
+    assert bot.database.journal == []
+
+
+async def test_an_edit_rereads_only_the_story_document_and_the_interactions_it_named(
+    bot: Bot,
+) -> None:
+    story_id = await bot.new_story()
+    greet = await bot.new_interaction(story_id, "hello there")
+    await bot.new_interaction(story_id, "goodbye now")
+    await bot.cache.story(ACCOUNT, story_id)
+    await bot.interactions.update(
+        account_id=ACCOUNT, story_id=story_id, interaction_id=greet, data={"userSays": ["hi"]}
+    )
+    bot.database.journal.clear()
+
+    edited = await bot.cache.story(ACCOUNT, story_id)
+
+    assert bot.database.journal == [
+        ("stories.get", story_id),
+        ("interactions.find", story_id, (greet,)),
+    ]
+    assert edited.interactions[greet].user_says == ("hi",)
+
+
+async def test_a_new_interaction_is_served_after_its_create(bot: Bot) -> None:
+    story_id = await bot.new_story()
+    await bot.cache.story(ACCOUNT, story_id)
+
+    greet = await bot.new_interaction(story_id, "hello there")
+
+    assert greet in (await bot.cache.story(ACCOUNT, story_id)).interactions
+
+
+async def test_an_entity_change_refreshes_the_entities_of_that_accounts_stories_only(
+    bot: Bot,
+) -> None:
+    ours = await bot.new_story()
+    theirs = await bot.new_story(OTHER_ACCOUNT)
+    await bot.cache.story(ACCOUNT, ours)
+    await bot.cache.story(OTHER_ACCOUNT, theirs)
+    size = {"name": "size", "entries": [{"value": "large", "synonyms": [{"value": "big"}]}]}
+    await bot.entities.create(account_id=ACCOUNT, data=size)
+    bot.database.journal.clear()
+
+    refreshed = await bot.cache.story(ACCOUNT, ours)
+    await bot.cache.story(OTHER_ACCOUNT, theirs)
+
+    assert bot.database.journal == [("entities.list", ACCOUNT)]
+    assert [m.value for m in refreshed.entities.find(["a", "big", "one"])] == ["large"]
+
+
+async def test_a_deleted_story_is_no_longer_served(bot: Bot) -> None:
+    story_id = await bot.new_story()
+    await bot.cache.story(ACCOUNT, story_id)
+
+    await bot.stories.delete(account_id=ACCOUNT, story_id=story_id)
+
+    with pytest.raises(NotFound):
+        await bot.cache.story(ACCOUNT, story_id)
+
+
+async def test_a_change_during_a_compile_makes_the_compile_start_again(bot: Bot) -> None:
+    story_id = await bot.new_story()
+    added: list[str] = []
+
+    async def an_interaction_is_added_meanwhile() -> None:
+        added.append(await bot.new_interaction(story_id, "hello there"))
+
+    bot.database.meanwhile("interactions.find", an_interaction_is_added_meanwhile)
+    bot.database.journal.clear()
+
+    compiled = await bot.cache.story(ACCOUNT, story_id)
+
+    assert added[0] in compiled.interactions
+    assert bot.database.operations().count("entities.list") == 2
+
+
+async def test_without_a_story_id_the_accounts_oldest_story_answers(bot: Bot) -> None:
+    with pytest.raises(NotFound):
+        await bot.cache.story(ACCOUNT, None)
+
+    oldest = await bot.new_story(name="first")
+    assert (await bot.cache.story(ACCOUNT, None)).id == oldest
+
+    newer = await bot.new_story(name="second")
+    assert (await bot.cache.story(ACCOUNT, None)).id == oldest
+
+    await bot.stories.delete(account_id=ACCOUNT, story_id=oldest)
+    assert (await bot.cache.story(ACCOUNT, None)).id == newer
+
+
+async def test_the_default_story_is_looked_up_once_until_a_story_changes(bot: Bot) -> None:
+    await bot.new_story()
+    await bot.cache.story(ACCOUNT, None)
+    bot.database.journal.clear()
+
+    await bot.cache.story(ACCOUNT, None)
+
+    assert bot.database.journal == []
+
+
+async def test_another_accounts_story_is_not_found_cached_or_not(bot: Bot) -> None:
+    story_id = await bot.new_story()
+
+    with pytest.raises(NotFound):
+        await bot.cache.story(OTHER_ACCOUNT, story_id)
+    await bot.cache.story(ACCOUNT, story_id)
+    with pytest.raises(NotFound):
+        await bot.cache.story(OTHER_ACCOUNT, story_id)
+
+
+async def test_a_turn_holding_the_old_story_keeps_it_whole_while_an_edit_lands(
+    bot: Bot,
+) -> None:
+    story_id = await bot.new_story()
+    greet = await bot.new_interaction(story_id, "hello there")
+    held = await bot.cache.story(ACCOUNT, story_id)
+
+    await bot.interactions.delete(account_id=ACCOUNT, story_id=story_id, interaction_ids=[greet])
+    current = await bot.cache.story(ACCOUNT, story_id)
+
+    assert greet not in current.interactions
+    assert greet not in current.structure
+    assert greet in held.interactions
+    assert greet in held.structure
+    assert greet in held.positions

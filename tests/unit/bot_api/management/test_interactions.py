@@ -1,0 +1,246 @@
+"""Interactions: a reader never sees a story listing a missing interaction, structure
+edits survive concurrent writers, and each write announces what it changed."""
+
+from typing import Any
+
+import pytest
+
+from bot_api.changes import StoryEdited
+from bot_api.management.interactions import InteractionService
+from bot_api.management.stories import MAX_CONCURRENT_RETRIES, StoryService
+from shared.errors import Conflict, NotFound, ValidationFailed
+from support.changes import Announced
+from support.memory import Action, ConnectionDirectory, Database
+
+ACCOUNT = "account-1"
+
+
+def greeting(**fields: Any) -> dict[str, Any]:
+    return {"name": "Greet", "userSays": ["hello there"], **fields}
+
+
+@pytest.fixture
+async def story_id(stories: StoryService, database: Database, announced: Announced) -> str:
+    story_id = await stories.create(account_id=ACCOUNT, data={"name": "Bot", "description": ""})
+    announced.clear()
+    database.journal.clear()
+    return story_id
+
+
+def another_writer_adds_a_root(database: Database, story_id: str) -> Action:
+    async def act() -> None:
+        current = database.stories.records[story_id].structure
+        database.stories.bump(story_id, current.add_root("theirs"))
+
+    return act
+
+
+def another_writer(database: Database, story_id: str) -> Action:
+    async def act() -> None:
+        database.stories.bump(story_id)
+
+    return act
+
+
+async def test_a_create_writes_the_document_before_the_structure_lists_it(
+    interactions: InteractionService, database: Database, announced: Announced, story_id: str
+) -> None:
+    new_id = await interactions.create(account_id=ACCOUNT, story_id=story_id, data=greeting())
+
+    writes = [c for c in database.journal if c[0] in ("interactions.insert_many", "stories.update")]
+    assert writes == [
+        ("interactions.insert_many", story_id, (new_id,)),
+        ("stories.update", story_id),
+    ]
+    assert new_id in database.stories.records[story_id].structure
+    assert announced == [StoryEdited(ACCOUNT, story_id, frozenset({new_id}))]
+
+
+async def test_a_failed_structure_write_removes_the_document_it_inserted(
+    interactions: InteractionService, database: Database, announced: Announced, story_id: str
+) -> None:
+    before = set(database.interactions.documents)
+    database.meanwhile(
+        "stories.update",
+        another_writer(database, story_id),
+        times=MAX_CONCURRENT_RETRIES,
+    )
+
+    with pytest.raises(Conflict):
+        await interactions.create(account_id=ACCOUNT, story_id=story_id, data=greeting())
+
+    assert set(database.interactions.documents) == before
+    assert database.operations()[-1] == "interactions.delete_many"
+    assert announced == []
+
+
+async def test_a_child_whose_parent_was_deleted_meanwhile_leaves_no_document(
+    interactions: InteractionService, database: Database, announced: Announced, story_id: str
+) -> None:
+    parent_id = await interactions.create(account_id=ACCOUNT, story_id=story_id, data=greeting())
+    before = set(database.interactions.documents)
+    announced.clear()
+
+    async def another_writer_deletes_the_parent() -> None:
+        current = database.stories.records[story_id].structure
+        database.stories.bump(story_id, current.remove([parent_id])[0])
+
+    database.meanwhile("stories.update", another_writer_deletes_the_parent)
+    with pytest.raises(NotFound):
+        await interactions.create(
+            account_id=ACCOUNT, story_id=story_id, data=greeting(name="Child"), parent_id=parent_id
+        )
+
+    assert set(database.interactions.documents) == before
+    assert announced == []
+
+
+async def test_a_create_lands_on_top_of_a_concurrent_structural_change(
+    interactions: InteractionService, database: Database, story_id: str
+) -> None:
+    database.meanwhile("stories.update", another_writer_adds_a_root(database, story_id))
+
+    new_id = await interactions.create(account_id=ACCOUNT, story_id=story_id, data=greeting())
+
+    order = database.stories.records[story_id].structure.order
+    assert order[-2:] == ("theirs", new_id)
+
+
+async def test_a_trigger_another_interaction_starts_is_a_conflict(
+    interactions: InteractionService, database: Database, announced: Announced, story_id: str
+) -> None:
+    await interactions.create(account_id=ACCOUNT, story_id=story_id, data=greeting(triggers=["hi"]))
+    announced.clear()
+    before = set(database.interactions.documents)
+
+    with pytest.raises(Conflict, match="'hi'"):
+        await interactions.create(
+            account_id=ACCOUNT, story_id=story_id, data=greeting(name="Other", triggers=["HI"])
+        )
+
+    assert set(database.interactions.documents) == before
+    assert announced == []
+
+
+async def test_a_parameter_of_an_unknown_entity_is_refused_before_any_write(
+    interactions: InteractionService, database: Database, announced: Announced, story_id: str
+) -> None:
+    data = greeting(userSays=["a {{size:size}} pizza"])
+
+    with pytest.raises(ValidationFailed, match="'size'"):
+        await interactions.create(account_id=ACCOUNT, story_id=story_id, data=data)
+
+    assert "interactions.insert_many" not in database.operations()
+    assert announced == []
+
+
+async def test_a_webhook_may_name_only_a_connection_of_the_story(
+    interactions: InteractionService,
+    connections: ConnectionDirectory,
+    database: Database,
+    story_id: str,
+) -> None:
+    ours, theirs = "a" * 24, "b" * 24
+    connections.known |= {(ACCOUNT, story_id, ours), (ACCOUNT, "another-story", theirs)}
+
+    with pytest.raises(ValidationFailed, match=theirs):
+        await interactions.create(
+            account_id=ACCOUNT, story_id=story_id, data=greeting(webhook=theirs)
+        )
+    assert "interactions.insert_many" not in database.operations()
+
+    created = await interactions.create(
+        account_id=ACCOUNT, story_id=story_id, data=greeting(webhook=ours)
+    )
+    connections.known.clear()  # the connection is deleted: the stored webhook still stands
+    await interactions.update(
+        account_id=ACCOUNT, story_id=story_id, interaction_id=created, data={"name": "Hi"}
+    )
+
+
+async def test_a_content_update_announces_the_interaction_it_changed(
+    interactions: InteractionService, database: Database, announced: Announced, story_id: str
+) -> None:
+    new_id = await interactions.create(account_id=ACCOUNT, story_id=story_id, data=greeting())
+    announced.clear()
+
+    await interactions.update(
+        account_id=ACCOUNT, story_id=story_id, interaction_id=new_id, data={"userSays": ["hey"]}
+    )
+
+    stored = database.interactions.documents[new_id]
+    assert (stored["name"], stored["userSays"]) == ("Greet", ["hey"])
+    assert announced == [StoryEdited(ACCOUNT, story_id, frozenset({new_id}))]
+
+
+async def test_a_context_update_announces_a_structure_change(
+    interactions: InteractionService, database: Database, announced: Announced, story_id: str
+) -> None:
+    first = await interactions.create(account_id=ACCOUNT, story_id=story_id, data=greeting())
+    second = await interactions.create(
+        account_id=ACCOUNT, story_id=story_id, data=greeting(name="Bye")
+    )
+    announced.clear()
+
+    await interactions.update_contexts(
+        account_id=ACCOUNT,
+        story_id=story_id,
+        items=[{"id": first, "root": True, "contextOut": [second], "references": [second]}],
+    )
+
+    assert database.stories.records[story_id].structure.contexts[first].references == (second,)
+    assert announced == [StoryEdited(ACCOUNT, story_id)]
+
+
+async def test_a_delete_writes_the_structure_before_removing_the_subtree_documents(
+    interactions: InteractionService, database: Database, announced: Announced, story_id: str
+) -> None:
+    parent = await interactions.create(account_id=ACCOUNT, story_id=story_id, data=greeting())
+    child = await interactions.create(
+        account_id=ACCOUNT, story_id=story_id, data=greeting(name="Child"), parent_id=parent
+    )
+    announced.clear()
+    database.journal.clear()
+
+    await interactions.delete(account_id=ACCOUNT, story_id=story_id, interaction_ids=[parent])
+
+    writes = [c for c in database.journal if c[0] != "stories.get"]
+    assert writes == [
+        ("stories.update", story_id),
+        ("interactions.delete_many", story_id, tuple(sorted([parent, child]))),
+    ]
+    assert parent not in database.interactions.documents
+    assert child not in database.interactions.documents
+    assert announced == [StoryEdited(ACCOUNT, story_id)]
+
+
+async def test_a_delete_keeps_what_a_concurrent_writer_added(
+    interactions: InteractionService, database: Database, story_id: str
+) -> None:
+    doomed = await interactions.create(account_id=ACCOUNT, story_id=story_id, data=greeting())
+    database.meanwhile("stories.update", another_writer_adds_a_root(database, story_id))
+
+    await interactions.delete(account_id=ACCOUNT, story_id=story_id, interaction_ids=[doomed])
+
+    structure = database.stories.records[story_id].structure
+    assert "theirs" in structure
+    assert doomed not in structure
+
+
+async def test_a_delete_that_loses_to_too_many_writers_keeps_every_document(
+    interactions: InteractionService, database: Database, announced: Announced, story_id: str
+) -> None:
+    doomed = await interactions.create(account_id=ACCOUNT, story_id=story_id, data=greeting())
+    announced.clear()
+    database.meanwhile(
+        "stories.update",
+        another_writer(database, story_id),
+        times=MAX_CONCURRENT_RETRIES,
+    )
+
+    with pytest.raises(Conflict):
+        await interactions.delete(account_id=ACCOUNT, story_id=story_id, interaction_ids=[doomed])
+
+    assert doomed in database.interactions.documents
+    assert "interactions.delete_many" not in database.operations()
+    assert announced == []
