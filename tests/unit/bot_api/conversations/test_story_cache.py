@@ -100,12 +100,15 @@ async def test_a_new_interaction_is_served_after_its_create(bot: Bot) -> None:
 async def test_an_entity_change_refreshes_the_entities_of_that_accounts_stories_only(
     bot: Bot,
 ) -> None:
+    size = {"name": "size", "entries": [{"value": "large", "synonyms": [{"value": "large"}]}]}
+    size_id = await bot.entities.create(account_id=ACCOUNT, data=size)
     ours = await bot.new_story()
+    await bot.new_interaction(ours, "a {{size:size}} pizza")
     theirs = await bot.new_story(OTHER_ACCOUNT)
     await bot.cache.story(ACCOUNT, ours)
     await bot.cache.story(OTHER_ACCOUNT, theirs)
-    size = {"name": "size", "entries": [{"value": "large", "synonyms": [{"value": "big"}]}]}
-    await bot.entities.create(account_id=ACCOUNT, data=size)
+    size["entries"] = [{"value": "large", "synonyms": [{"value": "large"}, {"value": "big"}]}]
+    await bot.entities.update(account_id=ACCOUNT, entity_id=size_id, data=size)
     bot.database.journal.clear()
 
     refreshed = await bot.cache.story(ACCOUNT, ours)
