@@ -4,7 +4,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, ValidationError, fields, pre_load, validate
 
 
 class TypedUnion(fields.Field[Any]):
@@ -74,3 +74,19 @@ class FullMatch(validate.Regexp):
         if not isinstance(value, str) or self._whole.fullmatch(value) is None:
             raise ValidationError(self._format_error(value))
         return value
+
+
+class WriteSchema(Schema):
+    """A request body that may carry back the read-only fields of what was read.
+
+    A client reads a record, changes it and sends it back: the fields only reads have
+    (`read_only`) are dropped, while any other unknown field is still an error.
+    """
+
+    read_only: tuple[str, ...] = ()
+
+    @pre_load
+    def drop_read_only(self, data: Any, **kwargs: Any) -> Any:
+        if isinstance(data, dict):
+            return {key: value for key, value in data.items() if key not in self.read_only}
+        return data

@@ -19,7 +19,7 @@ def new_connection(account_id: str, story_name: str, fields: dict[str, Any]) -> 
         "storyName": story_name,
         "name": fields["name"],
         "url": fields["url"],
-        **{name: fields[name] for name in OPTIONAL_FIELDS if name in fields},
+        **{name: fields[name] for name in OPTIONAL_FIELDS if fields.get(name) is not None},
         "error": None,
         "revision": 1,
         "createdAt": now,
@@ -28,16 +28,21 @@ def new_connection(account_id: str, story_name: str, fields: dict[str, Any]) -> 
 
 
 def replaced_connection(current: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
-    """`current` with the whole configuration in `fields` (an optional field left out
-    goes) and the next revision."""
-    return {
-        **{k: v for k, v in current.items() if k not in OPTIONAL_FIELDS},
+    """`current` with the fields sent (an optional field left out keeps its value, one
+    sent as null goes) and the next revision."""
+    document = {
+        **current,
         "name": fields["name"],
         "url": fields["url"],
-        **{name: fields[name] for name in OPTIONAL_FIELDS if name in fields},
         "revision": current.get("revision", 0) + 1,
         "updatedAt": utcnow(),
     }
+    for name in OPTIONAL_FIELDS:
+        if name in fields and fields[name] is None:
+            document.pop(name, None)
+        elif name in fields:
+            document[name] = fields[name]
+    return document
 
 
 class ConnectionRepository:

@@ -4,7 +4,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from shared.envelope_schemas import created_schema, success_schema
 from shared.ids import is_object_id
-from shared.schema_fields import FullMatch
+from shared.schema_fields import FullMatch, WriteSchema
 
 URL = validate.URL(schemes={"http", "https"}, require_tld=False)
 HEADER_NAME = FullMatch(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", error="Not a valid HTTP header name.")
@@ -33,18 +33,22 @@ class AuthSchema(Schema):
     password = fields.String(required=True, validate=validate.Length(min=1, max=1024))
 
 
-class ConnectionUpdateSchema(Schema):
-    """The whole configuration: an optional field left out is removed."""
+class ConnectionUpdateSchema(WriteSchema):
+    """An optional field left out keeps its stored value; `null` removes it. What a read
+    returns can be sent back: its read-only fields are ignored."""
+
+    read_only = ("id", "story", "error", "createdAt", "updatedAt")
 
     name = fields.String(required=True, validate=validate.Length(min=1, max=128))
     url = fields.String(required=True, validate=[validate.Length(min=1, max=1024), URL])
-    token = fields.String(validate=validate.Length(min=1, max=1024))
+    token = fields.String(validate=validate.Length(min=1, max=1024), allow_none=True)
     headers = fields.Dict(
         keys=fields.String(validate=[validate.Length(min=1, max=256), HEADER_NAME]),
         values=fields.String(validate=[validate.Length(max=1024), HEADER_VALUE]),
         validate=[validate.Length(min=1, max=10), not_reserved],
+        allow_none=True,
     )
-    auth = fields.Nested(AuthSchema)
+    auth = fields.Nested(AuthSchema, allow_none=True)
 
 
 class ConnectionCreateSchema(ConnectionUpdateSchema):

@@ -67,13 +67,16 @@ async def test_create_read_list_update_delete(
         "PUT", f"{BASE}/{connection_id}", {"name": "Renamed", "url": "http://127.0.0.1:9/h"}
     )
     updated = await api.ok("GET", f"{BASE}/{connection_id}")
-    assert (updated["name"], updated["token"], updated["headers"], updated["auth"]) == (
-        "Renamed",
-        None,
-        None,
-        None,
-    )
+    assert (updated["name"], updated["url"]) == ("Renamed", "http://127.0.0.1:9/h")
+    assert {k: updated[k] for k in secrets} == secrets  # left out: kept
     assert updated["updatedAt"] >= single["updatedAt"]
+    await api.ok("PUT", f"{BASE}/{connection_id}", {**updated, "token": None, "auth": None})
+    cleared = await api.ok("GET", f"{BASE}/{connection_id}")
+    assert (cleared["token"], cleared["auth"], cleared["headers"]) == (
+        None,
+        None,
+        secrets["headers"],
+    )
     deleted = await api.ok("DELETE", f"{BASE}/{connection_id}")
     assert deleted["status"] == {"code": 200, "type": "success"}
     assert (await api.get(f"{BASE}/{connection_id}")).error == (404, "not_found")

@@ -90,14 +90,23 @@ async def test_each_write_publishes_a_greater_revision_and_a_deletion_one_more(
     assert published[2].name == "CRM v3"
 
 
-async def test_an_update_drops_the_optional_fields_it_leaves_out(memory: MemoryBackends) -> None:
+async def test_an_update_keeps_the_optional_fields_it_leaves_out_and_drops_nulls(
+    memory: MemoryBackends,
+) -> None:
     connection_id = await service.create_connection(
         memory.backends, account_id=ACCOUNT, fields=connection(token="secret")
     )
     await service.update_connection(
         memory.backends, account_id=ACCOUNT, connection_id=connection_id, fields=connection()
     )
+    assert memory.published()[-1].token == "secret"
 
+    await service.update_connection(
+        memory.backends,
+        account_id=ACCOUNT,
+        connection_id=connection_id,
+        fields=connection(token=None),
+    )
     assert memory.published()[-1].token is None
 
 

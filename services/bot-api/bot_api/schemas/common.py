@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from marshmallow import Schema, fields, pre_load, validate
+from marshmallow import fields, validate
 
 from shared.envelope_schemas import created_schema, success_schema
 from shared.schema_fields import FullMatch
@@ -22,22 +22,6 @@ def text_list(
         validate=validate.Length(min=min_items, max=max_items),
         **kwargs,
     )
-
-
-class WriteSchema(Schema):
-    """A request body that may carry back the read-only fields of what was read.
-
-    A client reads a record, changes it and sends it back: the fields only reads have
-    (`read_only`) are dropped, while any other unknown field is still an error.
-    """
-
-    read_only: tuple[str, ...] = ()
-
-    @pre_load
-    def drop_read_only(self, data: Any, **kwargs: Any) -> Any:
-        if isinstance(data, dict):
-            return {key: value for key, value in data.items() if key not in self.read_only}
-        return data
 
 
 SuccessSchema = success_schema("errorType")

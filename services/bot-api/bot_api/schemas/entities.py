@@ -2,7 +2,8 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from bot_api.schemas.common import NAME_PATTERN, WriteSchema, text
+from bot_api.schemas.common import NAME_PATTERN, text
+from shared.schema_fields import WriteSchema
 
 
 class SynonymSchema(Schema):

@@ -1,10 +1,10 @@
 from marshmallow import Schema, ValidationError, fields, validate
 
 from bot_api.domain.interactions import is_required
-from bot_api.schemas.common import NAME_PATTERN, WriteSchema, text, text_list
+from bot_api.schemas.common import NAME_PATTERN, text, text_list
 from bot_api.schemas.responses import stored_response
 from shared.ids import is_object_id
-from shared.schema_fields import FullMatch, StrictBoolean
+from shared.schema_fields import FullMatch, StrictBoolean, WriteSchema
 
 TRIGGER = FullMatch(r"^[A-Za-z0-9]+$", error="A trigger is letters and digits only.")
 URL = validate.URL(schemes={"http", "https"}, require_tld=False)

@@ -1,7 +1,7 @@
 from marshmallow import Schema, fields, validate
 
-from bot_api.schemas.common import WriteSchema, text
-from shared.schema_fields import StrictBoolean, StrictNumber
+from bot_api.schemas.common import text
+from shared.schema_fields import StrictBoolean, StrictNumber, WriteSchema
 
 
 class SettingsSchema(Schema):
