@@ -108,7 +108,9 @@ class AccountRepository:
 class PrincipalCache:
     """Principals behind recently seen tokens, so a hot endpoint reads no account.
 
-    A rotated token keeps working in this process for up to `ttl` seconds.
+    A rotation announced over NATS makes every process forget the account's principals
+    (`forget`); without the announcement a rotated token would keep working here for up
+    to `ttl` seconds.
     """
 
     MAX_ENTRIES = 10_000
@@ -128,6 +130,13 @@ class PrincipalCache:
             self._known.clear()
         self._known[token] = (principal, now + self._ttl)
         return principal
+
+    def forget(self, account_id: str) -> None:
+        self._known = {
+            token: known
+            for token, known in self._known.items()
+            if known[0].account_id != account_id
+        }
 
 
 def bearer_token(header: str | None) -> str:

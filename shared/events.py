@@ -94,6 +94,10 @@ class Subjects:
         return f"{self.namespace}.bot.stories.lookup.v1"
 
     @property
+    def tokens_rotated(self) -> str:
+        return f"{self.namespace}.events.accounts.v1"
+
+    @property
     def connection_lookup(self) -> str:
         return f"{self.namespace}.integrations.connections.lookup.v1"
 
@@ -111,6 +115,11 @@ class StoryLookup:
 class StoryLookupReply:
     found: bool
     name: str | None = None
+
+
+@dataclass(frozen=True)
+class TokensRotated:
+    account_id: str
 
 
 @dataclass(frozen=True)

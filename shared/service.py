@@ -8,14 +8,18 @@ health routes and the OpenAPI document. A service's `create_app` lists them in o
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Callable
 
 from aiohttp import web
+from nats.aio.msg import Msg
+from nats.js.api import DeliverPolicy
 
 from shared import health, messaging, mongo
 from shared.auth import AccountRepository, PrincipalCache
 from shared.config import Config
 from shared.envelope import envelope_middleware
+from shared.events import TokensRotated, UndecodableEvent, decode
 from shared.keys import (
     ACCOUNTS,
     CONFIG,
@@ -31,6 +35,7 @@ from shared.keys import (
 from shared.openapi import add_openapi_route
 from shared.outbox import Outbox
 
+log = logging.getLogger(__name__)
 CleanupContext = Callable[[web.Application], AsyncIterator[None]]
 
 OUTBOX_STOP_SECONDS = 5.0
@@ -79,6 +84,35 @@ def nats_context(client_name: str) -> CleanupContext:
                 await app[NATS].close()  # NATS is away: nothing to drain
 
     return open_nats
+
+
+def rotations_context() -> CleanupContext:
+    """Follows token rotations: every process forgets the rotated account's cached
+    principals, so its old tokens stop working everywhere within a second."""
+
+    async def follow_rotations(app: web.Application) -> AsyncIterator[None]:
+        async def forget(message: Msg) -> None:
+            try:
+                rotated = decode(TokensRotated, message.data)
+            except UndecodableEvent as error:
+                log.warning("skipped an unreadable token rotation: %s", error)
+                return
+            app[PRINCIPALS].forget(rotated.account_id)
+
+        subscription = await (
+            app[NATS]
+            .jetstream()
+            .subscribe(
+                app[CONFIG].subjects.tokens_rotated,
+                cb=forget,
+                ordered_consumer=True,
+                deliver_policy=DeliverPolicy.NEW,
+            )
+        )
+        yield
+        await subscription.unsubscribe()
+
+    return follow_rotations
 
 
 def outbox_context() -> CleanupContext:

@@ -36,7 +36,14 @@ from bot_api.storage import Stores
 from bot_api.webhooks.caller import WebhookCaller
 from bot_api.webhooks.delivery import Deliveries
 from shared.config import Config
-from shared.service import add_meta_routes, mongo_context, nats_context, new_app, outbox_context
+from shared.service import (
+    add_meta_routes,
+    mongo_context,
+    nats_context,
+    new_app,
+    outbox_context,
+    rotations_context,
+)
 
 
 async def management(app: web.Application) -> AsyncIterator[None]:
@@ -78,6 +85,7 @@ def create_app(config: Config) -> web.Application:
         [
             mongo_context(config.bot_database),
             nats_context("bot-api"),
+            rotations_context(),
             outbox_context(),
             management,
             conversations,

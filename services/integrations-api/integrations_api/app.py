@@ -9,7 +9,14 @@ from integrations_api.messaging import connection_lookups, consumers
 from integrations_api.service import Backends
 from integrations_api.stories import NatsStoryDirectory
 from shared.config import Config
-from shared.service import add_meta_routes, mongo_context, nats_context, new_app, outbox_context
+from shared.service import (
+    add_meta_routes,
+    mongo_context,
+    nats_context,
+    new_app,
+    outbox_context,
+    rotations_context,
+)
 
 
 async def open_repository(app: web.Application) -> AsyncIterator[None]:
@@ -33,6 +40,7 @@ def create_app(config: Config) -> web.Application:
             mongo_context(config.integrations_database),
             open_repository,
             nats_context("integrations-api"),
+            rotations_context(),
             outbox_context(),
             wire_backends,
             consumers,
