@@ -13,7 +13,7 @@ from typing import Any
 from pymongo import MongoClient
 
 from shared.config import Config
-from shared.embedded import free_port
+from tools.embedded import free_port
 
 READY_LINE = "Ctrl-C stops everything."
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -34,7 +34,7 @@ def start(var: Path, ports: tuple[int, int], **settings: str) -> tuple[subproces
         **settings,
     )
     process = subprocess.Popen(
-        [sys.executable, "-m", "shared.local_stack"],
+        [sys.executable, "-m", "tools.local_stack"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

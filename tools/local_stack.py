@@ -17,8 +17,8 @@ from types import FrameType
 from shared import mongo
 from shared.auth import AccountRepository, IssuedTokens
 from shared.config import Config
-from shared.embedded import ServerProcess, start_mongo, start_nats, start_service
 from shared.errors import ApiError
+from tools.embedded import ServerProcess, start_mongo, start_nats, start_service
 
 LOCAL_ACCOUNT = "local"
 LOOPBACK = "127.0.0.0/8,::1/128"
