@@ -3,7 +3,6 @@
 import logging
 from collections.abc import Awaitable, Callable
 
-import nats
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js.errors import BadRequestError
@@ -14,8 +13,11 @@ log = logging.getLogger(__name__)
 
 
 async def connect(url: str, name: str) -> Client:
+    client = Client()
+
     async def on_disconnect() -> None:
-        log.warning("NATS disconnected; reconnecting")
+        if not client.is_closed:  # a close on purpose (service stop) is no news
+            log.warning("NATS disconnected; reconnecting")
 
     async def on_reconnect() -> None:
         log.info("NATS reconnected")
@@ -23,7 +25,7 @@ async def connect(url: str, name: str) -> Client:
     async def on_error(error: Exception) -> None:
         log.warning("NATS error: %s", error)
 
-    return await nats.connect(
+    await client.connect(
         url,
         name=name,
         max_reconnect_attempts=-1,
@@ -33,6 +35,7 @@ async def connect(url: str, name: str) -> Client:
         reconnected_cb=on_reconnect,
         error_cb=on_error,
     )
+    return client
 
 
 async def ensure_stream(client: Client, subjects: Subjects) -> None:

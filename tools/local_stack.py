@@ -2,10 +2,15 @@
 
 Starts nx-27017 and nats-server (unless MONGODB_URL / NATS_URL point elsewhere), both
 services, makes sure a local account exists and its tokens work, prints what a person
-needs to start, and stops everything on Ctrl-C.
+needs to start, and stops everything on Ctrl-C, SIGTERM or a closed terminal (SIGHUP).
+
+One run per var dir: it holds a lock on var/run.lock (holding its pid) from before it
+starts anything, and leaves its settings in var/stack.json while it runs, for the
+`accounts` command.
 """
 
 import asyncio
+import fcntl
 import json
 import os
 import signal
@@ -16,6 +21,7 @@ from types import FrameType
 
 from shared import mongo
 from shared.auth import AccountRepository, IssuedTokens
+from shared.cli import STACK_FILE, var_dir
 from shared.config import Config
 from shared.errors import ApiError
 from tools.embedded import ServerProcess, start_mongo, start_nats, start_service
@@ -55,41 +61,74 @@ def local_account(config: Config, tokens_file: Path) -> IssuedTokens:
     return issued
 
 
-def main() -> None:
-    var = Path(os.environ.get("PARLEY_VAR_DIR", "var")).resolve()
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class StopRequested(BaseException):
+    """Raised by a stop signal wherever the main thread is, like KeyboardInterrupt."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def request_stop(signum: int, frame: FrameType | None) -> None:
+    raise StopRequested(signum)
+
+
+def hold_run_lock(var: Path) -> None:
+    """Lock var/run.lock for the life of this process, or exit saying who holds it.
+
+    The kernel drops the lock when the process ends however it ends, so a killed run
+    leaves nothing that blocks the next one."""
+    lock = os.open(var / "run.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.read(lock, 32).decode().strip() or "unknown"
+        raise SystemExit(
+            f"Parley is already running from {var} (pid {holder}); stop it first."
+        ) from None
+    os.ftruncate(lock, 0)
+    os.write(lock, f"{os.getpid()}\n".encode())
+
+
+def write_stack_file(path: Path, config: Config) -> None:
+    partial = path.with_suffix(".partial")
+    partial.write_text(json.dumps(config.as_env(), indent=2) + "\n")
+    partial.replace(path)
+
+
+def stop_all(started: list[ServerProcess], var: Path) -> None:
+    """Stop the servers newest first (services before the databases they use), deaf to
+    further stop signals meanwhile."""
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
+    for server in reversed(started):
+        server.stop()
+    (var / STACK_FILE).unlink(missing_ok=True)
+
+
+def run(var: Path, started: list[ServerProcess]) -> None:
+    """Start everything into `started`, say how to use it, and return once a server exits
+    by itself."""
     logs = var / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     env.setdefault("WEBHOOK_ALLOW", LOOPBACK)
-    started: list[ServerProcess] = []
-
-    def stop_all(signum: int | None = None, frame: FrameType | None = None) -> None:
-        for server in reversed(started):
-            server.stop()
-        started.clear()
-        if signum is not None:
-            print("\nParley stopped; data kept in", var)
-            raise SystemExit(0)
-
-    signal.signal(signal.SIGINT, stop_all)
-    signal.signal(signal.SIGTERM, stop_all)
-    try:
-        if "MONGODB_URL" not in env:
-            started.append(start_mongo(var / "mongo", logs))
-            env["MONGODB_URL"] = started[-1].url
-        if "NATS_URL" not in env:
-            started.append(start_nats(var / "nats", logs))
-            env["NATS_URL"] = started[-1].url
-        config = Config.from_env_mapping(env)
-        tokens_file = var / "local-account.json"
-        issued = local_account(config, tokens_file)
-        bot_api = start_service("bot_api", config.bot_api_port, env, logs)
-        started.append(bot_api)
-        integrations = start_service("integrations_api", config.integrations_api_port, env, logs)
-        started.append(integrations)
-    except Exception as error:
-        stop_all()
-        raise SystemExit(f"make run failed: {error}") from None
+    if "MONGODB_URL" not in env:
+        started.append(start_mongo(var / "mongo", logs))
+        env["MONGODB_URL"] = started[-1].url
+    if "NATS_URL" not in env:
+        started.append(start_nats(var / "nats", logs))
+        env["NATS_URL"] = started[-1].url
+    config = Config.from_env_mapping(env)
+    tokens_file = var / "local-account.json"
+    issued = local_account(config, tokens_file)
+    bot_api = start_service("bot_api", config.bot_api_port, env, logs)
+    started.append(bot_api)
+    integrations = start_service("integrations_api", config.integrations_api_port, env, logs)
+    started.append(integrations)
+    write_stack_file(var / STACK_FILE, config)
 
     print(
         f"""
@@ -108,6 +147,7 @@ Parley is running.
 Webhooks may call: {env["WEBHOOK_ALLOW"]} (WEBHOOK_ALLOW; loopback on your own machine).
 
 Try:  curl -H "authorization: Bearer {issued.developer_token}" {bot_api.url}/stories
+More accounts: .venv/bin/python -m bot_api accounts create NAME
 Logs in {logs}. Ctrl-C stops everything.
 """,
         flush=True,
@@ -116,9 +156,30 @@ Logs in {logs}. Ctrl-C stops everything.
         for server in started:
             if server.process.poll() is not None:
                 print(f"{server.name} exited; see {server.log_path}", file=sys.stderr)
-                stop_all()
-                raise SystemExit(1)
+                return
         time.sleep(0.5)
+
+
+def main() -> None:
+    var = var_dir(os.environ).resolve()
+    var.mkdir(parents=True, exist_ok=True)
+    hold_run_lock(var)
+    (var / STACK_FILE).unlink(missing_ok=True)  # left by a run that was killed
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, request_stop)
+    started: list[ServerProcess] = []
+    try:
+        run(var, started)
+    except StopRequested as stop:
+        hung_up = stop.signum == signal.SIGHUP
+    except Exception as error:
+        raise SystemExit(f"make run failed: {error}") from None
+    else:
+        raise SystemExit(1)  # a server exited by itself; run() said which
+    finally:
+        stop_all(started, var)
+    if not hung_up:  # after a hang-up no terminal reads it
+        print("\nParley stopped; data kept in", var)
 
 
 if __name__ == "__main__":
