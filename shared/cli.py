@@ -26,7 +26,7 @@ def var_dir(environ: Mapping[str, str]) -> Path:
 
 def running_stack_settings(environ: Mapping[str, str]) -> dict[str, str]:
     """The settings of the stack `make run` is running from the var dir, so `accounts`
-    reaches its database (on a port of its own) without MONGODB_URL; none without one."""
+    reaches its database (on a port of its own); none when it is not running."""
     try:
         settings: dict[str, str] = json.loads((var_dir(environ) / STACK_FILE).read_text())
     except FileNotFoundError:
@@ -64,7 +64,10 @@ def main(
         web.run_app(create_app(config), host="0.0.0.0", port=port_of(config), print=None)
         return 0
 
-    config = Config.from_env_mapping({**running_stack_settings(os.environ), **os.environ})
+    environ = dict(os.environ)
+    if "MONGODB_URL" not in environ:
+        environ = {**running_stack_settings(environ), **environ}
+    config = Config.from_env_mapping(environ)
     try:
         issued = asyncio.run(_accounts(config, args.action, args.name))
     except ApiError as error:
