@@ -1,5 +1,13 @@
 # The two commands a fresh machine needs: `make run` and `make test`.
-PYTHON ?= python3.11
+# The newest of Python 3.13, 3.12 and 3.11 that runs (a pyenv shim may exist and fail);
+# `make PYTHON=...` chooses another.
+SUPPORTED_PYTHONS := python3.13 python3.12 python3.11
+ifndef PYTHON
+PYTHON := $(shell for p in $(SUPPORTED_PYTHONS); do $$p -c '' 2>/dev/null && { echo $$p; break; }; done)
+endif
+ifeq ($(PYTHON),)
+$(error Parley needs Python 3.13, 3.12 or 3.11 on PATH (or make PYTHON=/path/to/python))
+endif
 UV := .tools/bin/uv
 VENV := .venv
 export UV_PYTHON_DOWNLOADS := never
@@ -17,7 +25,7 @@ $(VENV)/.synced: $(UV) pyproject.toml uv.lock
 env: $(VENV)/.synced
 
 run: env
-	$(VENV)/bin/python -m shared.local_stack
+	$(VENV)/bin/python -m tools.local_stack
 
 # A hung test prints every stack after 120 s (faulthandler_timeout); the suite as a
 # whole never outlives 20 minutes.

@@ -20,7 +20,7 @@ import aiohttp
 
 from bench.stack import Stack, serve
 from bench.synthetic import queries, story_interactions
-from shared.embedded import free_port
+from tools.embedded import free_port
 
 ROUNDS = 3
 CONNECTIONS = 64

@@ -12,7 +12,7 @@ from pathlib import Path
 from shared import mongo
 from shared.auth import AccountRepository, IssuedTokens
 from shared.config import Config
-from shared.embedded import ServerProcess, free_port, start_mongo, start_nats, start_service
+from tools.embedded import ServerProcess, free_port, start_mongo, start_nats, start_service
 
 
 @dataclass(frozen=True)

@@ -4,14 +4,34 @@ import argparse
 import asyncio
 import json
 import logging
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
 
 from aiohttp import web
+from pymongo.errors import ConnectionFailure
 
 from shared import mongo
 from shared.auth import AccountRepository, IssuedTokens
 from shared.config import Config
 from shared.errors import ApiError
+
+STACK_FILE = "stack.json"
+
+
+def var_dir(environ: Mapping[str, str]) -> Path:
+    """Where `make run` keeps data, logs and tokens (PARLEY_VAR_DIR, default var/)."""
+    return Path(environ.get("PARLEY_VAR_DIR", "var"))
+
+
+def running_stack_settings(environ: Mapping[str, str]) -> dict[str, str]:
+    """The settings of the stack `make run` is running from the var dir, so `accounts`
+    reaches its database (on a port of its own); none when it is not running."""
+    try:
+        settings: dict[str, str] = json.loads((var_dir(environ) / STACK_FILE).read_text())
+    except FileNotFoundError:
+        return {}
+    return settings
 
 
 async def _accounts(config: Config, action: str, name: str) -> IssuedTokens:
@@ -37,17 +57,27 @@ def main(
     accounts.add_argument("name")
     accounts.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
-    config = Config.from_env()
 
     if args.command == "serve":
+        config = Config.from_env()
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
         web.run_app(create_app(config), host="0.0.0.0", port=port_of(config), print=None)
         return 0
 
+    environ = dict(os.environ)
+    if "MONGODB_URL" not in environ:
+        environ = {**running_stack_settings(environ), **environ}
+    config = Config.from_env_mapping(environ)
     try:
         issued = asyncio.run(_accounts(config, args.action, args.name))
     except ApiError as error:
         parser.exit(1, f"{prog}: {error.details}\n")
+    except ConnectionFailure:
+        parser.exit(
+            1,
+            f"{prog}: no MongoDB answers at {config.mongodb_url}; "
+            "start Parley with `make run` or set MONGODB_URL\n",
+        )
     if args.json:
         print(json.dumps(issued.as_json()))
     else:

@@ -6,7 +6,6 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 
-import nats
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js.client import JetStreamContext
@@ -18,8 +17,11 @@ log = logging.getLogger(__name__)
 
 
 async def connect(url: str, name: str) -> Client:
+    client = Client()
+
     async def on_disconnect() -> None:
-        log.warning("NATS disconnected; reconnecting")
+        if not client.is_closed:  # a close on purpose (service stop) is no news
+            log.warning("NATS disconnected; reconnecting")
 
     async def on_reconnect() -> None:
         log.info("NATS reconnected")
@@ -27,7 +29,7 @@ async def connect(url: str, name: str) -> Client:
     async def on_error(error: Exception) -> None:
         log.warning("NATS error: %s", error)
 
-    return await nats.connect(
+    await client.connect(
         url,
         name=name,
         max_reconnect_attempts=-1,
@@ -37,6 +39,7 @@ async def connect(url: str, name: str) -> Client:
         reconnected_cb=on_reconnect,
         error_cb=on_error,
     )
+    return client
 
 
 async def ensure_stream(client: Client, subjects: Subjects) -> None:

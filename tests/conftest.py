@@ -17,8 +17,8 @@ from bot_api.app import create_app
 from shared import mongo
 from shared.auth import AccountRepository
 from shared.config import Config
-from shared.embedded import start_mongo, start_nats
 from support.api import Api, Tenant
+from tools.embedded import start_mongo, start_nats
 
 AiohttpClient = Callable[..., Awaitable[TestClient]]
 LOOPBACK = ("127.0.0.0/8", "::1/128")  # webhook backends in tests run on loopback

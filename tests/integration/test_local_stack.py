@@ -2,10 +2,8 @@
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -13,9 +11,9 @@ from typing import Any
 from pymongo import MongoClient
 
 from shared.config import Config
-from shared.embedded import free_port
+from support.local_stack import call, start, stop
+from tools.embedded import free_port
 
-READY_LINE = "Ctrl-C stops everything."
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
@@ -25,46 +23,28 @@ def readme_walkthrough() -> str:
     return section.split("```sh\n", 1)[1].split("```", 1)[0]
 
 
-def start(var: Path, ports: tuple[int, int], **settings: str) -> tuple[subprocess.Popen[str], str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("MONGODB_URL", "NATS_URL")}
-    env.update(
-        PARLEY_VAR_DIR=str(var),
-        BOT_API_PORT=str(ports[0]),
-        INTEGRATIONS_API_PORT=str(ports[1]),
-        **settings,
-    )
-    process = subprocess.Popen(
-        [sys.executable, "-m", "shared.local_stack"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
+def walk_through(
+    ports: tuple[int, int], var: Path, reader: Path
+) -> subprocess.CompletedProcess[str]:
+    """The walk-through in a shell of its own, from `reader` (a directory holding the
+    examples but no var/), told where the stack keeps its tokens by PARLEY_VAR_DIR."""
+    reader.mkdir(exist_ok=True)
+    if not (reader / "examples").exists():
+        (reader / "examples").symlink_to(README.parent / "examples")
+    return subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", readme_walkthrough()],
+        cwd=reader,
+        env={
+            **os.environ,
+            "PARLEY_VAR_DIR": str(var),
+            "API": f"http://127.0.0.1:{ports[0]}",
+            "HOOKS": f"http://127.0.0.1:{ports[1]}",
+            "BACKEND_PORT": str(free_port()),
+        },
+        capture_output=True,
         text=True,
+        timeout=60,
     )
-    assert process.stdout is not None
-    printed = ""
-    deadline = time.monotonic() + 90
-    while READY_LINE not in printed:
-        line = process.stdout.readline()
-        assert line and time.monotonic() < deadline, f"stack did not start:\n{printed}"
-        printed += line
-    return process, printed
-
-
-def stop(process: subprocess.Popen[str]) -> str:
-    process.send_signal(signal.SIGINT)
-    out, _ = process.communicate(timeout=30)
-    assert process.returncode == 0, out
-    return out
-
-
-def call(url: str, token: str, body: dict[str, Any] | None = None) -> Any:
-    request = urllib.request.Request(
-        url,
-        data=None if body is None else json.dumps(body).encode(),
-        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-    )
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return json.loads(response.read())
 
 
 def test_make_run_starts_everything_and_a_second_run_keeps_data_and_tokens(
@@ -98,26 +78,22 @@ def test_make_run_starts_everything_and_a_second_run_keeps_data_and_tokens(
         stop(process)
 
 
-def test_the_readme_walkthrough_runs_as_written(tmp_path: Path) -> None:
+def test_the_readme_walkthrough_runs_as_written_and_again_on_a_story_of_its_own(
+    tmp_path: Path,
+) -> None:
     ports = (free_port(), free_port())
-    process, _ = start(tmp_path / "var", ports)
-    (tmp_path / "examples").symlink_to(README.parent / "examples")
+    var = tmp_path / "state"
+    process, _ = start(var, ports)
     try:
-        walked = subprocess.run(
-            ["bash", "-euo", "pipefail", "-c", readme_walkthrough()],
-            cwd=tmp_path,
-            env={
-                **os.environ,
-                "API": f"http://127.0.0.1:{ports[0]}",
-                "HOOKS": f"http://127.0.0.1:{ports[1]}",
-                "BACKEND_PORT": str(free_port()),
-            },
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        walks = [walk_through(ports, var, tmp_path / "reader") for _ in range(2)]
     finally:
         stop(process)
+    stories = [story_walked_through(walked) for walked in walks]
+    assert stories[0] != stories[1]
+
+
+def story_walked_through(walked: subprocess.CompletedProcess[str]) -> str:
+    """Check what one walk-through printed, as the README describes it; its story's id."""
     assert walked.returncode == 0, walked.stderr
     printed = json_documents(walked.stdout)
     story = next(d for d in printed if "story" in d)
@@ -127,14 +103,37 @@ def test_the_readme_walkthrough_runs_as_written(tmp_path: Path) -> None:
     order_node = story["story"][2]
     assert [names[c["id"]] for c in order_node["childrens"]] == ["Drinks"]
     result = answer["result"]
+    assert result["storyId"] == story["id"]
     assert names[result["interaction"]["id"]] == "Order"
     assert result["parameters"] == {"size": "large"}
     assert result["fulfillment"][0] == {"type": "text", "message": "One large pizza coming up!"}
     assert [c["name"] for c in result["contexts"]] == ["Order"]
     backend_result = with_backend["result"]
+    assert backend_result["storyId"] == story["id"]
     assert backend_result["source"] == "webhook"
     assert backend_result["fulfillment"][-1]["message"] == "Order #42: one large pizza."
     assert backend_result["parameters"]["order"] == "42"
+    return str(story["id"])
+
+
+def test_the_walkthrough_shows_an_api_error_and_stops_without_a_traceback(
+    tmp_path: Path,
+) -> None:
+    ports = (free_port(), free_port())
+    process, _ = start(tmp_path / "var", ports)
+    wrong_tokens = tmp_path / "wrong"
+    wrong_tokens.mkdir()
+    (wrong_tokens / "local-account.json").write_text(
+        json.dumps({"developerToken": "pdt_wrong", "publicKey": "ppk_wrong"})
+    )
+    try:
+        walked = walk_through(ports, wrong_tokens, tmp_path / "reader")
+    finally:
+        stop(process)
+    assert walked.returncode != 0
+    assert "returned error: 401" in walked.stderr
+    assert "the access token is not valid" in walked.stderr
+    assert "Traceback" not in walked.stderr
 
 
 def json_documents(text: str) -> list[Any]:
@@ -148,6 +147,29 @@ def json_documents(text: str) -> list[Any]:
         document, position = decoder.raw_decode(text, position)
         documents.append(document)
     return documents
+
+
+def test_the_accounts_command_finds_the_database_of_the_running_stack(tmp_path: Path) -> None:
+    ports = (free_port(), free_port())
+    var = tmp_path / "var"
+    process, _ = start(var, ports, DATABASE_PREFIX="own")
+    reader_env = {
+        k: v for k, v in os.environ.items() if k not in ("MONGODB_URL", "DATABASE_PREFIX")
+    }
+    try:
+        created = subprocess.run(
+            [sys.executable, "-m", "bot_api", "accounts", "create", "acme", "--json"],
+            env={**reader_env, "PARLEY_VAR_DIR": str(var)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert created.returncode == 0, created.stderr
+        token = json.loads(created.stdout)["developerToken"]
+        assert call(f"http://127.0.0.1:{ports[0]}/stories", token) == []
+    finally:
+        stop(process)
+    assert not (var / "stack.json").exists()
 
 
 def test_given_urls_make_run_uses_those_servers_instead_of_embedded_ones(

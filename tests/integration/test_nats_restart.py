@@ -15,9 +15,9 @@ from bot_api.app import create_app as create_bot_api
 from integrations_api.app import create_app as create_integrations_api
 from shared.auth import AccountRepository
 from shared.config import Config
-from shared.embedded import start_nats
 from support.api import Api
 from support.waiting import eventually
+from tools.embedded import start_nats
 
 BASE = "/v2/integrations/webhook"
 

@@ -7,7 +7,7 @@ from aiohttp.test_utils import TestClient
 
 from bot_api.app import create_app
 from shared.config import Config
-from shared.embedded import start_mongo
+from tools.embedded import start_mongo
 
 
 async def test_a_stopped_database_answers_503_and_readyz_reports_it(

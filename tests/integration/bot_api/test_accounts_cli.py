@@ -10,6 +10,7 @@ from pymongo import MongoClient
 from shared.auth import AccountRepository, TokenKind
 from shared.config import Config
 from shared.errors import Unauthorized
+from tools.embedded import free_port
 
 
 async def cli(config: Config, *args: str) -> tuple[int, str, str]:
@@ -79,3 +80,13 @@ async def test_a_taken_name_or_an_unknown_account_fails_with_a_message(config: C
     assert code == 1 and "already exists" in err
     code, _, err = await cli(config, "rotate", "nobody")
     assert code == 1 and "no account named 'nobody'" in err
+
+
+async def test_with_no_database_answering_it_says_so_in_one_line() -> None:
+    nowhere = Config(mongodb_url=f"mongodb://127.0.0.1:{free_port()}", nats_url="nats://unused")
+    code, out, err = await cli(nowhere, "create", "acme")
+    assert (code, out) == (1, "")
+    assert err.splitlines() == [
+        f"python -m bot_api: no MongoDB answers at {nowhere.mongodb_url}; "
+        "start Parley with `make run` or set MONGODB_URL"
+    ]

@@ -11,8 +11,8 @@ import aiohttp
 import pytest
 
 from shared.config import Config
-from shared.embedded import free_port, start_service
 from support.api import Tenant
+from tools.embedded import free_port, start_service
 
 
 @pytest.fixture

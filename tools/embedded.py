@@ -1,10 +1,17 @@
-"""Start nx-27017 and nats-server as child processes on free ports.
+"""Start nx-27017, nats-server and the services as child processes on free ports.
 
 `make run` and the test fixtures both use this, so the very same servers and PyMongo
 code path run on a laptop with no MongoDB or NATS installed.
+
+Every child runs in a process group of its own, so a Ctrl-C or a closed terminal reaches
+only the process that started it, which stops the children in order; on Linux a child
+also gets SIGTERM when that process dies, even by SIGKILL, so none outlives it.
 """
 
+import ctypes
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -20,6 +27,8 @@ from shared.mongo import Document
 
 START_TIMEOUT_SECONDS = 30
 STOP_TIMEOUT_SECONDS = 10
+LOGS_KEPT = 5  # per server: the log of this start and of the four before
+PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
 
 def free_port() -> int:
@@ -69,11 +78,47 @@ class ServerProcess:
             )
 
 
-def _spawn(name: str, url: str, command: list[str], log_path: Path) -> ServerProcess:
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    with log_path.open("ab") as log:
+def fresh_log(path: Path) -> Path:
+    """Shift the logs of earlier starts to `path`.1, `path`.2, ... (dropping the oldest),
+    so each start writes a log of its own and they do not pile up."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for generation in range(LOGS_KEPT - 1, 0, -1):
+        older = path if generation == 1 else path.with_name(f"{path.name}.{generation - 1}")
+        if older.exists():
+            older.replace(path.with_name(f"{path.name}.{generation}"))
+    return path
+
+
+def _terminated_with_parent() -> Callable[[], None] | None:
+    """What a child runs before exec so it gets SIGTERM once this process dies (Linux only).
+
+    The kernel ties it to the thread that starts the child: start children from the main
+    thread, as `make run` and the test fixtures do."""
+    if sys.platform != "linux":
+        return None
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    parent = os.getpid()
+
+    def terminate_with_parent() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:  # the parent died before prctl took effect
+            os._exit(1)
+
+    return terminate_with_parent
+
+
+def _spawn(
+    name: str, url: str, command: list[str], log_path: Path, env: dict[str, str] | None = None
+) -> ServerProcess:
+    with fresh_log(log_path).open("wb") as log:
         process = subprocess.Popen(
-            command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            command,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            process_group=0,
+            preexec_fn=_terminated_with_parent(),
         )
     return ServerProcess(name, url, process, log_path)
 
@@ -106,12 +151,12 @@ def start_mongo(data_dir: Path | str, log_dir: Path) -> ServerProcess:
         "--port",
         str(port),
         "--log-file",
-        str(log_dir / f"nx-27017-{port}.log"),
+        os.devnull,  # the same lines reach its stderr, which goes to our log
         "--pid-file",
         str(log_dir / f"nx-27017-{port}.pid"),
     ]
     url = f"mongodb://127.0.0.1:{port}"
-    server = _spawn("nx-27017", url, command, log_dir / f"nx-27017-{port}.out")
+    server = _spawn("nx-27017", url, command, log_dir / "nx-27017.log")
 
     def answers_ping() -> bool:
         client: MongoClient[Document] = MongoClient(url, serverSelectionTimeoutMS=500)
@@ -149,17 +194,9 @@ def start_nats(store_dir: Path, log_dir: Path, port: int | None = None) -> Serve
 
 def start_service(module: str, port: int, env: dict[str, str], log_dir: Path) -> ServerProcess:
     """`python -m <module> serve` with `env`, once its /healthz answers."""
-    log_path = log_dir / f"{module}.log"
-    log = log_path.open("ab")
-    process = subprocess.Popen(
-        [sys.executable, "-m", module, "serve"],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-    )
-    log.close()
-    server = ServerProcess(module, f"http://127.0.0.1:{port}", process, log_path)
+    url = f"http://127.0.0.1:{port}"
+    command = [sys.executable, "-m", module, "serve"]
+    server = _spawn(module, url, command, log_dir / f"{module}.log", env)
 
     def healthy() -> bool:
         with urllib.request.urlopen(f"{server.url}/healthz", timeout=1) as response:

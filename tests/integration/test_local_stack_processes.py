@@ -1,0 +1,79 @@
+"""`make run` and its children: one run per var dir, nothing outlives it, a clean stop
+logs nothing alarming."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from support.local_stack import call, children, running, start, stop
+from tools.embedded import free_port
+
+
+def gone_within(pids: list[int], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while any(running(pid) for pid in pids):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def test_a_second_run_refuses_in_one_line_and_a_hang_up_stops_every_child(
+    tmp_path: Path,
+) -> None:
+    var = tmp_path / "var"
+    process, _ = start(var, (free_port(), free_port()))
+    servers = children(process.pid)
+    assert len(servers) == 4  # nx-27017, nats-server, bot-api, integrations-api
+    logs_before = sorted(p.name for p in (var / "logs").iterdir())
+
+    second = subprocess.run(
+        [sys.executable, "-m", "tools.local_stack"],
+        env={**os.environ, "PARLEY_VAR_DIR": str(var)},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert second.returncode == 1
+    assert second.stdout == ""
+    assert second.stderr.strip().splitlines() == [
+        f"Parley is already running from {var} (pid {process.pid}); stop it first."
+    ]
+    assert sorted(p.name for p in (var / "logs").iterdir()) == logs_before
+
+    stop(process, signal.SIGHUP)
+    assert gone_within(servers, 5)
+
+
+def test_children_do_not_outlive_a_killed_run(tmp_path: Path) -> None:
+    process, _ = start(tmp_path / "var", (free_port(), free_port()))
+    servers = children(process.pid)
+    assert len(servers) == 4
+    process.kill()
+    process.communicate(timeout=10)
+    assert gone_within(servers, 20)
+
+
+def test_a_clean_stop_logs_no_disconnect_and_no_traceback_and_logs_rotate_per_start(
+    tmp_path: Path,
+) -> None:
+    var = tmp_path / "var"
+    ports = (free_port(), free_port())
+    for _ in range(2):
+        process, _ = start(var, ports)
+        tokens = (var / "local-account.json").read_text()
+        developer_token = tokens.split('"developerToken": "', 1)[1].split('"', 1)[0]
+        assert call(f"http://127.0.0.1:{ports[0]}/stories", developer_token) == []
+        stop(process)
+    logs = {p.name: p.read_text() for p in (var / "logs").iterdir()}
+    assert set(logs) == {
+        f"{server}.log{generation}"
+        for server in ("nx-27017", "nats", "bot_api", "integrations_api")
+        for generation in ("", ".1")
+    }
+    for name, text in logs.items():
+        assert "Traceback" not in text, name
+        assert "disconnected" not in text, name

@@ -1,0 +1,186 @@
+"""`make run`: the whole stack on one machine, data kept under var/ between runs.
+
+Starts nx-27017 and nats-server (unless MONGODB_URL / NATS_URL point elsewhere), both
+services, makes sure a local account exists and its tokens work, prints what a person
+needs to start, and stops everything on Ctrl-C, SIGTERM or a closed terminal (SIGHUP).
+
+One run per var dir: it holds a lock on var/run.lock (holding its pid) from before it
+starts anything, and leaves its settings in var/stack.json while it runs, for the
+`accounts` command.
+"""
+
+import asyncio
+import fcntl
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from types import FrameType
+
+from shared import mongo
+from shared.auth import AccountRepository, IssuedTokens
+from shared.cli import STACK_FILE, var_dir
+from shared.config import Config
+from shared.errors import ApiError
+from tools.embedded import ServerProcess, start_mongo, start_nats, start_service
+
+LOCAL_ACCOUNT = "local"
+LOOPBACK = "127.0.0.0/8,::1/128"
+
+
+async def ensure_local_account(config: Config, saved: dict[str, str] | None) -> IssuedTokens:
+    """Reuse the saved tokens while they still work; otherwise create or rotate them."""
+    client = mongo.open_client(config.mongodb_url)
+    try:
+        accounts = AccountRepository(client[config.accounts_database])
+        await accounts.ensure_indexes()
+        if saved is not None:
+            try:
+                await accounts.authenticate(saved["developerToken"])
+                await accounts.authenticate(saved["publicKey"])
+                return IssuedTokens(saved["account"], saved["developerToken"], saved["publicKey"])
+            except (ApiError, KeyError):
+                pass
+        try:
+            return await accounts.create(LOCAL_ACCOUNT)
+        except ApiError:
+            return await accounts.rotate(LOCAL_ACCOUNT)
+    finally:
+        await client.close()
+
+
+def local_account(config: Config, tokens_file: Path) -> IssuedTokens:
+    saved = json.loads(tokens_file.read_text()) if tokens_file.exists() else None
+    issued = asyncio.run(ensure_local_account(config, saved))
+    if issued.as_json() != saved:
+        tokens_file.touch(mode=0o600)
+        tokens_file.chmod(0o600)
+        tokens_file.write_text(json.dumps(issued.as_json(), indent=2) + "\n")
+    return issued
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class StopRequested(BaseException):
+    """Raised by a stop signal wherever the main thread is, like KeyboardInterrupt."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def request_stop(signum: int, frame: FrameType | None) -> None:
+    raise StopRequested(signum)
+
+
+def hold_run_lock(var: Path) -> None:
+    """Lock var/run.lock for the life of this process, or exit saying who holds it.
+
+    The kernel drops the lock when the process ends however it ends, so a killed run
+    leaves nothing that blocks the next one."""
+    lock = os.open(var / "run.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.read(lock, 32).decode().strip() or "unknown"
+        raise SystemExit(
+            f"Parley is already running from {var} (pid {holder}); stop it first."
+        ) from None
+    os.ftruncate(lock, 0)
+    os.write(lock, f"{os.getpid()}\n".encode())
+
+
+def write_stack_file(path: Path, config: Config) -> None:
+    partial = path.with_suffix(".partial")
+    partial.write_text(json.dumps(config.as_env(), indent=2) + "\n")
+    partial.replace(path)
+
+
+def stop_all(started: list[ServerProcess], var: Path) -> None:
+    """Stop the servers newest first (services before the databases they use), deaf to
+    further stop signals meanwhile."""
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
+    for server in reversed(started):
+        server.stop()
+    (var / STACK_FILE).unlink(missing_ok=True)
+
+
+def run(var: Path, started: list[ServerProcess]) -> None:
+    """Start everything into `started`, say how to use it, and return once a server exits
+    by itself."""
+    logs = var / "logs"
+    env = dict(os.environ)
+    env.setdefault("WEBHOOK_ALLOW", LOOPBACK)
+    if "MONGODB_URL" not in env:
+        started.append(start_mongo(var / "mongo", logs))
+        env["MONGODB_URL"] = started[-1].url
+    if "NATS_URL" not in env:
+        started.append(start_nats(var / "nats", logs))
+        env["NATS_URL"] = started[-1].url
+    config = Config.from_env_mapping(env)
+    tokens_file = var / "local-account.json"
+    issued = local_account(config, tokens_file)
+    bot_api = start_service("bot_api", config.bot_api_port, env, logs)
+    started.append(bot_api)
+    integrations = start_service("integrations_api", config.integrations_api_port, env, logs)
+    started.append(integrations)
+    write_stack_file(var / STACK_FILE, config)
+
+    print(
+        f"""
+Parley is running.
+
+  bot-api           {bot_api.url}        (OpenAPI: {bot_api.url}/openapi.json)
+  integrations-api  {integrations.url}   (OpenAPI: {integrations.url}/openapi.json)
+  MongoDB           {config.mongodb_url}
+  NATS              {config.nats_url}
+
+  account           {issued.account}
+  developer token   {issued.developer_token}
+  public API key    {issued.public_key}
+  (saved in {tokens_file})
+
+Webhooks may call: {env["WEBHOOK_ALLOW"]} (WEBHOOK_ALLOW; loopback on your own machine).
+
+Try:  curl -H "authorization: Bearer {issued.developer_token}" {bot_api.url}/stories
+More accounts: .venv/bin/python -m bot_api accounts create NAME
+Logs in {logs}. Ctrl-C stops everything.
+""",
+        flush=True,
+    )
+    while True:
+        for server in started:
+            if server.process.poll() is not None:
+                print(f"{server.name} exited; see {server.log_path}", file=sys.stderr)
+                return
+        time.sleep(0.5)
+
+
+def main() -> None:
+    var = var_dir(os.environ).resolve()
+    var.mkdir(parents=True, exist_ok=True)
+    hold_run_lock(var)
+    (var / STACK_FILE).unlink(missing_ok=True)  # left by a run that was killed
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, request_stop)
+    started: list[ServerProcess] = []
+    try:
+        run(var, started)
+    except StopRequested as stop:
+        hung_up = stop.signum == signal.SIGHUP
+    except Exception as error:
+        raise SystemExit(f"make run failed: {error}") from None
+    else:
+        raise SystemExit(1)  # a server exited by itself; run() said which
+    finally:
+        stop_all(started, var)
+    if not hung_up:  # after a hang-up no terminal reads it
+        print("\nParley stopped; data kept in", var)
+
+
+if __name__ == "__main__":
+    main()
