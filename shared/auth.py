@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass
 from enum import Enum
 
-from pymongo import ReturnDocument
+from bson import ObjectId
 from pymongo.errors import DuplicateKeyError
 
 from shared.errors import Conflict, Forbidden, NotFound, Unauthorized
@@ -36,6 +36,7 @@ class Principal:
 
 @dataclass(frozen=True)
 class IssuedTokens:
+    account_id: str
     account: str
     developer_token: str
     public_key: str
@@ -52,8 +53,9 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def _new_tokens(account: str) -> tuple[IssuedTokens, dict[str, str]]:
+def _new_tokens(account_id: str, account: str) -> tuple[IssuedTokens, dict[str, str]]:
     issued = IssuedTokens(
+        account_id=account_id,
         account=account,
         developer_token=DEVELOPER_TOKEN_PREFIX + secrets.token_urlsafe(32),
         public_key=PUBLIC_KEY_PREFIX + secrets.token_urlsafe(32),
@@ -75,21 +77,27 @@ class AccountRepository:
         await self.collection.create_index("publicKeyHash", unique=True)
 
     async def create(self, name: str) -> IssuedTokens:
-        issued, hashes = _new_tokens(name)
+        account_id = ObjectId()
+        issued, hashes = _new_tokens(str(account_id), name)
         try:
-            await self.collection.insert_one({"name": name, "createdAt": utcnow(), **hashes})
+            await self.collection.insert_one(
+                {"_id": account_id, "name": name, "createdAt": utcnow(), **hashes}
+            )
         except DuplicateKeyError:
             raise Conflict(f"account {name!r} already exists") from None
         return issued
 
     async def rotate(self, name: str) -> IssuedTokens:
-        issued, hashes = _new_tokens(name)
-        updated = await self.collection.find_one_and_update(
-            {"name": name},
-            {"$set": {**hashes, "rotatedAt": utcnow()}},
-            return_document=ReturnDocument.AFTER,
+        """New tokens for the account; the old ones stop working at once in the database,
+        and in every running process once the rotation is announced (`TokensRotated`)."""
+        account = await self.collection.find_one({"name": name}, projection={"_id": 1})
+        if account is None:
+            raise NotFound(f"no account named {name!r}")
+        issued, hashes = _new_tokens(str(account["_id"]), name)
+        updated = await self.collection.update_one(
+            {"_id": account["_id"]}, {"$set": {**hashes, "rotatedAt": utcnow()}}
         )
-        if updated is None:
+        if updated.matched_count != 1:
             raise NotFound(f"no account named {name!r}")
         return issued
 

@@ -5,16 +5,18 @@ import asyncio
 import json
 import logging
 import os
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from aiohttp import web
 from pymongo.errors import ConnectionFailure
 
-from shared import mongo
+from shared import messaging, mongo
 from shared.auth import AccountRepository, IssuedTokens
 from shared.config import Config
 from shared.errors import ApiError
+from shared.events import TokensRotated, encode
 
 STACK_FILE = "stack.json"
 
@@ -44,6 +46,17 @@ async def _accounts(config: Config, action: str, name: str) -> IssuedTokens:
         return await accounts.rotate(name)
     finally:
         await client.close()
+
+
+async def _announce_rotation(config: Config, issued: IssuedTokens) -> str | None:
+    """Tell every running process to forget the account's old tokens; what went wrong,
+    if it could not."""
+    event = encode(TokensRotated(issued.account_id))
+    try:
+        await messaging.publish_once(config.nats_url, config.subjects.tokens_rotated, event)
+    except Exception as error:
+        return str(error) or type(error).__name__
+    return None
 
 
 def main(
@@ -78,6 +91,14 @@ def main(
             f"{prog}: no MongoDB answers at {config.mongodb_url}; "
             "start Parley with `make run` or set MONGODB_URL\n",
         )
+    if args.action == "rotate":
+        failure = asyncio.run(_announce_rotation(config, issued))
+        if failure is not None:
+            print(
+                f"{prog}: NATS at {config.nats_url} did not take the rotation ({failure}); "
+                "running services accept the old tokens for up to 30 s more",
+                file=sys.stderr,
+            )
     if args.json:
         print(json.dumps(issued.as_json()))
     else:

@@ -33,13 +33,24 @@ async def connect(url: str, name: str) -> Client:
         url,
         name=name,
         max_reconnect_attempts=-1,
-        reconnect_time_wait=0.5,
+        reconnect_time_wait=0.5,  # type: ignore[arg-type]  # seconds; annotated int, used as float
         allow_reconnect=True,
         disconnected_cb=on_disconnect,
         reconnected_cb=on_reconnect,
         error_cb=on_error,
     )
     return client
+
+
+async def publish_once(url: str, subject: str, data: bytes) -> None:
+    """Publish one event to JetStream from a short-lived process (the accounts command),
+    giving up after a few seconds when NATS does not answer."""
+    client = Client()
+    await client.connect(url, connect_timeout=2, allow_reconnect=False, max_reconnect_attempts=0)
+    try:
+        await client.jetstream().publish(subject, data, timeout=2)
+    finally:
+        await client.close()
 
 
 async def ensure_stream(client: Client, subjects: Subjects) -> None:

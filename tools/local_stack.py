@@ -38,9 +38,14 @@ async def ensure_local_account(config: Config, saved: dict[str, str] | None) -> 
         await accounts.ensure_indexes()
         if saved is not None:
             try:
-                await accounts.authenticate(saved["developerToken"])
+                principal = await accounts.authenticate(saved["developerToken"])
                 await accounts.authenticate(saved["publicKey"])
-                return IssuedTokens(saved["account"], saved["developerToken"], saved["publicKey"])
+                return IssuedTokens(
+                    principal.account_id,
+                    saved["account"],
+                    saved["developerToken"],
+                    saved["publicKey"],
+                )
             except (ApiError, KeyError):
                 pass
         try:
