@@ -10,11 +10,11 @@ page; its preflight is refused with a 403.
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
+from aiohttp.typedefs import Middleware
 
 from shared.config import Config
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-Middleware = Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]
 
 ALLOWED_METHODS = "GET, POST, PUT, DELETE"
 ALLOWED_HEADERS = "Authorization, Content-Type, X-Request-Id"
@@ -46,7 +46,8 @@ def cors_middleware(config: Config, public_paths: frozenset[str]) -> Middleware:
                 return web.Response(status=403, text="origin not allowed")
             preflight = web.Response(status=204)
             _allow(preflight, origin)
-            preflight.headers["Access-Control-Allow-Methods"] = "POST" if public else ALLOWED_METHODS
+            methods = "POST" if public else ALLOWED_METHODS
+            preflight.headers["Access-Control-Allow-Methods"] = methods
             preflight.headers["Access-Control-Allow-Headers"] = ALLOWED_HEADERS
             preflight.headers["Access-Control-Max-Age"] = str(PREFLIGHT_MAX_AGE_SECONDS)
             return preflight

@@ -61,6 +61,10 @@ def main() -> None:
     logs.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     env.setdefault("WEBHOOK_ALLOW", LOOPBACK)
+    bot_api_port = env.get("BOT_API_PORT", "8080")
+    env.setdefault(
+        "API_ORIGINS", f"http://127.0.0.1:{bot_api_port},http://localhost:{bot_api_port}"
+    )
     started: list[ServerProcess] = []
 
     def stop_all(signum: int | None = None, frame: FrameType | None = None) -> None:
@@ -95,6 +99,7 @@ def main() -> None:
         f"""
 Parley is running.
 
+  console           {bot_api.url}/console/   (sign in with the developer token below)
   bot-api           {bot_api.url}        (OpenAPI: {bot_api.url}/openapi.json)
   integrations-api  {integrations.url}   (OpenAPI: {integrations.url}/openapi.json)
   MongoDB           {config.mongodb_url}

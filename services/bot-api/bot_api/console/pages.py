@@ -14,7 +14,9 @@ from shared.ids import is_object_id
 
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
-INTERACTION_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+INTERACTION_ID = re.compile(
+    r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$", re.I
+)
 WIDGET_SOURCES = ("fulfillment.js", "widget.js")
 
 routes = web.RouteTableDef()
