@@ -1,5 +1,5 @@
 // Starts the page the server rendered; every page but sign-in needs the token.
-import { forgetToken, page, token } from "./api.js";
+import { page, token } from "./api.js";
 
 const pages = {
   "sign-in": () => import("./sign_in.js"),
@@ -15,7 +15,7 @@ if (page.page !== "sign-in" && !token()) {
   location.replace("/console/");
 } else {
   document.getElementById("sign-out")?.addEventListener("click", () => {
-    forgetToken();
+    sessionStorage.clear(); // the token and the test chats' sessions
     location.assign("/console/");
   });
   const module = await pages[page.page]();
