@@ -4,7 +4,6 @@ Chromium driven by Playwright (docs/console.md "Browser tests")."""
 import asyncio
 import os
 import shutil
-import socket
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -17,7 +16,7 @@ from shared import mongo
 from shared.auth import AccountRepository, IssuedTokens
 from shared.config import Config
 from shared.embedded import start_service
-from support.browser import Stack
+from support.browser import Stack, free_port
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = [
@@ -30,12 +29,6 @@ CHROMIUM_FLAGS = [
     "--disable-sync",
 ]
 WAIT_MS = 15_000  # the longest any page waits for an answer on a loaded machine
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 async def _create_account(config: Config) -> IssuedTokens:

@@ -1,10 +1,11 @@
 """The console in headless Chromium: sign in, build a story, chat with it, see errors."""
 
 import re
+import time
 
 from playwright.sync_api import Page, expect
 
-from support.browser import Stack, screenshot, sign_in
+from support.browser import Stack, call, free_port, loaded, screenshot, sign_in
 
 
 def test_sign_in_build_a_story_and_chat_in_the_test_panel(page: Page, stack: Stack) -> None:
@@ -28,6 +29,7 @@ def test_sign_in_build_a_story_and_chat_in_the_test_panel(page: Page, stack: Sta
     page.get_by_label("New interaction").fill("Order")
     page.get_by_role("button", name="Create", exact=True).click()
     expect(page.locator("#interaction-title")).to_have_text("Order (standard)")
+    loaded(page)
     page.get_by_label("User says").fill("I want a {{size:size}} pizza")
     expect(page.locator("#usersays-preview mark")).to_have_text("{{size:size}}")
     page.get_by_label("Add a response").select_option("text")
@@ -44,9 +46,12 @@ def test_sign_in_build_a_story_and_chat_in_the_test_panel(page: Page, stack: Sta
 
     # A child interaction that follows Order.
     page.goto(story_url)
+    loaded(page)
     page.get_by_label("New interaction").fill("Drinks")
     page.locator("#new-interaction-parent").select_option(label="Order")
     page.get_by_role("button", name="Create", exact=True).click()
+    expect(page.locator("#interaction-title")).to_have_text("Drinks (standard)")
+    loaded(page)
     page.get_by_label("User says").fill("drinks")
     page.get_by_label("Add a response").select_option("text")
     page.get_by_role("button", name="Add", exact=True).click()
@@ -55,6 +60,7 @@ def test_sign_in_build_a_story_and_chat_in_the_test_panel(page: Page, stack: Sta
     expect(page.locator("#notice")).to_have_text("Saved.")
 
     page.goto(story_url)
+    loaded(page)
     order = page.locator("#tree > li", has_text="Order")
     expect(order.locator("ul li")).to_contain_text("Drinks")
 
@@ -70,6 +76,9 @@ def test_sign_in_build_a_story_and_chat_in_the_test_panel(page: Page, stack: Sta
     expect(log).to_contain_text("Cola or water?")
     expect(page.locator("#chat-debug")).to_contain_text("Matched: Drinks")
     screenshot(page, "story")
+    page.set_viewport_size({"width": 360, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360  # no sideways scrolling
+    screenshot(page, "story-360px")
 
     page.get_by_role("button", name="Reset").click()
     expect(log).to_be_empty()
@@ -79,3 +88,52 @@ def test_sign_in_build_a_story_and_chat_in_the_test_panel(page: Page, stack: Sta
     assert page.evaluate("sessionStorage.length") == 0
     page.goto(story_url)
     page.wait_for_url(re.compile(r"/console/$"))
+
+
+def test_a_validation_error_appears_next_to_its_field(page: Page, stack: Stack) -> None:
+    story_id = call(page, stack, "POST", "/stories", {"name": "Limits", "description": ""})["id"]
+    created = call(page, stack, "POST", f"/stories/{story_id}/interactions", {"name": "Ask"})
+    sign_in(page, stack)
+    page.goto(f"{stack.bot_api}/console/stories/{story_id}/interactions/{created['id']}")
+    loaded(page)
+    page.get_by_label("Add a response").select_option("quickReply")
+    page.get_by_role("button", name="Add", exact=True).click()
+    page.locator('[data-field="responses.0.title"]').fill("Pick one")
+    replies = page.locator('[data-field="responses.0.replies"]')
+    replies.fill("a reply of twenty-five ch")
+    expect(replies.locator("xpath=following-sibling::span[1]")).to_have_class("counter over")
+    page.get_by_role("button", name="Save", exact=True).click()
+
+    error = page.locator('.field-error[data-error-path="responses.0.replies.0"]')
+    expect(error).to_contain_text("20")
+    expect(replies).to_have_attribute("aria-invalid", "true")
+    expect(replies).to_have_attribute("aria-describedby", error.get_attribute("id") or "")
+    assert error.evaluate("e => e.previousElementSibling.contains(document.querySelector("
+                          "'[data-field=\"responses.0.replies\"]'))")  # fmt: skip
+    screenshot(page, "validation-error")
+
+
+def test_a_connection_shows_its_last_delivery_error(page: Page, stack: Stack) -> None:
+    story_id = call(page, stack, "POST", "/stories", {"name": "Hooks", "description": ""})["id"]
+    closed = f"http://127.0.0.1:{free_port()}/hook"  # nothing listens there
+    connection = {"storyId": story_id, "name": "Orders backend", "url": closed}
+    connection_id = call(page, stack, "POST", "", connection, base=connections_api(stack))["id"]
+    hooked = {"name": "Status", "userSays": ["status"], "webhook": connection_id}
+    call(page, stack, "POST", f"/stories/{story_id}/interactions", hooked)
+    call(page, stack, "POST", "/query", {"sessionId": "s", "storyId": story_id, "query": "status"})
+
+    sign_in(page, stack)
+    page.goto(f"{stack.bot_api}/console/stories/{story_id}/connections")
+    card = page.locator(f'[data-connection="{connection_id}"]')
+    expect(card).to_contain_text("Orders backend")
+    deadline = time.monotonic() + 30  # the failure travels bot-api -> NATS -> integrations-api
+    while not card.locator(".delivery-error").count() and time.monotonic() < deadline:
+        page.wait_for_timeout(500)
+        page.reload()
+        expect(card).to_be_visible()
+    expect(card.locator(".delivery-error")).to_contain_text("Last delivery failed")
+    screenshot(page, "connections")
+
+
+def connections_api(stack: Stack) -> str:
+    return f"{stack.integrations_api}/v2/integrations/webhook"

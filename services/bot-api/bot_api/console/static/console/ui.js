@@ -80,7 +80,7 @@ export function showErrors(form, error) {
     box.dataset.errorPath = path;
     found.field.setAttribute("aria-invalid", "true");
     found.field.setAttribute("aria-describedby", box.id);
-    found.field.after(box);
+    (found.field.closest(".limited") || found.field).after(box);
   }
   form.querySelector("[aria-invalid]")?.focus();
 }
