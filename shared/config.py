@@ -19,6 +19,13 @@ class Config:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     session_idle_seconds: int = 600
     webhook_allow: tuple[str, ...] = ()
+    # Stalls and rates (docs/reliability.md): a request's budget; requests per second and
+    # burst per token, 0 turning a limit off
+    request_budget_seconds: float = 10.0
+    query_rate: float = 20.0
+    query_burst: int = 40
+    management_rate: float = 10.0
+    management_burst: int = 40
 
     @property
     def subjects(self) -> Subjects:
@@ -48,6 +55,12 @@ class Config:
             "MAX_BODY_BYTES": str(self.max_body_bytes),
             "SESSION_IDLE_SECONDS": str(self.session_idle_seconds),
             "WEBHOOK_ALLOW": ",".join(self.webhook_allow),
+            # Stalls and rates
+            "REQUEST_BUDGET_SECONDS": str(self.request_budget_seconds),
+            "QUERY_RATE": str(self.query_rate),
+            "QUERY_BURST": str(self.query_burst),
+            "MANAGEMENT_RATE": str(self.management_rate),
+            "MANAGEMENT_BURST": str(self.management_burst),
         }
 
     @classmethod
@@ -67,4 +80,10 @@ class Config:
             webhook_allow=tuple(
                 n.strip() for n in env.get("WEBHOOK_ALLOW", "").split(",") if n.strip()
             ),
+            # Stalls and rates
+            request_budget_seconds=float(env.get("REQUEST_BUDGET_SECONDS", "10")),
+            query_rate=float(env.get("QUERY_RATE", "20")),
+            query_burst=int(env.get("QUERY_BURST", "40")),
+            management_rate=float(env.get("MANAGEMENT_RATE", "10")),
+            management_burst=int(env.get("MANAGEMENT_BURST", "40")),
         )

@@ -10,6 +10,7 @@ from pymongo.asynchronous.database import AsyncDatabase
 
 from shared.auth import AccountRepository, PrincipalCache
 from shared.config import Config
+from shared.idempotency import IdempotencyKeys
 from shared.outbox import Outbox
 
 Probe = Callable[[], Awaitable[bool]]
@@ -22,6 +23,8 @@ DATABASE = web.AppKey("database", AsyncDatabase)
 """The service's own database."""
 ACCOUNTS = web.AppKey("accounts", AccountRepository)
 PRINCIPALS = web.AppKey("principals", PrincipalCache)
+IDEMPOTENCY = web.AppKey("idempotency", IdempotencyKeys)
+"""The first answers of creates sent with an `Idempotency-Key` (shared/idempotency.py)."""
 NATS = web.AppKey("nats", NatsClient)
 OUTBOX = web.AppKey("outbox", Outbox)
 PROBES = web.AppKey("readiness_probes", dict[str, Probe])

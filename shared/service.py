@@ -17,13 +17,16 @@ from nats.js.api import DeliverPolicy
 
 from shared import health, messaging, mongo
 from shared.auth import AccountRepository, PrincipalCache
+from shared.budget import budget_middleware
 from shared.config import Config
 from shared.envelope import envelope_middleware
 from shared.events import TokensRotated, UndecodableEvent, decode
+from shared.idempotency import IdempotencyKeys
 from shared.keys import (
     ACCOUNTS,
     CONFIG,
     DATABASE,
+    IDEMPOTENCY,
     MONGO,
     NATS,
     OUTBOX,
@@ -44,15 +47,20 @@ API_VERSION = "0.1.0"
 
 
 def new_app(config: Config, *, status_field: str) -> web.Application:
-    """An app that puts every answer in the envelope, its outcome named `status_field`."""
-    app = web.Application(middlewares=[envelope_middleware], client_max_size=config.max_body_bytes)
+    """An app that puts every answer in the envelope, its outcome named `status_field`,
+    within the request budget."""
+    app = web.Application(
+        middlewares=[envelope_middleware, budget_middleware],
+        client_max_size=config.max_body_bytes,
+    )
     app[CONFIG] = config
     app[STATUS_FIELD] = status_field
     return app
 
 
 def mongo_context(database: str) -> CleanupContext:
-    """MongoDB, with `database` as the service's own and the accounts every service reads."""
+    """MongoDB, with `database` as the service's own (with its idempotency keys) and the
+    accounts every service reads."""
 
     async def open_mongo(app: web.Application) -> AsyncIterator[None]:
         config = app[CONFIG]
@@ -61,7 +69,9 @@ def mongo_context(database: str) -> CleanupContext:
         app[DATABASE] = client[database]
         app[ACCOUNTS] = AccountRepository(client[config.accounts_database])
         app[PRINCIPALS] = PrincipalCache(app[ACCOUNTS])
+        app[IDEMPOTENCY] = IdempotencyKeys(app[DATABASE])
         await app[ACCOUNTS].ensure_indexes()
+        await app[IDEMPOTENCY].ensure_indexes()
         yield
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(client.close(), SHUTDOWN_STEP_SECONDS)

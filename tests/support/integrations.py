@@ -35,9 +35,16 @@ class MemoryConnections:
         return None
 
     async def insert(
-        self, account_id: str, story_name: str, fields: dict[str, Any]
+        self,
+        account_id: str,
+        story_name: str,
+        fields: dict[str, Any],
+        connection_id: str | None = None,
     ) -> dict[str, Any]:
-        document = {"_id": ObjectId(), **new_connection(account_id, story_name, fields)}
+        document = {
+            "_id": ObjectId(connection_id),
+            **new_connection(account_id, story_name, fields),
+        }
         self.documents[document["_id"]] = document
         return document
 

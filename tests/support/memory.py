@@ -232,10 +232,12 @@ class EntitiesInMemory(_InMemory):
         self.documents: dict[str, dict[str, Any]] = {}
         """By id, oldest first."""
 
-    async def insert(self, account_id: str, entity: dict[str, Any]) -> str:
+    async def insert(
+        self, account_id: str, entity: dict[str, Any], entity_id: str | None = None
+    ) -> str:
         await self._database.record("entities.insert", entity["name"])
         self._refuse_taken_name(account_id, None, entity["name"])
-        key = ObjectId()
+        key = ObjectId(entity_id)
         self.documents[str(key)] = {"_id": key, "accountId": account_id, **copy.deepcopy(entity)}
         return str(key)
 

@@ -18,6 +18,7 @@ from integrations_api.schemas import (
 )
 from shared.endpoints import endpoint, principal_of
 from shared.envelope import envelope
+from shared.keys import IDEMPOTENCY
 from shared.timeutil import iso
 
 CONNECTION_STATUS_FIELD = "type"
@@ -69,13 +70,18 @@ async def list_connections(request: web.Request) -> Any:
     body=ConnectionCreateSchema(),
     response=CreatedSchema(),
     status=201,
-    errors=(503,),
+    errors=(409, 503),
 )
 async def create_connection(request: web.Request, body: dict[str, Any]) -> Any:
-    connection_id = await service.create_connection(
-        _backends(request), account_id=_account(request), fields=body
-    )
-    return {"id": connection_id, **envelope(CONNECTION_STATUS_FIELD, 201, "created")}
+    account_id = _account(request)
+
+    async def create(new_id: str | None) -> dict[str, Any]:
+        connection_id = await service.create_connection(
+            _backends(request), account_id=account_id, fields=body, new_id=new_id
+        )
+        return {"id": connection_id, **envelope(CONNECTION_STATUS_FIELD, 201, "created")}
+
+    return await request.app[IDEMPOTENCY].once(request, account_id, body, create)
 
 
 @routes.get(BASE + "/{id}")

@@ -2,6 +2,8 @@
 
 from typing import Any
 
+from bson import ObjectId
+
 from shared.ids import object_id as _key
 from shared.mongo import Database
 from shared.timeutil import utcnow
@@ -54,10 +56,16 @@ class ConnectionRepository:
         await self.collection.create_index([("accountId", 1), ("storyId", 1)])
 
     async def insert(
-        self, account_id: str, story_name: str, fields: dict[str, Any]
+        self,
+        account_id: str,
+        story_name: str,
+        fields: dict[str, Any],
+        connection_id: str | None = None,
     ) -> dict[str, Any]:
-        """The stored document."""
+        """The stored document (under `connection_id` when given)."""
         document = new_connection(account_id, story_name, fields)
+        if connection_id is not None:
+            document["_id"] = ObjectId(connection_id)
         await self.collection.insert_one(document)
         return document
 

@@ -24,7 +24,11 @@ class ConnectionStore(Protocol):
     async def get(self, account_id: str, connection_id: str) -> dict[str, Any] | None: ...
 
     async def insert(
-        self, account_id: str, story_name: str, fields: dict[str, Any]
+        self,
+        account_id: str,
+        story_name: str,
+        fields: dict[str, Any],
+        connection_id: str | None = None,
     ) -> dict[str, Any]: ...
 
     async def replace(
@@ -86,14 +90,19 @@ async def is_story_connection(
     return document is not None and document["storyId"] == story_id
 
 
-async def create_connection(backends: Backends, *, account_id: str, fields: dict[str, Any]) -> str:
-    """The new connection's id; a 400 naming `storyId` if the account has no such story."""
+async def create_connection(
+    backends: Backends, *, account_id: str, fields: dict[str, Any], new_id: str | None = None
+) -> str:
+    """The new connection's id; a 400 naming `storyId` if the account has no such story.
+    Under `new_id` when given (a retried create), which may exist already."""
+    if new_id is not None and await backends.connections.get(account_id, new_id):
+        return new_id
     story_id = fields["storyId"]
     try:
         story_name = await backends.stories.name(account_id, story_id)
     except StoryNotFound:
         raise ValidationFailed.at(("storyId",), f"no story {story_id} in this account") from None
-    document = await backends.connections.insert(account_id, story_name, fields)
+    document = await backends.connections.insert(account_id, story_name, fields, new_id)
     await _publish(backends, document)
     return str(document["_id"])
 

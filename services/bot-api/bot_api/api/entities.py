@@ -7,6 +7,7 @@ from bot_api.keys import ENTITIES
 from bot_api.schemas.common import CreatedSchema, SuccessSchema
 from bot_api.schemas.entities import EntitySchema, EntityWriteSchema
 from shared.endpoints import endpoint
+from shared.keys import IDEMPOTENCY
 
 routes = web.RouteTableDef()
 
@@ -26,7 +27,15 @@ async def list_entities(request: web.Request) -> Any:
     errors=(409,),
 )
 async def create_entity(request: web.Request, body: dict[str, Any]) -> Any:
-    return created(await request.app[ENTITIES].create(account_id=account_of(request), data=body))
+    account_id = account_of(request)
+
+    async def create(new_id: str | None) -> dict[str, Any]:
+        entity_id = await request.app[ENTITIES].create(
+            account_id=account_id, data=body, new_id=new_id
+        )
+        return created(entity_id)
+
+    return await request.app[IDEMPOTENCY].once(request, account_id, body, create)
 
 
 @routes.get("/entities/{id}")

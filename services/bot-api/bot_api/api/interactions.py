@@ -14,6 +14,8 @@ from bot_api.schemas.interactions import (
     InteractionWriteSchema,
 )
 from shared.endpoints import endpoint
+from shared.idempotency import uuid_from
+from shared.keys import IDEMPOTENCY
 
 routes = web.RouteTableDef()
 
@@ -41,10 +43,7 @@ async def list_interactions(request: web.Request) -> Any:
     errors=(404, 409),
 )
 async def create_root_interaction(request: web.Request, body: dict[str, Any]) -> Any:
-    new_id = await request.app[INTERACTIONS].create(
-        account_id=account_of(request), story_id=request.match_info["story"], data=body
-    )
-    return created(new_id)
+    return await _create_interaction(request, body, parent_id=None)
 
 
 @routes.get("/stories/{story}/interactions/{id}")
@@ -68,13 +67,25 @@ async def read_interaction(request: web.Request) -> Any:
     errors=(404, 409),
 )
 async def create_child_interaction(request: web.Request, body: dict[str, Any]) -> Any:
-    new_id = await request.app[INTERACTIONS].create(
-        account_id=account_of(request),
-        story_id=request.match_info["story"],
-        data=body,
-        parent_id=request.match_info["id"],
-    )
-    return created(new_id)
+    return await _create_interaction(request, body, parent_id=request.match_info["id"])
+
+
+async def _create_interaction(
+    request: web.Request, body: dict[str, Any], parent_id: str | None
+) -> dict[str, Any]:
+    account_id = account_of(request)
+
+    async def create(new_id: str | None) -> dict[str, Any]:
+        interaction_id = await request.app[INTERACTIONS].create(
+            account_id=account_id,
+            story_id=request.match_info["story"],
+            data=body,
+            parent_id=parent_id,
+            new_id=new_id,
+        )
+        return created(interaction_id)
+
+    return await request.app[IDEMPOTENCY].once(request, account_id, body, create, uuid_from)
 
 
 @routes.put("/stories/{story}/interactions/{id}")

@@ -12,6 +12,7 @@ from bot_api.schemas.stories import (
     StoryUpdateSchema,
 )
 from shared.endpoints import endpoint
+from shared.keys import IDEMPOTENCY
 
 routes = web.RouteTableDef()
 
@@ -28,9 +29,18 @@ async def list_stories(request: web.Request) -> Any:
     tag="stories",
     body=StoryCreateSchema(),
     response=CreatedSchema(),
+    errors=(409,),
 )
 async def create_story(request: web.Request, body: dict[str, Any]) -> Any:
-    return created(await request.app[STORIES].create(account_id=account_of(request), data=body))
+    account_id = account_of(request)
+
+    async def create(new_id: str | None) -> dict[str, Any]:
+        story_id = await request.app[STORIES].create(
+            account_id=account_id, data=body, new_id=new_id
+        )
+        return created(story_id)
+
+    return await request.app[IDEMPOTENCY].once(request, account_id, body, create)
 
 
 @routes.get("/stories/{story}")

@@ -19,8 +19,13 @@ class EntityService:
     async def read(self, *, account_id: str, entity_id: str) -> dict[str, Any]:
         return await _load(self._stores, account_id, entity_id)
 
-    async def create(self, *, account_id: str, data: dict[str, Any]) -> str:
-        entity_id = await self._stores.entities.insert(account_id, data)
+    async def create(
+        self, *, account_id: str, data: dict[str, Any], new_id: str | None = None
+    ) -> str:
+        """Under `new_id` when given (a retried create), which may exist already."""
+        if new_id is not None and await self._stores.entities.get(account_id, new_id):
+            return new_id
+        entity_id = await self._stores.entities.insert(account_id, data, new_id)
         await self._changes.announce(EntitiesEdited(account_id))
         return entity_id
 

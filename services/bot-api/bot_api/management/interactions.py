@@ -56,13 +56,20 @@ class InteractionService:
         story_id: str,
         data: dict[str, Any],
         parent_id: str | None = None,
+        new_id: str | None = None,
     ) -> str:
-        """A root interaction, or a child owned by `parent_id`."""
+        """A root interaction, or a child owned by `parent_id`; under `new_id` when given
+        (a retried create), which the story may list already."""
         stores = self._stores
         story = await load_story(stores, account_id, story_id)
-        new_id = str(uuid.uuid4())
+        if new_id is not None and new_id in story.structure:
+            return new_id
+        retried = new_id is not None and await stores.interactions.get(story.id, new_id)
+        new_id = new_id or str(uuid.uuid4())
 
         def place(structure: Structure) -> Structure:
+            if new_id in structure:
+                return structure
             if parent_id is None:
                 return structure.add_root(new_id)
             return structure.add_child(parent_id, new_id)
@@ -70,9 +77,10 @@ class InteractionService:
         place(story.structure)
         content = prepare({**EMPTY_INTERACTION, **data})
         await self._check_references(account_id, story, None, content)
-        await stores.interactions.insert_many(
-            account_id, story.id, [{**content, "id": new_id, "type": STANDARD}]
-        )
+        if not retried:
+            await stores.interactions.insert_many(
+                account_id, story.id, [{**content, "id": new_id, "type": STANDARD}]
+            )
         try:
             await edit_story(stores, account_id, story_id, lambda s: (place(s.structure), {}))
         except ApiError:

@@ -48,11 +48,16 @@ class StoryService:
         self._stores = stores
         self._changes = changes
 
-    async def create(self, *, account_id: str, data: dict[str, Any]) -> str:
+    async def create(
+        self, *, account_id: str, data: dict[str, Any], new_id: str | None = None
+    ) -> str:
+        """Under `new_id` when given (a retried create), which may exist already."""
+        if new_id is not None and await self._stores.stories.get(account_id, new_id):
+            return new_id
         defaults = [{**default, "id": str(uuid.uuid4())} for default in default_interactions()]
         structure = Structure.for_new_story(i["id"] for i in defaults)
         # Interactions first: they are invisible until the story that lists them exists.
-        story_id = new_object_id()
+        story_id = new_id or new_object_id()
         await self._stores.interactions.insert_many(account_id, story_id, defaults)
         await self._stores.stories.insert(
             story_id,

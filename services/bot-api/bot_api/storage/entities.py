@@ -3,6 +3,7 @@
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from bson import ObjectId
 from pymongo.errors import DuplicateKeyError
 
 from bot_api.domain.entities import Entity, Entry
@@ -29,11 +30,14 @@ class EntityRepository:
     async def ensure_indexes(self) -> None:
         await self.collection.create_index([("accountId", 1), ("name", 1)], unique=True)
 
-    async def insert(self, account_id: str, entity: dict[str, Any]) -> str:
+    async def insert(
+        self, account_id: str, entity: dict[str, Any], entity_id: str | None = None
+    ) -> str:
         now = utcnow()
+        key = {} if entity_id is None else {"_id": ObjectId(entity_id)}
         try:
             result = await self.collection.insert_one(
-                {"accountId": account_id, **entity, "createdAt": now, "updatedAt": now}
+                {**key, "accountId": account_id, **entity, "createdAt": now, "updatedAt": now}
             )
         except DuplicateKeyError:
             raise Conflict(f"an entity named {entity['name']!r} already exists") from None

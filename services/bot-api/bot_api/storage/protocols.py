@@ -67,8 +67,11 @@ class InteractionStore(Indexed, Protocol):
 
 
 class EntityStore(Indexed, Protocol):
-    async def insert(self, account_id: str, entity: dict[str, Any]) -> str:
-        """The new entity's id; Conflict if the account has an entity of that name."""
+    async def insert(
+        self, account_id: str, entity: dict[str, Any], entity_id: str | None = None
+    ) -> str:
+        """The new entity's id (`entity_id` when given); Conflict if the account has an
+        entity of that name."""
 
     async def list(self, account_id: str) -> list[dict[str, Any]]: ...
 
