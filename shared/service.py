@@ -32,11 +32,13 @@ from shared.keys import (
     OUTBOX,
     PRINCIPALS,
     PROBES,
+    RATE_LIMITS,
     STATUS_FIELD,
     Probe,
 )
 from shared.openapi import add_openapi_route
 from shared.outbox import Outbox
+from shared.rates import RateLimit
 
 log = logging.getLogger(__name__)
 CleanupContext = Callable[[web.Application], AsyncIterator[None]]
@@ -54,6 +56,10 @@ def new_app(config: Config, *, status_field: str) -> web.Application:
         client_max_size=config.max_body_bytes,
     )
     app[CONFIG] = config
+    app[RATE_LIMITS] = {
+        "query": RateLimit(config.query_rate, config.query_burst),
+        "management": RateLimit(config.management_rate, config.management_burst),
+    }
     app[STATUS_FIELD] = status_field
     return app
 

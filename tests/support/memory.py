@@ -27,6 +27,7 @@ from bot_api.storage.stories import StoryRecord
 from shared.errors import Conflict
 from shared.events import ConnectionChanged
 from shared.ids import is_object_id
+from shared.pages import Page
 from shared.timeutil import utcnow
 
 Call = tuple[Any, ...]
@@ -102,13 +103,17 @@ class StoriesInMemory(_InMemory):
             story_id, account_id, name, description, settings, structure, revision=1
         )
 
-    async def list(self, account_id: str) -> list[dict[str, Any]]:
+    async def list(self, account_id: str, page: Page | None = None) -> list[dict[str, Any]]:
         await self._database.record("stories.list", account_id)
-        return [
+        stories = [
             {"_id": ObjectId(r.id), "name": r.name, "description": r.description}
             for r in self.records.values()
             if r.account_id == account_id
         ]
+        return stories if page is None else page.of(stories)
+
+    async def count(self, account_id: str) -> int:
+        return sum(r.account_id == account_id for r in self.records.values())
 
     async def get(self, account_id: str, story_id: str) -> StoryRecord | None:
         await self._database.record("stories.get", story_id)
@@ -241,9 +246,15 @@ class EntitiesInMemory(_InMemory):
         self.documents[str(key)] = {"_id": key, "accountId": account_id, **copy.deepcopy(entity)}
         return str(key)
 
-    async def list(self, account_id: str) -> list[dict[str, Any]]:
+    async def list(self, account_id: str, page: Page | None = None) -> list[dict[str, Any]]:
         await self._database.record("entities.list", account_id)
-        return [copy.deepcopy(d) for d in self.documents.values() if d["accountId"] == account_id]
+        entities = [
+            copy.deepcopy(d) for d in self.documents.values() if d["accountId"] == account_id
+        ]
+        return entities if page is None else page.of(entities)
+
+    async def count(self, account_id: str) -> int:
+        return sum(d["accountId"] == account_id for d in self.documents.values())
 
     async def get(self, account_id: str, entity_id: str) -> dict[str, Any] | None:
         await self._database.record("entities.get", entity_id)

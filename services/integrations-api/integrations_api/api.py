@@ -16,7 +16,7 @@ from integrations_api.schemas import (
     CreatedSchema,
     SuccessSchema,
 )
-from shared.endpoints import endpoint, principal_of
+from shared.endpoints import PAGE, TOTAL, endpoint, principal_of
 from shared.envelope import envelope
 from shared.keys import IDEMPOTENCY
 from shared.timeutil import iso
@@ -57,9 +57,12 @@ def to_api(document: dict[str, Any]) -> dict[str, Any]:
     summary="List the webhook connections (without their credentials)",
     tag="webhook connections",
     response=ConnectionSummarySchema(many=True),
+    paged=True,
 )
 async def list_connections(request: web.Request) -> Any:
-    documents = await service.list_connections(_backends(request), account_id=_account(request))
+    documents, request[TOTAL] = await service.list_connections(
+        _backends(request), account_id=_account(request), page=request[PAGE]
+    )
     return [to_api(document) for document in documents]
 
 

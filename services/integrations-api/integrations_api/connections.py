@@ -6,6 +6,7 @@ from bson import ObjectId
 
 from shared.ids import object_id as _key
 from shared.mongo import Database
+from shared.pages import Page
 from shared.timeutil import utcnow
 
 OPTIONAL_FIELDS = ("token", "headers", "auth")
@@ -69,9 +70,13 @@ class ConnectionRepository:
         await self.collection.insert_one(document)
         return document
 
-    async def list(self, account_id: str) -> list[dict[str, Any]]:
+    async def list(self, account_id: str, page: Page) -> list[dict[str, Any]]:
         cursor = self.collection.find({"accountId": account_id}).sort("createdAt", 1)
+        cursor = cursor.skip(page.offset).limit(page.limit)
         return [document async for document in cursor]
+
+    async def count(self, account_id: str) -> int:
+        return await self.collection.count_documents({"accountId": account_id})
 
     async def get(self, account_id: str, connection_id: str) -> dict[str, Any] | None:
         key = _key(connection_id)

@@ -14,12 +14,15 @@ from typing import Any, Protocol
 from integrations_api.stories import StoryNotFound
 from shared.errors import NotFound, ValidationFailed
 from shared.events import ConnectionChanged, DeliveryResult, StoryChanged, Subjects, encode
+from shared.pages import Page
 
 
 class ConnectionStore(Protocol):
     """The `webhook_connections` collection (integrations_api/connections.py)."""
 
-    async def list(self, account_id: str) -> list[dict[str, Any]]: ...
+    async def list(self, account_id: str, page: Page) -> list[dict[str, Any]]: ...
+
+    async def count(self, account_id: str) -> int: ...
 
     async def get(self, account_id: str, connection_id: str) -> dict[str, Any] | None: ...
 
@@ -68,8 +71,12 @@ class Backends:
     subjects: Subjects
 
 
-async def list_connections(backends: Backends, *, account_id: str) -> list[dict[str, Any]]:
-    return await backends.connections.list(account_id)
+async def list_connections(
+    backends: Backends, *, account_id: str, page: Page
+) -> tuple[list[dict[str, Any]], int]:
+    """A page of the account's connections and their total."""
+    connections = backends.connections
+    return await connections.list(account_id, page), await connections.count(account_id)
 
 
 async def read_connection(

@@ -8,6 +8,7 @@ from pymongo import AsyncMongoClient
 
 from integrations_api.connections import ConnectionRepository
 from shared.config import Config
+from shared.pages import Page
 from support.documents import ACCOUNTS, Documents, changed, contents
 
 STORIES = ("a" * 24, "b" * 24)
@@ -63,7 +64,7 @@ async def test_list_returns_the_account_s_connections_oldest_first(
 ) -> None:
     ids = await seed(connections)
     for account in ACCOUNTS:
-        listed = [str(d["_id"]) for d in await connections.list(account)]
+        listed = [str(d["_id"]) for d in await connections.list(account, Page())]
         assert listed == [i for (a, _, _), i in ids.items() if a == account]
 
 
@@ -85,7 +86,7 @@ async def test_get_finds_a_connection_only_through_its_own_account(
     assert await connections.get(ACCOUNTS[0], "not-an-id") is None
 
 
-async def test_replace_rewrites_one_connection_and_drops_optional_fields_left_out(
+async def test_replace_rewrites_one_connection_and_drops_optional_fields_sent_as_null(
     connections: ConnectionRepository,
 ) -> None:
     ids = await seed(connections)
@@ -96,7 +97,7 @@ async def test_replace_rewrites_one_connection_and_drops_optional_fields_left_ou
     before = await snapshot(connections)
 
     replaced = await connections.replace(
-        ACCOUNTS[1], target, {"name": "Renamed", "url": "https://r.example"}
+        ACCOUNTS[1], target, {"name": "Renamed", "url": "https://r.example", "token": None}
     )
 
     after = await snapshot(connections)

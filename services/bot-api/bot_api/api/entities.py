@@ -6,16 +6,24 @@ from bot_api.api.common import account_of, created, success
 from bot_api.keys import ENTITIES
 from bot_api.schemas.common import CreatedSchema, SuccessSchema
 from bot_api.schemas.entities import EntitySchema, EntityWriteSchema
-from shared.endpoints import endpoint
+from shared.endpoints import PAGE, TOTAL, endpoint
 from shared.keys import IDEMPOTENCY
 
 routes = web.RouteTableDef()
 
 
 @routes.get("/entities")
-@endpoint(summary="List the entities", tag="entities", response=EntitySchema(many=True))
+@endpoint(
+    summary="List the entities, oldest first",
+    tag="entities",
+    response=EntitySchema(many=True),
+    paged=True,
+)
 async def list_entities(request: web.Request) -> Any:
-    return await request.app[ENTITIES].list_entities(account_id=account_of(request))
+    entities, request[TOTAL] = await request.app[ENTITIES].list_entities(
+        account_id=account_of(request), page=request[PAGE]
+    )
+    return entities
 
 
 @routes.post("/entities")

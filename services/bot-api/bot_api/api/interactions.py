@@ -13,7 +13,7 @@ from bot_api.schemas.interactions import (
     InteractionUpdateSchema,
     InteractionWriteSchema,
 )
-from shared.endpoints import endpoint
+from shared.endpoints import PAGE, TOTAL, endpoint
 from shared.idempotency import uuid_from
 from shared.keys import IDEMPOTENCY
 
@@ -26,12 +26,14 @@ routes = web.RouteTableDef()
     tag="interactions",
     response=InteractionSchema(many=True),
     errors=(404,),
+    paged=True,
 )
 async def list_interactions(request: web.Request) -> Any:
     story_id = request.match_info["story"]
-    return await request.app[INTERACTIONS].list_interactions(
-        account_id=account_of(request), story_id=story_id
+    interactions, request[TOTAL] = await request.app[INTERACTIONS].list_interactions(
+        account_id=account_of(request), story_id=story_id, page=request[PAGE]
     )
+    return interactions
 
 
 @routes.post("/stories/{story}/interactions")

@@ -11,16 +11,24 @@ from bot_api.schemas.stories import (
     StorySummarySchema,
     StoryUpdateSchema,
 )
-from shared.endpoints import endpoint
+from shared.endpoints import PAGE, TOTAL, endpoint
 from shared.keys import IDEMPOTENCY
 
 routes = web.RouteTableDef()
 
 
 @routes.get("/stories")
-@endpoint(summary="List the stories", tag="stories", response=StorySummarySchema(many=True))
+@endpoint(
+    summary="List the stories, oldest first",
+    tag="stories",
+    response=StorySummarySchema(many=True),
+    paged=True,
+)
 async def list_stories(request: web.Request) -> Any:
-    return await request.app[STORIES].list_stories(account_id=account_of(request))
+    stories, request[TOTAL] = await request.app[STORIES].list_stories(
+        account_id=account_of(request), page=request[PAGE]
+    )
+    return stories
 
 
 @routes.post("/stories")

@@ -6,6 +6,7 @@ from typing import Any
 from bot_api.changes import ChangeFeed, EntitiesEdited
 from bot_api.storage import Stores
 from shared.errors import Conflict, NotFound
+from shared.pages import Page
 
 
 class EntityService:
@@ -13,8 +14,12 @@ class EntityService:
         self._stores = stores
         self._changes = changes
 
-    async def list_entities(self, *, account_id: str) -> list[dict[str, Any]]:
-        return await self._stores.entities.list(account_id)
+    async def list_entities(
+        self, *, account_id: str, page: Page
+    ) -> tuple[list[dict[str, Any]], int]:
+        """A page of the account's entities and their total."""
+        entities = self._stores.entities
+        return await entities.list(account_id, page), await entities.count(account_id)
 
     async def read(self, *, account_id: str, entity_id: str) -> dict[str, Any]:
         return await _load(self._stores, account_id, entity_id)

@@ -24,6 +24,7 @@ from bot_api.storage.interactions import CONTENT_FIELDS
 from bot_api.storage.stories import StoryRecord
 from shared.errors import ApiError, NotFound, ValidationFailed
 from shared.ids import is_object_id
+from shared.pages import Page
 
 
 class ConnectionDirectory(Protocol):
@@ -40,10 +41,15 @@ class InteractionService:
         self._changes = changes
         self._connections = connections
 
-    async def list_interactions(self, *, account_id: str, story_id: str) -> list[dict[str, Any]]:
+    async def list_interactions(
+        self, *, account_id: str, story_id: str, page: Page
+    ) -> tuple[list[dict[str, Any]], int]:
+        """A page of the story's interactions in tree order, and their total."""
         story = await load_story(self._stores, account_id, story_id)
-        documents = await self._stores.interactions.find(story.id, story.structure.contexts)
-        return [documents[i] for i in story.structure.walk()]
+        order = list(story.structure.walk())
+        wanted = page.of(order)
+        documents = await self._stores.interactions.find(story.id, wanted)
+        return [documents[i] for i in wanted], len(order)
 
     async def read(self, *, account_id: str, story_id: str, interaction_id: str) -> dict[str, Any]:
         story = await load_story(self._stores, account_id, story_id)

@@ -12,6 +12,7 @@ from bot_api.domain.structure import Structure
 from bot_api.storage import Stores, new_object_id
 from bot_api.storage.stories import StoryRecord
 from shared.errors import Conflict, NotFound
+from shared.pages import Page
 
 MAX_CONCURRENT_RETRIES = 20
 
@@ -70,8 +71,12 @@ class StoryService:
         await self._changes.announce(StoryCreated(account_id, story_id))
         return story_id
 
-    async def list_stories(self, *, account_id: str) -> list[dict[str, Any]]:
-        return await self._stores.stories.list(account_id)
+    async def list_stories(
+        self, *, account_id: str, page: Page
+    ) -> tuple[list[dict[str, Any]], int]:
+        """A page of the account's stories and their total."""
+        stories = self._stores.stories
+        return await stories.list(account_id, page), await stories.count(account_id)
 
     async def read(self, *, account_id: str, story_id: str) -> dict[str, Any]:
         story = await load_story(self._stores, account_id, story_id)

@@ -10,6 +10,7 @@ from bot_api.domain.entities import Entity, Entry
 from shared.errors import Conflict
 from shared.ids import object_id
 from shared.mongo import Database
+from shared.pages import Page
 from shared.timeutil import utcnow
 
 
@@ -43,9 +44,14 @@ class EntityRepository:
             raise Conflict(f"an entity named {entity['name']!r} already exists") from None
         return str(result.inserted_id)
 
-    async def list(self, account_id: str) -> list[dict[str, Any]]:
+    async def list(self, account_id: str, page: Page | None = None) -> list[dict[str, Any]]:
         cursor = self.collection.find({"accountId": account_id}).sort("createdAt", 1)
+        if page is not None:
+            cursor = cursor.skip(page.offset).limit(page.limit)
         return [document async for document in cursor]
+
+    async def count(self, account_id: str) -> int:
+        return await self.collection.count_documents({"accountId": account_id})
 
     async def get(self, account_id: str, entity_id: str) -> dict[str, Any] | None:
         key = object_id(entity_id)
