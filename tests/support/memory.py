@@ -177,6 +177,14 @@ class InteractionsInMemory(_InMemory):
                 **copy.deepcopy({name: interaction[name] for name in CONTENT_FIELDS}),
             }
 
+    async def with_triggers(self, story_id: str, triggers: list[str]) -> dict[str, list[str]]:
+        await self._database.record("interactions.with_triggers", story_id)
+        return {
+            i: list(d["triggers"])
+            for i, d in self.documents.items()
+            if d["storyId"] == story_id and set(d["triggers"]) & set(triggers)
+        }
+
     async def find(
         self, story_id: str, ids: Iterable[str], projection: list[str] | None = None
     ) -> dict[str, dict[str, Any]]:

@@ -158,11 +158,12 @@ class InteractionService:
                 {"parameters": {"entity": [f"Unknown entity {m!r}." for m in missing]}},
             )
         if content["triggers"]:
-            others = await stores.interactions.find(
-                story.id, story.structure.contexts, projection=["triggers"]
-            )
+            # Only the interactions sharing a trigger: the cost stays the same as the story grows.
+            sharing = await stores.interactions.with_triggers(story.id, content["triggers"])
             check_unique_triggers(
-                interaction_id, content["triggers"], {i: d["triggers"] for i, d in others.items()}
+                interaction_id,
+                content["triggers"],
+                {i: t for i, t in sharing.items() if i in story.structure},
             )
         webhook = content["webhook"]
         if webhook == stored_webhook or not is_object_id(webhook):

@@ -52,6 +52,9 @@ class InteractionStore(Indexed, Protocol):
         self, account_id: str, story_id: str, interactions: list[dict[str, Any]]
     ) -> None: ...
 
+    async def with_triggers(self, story_id: str, triggers: list[str]) -> dict[str, list[str]]:
+        """The triggers of the story's interactions that have any of `triggers`."""
+
     async def find(
         self, story_id: str, ids: Iterable[str], projection: list[str] | None = None
     ) -> dict[str, dict[str, Any]]: ...
