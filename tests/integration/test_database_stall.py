@@ -47,13 +47,19 @@ def database(tmp_path: Path) -> Iterator[ServerProcess]:
     server.stop()
 
 
-async def test_every_request_answers_503_within_its_budget_while_the_database_is_frozen(
-    aiohttp_client: Any, config: Config, database: ServerProcess
-) -> None:
+@pytest.fixture
+async def client(aiohttp_client: Any, config: Config, database: ServerProcess) -> TestClient:
+    """bot-api on a database of its own, with a short budget."""
     own = dataclasses.replace(
         config, mongodb_url=database.url, request_budget_seconds=BUDGET_SECONDS
     )
-    client: TestClient = await aiohttp_client(create_app(own))
+    started: TestClient = await aiohttp_client(create_app(own))
+    return started
+
+
+async def test_every_request_answers_503_within_its_budget_while_the_database_is_frozen(
+    client: TestClient, database: ServerProcess
+) -> None:
     tokens = await client.app[ACCOUNTS].create("alice")
     auth = {"Authorization": f"Bearer {tokens.developer_token}"}
     async with client.post("/stories", json={"name": "S", "description": ""}, headers=auth) as r:
@@ -87,12 +93,8 @@ async def test_every_request_answers_503_within_its_budget_while_the_database_is
 
 
 async def test_a_create_answered_503_while_frozen_and_retried_with_its_key_is_stored_once(
-    aiohttp_client: Any, config: Config, database: ServerProcess
+    client: TestClient, database: ServerProcess
 ) -> None:
-    own = dataclasses.replace(
-        config, mongodb_url=database.url, request_budget_seconds=BUDGET_SECONDS
-    )
-    client: TestClient = await aiohttp_client(create_app(own))
     tokens = await client.app[ACCOUNTS].create("alice")
     headers = {"Authorization": f"Bearer {tokens.developer_token}", "Idempotency-Key": "k-1"}
     story = {"name": "Retried", "description": ""}

@@ -2,12 +2,11 @@ from typing import Any
 
 from aiohttp import web
 
-from bot_api.api.common import account_of, created, success
+from bot_api.api.common import account_of, created_once, success
 from bot_api.keys import ENTITIES
 from bot_api.schemas.common import CreatedSchema, SuccessSchema
 from bot_api.schemas.entities import EntitySchema, EntityWriteSchema
 from shared.endpoints import PAGE, TOTAL, endpoint
-from shared.keys import IDEMPOTENCY
 
 routes = web.RouteTableDef()
 
@@ -35,15 +34,10 @@ async def list_entities(request: web.Request) -> Any:
     errors=(409,),
 )
 async def create_entity(request: web.Request, body: dict[str, Any]) -> Any:
-    account_id = account_of(request)
+    async def create(account_id: str, new_id: str | None) -> str:
+        return await request.app[ENTITIES].create(account_id=account_id, data=body, new_id=new_id)
 
-    async def create(new_id: str | None) -> dict[str, Any]:
-        entity_id = await request.app[ENTITIES].create(
-            account_id=account_id, data=body, new_id=new_id
-        )
-        return created(entity_id)
-
-    return await request.app[IDEMPOTENCY].once(request, account_id, body, create)
+    return await created_once(request, body, create)
 
 
 @routes.get("/entities/{id}")

@@ -3,7 +3,7 @@ from typing import Any
 from aiohttp import web
 from marshmallow import fields
 
-from bot_api.api.common import account_of, created, success
+from bot_api.api.common import account_of, created_once, success
 from bot_api.keys import INTERACTIONS
 from bot_api.schemas.common import CreatedSchema, SuccessSchema
 from bot_api.schemas.interactions import (
@@ -15,7 +15,6 @@ from bot_api.schemas.interactions import (
 )
 from shared.endpoints import PAGE, TOTAL, endpoint
 from shared.idempotency import uuid_from
-from shared.keys import IDEMPOTENCY
 
 routes = web.RouteTableDef()
 
@@ -75,19 +74,16 @@ async def create_child_interaction(request: web.Request, body: dict[str, Any]) -
 async def _create_interaction(
     request: web.Request, body: dict[str, Any], parent_id: str | None
 ) -> dict[str, Any]:
-    account_id = account_of(request)
-
-    async def create(new_id: str | None) -> dict[str, Any]:
-        interaction_id = await request.app[INTERACTIONS].create(
+    async def create(account_id: str, new_id: str | None) -> str:
+        return await request.app[INTERACTIONS].create(
             account_id=account_id,
             story_id=request.match_info["story"],
             data=body,
             parent_id=parent_id,
             new_id=new_id,
         )
-        return created(interaction_id)
 
-    return await request.app[IDEMPOTENCY].once(request, account_id, body, create, uuid_from)
+    return await created_once(request, body, create, uuid_from)
 
 
 @routes.put("/stories/{story}/interactions/{id}")
