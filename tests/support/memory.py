@@ -182,7 +182,8 @@ class InteractionsInMemory(_InMemory):
         return {
             i: list(d["triggers"])
             for i, d in self.documents.items()
-            if d["storyId"] == story_id and set(d["triggers"]) & set(triggers)
+            if d["storyId"] == story_id
+            and {t.lower() for t in d["triggers"]} & {t.lower() for t in triggers}
         }
 
     async def find(

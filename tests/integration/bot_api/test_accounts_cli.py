@@ -17,6 +17,7 @@ async def cli(config: Config, *args: str) -> tuple[int, str, str]:
     env = {
         **os.environ,
         "MONGODB_URL": config.mongodb_url,
+        "NATS_URL": config.nats_url,
         "DATABASE_PREFIX": config.database_prefix,
     }
     process = await asyncio.create_subprocess_exec(
