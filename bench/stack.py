@@ -48,6 +48,8 @@ def running_stack(name: str = "bench") -> Iterator[Stack]:
             nats_url=nats.url,
             database_prefix=name,
             bot_api_port=free_port(),
+            query_rate=0,  # a benchmark measures throughput, not the rate limits
+            management_rate=0,
         )
         bot_api = None
         try:

@@ -23,6 +23,13 @@ class Config:
     query_origins: tuple[str, ...] = ("*",)
     api_origins: tuple[str, ...] = ()
     console_integrations_url: str = "http://127.0.0.1:8081"
+    # Stalls and rates (docs/reliability.md): a request's budget; requests per second and
+    # burst per token, 0 turning a limit off
+    request_budget_seconds: float = 10.0
+    query_rate: float = 20.0
+    query_burst: int = 40
+    management_rate: float = 10.0
+    management_burst: int = 40
 
     @property
     def subjects(self) -> Subjects:
@@ -56,6 +63,12 @@ class Config:
             "QUERY_ORIGINS": ",".join(self.query_origins),
             "API_ORIGINS": ",".join(self.api_origins),
             "CONSOLE_INTEGRATIONS_URL": self.console_integrations_url,
+            # Stalls and rates
+            "REQUEST_BUDGET_SECONDS": str(self.request_budget_seconds),
+            "QUERY_RATE": str(self.query_rate),
+            "QUERY_BURST": str(self.query_burst),
+            "MANAGEMENT_RATE": str(self.management_rate),
+            "MANAGEMENT_BURST": str(self.management_burst),
         }
 
     @classmethod
@@ -80,6 +93,12 @@ class Config:
             console_integrations_url=env.get(
                 "CONSOLE_INTEGRATIONS_URL", f"http://127.0.0.1:{integrations_api_port}"
             ),
+            # Stalls and rates
+            request_budget_seconds=float(env.get("REQUEST_BUDGET_SECONDS", "10")),
+            query_rate=float(env.get("QUERY_RATE", "20")),
+            query_burst=int(env.get("QUERY_BURST", "40")),
+            management_rate=float(env.get("MANAGEMENT_RATE", "10")),
+            management_burst=int(env.get("MANAGEMENT_BURST", "40")),
         )
 
 

@@ -65,6 +65,7 @@ async def envelope_middleware(request: web.Request, handler: Handler) -> web.Str
         response = error_response(
             request, error.status, error.error_type, error.details, error.errors
         )
+        response.headers.update(error.headers)
     except web.HTTPException as error:
         if error.status < 400:
             raise

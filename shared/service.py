@@ -17,24 +17,29 @@ from nats.js.api import DeliverPolicy
 
 from shared import health, messaging, mongo
 from shared.auth import AccountRepository, PrincipalCache
+from shared.budget import budget_middleware
 from shared.config import Config
 from shared.cors import cors_middleware
 from shared.envelope import envelope_middleware
 from shared.events import TokensRotated, UndecodableEvent, decode
+from shared.idempotency import IdempotencyKeys
 from shared.keys import (
     ACCOUNTS,
     CONFIG,
     DATABASE,
+    IDEMPOTENCY,
     MONGO,
     NATS,
     OUTBOX,
     PRINCIPALS,
     PROBES,
+    RATE_LIMITS,
     STATUS_FIELD,
     Probe,
 )
 from shared.openapi import add_openapi_route
 from shared.outbox import Outbox
+from shared.rates import RateLimit
 
 log = logging.getLogger(__name__)
 CleanupContext = Callable[[web.Application], AsyncIterator[None]]
@@ -48,18 +53,24 @@ def new_app(
     config: Config, *, status_field: str, public_paths: frozenset[str] = frozenset()
 ) -> web.Application:
     """An app that puts every answer in the envelope, its outcome named `status_field`,
-    and answers other web origins as configured (`public_paths`: those of chat clients)."""
+    within the request budget, and answers other web origins as configured
+    (`public_paths`: those of chat clients)."""
     app = web.Application(
-        middlewares=[cors_middleware(config, public_paths), envelope_middleware],
+        middlewares=[cors_middleware(config, public_paths), envelope_middleware, budget_middleware],
         client_max_size=config.max_body_bytes,
     )
     app[CONFIG] = config
+    app[RATE_LIMITS] = {
+        "query": RateLimit(config.query_rate, config.query_burst),
+        "management": RateLimit(config.management_rate, config.management_burst),
+    }
     app[STATUS_FIELD] = status_field
     return app
 
 
 def mongo_context(database: str) -> CleanupContext:
-    """MongoDB, with `database` as the service's own and the accounts every service reads."""
+    """MongoDB, with `database` as the service's own (with its idempotency keys) and the
+    accounts every service reads."""
 
     async def open_mongo(app: web.Application) -> AsyncIterator[None]:
         config = app[CONFIG]
@@ -68,7 +79,9 @@ def mongo_context(database: str) -> CleanupContext:
         app[DATABASE] = client[database]
         app[ACCOUNTS] = AccountRepository(client[config.accounts_database])
         app[PRINCIPALS] = PrincipalCache(app[ACCOUNTS])
+        app[IDEMPOTENCY] = IdempotencyKeys(app[DATABASE])
         await app[ACCOUNTS].ensure_indexes()
+        await app[IDEMPOTENCY].ensure_indexes()
         yield
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(client.close(), SHUTDOWN_STEP_SECONDS)

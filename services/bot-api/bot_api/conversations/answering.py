@@ -10,8 +10,9 @@ from bot_api.conversations.cache import StoryCache
 from bot_api.engine.conversation import respond
 from bot_api.engine.turn import Outcome, Turn
 from bot_api.storage.protocols import SessionStore
+from bot_api.storage.sessions import over_bounds
 from bot_api.webhooks.delivery import Answers, Deliveries
-from shared.errors import Conflict
+from shared.errors import Conflict, ValidationFailed
 
 MAX_SAVE_ATTEMPTS = 100
 
@@ -41,6 +42,9 @@ class ConversationService:
                 answers=answers,
             )
             state = state.with_parameters(outcome.parameters)
+            refusal = over_bounds(state)
+            if refusal is not None:
+                raise ValidationFailed.at(("parameters",), refusal)
             if await self.sessions.save(
                 story.id, session_id, stored.version, state, self.idle_timeout
             ):
