@@ -65,6 +65,17 @@ class ServerProcess:
             self.process.kill()
             self.process.wait()
 
+    @property
+    def port(self) -> int:
+        return int(self.url.rsplit(":", 1)[1])
+
+    def exit_reason(self) -> str:
+        """How the process ended, in words: "exited with code 1", "was killed by SIGKILL"."""
+        code = self.process.returncode
+        if code is not None and code < 0:
+            return f"was killed by {signal.Signals(-code).name}"
+        return f"exited with code {code}"
+
     def log_tail(self, lines: int = 20) -> str:
         try:
             return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
@@ -137,9 +148,10 @@ def wait_until(server: ServerProcess, ready: Callable[[], bool]) -> None:
     raise RuntimeError(f"{server.name} did not become ready:\n{server.log_tail()}")
 
 
-def start_mongo(data_dir: Path | str, log_dir: Path) -> ServerProcess:
-    """nx-27017; `data_dir` "memory" keeps every database in memory (tests)."""
-    port = free_port()
+def start_mongo(data_dir: Path | str, log_dir: Path, port: int | None = None) -> ServerProcess:
+    """nx-27017 (on `port`, or a free one); `data_dir` "memory" keeps every database in
+    memory (tests)."""
+    port = port or free_port()
     if data_dir != "memory":
         Path(data_dir).mkdir(parents=True, exist_ok=True)
     command = [
