@@ -11,6 +11,7 @@ from pymongo.asynchronous.database import AsyncDatabase
 from shared.auth import AccountRepository, PrincipalCache
 from shared.config import Config
 from shared.outbox import Outbox
+from shared.startup import Startup
 
 Probe = Callable[[], Awaitable[bool]]
 
@@ -25,3 +26,5 @@ PRINCIPALS = web.AppKey("principals", PrincipalCache)
 NATS = web.AppKey("nats", NatsClient)
 OUTBOX = web.AppKey("outbox", Outbox)
 PROBES = web.AppKey("readiness_probes", dict[str, Probe])
+STARTUP = web.AppKey("startup", Startup)
+"""What the process still waits for at start (shared/startup.py)."""

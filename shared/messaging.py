@@ -42,6 +42,20 @@ async def connect(url: str, name: str) -> Client:
     return client
 
 
+async def check_reachable(url: str) -> None:
+    """Connect once and leave, raising what went wrong: how the start waits for NATS
+    (`connect` itself would retry forever, silently)."""
+    client = Client()
+
+    async def quiet(error: Exception) -> None:
+        pass  # raised to the caller, which logs it
+
+    await client.connect(
+        url, connect_timeout=2, allow_reconnect=False, max_reconnect_attempts=0, error_cb=quiet
+    )
+    await client.close()
+
+
 async def publish_once(url: str, subject: str, data: bytes) -> None:
     """Publish one event to JetStream from a short-lived process (the accounts command),
     giving up after a few seconds when NATS does not answer."""

@@ -3,7 +3,8 @@
 `new_app` opens nothing; `mongo_context`, `nats_context` and `outbox_context` each give
 a cleanup_ctx step that opens one thing on start-up and closes it on shutdown (in
 reverse order, so the outbox stops before NATS drains); `add_meta_routes` adds the
-health routes and the OpenAPI document. A service's `create_app` lists them in order.
+health routes, /metrics and the OpenAPI document. A service's `create_app` lists them
+in order. MongoDB and NATS are waited for at start (`shared.startup`).
 """
 
 import asyncio
@@ -29,11 +30,15 @@ from shared.keys import (
     OUTBOX,
     PRINCIPALS,
     PROBES,
+    STARTUP,
     STATUS_FIELD,
     Probe,
 )
+from shared.metrics import add_metrics_route
 from shared.openapi import add_openapi_route
 from shared.outbox import Outbox
+from shared.request_log import request_log_middleware
+from shared.startup import Startup, wait_for
 
 log = logging.getLogger(__name__)
 CleanupContext = Callable[[web.Application], AsyncIterator[None]]
@@ -45,9 +50,13 @@ API_VERSION = "0.1.0"
 
 def new_app(config: Config, *, status_field: str) -> web.Application:
     """An app that puts every answer in the envelope, its outcome named `status_field`."""
-    app = web.Application(middlewares=[envelope_middleware], client_max_size=config.max_body_bytes)
+    app = web.Application(
+        middlewares=[request_log_middleware, envelope_middleware],
+        client_max_size=config.max_body_bytes,
+    )
     app[CONFIG] = config
     app[STATUS_FIELD] = status_field
+    app[STARTUP] = Startup()
     return app
 
 
@@ -57,6 +66,12 @@ def mongo_context(database: str) -> CleanupContext:
     async def open_mongo(app: web.Application) -> AsyncIterator[None]:
         config = app[CONFIG]
         client = mongo.open_client(config.mongodb_url)
+        await wait_for(
+            app[STARTUP],
+            "MongoDB",
+            lambda: client.admin.command("ping"),
+            config.startup_wait_seconds,
+        )
         app[MONGO] = client
         app[DATABASE] = client[database]
         app[ACCOUNTS] = AccountRepository(client[config.accounts_database])
@@ -73,8 +88,15 @@ def nats_context(client_name: str) -> CleanupContext:
     """NATS, with the deployment's event stream ensured; drained on shutdown."""
 
     async def open_nats(app: web.Application) -> AsyncIterator[None]:
-        subjects = app[CONFIG].subjects
-        app[NATS] = await messaging.connect(app[CONFIG].nats_url, client_name)
+        config = app[CONFIG]
+        subjects = config.subjects
+        await wait_for(
+            app[STARTUP],
+            "NATS",
+            lambda: messaging.check_reachable(config.nats_url),
+            config.startup_wait_seconds,
+        )
+        app[NATS] = await messaging.connect(config.nats_url, client_name)
         await messaging.ensure_stream(app[NATS], subjects)
         yield
         with contextlib.suppress(TimeoutError):
@@ -132,7 +154,7 @@ def outbox_context() -> CleanupContext:
 
 
 def add_meta_routes(app: web.Application, title: str) -> None:
-    """/healthz, /readyz (MongoDB and NATS answer) and /openapi.json."""
+    """/healthz, /readyz (MongoDB and NATS answer), /metrics and /openapi.json."""
 
     async def mongo_ready() -> bool:
         await app[MONGO].admin.command("ping")
@@ -144,4 +166,5 @@ def add_meta_routes(app: web.Application, title: str) -> None:
     probes: dict[str, Probe] = {"mongodb": mongo_ready, "nats": nats_ready}
     app[PROBES] = probes
     app.router.add_routes(health.routes)
+    add_metrics_route(app)
     add_openapi_route(app, title, API_VERSION)

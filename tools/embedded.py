@@ -193,14 +193,15 @@ def start_nats(store_dir: Path, log_dir: Path, port: int | None = None) -> Serve
 
 
 def start_service(module: str, port: int, env: dict[str, str], log_dir: Path) -> ServerProcess:
-    """`python -m <module> serve` with `env`, once its /healthz answers."""
+    """`python -m <module> serve` with `env`, once its /readyz answers (MongoDB and NATS
+    reached)."""
     url = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", module, "serve"]
     server = _spawn(module, url, command, log_dir / f"{module}.log", env)
 
-    def healthy() -> bool:
-        with urllib.request.urlopen(f"{server.url}/healthz", timeout=1) as response:
+    def ready() -> bool:
+        with urllib.request.urlopen(f"{server.url}/readyz", timeout=1) as response:
             return bool(response.status == 200)
 
-    wait_until(server, healthy)
+    wait_until(server, ready)
     return server
