@@ -12,6 +12,7 @@ from nats.js.client import JetStreamContext
 from nats.js.errors import BadRequestError
 
 from shared.events import Subjects, UndecodableEvent
+from shared.metrics import EVENTS_CONSUMED, EVENTS_REDELIVERED
 
 log = logging.getLogger(__name__)
 
@@ -147,6 +148,8 @@ class _PullConsumer:
     async def _settle(self, message: Msg) -> None:
         """Acknowledge the event once handled, ask for it again on a failure, and drop
         it when it cannot be read."""
+        if message.metadata.num_delivered > 1:
+            EVENTS_REDELIVERED.labels(self._name).inc()
         try:
             await self._handle(message.data)
         except UndecodableEvent as error:
@@ -157,3 +160,4 @@ class _PullConsumer:
             await message.nak(delay=RETRY_DELAY_SECONDS)
         else:
             await message.ack()
+            EVENTS_CONSUMED.labels(self._name).inc()
