@@ -16,6 +16,7 @@ from typing import Any
 from shared.config import Config
 
 FIELDS = "fields"
+QUIET_LIBRARIES = ("pymongo", "nats", "aiohttp")
 
 
 def _fields(record: logging.LogRecord) -> dict[str, Any]:
@@ -54,3 +55,5 @@ def configure(config: Config) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(config.log_level)
+    for library in QUIET_LIBRARIES:  # their debug lines hold documents and messages
+        logging.getLogger(library).setLevel(max(logging.INFO, root.level))

@@ -137,9 +137,10 @@ def wait_until(server: ServerProcess, ready: Callable[[], bool]) -> None:
     raise RuntimeError(f"{server.name} did not become ready:\n{server.log_tail()}")
 
 
-def start_mongo(data_dir: Path | str, log_dir: Path) -> ServerProcess:
-    """nx-27017; `data_dir` "memory" keeps every database in memory (tests)."""
-    port = free_port()
+def start_mongo(data_dir: Path | str, log_dir: Path, port: int | None = None) -> ServerProcess:
+    """nx-27017 (on `port`, or a free one); `data_dir` "memory" keeps every database in
+    memory (tests)."""
+    port = port or free_port()
     if data_dir != "memory":
         Path(data_dir).mkdir(parents=True, exist_ok=True)
     command = [

@@ -57,7 +57,9 @@ def test_every_long_running_service_has_a_healthcheck_a_restart_policy_and_waits
         assert service.get("healthcheck", {}).get("test"), f"{name} has no healthcheck"
         assert service["restart"] == "unless-stopped", name
         for dependency, condition in service.get("depends_on", {}).items():
-            wanted = "service_healthy" if dependency in services else "service_completed_successfully"
+            wanted = (
+                "service_healthy" if dependency in services else "service_completed_successfully"
+            )
             assert condition["condition"] == wanted, (name, dependency)
     assert set(services["bot-api"]["depends_on"]) == {"mongodb", "nats"}
     assert set(services["integrations-api"]["depends_on"]) == {"mongodb", "nats"}
