@@ -47,13 +47,22 @@ async def check_reachable(url: str) -> None:
     """Connect once and leave, raising what went wrong: how the start waits for NATS
     (`connect` itself would retry forever, silently)."""
     client = Client()
+    errors: list[Exception] = []
 
-    async def quiet(error: Exception) -> None:
-        pass  # raised to the caller, which logs it
+    async def remember(error: Exception) -> None:
+        errors.append(error)
 
-    await client.connect(
-        url, connect_timeout=2, allow_reconnect=False, max_reconnect_attempts=0, error_cb=quiet
-    )
+    try:
+        await client.connect(
+            url,
+            connect_timeout=2,
+            allow_reconnect=False,
+            max_reconnect_attempts=1,  # 0 would mean "for ever" to the first connect
+            reconnect_time_wait=0,
+            error_cb=remember,
+        )
+    except Exception as error:
+        raise (errors[-1] if errors else error) from None
     await client.close()
 
 
