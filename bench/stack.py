@@ -21,6 +21,7 @@ class Stack:
     url: str
     tokens: IssuedTokens
     directory: Path
+    bot_api: ServerProcess
 
 
 async def _account(config: Config, name: str) -> IssuedTokens:
@@ -53,7 +54,8 @@ def running_stack(name: str = "bench") -> Iterator[Stack]:
         try:
             tokens = asyncio.run(_account(config, name))
             bot_api = serve(config, directory)
-            yield Stack(config, f"http://127.0.0.1:{config.bot_api_port}", tokens, directory)
+            url = f"http://127.0.0.1:{config.bot_api_port}"
+            yield Stack(config, url, tokens, directory, bot_api)
         finally:
             if bot_api is not None:
                 bot_api.stop()
