@@ -169,8 +169,11 @@ def start_mongo(data_dir: Path | str, log_dir: Path, port: int | None = None) ->
     return server
 
 
-def start_nats(store_dir: Path, log_dir: Path, port: int | None = None) -> ServerProcess:
-    """nats-server with JetStream storing under `store_dir` (on `port`, or a free one)."""
+def start_nats(
+    store_dir: Path, log_dir: Path, port: int | None = None, login: tuple[str, str] | None = None
+) -> ServerProcess:
+    """nats-server with JetStream storing under `store_dir` (on `port`, or a free one),
+    asking clients for `login` (user, password) when given."""
     port = port or free_port()
     store_dir.mkdir(parents=True, exist_ok=True)
     command = [
@@ -183,6 +186,8 @@ def start_nats(store_dir: Path, log_dir: Path, port: int | None = None) -> Serve
         "--port",
         str(port),
     ]
+    if login is not None:
+        command += ["--user", login[0], "--pass", login[1]]
     server = _spawn("nats-server", f"nats://127.0.0.1:{port}", command, log_dir / "nats.log")
 
     def accepts_connections() -> bool:

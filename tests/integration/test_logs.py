@@ -8,7 +8,6 @@ import base64
 import json
 import os
 import secrets
-import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +20,7 @@ from aiohttp import web
 from shared import mongo
 from shared.auth import AccountRepository, IssuedTokens
 from shared.config import Config
-from tools.embedded import ServerProcess, _spawn, executable, free_port, start_service, wait_until
+from tools.embedded import ServerProcess, free_port, start_nats, start_service
 
 NATS_USER = "parley"
 NATS_PASSWORD = f"nats-pw-{secrets.token_hex(8)}"
@@ -29,21 +28,8 @@ NATS_PASSWORD = f"nats-pw-{secrets.token_hex(8)}"
 
 @pytest.fixture
 def nats_with_password(tmp_path: Path) -> Iterator[str]:
-    port = free_port()
-    command = [
-        executable("nats-server"), "--jetstream", "--store_dir", str(tmp_path / "js"),
-        "--addr", "127.0.0.1", "--port", str(port), "--user", NATS_USER, "--pass", NATS_PASSWORD,
-    ]  # fmt: skip
-    server = _spawn("nats-server", f"nats://127.0.0.1:{port}", command, tmp_path / "nats.log")
-
-    def listening() -> bool:
-        import socket
-
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as connection:
-            return connection.recv(4).startswith(b"INFO")
-
-    wait_until(server, listening)
-    yield f"nats://{NATS_USER}:{NATS_PASSWORD}@127.0.0.1:{port}"
+    server = start_nats(tmp_path / "js", tmp_path, login=(NATS_USER, NATS_PASSWORD))
+    yield server.url.replace("nats://", f"nats://{NATS_USER}:{NATS_PASSWORD}@")
     server.stop()
 
 
