@@ -12,17 +12,15 @@
 
 import asyncio
 import dataclasses
-import json
 import math
 import struct
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 import aiohttp
 
-from bench.query_load import SECONDS, WRK_SCRIPT, upload, wrk
+from bench.query_load import SECONDS, upload, wrk, wrk_script
 from bench.report import write_section
 from bench.stack import Stack, running_stack, serve
 from bench.synthetic import queries, story_interactions
@@ -98,16 +96,11 @@ async def _queries(url: str, token: str, story_id: str, asked: list[str]) -> Non
 
 def per_query_cpu(stack: Stack, asked: list[str]) -> tuple[float, float]:
     """(/query per CPU-second of bot-api, requests per second) under wrk."""
-    with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
-        script.write(
-            WRK_SCRIPT % {"queries": json.dumps(asked).replace("[", "{").replace("]", "}"),
-                          "token": stack.tokens.public_key}
-        )  # fmt: skip
-        script.flush()
-        wrk(stack.url, Path(script.name))  # warm-up
+    with wrk_script(asked, stack.tokens.public_key) as script:
+        wrk(stack.url, script)  # warm-up
         pid = stack.bot_api.process.pid
         before = cpu_seconds(pid)
-        run = wrk(stack.url, Path(script.name))
+        run = wrk(stack.url, script)
         used = cpu_seconds(pid) - before
     return run["rps"] * SECONDS / used, run["rps"]
 

@@ -24,7 +24,7 @@ class Stack:
     bot_api: ServerProcess
 
 
-async def _account(config: Config, name: str) -> IssuedTokens:
+async def create_account(config: Config, name: str) -> IssuedTokens:
     client = mongo.open_client(config.mongodb_url)
     try:
         accounts = AccountRepository(client[config.accounts_database])
@@ -52,7 +52,7 @@ def running_stack(name: str = "bench") -> Iterator[Stack]:
         )
         bot_api = None
         try:
-            tokens = asyncio.run(_account(config, name))
+            tokens = asyncio.run(create_account(config, name))
             bot_api = serve(config, directory)
             url = f"http://127.0.0.1:{config.bot_api_port}"
             yield Stack(config, url, tokens, directory, bot_api)

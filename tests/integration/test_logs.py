@@ -17,8 +17,8 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from shared import mongo
-from shared.auth import AccountRepository, IssuedTokens
+from bench.stack import create_account
+from shared.auth import IssuedTokens
 from shared.config import Config
 from tools.embedded import ServerProcess, free_port, start_nats, start_service
 
@@ -31,16 +31,6 @@ def nats_with_password(tmp_path: Path) -> Iterator[str]:
     server = start_nats(tmp_path / "js", tmp_path, login=(NATS_USER, NATS_PASSWORD))
     yield server.url.replace("nats://", f"nats://{NATS_USER}:{NATS_PASSWORD}@")
     server.stop()
-
-
-async def create_account(config: Config) -> IssuedTokens:
-    client = mongo.open_client(config.mongodb_url)
-    try:
-        accounts = AccountRepository(client[config.accounts_database])
-        await accounts.ensure_indexes()
-        return await accounts.create("logged")
-    finally:
-        await client.close()
 
 
 async def drive(bot: str, hooks: str, tokens: IssuedTokens, seeded: dict[str, str]) -> list[str]:
@@ -121,7 +111,7 @@ def test_logs_are_json_lines_with_one_line_per_request_and_no_secret(
         log_level="DEBUG",
         log_format="json",
     )
-    tokens = asyncio.run(create_account(config))
+    tokens = asyncio.run(create_account(config, "logged"))
     seeded = {
         "developer token": tokens.developer_token,
         "public key": tokens.public_key,

@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from shared import mongo
-from shared.auth import AccountRepository, IssuedTokens
+from bench.stack import create_account
+from shared.auth import IssuedTokens
 from shared.config import Config
 from tools.embedded import ServerProcess, free_port, start_service
 
@@ -131,16 +131,6 @@ class Gateway:
             connection.close()
 
 
-async def _account(config: Config) -> IssuedTokens:
-    client = mongo.open_client(config.mongodb_url)
-    try:
-        accounts = AccountRepository(client[config.accounts_database])
-        await accounts.ensure_indexes()
-        return await accounts.create("gateway")
-    finally:
-        await client.close()
-
-
 def _wait_for_port(port: int, nginx: subprocess.Popen[bytes], log: Path) -> None:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -161,7 +151,7 @@ def running_gateway(mongo_url: str, nats_url: str, directory: Path) -> Iterator[
         database_prefix=f"g{uuid.uuid4().hex[:12]}",
         integrations_api_port=free_port(),
     )
-    tokens = asyncio.run(_account(config))
+    tokens = asyncio.run(create_account(config, "gateway"))
     started: list[ServerProcess] = []
     nginx = None
     try:
