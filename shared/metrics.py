@@ -1,12 +1,11 @@
-"""The Prometheus metrics both services keep, and the /metrics route that shows them.
+"""The Prometheus metrics both services keep (shown at /metrics: shared/health.py).
 
 Each process exports its own figures; the gateway does not route /metrics, so only
 what scrapes the services' own ports sees it (deploy/README.md). bot-api's own metrics
 are in `bot_api.metrics`.
 """
 
-from aiohttp import web
-from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import Counter, Gauge, Histogram
 
 HTTP_REQUESTS = Counter(
     "parley_http_requests", "HTTP requests answered", ["method", "route", "status"]
@@ -23,14 +22,3 @@ OUTBOX_BACKLOG = Gauge("parley_outbox_backlog", "Events in the outbox waiting to
 MONGODB_ERRORS = Counter(
     "parley_mongodb_errors", "Requests that failed on a MongoDB error", ["error"]
 )
-
-
-async def metrics(request: web.Request) -> web.Response:
-    response = web.Response(body=generate_latest())
-    response.content_type = CONTENT_TYPE_LATEST.split(";")[0]
-    response.charset = "utf-8"
-    return response
-
-
-def add_metrics_route(app: web.Application) -> None:
-    app.router.add_get("/metrics", metrics)

@@ -34,7 +34,6 @@ from shared.keys import (
     STATUS_FIELD,
     Probe,
 )
-from shared.metrics import add_metrics_route
 from shared.openapi import add_openapi_route
 from shared.outbox import Outbox
 from shared.request_log import request_log_middleware
@@ -166,5 +165,4 @@ def add_meta_routes(app: web.Application, title: str) -> None:
     probes: dict[str, Probe] = {"mongodb": mongo_ready, "nats": nats_ready}
     app[PROBES] = probes
     app.router.add_routes(health.routes)
-    add_metrics_route(app)
     add_openapi_route(app, title, API_VERSION)

@@ -32,6 +32,17 @@ def readyz(port: int) -> tuple[int, dict[str, object]]:
         return 0, {}
 
 
+def listening_addresses(port: int) -> list[str]:
+    """The local addresses sockets listen on at `port` (Linux /proc/net/tcp)."""
+    found = []
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        local, state = line.split()[1], line.split()[3]
+        address, hex_port = local.split(":")
+        if state == "0A" and int(hex_port, 16) == port:  # 0A: LISTEN
+            found.append(".".join(str(b) for b in reversed(bytes.fromhex(address))))
+    return found
+
+
 def until(check: object, seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
     while not check():  # type: ignore[operator]
@@ -63,6 +74,7 @@ def test_a_service_waits_for_mongodb_and_nats_and_readyz_says_why(
         started.append(start_nats(tmp_path / "nats", tmp_path, port=nats_port))
         until(lambda: readyz(port)[0] == 200)
         assert service.poll() is None
+        assert listening_addresses(port) == ["127.0.0.1"]  # HOST's default: loopback only
     finally:
         service.terminate()
         service.wait(30)
