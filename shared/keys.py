@@ -13,6 +13,7 @@ from shared.config import Config
 from shared.idempotency import IdempotencyKeys
 from shared.outbox import Outbox
 from shared.rates import RateLimit
+from shared.startup import Startup
 
 Probe = Callable[[], Awaitable[bool]]
 
@@ -31,3 +32,5 @@ OUTBOX = web.AppKey("outbox", Outbox)
 RATE_LIMITS = web.AppKey("rate_limits", dict[str, RateLimit])
 """By the `rate_limit` an endpoint declares: "query" or "management" (shared/rates.py)."""
 PROBES = web.AppKey("readiness_probes", dict[str, Probe])
+STARTUP = web.AppKey("startup", Startup)
+"""What the process still waits for at start (shared/startup.py)."""

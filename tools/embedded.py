@@ -180,8 +180,11 @@ def start_mongo(data_dir: Path | str, log_dir: Path, port: int | None = None) ->
     return server
 
 
-def start_nats(store_dir: Path, log_dir: Path, port: int | None = None) -> ServerProcess:
-    """nats-server with JetStream storing under `store_dir` (on `port`, or a free one)."""
+def start_nats(
+    store_dir: Path, log_dir: Path, port: int | None = None, login: tuple[str, str] | None = None
+) -> ServerProcess:
+    """nats-server with JetStream storing under `store_dir` (on `port`, or a free one),
+    asking clients for `login` (user, password) when given."""
     port = port or free_port()
     store_dir.mkdir(parents=True, exist_ok=True)
     command = [
@@ -194,6 +197,8 @@ def start_nats(store_dir: Path, log_dir: Path, port: int | None = None) -> Serve
         "--port",
         str(port),
     ]
+    if login is not None:
+        command += ["--user", login[0], "--pass", login[1]]
     server = _spawn("nats-server", f"nats://127.0.0.1:{port}", command, log_dir / "nats.log")
 
     def accepts_connections() -> bool:
@@ -205,14 +210,15 @@ def start_nats(store_dir: Path, log_dir: Path, port: int | None = None) -> Serve
 
 
 def start_service(module: str, port: int, env: dict[str, str], log_dir: Path) -> ServerProcess:
-    """`python -m <module> serve` with `env`, once its /healthz answers."""
+    """`python -m <module> serve` with `env`, once its /readyz answers (MongoDB and NATS
+    reached)."""
     url = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", module, "serve"]
     server = _spawn(module, url, command, log_dir / f"{module}.log", env)
 
-    def healthy() -> bool:
-        with urllib.request.urlopen(f"{server.url}/healthz", timeout=1) as response:
+    def ready() -> bool:
+        with urllib.request.urlopen(f"{server.url}/readyz", timeout=1) as response:
             return bool(response.status == 200)
 
-    wait_until(server, healthy)
+    wait_until(server, ready)
     return server

@@ -9,6 +9,7 @@ from datetime import timedelta
 from bot_api.conversations.cache import StoryCache
 from bot_api.engine.conversation import respond
 from bot_api.engine.turn import Outcome, Turn
+from bot_api.metrics import record_query
 from bot_api.storage.protocols import SessionStore
 from bot_api.storage.sessions import over_bounds
 from bot_api.webhooks.delivery import Answers, Deliveries
@@ -48,6 +49,7 @@ class ConversationService:
             if await self.sessions.save(
                 story.id, session_id, stored.version, state, self.idle_timeout
             ):
+                record_query(turn, outcome)
                 return outcome
             await asyncio.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
         raise Conflict("the session is being changed by too many messages at once; try again")
