@@ -19,6 +19,13 @@ class Config:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     session_idle_seconds: int = 600
     webhook_allow: tuple[str, ...] = ()
+    # Work per query and per tenant (docs/reliability.md)
+    story_cache_mb: int = 1024
+    quota_stories: int = 100
+    quota_interactions_per_story: int = 5000
+    quota_phrases_per_story: int = 100_000
+    quota_entities: int = 500
+    quota_entries: int = 20_000
 
     @property
     def subjects(self) -> Subjects:
@@ -48,6 +55,13 @@ class Config:
             "MAX_BODY_BYTES": str(self.max_body_bytes),
             "SESSION_IDLE_SECONDS": str(self.session_idle_seconds),
             "WEBHOOK_ALLOW": ",".join(self.webhook_allow),
+            # Work per query and per tenant
+            "STORY_CACHE_MB": str(self.story_cache_mb),
+            "QUOTA_STORIES": str(self.quota_stories),
+            "QUOTA_INTERACTIONS_PER_STORY": str(self.quota_interactions_per_story),
+            "QUOTA_PHRASES_PER_STORY": str(self.quota_phrases_per_story),
+            "QUOTA_ENTITIES": str(self.quota_entities),
+            "QUOTA_ENTRIES": str(self.quota_entries),
         }
 
     @classmethod
@@ -67,4 +81,15 @@ class Config:
             webhook_allow=tuple(
                 n.strip() for n in env.get("WEBHOOK_ALLOW", "").split(",") if n.strip()
             ),
+            # Work per query and per tenant
+            story_cache_mb=int(env.get("STORY_CACHE_MB", str(cls.story_cache_mb))),
+            quota_stories=int(env.get("QUOTA_STORIES", str(cls.quota_stories))),
+            quota_interactions_per_story=int(
+                env.get("QUOTA_INTERACTIONS_PER_STORY", str(cls.quota_interactions_per_story))
+            ),
+            quota_phrases_per_story=int(
+                env.get("QUOTA_PHRASES_PER_STORY", str(cls.quota_phrases_per_story))
+            ),
+            quota_entities=int(env.get("QUOTA_ENTITIES", str(cls.quota_entities))),
+            quota_entries=int(env.get("QUOTA_ENTRIES", str(cls.quota_entries))),
         )

@@ -110,6 +110,10 @@ class StoriesInMemory(_InMemory):
             if r.account_id == account_id
         ]
 
+    async def count(self, account_id: str) -> int:
+        await self._database.record("stories.count", account_id)
+        return sum(1 for r in self.records.values() if r.account_id == account_id)
+
     async def get(self, account_id: str, story_id: str) -> StoryRecord | None:
         await self._database.record("stories.get", story_id)
         record = self.records.get(story_id)
@@ -186,6 +190,12 @@ class InteractionsInMemory(_InMemory):
                 found[interaction_id] = document
         return found
 
+    async def count_phrases(self, story_id: str, ids: Iterable[str]) -> int:
+        wanted = _ids(ids)
+        await self._database.record("interactions.count_phrases", story_id, wanted)
+        documents = (self._of_story(story_id, i) for i in wanted)
+        return sum(len(d["userSays"]) for d in documents if d is not None)
+
     async def get(self, story_id: str, interaction_id: str) -> dict[str, Any] | None:
         await self._database.record("interactions.get", story_id, interaction_id)
         return self._of_story(story_id, interaction_id)
@@ -242,6 +252,11 @@ class EntitiesInMemory(_InMemory):
     async def list(self, account_id: str) -> list[dict[str, Any]]:
         await self._database.record("entities.list", account_id)
         return [copy.deepcopy(d) for d in self.documents.values() if d["accountId"] == account_id]
+
+    async def totals(self, account_id: str) -> tuple[int, int]:
+        await self._database.record("entities.totals", account_id)
+        owned = [d for d in self.documents.values() if d["accountId"] == account_id]
+        return len(owned), sum(len(d["entries"]) for d in owned)
 
     async def get(self, account_id: str, entity_id: str) -> dict[str, Any] | None:
         await self._database.record("entities.get", entity_id)

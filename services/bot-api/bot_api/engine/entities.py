@@ -21,6 +21,8 @@ from bot_api.engine.typos import (
     may_be_typo,
 )
 
+BYTES_PER_SYNONYM = 450
+
 
 @dataclass(frozen=True)
 class Mention:
@@ -41,17 +43,23 @@ class _Synonym:
 class EntityRecognizer:
     def __init__(self, entities: Iterable[Entity]) -> None:
         self._by_first_word: dict[str, list[_Synonym]] = {}
+        self._synonym_count = 0
         for entity in entities:
             for entry in entity.entries:
                 for synonym in entry.synonyms:
                     words = tuple(tokens(synonym))
                     if words:
+                        self._synonym_count += 1
                         self._by_first_word.setdefault(words[0], []).append(
                             _Synonym(words, entity.name, entry.value)
                         )
         for candidates in self._by_first_word.values():
             candidates.sort(key=lambda synonym: -len(synonym.words))
         self._first_words = TypoIndex(self._by_first_word)
+
+    def size_estimate(self) -> int:
+        """Roughly the bytes the recognizer holds."""
+        return BYTES_PER_SYNONYM * self._synonym_count
 
     def find(self, words: Sequence[str], known: Container[str] = frozenset()) -> list[Mention]:
         """Mentions in `words`, longest synonym first, left to right, never overlapping.

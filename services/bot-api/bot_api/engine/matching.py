@@ -40,6 +40,9 @@ SELECTIVE_POSTINGS = 16
 COMMON_PHRASE_SHARE = 0.3
 MAX_CORRECTIONS = 10_000
 REWEIGH_AFTER_SHARE = 0.1
+BYTES_PER_TERM = 250
+BYTES_PER_PHRASE = 200
+BYTES_PER_VOCABULARY_TERM = 500
 
 Vector = dict[str, float]
 
@@ -103,6 +106,7 @@ class MatchIndex:
         self._interactions: dict[str, _Interaction] = {}
         self._document_frequency: dict[str, int] = {}
         self._phrase_count = 0
+        self._term_count = 0
         self._centroid_postings: dict[str, dict[str, float]] = {}
         self._owned_postings: set[str] = set()
         self._exact: dict[str, frozenset[str]] = {}
@@ -118,6 +122,7 @@ class MatchIndex:
         for interaction_id, phrases in user_says.items():
             index._put(interaction_id, phrases, weigh=False)
         index._weigh_all()
+        index.typos()
         return index
 
     def updated(
@@ -141,6 +146,7 @@ class MatchIndex:
             index._put(interaction_id, phrases, weigh=True)
         if index._changed_since_weighing > REWEIGH_AFTER_SHARE * index._phrase_count:
             index._weigh_all()
+        index.typos()
         return index
 
     def terms(self, words: Sequence[str]) -> list[str]:
@@ -173,6 +179,7 @@ class MatchIndex:
             for term in counts:
                 self._document_frequency[term] = self._document_frequency.get(term, 0) + 1
         self._phrase_count += len(phrases)
+        self._term_count += sum(map(len, terms))
         self._changed_since_weighing += len(phrases)
         if weigh:
             self._weigh(interaction_id, entry)
@@ -197,7 +204,17 @@ class MatchIndex:
                     del self._document_frequency[term]
         self._unpost(interaction_id, entry)
         self._phrase_count -= len(entry.phrases)
+        self._term_count -= sum(map(len, entry.terms))
         self._changed_since_weighing += len(entry.phrases)
+
+    def size_estimate(self) -> int:
+        """Roughly the bytes this index holds: most of it is each phrase's terms, held
+        three times over (its counts, the postings, the centroid)."""
+        return (
+            BYTES_PER_TERM * self._term_count
+            + BYTES_PER_PHRASE * self._phrase_count
+            + BYTES_PER_VOCABULARY_TERM * len(self._document_frequency)
+        )
 
     def known_words(self) -> Container[str]:
         """Words the story's phrases use: these are never taken for typos of entity values."""
@@ -236,7 +253,8 @@ class MatchIndex:
         return result
 
     def typos(self) -> TypoIndex:
-        """The stems the story uses, indexed for typo look-ups (made once per index)."""
+        """The stems the story uses, indexed for typo look-ups (made with the index, in
+        the compiling worker)."""
         if self._typos is None:
             self._typos = TypoIndex(
                 t for t in self._document_frequency if t[0] not in (PIECE_MARK, SLOT_MARK)

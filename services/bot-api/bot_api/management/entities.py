@@ -4,14 +4,16 @@ so no interaction is ever left naming an entity that does not exist."""
 from typing import Any
 
 from bot_api.changes import ChangeFeed, EntitiesEdited
+from bot_api.management.quotas import Quotas
 from bot_api.storage import Stores
 from shared.errors import Conflict, NotFound
 
 
 class EntityService:
-    def __init__(self, *, stores: Stores, changes: ChangeFeed) -> None:
+    def __init__(self, *, stores: Stores, changes: ChangeFeed, quotas: Quotas) -> None:
         self._stores = stores
         self._changes = changes
+        self._quotas = quotas
 
     async def list_entities(self, *, account_id: str) -> list[dict[str, Any]]:
         return await self._stores.entities.list(account_id)
@@ -20,6 +22,8 @@ class EntityService:
         return await _load(self._stores, account_id, entity_id)
 
     async def create(self, *, account_id: str, data: dict[str, Any]) -> str:
+        entities, entries = await self._stores.entities.totals(account_id)
+        self._quotas.check_entities(entities + 1, entries + len(data["entries"]))
         entity_id = await self._stores.entities.insert(account_id, data)
         await self._changes.announce(EntitiesEdited(account_id))
         return entity_id
@@ -27,6 +31,10 @@ class EntityService:
     async def update(self, *, account_id: str, entity_id: str, data: dict[str, Any]) -> None:
         """Name and entries; no rename while interactions use the entity."""
         current = await _load(self._stores, account_id, entity_id)
+        added = len(data["entries"]) - len(current["entries"])
+        if added > 0:
+            entities, entries = await self._stores.entities.totals(account_id)
+            self._quotas.check_entities(entities, entries + added)
         if data["name"] != current["name"]:
             await _refuse_if_used(self._stores, account_id, current["name"], "renamed")
         if not await self._stores.entities.replace(account_id, entity_id, data):

@@ -33,6 +33,8 @@ class StoryStore(Indexed, Protocol):
     async def list(self, account_id: str) -> list[dict[str, Any]]:
         """`_id`, `name` and `description` of the account's stories, oldest first."""
 
+    async def count(self, account_id: str) -> int: ...
+
     async def get(self, account_id: str, story_id: str) -> StoryRecord | None: ...
 
     async def update(
@@ -51,6 +53,9 @@ class InteractionStore(Indexed, Protocol):
     async def find(
         self, story_id: str, ids: Iterable[str], projection: list[str] | None = None
     ) -> dict[str, dict[str, Any]]: ...
+
+    async def count_phrases(self, story_id: str, ids: Iterable[str]) -> int:
+        """How many user-says phrases the story's interactions `ids` hold."""
 
     async def get(self, story_id: str, interaction_id: str) -> dict[str, Any] | None: ...
 
@@ -71,6 +76,9 @@ class EntityStore(Indexed, Protocol):
         """The new entity's id; Conflict if the account has an entity of that name."""
 
     async def list(self, account_id: str) -> list[dict[str, Any]]: ...
+
+    async def totals(self, account_id: str) -> tuple[int, int]:
+        """How many entities the account has, and how many entries they hold."""
 
     async def get(self, account_id: str, entity_id: str) -> dict[str, Any] | None: ...
 

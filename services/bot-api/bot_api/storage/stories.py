@@ -105,6 +105,9 @@ class StoryRepository:
         ).sort("createdAt", 1)
         return [document async for document in cursor]
 
+    async def count(self, account_id: str) -> int:
+        return await self.collection.count_documents({"accountId": account_id})
+
     async def get(self, account_id: str, story_id: str) -> StoryRecord | None:
         key = object_id(story_id)
         if key is None:

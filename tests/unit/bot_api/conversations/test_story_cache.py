@@ -9,11 +9,15 @@ from bot_api.changes import ChangeFeed
 from bot_api.conversations.cache import StoryCache
 from bot_api.management.entities import EntityService
 from bot_api.management.interactions import InteractionService
+from bot_api.management.quotas import Quotas
 from bot_api.management.stories import StoryService
+from shared.config import Config
 from shared.errors import NotFound
 from support.memory import ConnectionDirectory, Database
 
 ACCOUNT = "account-1"
+QUOTAS = Quotas.from_config(Config(mongodb_url="", nats_url=""))
+BUDGET = 2**30
 OTHER_ACCOUNT = "account-2"
 
 
@@ -42,17 +46,23 @@ class Bot:
 
 @pytest.fixture
 def bot() -> Bot:
+    return new_bot(BUDGET)
+
+
+def new_bot(budget_bytes: int) -> Bot:
     database = Database()
     stores = database.stores()
     feed = ChangeFeed()
-    cache = StoryCache(stores)
+    cache = StoryCache(stores, budget_bytes)
     feed.listen(cache)
     return Bot(
         database,
         cache,
-        StoryService(stores=stores, changes=feed),
-        InteractionService(stores=stores, changes=feed, connections=ConnectionDirectory()),
-        EntityService(stores=stores, changes=feed),
+        StoryService(stores=stores, changes=feed, quotas=QUOTAS),
+        InteractionService(
+            stores=stores, changes=feed, connections=ConnectionDirectory(), quotas=QUOTAS
+        ),
+        EntityService(stores=stores, changes=feed, quotas=QUOTAS),
     )
 
 
