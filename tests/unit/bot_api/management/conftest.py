@@ -8,8 +8,8 @@ from bot_api.management.entities import EntityService
 from bot_api.management.interactions import InteractionService
 from bot_api.management.quotas import Quotas
 from bot_api.management.stories import StoryService
-from support.changes import Announced
 from shared.config import Config
+from support.changes import Announced
 from support.memory import ConnectionDirectory, Database
 
 
