@@ -4,18 +4,11 @@ and 3): the first /query of a large story (its compile) and messages of unseen w
 docs/reliability.md."""
 
 import asyncio
-import dataclasses
-import os
 import random
 import string
-from collections.abc import Iterator
-from pathlib import Path
 
 import aiohttp
-import pytest
 
-from shared.config import Config
-from shared.embedded import free_port, start_service
 from support.api import Tenant
 from support.responsiveness import pinging
 
@@ -32,18 +25,8 @@ def made_up_text(rng: random.Random, words: int) -> str:
     )
 
 
-@pytest.fixture
-def own_bot_api(config: Config, tmp_path: Path) -> Iterator[str]:
-    own_port = dataclasses.replace(config, bot_api_port=free_port())
-    server = start_service(
-        "bot_api", own_port.bot_api_port, {**os.environ, **own_port.as_env()}, tmp_path
-    )
-    yield server.url
-    server.stop()
-
-
 async def test_a_large_story_and_messages_of_unseen_words_leave_healthz_answering(
-    alice: Tenant, own_bot_api: str
+    alice: Tenant, second_bot_api: str
 ) -> None:
     rng = random.Random(9)
     story_id = await alice.developer.create_story()
@@ -56,14 +39,14 @@ async def test_a_large_story_and_messages_of_unseen_words_leave_healthz_answerin
 
         async def query(text: str, session_id: str) -> int:
             body = {"storyId": story_id, "sessionId": session_id, "query": text}
-            async with session.post(f"{own_bot_api}/query", json=body) as reply:
+            async with session.post(f"{second_bot_api}/query", json=body) as reply:
                 await reply.read()
                 return reply.status
 
-        async with pinging(own_bot_api) as while_compiling:
+        async with pinging(second_bot_api) as while_compiling:
             assert await query("hello", "first") == 200
         messages = [made_up_text(rng, 300)[:2048] for _ in range(UNSEEN_MESSAGES)]
-        async with pinging(own_bot_api) as while_correcting:
+        async with pinging(second_bot_api) as while_correcting:
             statuses = await asyncio.gather(
                 *(query(text, f"s{n}") for n, text in enumerate(messages))
             )
