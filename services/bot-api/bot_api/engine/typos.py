@@ -46,14 +46,12 @@ class TypoIndex:
             return None
         length = len(typo)
         lengths = range(math.ceil(length * 2 / 3), math.floor(length * 3 / 2) + 1)
-        candidates: dict[str, None] = {}
+        compared: list[str] = []
         for candidate_length in sorted(lengths, key=lambda n: abs(n - length)):
             for position in _LETTERS_KEPT:
-                for word in self._buckets.get((position, typo[position], candidate_length), ()):
-                    if len(candidates) == MAX_COMPARED:
-                        break
-                    candidates[word] = None
-        best = process.extractOne(
-            typo, list(candidates), scorer=fuzz.ratio, score_cutoff=TYPO_CUTOFF
-        )
+                bucket = self._buckets.get((position, typo[position], candidate_length), ())
+                compared.extend(bucket[: MAX_COMPARED - len(compared)])
+            if len(compared) == MAX_COMPARED:
+                break
+        best = process.extractOne(typo, compared, scorer=fuzz.ratio, score_cutoff=TYPO_CUTOFF)
         return None if best is None else str(best[0])
