@@ -58,6 +58,7 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     )
     app[ENTITIES] = EntityService(stores=stores, changes=changes, quotas=quotas)
     yield
+    cache.close()
 
 
 async def conversations(app: web.Application) -> AsyncIterator[None]:

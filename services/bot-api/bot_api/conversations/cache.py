@@ -6,7 +6,9 @@ interactions the change named, and the entities if they changed, and replaces th
 compiled story with one made from the old and what changed (re-indexing only those
 interactions). A turn holding the old value finishes with it.
 
-Compiling runs in a worker thread, so the event loop keeps answering meanwhile. The
+Compiling runs in a worker thread, so the event loop keeps answering meanwhile, and one
+story at a time (reading its interactions included), so what compiles in flight is one
+story whatever the number of requests asking for different ones. The
 stories kept are bounded by a memory budget: past it, the least recently used are
 dropped (and compiled again when asked for). Entries are keyed by account and story, so
 another account's story takes the same path as a missing one: a read that finds
@@ -15,7 +17,10 @@ account (docs/reliability.md).
 """
 
 import asyncio
+import functools
 from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from bot_api.changes import Change, EntitiesEdited, StoryCreated, StoryDeleted, StoryEdited
@@ -58,6 +63,12 @@ class StoryCache:
         self._loading: dict[_Key, asyncio.Task[_Entry]] = {}
         self._changes_while_loading: dict[_Key, int] = {}
         """Changes heard for each story being loaded, only while it is."""
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="story-compile")
+        self._compiling = asyncio.Lock()
+
+    def close(self) -> None:
+        """Stop the worker thread; a compile under way is abandoned."""
+        self._worker.shutdown(wait=False, cancel_futures=True)
 
     @property
     def size(self) -> int:
@@ -138,15 +149,18 @@ class StoryCache:
         story = await self._stores.stories.get(account_id, story_id)
         if story is None:
             raise NotFound(f"no story {story_id}")
-        documents = await self._stores.interactions.find(story.id, story.structure.contexts)
-        compiled = await asyncio.to_thread(
-            CompiledStory.compile,
-            story.id,
-            story.settings,
-            story.structure,
-            [interaction_from_document(d) for d in documents.values()],
-            await self._entities(account_id),
-        )
+        async with self._compiling:
+            documents = await self._stores.interactions.find(story.id, story.structure.contexts)
+            compiled = await self._in_worker(
+                functools.partial(
+                    CompiledStory.compile,
+                    story.id,
+                    story.settings,
+                    story.structure,
+                    [interaction_from_document(d) for d in documents.values()],
+                    await self._entities(account_id),
+                )
+            )
         return _Entry(compiled, compiled.size_estimate())
 
     async def _refresh(self, key: _Key, entry: _Entry) -> None:
@@ -171,18 +185,23 @@ class StoryCache:
             if entry.stale_entities:
                 entry.stale_entities = False
                 entities = await self._entities(key[0])
-            entry.story = await asyncio.to_thread(
-                current.edited,
-                settings=None if record is None else record.settings,
-                structure=None if record is None else record.structure,
-                interactions=[interaction_from_document(d) for d in documents.values()],
-                entities=entities,
+            entry.story = await self._in_worker(
+                functools.partial(
+                    current.edited,
+                    settings=None if record is None else record.settings,
+                    structure=None if record is None else record.structure,
+                    interactions=[interaction_from_document(d) for d in documents.values()],
+                    entities=entities,
+                )
             )
             size = entry.story.size_estimate()
             if self._entries.get(key) is entry:
                 self._size += size - entry.size
                 self._evict_past_budget()
             entry.size = size
+
+    async def _in_worker(self, make: Callable[[], CompiledStory]) -> CompiledStory:
+        return await asyncio.get_running_loop().run_in_executor(self._worker, make)
 
     def _keep(self, key: _Key, entry: _Entry) -> None:
         self._drop(key)
