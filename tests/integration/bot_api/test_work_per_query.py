@@ -16,7 +16,7 @@ INTERACTIONS = 20
 PHRASES = 99
 WORDS_PER_PHRASE = 40
 UNSEEN_MESSAGES = 20
-HEALTHZ_P99_BOUND_MS = 1000
+HEALTHZ_P99_BOUND_MS = 2000
 
 
 def made_up_text(rng: random.Random, words: int) -> str:
