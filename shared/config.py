@@ -48,6 +48,13 @@ class Config:
     log_level: str = "INFO"
     log_format: str = "text"
     startup_wait_seconds: int = 120
+    # Work per query and per tenant (docs/reliability.md)
+    story_cache_mb: int = 1024
+    quota_stories: int = 100
+    quota_interactions_per_story: int = 5000
+    quota_phrases_per_story: int = 100_000
+    quota_entities: int = 500
+    quota_entries: int = 20_000
 
     @property
     def subjects(self) -> Subjects:
@@ -92,6 +99,13 @@ class Config:
             "LOG_LEVEL": self.log_level,
             "LOG_FORMAT": self.log_format,
             "STARTUP_WAIT_SECONDS": str(self.startup_wait_seconds),
+            # Work per query and per tenant
+            "STORY_CACHE_MB": str(self.story_cache_mb),
+            "QUOTA_STORIES": str(self.quota_stories),
+            "QUOTA_INTERACTIONS_PER_STORY": str(self.quota_interactions_per_story),
+            "QUOTA_PHRASES_PER_STORY": str(self.quota_phrases_per_story),
+            "QUOTA_ENTITIES": str(self.quota_entities),
+            "QUOTA_ENTRIES": str(self.quota_entries),
         }
 
     @classmethod
@@ -131,6 +145,13 @@ class Config:
             log_level=setting.choice("LOG_LEVEL", "INFO", LOG_LEVELS).upper(),
             log_format=setting.choice("LOG_FORMAT", "text", LOG_FORMATS).lower(),
             startup_wait_seconds=setting.positive("STARTUP_WAIT_SECONDS", 120),
+            # Work per query and per tenant
+            story_cache_mb=setting.positive("STORY_CACHE_MB", 1024),
+            quota_stories=setting.positive("QUOTA_STORIES", 100),
+            quota_interactions_per_story=setting.positive("QUOTA_INTERACTIONS_PER_STORY", 5000),
+            quota_phrases_per_story=setting.positive("QUOTA_PHRASES_PER_STORY", 100_000),
+            quota_entities=setting.positive("QUOTA_ENTITIES", 500),
+            quota_entries=setting.positive("QUOTA_ENTRIES", 20_000),
         )
 
 

@@ -113,7 +113,8 @@ class StoriesInMemory(_InMemory):
         return stories if page is None else page.of(stories)
 
     async def count(self, account_id: str) -> int:
-        return sum(r.account_id == account_id for r in self.records.values())
+        await self._database.record("stories.count", account_id)
+        return sum(1 for r in self.records.values() if r.account_id == account_id)
 
     async def get(self, account_id: str, story_id: str) -> StoryRecord | None:
         await self._database.record("stories.get", story_id)
@@ -200,6 +201,12 @@ class InteractionsInMemory(_InMemory):
                 found[interaction_id] = document
         return found
 
+    async def count_phrases(self, story_id: str, ids: Iterable[str]) -> int:
+        wanted = _ids(ids)
+        await self._database.record("interactions.count_phrases", story_id, wanted)
+        documents = (self._of_story(story_id, i) for i in wanted)
+        return sum(len(d["userSays"]) for d in documents if d is not None)
+
     async def get(self, story_id: str, interaction_id: str) -> dict[str, Any] | None:
         await self._database.record("interactions.get", story_id, interaction_id)
         return self._of_story(story_id, interaction_id)
@@ -264,6 +271,11 @@ class EntitiesInMemory(_InMemory):
 
     async def count(self, account_id: str) -> int:
         return sum(d["accountId"] == account_id for d in self.documents.values())
+
+    async def totals(self, account_id: str) -> tuple[int, int]:
+        await self._database.record("entities.totals", account_id)
+        owned = [d for d in self.documents.values() if d["accountId"] == account_id]
+        return len(owned), sum(len(d["entries"]) for d in owned)
 
     async def get(self, account_id: str, entity_id: str) -> dict[str, Any] | None:
         await self._database.record("entities.get", entity_id)

@@ -25,6 +25,7 @@ from bot_api.keys import (
 )
 from bot_api.management.entities import EntityService
 from bot_api.management.interactions import InteractionService
+from bot_api.management.quotas import Quotas
 from bot_api.management.stories import StoryService
 from bot_api.messaging import (
     NatsConnectionDirectory,
@@ -52,15 +53,20 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     management use cases (which ask integrations-api about connections over NATS)."""
     stores = Stores.open(app[DATABASE])
     await stores.ensure_indexes()
+    config = app[CONFIG]
     changes = ChangeFeed()
-    cache = StoryCache(stores)
+    cache = StoryCache(stores, budget_bytes=config.story_cache_mb * 2**20)
     changes.listen(cache)
     app[STORES], app[CHANGES], app[STORY_CACHE] = stores, changes, cache
-    app[STORIES] = StoryService(stores=stores, changes=changes)
-    directory = NatsConnectionDirectory(app[NATS], app[CONFIG].subjects)
-    app[INTERACTIONS] = InteractionService(stores=stores, changes=changes, connections=directory)
-    app[ENTITIES] = EntityService(stores=stores, changes=changes)
+    quotas = Quotas.from_config(config)
+    app[STORIES] = StoryService(stores=stores, changes=changes, quotas=quotas)
+    directory = NatsConnectionDirectory(app[NATS], config.subjects)
+    app[INTERACTIONS] = InteractionService(
+        stores=stores, changes=changes, connections=directory, quotas=quotas
+    )
+    app[ENTITIES] = EntityService(stores=stores, changes=changes, quotas=quotas)
     yield
+    cache.close()
 
 
 async def conversations(app: web.Application) -> AsyncIterator[None]:

@@ -1,28 +1,11 @@
 """Two bot-api processes answer one session at once and lose no update."""
 
 import asyncio
-import dataclasses
-import os
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import aiohttp
-import pytest
 
-from shared.config import Config
 from support.api import Tenant
-from tools.embedded import free_port, start_service
-
-
-@pytest.fixture
-def second_bot_api(config: Config, tmp_path: Path) -> Iterator[str]:
-    own_port = dataclasses.replace(config, bot_api_port=free_port())
-    server = start_service(
-        "bot_api", own_port.bot_api_port, {**os.environ, **own_port.as_env()}, tmp_path
-    )
-    yield server.url
-    server.stop()
 
 
 async def test_fifty_queries_split_over_two_processes_lose_no_parameter(

@@ -5,10 +5,23 @@ the story stale; the next query for it re-reads just the story document, the
 interactions the change named, and the entities if they changed, and replaces the
 compiled story with one made from the old and what changed (re-indexing only those
 interactions). A turn holding the old value finishes with it.
+
+Compiling runs in a worker thread, so the event loop keeps answering meanwhile, and one
+story at a time (reading its interactions included), so what compiles in flight is one
+story whatever the number of requests asking for different ones. The
+stories kept are bounded by a memory budget: past it, the least recently used are
+dropped (and compiled again when asked for). Entries are keyed by account and story, so
+another account's story takes the same path as a missing one: a read that finds
+nothing. What a request names leaves nothing behind unless it is a story of its own
+account (docs/reliability.md).
 """
 
 import asyncio
+import functools
 import time
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from bot_api.changes import Change, EntitiesEdited, StoryCreated, StoryDeleted, StoryEdited
@@ -25,11 +38,15 @@ from bot_api.storage.entities import entity_from_document
 from bot_api.storage.interactions import interaction_from_document
 from shared.errors import NotFound
 
+_Key = tuple[str, str]
+"""(account id, story id)"""
+
 
 @dataclass
 class _Entry:
     story: CompiledStory
-    account_id: str
+    size: int
+    """The compiled story's estimated bytes (CompiledStory.size_estimate)."""
     stale_story: bool = False
     stale_interactions: set[str] = field(default_factory=set)
     stale_entities: bool = False
@@ -41,27 +58,44 @@ class _Entry:
 
 
 class StoryCache:
-    def __init__(self, stores: Stores) -> None:
+    def __init__(self, stores: Stores, budget_bytes: int) -> None:
+        """`budget_bytes`: the compiled stories kept may hold this much (estimated); the
+        story just compiled is kept even if it alone is larger."""
         self._stores = stores
-        self._entries: dict[str, _Entry] = {}
+        self._budget = budget_bytes
+        self._entries: OrderedDict[_Key, _Entry] = OrderedDict()
+        """Least recently used first."""
+        self._size = 0
         self._oldest: dict[str, str | None] = {}
-        self._loading: dict[str, asyncio.Lock] = {}
-        self._changes_seen: dict[str, int] = {}
+        self._loading: dict[_Key, asyncio.Task[_Entry]] = {}
+        self._changes_while_loading: dict[_Key, int] = {}
+        """Changes heard for each story being loaded, only while it is."""
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="story-compile")
+        self._compiling = asyncio.Lock()
+
+    def close(self) -> None:
+        """Stop the worker thread; a compile under way is abandoned."""
+        self._worker.shutdown(wait=False, cancel_futures=True)
+
+    @property
+    def size(self) -> int:
+        """The estimated bytes of the compiled stories kept."""
+        return self._size
 
     async def story(self, account_id: str, story_id: str | None) -> CompiledStory:
         """The account's story (its oldest when no id is given), compiled and current."""
         if story_id is None:
             story_id = await self._oldest_story(account_id)
-        entry = self._entries.get(story_id)
+        key = (account_id, story_id)
+        entry = self._entries.get(key)
         if entry is None:
             STORY_CACHE_MISSES.inc()
-            entry = await self._load(account_id, story_id)
+            entry = await self._load(key)
         else:
             STORY_CACHE_HITS.inc()
-        if entry.account_id != account_id:
-            raise NotFound(f"no story {story_id}")
+            self._entries.move_to_end(key)
         if entry.stale:
-            await self._refresh(entry)
+            await self._refresh(key, entry)
         return entry.story
 
     async def changed(self, change: Change) -> None:
@@ -69,19 +103,23 @@ class StoryCache:
         which story is an account's oldest."""
         match change:
             case StoryCreated() | StoryEdited() | StoryDeleted():
-                self._changes_seen[change.story_id] = self._changes_seen.get(change.story_id, 0) + 1
+                key = (change.account_id, change.story_id)
+                if key in self._changes_while_loading:
+                    self._changes_while_loading[key] += 1
                 self._oldest.pop(change.account_id, None)
-                entry = self._entries.get(change.story_id)
+                entry = self._entries.get(key)
                 if isinstance(change, StoryDeleted):
-                    self._entries.pop(change.story_id, None)
-                    STORY_CACHE_ENTRIES.set(len(self._entries))
+                    self._drop(key)
                 elif entry is not None:
                     entry.stale_story = True
                     if isinstance(change, StoryEdited):
                         entry.stale_interactions |= change.interaction_ids
             case EntitiesEdited(account_id=account_id):
-                for entry in self._entries.values():
-                    if entry.account_id == account_id:
+                for key in self._changes_while_loading:
+                    if key[0] == account_id:
+                        self._changes_while_loading[key] += 1
+                for key, entry in self._entries.items():
+                    if key[0] == account_id:
                         entry.stale_entities = True
 
     async def _oldest_story(self, account_id: str) -> str:
@@ -93,39 +131,53 @@ class StoryCache:
             raise NotFound("this account has no story yet")
         return oldest
 
-    async def _load(self, account_id: str, story_id: str) -> _Entry:
-        async with self._loading.setdefault(story_id, asyncio.Lock()):
-            entry = self._entries.get(story_id)
-            while entry is None:
-                entry = await self._compile(account_id, story_id)
-            self._entries[story_id] = entry
-            STORY_CACHE_ENTRIES.set(len(self._entries))
-            return entry
+    async def _load(self, key: _Key) -> _Entry:
+        """The story compiled once for all who ask for it meanwhile."""
+        task = self._loading.get(key)
+        if task is None:
+            task = asyncio.create_task(self._load_current(key))
+            self._loading[key] = task
+            self._changes_while_loading[key] = 0
+        return await asyncio.shield(task)
 
-    async def _compile(self, account_id: str, story_id: str) -> _Entry | None:
-        """The story compiled from the database, or None if it changed meanwhile."""
-        changes_before = self._changes_seen.get(story_id, 0)
+    async def _load_current(self, key: _Key) -> _Entry:
+        """Compiled again while a change arrived during the compile; then kept."""
+        try:
+            while True:
+                changes_before = self._changes_while_loading[key]
+                entry = await self._compile(key)
+                if self._changes_while_loading[key] == changes_before:
+                    self._keep(key, entry)
+                    return entry
+        finally:
+            del self._loading[key]
+            del self._changes_while_loading[key]
+
+    async def _compile(self, key: _Key) -> _Entry:
+        account_id, story_id = key
         story = await self._stores.stories.get(account_id, story_id)
         if story is None:
             raise NotFound(f"no story {story_id}")
-        documents = await self._stores.interactions.find(story.id, story.structure.contexts)
-        entities = await self._entities(account_id)
-        started = time.perf_counter()
-        compiled = CompiledStory.compile(
-            story.id,
-            story.settings,
-            story.structure,
-            [interaction_from_document(d) for d in documents.values()],
-            entities,
-        )
-        STORY_COMPILE_SECONDS.observe(time.perf_counter() - started)
-        if self._changes_seen.get(story_id, 0) != changes_before:
-            return None
-        return _Entry(compiled, account_id)
+        async with self._compiling:
+            documents = await self._stores.interactions.find(story.id, story.structure.contexts)
+            entities = await self._entities(account_id)
+            started = time.perf_counter()
+            compiled = await self._in_worker(
+                functools.partial(
+                    CompiledStory.compile,
+                    story.id,
+                    story.settings,
+                    story.structure,
+                    [interaction_from_document(d) for d in documents.values()],
+                    entities,
+                )
+            )
+            STORY_COMPILE_SECONDS.observe(time.perf_counter() - started)
+        return _Entry(compiled, compiled.size_estimate())
 
-    async def _refresh(self, entry: _Entry) -> None:
-        """Read what the changes touched, then swap in the story made from it (no await
-        between the reads' end and the swap, so no turn sees half an edit)."""
+    async def _refresh(self, key: _Key, entry: _Entry) -> None:
+        """Read what the changes touched, then swap in the story made from it (made whole
+        in a worker thread, so no turn sees half an edit)."""
         async with entry.lock:
             if not entry.stale:
                 return  # refreshed by the turn that held the lock before
@@ -133,10 +185,9 @@ class StoryCache:
             record = None
             if entry.stale_story:
                 entry.stale_story = False
-                record = await self._stores.stories.get(entry.account_id, current.id)
+                record = await self._stores.stories.get(key[0], current.id)
                 if record is None:
-                    self._entries.pop(current.id, None)
-                    STORY_CACHE_ENTRIES.set(len(self._entries))
+                    self._drop(key)
                     raise NotFound(f"no story {current.id}")
             structure = current.structure if record is None else record.structure
             wanted = {i for i in entry.stale_interactions if i in structure}
@@ -145,13 +196,44 @@ class StoryCache:
             entities = None
             if entry.stale_entities:
                 entry.stale_entities = False
-                entities = await self._entities(entry.account_id)
-            entry.story = current.edited(
-                settings=None if record is None else record.settings,
-                structure=None if record is None else record.structure,
-                interactions=[interaction_from_document(d) for d in documents.values()],
-                entities=entities,
+                entities = await self._entities(key[0])
+            entry.story = await self._in_worker(
+                functools.partial(
+                    current.edited,
+                    settings=None if record is None else record.settings,
+                    structure=None if record is None else record.structure,
+                    interactions=[interaction_from_document(d) for d in documents.values()],
+                    entities=entities,
+                )
             )
+            size = entry.story.size_estimate()
+            if self._entries.get(key) is entry:
+                self._size += size - entry.size
+                self._evict_past_budget()
+            entry.size = size
+
+    async def _in_worker(self, make: Callable[[], CompiledStory]) -> CompiledStory:
+        return await asyncio.get_running_loop().run_in_executor(self._worker, make)
+
+    def _keep(self, key: _Key, entry: _Entry) -> None:
+        self._drop(key)
+        self._entries[key] = entry
+        self._size += entry.size
+        self._evict_past_budget()
+
+    def _evict_past_budget(self) -> None:
+        """Drop the least recently used stories while past the budget (never the most
+        recently used: a turn is waiting for it)."""
+        while self._size > self._budget and len(self._entries) > 1:
+            _, entry = self._entries.popitem(last=False)
+            self._size -= entry.size
+        STORY_CACHE_ENTRIES.set(len(self._entries))
+
+    def _drop(self, key: _Key) -> None:
+        entry = self._entries.pop(key, None)
+        if entry is not None:
+            self._size -= entry.size
+        STORY_CACHE_ENTRIES.set(len(self._entries))
 
     async def _entities(self, account_id: str) -> list[Entity]:
         return [entity_from_document(d) for d in await self._stores.entities.list(account_id)]

@@ -41,6 +41,9 @@ from shared.errors import NotFound, ValidationFailed
 
 MAX_ACTIVE_CONTEXTS = 5
 MAX_READINGS = 8
+MAX_WORDS_CONSIDERED = 64
+"""Words of a message matched: a longer message is read by its beginning, so the work of
+one turn is bounded whatever is sent (docs/reliability.md)."""
 DEBUG_CANDIDATES = 5
 TIERS = ("current context", "earlier context", "root")
 ROOT_TIER = 2
@@ -99,7 +102,7 @@ class _Conversation:
         return interaction_id
 
     def _said(self, text: str) -> _Answer:
-        words = tokens(text)
+        words = tokens(text)[:MAX_WORDS_CONSIDERED]
         mentions = self.story.entities.find(words, self.story.index.known_words())
         if self.pending is not None:
             answered = self._answer_pending(self.pending, mentions)

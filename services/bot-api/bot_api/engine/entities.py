@@ -1,21 +1,27 @@
 """Finding entity values, by any of their synonyms, in what a user said.
 
 A synonym is matched as a run of normalised words. Words the story never uses may be
-typos: those are compared with the synonyms' words by rapidfuzz, so "lage pizza" still
-finds "large". Known words are taken as they are, which keeps the common case exact
-and fast.
+typos: those are looked up among the synonyms' first words (engine/typos.py, a bounded
+number per message), so "lage pizza" still finds "large". Known words are taken as
+they are, which keeps the common case exact and fast.
 """
 
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
 
-from rapidfuzz import fuzz, process
+from rapidfuzz import fuzz
 
 from bot_api.domain.entities import Entity
 from bot_api.engine.text import tokens
+from bot_api.engine.typos import (
+    MAX_LOOKUPS_PER_MESSAGE,
+    TYPO_CUTOFF,
+    TYPO_MIN_LENGTH,
+    TypoIndex,
+    may_be_typo,
+)
 
-TYPO_MIN_LENGTH = 4
-TYPO_CUTOFF = 80.0
+BYTES_PER_SYNONYM = 450
 
 
 @dataclass(frozen=True)
@@ -37,17 +43,23 @@ class _Synonym:
 class EntityRecognizer:
     def __init__(self, entities: Iterable[Entity]) -> None:
         self._by_first_word: dict[str, list[_Synonym]] = {}
+        self._synonym_count = 0
         for entity in entities:
             for entry in entity.entries:
                 for synonym in entry.synonyms:
                     words = tuple(tokens(synonym))
                     if words:
+                        self._synonym_count += 1
                         self._by_first_word.setdefault(words[0], []).append(
                             _Synonym(words, entity.name, entry.value)
                         )
         for candidates in self._by_first_word.values():
             candidates.sort(key=lambda synonym: -len(synonym.words))
-        self._first_words = [w for w in self._by_first_word if len(w) >= TYPO_MIN_LENGTH]
+        self._first_words = TypoIndex(self._by_first_word)
+
+    def size_estimate(self) -> int:
+        """Roughly the bytes the recognizer holds."""
+        return BYTES_PER_SYNONYM * self._synonym_count
 
     def find(self, words: Sequence[str], known: Container[str] = frozenset()) -> list[Mention]:
         """Mentions in `words`, longest synonym first, left to right, never overlapping.
@@ -58,8 +70,17 @@ class EntityRecognizer:
         """
         mentions: list[Mention] = []
         position = 0
+        lookups = 0
         while position < len(words):
-            readings = self._at(words, position, known)
+            word = words[position]
+            first_word: str | None = word
+            if word not in self._by_first_word and word not in known:
+                if lookups < MAX_LOOKUPS_PER_MESSAGE and may_be_typo(word):
+                    lookups += 1
+                    first_word = self._first_words.closest(word)
+                else:
+                    first_word = None
+            readings = [] if first_word is None else self._at(words, position, first_word)
             if readings:
                 mentions.extend(readings)
                 position = readings[0].end
@@ -67,18 +88,11 @@ class EntityRecognizer:
                 position += 1
         return mentions
 
-    def _at(self, words: Sequence[str], position: int, known: Container[str]) -> list[Mention]:
-        """The longest synonyms said at `position`, one per entity."""
-        word = words[position]
-        candidates = self._by_first_word.get(word)
-        if candidates is None and word not in known and len(word) >= TYPO_MIN_LENGTH:
-            corrected = process.extractOne(
-                word, self._first_words, scorer=fuzz.ratio, score_cutoff=TYPO_CUTOFF
-            )
-            if corrected is not None:
-                candidates = self._by_first_word[corrected[0]]
+    def _at(self, words: Sequence[str], position: int, first_word: str) -> list[Mention]:
+        """The longest synonyms said at `position` (whose first word was taken to be
+        `first_word`), one per entity."""
         readings: list[Mention] = []
-        for synonym in candidates or ():
+        for synonym in self._by_first_word.get(first_word, ()):
             end = position + len(synonym.words)
             if readings and end < readings[0].end:
                 break  # shorter than the readings found: candidates are longest first

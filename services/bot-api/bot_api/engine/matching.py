@@ -25,10 +25,10 @@ from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import Stemmer
-from rapidfuzz import fuzz, process
 
 from bot_api.domain.interactions import ENTITY_SLOT
 from bot_api.engine.text import tokens
+from bot_api.engine.typos import MAX_LOOKUPS_PER_MESSAGE, TypoIndex, may_be_typo
 
 SLOT_MARK = "@"
 CENTROID_SHARE = 0.8
@@ -40,8 +40,9 @@ SELECTIVE_POSTINGS = 16
 COMMON_PHRASE_SHARE = 0.3
 MAX_CORRECTIONS = 10_000
 REWEIGH_AFTER_SHARE = 0.1
-TYPO_MIN_LENGTH = 4
-TYPO_CUTOFF = 80.0
+BYTES_PER_TERM = 250
+BYTES_PER_PHRASE = 200
+BYTES_PER_VOCABULARY_TERM = 500
 
 Vector = dict[str, float]
 
@@ -105,11 +106,12 @@ class MatchIndex:
         self._interactions: dict[str, _Interaction] = {}
         self._document_frequency: dict[str, int] = {}
         self._phrase_count = 0
+        self._term_count = 0
         self._centroid_postings: dict[str, dict[str, float]] = {}
         self._owned_postings: set[str] = set()
         self._exact: dict[str, frozenset[str]] = {}
         self._changed_since_weighing = 0
-        self._vocabulary: list[str] | None = None
+        self._typos: TypoIndex | None = None
         self._corrections: dict[str, str] = {}
         self._word_counts: dict[str, int] = {}
 
@@ -120,6 +122,7 @@ class MatchIndex:
         for interaction_id, phrases in user_says.items():
             index._put(interaction_id, phrases, weigh=False)
         index._weigh_all()
+        index.typos()
         return index
 
     def updated(
@@ -135,7 +138,7 @@ class MatchIndex:
         index._owned_postings = set()
         index._exact = dict(self._exact)
         index._word_counts = dict(self._word_counts)
-        index._vocabulary = None
+        index._typos = None
         index._corrections = {}
         for interaction_id in removed:
             index._remove(interaction_id)
@@ -143,6 +146,7 @@ class MatchIndex:
             index._put(interaction_id, phrases, weigh=True)
         if index._changed_since_weighing > REWEIGH_AFTER_SHARE * index._phrase_count:
             index._weigh_all()
+        index.typos()
         return index
 
     def terms(self, words: Sequence[str]) -> list[str]:
@@ -175,6 +179,7 @@ class MatchIndex:
             for term in counts:
                 self._document_frequency[term] = self._document_frequency.get(term, 0) + 1
         self._phrase_count += len(phrases)
+        self._term_count += sum(map(len, terms))
         self._changed_since_weighing += len(phrases)
         if weigh:
             self._weigh(interaction_id, entry)
@@ -199,7 +204,17 @@ class MatchIndex:
                     del self._document_frequency[term]
         self._unpost(interaction_id, entry)
         self._phrase_count -= len(entry.phrases)
+        self._term_count -= sum(map(len, entry.terms))
         self._changed_since_weighing += len(entry.phrases)
+
+    def size_estimate(self) -> int:
+        """Roughly the bytes this index holds: most of it is each phrase's terms, held
+        three times over (its counts, the postings, the centroid)."""
+        return (
+            BYTES_PER_TERM * self._term_count
+            + BYTES_PER_PHRASE * self._phrase_count
+            + BYTES_PER_VOCABULARY_TERM * len(self._document_frequency)
+        )
 
     def known_words(self) -> Container[str]:
         """Words the story's phrases use: these are never taken for typos of entity values."""
@@ -212,35 +227,39 @@ class MatchIndex:
     def corrected(self, terms: Sequence[str]) -> list[str]:
         """Stems the story never uses, replaced by the closest one it does (a typo).
 
-        Word pieces and slot words are left alone: pieces already tolerate typos.
+        Word pieces and slot words are left alone: pieces already tolerate typos. At most
+        `MAX_LOOKUPS_PER_MESSAGE` stems not seen before are looked up; the rest stay as
+        said (their pieces still match).
         """
         result: list[str] = []
+        looked_up = 0
         for term in terms:
             if (
                 term in self._document_frequency
-                or len(term) < TYPO_MIN_LENGTH
+                or not may_be_typo(term)
                 or term[0] in (PIECE_MARK, SLOT_MARK)
             ):
                 result.append(term)
                 continue
             if term not in self._corrections:
+                if looked_up == MAX_LOOKUPS_PER_MESSAGE:
+                    result.append(term)
+                    continue
+                looked_up += 1
                 if len(self._corrections) >= MAX_CORRECTIONS:
                     self._corrections.clear()
-                self._corrections[term] = self._closest_known(term)
+                self._corrections[term] = self.typos().closest(term) or term
             result.append(self._corrections[term])
         return result
 
-    def _closest_known(self, term: str) -> str:
-        if self._vocabulary is None:
-            self._vocabulary = [
-                t
-                for t in self._document_frequency
-                if len(t) >= TYPO_MIN_LENGTH and t[0] not in (PIECE_MARK, SLOT_MARK)
-            ]
-        best = process.extractOne(
-            term, self._vocabulary, scorer=fuzz.ratio, score_cutoff=TYPO_CUTOFF
-        )
-        return term if best is None else str(best[0])
+    def typos(self) -> TypoIndex:
+        """The stems the story uses, indexed for typo look-ups (made with the index, in
+        the compiling worker)."""
+        if self._typos is None:
+            self._typos = TypoIndex(
+                t for t in self._document_frequency if t[0] not in (PIECE_MARK, SLOT_MARK)
+            )
+        return self._typos
 
     def search(
         self,

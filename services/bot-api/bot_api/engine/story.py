@@ -38,6 +38,11 @@ class CompiledStory:
     def entities_used(self) -> set[str]:
         return {p.entity for i in self.interactions.values() for p in i.parameters}
 
+    def size_estimate(self) -> int:
+        """Roughly the bytes this story holds apart from what it shares with others:
+        what the story cache's memory budget counts."""
+        return self.index.size_estimate() + self.entities.size_estimate()
+
     @classmethod
     def compile(
         cls,

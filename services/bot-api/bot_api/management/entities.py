@@ -4,15 +4,17 @@ so no interaction is ever left naming an entity that does not exist."""
 from typing import Any
 
 from bot_api.changes import ChangeFeed, EntitiesEdited
+from bot_api.management.quotas import Quotas
 from bot_api.storage import Stores
 from shared.errors import Conflict, NotFound
 from shared.pages import Page
 
 
 class EntityService:
-    def __init__(self, *, stores: Stores, changes: ChangeFeed) -> None:
+    def __init__(self, *, stores: Stores, changes: ChangeFeed, quotas: Quotas) -> None:
         self._stores = stores
         self._changes = changes
+        self._quotas = quotas
 
     async def list_entities(
         self, *, account_id: str, page: Page
@@ -30,6 +32,8 @@ class EntityService:
         """Under `new_id` when given (a retried create), which may exist already."""
         if new_id is not None and await self._stores.entities.get(account_id, new_id):
             return new_id
+        entities, entries = await self._stores.entities.totals(account_id)
+        self._quotas.check_entities(entities + 1, entries + len(data["entries"]))
         entity_id = await self._stores.entities.insert(account_id, data, new_id)
         await self._changes.announce(EntitiesEdited(account_id))
         return entity_id
@@ -37,6 +41,10 @@ class EntityService:
     async def update(self, *, account_id: str, entity_id: str, data: dict[str, Any]) -> None:
         """Name and entries; no rename while interactions use the entity."""
         current = await _load(self._stores, account_id, entity_id)
+        added = len(data["entries"]) - len(current["entries"])
+        if added > 0:
+            entities, entries = await self._stores.entities.totals(account_id)
+            self._quotas.check_entities(entities, entries + added)
         if data["name"] != current["name"]:
             await _refuse_if_used(self._stores, account_id, current["name"], "renamed")
         if not await self._stores.entities.replace(account_id, entity_id, data):

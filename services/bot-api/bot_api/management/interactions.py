@@ -18,6 +18,7 @@ from bot_api.domain.interactions import (
     referenced_entities,
 )
 from bot_api.domain.structure import ContextChange, Structure
+from bot_api.management.quotas import Quotas
 from bot_api.management.stories import edit_story, load_story
 from bot_api.storage import Stores
 from bot_api.storage.interactions import CONTENT_FIELDS
@@ -35,11 +36,17 @@ class ConnectionDirectory(Protocol):
 
 class InteractionService:
     def __init__(
-        self, *, stores: Stores, changes: ChangeFeed, connections: ConnectionDirectory
+        self,
+        *,
+        stores: Stores,
+        changes: ChangeFeed,
+        connections: ConnectionDirectory,
+        quotas: Quotas,
     ) -> None:
         self._stores = stores
         self._changes = changes
         self._connections = connections
+        self._quotas = quotas
 
     async def list_interactions(
         self, *, account_id: str, story_id: str, page: Page
@@ -82,6 +89,8 @@ class InteractionService:
 
         place(story.structure)
         content = prepare({**EMPTY_INTERACTION, **data})
+        self._quotas.check_interactions(len(story.structure.contexts) + 1)
+        await self._check_phrases(story, len(content["userSays"]))
         await self._check_references(account_id, story, None, content)
         if not retried:
             await stores.interactions.insert_many(
@@ -104,6 +113,7 @@ class InteractionService:
         current = await _load_interaction(stores, story, interaction_id)
         stored = {name: current[name] for name in CONTENT_FIELDS}
         content = prepare({**stored, **data}, current["type"], previous=stored)
+        await self._check_phrases(story, len(content["userSays"]) - len(stored["userSays"]))
         await self._check_references(
             account_id, story, interaction_id, content, stored_webhook=stored["webhook"]
         )
@@ -138,6 +148,13 @@ class InteractionService:
         removed = set(story.structure.contexts) - set(structure.contexts)
         await self._stores.interactions.delete_many(story.id, removed)
         await self._changes.announce(StoryEdited(account_id, story.id))
+
+    async def _check_phrases(self, story: StoryRecord, added: int) -> None:
+        if added > 0:
+            phrases = await self._stores.interactions.count_phrases(
+                story.id, story.structure.contexts
+            )
+            self._quotas.check_phrases(phrases + added)
 
     async def _check_references(
         self,

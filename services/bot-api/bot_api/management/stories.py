@@ -9,6 +9,7 @@ from bot_api.changes import ChangeFeed, StoryCreated, StoryDeleted, StoryEdited
 from bot_api.domain.interactions import default_interactions
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
+from bot_api.management.quotas import Quotas
 from bot_api.storage import Stores, new_object_id
 from bot_api.storage.stories import StoryRecord
 from shared.errors import Conflict, NotFound
@@ -45,9 +46,10 @@ async def edit_story(
 
 
 class StoryService:
-    def __init__(self, *, stores: Stores, changes: ChangeFeed) -> None:
+    def __init__(self, *, stores: Stores, changes: ChangeFeed, quotas: Quotas) -> None:
         self._stores = stores
         self._changes = changes
+        self._quotas = quotas
 
     async def create(
         self, *, account_id: str, data: dict[str, Any], new_id: str | None = None
@@ -55,6 +57,7 @@ class StoryService:
         """Under `new_id` when given (a retried create), which may exist already."""
         if new_id is not None and await self._stores.stories.get(account_id, new_id):
             return new_id
+        self._quotas.check_stories(await self._stores.stories.count(account_id) + 1)
         defaults = [{**default, "id": str(uuid.uuid4())} for default in default_interactions()]
         structure = Structure.for_new_story(i["id"] for i in defaults)
         # Interactions first: they are invisible until the story that lists them exists.

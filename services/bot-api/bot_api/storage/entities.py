@@ -53,6 +53,22 @@ class EntityRepository:
     async def count(self, account_id: str) -> int:
         return await self.collection.count_documents({"accountId": account_id})
 
+    async def totals(self, account_id: str) -> tuple[int, int]:
+        cursor = await self.collection.aggregate(
+            [
+                {"$match": {"accountId": account_id}},
+                {
+                    "$group": {
+                        "_id": None,
+                        "entities": {"$sum": 1},
+                        "entries": {"$sum": {"$size": "$entries"}},
+                    }
+                },
+            ]
+        )
+        totals = await cursor.to_list()
+        return (int(totals[0]["entities"]), int(totals[0]["entries"])) if totals else (0, 0)
+
     async def get(self, account_id: str, entity_id: str) -> dict[str, Any] | None:
         key = object_id(entity_id)
         if key is None:

@@ -77,6 +77,16 @@ class InteractionRepository:
         )
         return {document["_id"]: document["triggers"] async for document in cursor}
 
+    async def count_phrases(self, story_id: str, ids: Iterable[str]) -> int:
+        cursor = await self.collection.aggregate(
+            [
+                {"$match": {"storyId": story_id, "_id": {"$in": list(ids)}}},
+                {"$group": {"_id": None, "phrases": {"$sum": {"$size": "$userSays"}}}},
+            ]
+        )
+        totals = await cursor.to_list()
+        return int(totals[0]["phrases"]) if totals else 0
+
     async def get(self, story_id: str, interaction_id: str) -> dict[str, Any] | None:
         return await self.collection.find_one({"_id": interaction_id, "storyId": story_id})
 

@@ -59,6 +59,9 @@ class InteractionStore(Indexed, Protocol):
         self, story_id: str, ids: Iterable[str], projection: list[str] | None = None
     ) -> dict[str, dict[str, Any]]: ...
 
+    async def count_phrases(self, story_id: str, ids: Iterable[str]) -> int:
+        """How many user-says phrases the story's interactions `ids` hold."""
+
     async def get(self, story_id: str, interaction_id: str) -> dict[str, Any] | None: ...
 
     async def replace_content(
@@ -84,6 +87,9 @@ class EntityStore(Indexed, Protocol):
         """The account's entities (of `page`, or all), oldest first."""
 
     async def count(self, account_id: str) -> int: ...
+
+    async def totals(self, account_id: str) -> tuple[int, int]:
+        """How many entities the account has, and how many entries they hold."""
 
     async def get(self, account_id: str, entity_id: str) -> dict[str, Any] | None: ...
 

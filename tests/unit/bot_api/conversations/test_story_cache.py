@@ -1,19 +1,27 @@
 """The story cache: a cached story costs no read, an edit costs reading only what it
 touched, and a story is never served older than the last change announced for it."""
 
+import asyncio
+import gc
+import tracemalloc
 from dataclasses import dataclass
 
 import pytest
+from bson import ObjectId
 
-from bot_api.changes import ChangeFeed
+from bot_api.changes import ChangeFeed, StoryEdited
 from bot_api.conversations.cache import StoryCache
 from bot_api.management.entities import EntityService
 from bot_api.management.interactions import InteractionService
+from bot_api.management.quotas import Quotas
 from bot_api.management.stories import StoryService
+from shared.config import Config
 from shared.errors import NotFound
 from support.memory import ConnectionDirectory, Database
 
 ACCOUNT = "account-1"
+QUOTAS = Quotas.from_config(Config(mongodb_url="", nats_url=""))
+BUDGET = 2**30
 OTHER_ACCOUNT = "account-2"
 
 
@@ -32,6 +40,11 @@ class Bot:
             account_id=account_id, data={"name": name, "description": ""}
         )
 
+    async def new_story_with_phrases(self) -> str:
+        story_id = await self.new_story()
+        await self.new_interaction(story_id, "hello there", "good morning to you")
+        return story_id
+
     async def new_interaction(self, story_id: str, *user_says: str) -> str:
         return await self.interactions.create(
             account_id=ACCOUNT,
@@ -42,17 +55,23 @@ class Bot:
 
 @pytest.fixture
 def bot() -> Bot:
+    return new_bot(BUDGET)
+
+
+def new_bot(budget_bytes: int) -> Bot:
     database = Database()
     stores = database.stores()
     feed = ChangeFeed()
-    cache = StoryCache(stores)
+    cache = StoryCache(stores, budget_bytes)
     feed.listen(cache)
     return Bot(
         database,
         cache,
-        StoryService(stores=stores, changes=feed),
-        InteractionService(stores=stores, changes=feed, connections=ConnectionDirectory()),
-        EntityService(stores=stores, changes=feed),
+        StoryService(stores=stores, changes=feed, quotas=QUOTAS),
+        InteractionService(
+            stores=stores, changes=feed, connections=ConnectionDirectory(), quotas=QUOTAS
+        ),
+        EntityService(stores=stores, changes=feed, quotas=QUOTAS),
     )
 
 
@@ -193,3 +212,102 @@ async def test_a_turn_holding_the_old_story_keeps_it_whole_while_an_edit_lands(
     assert greet in held.interactions
     assert greet in held.structure
     assert greet in held.positions
+
+
+async def test_another_accounts_cached_story_is_looked_up_like_a_missing_one(bot: Bot) -> None:
+    story_id = await bot.new_story()
+    await bot.cache.story(ACCOUNT, story_id)
+    reads: list[list[str]] = []
+
+    for asked in (story_id, str(ObjectId())):
+        bot.database.journal.clear()
+        with pytest.raises(NotFound):
+            await bot.cache.story(OTHER_ACCOUNT, asked)
+        reads.append(bot.database.operations())
+
+    assert reads == [["stories.get"], ["stories.get"]]
+
+
+def traced_growth(before: int) -> int:
+    gc.collect()
+    return tracemalloc.get_traced_memory()[0] - before
+
+
+async def test_unknown_story_ids_and_changes_of_stories_never_asked_for_leave_nothing_behind(
+    bot: Bot,
+) -> None:
+    await bot.cache.story(ACCOUNT, await bot.new_story())
+    asked = [str(ObjectId()) for _ in range(3000)]
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for story_id in asked:
+            bot.database.journal.clear()
+            with pytest.raises(NotFound):
+                await bot.cache.story(ACCOUNT, story_id)
+            await bot.cache.changed(StoryEdited(ACCOUNT, story_id))
+        bot.database.journal.clear()
+        growth = traced_growth(before)
+    finally:
+        tracemalloc.stop()
+
+    assert growth < 64 * 1024
+
+
+async def test_the_event_loop_runs_other_tasks_while_a_story_compiles(bot: Bot) -> None:
+    story_id = await bot.new_story()
+    await bot.new_interaction(story_id, "hello there", "good morning")
+    ticks = 0
+    compiled = False
+
+    async def tick_until_compiled() -> None:
+        nonlocal ticks
+        while not compiled:
+            ticks += 1
+            await asyncio.sleep(0)
+
+    ticker = asyncio.create_task(tick_until_compiled())
+    await asyncio.sleep(0)
+    started_at = ticks
+    story = await bot.cache.story(ACCOUNT, story_id)
+    ticks_while_compiling = ticks - started_at
+    compiled = True
+    await ticker
+
+    assert ticks_while_compiling > 0
+    assert len(story.interactions) == 3
+
+
+async def test_past_the_memory_budget_the_least_recently_used_story_is_dropped() -> None:
+    sizing = new_bot(BUDGET)
+    await sizing.cache.story(ACCOUNT, await sizing.new_story_with_phrases())
+    one_story = sizing.cache.size
+    bot = new_bot(2 * one_story)
+    first, second, third = [await bot.new_story_with_phrases() for _ in range(3)]
+    await bot.cache.story(ACCOUNT, first)
+    await bot.cache.story(ACCOUNT, second)
+    await bot.cache.story(ACCOUNT, first)
+
+    await bot.cache.story(ACCOUNT, third)
+
+    assert one_story > 0
+    assert bot.cache.size == 2 * one_story
+    bot.database.journal.clear()
+    await bot.cache.story(ACCOUNT, first)
+    assert bot.database.journal == []
+    await bot.cache.story(ACCOUNT, second)
+    assert bot.database.operations()[0] == "stories.get"
+
+
+async def test_a_story_alone_larger_than_the_budget_is_served_and_then_given_back() -> None:
+    bot = new_bot(0)
+    first, second = await bot.new_story_with_phrases(), await bot.new_story_with_phrases()
+
+    assert (await bot.cache.story(ACCOUNT, first)).id == first
+    assert (await bot.cache.story(ACCOUNT, second)).id == second
+
+    assert 0 < bot.cache.size == (await bot.cache.story(ACCOUNT, second)).size_estimate()
+    bot.database.journal.clear()
+    await bot.cache.story(ACCOUNT, first)
+    assert bot.database.operations()[0] == "stories.get"

@@ -6,7 +6,9 @@ import pytest
 from bot_api.changes import ChangeFeed
 from bot_api.management.entities import EntityService
 from bot_api.management.interactions import InteractionService
+from bot_api.management.quotas import Quotas
 from bot_api.management.stories import StoryService
+from shared.config import Config
 from support.changes import Announced
 from support.memory import ConnectionDirectory, Database
 
@@ -29,8 +31,14 @@ def feed(announced: Announced) -> ChangeFeed:
 
 
 @pytest.fixture
-def stories(database: Database, feed: ChangeFeed) -> StoryService:
-    return StoryService(stores=database.stores(), changes=feed)
+def quotas() -> Quotas:
+    """The default quotas."""
+    return Quotas.from_config(Config(mongodb_url="", nats_url=""))
+
+
+@pytest.fixture
+def stories(database: Database, feed: ChangeFeed, quotas: Quotas) -> StoryService:
+    return StoryService(stores=database.stores(), changes=feed, quotas=quotas)
 
 
 @pytest.fixture
@@ -40,11 +48,13 @@ def connections() -> ConnectionDirectory:
 
 @pytest.fixture
 def interactions(
-    database: Database, feed: ChangeFeed, connections: ConnectionDirectory
+    database: Database, feed: ChangeFeed, connections: ConnectionDirectory, quotas: Quotas
 ) -> InteractionService:
-    return InteractionService(stores=database.stores(), changes=feed, connections=connections)
+    return InteractionService(
+        stores=database.stores(), changes=feed, connections=connections, quotas=quotas
+    )
 
 
 @pytest.fixture
-def entities(database: Database, feed: ChangeFeed) -> EntityService:
-    return EntityService(stores=database.stores(), changes=feed)
+def entities(database: Database, feed: ChangeFeed, quotas: Quotas) -> EntityService:
+    return EntityService(stores=database.stores(), changes=feed, quotas=quotas)

@@ -20,7 +20,7 @@ async def test_a_create_writes_the_interactions_before_the_story_that_lists_them
 ) -> None:
     story_id = await stories.create(account_id=ACCOUNT, data=PIZZA)
 
-    assert database.operations() == ["interactions.insert_many", "stories.insert"]
+    assert database.operations() == ["stories.count", "interactions.insert_many", "stories.insert"]
     structure = database.stories.records[story_id].structure
     assert set(structure.contexts) == set(database.interactions.documents)
     assert announced == [StoryCreated(ACCOUNT, story_id)]

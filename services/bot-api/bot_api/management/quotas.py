@@ -1,0 +1,60 @@
+"""Per-account quotas: what one tenant may store, so that no account can make the
+process compile or hold more than the operator planned for (docs/reliability.md).
+
+Each is checked before the write that would pass it, which answers 409 `conflict`
+naming the quota; two writes racing may together pass a quota by what each adds.
+"""
+
+from dataclasses import dataclass
+
+from shared.config import Config
+from shared.errors import Conflict
+
+
+class QuotaExceeded(Conflict):
+    def __init__(self, quota: str, limit: int, what: str) -> None:
+        super().__init__(
+            f"quota reached: {what} (at most {limit})", {"quota": quota, "limit": limit}
+        )
+
+
+@dataclass(frozen=True)
+class Quotas:
+    stories: int
+    interactions_per_story: int
+    phrases_per_story: int
+    entities: int
+    entries: int
+
+    @classmethod
+    def from_config(cls, config: Config) -> "Quotas":
+        return cls(
+            stories=config.quota_stories,
+            interactions_per_story=config.quota_interactions_per_story,
+            phrases_per_story=config.quota_phrases_per_story,
+            entities=config.quota_entities,
+            entries=config.quota_entries,
+        )
+
+    def check_stories(self, stories: int) -> None:
+        """`stories`: how many the account would hold after the write."""
+        if stories > self.stories:
+            raise QuotaExceeded("stories", self.stories, "stories per account")
+
+    def check_interactions(self, interactions: int) -> None:
+        if interactions > self.interactions_per_story:
+            raise QuotaExceeded(
+                "interactionsPerStory", self.interactions_per_story, "interactions per story"
+            )
+
+    def check_phrases(self, phrases: int) -> None:
+        if phrases > self.phrases_per_story:
+            raise QuotaExceeded(
+                "phrasesPerStory", self.phrases_per_story, "user-says phrases per story"
+            )
+
+    def check_entities(self, entities: int, entries: int) -> None:
+        if entities > self.entities:
+            raise QuotaExceeded("entities", self.entities, "entities per account")
+        if entries > self.entries:
+            raise QuotaExceeded("entries", self.entries, "entity entries per account")

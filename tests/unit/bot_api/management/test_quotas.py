@@ -1,0 +1,114 @@
+"""Per-account quotas: the write that would pass one answers 409 naming it and stores
+nothing; other accounts are not counted (issue 9, finding 3)."""
+
+from typing import Any
+
+import pytest
+
+from bot_api.management.entities import EntityService
+from bot_api.management.interactions import InteractionService
+from bot_api.management.quotas import QuotaExceeded, Quotas
+from bot_api.management.stories import StoryService
+from support.memory import Database
+
+ACCOUNT = "account-1"
+OTHER_ACCOUNT = "account-2"
+STORY = {"name": "Pizza", "description": ""}
+
+
+@pytest.fixture
+def quotas() -> Quotas:
+    return Quotas(stories=2, interactions_per_story=4, phrases_per_story=5, entities=2, entries=3)
+
+
+def entity(name: str, entries: int) -> dict[str, Any]:
+    values = [
+        {"value": f"{name}{n}", "synonyms": [{"value": f"{name}{n}"}]} for n in range(entries)
+    ]
+    return {"name": name, "entries": values}
+
+
+def writes(database: Database) -> list[str]:
+    reads = (".get", ".list", ".find", ".count", ".totals", ".count_phrases", ".existing_names")
+    return [o for o in database.operations() if not o.endswith(reads)]
+
+
+async def test_an_account_holds_at_most_its_quota_of_stories(
+    stories: StoryService, database: Database
+) -> None:
+    await stories.create(account_id=OTHER_ACCOUNT, data=STORY)
+    for _ in range(2):
+        await stories.create(account_id=ACCOUNT, data=STORY)
+    database.journal.clear()
+
+    with pytest.raises(QuotaExceeded) as refused:
+        await stories.create(account_id=ACCOUNT, data=STORY)
+
+    assert refused.value.status == 409
+    assert refused.value.errors == {"quota": "stories", "limit": 2}
+    assert writes(database) == []
+
+
+async def test_a_story_holds_at_most_its_quota_of_interactions(
+    stories: StoryService, interactions: InteractionService, database: Database
+) -> None:
+    story_id = await stories.create(account_id=ACCOUNT, data=STORY)
+    for name in ("a", "b"):
+        await interactions.create(account_id=ACCOUNT, story_id=story_id, data={"name": name})
+    database.journal.clear()
+
+    with pytest.raises(QuotaExceeded) as refused:
+        await interactions.create(account_id=ACCOUNT, story_id=story_id, data={"name": "c"})
+
+    assert refused.value.errors == {"quota": "interactionsPerStory", "limit": 4}
+    assert writes(database) == []
+
+
+async def test_a_story_holds_at_most_its_quota_of_phrases_by_create_or_update(
+    stories: StoryService, interactions: InteractionService, database: Database
+) -> None:
+    story_id = await stories.create(account_id=ACCOUNT, data=STORY)
+    greet = await interactions.create(
+        account_id=ACCOUNT, story_id=story_id, data={"name": "a", "userSays": ["hi", "hello"]}
+    )
+    await interactions.create(
+        account_id=ACCOUNT, story_id=story_id, data={"name": "b", "userSays": ["x", "y", "z"]}
+    )
+    database.journal.clear()
+
+    with pytest.raises(QuotaExceeded) as refused:
+        await interactions.update(
+            account_id=ACCOUNT,
+            story_id=story_id,
+            interaction_id=greet,
+            data={"userSays": ["hi", "hello", "hey"]},
+        )
+    with pytest.raises(QuotaExceeded):
+        await interactions.create(
+            account_id=ACCOUNT, story_id=story_id, data={"name": "c", "userSays": ["more"]}
+        )
+
+    assert refused.value.errors == {"quota": "phrasesPerStory", "limit": 5}
+    assert writes(database) == []
+    await interactions.update(
+        account_id=ACCOUNT, story_id=story_id, interaction_id=greet, data={"userSays": ["yo"]}
+    )
+
+
+async def test_an_account_holds_at_most_its_quota_of_entities_and_entries(
+    entities: EntityService, database: Database
+) -> None:
+    await entities.create(account_id=OTHER_ACCOUNT, data=entity("size", 3))
+    size = await entities.create(account_id=ACCOUNT, data=entity("size", 1))
+    await entities.create(account_id=ACCOUNT, data=entity("crust", 1))
+    database.journal.clear()
+
+    with pytest.raises(QuotaExceeded) as too_many_entities:
+        await entities.create(account_id=ACCOUNT, data=entity("city", 1))
+    with pytest.raises(QuotaExceeded) as too_many_entries:
+        await entities.update(account_id=ACCOUNT, entity_id=size, data=entity("size", 3))
+
+    assert too_many_entities.value.errors == {"quota": "entities", "limit": 2}
+    assert too_many_entries.value.errors == {"quota": "entries", "limit": 3}
+    assert writes(database) == []
+    await entities.update(account_id=ACCOUNT, entity_id=size, data=entity("size", 2))
