@@ -19,6 +19,10 @@ class Config:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     session_idle_seconds: int = 600
     webhook_allow: tuple[str, ...] = ()
+    # HTTP input: how long a client may take, and how many may be connected
+    body_read_seconds: float = 10.0
+    idle_seconds: float = 15.0
+    max_connections: int = 1000
 
     @property
     def subjects(self) -> Subjects:
@@ -48,6 +52,10 @@ class Config:
             "MAX_BODY_BYTES": str(self.max_body_bytes),
             "SESSION_IDLE_SECONDS": str(self.session_idle_seconds),
             "WEBHOOK_ALLOW": ",".join(self.webhook_allow),
+            # HTTP input
+            "BODY_READ_SECONDS": str(self.body_read_seconds),
+            "IDLE_SECONDS": str(self.idle_seconds),
+            "MAX_CONNECTIONS": str(self.max_connections),
         }
 
     @classmethod
@@ -67,4 +75,8 @@ class Config:
             webhook_allow=tuple(
                 n.strip() for n in env.get("WEBHOOK_ALLOW", "").split(",") if n.strip()
             ),
+            # HTTP input
+            body_read_seconds=float(env.get("BODY_READ_SECONDS", "10")),
+            idle_seconds=float(env.get("IDLE_SECONDS", "15")),
+            max_connections=int(env.get("MAX_CONNECTIONS", "1000")),
         )
