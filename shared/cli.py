@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from aiohttp import web
 
-from shared import mongo
+from shared import mongo, server
 from shared.auth import AccountRepository, IssuedTokens
 from shared.config import Config
 from shared.errors import ApiError
@@ -41,7 +41,7 @@ def main(
 
     if args.command == "serve":
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-        web.run_app(create_app(config), host="0.0.0.0", port=port_of(config), print=None)
+        server.serve(create_app(config), config, host="0.0.0.0", port=port_of(config))
         return 0
 
     try:

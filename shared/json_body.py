@@ -79,8 +79,8 @@ def _check_text(text: str) -> None:
         raise BodyRefused("a string holds a lone surrogate (\\ud800-\\udfff)") from None
 
 
-async def read(request: web.Request, timeout: float) -> Any:
-    """The body of `request` as JSON, read within `timeout` seconds."""
+async def read(request: web.Request, read_seconds: float) -> Any:
+    """The body of `request` as JSON, read within `read_seconds`."""
     if request.content_type != "application/json":
         raise UnsupportedMediaType(
             f"send the body as application/json, not {request.content_type or 'nothing'}"
@@ -89,10 +89,10 @@ async def read(request: web.Request, timeout: float) -> Any:
     if charset not in {"utf-8", "utf8"}:
         raise UnsupportedMediaType(f"send the body in UTF-8, not {request.charset}")
     try:
-        async with asyncio.timeout(timeout):
+        async with asyncio.timeout(read_seconds):
             raw = await request.read()
     except TimeoutError:
-        raise RequestTimeout(f"the body did not arrive within {timeout:g} seconds") from None
+        raise RequestTimeout(f"the body did not arrive within {read_seconds:g} seconds") from None
     except ConnectionResetError:
         raise BadRequest("the connection closed before the body was complete") from None
     return parse(raw)

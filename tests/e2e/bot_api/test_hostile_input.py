@@ -19,6 +19,7 @@ from support.responsiveness import healthz_probed
 DEEP_LIST = b"[" * 1000 + b"]" * 1000
 DEEP_OBJECT = b'{"name": ' + b'{"a": ' * 1000 + b"1" + b"}" * 1000 + b"}"
 ANSWER_CAP_BYTES = 16 * 1024
+JSON = "application/json"
 
 
 def base_url(client: TestClient) -> str:
@@ -56,7 +57,10 @@ async def test_json_nested_1000_deep_is_a_400_on_every_json_endpoint(api: Api) -
     assert len(endpoints) >= 8
     for method, path, caller in endpoints:
         for body in (DEEP_LIST, DEEP_OBJECT):
-            headers = {"Authorization": f"Bearer {caller.token}", "Content-Type": "application/json"}
+            headers = {
+                "Authorization": f"Bearer {caller.token}",
+                "Content-Type": "application/json",
+            }
             async with caller.client.request(method, path, data=body, headers=headers) as answer:
                 reply = Reply(answer.status, await answer.json(), answer.headers)
             assert reply.status == 400, (method, path, reply.body)
@@ -67,7 +71,11 @@ async def test_a_query_with_200k_bad_parameters_is_refused_early_and_briefly(
     alice: Tenant, api: Api
 ) -> None:
     await api.create_story()
-    body = {"sessionId": "s", "trigger": "welcome", "parameters": {f"p{i}": [i] for i in range(200_000)}}
+    body = {
+        "sessionId": "s",
+        "trigger": "welcome",
+        "parameters": {f"p{i}": [i] for i in range(200_000)},
+    }
     async with healthz_probed(base_url(api.client)) as probes:
         reply = await send_large(alice.public, "/query", body)
     assert reply.error == (400, "bad_request")
@@ -95,7 +103,9 @@ async def test_many_field_errors_are_listed_up_to_a_cap_and_counted(api: Api) ->
     assert reply.error == (400, "validation_error")
     assert reply.details.startswith("entries[0]")
     assert reply.details.endswith(f"(and {4000 - MAX_FIELD_ERRORS} more errors)")
-    listed = [m for entry in reply.body["status"]["errors"]["entries"].values() for m in entry.values()]
+    listed = [
+        m for entry in reply.body["status"]["errors"]["entries"].values() for m in entry.values()
+    ]
     assert sum(len(messages) for messages in listed) == MAX_FIELD_ERRORS
     assert len(json.dumps(reply.body)) < ANSWER_CAP_BYTES
 
@@ -166,7 +176,9 @@ async def test_a_charset_other_than_utf8_is_refused(api: Api) -> None:
         assert reply.error == (415, "bad_request")
         assert "UTF-8" in reply.details
     named = await api.send_raw(
-        "/stories", '{"name": "café", "description": ""}'.encode(), "application/json; charset=UTF-8"
+        "/stories",
+        '{"name": "café", "description": ""}'.encode(),
+        "application/json; charset=UTF-8",
     )
     assert named.status == 200
     assert await api.ok("GET", "/stories") != []
