@@ -4,7 +4,7 @@ UV := .tools/bin/uv
 VENV := .venv
 export UV_PYTHON_DOWNLOADS := never
 
-.PHONY: run test lint typecheck env eval bench
+.PHONY: run test lint typecheck env eval bench fuzz
 
 $(UV):
 	$(PYTHON) -m venv .tools
@@ -23,6 +23,12 @@ run: env
 # whole never outlives 20 minutes.
 test: env lint typecheck
 	timeout 1200 $(VENV)/bin/python -m pytest
+
+# Schemathesis for longer than `make test` does: 20,000+ generated requests per service
+# (docs/reliability.md "HTTP input and the OpenAPI contract").
+fuzz: env
+	PARLEY_FUZZ_SECONDS=$${PARLEY_FUZZ_SECONDS:-300} PARLEY_FUZZ_MIN_REQUESTS=20000 \
+		timeout 1800 $(VENV)/bin/python -m pytest tests/integration/contract -p no:faulthandler
 
 lint: env
 	$(VENV)/bin/ruff check .
