@@ -1,15 +1,16 @@
 """Reading a request's JSON body, refusing what no endpoint could mean before any
 schema sees it (docs/reliability.md "HTTP input and the OpenAPI contract").
 
-Validation work grows with the body's shape, so a body is checked for its shape first,
-in one pass that stops at the first fault: nesting deeper than any endpoint takes,
-an array or object larger than any endpoint's largest list, a string that cannot be
-stored (a lone surrogate), a number that is not finite or an integer beyond 64 bits.
+Validation work grows with the body's shape, so the shape is checked first, cheaply:
+nesting deeper than any endpoint takes, an array or object larger than any endpoint's
+largest list, a string that cannot be stored (a lone surrogate), a number that is not
+finite or an integer beyond 64 bits.
 """
 
 import asyncio
 import json
 import math
+import re
 from typing import Any
 
 from aiohttp import web
@@ -24,6 +25,7 @@ MAX_MEMBERS = 2048
 entity's 2,000 entries), so only an absurd body reaches it."""
 
 INT64 = range(-(2**63), 2**63)
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
 class BodyRefused(BadRequest):
@@ -31,50 +33,65 @@ class BodyRefused(BadRequest):
 
 
 def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
+    raise BodyRefused(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise BodyRefused("a number is too large to be stored")
+    return number
+
+
+def _int64(text: str) -> int:
+    number = int(text)
+    if number not in INT64:
+        raise BodyRefused("an integer is beyond the 64-bit range")
+    return number
 
 
 def parse(raw: bytes) -> Any:
     """The JSON value of `raw`, or BadRequest saying what is wrong with it."""
     try:
-        value = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+        value = json.loads(
+            raw.decode("utf-8"),
+            parse_constant=_refuse_constant,
+            parse_float=_finite,
+            parse_int=_int64,
+        )
     except RecursionError:
         raise BodyRefused(f"the body is nested deeper than {MAX_DEPTH} levels") from None
     except (ValueError, UnicodeDecodeError) as error:
         raise BadRequest(f"malformed JSON body: {error}") from None
     check_shape(value)
+    if _SURROGATE_ESCAPE.search(raw):
+        check_text(value)
     return value
 
 
 def check_shape(value: Any) -> None:
-    """Walk `value` once (no recursion), refusing the first member out of bounds."""
-    pending: list[tuple[Any, int]] = [(value, 1)]
-    while pending:
-        item, depth = pending.pop()
-        if isinstance(item, dict | list):
-            if depth > MAX_DEPTH:
-                raise BodyRefused(f"the body is nested deeper than {MAX_DEPTH} levels")
-            if len(item) > MAX_MEMBERS:
+    """Refuse a value nested deeper than MAX_DEPTH or with a container of more than
+    MAX_MEMBERS members, one level at a time (no recursion, containers only)."""
+    level = [value] if isinstance(value, dict | list) else []
+    depth = 1
+    while level:
+        if depth > MAX_DEPTH:
+            raise BodyRefused(f"the body is nested deeper than {MAX_DEPTH} levels")
+        below = []
+        for container in level:
+            if len(container) > MAX_MEMBERS:
                 raise BodyRefused(f"an array or object holds more than {MAX_MEMBERS} members")
-            members = list(item.values()) if isinstance(item, dict) else item
-            if isinstance(item, dict):
-                members.extend(item.keys())
-            pending.extend((member, depth + 1) for member in members)
-        elif isinstance(item, str):
-            _check_text(item)
-        elif isinstance(item, bool):
-            continue
-        elif isinstance(item, int) and item not in INT64:
-            raise BodyRefused("an integer is beyond the 64-bit range")
-        elif isinstance(item, float) and not math.isfinite(item):
-            raise BodyRefused("a number is too large to be stored")
+            members = container.values() if isinstance(container, dict) else container
+            below.extend([m for m in members if isinstance(m, dict | list)])
+        level = below
+        depth += 1
 
 
-def _check_text(text: str) -> None:
-    if text.isascii():
-        return
+def check_text(value: Any) -> None:
+    """Refuse a value holding a lone surrogate, which no database can store (a JSON
+    escape of D800 to DFFF makes one unless a pair makes one character of it)."""
     try:
-        text.encode("utf-8")
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
         raise BodyRefused("a string holds a lone surrogate (\\ud800-\\udfff)") from None
 
