@@ -28,7 +28,7 @@ test: env lint typecheck
 # (docs/reliability.md "HTTP input and the OpenAPI contract").
 fuzz: env
 	PARLEY_FUZZ_SECONDS=$${PARLEY_FUZZ_SECONDS:-600} PARLEY_FUZZ_MIN_REQUESTS=20000 \
-		timeout 2400 $(VENV)/bin/python -m pytest tests/integration/contract -p no:faulthandler
+		timeout 2400 $(VENV)/bin/python -m pytest tests/integration/contract -o faulthandler_timeout=0
 
 lint: env
 	$(VENV)/bin/ruff check .
