@@ -91,7 +91,7 @@ def statuses_answered(log: Path) -> list[int]:
 
 @pytest.mark.parametrize("service", ["bot_api", "integrations_api"])
 def test_schemathesis_finds_no_server_error_and_no_answer_off_its_schema(
-    stack: Stack, service: str, record_property: Any, tmp_path: Path
+    stack: Stack, service: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
     server = stack.services[service]
     budget = ["--max-examples", str(EXAMPLES[service])]
@@ -118,7 +118,7 @@ def test_schemathesis_finds_no_server_error_and_no_answer_off_its_schema(
         timeout=RUN_LIMIT_SECONDS,
     )
     statuses = statuses_answered(server.log_path)
-    record_property("requests", len(statuses))
+    request.node.user_properties.append(("requests", len(statuses)))
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
     assert [status for status in statuses if status >= 500] == []
     assert len(statuses) >= MIN_REQUESTS, run.stdout[-2000:]
