@@ -27,8 +27,8 @@ test: env lint typecheck
 # Schemathesis for longer than `make test` does: 20,000+ generated requests per service
 # (docs/reliability.md "HTTP input and the OpenAPI contract").
 fuzz: env
-	PARLEY_FUZZ_SECONDS=$${PARLEY_FUZZ_SECONDS:-600} PARLEY_FUZZ_MIN_REQUESTS=20000 \
-		timeout 2400 $(VENV)/bin/python -m pytest tests/integration/contract -o faulthandler_timeout=0
+	PARLEY_FUZZ_SECONDS=$${PARLEY_FUZZ_SECONDS:-1200} PARLEY_FUZZ_MIN_REQUESTS=20000 \
+		timeout 3600 $(VENV)/bin/python -m pytest tests/integration/contract -o faulthandler_timeout=0
 
 lint: env
 	$(VENV)/bin/ruff check .

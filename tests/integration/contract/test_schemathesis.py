@@ -96,7 +96,7 @@ def test_schemathesis_finds_no_server_error_and_no_answer_off_its_schema(
     server = stack.services[service]
     budget = ["--max-examples", str(EXAMPLES[service])]
     if FUZZ_SECONDS is not None:
-        budget = ["--max-time", FUZZ_SECONDS, "--workers", "2"]
+        budget = ["--max-time", FUZZ_SECONDS, "--workers", "4"]
     run = subprocess.run(
         [
             str(Path(sys.executable).with_name("schemathesis")),
