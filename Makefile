@@ -12,7 +12,7 @@ UV := .tools/bin/uv
 VENV := .venv
 export UV_PYTHON_DOWNLOADS := never
 
-.PHONY: run test lint typecheck env eval bench
+.PHONY: run test lint typecheck env eval bench fuzz
 
 $(UV):
 	$(PYTHON) -m venv .tools
@@ -33,6 +33,12 @@ run: env
 test: env lint typecheck
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 	timeout 1200 $(VENV)/bin/python -m pytest
+
+# Schemathesis for longer than `make test` does: 20,000+ generated requests per service
+# (docs/reliability.md "HTTP input and the OpenAPI contract").
+fuzz: env
+	PARLEY_FUZZ_SECONDS=$${PARLEY_FUZZ_SECONDS:-1200} PARLEY_FUZZ_MIN_REQUESTS=20000 \
+		timeout 3600 $(VENV)/bin/python -m pytest tests/integration/contract -o faulthandler_timeout=0
 
 lint: env
 	$(VENV)/bin/ruff check .

@@ -154,6 +154,10 @@ def bearer_token(header: str | None) -> str:
     token = token.strip()
     if scheme.lower() != "bearer" or not token:
         raise Unauthorized("the authorization header must be 'Bearer <token>'")
+    if not (token.isascii() and token.isprintable()):
+        # Tokens are printable ASCII; anything else (bytes that are not UTF-8 arrive as
+        # surrogates) names no account.
+        raise Unauthorized("the access token is not valid")
     return token
 
 

@@ -5,7 +5,6 @@ document (shared.openapi), so the three cannot drift apart.
 """
 
 import functools
-import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -13,9 +12,10 @@ from typing import Any
 from aiohttp import web
 from marshmallow import Schema, ValidationError, fields
 
+from shared import json_body
 from shared.auth import Principal, TokenKind, bearer_token, require
-from shared.errors import BadRequest, UnsupportedMediaType, ValidationFailed, first_error_path
-from shared.keys import ACCOUNTS, PRINCIPALS, RATE_LIMITS
+from shared.errors import ValidationFailed
+from shared.keys import ACCOUNTS, CONFIG, PRINCIPALS, RATE_LIMITS
 from shared.pages import TOTAL_HEADER, Page, page_of
 
 PRINCIPAL = web.RequestKey("principal", Principal)
@@ -122,18 +122,6 @@ def principal_of(request: web.Request) -> Principal:
     return request[PRINCIPAL]
 
 
-async def read_json(request: web.Request) -> Any:
-    if request.content_type != "application/json":
-        raise UnsupportedMediaType(
-            f"send the body as application/json, not {request.content_type or 'nothing'}"
-        )
-    raw = await request.read()
-    try:
-        return json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as error:
-        raise BadRequest(f"malformed JSON body: {error}") from None
-
-
 def load(schema: Body, data: Any) -> Any:
     try:
         if isinstance(schema, Schema):
@@ -143,12 +131,12 @@ def load(schema: Body, data: Any) -> Any:
         messages = (
             error.messages if isinstance(error.messages, dict) else {"_schema": error.messages}
         )
-        path, message = first_error_path(messages)
-        raise ValidationFailed(f"{path}: {message}", messages) from None
+        raise ValidationFailed.of_tree(messages) from None
 
 
 async def parse_body(request: web.Request, schema: Body) -> Any:
-    return load(schema, await read_json(request))
+    body = await json_body.read(request, request.app[CONFIG].body_read_seconds)
+    return load(schema, body)
 
 
 def dump(schema: Body | None, data: Any) -> Any:

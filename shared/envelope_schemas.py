@@ -1,4 +1,4 @@
-"""The schemas of the envelope a successful write answers with (shared/envelope.py).
+"""The schemas of the envelope an answer wears (shared/envelope.py), success or error.
 
 The status names its outcome `errorType` on management endpoints and `type` on the
 connection API and /query; each field name gets one class, so the OpenAPI document
@@ -42,4 +42,27 @@ def created_schema(status_field: str) -> type[Schema]:
     return Schema.from_dict(
         {**_success_fields(status_field), "id": fields.String(required=True)},
         name=f"{_title(status_field)}CreatedSchema",
+    )
+
+
+@functools.cache
+def error_schema(status_field: str) -> type[Schema]:
+    status = Schema.from_dict(
+        {
+            "code": fields.Integer(required=True),
+            status_field: fields.String(required=True),
+            "errorDetails": fields.String(required=True),
+            "errors": fields.Dict(
+                metadata={"description": "Field-level messages of a validation error"}
+            ),
+            "requestId": fields.String(metadata={"description": "On 5xx answers"}),
+        },
+        name=f"ErrorWith{_title(status_field)}StatusSchema",
+    )
+    return Schema.from_dict(
+        {
+            "timestamp": fields.String(required=True),
+            "status": fields.Nested(status, required=True),
+        },
+        name=f"ErrorWith{_title(status_field)}Schema",
     )

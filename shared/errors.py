@@ -21,6 +21,7 @@ STATUSES = {
     403: HttpStatus("forbidden", "A public key on an endpoint that needs the developer token"),
     404: HttpStatus("not_found", "No such record in the caller's account"),
     405: HttpStatus("method_not_allowed", "The path does not take this method"),
+    408: HttpStatus("request_timeout", "The body did not arrive in time"),
     409: HttpStatus("conflict", "The request conflicts with stored data"),
     413: HttpStatus("payload_too_large", "Body larger than the configured limit"),
     415: HttpStatus("bad_request", "Body is not application/json"),
@@ -47,9 +48,24 @@ class BadRequest(ApiError):
     error_type = STATUSES[400].error_type
 
 
+MAX_FIELD_ERRORS = 20
+"""Field errors an answer lists; the rest are counted ("and N more")."""
+
+
 class ValidationFailed(ApiError):
     status = 400
     error_type = "validation_error"
+
+    @classmethod
+    def of_tree(cls, tree: dict[Any, Any]) -> "ValidationFailed":
+        """An error from marshmallow's error tree, listing at most MAX_FIELD_ERRORS
+        messages so a body with many faults cannot make a huge answer."""
+        path, message = first_error_path(tree)
+        kept, total = _first_messages(tree, MAX_FIELD_ERRORS)
+        details = f"{path}: {message}"
+        if total > MAX_FIELD_ERRORS:
+            details += f" (and {total - MAX_FIELD_ERRORS} more errors)"
+        return cls(details, kept)
 
     @classmethod
     def at(cls, path: tuple[str | int, ...], message: str) -> "ValidationFailed":
@@ -60,6 +76,11 @@ class ValidationFailed(ApiError):
             tree = {str(part): tree}
         details = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
         return cls(f"{details}: {message}", tree)
+
+
+class RequestTimeout(ApiError):
+    status = 408
+    error_type = STATUSES[408].error_type
 
 
 class Unauthorized(ApiError):
@@ -113,3 +134,27 @@ def first_error_path(errors: dict[Any, Any], prefix: str = "") -> tuple[str, str
             return path, str(head)
         return path, str(value)
     return prefix or "body", "invalid"
+
+
+def _first_messages(node: Any, limit: int) -> tuple[Any, int]:
+    """`node` (a marshmallow error tree) cut down to its first `limit` messages, and how
+    many messages it held."""
+    if isinstance(node, dict):
+        kept: dict[str, Any] = {}
+        total = 0
+        for key, value in node.items():
+            branch, count = _first_messages(value, max(limit - total, 0))
+            if branch:
+                kept[str(key)] = branch
+            total += count
+        return kept, total
+    if isinstance(node, list):
+        items: list[Any] = []
+        total = 0
+        for value in node:
+            branch, count = _first_messages(value, max(limit - total, 0))
+            if branch:
+                items.append(branch)
+            total += count
+        return items, total
+    return (str(node) if limit > 0 else None), 1

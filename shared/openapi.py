@@ -6,43 +6,50 @@ from typing import Any
 from aiohttp import web
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
-from marshmallow import Schema, fields
+from apispec.ext.marshmallow.openapi import OpenAPIConverter
+from marshmallow import Schema
 
 from shared.endpoints import Body, EndpointSpec, endpoint
+from shared.envelope_schemas import error_schema
 from shared.errors import STATUSES
+from shared.keys import STATUS_FIELD
 from shared.pages import MAX_OFFSET, MAX_PAGE, TOTAL_HEADER
-from shared.schema_fields import union_to_openapi
+from shared.schema_fields import dict_to_openapi, union_to_openapi
 
 _PATH_PARAMETER = re.compile(r"{(\w+)}")
 
 
-class ErrorStatusSchema(Schema):
-    code = fields.Integer(required=True)
-    errorType = fields.String(required=True, metadata={"description": "or `type` (see the API)"})
-    errorDetails = fields.String(required=True)
-    errors = fields.Dict(metadata={"description": "Field-level messages of a validation error"})
-    requestId = fields.String(metadata={"description": "On 5xx answers"})
+class Converter(OpenAPIConverter):
+    """apispec's converter, adding what a schema's `Meta.json_schema` states about the
+    object as a whole (a rule across fields, such as "exactly one of")."""
+
+    def schema2jsonschema(self, schema: Any) -> dict[str, Any]:
+        jsonschema: dict[str, Any] = super().schema2jsonschema(schema)  # type: ignore[no-untyped-call]
+        jsonschema.update(getattr(getattr(schema, "Meta", None), "json_schema", {}))
+        return jsonschema
 
 
-class ErrorSchema(Schema):
-    timestamp = fields.String(required=True)
-    status = fields.Nested(ErrorStatusSchema, required=True)
+class Plugin(MarshmallowPlugin):
+    Converter = Converter
 
 
 def build_document(app: web.Application, title: str, version: str) -> dict[str, Any]:
-    plugin = MarshmallowPlugin()
+    plugin = Plugin()
     spec = APISpec(title=title, version=version, openapi_version="3.0.3", plugins=[plugin])
     assert plugin.converter is not None
     plugin.converter.add_attribute_function(union_to_openapi)  # type: ignore[no-untyped-call]
+    plugin.converter.add_attribute_function(dict_to_openapi)  # type: ignore[no-untyped-call]
     spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
-    spec.components.schema("Error", schema=ErrorSchema)
     operations: dict[str, dict[str, Any]] = {}
     for route in app.router.routes():
         declared: EndpointSpec | None = getattr(route.handler, "__endpoint__", None)
         if declared is None or route.resource is None or route.method == "HEAD":
             continue
         path = route.resource.canonical
-        operations.setdefault(path, {})[route.method.lower()] = _operation(plugin, path, declared)
+        status_field = declared.status_field or app[STATUS_FIELD]
+        operations.setdefault(path, {})[route.method.lower()] = _operation(
+            plugin, path, declared, error_schema(status_field)
+        )
     for path, by_method in sorted(operations.items()):
         spec.path(path=path, operations=by_method)
     return spec.to_dict()
@@ -55,7 +62,9 @@ def _schema_or_property(plugin: MarshmallowPlugin, body: Body) -> Any:
     return plugin.converter.field2property(body)
 
 
-def _operation(plugin: MarshmallowPlugin, path: str, declared: EndpointSpec) -> dict[str, Any]:
+def _operation(
+    plugin: MarshmallowPlugin, path: str, declared: EndpointSpec, error: type[Schema]
+) -> dict[str, Any]:
     operation: dict[str, Any] = {"summary": declared.summary, "tags": [declared.tag]}
     parameters = [
         {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
@@ -94,7 +103,7 @@ def _operation(plugin: MarshmallowPlugin, path: str, declared: EndpointSpec) -> 
     for code in sorted(codes):
         responses[str(code)] = {
             "description": STATUSES[code].description,
-            "content": {"application/json": {"schema": "Error"}},
+            "content": {"application/json": {"schema": error}},
         }
     operation["responses"] = responses
     return operation

@@ -30,14 +30,35 @@ class TypedUnion(fields.Field[Any]):
 
 
 def union_to_openapi(converter: Any, field: fields.Field[Any], **kwargs: Any) -> dict[str, Any]:
-    """apispec attribute function: a TypedUnion becomes `oneOf` with a discriminator."""
+    """apispec attribute function: a TypedUnion becomes `oneOf` with a discriminator
+    whose mapping names each choice's schema, and each choice's `type` takes its one
+    value."""
     if not isinstance(field, TypedUnion):
         return {}
+    mapping: dict[str, str] = {}
+    for kind, schema in field.choices.items():
+        reference = converter.resolve_nested_schema(schema)["$ref"]
+        mapping[kind] = reference
+        component = converter.spec.components.schemas[reference.rsplit("/", 1)[-1]]
+        component["properties"]["type"]["enum"] = [kind]
     return {
         "type": "object",
-        "oneOf": [converter.resolve_nested_schema(schema) for schema in field.choices.values()],
-        "discriminator": {"propertyName": "type"},
+        "oneOf": [{"$ref": reference} for reference in mapping.values()],
+        "discriminator": {"propertyName": "type", "mapping": mapping},
     }
+
+
+def dict_to_openapi(converter: Any, field: fields.Field[Any], **kwargs: Any) -> dict[str, Any]:
+    """apispec attribute function: a Dict's Length counts properties (apispec writes it
+    as minLength/maxLength, which JSON Schema applies to strings only)."""
+    if not isinstance(field, fields.Dict):
+        return {}
+    written: dict[str, Any] = kwargs["ret"]
+    counts = {"minLength": "minProperties", "maxLength": "maxProperties"}
+    for length, properties in counts.items():
+        if length in written:
+            written[properties] = written.pop(length)
+    return {}
 
 
 class StrictBoolean(fields.Boolean):

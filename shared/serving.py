@@ -1,5 +1,5 @@
-"""`serve`: the app on HOST and its port, answering while it still waits for MongoDB or
-NATS, and stopping cleanly on SIGINT or SIGTERM.
+"""`serve`: the app on HOST and its port, behind the limits of `shared.server`, answering
+while it still waits for MongoDB or NATS, and stopping cleanly on SIGINT or SIGTERM.
 
 Until the app's start-up steps are done, a small stand-in app holds the port: /healthz
 answers 200 (the process lives), /readyz and every other path 503 with what the start
@@ -17,6 +17,7 @@ from shared.config import Config
 from shared.envelope import envelope_middleware
 from shared.errors import Unavailable
 from shared.keys import STARTUP, STATUS_FIELD
+from shared.server import GuardedRunner
 from shared.startup import StartupFailed
 
 log = logging.getLogger(__name__)
@@ -61,7 +62,7 @@ async def serve(app: web.Application, config: Config, port: int) -> int:
     waiting = web.AppRunner(starting_app(app), access_log=None)
     await waiting.setup()
     await web.TCPSite(waiting, config.host, port).start()
-    runner = web.AppRunner(app, access_log=None)
+    runner = GuardedRunner(app, config, access_log=None)
     setting_up = asyncio.create_task(runner.setup())
     started = await _until_stopped(setting_up, stop)
     await waiting.cleanup()

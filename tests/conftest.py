@@ -91,3 +91,17 @@ async def bob(accounts: AccountRepository, bot_api: TestClient) -> Tenant:
 def api(alice: Tenant) -> Api:
     """The developer-token client of one account: what most tests need."""
     return alice.developer
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The figures tests measured (`/healthz` p99 under attack, requests sent), so each
+    run shows them (docs/reliability.md)."""
+    figures = [
+        f"{report.nodeid}: {name} = {value}"
+        for report in terminalreporter.getreports("passed")
+        for name, value in report.user_properties
+    ]
+    if figures:
+        terminalreporter.section("figures measured")
+        for line in figures:
+            terminalreporter.line(line)

@@ -28,6 +28,11 @@ class Pings:
     def p99_ms(self) -> float:
         return 1000 * self.percentile(0.99)
 
+    def assert_answered(self) -> None:
+        """Every ping answered 200, and there were pings to answer."""
+        assert self.latencies, "/healthz was never pinged"
+        assert self.failures == 0, f"{self.failures} pings failed"
+
     def report(self, name: str) -> str:
         return f"{name}: /healthz p99 {self.p99_ms:.1f} ms over {len(self.latencies)} pings"
 
@@ -72,5 +77,4 @@ async def healthz_probed(client: TestClient) -> AsyncIterator[Pings]:
     """`pinging` the app a test client serves; every ping must answer 200."""
     async with pinging(str(client.make_url("")).rstrip("/")) as pings:
         yield pings
-    assert pings.latencies, "/healthz was never pinged"
-    assert pings.failures == 0
+    pings.assert_answered()

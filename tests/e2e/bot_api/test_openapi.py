@@ -1,5 +1,6 @@
 """/openapi.json is generated from the schemas that validate, so it cannot drift."""
 
+from collections.abc import Iterator
 from typing import Any
 
 from aiohttp.test_utils import TestClient
@@ -51,3 +52,60 @@ async def test_limits_in_the_document_are_those_enforced(bot_api: TestClient) ->
         "ButtonTemplateResponse",
     }
     assert schemas["CardResponse"]["properties"]["buttons"]["maxItems"] == 3
+
+
+def walk(node: Any) -> Iterator[dict[str, Any]]:
+    """Every object (schema or not) in the document."""
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from walk(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from walk(value)
+
+
+def error_status_fields(document: dict[str, Any]) -> dict[tuple[str, str], set[str]]:
+    """(path, method) -> the required fields of the status its error answers declare."""
+    schemas = document["components"]["schemas"]
+    found = {}
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            required: set[str] = set()
+            for code, answer in operation["responses"].items():
+                if int(code) < 400:
+                    continue
+                error = schemas[answer["content"]["application/json"]["schema"]["$ref"][21:]]
+                status = schemas[error["properties"]["status"]["$ref"][21:]]
+                required |= set(status["required"])
+            found[(path, method)] = required
+    return found
+
+
+async def test_error_answers_declare_the_status_field_the_service_answers_with(
+    bot_api: TestClient,
+) -> None:
+    fields = error_status_fields(await document(bot_api))
+    assert fields[("/query", "post")] == {"code", "type", "errorDetails"}
+    assert fields[("/stories", "post")] == {"code", "errorType", "errorDetails"}
+    management = {key: value for key, value in fields.items() if key[0] != "/query" and value}
+    assert all("errorType" in value and "type" not in value for value in management.values())
+
+
+async def test_unions_have_a_mapping_and_exactly_one_input_is_stated(bot_api: TestClient) -> None:
+    spec = await document(bot_api)
+    schemas = spec["components"]["schemas"]
+    discriminators = [node["discriminator"] for node in walk(spec) if "discriminator" in node]
+    assert discriminators
+    for discriminator in discriminators:
+        for kind, reference in discriminator["mapping"].items():
+            assert schemas[reference.rsplit("/", 1)[-1]]["properties"]["type"]["enum"] == [kind]
+    query = schemas["QueryRequest"]
+    assert query["oneOf"] == [{"required": [name]} for name in ("query", "trigger", "goto")]
+    assert query["properties"]["parameters"]["maxProperties"] == 99
+
+
+async def test_no_length_of_a_string_is_put_on_an_object(bot_api: TestClient) -> None:
+    for node in walk(await document(bot_api)):
+        if node.get("type") == "object":
+            assert not {"minLength", "maxLength"} & set(node), node

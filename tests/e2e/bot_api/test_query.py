@@ -241,11 +241,24 @@ async def test_another_accounts_story_is_not_found(
 async def test_debug_shows_candidates_and_why_the_winner_won(
     alice: Tenant, pizza: dict[str, str]
 ) -> None:
-    body = await ask(alice.public, query="I want a large pizza", debug=True)
+    body = await ask(alice.developer, query="I want a large pizza", debug=True)
     debug = body["result"]["debug"]
     assert debug["candidates"][0]["name"] == "Order"
     assert debug["entities"] == [{"entity": "size", "value": "large", "text": "large"}]
     assert debug["decision"].startswith("best score")
+
+
+async def test_debug_with_the_public_key_is_forbidden_and_reveals_nothing(
+    alice: Tenant, pizza: dict[str, str]
+) -> None:
+    body = {"sessionId": "s1", "query": "I want a large pizza", "debug": True}
+    reply = await alice.public.post("/query", body)
+    assert reply.error == (403, "forbidden")
+    assert "developer token" in reply.details
+    assert "result" not in reply.body
+    assert "Order" not in str(reply.body)
+    without_debug = await ask(alice.public, query="I want a large pizza")
+    assert "debug" not in without_debug["result"]
 
 
 async def test_reset_and_the_idle_timeout_forget_the_session(

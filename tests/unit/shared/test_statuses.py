@@ -8,6 +8,7 @@ from aiohttp import web
 
 from shared.endpoints import endpoint
 from shared.errors import STATUSES, ApiError, ValidationFailed
+from shared.keys import STATUS_FIELD
 from shared.openapi import build_document
 
 
@@ -32,6 +33,7 @@ def test_the_openapi_document_describes_each_error_as_the_table_does() -> None:
         return {}
 
     app = web.Application()
+    app[STATUS_FIELD] = "errorType"
     app.router.add_get("/things/{id}", read_thing)
     responses = build_document(app, "Things", "1")["paths"]["/things/{id}"]["get"]["responses"]
     errors = {code: answer["description"] for code, answer in responses.items() if code != "200"}

@@ -6,8 +6,10 @@ from bot_api.api.common import account_of
 from bot_api.engine.turn import Turn
 from bot_api.keys import CONVERSATIONS
 from bot_api.schemas.query import QueryRequestSchema, QueryResponseSchema, result_body
-from shared.endpoints import ANY_TOKEN, endpoint
+from shared.auth import TokenKind
+from shared.endpoints import ANY_TOKEN, endpoint, principal_of
 from shared.envelope import envelope
+from shared.errors import Forbidden
 
 QUERY_STATUS_FIELD = "type"
 
@@ -27,6 +29,10 @@ routes = web.RouteTableDef()
     errors=(404, 409),
 )
 async def query(request: web.Request, body: dict[str, Any]) -> Any:
+    if body["debug"] and principal_of(request).kind is not TokenKind.DEVELOPER:
+        # The debug view shows the story's phrases, ids and names: the developer's, not
+        # the chat user's (the public key is in every page that embeds the bot).
+        raise Forbidden("debug: true needs the developer token")
     turn = Turn(
         query=body.get("query"),
         trigger=body.get("trigger"),

@@ -1,7 +1,7 @@
 """POST /query: the request and the result (docs/query.md), and the rendering of a
 turn's outcome as that result (also sent to webhooks)."""
 
-from typing import Any
+from typing import Any, ClassVar
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
@@ -46,8 +46,19 @@ class ParameterValue(fields.Field[Any]):
         return value
 
 
+SESSION_ID_OPENAPI = {
+    "oneOf": [{"type": "string", "minLength": 1, "maxLength": 256}, {"type": "number"}],
+    "description": "A string, or a number kept as its text",
+}
+
+
 class QueryRequestSchema(Schema):
-    sessionId = SessionId(required=True, metadata={"type": "string"})
+    class Meta:
+        json_schema: ClassVar = {  # the rule of exactly_one_input, for the OpenAPI document
+            "oneOf": [{"required": [name]} for name in ("query", "trigger", "goto")]
+        }
+
+    sessionId = SessionId(required=True, metadata=SESSION_ID_OPENAPI)
     storyId = fields.String(validate=validate.Length(min=1, max=64))
     query = text(2048, min_length=1, metadata={"description": "What the user said"})
     trigger = fields.String(validate=[validate.Length(min=1, max=50), TRIGGER])

@@ -1,0 +1,181 @@
+"""Hostile bodies and headers get a 4xx in the envelope, cheaply, while /healthz keeps
+answering (docs/reliability.md "HTTP input and the OpenAPI contract")."""
+
+import io
+import json
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient
+from pymongo import AsyncMongoClient
+
+from shared import mongo
+from shared.config import Config
+from shared.errors import MAX_FIELD_ERRORS
+from support.api import Api, Reply, Tenant
+from support.raw_http import exchange
+from support.responsiveness import pinging
+
+DEEP_LIST = b"[" * 1000 + b"]" * 1000
+DEEP_OBJECT = b'{"name": ' + b'{"a": ' * 1000 + b"1" + b"}" * 1000 + b"}"
+ANSWER_CAP_BYTES = 16 * 1024
+JSON = "application/json"
+
+
+def base_url(client: TestClient) -> str:
+    return f"http://{client.host}:{client.port}"
+
+
+async def send_large(api: Api, path: str, data: bytes) -> Reply:
+    """POST a body of megabytes, streamed (aiohttp warns about large raw bytes)."""
+    headers = {"Authorization": f"Bearer {api.token}", "Content-Type": "application/json"}
+    async with api.client.post(path, data=io.BytesIO(data), headers=headers) as answer:
+        return Reply(answer.status, await answer.json(), answer.headers)
+
+
+async def json_endpoints(api: Api) -> list[tuple[str, str, Api]]:
+    """(method, path, caller) of every endpoint that takes a JSON body, with real ids."""
+    story = await api.create_story()
+    interaction = await api.create_interaction(story, "Hours", userSays=["when are you open"])
+    entity = await api.create_entity("size", "large")
+    ids = {"story": story, "id": interaction}
+    found = []
+    for route in api.client.app.router.routes():  # type: ignore[union-attr]
+        spec = getattr(route.handler, "__endpoint__", None)
+        if spec is None or spec.body is None or route.resource is None:
+            continue
+        path = route.resource.canonical
+        if path.startswith("/entities/"):
+            path = path.replace("{id}", entity)
+        found.append((route.method, path.format(**ids), api))
+    return found
+
+
+async def test_json_nested_1000_deep_is_a_400_on_every_json_endpoint(api: Api) -> None:
+    endpoints = await json_endpoints(api)
+    assert len(endpoints) >= 8
+    for method, path, caller in endpoints:
+        for body in (DEEP_LIST, DEEP_OBJECT):
+            headers = {
+                "Authorization": f"Bearer {caller.token}",
+                "Content-Type": "application/json",
+            }
+            async with caller.client.request(method, path, data=body, headers=headers) as answer:
+                reply = Reply(answer.status, await answer.json(), answer.headers)
+            assert reply.status == 400, (method, path, reply.body)
+            assert "nested deeper than" in reply.details
+
+
+async def test_a_query_with_200k_bad_parameters_is_refused_early_and_briefly(
+    alice: Tenant, api: Api, request: pytest.FixtureRequest
+) -> None:
+    await api.create_story()
+    parameters = {f"p{i}": [i] for i in range(200_000)}
+    body = json.dumps({"sessionId": "s", "trigger": "welcome", "parameters": parameters})
+    async with pinging(base_url(api.client)) as probes:
+        reply = await send_large(alice.public, "/query", body.encode())
+    assert reply.error == (400, "bad_request")
+    assert "more than 2048 members" in reply.details
+    assert len(json.dumps(reply.body)) < ANSWER_CAP_BYTES
+    probes.assert_answered()
+    request.node.user_properties.append(("healthz_p99_ms", round(probes.p99_ms, 1)))
+
+
+async def test_an_interaction_with_400k_bad_phrases_is_refused_early_and_briefly(
+    api: Api, request: pytest.FixtureRequest
+) -> None:
+    story = await api.create_story()
+    body = json.dumps({"name": "x", "userSays": [[i] for i in range(400_000)]}).encode()
+    async with pinging(base_url(api.client)) as probes:
+        reply = await send_large(api, f"/stories/{story}/interactions", body)
+    assert reply.error == (400, "bad_request")
+    assert len(json.dumps(reply.body)) < ANSWER_CAP_BYTES
+    probes.assert_answered()
+    request.node.user_properties.append(("healthz_p99_ms", round(probes.p99_ms, 1)))
+
+
+async def test_many_field_errors_are_listed_up_to_a_cap_and_counted(api: Api) -> None:
+    entries = [{"value": "", "synonyms": []} for _ in range(2000)]
+    reply = await api.post("/entities", {"name": "size", "entries": entries})
+    assert reply.error == (400, "validation_error")
+    assert reply.details.startswith("entries[0]")
+    assert reply.details.endswith(f"(and {4000 - MAX_FIELD_ERRORS} more errors)")
+    listed = [
+        m for entry in reply.body["status"]["errors"]["entries"].values() for m in entry.values()
+    ]
+    assert sum(len(messages) for messages in listed) == MAX_FIELD_ERRORS
+    assert len(json.dumps(reply.body)) < ANSWER_CAP_BYTES
+
+
+async def test_a_lone_surrogate_is_refused_and_a_failed_create_leaves_nothing(
+    api: Api, config: Config
+) -> None:
+    reply = await api.send_raw(
+        "/stories", b'{"name": "a\\ud800", "description": ""}', "application/json"
+    )
+    assert reply.error == (400, "bad_request")
+    assert "lone surrogate" in reply.details
+    client: AsyncMongoClient[Any] = mongo.open_client(config.mongodb_url)
+    try:
+        database = client[config.bot_database]
+        assert await database["interactions"].count_documents({}) == 0
+        assert await database["stories"].count_documents({}) == 0
+    finally:
+        await client.close()
+    story = await api.create_story()
+    for path, body in [
+        (f"/stories/{story}", b'{"name": "x", "description": "\\udfff"}'),
+        (f"/stories/{story}/interactions", b'{"name": "x", "userSays": ["a\\ud83d"]}'),
+        ("/entities", b'{"name": "e", "entries": [{"value": "\\ud800", "synonyms": []}]}'),
+    ]:
+        method = "PUT" if path.count("/") == 2 else "POST"
+        headers = {"Authorization": f"Bearer {api.token}", "Content-Type": "application/json"}
+        async with api.client.request(method, path, data=body, headers=headers) as answer:
+            assert answer.status == 400, (path, await answer.text())
+    paired = await api.send_raw(
+        "/stories", b'{"name": "pizza \\ud83c\\udf55", "description": ""}', "application/json"
+    )
+    assert paired.status == 200
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"sessionId": NaN, "trigger": "welcome"}',
+        b'{"sessionId": Infinity, "trigger": "welcome"}',
+        b'{"sessionId": "s", "trigger": "welcome", "parameters": {"a": -Infinity}}',
+        b'{"sessionId": "s", "trigger": "welcome", "parameters": {"a": 1e999}}',
+        b'{"sessionId": "s", "trigger": "welcome", "parameters": {"a": 9223372036854775808}}',
+        b'{"sessionId": 18446744073709551616, "trigger": "welcome"}',
+    ],
+)
+async def test_numbers_that_cannot_be_stored_are_refused_on_query(
+    alice: Tenant, api: Api, body: bytes
+) -> None:
+    await api.create_story()
+    reply = await alice.public.send_raw("/query", body, "application/json")
+    assert reply.error == (400, "bad_request"), reply.body
+    largest = b'{"sessionId": "s", "trigger": "welcome", "parameters": {"a": 9223372036854775807}}'
+    assert (await alice.public.send_raw("/query", largest, "application/json")).status == 200
+
+
+async def test_a_non_utf8_authorization_header_is_a_401(bot_api: TestClient) -> None:
+    request = b"GET /stories HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \xff\xfe\r\n\r\n"
+    status, body = await exchange(bot_api.host, bot_api.port, request)
+    assert status == 401
+    assert body["status"]["errorType"] == "unauthorized"
+
+
+async def test_a_charset_other_than_utf8_is_refused(api: Api) -> None:
+    for charset in ("latin-1", "utf-16"):
+        body = '{"name": "café", "description": ""}'.encode(charset)
+        reply = await api.send_raw("/stories", body, f"application/json; charset={charset}")
+        assert reply.error == (415, "bad_request")
+        assert "UTF-8" in reply.details
+    named = await api.send_raw(
+        "/stories",
+        '{"name": "café", "description": ""}'.encode(),
+        "application/json; charset=UTF-8",
+    )
+    assert named.status == 200
+    assert await api.ok("GET", "/stories") != []
