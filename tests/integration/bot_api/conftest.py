@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from shared.config import Config
-from shared.embedded import free_port, start_service
+from tools.embedded import free_port, start_service
 
 
 @pytest.fixture
