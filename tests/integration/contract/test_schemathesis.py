@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from shared.config import Config
-from shared.embedded import ServerProcess, free_port, start_service
+from tools.embedded import ServerProcess, free_port, start_service
 
 CONFIG_FILE = Path(__file__).with_name("schemathesis.toml")
 EXAMPLES = {"bot_api": 22, "integrations_api": 240}

@@ -12,9 +12,9 @@ from bot_api.app import create_app
 from shared import server
 from shared.auth import AccountRepository
 from shared.config import Config
-from shared.embedded import free_port
 from support.raw_http import exchange
 from support.responsiveness import pinging
+from tools.embedded import free_port
 
 HOST = "127.0.0.1"
 
