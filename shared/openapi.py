@@ -97,6 +97,8 @@ def _operation(
     codes = set(declared.errors)
     if declared.body is not None:
         codes |= {400, 413, 415}
+    if declared.paged:
+        codes.add(400)  # an offset or limit out of range
     if declared.auth is not None:
         operation["security"] = [{"bearer": []}]
         codes |= {401, 403, 429}
