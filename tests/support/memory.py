@@ -103,14 +103,14 @@ class StoriesInMemory(_InMemory):
             story_id, account_id, name, description, settings, structure, revision=1
         )
 
-    async def list(self, account_id: str, page: Page | None = None) -> list[dict[str, Any]]:
+    async def list(self, account_id: str, page: Page) -> list[dict[str, Any]]:
         await self._database.record("stories.list", account_id)
         stories = [
             {"_id": ObjectId(r.id), "name": r.name, "description": r.description}
             for r in self.records.values()
             if r.account_id == account_id
         ]
-        return stories if page is None else page.of(stories)
+        return page.of(stories)
 
     async def count(self, account_id: str) -> int:
         await self._database.record("stories.count", account_id)

@@ -11,6 +11,7 @@ from bot_api.domain.structure import Structure
 from bot_api.storage import new_object_id
 from bot_api.storage.stories import StoryRepository
 from shared.config import Config
+from shared.pages import Page
 from support.documents import ACCOUNTS, Documents, changed, contents
 
 STRUCTURE = Structure.for_new_story(["welcome", "fallback"]).add_root("order")
@@ -60,7 +61,7 @@ async def test_list_returns_the_account_s_stories_oldest_first_with_name_and_des
 ) -> None:
     ids = await seed(stories)
     for account in ACCOUNTS:
-        listed = await stories.list(account)
+        listed = await stories.list(account, Page())
         assert [str(d["_id"]) for d in listed] == [ids[account, n] for n in range(3)]
         assert all(set(d) == {"_id", "name", "description"} for d in listed)
 

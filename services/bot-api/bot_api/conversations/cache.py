@@ -37,6 +37,7 @@ from bot_api.storage import Stores
 from bot_api.storage.entities import entity_from_document
 from bot_api.storage.interactions import interaction_from_document
 from shared.errors import NotFound
+from shared.pages import Page
 
 _Key = tuple[str, str]
 """(account id, story id)"""
@@ -124,7 +125,7 @@ class StoryCache:
 
     async def _oldest_story(self, account_id: str) -> str:
         if account_id not in self._oldest:
-            stories = await self._stores.stories.list(account_id)
+            stories = await self._stores.stories.list(account_id, Page(limit=1))
             self._oldest[account_id] = str(stories[0]["_id"]) if stories else None
         oldest = self._oldest[account_id]
         if oldest is None:

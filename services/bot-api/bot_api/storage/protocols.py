@@ -31,9 +31,9 @@ class StoryStore(Indexed, Protocol):
         structure: Structure,
     ) -> None: ...
 
-    async def list(self, account_id: str, page: Page | None = None) -> list[dict[str, Any]]:
-        """`_id`, `name` and `description` of the account's stories (of `page`, or all),
-        oldest first."""
+    async def list(self, account_id: str, page: Page) -> list[dict[str, Any]]:
+        """`_id`, `name` and `description` of a page of the account's stories, oldest
+        first."""
 
     async def count(self, account_id: str) -> int: ...
 

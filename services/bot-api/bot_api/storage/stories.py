@@ -100,13 +100,11 @@ class StoryRepository:
         }
         await self.collection.insert_one(document)
 
-    async def list(self, account_id: str, page: Page | None = None) -> list[dict[str, Any]]:
+    async def list(self, account_id: str, page: Page) -> list[dict[str, Any]]:
         cursor = self.collection.find(
             {"accountId": account_id}, projection={"name": 1, "description": 1}
         ).sort("createdAt", 1)
-        if page is not None:
-            cursor = cursor.skip(page.offset).limit(page.limit)
-        return [document async for document in cursor]
+        return [document async for document in cursor.skip(page.offset).limit(page.limit)]
 
     async def count(self, account_id: str) -> int:
         return await self.collection.count_documents({"accountId": account_id})
