@@ -44,9 +44,9 @@ async def connect(url: str, name: str) -> Client:
     return client
 
 
-async def check_reachable(url: str) -> None:
-    """Connect once and leave, raising what went wrong: how the start waits for NATS
-    (`connect` itself would retry forever, silently)."""
+async def connect_once(url: str) -> Client:
+    """A connection tried once, raising what went wrong (`connect` would retry a first
+    connect for ever, silently)."""
     client = Client()
     errors: list[Exception] = []
 
@@ -64,21 +64,20 @@ async def check_reachable(url: str) -> None:
         )
     except Exception as error:
         raise (errors[-1] if errors else error) from None
-    await client.close()
+    return client
+
+
+async def check_reachable(url: str) -> None:
+    """How the start waits for NATS: connect once and leave."""
+    await (await connect_once(url)).close()
 
 
 async def publish_once(url: str, subject: str, data: bytes) -> None:
     """Publish one event to JetStream from a short-lived process (the accounts command);
-    TimeoutError after a few seconds when NATS does not take it."""
-
-    async def quiet(error: Exception) -> None:
-        """The caller reports the one failure that matters; no traceback per attempt."""
-
-    client = Client()
+    what went wrong when NATS does not take it."""
+    client = await connect_once(url)
     try:
-        async with asyncio.timeout(PUBLISH_ONCE_SECONDS):
-            await client.connect(url, allow_reconnect=False, error_cb=quiet)
-            await client.jetstream().publish(subject, data)
+        await client.jetstream().publish(subject, data, timeout=PUBLISH_ONCE_SECONDS)
     finally:
         await client.close()
 
