@@ -19,6 +19,8 @@ class Config:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     session_idle_seconds: int = 600
     webhook_allow: tuple[str, ...] = ()
+    # matching (docs/matching.md)
+    semantic_matching: bool = True
 
     @property
     def subjects(self) -> Subjects:
@@ -48,6 +50,8 @@ class Config:
             "MAX_BODY_BYTES": str(self.max_body_bytes),
             "SESSION_IDLE_SECONDS": str(self.session_idle_seconds),
             "WEBHOOK_ALLOW": ",".join(self.webhook_allow),
+            # matching
+            "SEMANTIC_MATCHING": "on" if self.semantic_matching else "off",
         }
 
     @classmethod
@@ -67,4 +71,6 @@ class Config:
             webhook_allow=tuple(
                 n.strip() for n in env.get("WEBHOOK_ALLOW", "").split(",") if n.strip()
             ),
+            # matching
+            semantic_matching=env.get("SEMANTIC_MATCHING", "on").lower() != "off",
         )

@@ -49,6 +49,7 @@ def config(mongo_url: str, nats_url: str) -> Iterator[Config]:
         nats_url=nats_url,
         database_prefix=f"t{uuid.uuid4().hex[:12]}",
         webhook_allow=LOOPBACK,
+        semantic_matching=False,
     )
     yield config
     with MongoClient(mongo_url) as client:

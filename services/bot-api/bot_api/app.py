@@ -10,6 +10,8 @@ from bot_api.api.common import MANAGEMENT_STATUS_FIELD
 from bot_api.changes import ChangeFeed
 from bot_api.conversations.answering import ConversationService
 from bot_api.conversations.cache import StoryCache
+from bot_api.conversations.vectors import PhraseVectorService
+from bot_api.encoding.minilm import MiniLmEncoder
 from bot_api.keys import (
     CHANGES,
     CONFIG,
@@ -18,6 +20,7 @@ from bot_api.keys import (
     ENTITIES,
     INTERACTIONS,
     NATS,
+    PHRASE_VECTORS,
     STORES,
     STORIES,
     STORY_CACHE,
@@ -33,6 +36,7 @@ from bot_api.messaging import (
     story_lookups,
 )
 from bot_api.storage import Stores
+from bot_api.storage.vectors import PhraseVectorRepository
 from bot_api.webhooks.caller import WebhookCaller
 from bot_api.webhooks.delivery import Deliveries
 from shared.config import Config
@@ -52,14 +56,20 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     stores = Stores.open(app[DATABASE])
     await stores.ensure_indexes()
     changes = ChangeFeed()
-    cache = StoryCache(stores)
+    vectors = None
+    if app[CONFIG].semantic_matching:
+        vectors = PhraseVectorService(PhraseVectorRepository(app[DATABASE]), MiniLmEncoder())
+    cache = StoryCache(stores, vectors)
     changes.listen(cache)
     app[STORES], app[CHANGES], app[STORY_CACHE] = stores, changes, cache
+    app[PHRASE_VECTORS] = vectors
     app[STORIES] = StoryService(stores=stores, changes=changes)
     directory = NatsConnectionDirectory(app[NATS], app[CONFIG].subjects)
     app[INTERACTIONS] = InteractionService(stores=stores, changes=changes, connections=directory)
     app[ENTITIES] = EntityService(stores=stores, changes=changes)
     yield
+    if vectors is not None:
+        await vectors.close()
 
 
 async def conversations(app: web.Application) -> AsyncIterator[None]:
@@ -69,11 +79,13 @@ async def conversations(app: web.Application) -> AsyncIterator[None]:
     deliveries = Deliveries(
         caller=caller, connections=app[STORES].connections, report=delivery_reporter(app)
     )
+    vectors = app[PHRASE_VECTORS]
     app[CONVERSATIONS] = ConversationService(
         stories=app[STORY_CACHE],
         sessions=app[STORES].sessions,
         deliveries=deliveries,
         idle_timeout=timedelta(seconds=app[CONFIG].session_idle_seconds),
+        encoder=None if vectors is None else vectors.encoder,
     )
     yield
     await caller.close()

@@ -5,13 +5,19 @@ the story stale; the next query for it re-reads just the story document, the
 interactions the change named, and the entities if they changed, and replaces the
 compiled story with one made from the old and what changed (re-indexing only those
 interactions). A turn holding the old value finishes with it.
+
+With a semantic stage, a compile also loads the stored vectors of the phrases it
+indexes; phrases still without one are encoded in the background, and when their
+vectors land their interactions are refreshed like any other edit.
 """
 
 import asyncio
 from dataclasses import dataclass, field
 
 from bot_api.changes import Change, EntitiesEdited, StoryCreated, StoryDeleted, StoryEdited
+from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.domain.entities import Entity
+from bot_api.engine.semantic import PhraseVectors, interaction_texts, representatives
 from bot_api.engine.story import CompiledStory
 from bot_api.storage import Stores
 from bot_api.storage.entities import entity_from_document
@@ -34,8 +40,9 @@ class _Entry:
 
 
 class StoryCache:
-    def __init__(self, stores: Stores) -> None:
+    def __init__(self, stores: Stores, vectors: PhraseVectorService | None = None) -> None:
         self._stores = stores
+        self._vectors = vectors
         self._entries: dict[str, _Entry] = {}
         self._oldest: dict[str, str | None] = {}
         self._loading: dict[str, asyncio.Lock] = {}
@@ -73,6 +80,20 @@ class StoryCache:
                     if entry.account_id == account_id:
                         entry.stale_entities = True
 
+    async def landed(self, story_id: str, interaction_ids: set[str]) -> None:
+        """The phrase vectors of these interactions were stored: the next query takes
+        them in."""
+        entry = self._entries.get(story_id)
+        if entry is not None:
+            entry.stale_interactions |= interaction_ids
+
+    async def _phrase_vectors(
+        self, story_id: str, texts: dict[str, list[str]]
+    ) -> PhraseVectors | None:
+        if self._vectors is None:
+            return None
+        return await self._vectors.load(story_id, texts, self.landed)
+
     async def _oldest_story(self, account_id: str) -> str:
         if account_id not in self._oldest:
             stories = await self._stores.stories.list(account_id)
@@ -97,12 +118,16 @@ class StoryCache:
         if story is None:
             raise NotFound(f"no story {story_id}")
         documents = await self._stores.interactions.find(story.id, story.structure.contexts)
+        interactions = [interaction_from_document(d) for d in documents.values()]
+        entities = await self._entities(account_id)
+        texts = interaction_texts(interactions, representatives(entities))
         compiled = CompiledStory.compile(
             story.id,
             story.settings,
             story.structure,
-            [interaction_from_document(d) for d in documents.values()],
-            await self._entities(account_id),
+            interactions,
+            entities,
+            await self._phrase_vectors(story.id, texts),
         )
         if self._changes_seen.get(story_id, 0) != changes_before:
             return None
@@ -130,11 +155,16 @@ class StoryCache:
             if entry.stale_entities:
                 entry.stale_entities = False
                 entities = await self._entities(entry.account_id)
+            interactions = [interaction_from_document(d) for d in documents.values()]
+            vectors = await self._phrase_vectors(
+                current.id, current.to_encode(interactions, entities)
+            )
             entry.story = current.edited(
                 settings=None if record is None else record.settings,
                 structure=None if record is None else record.structure,
-                interactions=[interaction_from_document(d) for d in documents.values()],
+                interactions=interactions,
                 entities=entities,
+                vectors=vectors,
             )
 
     async def _entities(self, account_id: str) -> list[Entity]:
