@@ -38,7 +38,7 @@ def serve(config: Config, directory: Path, module: str = "bot_api") -> ServerPro
 
 
 @contextlib.contextmanager
-def running_stack(name: str = "bench") -> Iterator[Stack]:
+def running_stack(name: str = "bench", semantic_matching: bool = True) -> Iterator[Stack]:
     with tempfile.TemporaryDirectory(prefix="parley-bench-") as temporary:
         directory = Path(temporary)
         database = start_mongo(directory / "mongo", directory)
@@ -48,6 +48,7 @@ def running_stack(name: str = "bench") -> Iterator[Stack]:
             nats_url=nats.url,
             database_prefix=name,
             bot_api_port=free_port(),
+            semantic_matching=semantic_matching,
         )
         bot_api = None
         try:

@@ -32,11 +32,17 @@ class _Entry:
     stale_story: bool = False
     stale_interactions: set[str] = field(default_factory=set)
     stale_entities: bool = False
+    vectors_landed: set[str] = field(default_factory=set)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property
     def stale(self) -> bool:
-        return self.stale_story or bool(self.stale_interactions) or self.stale_entities
+        return (
+            self.stale_story
+            or bool(self.stale_interactions)
+            or self.stale_entities
+            or bool(self.vectors_landed)
+        )
 
 
 class StoryCache:
@@ -85,14 +91,14 @@ class StoryCache:
         them in."""
         entry = self._entries.get(story_id)
         if entry is not None:
-            entry.stale_interactions |= interaction_ids
+            entry.vectors_landed |= interaction_ids
 
     async def _phrase_vectors(
-        self, story_id: str, texts: dict[str, list[str]]
+        self, story_id: str, texts: dict[str, list[str]], encode_missing: bool = True
     ) -> PhraseVectors | None:
         if self._vectors is None:
             return None
-        return await self._vectors.load(story_id, texts, self.landed)
+        return await self._vectors.load(story_id, texts, self.landed if encode_missing else None)
 
     async def _oldest_story(self, account_id: str) -> str:
         if account_id not in self._oldest:
@@ -159,13 +165,23 @@ class StoryCache:
             vectors = await self._phrase_vectors(
                 current.id, current.to_encode(interactions, entities)
             )
-            entry.story = current.edited(
+            story = current.edited(
                 settings=None if record is None else record.settings,
                 structure=None if record is None else record.structure,
                 interactions=interactions,
                 entities=entities,
                 vectors=vectors,
             )
+            landed, entry.vectors_landed = entry.vectors_landed, set()
+            if landed:
+                texts = interaction_texts(
+                    (story.interactions[i] for i in landed if i in story.interactions),
+                    representatives(story.account_entities.values()),
+                )
+                stored = await self._phrase_vectors(current.id, texts, encode_missing=False)
+                if stored is not None:
+                    story = story.with_vectors(landed, stored)
+            entry.story = story
 
     async def _entities(self, account_id: str) -> list[Entity]:
         return [entity_from_document(d) for d in await self._stores.entities.list(account_id)]

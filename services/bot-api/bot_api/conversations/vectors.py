@@ -28,17 +28,18 @@ class PhraseVectorService:
         self._worker: asyncio.Task[None] | None = None
 
     async def load(
-        self, story_id: str, texts: Mapping[str, Sequence[str]], landed: Landed
+        self, story_id: str, texts: Mapping[str, Sequence[str]], landed: Landed | None
     ) -> PhraseVectors:
-        """The stored vectors of these interactions' phrase texts; the missing ones are
-        queued for encoding, and `landed` is called once they are stored."""
+        """The stored vectors of these interactions' phrase texts. With `landed`, the
+        missing ones are queued for encoding, and `landed` is called once they are
+        stored."""
         model = self.encoder.model_id
         by_key = await self._store.find(vector_key(model, t) for ts in texts.values() for t in ts)
         missing = {
             i: [t for t in ts if vector_key(model, t) not in by_key] for i, ts in texts.items()
         }
         missing = {i: ts for i, ts in missing.items() if ts}
-        if missing:
+        if missing and landed is not None:
             self._queue.put_nowait((story_id, missing, landed))
             if self._worker is None or self._worker.done():
                 self._worker = asyncio.create_task(self._encode_queued())

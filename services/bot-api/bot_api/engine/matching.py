@@ -193,11 +193,11 @@ class MatchIndex:
         if entry is None:
             return
         for phrase, counts in zip(entry.phrases, entry.terms, strict=True):
-            holders = self._exact[phrase.text] - {interaction_id}
+            holders = self._exact.get(phrase.text, frozenset()) - {interaction_id}
             if holders:
                 self._exact[phrase.text] = holders
             else:
-                del self._exact[phrase.text]
+                self._exact.pop(phrase.text, None)  # gone already if said twice
             for word in phrase.words:
                 self._word_counts[word] -= 1
                 if not self._word_counts[word]:

@@ -6,7 +6,7 @@ consistent, whatever edits land meanwhile.
 """
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot_api.domain.entities import Entity
 from bot_api.domain.interactions import FALLBACK, Interaction
@@ -118,6 +118,19 @@ class CompiledStory:
             index,
             semantic,
         )
+
+    def with_vectors(
+        self, interaction_ids: Iterable[str], vectors: PhraseVectors
+    ) -> "CompiledStory":
+        """The same story with these interactions' phrase vectors (computed since)."""
+        texts = interaction_texts(
+            (self.interactions[i] for i in interaction_ids if i in self.interactions),
+            representatives(self.account_entities.values()),
+        )
+        put = {i: vectors.of(t) for i, t in texts.items()}
+        if self.semantic is None or self.semantic.model_id != vectors.model_id:
+            return replace(self, semantic=SemanticIndex.build(vectors.model_id, put))
+        return replace(self, semantic=self.semantic.updated(put))
 
     def to_encode(
         self, interactions: Iterable[Interaction] = (), entities: Iterable[Entity] | None = None
