@@ -93,6 +93,9 @@ class StoryCache:
         if entry is not None:
             entry.vectors_landed |= interaction_ids
 
+    def _semantic(self, language: str) -> bool:
+        return self._vectors is not None and language in self._vectors.encoder.languages
+
     async def _phrase_vectors(
         self, story_id: str, texts: dict[str, list[str]], encode_missing: bool = True
     ) -> PhraseVectors | None:
@@ -133,7 +136,9 @@ class StoryCache:
             story.structure,
             interactions,
             entities,
-            await self._phrase_vectors(story.id, texts),
+            await self._phrase_vectors(story.id, texts)
+            if self._semantic(story.settings.language)
+            else None,
         )
         if self._changes_seen.get(story_id, 0) != changes_before:
             return None
@@ -162,8 +167,11 @@ class StoryCache:
                 entry.stale_entities = False
                 entities = await self._entities(entry.account_id)
             interactions = [interaction_from_document(d) for d in documents.values()]
-            vectors = await self._phrase_vectors(
-                current.id, current.to_encode(interactions, entities)
+            settings = current.settings if record is None else record.settings
+            vectors = (
+                await self._phrase_vectors(current.id, current.to_encode(interactions, entities))
+                if self._semantic(settings.language)
+                else None
             )
             story = current.edited(
                 settings=None if record is None else record.settings,

@@ -79,7 +79,8 @@ class _Conversation:
         encoder: Encoder | None,
     ):
         self.story = story
-        self.encoder = encoder
+        covered = encoder is not None and story.settings.language in encoder.languages
+        self.encoder = encoder if covered else None
         self.turn = turn
         self.choose = choose
         self.threshold = story.settings.confidence if turn.confidence is None else turn.confidence

@@ -108,9 +108,10 @@ def _normalized(vector: Vector) -> Vector:
 
 
 class MatchIndex:
-    def __init__(self) -> None:
+    def __init__(self, language: str = "english") -> None:
         """An empty index; `build` and `updated` make the ones worth searching."""
-        self._stemmer = Stemmer.Stemmer("english")
+        self.language = language
+        self._stemmer = Stemmer.Stemmer(language)
         self._interactions: dict[str, _Interaction] = {}
         self._document_frequency: dict[str, int] = {}
         self._phrase_count = 0
@@ -123,9 +124,11 @@ class MatchIndex:
         self._word_counts: dict[str, int] = {}
 
     @classmethod
-    def build(cls, user_says: Mapping[str, Sequence[str]]) -> "MatchIndex":
-        """The index of each interaction's user-says phrases."""
-        index = cls()
+    def build(
+        cls, user_says: Mapping[str, Sequence[str]], language: str = "english"
+    ) -> "MatchIndex":
+        """The index of each interaction's user-says phrases, stemmed for `language`."""
+        index = cls(language)
         for interaction_id, phrases in user_says.items():
             index._put(interaction_id, phrases, weigh=False)
         index._weigh_all()

@@ -73,7 +73,7 @@ class CompiledStory:
             by_id,
             account_entities,
             None,
-            MatchIndex.build({i.id: i.user_says for i in by_id.values()}),
+            MatchIndex.build({i.id: i.user_says for i in by_id.values()}, settings.language),
             semantic,
         )
 
@@ -94,8 +94,11 @@ class CompiledStory:
         changed = {i.id: i for i in interactions if i.id in structure}
         gone = [i for i in self.interactions if i not in structure]
         by_id = {i: v for i, v in self.interactions.items() if i in structure} | changed
+        settings = self.settings if settings is None else settings
         index = self.index
-        if changed or gone:
+        if settings.language != index.language:
+            index = MatchIndex.build({i: v.user_says for i, v in by_id.items()}, settings.language)
+        elif changed or gone:
             index = index.updated({i.id: i.user_says for i in changed.values()}, gone)
         account_entities = (
             self.account_entities if entities is None else {e.name: e for e in entities}
@@ -110,7 +113,7 @@ class CompiledStory:
                 semantic = semantic.updated(put, gone)
         return self._assemble(
             self.id,
-            self.settings if settings is None else settings,
+            settings,
             structure,
             by_id,
             account_entities,
