@@ -12,7 +12,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from bot_api.engine.semantic import Encoder, PhraseVectors, vector_key
-from bot_api.storage.vectors import PhraseVectorRepository
+from bot_api.storage.protocols import VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -21,7 +21,7 @@ Landed = Callable[[str, set[str]], Awaitable[None]]
 
 
 class PhraseVectorService:
-    def __init__(self, store: PhraseVectorRepository, encoder: Encoder) -> None:
+    def __init__(self, store: VectorStore, encoder: Encoder) -> None:
         self._store = store
         self.encoder = encoder
         self._queue: asyncio.Queue[tuple[str, dict[str, list[str]], Landed]] = asyncio.Queue()

@@ -37,7 +37,7 @@ def rank(
     message's words as said: the text the encoder reads."""
     lexical = index.search(variants, eligible, every_candidate)
     if (
-        semantic is None
+        not semantic
         or encoder is None
         or encoder.model_id != semantic.model_id
         or (lexical and lexical[0].score >= DECISIVE)

@@ -97,6 +97,10 @@ class SemanticIndex:
     def __contains__(self, interaction_id: str) -> bool:
         return interaction_id in self._blocks
 
+    def __len__(self) -> int:
+        """Interactions with phrase vectors."""
+        return len(self._blocks)
+
     @property
     def phrase_count(self) -> int:
         return sum(len(b.phrases) for b in self._blocks.values())

@@ -2,13 +2,12 @@
 
 from dataclasses import replace
 
-from support.encoders import ConceptEncoder
-from support.stories import interaction, story
-
 from bot_api.engine.conversation import respond
 from bot_api.engine.matching import MatchIndex
 from bot_api.engine.semantic import PhraseVectors, vector_key
 from bot_api.engine.turn import SessionState, Turn
+from support.encoders import ConceptEncoder
+from support.stories import interaction, story
 
 
 def test_phrases_are_stemmed_in_the_story_language() -> None:
