@@ -29,7 +29,9 @@ run: env
 
 # A hung test prints every stack after 120 s (faulthandler_timeout); the suite as a
 # whole never outlives 20 minutes.
+# The browser tests drive Debian's Chromium (tests/e2e/browser; docs/console.md).
 test: env lint typecheck
+	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 	timeout 1200 $(VENV)/bin/python -m pytest
 
 lint: env

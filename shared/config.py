@@ -19,6 +19,10 @@ class Config:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     session_idle_seconds: int = 600
     webhook_allow: tuple[str, ...] = ()
+    # Browsers: CORS (docs/console.md) and the web console
+    query_origins: tuple[str, ...] = ("*",)
+    api_origins: tuple[str, ...] = ()
+    console_integrations_url: str = "http://127.0.0.1:8081"
     # matching (docs/matching.md)
     semantic_matching: bool = True
 
@@ -50,6 +54,10 @@ class Config:
             "MAX_BODY_BYTES": str(self.max_body_bytes),
             "SESSION_IDLE_SECONDS": str(self.session_idle_seconds),
             "WEBHOOK_ALLOW": ",".join(self.webhook_allow),
+            # Browsers
+            "QUERY_ORIGINS": ",".join(self.query_origins),
+            "API_ORIGINS": ",".join(self.api_origins),
+            "CONSOLE_INTEGRATIONS_URL": self.console_integrations_url,
             # matching
             "SEMANTIC_MATCHING": "on" if self.semantic_matching else "off",
         }
@@ -60,17 +68,26 @@ class Config:
 
     @classmethod
     def from_env_mapping(cls, env: Mapping[str, str]) -> "Config":
+        integrations_api_port = int(env.get("INTEGRATIONS_API_PORT", "8081"))
         return cls(
             mongodb_url=env.get("MONGODB_URL", "mongodb://127.0.0.1:27017"),
             nats_url=env.get("NATS_URL", "nats://127.0.0.1:4222"),
             database_prefix=env.get("DATABASE_PREFIX", "parley"),
             bot_api_port=int(env.get("BOT_API_PORT", "8080")),
-            integrations_api_port=int(env.get("INTEGRATIONS_API_PORT", "8081")),
+            integrations_api_port=integrations_api_port,
             max_body_bytes=int(env.get("MAX_BODY_BYTES", str(DEFAULT_MAX_BODY_BYTES))),
             session_idle_seconds=int(env.get("SESSION_IDLE_SECONDS", "600")),
-            webhook_allow=tuple(
-                n.strip() for n in env.get("WEBHOOK_ALLOW", "").split(",") if n.strip()
+            webhook_allow=_comma_list(env.get("WEBHOOK_ALLOW", "")),
+            # Browsers
+            query_origins=_comma_list(env.get("QUERY_ORIGINS", "*")),
+            api_origins=_comma_list(env.get("API_ORIGINS", "")),
+            console_integrations_url=env.get(
+                "CONSOLE_INTEGRATIONS_URL", f"http://127.0.0.1:{integrations_api_port}"
             ),
             # matching
             semantic_matching=env.get("SEMANTIC_MATCHING", "on").lower() != "off",
         )
+
+
+def _comma_list(value: str) -> tuple[str, ...]:
+    return tuple(item.strip() for item in value.split(",") if item.strip())

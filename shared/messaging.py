@@ -14,6 +14,7 @@ from nats.js.errors import BadRequestError
 from shared.events import Subjects, UndecodableEvent
 
 log = logging.getLogger(__name__)
+PUBLISH_ONCE_SECONDS = 3.0
 
 
 async def connect(url: str, name: str) -> Client:
@@ -43,12 +44,17 @@ async def connect(url: str, name: str) -> Client:
 
 
 async def publish_once(url: str, subject: str, data: bytes) -> None:
-    """Publish one event to JetStream from a short-lived process (the accounts command),
-    giving up after a few seconds when NATS does not answer."""
+    """Publish one event to JetStream from a short-lived process (the accounts command);
+    TimeoutError after a few seconds when NATS does not take it."""
+
+    async def quiet(error: Exception) -> None:
+        """The caller reports the one failure that matters; no traceback per attempt."""
+
     client = Client()
-    await client.connect(url, connect_timeout=2, allow_reconnect=False, max_reconnect_attempts=0)
     try:
-        await client.jetstream().publish(subject, data, timeout=2)
+        async with asyncio.timeout(PUBLISH_ONCE_SECONDS):
+            await client.connect(url, allow_reconnect=False, error_cb=quiet)
+            await client.jetstream().publish(subject, data)
     finally:
         await client.close()
 

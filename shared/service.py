@@ -18,6 +18,7 @@ from nats.js.api import DeliverPolicy
 from shared import health, messaging, mongo
 from shared.auth import AccountRepository, PrincipalCache
 from shared.config import Config
+from shared.cors import cors_middleware
 from shared.envelope import envelope_middleware
 from shared.events import TokensRotated, UndecodableEvent, decode
 from shared.keys import (
@@ -43,9 +44,15 @@ SHUTDOWN_STEP_SECONDS = 10.0  # no step of a shutdown may hang it
 API_VERSION = "0.1.0"
 
 
-def new_app(config: Config, *, status_field: str) -> web.Application:
-    """An app that puts every answer in the envelope, its outcome named `status_field`."""
-    app = web.Application(middlewares=[envelope_middleware], client_max_size=config.max_body_bytes)
+def new_app(
+    config: Config, *, status_field: str, public_paths: frozenset[str] = frozenset()
+) -> web.Application:
+    """An app that puts every answer in the envelope, its outcome named `status_field`,
+    and answers other web origins as configured (`public_paths`: those of chat clients)."""
+    app = web.Application(
+        middlewares=[cors_middleware(config, public_paths), envelope_middleware],
+        client_max_size=config.max_body_bytes,
+    )
     app[CONFIG] = config
     app[STATUS_FIELD] = status_field
     return app

@@ -120,6 +120,10 @@ def run(var: Path, started: list[ServerProcess]) -> None:
     logs = var / "logs"
     env = dict(os.environ)
     env.setdefault("WEBHOOK_ALLOW", LOOPBACK)
+    bot_api_port = env.get("BOT_API_PORT", "8080")
+    env.setdefault(
+        "API_ORIGINS", f"http://127.0.0.1:{bot_api_port},http://localhost:{bot_api_port}"
+    )
     if "MONGODB_URL" not in env:
         started.append(start_mongo(var / "mongo", logs))
         env["MONGODB_URL"] = started[-1].url
@@ -139,6 +143,7 @@ def run(var: Path, started: list[ServerProcess]) -> None:
         f"""
 Parley is running.
 
+  console           {bot_api.url}/console/   (sign in with the developer token below)
   bot-api           {bot_api.url}        (OpenAPI: {bot_api.url}/openapi.json)
   integrations-api  {integrations.url}   (OpenAPI: {integrations.url}/openapi.json)
   MongoDB           {config.mongodb_url}

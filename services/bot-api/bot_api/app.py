@@ -8,6 +8,7 @@ from aiohttp import web
 from bot_api.api import entities, interactions, query, stories
 from bot_api.api.common import MANAGEMENT_STATUS_FIELD
 from bot_api.changes import ChangeFeed
+from bot_api.console.pages import add_console
 from bot_api.conversations.answering import ConversationService
 from bot_api.conversations.cache import StoryCache
 from bot_api.conversations.vectors import PhraseVectorService
@@ -92,7 +93,7 @@ async def conversations(app: web.Application) -> AsyncIterator[None]:
 
 
 def create_app(config: Config) -> web.Application:
-    app = new_app(config, status_field=MANAGEMENT_STATUS_FIELD)
+    app = new_app(config, status_field=MANAGEMENT_STATUS_FIELD, public_paths=frozenset({"/query"}))
     app.cleanup_ctx.extend(
         [
             mongo_context(config.bot_database),
@@ -109,4 +110,5 @@ def create_app(config: Config) -> web.Application:
     add_meta_routes(app, "Parley bot-api")
     for routes in (stories.routes, entities.routes, interactions.routes, query.routes):
         app.router.add_routes(routes)
+    add_console(app)
     return app

@@ -1,5 +1,7 @@
 """integrations-api stands on the same foundation: health, readiness, its own OpenAPI."""
 
+from dataclasses import replace
+
 from aiohttp.test_utils import TestClient
 from openapi_spec_validator import validate
 
@@ -25,3 +27,16 @@ async def test_errors_name_their_outcome_type(aiohttp_client: object, config: Co
         body = await response.json()
     assert response.status == 404
     assert body["status"]["type"] == "not_found"
+
+
+async def test_the_console_origin_may_call_the_connection_api(
+    aiohttp_client: object, config: Config
+) -> None:
+    console = "http://127.0.0.1:8080"
+    app = create_app(replace(config, api_origins=(console,)))
+    client: TestClient = await aiohttp_client(app)  # type: ignore[operator]
+    for origin, allowed in ((console, True), ("https://elsewhere.example", False)):
+        headers = {"Origin": origin, "Access-Control-Request-Method": "PUT"}
+        async with client.options("/v2/integrations/webhook/x", headers=headers) as response:
+            assert response.status == (204 if allowed else 403)
+            assert (response.headers.get("Access-Control-Allow-Origin") == origin) is allowed

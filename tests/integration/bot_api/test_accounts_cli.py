@@ -1,6 +1,7 @@
 """`python -m bot_api accounts create|rotate NAME`: tokens shown once, stored as hashes."""
 
 import asyncio
+import dataclasses
 import json
 import os
 import sys
@@ -17,6 +18,7 @@ async def cli(config: Config, *args: str) -> tuple[int, str, str]:
     env = {
         **os.environ,
         "MONGODB_URL": config.mongodb_url,
+        "NATS_URL": config.nats_url,
         "DATABASE_PREFIX": config.database_prefix,
     }
     process = await asyncio.create_subprocess_exec(
@@ -90,3 +92,12 @@ async def test_with_no_database_answering_it_says_so_in_one_line() -> None:
         f"python -m bot_api: no MongoDB answers at {nowhere.mongodb_url}; "
         "start Parley with `make run` or set MONGODB_URL"
     ]
+
+
+async def test_a_rotation_nats_does_not_take_is_said_in_one_line(config: Config) -> None:
+    await cli(config, "create", "acme")
+    unreachable = dataclasses.replace(config, nats_url=f"nats://127.0.0.1:{free_port()}")
+    code, out, err = await cli(unreachable, "rotate", "acme", "--json")
+    assert code == 0 and json.loads(out)["account"] == "acme"
+    assert err.count("\n") == 1 and "did not take the rotation" in err
+    assert "Traceback" not in err

@@ -85,7 +85,7 @@ async def test_get_finds_a_connection_only_through_its_own_account(
     assert await connections.get(ACCOUNTS[0], "not-an-id") is None
 
 
-async def test_replace_rewrites_one_connection_and_drops_optional_fields_left_out(
+async def test_replace_rewrites_one_connection_keeping_fields_left_out_and_dropping_nulls(
     connections: ConnectionRepository,
 ) -> None:
     ids = await seed(connections)
@@ -103,12 +103,17 @@ async def test_replace_rewrites_one_connection_and_drops_optional_fields_left_ou
     assert replaced is not None
     assert changed(before, after) == {str(replaced["_id"])}
     stored = after[replaced["_id"]]
-    assert (stored["name"], stored["url"], stored["revision"]) == (
+    assert (stored["name"], stored["url"], stored["revision"], stored["token"]) == (
         "Renamed",
         "https://r.example",
         3,
+        "secret",
     )
-    assert "token" not in stored
+
+    await connections.replace(
+        ACCOUNTS[1], target, {"name": "Renamed", "url": "https://r.example", "token": None}
+    )
+    assert "token" not in (await snapshot(connections))[replaced["_id"]]
 
 
 async def test_replace_through_another_account_changes_nothing(

@@ -1,0 +1,136 @@
+"""The console's pages, the widget script and the demo chat page: templates and static
+files only, each page with a Content-Security-Policy that allows scripts of this origin
+and calls to this service and integrations-api alone."""
+
+import re
+from pathlib import Path
+
+import aiohttp_jinja2
+import jinja2
+from aiohttp import web
+
+from bot_api.keys import CONFIG
+from shared.ids import is_object_id
+
+HERE = Path(__file__).parent
+STATIC = HERE / "static"
+INTERACTION_ID = re.compile(
+    r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$", re.I
+)
+WIDGET_SOURCES = ("fulfillment.js", "widget.js")
+
+routes = web.RouteTableDef()
+
+
+def content_security_policy(connect_to: str) -> str:
+    return "; ".join(
+        [
+            "default-src 'none'",
+            "script-src 'self'",
+            "style-src 'self'",
+            "img-src http: https: data:",
+            f"connect-src 'self' {connect_to}".strip(),
+            "form-action 'self'",
+            "base-uri 'none'",
+            "frame-ancestors 'none'",
+        ]
+    )
+
+
+def _page(request: web.Request, template: str, **context: str) -> web.Response:
+    integrations_url = request.app[CONFIG].console_integrations_url
+    response = aiohttp_jinja2.render_template(
+        template, request, {"integrations_url": integrations_url, **context}
+    )
+    response.headers["Content-Security-Policy"] = content_security_policy(integrations_url)
+    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _story_id(request: web.Request) -> str:
+    story_id = request.match_info["story"]
+    if not is_object_id(story_id):
+        raise web.HTTPNotFound(reason="no such story")
+    return story_id
+
+
+@routes.get("/console")
+async def console_root(request: web.Request) -> web.StreamResponse:
+    raise web.HTTPFound("/console/")
+
+
+@routes.get("/console/")
+async def sign_in(request: web.Request) -> web.Response:
+    return _page(request, "sign_in.html", page="sign-in")
+
+
+@routes.get("/console/stories")
+async def stories(request: web.Request) -> web.Response:
+    return _page(request, "stories.html", page="stories")
+
+
+@routes.get("/console/stories/{story}")
+async def story(request: web.Request) -> web.Response:
+    return _page(request, "story.html", page="story", story=_story_id(request))
+
+
+@routes.get("/console/stories/{story}/interactions/{id}")
+async def interaction(request: web.Request) -> web.Response:
+    interaction_id = request.match_info["id"]
+    if not INTERACTION_ID.match(interaction_id):
+        raise web.HTTPNotFound(reason="no such interaction")
+    story_id = _story_id(request)
+    return _page(
+        request, "interaction.html", page="interaction", story=story_id, interaction=interaction_id
+    )
+
+
+@routes.get("/console/stories/{story}/connections")
+async def connections(request: web.Request) -> web.Response:
+    return _page(request, "connections.html", page="connections", story=_story_id(request))
+
+
+@routes.get("/console/entities")
+async def entities(request: web.Request) -> web.Response:
+    return _page(request, "entities.html", page="entities")
+
+
+@routes.get("/console/entities/{entity}")
+async def entity(request: web.Request) -> web.Response:
+    entity_id = request.match_info["entity"]
+    if not is_object_id(entity_id):
+        raise web.HTTPNotFound(reason="no such entity")
+    return _page(request, "entity.html", page="entity", entity=entity_id)
+
+
+@routes.get("/chat/{story}")
+async def demo_chat(request: web.Request) -> web.Response:
+    """A page that embeds the widget; the public key comes from `?key=` (it is public)."""
+    key = request.query.get("key", "")
+    response = _page(request, "chat.html", page="chat", story=_story_id(request), key=key)
+    response.headers["Content-Security-Policy"] = content_security_policy("")
+    return response
+
+
+@routes.get("/widget.js")
+async def widget_script(request: web.Request) -> web.Response:
+    """One script with the fulfillment renderer the console's test chat shares."""
+    source = "\n".join((STATIC / name).read_text() for name in WIDGET_SOURCES)
+    return web.Response(
+        text=source,
+        content_type="text/javascript",
+        headers={"Cache-Control": "public, max-age=300"},
+    )
+
+
+@routes.get("/widget.css")
+async def widget_style(request: web.Request) -> web.FileResponse:
+    return web.FileResponse(STATIC / "widget.css", headers={"Cache-Control": "public, max-age=300"})
+
+
+def add_console(app: web.Application) -> None:
+    aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
+    app.router.add_routes(routes)
+    app.router.add_static("/console/static/", STATIC)

@@ -1,0 +1,89 @@
+// The test chat beside a story: /query with debug, the match explained, the session's state.
+import { call } from "./api.js";
+import { byId, h } from "./ui.js";
+
+export function startChat(storyId) {
+  const sessionKey = `parley.testSession.${storyId}`;
+  const log = byId("chat-log");
+  const newSession = () => {
+    const id = crypto.randomUUID();
+    sessionStorage.setItem(sessionKey, id);
+    return id;
+  };
+  const sessionId = () => sessionStorage.getItem(sessionKey) || newSession();
+
+  function explain(result) {
+    const debug = result.debug;
+    const matched = result.interaction
+      ? `${result.interaction.name} (${result.interaction.type}), score ${result.score.toFixed(3)}`
+      : "no interaction";
+    const rows = (debug?.candidates || []).map((candidate) =>
+      h(
+        "tr",
+        {},
+        h("td", {}, candidate.name),
+        h("td", {}, candidate.score.toFixed(3)),
+        h("td", {}, candidate.tier),
+        h("td", {}, candidate.phrase || ""),
+      ),
+    );
+    byId("chat-debug").replaceChildren(
+      h("p", {}, `Matched: ${matched}; threshold ${result.confidence}.`),
+      debug ? h("p", {}, debug.decision) : null,
+      rows.length
+        ? h(
+            "table",
+            { className: "candidates" },
+            h("thead", {}, h("tr", {}, ["Candidate", "Score", "Tier", "Closest phrase"].map((t) => h("th", {}, t)))),
+            h("tbody", {}, rows),
+          )
+        : null,
+    );
+    byId("chat-parameters").replaceChildren(
+      ...Object.entries(result.parameters).flatMap(([name, value]) => [
+        h("dt", {}, name),
+        h("dd", {}, String(value)),
+      ]),
+    );
+    byId("chat-contexts").replaceChildren(
+      ...result.contexts.map((context) => h("li", {}, `${context.name} (lifespan ${context.lifespan})`)),
+    );
+  }
+
+  async function send(turn, said) {
+    if (said) log.append(h("p", { className: "parley-item parley-user" }, said));
+    try {
+      const answer = await call("POST", "/query", {
+        sessionId: sessionId(),
+        storyId,
+        debug: true,
+        parameters: { default_source: "console" },
+        ...turn,
+      });
+      explain(answer.result);
+      await window.ParleyFulfillment.render(answer.result.fulfillment, log, send);
+    } catch (error) {
+      log.append(h("p", { className: "parley-item parley-error" }, error.message));
+    }
+    log.scrollTop = log.scrollHeight;
+  }
+
+  byId("chat-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const input = byId("chat-input");
+    const text = input.value.trim();
+    if (!text) return;
+    input.value = "";
+    send({ query: text }, text);
+  });
+  byId("trigger-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const trigger = byId("trigger-input").value.trim();
+    if (trigger) send({ trigger }, `[trigger ${trigger}]`);
+  });
+  byId("chat-reset").addEventListener("click", () => {
+    newSession();
+    log.replaceChildren();
+    ["chat-debug", "chat-parameters", "chat-contexts"].forEach((id) => byId(id).replaceChildren());
+  });
+}

@@ -1,0 +1,122 @@
+// The interaction editor: every field of the interaction API, errors beside their fields.
+import { call, integrations, page } from "./api.js";
+import { responseEditor } from "./responses.js";
+import { byId, clearErrors, commaList, confirmThen, h, linesOf, notice, showErrors } from "./ui.js";
+
+const path = `/stories/${page.story}/interactions/${page.interaction}`;
+const SLOT = /(\{\{[A-Za-z0-9_-]+:[A-Za-z0-9_-]+\}\})/;
+
+function preview() {
+  byId("usersays-preview").replaceChildren(
+    ...linesOf(byId("f-usersays").value).map((phrase) =>
+      h("p", {}, phrase.split(SLOT).map((part) => (SLOT.test(part) ? h("mark", {}, part) : part))),
+    ),
+  );
+}
+
+function parameterRow(parameter, index) {
+  const alias = Object.assign(h("input", { "data-field": `parameters.${index}.alias`, "aria-label": "Alias", placeholder: "alias" }), { value: parameter.alias || "" });
+  const entity = Object.assign(h("input", { "data-field": `parameters.${index}.entity`, "aria-label": "Entity", placeholder: "entity", list: "entity-names" }), { value: parameter.entity || "" });
+  const prompts = Object.assign(
+    h("textarea", { rows: 2, "data-field": `parameters.${index}.prompts`, "aria-label": "Prompts, one a line (a parameter with prompts is required)", placeholder: "prompts, one a line" }),
+    { value: (parameter.prompts || []).join("\n") },
+  );
+  const row = h("div", { className: "parameter" }, alias, entity, prompts,
+    h("button", { type: "button", className: "danger", onclick: () => row.remove() }, "Remove"));
+  row.read = (position) => {
+    alias.dataset.field = `parameters.${position}.alias`;
+    entity.dataset.field = `parameters.${position}.entity`;
+    prompts.dataset.field = `parameters.${position}.prompts`;
+    return { alias: alias.value.trim(), entity: entity.value.trim(), prompts: linesOf(prompts.value) };
+  };
+  return row;
+}
+
+function webhookKind(value, connections) {
+  if (!value) return "";
+  return connections.some((c) => c.id === value) || /^[0-9a-f]{24}$/.test(value) ? "connection" : "url";
+}
+
+function showWebhook() {
+  const kind = byId("f-webhook-kind").value;
+  byId("f-webhook-url").hidden = kind !== "url";
+  byId("f-webhook-connection").hidden = kind !== "connection";
+}
+
+export async function start() {
+  const responses = responseEditor(byId("responses"));
+  const [interaction, entities, connections] = await Promise.all([
+    call("GET", path),
+    call("GET", "/entities"),
+    integrations("GET", "").then(
+      (list) => list.filter((c) => c.story.id === page.story),
+      () => {
+        notice("The webhook connections could not be read from integrations-api.", "error");
+        return [];
+      },
+    ),
+  ]);
+  document.body.append(h("datalist", { id: "entity-names" }, entities.map((e) => h("option", { value: e.name }))));
+  byId("f-webhook-connection").replaceChildren(
+    ...connections.map((c) => h("option", { value: c.id }, `${c.name} (${c.url})`)),
+  );
+
+  function fill(item) {
+    byId("interaction-title").textContent = `${item.name} (${item.type})`;
+    byId("f-name").value = item.name;
+    byId("f-action").value = item.action;
+    byId("f-triggers").value = item.triggers.join(", ");
+    byId("f-usersays").value = item.userSays.join("\n");
+    byId("parameters").replaceChildren(...item.parameters.map(parameterRow));
+    responses.set(item.responses);
+    const kind = webhookKind(item.webhook, connections);
+    byId("f-webhook-kind").value = kind;
+    byId("f-webhook-url").value = kind === "url" ? item.webhook : "";
+    if (kind === "connection") byId("f-webhook-connection").value = item.webhook;
+    showWebhook();
+    preview();
+  }
+  fill(interaction);
+
+  byId("f-usersays").addEventListener("input", preview);
+  byId("f-webhook-kind").addEventListener("change", showWebhook);
+  byId("add-parameter").addEventListener("click", () => {
+    const rows = byId("parameters");
+    rows.append(parameterRow({}, rows.children.length));
+    rows.lastElementChild.querySelector("input").focus();
+  });
+  byId("add-response").addEventListener("click", () => responses.add(byId("new-response-type").value));
+
+  const form = byId("interaction-form");
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const kind = byId("f-webhook-kind").value;
+    const body = {
+      name: byId("f-name").value,
+      action: byId("f-action").value,
+      triggers: commaList(byId("f-triggers").value),
+      userSays: linesOf(byId("f-usersays").value),
+      parameters: [...byId("parameters").children].map((row, index) => row.read(index)),
+      responses: responses.read(),
+      webhook: kind === "url" ? byId("f-webhook-url").value.trim() : kind === "connection" ? byId("f-webhook-connection").value : "",
+    };
+    try {
+      await call("PUT", path, body);
+      clearErrors(form);
+      fill(await call("GET", path));
+      notice("Saved.");
+    } catch (error) {
+      showErrors(form, error);
+    }
+  });
+  byId("interaction-delete").addEventListener("click", () =>
+    confirmThen(`Delete "${interaction.name}" and what it owns?`, async () => {
+      try {
+        await call("DELETE", `/stories/${page.story}/interactions`, [page.interaction]);
+        location.assign(`/console/stories/${page.story}`);
+      } catch (error) {
+        notice(error.message, "error");
+      }
+    }),
+  );
+}

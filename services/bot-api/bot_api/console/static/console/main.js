@@ -1,0 +1,24 @@
+// Starts the page the server rendered; every page but sign-in needs the token.
+import { page, token } from "./api.js";
+
+const pages = {
+  "sign-in": () => import("./sign_in.js"),
+  stories: () => import("./stories.js"),
+  story: () => import("./story.js"),
+  interaction: () => import("./interaction.js"),
+  entities: () => import("./entities.js"),
+  entity: () => import("./entity.js"),
+  connections: () => import("./connections.js"),
+};
+
+if (page.page !== "sign-in" && !token()) {
+  location.replace("/console/");
+} else {
+  document.getElementById("sign-out")?.addEventListener("click", () => {
+    sessionStorage.clear(); // the token and the test chats' sessions
+    location.assign("/console/");
+  });
+  const module = await pages[page.page]();
+  await module.start();
+  document.body.dataset.ready = "true";
+}

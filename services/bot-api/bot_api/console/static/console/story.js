@@ -1,0 +1,131 @@
+// A story: its context tree, new interactions, root order, references and settings.
+import { call, page } from "./api.js";
+import { startChat } from "./chat.js";
+import { byId, clearErrors, confirmThen, h, notice, showErrors } from "./ui.js";
+
+const storyPath = `/stories/${page.story}`;
+let story;
+let kinds = {};
+
+function moveRoot(id, step) {
+  const order = [...story.order];
+  const from = order.indexOf(id);
+  const to = from + step;
+  if (to < 0 || to >= order.length) return;
+  [order[from], order[to]] = [order[to], order[from]];
+  save("PUT", storyPath, { name: story.name, description: story.description, order }, null);
+}
+
+function node(item, isRoot) {
+  const summary = story.interactions[item.id];
+  const kind = kinds[item.id];
+  const label = h("a", { href: `/console/stories/${page.story}/interactions/${item.id}` }, summary.name);
+  const row = h(
+    "div",
+    { className: "node" },
+    label,
+    kind !== "standard" ? h("span", { className: "badge" }, kind) : null,
+    item.ref ? h("span", { className: "badge ref", title: "a reference" }, "↪ reference") : null,
+  );
+  if (isRoot) {
+    row.append(
+      h("button", { type: "button", "aria-label": `Move ${summary.name} up`, onclick: () => moveRoot(item.id, -1) }, "↑"),
+      h("button", { type: "button", "aria-label": `Move ${summary.name} down`, onclick: () => moveRoot(item.id, 1) }, "↓"),
+    );
+  }
+  const children = item.ref ? [] : item.childrens;
+  return h(
+    "li",
+    { "data-interaction": item.id },
+    row,
+    children.length ? h("ul", {}, children.map((child) => node(child, false))) : null,
+  );
+}
+
+function options(select, firstOption) {
+  select.replaceChildren(
+    ...(firstOption ? [firstOption] : []),
+    ...story.order.concat(Object.keys(story.interactions).filter((id) => !story.order.includes(id)))
+      .map((id) => h("option", { value: id }, story.interactions[id].name)),
+  );
+}
+
+async function load() {
+  [story, kinds] = await Promise.all([
+    call("GET", storyPath),
+    call("GET", `${storyPath}/interactions`).then((list) =>
+      Object.fromEntries(list.map((item) => [item.id, item.type])),
+    ),
+  ]);
+  document.title = `${story.name} · Parley console`;
+  byId("story-title").textContent = story.name;
+  byId("tree").replaceChildren(...story.story.map((item) => node(item, true)));
+  options(byId("new-interaction-parent"), h("option", { value: "" }, "(a root)"));
+  options(byId("reference-from"));
+  options(byId("reference-to"));
+  byId("story-name").value = story.name;
+  byId("story-description").value = story.description;
+  byId("story-confidence").value = story.settings.confidence;
+  byId("story-lifespan").value = story.settings.lifespan;
+  byId("story-fallback").checked = story.settings.fallback;
+}
+
+async function save(method, path, body, form) {
+  try {
+    const answer = await call(method, path, body);
+    if (form) clearErrors(form);
+    await load();
+    notice("Saved.");
+    return answer;
+  } catch (error) {
+    if (form) showErrors(form, error);
+    else notice(error.message, "error");
+    return null;
+  }
+}
+
+const numberOf = (input) => (input.value === "" ? undefined : Number(input.value));
+
+export async function start() {
+  await load();
+  byId("interaction-create").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const parent = byId("new-interaction-parent").value;
+    const created = await save(
+      "POST",
+      `${storyPath}/interactions${parent ? `/${parent}` : ""}`,
+      { name: byId("new-interaction-name").value },
+      event.target,
+    );
+    if (created) location.assign(`/console/stories/${page.story}/interactions/${created.id}`);
+  });
+  byId("reference-add").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const from = story.interactions[byId("reference-from").value];
+    const to = byId("reference-to").value;
+    const item = {
+      id: from.id,
+      root: from.root,
+      contextOut: [...from.contextOut, to],
+      references: [...from.references, to],
+    };
+    save("PUT", `${storyPath}/contexts`, [item], event.target);
+  });
+  byId("story-settings").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const settings = {
+      confidence: numberOf(byId("story-confidence")),
+      lifespan: numberOf(byId("story-lifespan")),
+      fallback: byId("story-fallback").checked,
+    };
+    const body = { name: byId("story-name").value, description: byId("story-description").value, settings };
+    save("PUT", storyPath, body, event.target);
+  });
+  byId("story-delete").addEventListener("click", () =>
+    confirmThen(`Delete the story "${story.name}" and all its interactions?`, async () => {
+      await call("DELETE", storyPath);
+      location.assign("/console/stories");
+    }),
+  );
+  startChat(page.story);
+}

@@ -1,0 +1,124 @@
+// Small DOM helpers: building elements, notices, and API errors next to their fields.
+export function h(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+    else if (name === "className") node.className = value;
+    else node.setAttribute(name, value === true ? "" : value);
+  }
+  node.append(...children.flat().filter((child) => child !== undefined && child !== null));
+  return node;
+}
+
+export const byId = (id) => document.getElementById(id);
+
+export function notice(text, kind = "info") {
+  const box = byId("notice");
+  box.textContent = text;
+  box.dataset.kind = kind;
+}
+
+export function confirmThen(question, action) {
+  if (window.confirm(question)) action();
+}
+
+// [["responses.0.title", "message"], ...] from marshmallow's error tree.
+export function flatten(tree, prefix = "") {
+  if (Array.isArray(tree)) {
+    return tree.every((item) => typeof item === "string")
+      ? [[prefix, tree.join(" ")]]
+      : tree.flatMap((item, index) => flatten(item, prefix ? `${prefix}.${index}` : `${index}`));
+  }
+  if (tree && typeof tree === "object") {
+    return Object.entries(tree).flatMap(([name, value]) =>
+      flatten(value, prefix ? `${prefix}.${name}` : name),
+    );
+  }
+  return [[prefix, String(tree)]];
+}
+
+export function clearErrors(form) {
+  form.querySelectorAll(".field-error[data-placed]").forEach((node) => node.remove());
+  form.querySelectorAll(".field-error[data-error-for]").forEach((node) => (node.textContent = ""));
+  form.querySelectorAll("[aria-invalid]").forEach((node) => node.removeAttribute("aria-invalid"));
+}
+
+// The field an error path names, or the closest enclosing one ("userSays.3" -> userSays).
+function fieldFor(form, path) {
+  const parts = path.split(".");
+  for (let length = parts.length; length > 0; length -= 1) {
+    const name = parts.slice(0, length).join(".");
+    const field = form.querySelector(`[data-field="${CSS.escape(name)}"]`);
+    if (field) return { field, rest: parts.slice(length).join(".") };
+  }
+  return null;
+}
+
+let placed = 0;
+
+export function showErrors(form, error) {
+  clearErrors(form);
+  const errors = error.body?.status?.errors;
+  if (!errors) {
+    notice(error.message, "error");
+    return;
+  }
+  notice("Not saved: see the messages beside the fields.", "error");
+  for (const [path, message] of flatten(errors)) {
+    const found = fieldFor(form, path);
+    if (!found) {
+      const general = form.querySelector('.field-error[data-error-for=""]');
+      if (general) general.textContent = `${path}: ${message}`;
+      else notice(`${path}: ${message}`, "error");
+      continue;
+    }
+    placed += 1;
+    const text = found.rest ? `${found.rest}: ${message}` : message;
+    const box = h("p", { className: "field-error", role: "alert", id: `error-${placed}` }, text);
+    box.dataset.placed = "";
+    box.dataset.errorPath = path;
+    found.field.setAttribute("aria-invalid", "true");
+    found.field.setAttribute("aria-describedby", box.id);
+    (found.field.closest(".limited") || found.field).after(box);
+  }
+  form.querySelector("[aria-invalid]")?.focus();
+}
+
+// A live "12/80" beside an input: the API's limit shown as you type.
+export function counted(input, max) {
+  const counter = h("span", { className: "counter", "aria-live": "polite" });
+  const update = () => {
+    counter.textContent = `${input.value.length}/${max}`;
+    counter.classList.toggle("over", input.value.length > max);
+  };
+  input.addEventListener("input", update);
+  update();
+  return h("span", { className: "limited" }, input, counter);
+}
+
+// For a textarea of one item a line: "2/11 replies, longest 7/20".
+export function countedLines(textarea, maxLines, maxLength, noun) {
+  const counter = h("span", { className: "counter", "aria-live": "polite" });
+  const update = () => {
+    const lines = linesOf(textarea.value);
+    const longest = Math.max(0, ...lines.map((line) => line.length));
+    counter.textContent = `${lines.length}/${maxLines} ${noun}, longest ${longest}/${maxLength}`;
+    counter.classList.toggle("over", lines.length > maxLines || longest > maxLength);
+  };
+  textarea.addEventListener("input", update);
+  update();
+  return h("span", { className: "limited" }, textarea, counter);
+}
+
+export const linesOf = (text) =>
+  text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line);
+
+export const commaList = (text) =>
+  text
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item);

@@ -1,0 +1,125 @@
+/* Parley: renders /query fulfillment items as a user sees them (docs/console.md).
+   Shared by the console's test chat and the widget (/widget.js puts this file first). */
+(function () {
+  "use strict";
+
+  function element(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function isLink(value) {
+    return /^https?:\/\//i.test(value);
+  }
+
+  /* What a click does: a goto button jumps, a URL opens, anything else is said. */
+  function buttonTarget(button) {
+    if (button.type === "goto") return { send: { goto: button.postback }, said: button.title };
+    if (button.type === "phone") return { href: "tel:" + button.postback };
+    if (button.type === "url" || button.type === "webview" || isLink(button.postback)) {
+      return { href: button.postback };
+    }
+    return { send: { query: button.postback }, said: button.title };
+  }
+
+  function renderButton(button, send, className) {
+    var target = buttonTarget(button);
+    if (target.href) {
+      var link = element("a", className + " parley-link", button.title);
+      link.href = target.href;
+      link.target = "_blank";
+      link.rel = "noopener noreferrer";
+      return link;
+    }
+    var node = element("button", className, button.title);
+    node.type = "button";
+    node.addEventListener("click", function () {
+      send(target.send, target.said);
+    });
+    return node;
+  }
+
+  function renderButtons(buttons, send) {
+    var row = element("div", "parley-buttons");
+    buttons.forEach(function (button) {
+      row.append(renderButton(button, send, "parley-button"));
+    });
+    return row;
+  }
+
+  function renderQuickReplies(item, send) {
+    var box = element("div", "parley-item parley-quick-replies");
+    var message = item.messages[0];
+    box.append(element("p", "parley-text", message.title));
+    var row = element("div", "parley-buttons");
+    var buttons = item.buttons || message.replies.map(function (reply) {
+      return { title: reply, postback: reply };
+    });
+    buttons.forEach(function (button) {
+      var node = renderButton(button, function (input, said) {
+        row.querySelectorAll("button").forEach(function (other) {
+          other.disabled = true;
+        });
+        send(input, said);
+      }, "parley-reply");
+      row.append(node);
+    });
+    box.append(row);
+    return box;
+  }
+
+  function renderImage(url, alt) {
+    var image = element("img", "parley-image");
+    image.src = url;
+    image.alt = alt || "";
+    image.loading = "lazy";
+    return image;
+  }
+
+  function renderItem(item, send) {
+    var box;
+    switch (item.type) {
+      case "text":
+        return element("p", "parley-item parley-text", item.message);
+      case "quickReply":
+        return renderQuickReplies(item, send);
+      case "image":
+        box = element("div", "parley-item");
+        box.append(renderImage(item.imageUrl, "image"));
+        return box;
+      case "card":
+        box = element("div", "parley-item parley-card");
+        if (item.imageUrl) box.append(renderImage(item.imageUrl, item.title));
+        box.append(element("p", "parley-card-title", item.title));
+        if (item.subtitle) box.append(element("p", "parley-card-subtitle", item.subtitle));
+        box.append(renderButtons(item.buttons, send));
+        return box;
+      case "buttonTemplate":
+        box = element("div", "parley-item parley-button-template");
+        box.append(element("p", "parley-text", item.title));
+        box.append(renderButtons(item.buttons, send));
+        return box;
+      default:
+        return element("p", "parley-item parley-text", "(" + item.type + ")");
+    }
+  }
+
+  function wait(milliseconds) {
+    return new Promise(function (resolve) {
+      setTimeout(resolve, milliseconds);
+    });
+  }
+
+  /* Appends each item to `container`, after its `delay` (items a webhook answered). */
+  async function render(items, container, send) {
+    for (var index = 0; index < items.length; index += 1) {
+      if (items[index].delay) await wait(items[index].delay);
+      container.append(renderItem(items[index], send));
+      container.scrollTop = container.scrollHeight;
+    }
+  }
+
+  window.ParleyFulfillment = { render: render, element: element };
+})();

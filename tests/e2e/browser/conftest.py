@@ -1,0 +1,96 @@
+"""A running stack (bot-api and integrations-api as processes) and Debian's headless
+Chromium driven by Playwright (docs/console.md "Browser tests")."""
+
+import asyncio
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+from pymongo import MongoClient
+
+from shared import mongo
+from shared.auth import AccountRepository, IssuedTokens
+from shared.config import Config
+from support.browser import Stack, free_port
+from tools.embedded import start_service
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+WAIT_MS = 15_000  # the longest any page waits for an answer on a loaded machine
+
+
+async def _create_account(config: Config) -> IssuedTokens:
+    client = mongo.open_client(config.mongodb_url)
+    try:
+        accounts = AccountRepository(client[config.accounts_database])
+        await accounts.ensure_indexes()
+        return await accounts.create("browser")
+    finally:
+        await client.close()
+
+
+@pytest.fixture(scope="module")
+def stack(
+    mongo_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Stack]:
+    bot_port, integrations_port = free_port(), free_port()
+    bot_url = f"http://127.0.0.1:{bot_port}"
+    config = Config(
+        mongodb_url=mongo_url,
+        nats_url=nats_url,
+        database_prefix=f"t{uuid.uuid4().hex[:12]}",
+        bot_api_port=bot_port,
+        integrations_api_port=integrations_port,
+        webhook_allow=("127.0.0.0/8",),
+        api_origins=(bot_url,),
+        console_integrations_url=f"http://127.0.0.1:{integrations_port}",
+    )
+    env = {**os.environ, **config.as_env()}
+    logs = tmp_path_factory.mktemp("stack-logs")
+    with ThreadPoolExecutor(1) as thread:  # Playwright's sync API may hold this thread's loop
+        tokens = thread.submit(asyncio.run, _create_account(config)).result()
+    bot_api = start_service("bot_api", bot_port, env, logs)
+    try:
+        integrations = start_service("integrations_api", integrations_port, env, logs)
+    except Exception:
+        bot_api.stop()
+        raise
+    yield Stack(bot_api.url, integrations.url, tokens, config)
+    integrations.stop()
+    bot_api.stop()
+    with MongoClient(mongo_url) as client:
+        for name in (config.accounts_database, config.bot_database, config.integrations_database):
+            client.drop_database(name)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if shutil.which(CHROMIUM) is None:
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium", False)
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(WAIT_MS)
+    opened = context.new_page()
+    yield opened
+    context.close()

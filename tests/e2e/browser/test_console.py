@@ -1,0 +1,139 @@
+"""The console in headless Chromium: sign in, build a story, chat with it, see errors."""
+
+import re
+import time
+
+from playwright.sync_api import Page, expect
+
+from support.browser import Stack, call, free_port, loaded, screenshot, sign_in
+
+
+def test_sign_in_build_a_story_and_chat_in_the_test_panel(page: Page, stack: Stack) -> None:
+    sign_in(page, stack)
+    assert stack.tokens.developer_token not in page.url
+    screenshot(page, "stories")
+
+    page.get_by_role("link", name="Entities").click()
+    page.get_by_label("Name (letters, digits, _ and -)").fill("size")
+    page.get_by_label("Values (comma-separated)").fill("small, large")
+    page.get_by_role("button", name="Create entity").click()
+    expect(page.get_by_role("link", name="size")).to_be_visible()
+
+    page.get_by_role("link", name="Stories").click()
+    page.locator("#new-story-name").fill("Pizza")
+    page.get_by_role("button", name="Create story").click()
+    expect(page.locator("#story-title")).to_have_text("Pizza")
+    story_url = page.url
+
+    # A root interaction with an entity parameter, a text and a quick reply.
+    page.get_by_label("New interaction").fill("Order")
+    page.get_by_role("button", name="Create", exact=True).click()
+    expect(page.locator("#interaction-title")).to_have_text("Order (standard)")
+    loaded(page)
+    page.get_by_label("User says").fill("I want a {{size:size}} pizza")
+    expect(page.locator("#usersays-preview mark")).to_have_text("{{size:size}}")
+    page.get_by_label("Add a response").select_option("text")
+    page.get_by_role("button", name="Add", exact=True).click()
+    page.locator('[data-field="responses.0.messages"]').fill("One {{size}} pizza coming up!")
+    page.get_by_label("Add a response").select_option("quickReply")
+    page.get_by_role("button", name="Add", exact=True).click()
+    page.locator('[data-field="responses.1.title"]').fill("Something to drink?")
+    page.locator('[data-field="responses.1.replies"]').fill("Drinks")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.locator("#notice")).to_have_text("Saved.")
+    expect(page.locator('[data-field="parameters.0.entity"]')).to_have_value("size")
+    screenshot(page, "interaction-editor")
+
+    # A child interaction that follows Order.
+    page.goto(story_url)
+    loaded(page)
+    page.get_by_label("New interaction").fill("Drinks")
+    page.locator("#new-interaction-parent").select_option(label="Order")
+    page.get_by_role("button", name="Create", exact=True).click()
+    expect(page.locator("#interaction-title")).to_have_text("Drinks (standard)")
+    loaded(page)
+    page.get_by_label("User says").fill("drinks")
+    page.get_by_label("Add a response").select_option("text")
+    page.get_by_role("button", name="Add", exact=True).click()
+    page.locator('[data-field="responses.0.messages"]').fill("Cola or water?")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.locator("#notice")).to_have_text("Saved.")
+
+    page.goto(story_url)
+    loaded(page)
+    order = page.locator("#tree > li", has_text="Order")
+    expect(order.locator("ul li")).to_contain_text("Drinks")
+
+    page.get_by_label("Message").fill("I want a large pizza")
+    page.get_by_role("button", name="Send", exact=True).click()
+    log = page.locator("#chat-log")
+    expect(log).to_contain_text("One large pizza coming up!")
+    expect(page.locator("#chat-debug")).to_contain_text("Matched: Order")
+    expect(page.locator(".candidates")).to_contain_text("Order")
+    expect(page.locator("#chat-parameters")).to_contain_text("large")
+    expect(page.locator("#chat-contexts")).to_contain_text("Order")
+    log.get_by_role("button", name="Drinks").click()
+    expect(log).to_contain_text("Cola or water?")
+    expect(page.locator("#chat-debug")).to_contain_text("Matched: Drinks")
+    screenshot(page, "story")
+    page.set_viewport_size({"width": 360, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360  # no sideways scrolling
+    screenshot(page, "story-360px")
+
+    page.get_by_role("button", name="Reset").click()
+    expect(log).to_be_empty()
+
+    page.get_by_role("button", name="Sign out").click()
+    page.wait_for_url(re.compile(r"/console/$"))
+    assert page.evaluate("sessionStorage.length") == 0
+    page.goto(story_url)
+    page.wait_for_url(re.compile(r"/console/$"))
+
+
+def test_a_validation_error_appears_next_to_its_field(page: Page, stack: Stack) -> None:
+    story_id = call(page, stack, "POST", "/stories", {"name": "Limits", "description": ""})["id"]
+    created = call(page, stack, "POST", f"/stories/{story_id}/interactions", {"name": "Ask"})
+    sign_in(page, stack)
+    page.goto(f"{stack.bot_api}/console/stories/{story_id}/interactions/{created['id']}")
+    loaded(page)
+    page.get_by_label("Add a response").select_option("quickReply")
+    page.get_by_role("button", name="Add", exact=True).click()
+    page.locator('[data-field="responses.0.title"]').fill("Pick one")
+    replies = page.locator('[data-field="responses.0.replies"]')
+    replies.fill("a reply of twenty-five ch")
+    expect(replies.locator("xpath=following-sibling::span[1]")).to_have_class("counter over")
+    page.get_by_role("button", name="Save", exact=True).click()
+
+    error = page.locator('.field-error[data-error-path="responses.0.replies.0"]')
+    expect(error).to_contain_text("20")
+    expect(replies).to_have_attribute("aria-invalid", "true")
+    expect(replies).to_have_attribute("aria-describedby", error.get_attribute("id") or "")
+    assert error.evaluate("e => e.previousElementSibling.contains(document.querySelector("
+                          "'[data-field=\"responses.0.replies\"]'))")  # fmt: skip
+    screenshot(page, "validation-error")
+
+
+def test_a_connection_shows_its_last_delivery_error(page: Page, stack: Stack) -> None:
+    story_id = call(page, stack, "POST", "/stories", {"name": "Hooks", "description": ""})["id"]
+    closed = f"http://127.0.0.1:{free_port()}/hook"  # nothing listens there
+    connection = {"storyId": story_id, "name": "Orders backend", "url": closed}
+    connection_id = call(page, stack, "POST", "", connection, base=connections_api(stack))["id"]
+    hooked = {"name": "Status", "userSays": ["status"], "webhook": connection_id}
+    call(page, stack, "POST", f"/stories/{story_id}/interactions", hooked)
+    call(page, stack, "POST", "/query", {"sessionId": "s", "storyId": story_id, "query": "status"})
+
+    sign_in(page, stack)
+    page.goto(f"{stack.bot_api}/console/stories/{story_id}/connections")
+    card = page.locator(f'[data-connection="{connection_id}"]')
+    expect(card).to_contain_text("Orders backend")
+    deadline = time.monotonic() + 30  # the failure travels bot-api -> NATS -> integrations-api
+    while not card.locator(".delivery-error").count() and time.monotonic() < deadline:
+        page.wait_for_timeout(500)
+        page.reload()
+        expect(card).to_be_visible()
+    expect(card.locator(".delivery-error")).to_contain_text("Last delivery failed")
+    screenshot(page, "connections")
+
+
+def connections_api(stack: Stack) -> str:
+    return f"{stack.integrations_api}/v2/integrations/webhook"
