@@ -182,11 +182,9 @@ class StoryCache:
             )
             landed, entry.vectors_landed = entry.vectors_landed, set()
             if landed:
-                texts = interaction_texts(
-                    (story.interactions[i] for i in landed if i in story.interactions),
-                    representatives(story.account_entities.values()),
+                stored = await self._phrase_vectors(
+                    current.id, story.phrase_texts(landed), encode_missing=False
                 )
-                stored = await self._phrase_vectors(current.id, texts, encode_missing=False)
                 if stored is not None:
                     story = story.with_vectors(landed, stored)
             entry.story = story

@@ -406,12 +406,13 @@ class MatchIndex:
         self._changed_since_weighing = 0
 
 
-def calibrated(blend: float) -> float:
-    """The blended similarity on the 0..1 scale the confidence threshold reads."""
+def calibrated(blend: float, knee: float = CALIBRATION_KNEE) -> float:
+    """The blended similarity on the 0..1 scale the confidence threshold reads: `knee`
+    reads as 0.5, linear below and above."""
     blend = min(max(blend, 0.0), 1.0)
-    if blend <= CALIBRATION_KNEE:
-        return 0.5 * blend / CALIBRATION_KNEE
-    return 0.5 + 0.5 * (blend - CALIBRATION_KNEE) / (1 - CALIBRATION_KNEE)
+    if blend <= knee:
+        return 0.5 * blend / knee
+    return 0.5 + 0.5 * (blend - knee) / (1 - knee)
 
 
 def _counts(terms: Iterable[str]) -> dict[str, int]:

@@ -12,7 +12,7 @@ interaction whose phrase vectors have not landed yet keeps its lexical score.
 from collections.abc import Sequence
 from dataclasses import replace
 
-from bot_api.engine.matching import CANDIDATES, MatchIndex, Scored
+from bot_api.engine.matching import CANDIDATES, MatchIndex, Scored, calibrated
 from bot_api.engine.semantic import Eligible, Encoder, SemanticIndex
 
 DECISIVE = 0.8
@@ -68,17 +68,9 @@ def rank(
         ranked.append(
             replace(
                 scored,
-                score=calibrated(blend + LEAD_WEIGHT * lead),
+                score=calibrated(blend + LEAD_WEIGHT * lead, CALIBRATION_KNEE),
                 lexical=scored.score,
                 semantic=similarities[interaction_id].value,
             )
         )
     return sorted(ranked, key=lambda s: -s.score)
-
-
-def calibrated(raw: float) -> float:
-    """The blend (with its lead) on the 0..1 scale the confidence threshold reads."""
-    raw = min(max(raw, 0.0), 1.0)
-    if raw <= CALIBRATION_KNEE:
-        return 0.5 * raw / CALIBRATION_KNEE
-    return 0.5 + 0.5 * (raw - CALIBRATION_KNEE) / (1 - CALIBRATION_KNEE)

@@ -126,14 +126,17 @@ class CompiledStory:
         self, interaction_ids: Iterable[str], vectors: PhraseVectors
     ) -> "CompiledStory":
         """The same story with these interactions' phrase vectors (computed since)."""
-        texts = interaction_texts(
-            (self.interactions[i] for i in interaction_ids if i in self.interactions),
-            representatives(self.account_entities.values()),
-        )
-        put = {i: vectors.of(t) for i, t in texts.items()}
+        put = {i: vectors.of(t) for i, t in self.phrase_texts(interaction_ids).items()}
         if self.semantic is None or self.semantic.model_id != vectors.model_id:
             return replace(self, semantic=SemanticIndex.build(vectors.model_id, put))
         return replace(self, semantic=self.semantic.updated(put))
+
+    def phrase_texts(self, interaction_ids: Iterable[str]) -> dict[str, list[str]]:
+        """These interactions' phrases as the encoder reads them."""
+        return interaction_texts(
+            (self.interactions[i] for i in interaction_ids if i in self.interactions),
+            representatives(self.account_entities.values()),
+        )
 
     def to_encode(
         self, interactions: Iterable[Interaction] = (), entities: Iterable[Entity] | None = None

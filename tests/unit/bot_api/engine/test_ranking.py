@@ -1,7 +1,7 @@
 """The semantic stage beside the lexical one, with a stand-in encoder."""
 
-from bot_api.engine.matching import MatchIndex
-from bot_api.engine.ranking import DECISIVE, calibrated, rank
+from bot_api.engine.matching import MatchIndex, calibrated
+from bot_api.engine.ranking import CALIBRATION_KNEE, DECISIVE, rank
 from bot_api.engine.semantic import (
     PhraseVectors,
     SemanticIndex,
@@ -88,7 +88,8 @@ def test_a_message_as_close_to_another_interaction_scores_lower() -> None:
 
 
 def test_the_calibration_reads_forty_hundredths_as_one_half() -> None:
-    assert [calibrated(r) for r in (0.0, 0.2, 0.4, 0.7, 1.0, 1.5)] == [0, 0.25, 0.5, 0.75, 1, 1]
+    readings = [calibrated(r, CALIBRATION_KNEE) for r in (0.0, 0.2, 0.4, 0.7, 1.0, 1.5)]
+    assert readings == [0, 0.25, 0.5, 0.75, 1, 1]
 
 
 def test_a_slot_is_read_as_a_value_of_its_entity_and_texts_are_named_by_model() -> None:
