@@ -17,7 +17,7 @@ from bot_api.engine.semantic import Eligible, Encoder, SemanticIndex
 
 DECISIVE = 0.8
 """A lexical score at or above this answers without the semantic stage: on the data of
-docs/benchmarks.md the lexical winner is then right every time (one message in eight on
+docs/benchmarks.md the lexical winner is then right every time (one message in nine on
 HWU64)."""
 SEMANTIC_CANDIDATES = 6
 LEXICAL_SHARE = 0.3
