@@ -6,6 +6,7 @@ phrases of the story.
 """
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import re
@@ -13,6 +14,7 @@ import statistics
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +44,18 @@ request = function()
     ["Authorization"]="Bearer %(token)s"}, body)
 end
 """
+
+
+@contextlib.contextmanager
+def wrk_script(asked: list[str], token: str) -> Iterator[Path]:
+    """A wrk script sending `asked` to /query in turn with `token`."""
+    with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
+        script.write(
+            WRK_SCRIPT % {"queries": json.dumps(asked).replace("[", "{").replace("]", "}"),
+                          "token": token}
+        )  # fmt: skip
+        script.flush()
+        yield Path(script.name)
 
 
 def _milliseconds(value: str) -> float:
@@ -85,19 +99,14 @@ def load_table(stack: Stack) -> str:
     baseline_config = dataclasses.replace(stack.config, bot_api_port=free_port())
     baseline = serve(baseline_config, stack.directory, module="bench.baseline")
     try:
-        with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
-            script.write(
-                WRK_SCRIPT % {"queries": json.dumps(asked).replace("[", "{").replace("]", "}"),
-                              "token": stack.tokens.public_key}
-            )  # fmt: skip
-            script.flush()
+        with wrk_script(asked, stack.tokens.public_key) as script:
             runs: dict[str, list[dict[str, float]]] = {"baseline": [], "query": []}
             targets = {"baseline": f"http://127.0.0.1:{baseline_config.bot_api_port}",
                        "query": stack.url}  # fmt: skip
-            wrk(stack.url, Path(script.name))
+            wrk(stack.url, script)
             for _ in range(ROUNDS):
                 for name, url in targets.items():
-                    runs[name].append(wrk(url, Path(script.name)))
+                    runs[name].append(wrk(url, script))
     finally:
         baseline.stop()
     medians = {

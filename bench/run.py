@@ -1,6 +1,6 @@
 """make bench: every benchmark, each written into its section of docs/benchmarks.md."""
 
-from bench import matching, query_load
+from bench import capacity, matching, query_load
 from bench.report import REPORT, write_section
 from bench.stack import running_stack
 
@@ -11,6 +11,8 @@ def main() -> None:
         write_section("load", "/query under load (make bench)", query_load.load_table(stack))
     with running_stack("edit") as stack:
         write_section("edit", "Index cost after an edit (make bench)", query_load.edit_table(stack))
+    with running_stack("capacity") as stack:
+        write_section("capacity", "Capacity figures (make bench)", capacity.capacity_table(stack))
     print(REPORT.read_text())
 
 

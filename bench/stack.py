@@ -21,9 +21,10 @@ class Stack:
     url: str
     tokens: IssuedTokens
     directory: Path
+    bot_api: ServerProcess
 
 
-async def _account(config: Config, name: str) -> IssuedTokens:
+async def create_account(config: Config, name: str) -> IssuedTokens:
     client = mongo.open_client(config.mongodb_url)
     try:
         accounts = AccountRepository(client[config.accounts_database])
@@ -48,13 +49,16 @@ def running_stack(name: str = "bench", semantic_matching: bool = True) -> Iterat
             nats_url=nats.url,
             database_prefix=name,
             bot_api_port=free_port(),
+            query_rate=0,  # a benchmark measures throughput, not the rate limits
+            management_rate=0,
             semantic_matching=semantic_matching,
         )
         bot_api = None
         try:
-            tokens = asyncio.run(_account(config, name))
+            tokens = asyncio.run(create_account(config, name))
             bot_api = serve(config, directory)
-            yield Stack(config, f"http://127.0.0.1:{config.bot_api_port}", tokens, directory)
+            url = f"http://127.0.0.1:{config.bot_api_port}"
+            yield Stack(config, url, tokens, directory, bot_api)
         finally:
             if bot_api is not None:
                 bot_api.stop()

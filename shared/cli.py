@@ -3,7 +3,6 @@
 import argparse
 import asyncio
 import json
-import logging
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -12,11 +11,12 @@ from pathlib import Path
 from aiohttp import web
 from pymongo.errors import ConnectionFailure
 
-from shared import messaging, mongo
+from shared import logs, messaging, mongo
 from shared.auth import AccountRepository, IssuedTokens
-from shared.config import Config
+from shared.config import Config, InvalidSetting
 from shared.errors import ApiError
 from shared.events import TokensRotated, encode
+from shared.serving import serve
 
 STACK_FILE = "stack.json"
 
@@ -71,16 +71,18 @@ def main(
     accounts.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
 
-    if args.command == "serve":
-        config = Config.from_env()
-        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-        web.run_app(create_app(config), host="0.0.0.0", port=port_of(config), print=None)
-        return 0
-
     environ = dict(os.environ)
-    if "MONGODB_URL" not in environ:
+    if args.command == "accounts" and "MONGODB_URL" not in environ:
         environ = {**running_stack_settings(environ), **environ}
-    config = Config.from_env_mapping(environ)
+    try:
+        config = Config.from_env_mapping(environ)
+    except InvalidSetting as error:
+        parser.exit(2, f"{prog}: {error}\n")
+
+    if args.command == "serve":
+        logs.configure(config)
+        return asyncio.run(serve(create_app(config), config, port_of(config)))
+
     try:
         issued = asyncio.run(_accounts(config, args.action, args.name))
     except ApiError as error:

@@ -1,12 +1,25 @@
-"""Settings of both services, read from the environment once at start-up."""
+"""Settings of both services, read from the environment once at start-up.
 
+Every value is checked here: a bad one stops the process with one line naming the
+variable (`InvalidSetting`), before anything is opened.
+"""
+
+import ipaddress
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from shared.events import Subjects
 
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+LOG_FORMATS = ("text", "json")
+_DATABASE_PREFIX = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+
+
+class InvalidSetting(ValueError):
+    """A setting of the environment that the services cannot run with."""
 
 
 @dataclass(frozen=True)
@@ -23,6 +36,18 @@ class Config:
     query_origins: tuple[str, ...] = ("*",)
     api_origins: tuple[str, ...] = ()
     console_integrations_url: str = "http://127.0.0.1:8081"
+    # Stalls and rates (docs/reliability.md): a request's budget; requests per second and
+    # burst per token, 0 turning a limit off
+    request_budget_seconds: float = 10.0
+    query_rate: float = 20.0
+    query_burst: int = 40
+    management_rate: float = 10.0
+    management_burst: int = 40
+    # operations: listening address, logs, waiting for MongoDB and NATS at start
+    host: str = "127.0.0.1"
+    log_level: str = "INFO"
+    log_format: str = "text"
+    startup_wait_seconds: int = 120
     # matching (docs/matching.md)
     semantic_matching: bool = True
 
@@ -58,6 +83,17 @@ class Config:
             "QUERY_ORIGINS": ",".join(self.query_origins),
             "API_ORIGINS": ",".join(self.api_origins),
             "CONSOLE_INTEGRATIONS_URL": self.console_integrations_url,
+            # Stalls and rates
+            "REQUEST_BUDGET_SECONDS": str(self.request_budget_seconds),
+            "QUERY_RATE": str(self.query_rate),
+            "QUERY_BURST": str(self.query_burst),
+            "MANAGEMENT_RATE": str(self.management_rate),
+            "MANAGEMENT_BURST": str(self.management_burst),
+            # operations
+            "HOST": self.host,
+            "LOG_LEVEL": self.log_level,
+            "LOG_FORMAT": self.log_format,
+            "STARTUP_WAIT_SECONDS": str(self.startup_wait_seconds),
             # matching
             "SEMANTIC_MATCHING": "on" if self.semantic_matching else "off",
         }
@@ -68,26 +104,132 @@ class Config:
 
     @classmethod
     def from_env_mapping(cls, env: Mapping[str, str]) -> "Config":
-        integrations_api_port = int(env.get("INTEGRATIONS_API_PORT", "8081"))
+        """The configuration `env` gives; InvalidSetting names the first bad value."""
+        setting = _Reader(env)
+        integrations_api_port = setting.port("INTEGRATIONS_API_PORT", 8081)
         return cls(
-            mongodb_url=env.get("MONGODB_URL", "mongodb://127.0.0.1:27017"),
-            nats_url=env.get("NATS_URL", "nats://127.0.0.1:4222"),
-            database_prefix=env.get("DATABASE_PREFIX", "parley"),
-            bot_api_port=int(env.get("BOT_API_PORT", "8080")),
+            mongodb_url=setting.url("MONGODB_URL", "mongodb://127.0.0.1:27017", _MONGODB_SCHEMES),
+            nats_url=setting.url("NATS_URL", "nats://127.0.0.1:4222", _NATS_SCHEMES),
+            database_prefix=setting.database_prefix("DATABASE_PREFIX", "parley"),
+            bot_api_port=setting.port("BOT_API_PORT", 8080),
             integrations_api_port=integrations_api_port,
-            max_body_bytes=int(env.get("MAX_BODY_BYTES", str(DEFAULT_MAX_BODY_BYTES))),
-            session_idle_seconds=int(env.get("SESSION_IDLE_SECONDS", "600")),
-            webhook_allow=_comma_list(env.get("WEBHOOK_ALLOW", "")),
+            max_body_bytes=setting.positive("MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES),
+            session_idle_seconds=setting.positive("SESSION_IDLE_SECONDS", 600),
+            webhook_allow=setting.networks("WEBHOOK_ALLOW"),
             # Browsers
-            query_origins=_comma_list(env.get("QUERY_ORIGINS", "*")),
-            api_origins=_comma_list(env.get("API_ORIGINS", "")),
-            console_integrations_url=env.get(
-                "CONSOLE_INTEGRATIONS_URL", f"http://127.0.0.1:{integrations_api_port}"
+            query_origins=setting.origins("QUERY_ORIGINS", "*"),
+            api_origins=setting.origins("API_ORIGINS", ""),
+            console_integrations_url=setting.url(
+                "CONSOLE_INTEGRATIONS_URL",
+                f"http://127.0.0.1:{integrations_api_port}",
+                _HTTP_SCHEMES,
             ),
+            # Stalls and rates
+            request_budget_seconds=setting.amount("REQUEST_BUDGET_SECONDS", 10.0, low=0.1),
+            query_rate=setting.amount("QUERY_RATE", 20.0, low=0.0),
+            query_burst=setting.positive("QUERY_BURST", 40),
+            management_rate=setting.amount("MANAGEMENT_RATE", 10.0, low=0.0),
+            management_burst=setting.positive("MANAGEMENT_BURST", 40),
+            # operations
+            host=setting.address("HOST", "127.0.0.1"),
+            log_level=setting.choice("LOG_LEVEL", "INFO", LOG_LEVELS).upper(),
+            log_format=setting.choice("LOG_FORMAT", "text", LOG_FORMATS).lower(),
+            startup_wait_seconds=setting.positive("STARTUP_WAIT_SECONDS", 120),
             # matching
-            semantic_matching=env.get("SEMANTIC_MATCHING", "on").lower() != "off",
+            semantic_matching=setting.choice("SEMANTIC_MATCHING", "on", ("on", "off")).lower()
+            == "on",
         )
 
 
-def _comma_list(value: str) -> tuple[str, ...]:
-    return tuple(item.strip() for item in value.split(",") if item.strip())
+_MONGODB_SCHEMES = ("mongodb://", "mongodb+srv://")
+_NATS_SCHEMES = ("nats://", "tls://", "ws://", "wss://")
+_HTTP_SCHEMES = ("http://", "https://")
+
+
+class _Reader:
+    """Reads one variable at a time, with its default when unset or empty."""
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self._env = env
+
+    def _raw(self, name: str, default: str) -> str:
+        return self._env.get(name, "").strip() or default
+
+    def url(self, name: str, default: str, schemes: tuple[str, ...]) -> str:
+        value = self._raw(name, default)
+        if not value.startswith(schemes):
+            # the value may hold a password: name only what it starts with
+            raise InvalidSetting(f"{name} must start with {' or '.join(schemes)}")
+        return value
+
+    def database_prefix(self, name: str, default: str) -> str:
+        value = self._raw(name, default)
+        if not _DATABASE_PREFIX.match(value):
+            raise InvalidSetting(
+                f"{name} must be 1 to 40 letters, digits, '_' or '-', not {value!r}"
+            )
+        return value
+
+    def _whole_number(self, name: str, default: int, low: int, high: int | None) -> int:
+        value = self._raw(name, str(default))
+        try:
+            number = int(value)
+        except ValueError:
+            number = low - 1
+        if number < low or (high is not None and number > high):
+            bounds = f"from {low} to {high}" if high is not None else f"of at least {low}"
+            raise InvalidSetting(f"{name} must be a whole number {bounds}, not {value!r}")
+        return number
+
+    def port(self, name: str, default: int) -> int:
+        return self._whole_number(name, default, 1, 65535)
+
+    def positive(self, name: str, default: int) -> int:
+        return self._whole_number(name, default, 1, None)
+
+    def networks(self, name: str) -> tuple[str, ...]:
+        networks = tuple(n.strip() for n in self._raw(name, "").split(",") if n.strip())
+        for network in networks:
+            try:
+                ipaddress.ip_network(network, strict=False)
+            except ValueError:
+                raise InvalidSetting(
+                    f"{name} must list networks such as 10.0.0.0/8, not {network!r}"
+                ) from None
+        return networks
+
+    def address(self, name: str, default: str) -> str:
+        value = self._raw(name, default)
+        try:
+            ipaddress.ip_address(value)
+        except ValueError:
+            raise InvalidSetting(
+                f"{name} must be an IP address such as 127.0.0.1 or 0.0.0.0, not {value!r}"
+            ) from None
+        return value
+
+    def amount(self, name: str, default: float, low: float) -> float:
+        value = self._raw(name, str(default))
+        try:
+            number = float(value)
+        except ValueError:
+            number = float("nan")
+        if not number >= low or number == float("inf"):
+            raise InvalidSetting(f"{name} must be a number of at least {low}, not {value!r}")
+        return number
+
+    def origins(self, name: str, default: str) -> tuple[str, ...]:
+        """Web origins (`https://example.com`, comma-separated), or `*` for any."""
+        origins = tuple(o.strip() for o in self._raw(name, default).split(",") if o.strip())
+        for origin in origins:
+            if origin != "*" and not origin.startswith(_HTTP_SCHEMES):
+                raise InvalidSetting(
+                    f"{name} must list origins such as https://example.com or *, not {origin!r}"
+                )
+        return origins
+
+    def choice(self, name: str, default: str, choices: tuple[str, ...]) -> str:
+        value = self._raw(name, default)
+        if value.upper() not in (c.upper() for c in choices):
+            raise InvalidSetting(f"{name} must be one of {', '.join(choices)}, not {value!r}")
+        return value

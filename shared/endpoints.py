@@ -15,9 +15,13 @@ from marshmallow import Schema, ValidationError, fields
 
 from shared.auth import Principal, TokenKind, bearer_token, require
 from shared.errors import BadRequest, UnsupportedMediaType, ValidationFailed, first_error_path
-from shared.keys import ACCOUNTS, PRINCIPALS
+from shared.keys import ACCOUNTS, PRINCIPALS, RATE_LIMITS
+from shared.pages import TOTAL_HEADER, Page, page_of
 
 PRINCIPAL = web.RequestKey("principal", Principal)
+PAGE = web.RequestKey("page", Page)
+TOTAL = web.RequestKey("total", int)
+"""Set by a paged handler: the number of items in all pages."""
 
 DEVELOPER_ONLY = frozenset({TokenKind.DEVELOPER})
 ANY_TOKEN = frozenset({TokenKind.DEVELOPER, TokenKind.PUBLIC})
@@ -37,6 +41,8 @@ class EndpointSpec:
     status_field: str | None
     errors: tuple[int, ...]
     cached_auth: bool
+    rate_limit: str
+    paged: bool
 
 
 def endpoint(
@@ -50,30 +56,51 @@ def endpoint(
     status_field: str | None = None,
     errors: tuple[int, ...] = (),
     cached_auth: bool = False,
+    rate_limit: str = "management",
+    paged: bool = False,
 ) -> Callable[[Callable[..., Awaitable[Any]]], Handler]:
     """Wrap a handler `(request[, body]) -> data | Response`.
 
     With `auth`, the caller's token is checked first and `request[PRINCIPAL]` set
-    (`cached_auth`: through the principal cache, for hot endpoints). With
+    (`cached_auth`: through the principal cache, for hot endpoints), and one request
+    of the token's `rate_limit` spent (shared/rates.py). With
     `body`, the JSON body is parsed, validated and passed as the second argument. Data
-    returned is dumped through `response` and answered with `status`.
+    returned is dumped through `response` and answered with `status`. A `paged` list
+    reads its page from `request[PAGE]` and sets `request[TOTAL]` (shared/pages.py).
     """
     spec = EndpointSpec(
-        summary, tag, auth, body, response, status, status_field, errors, cached_auth
+        summary,
+        tag,
+        auth,
+        body,
+        response,
+        status,
+        status_field,
+        errors,
+        cached_auth,
+        rate_limit,
+        paged,
     )
 
     def decorate(handler: Callable[..., Awaitable[Any]]) -> Handler:
         @functools.wraps(handler)
         async def wrapped(request: web.Request) -> web.StreamResponse:
             if spec.auth is not None:
-                request[PRINCIPAL] = await authenticate(request, spec.auth, spec.cached_auth)
+                principal = await authenticate(request, spec.auth, spec.cached_auth)
+                request[PRINCIPAL] = principal
+                request.app[RATE_LIMITS][spec.rate_limit].take(principal)
+            if spec.paged:
+                request[PAGE] = page_of(request)
             if spec.body is not None:
                 result = await handler(request, await parse_body(request, spec.body))
             else:
                 result = await handler(request)
             if isinstance(result, web.StreamResponse):
                 return result
-            return web.json_response(dump(spec.response, result), status=spec.status)
+            response = web.json_response(dump(spec.response, result), status=spec.status)
+            if spec.paged:
+                response.headers[TOTAL_HEADER] = str(request[TOTAL])
+            return response
 
         wrapped.__endpoint__ = spec  # type: ignore[attr-defined]
         return wrapped

@@ -16,6 +16,7 @@ from pymongo.errors import ConnectionFailure
 
 from shared.errors import STATUSES, ApiError
 from shared.keys import STATUS_FIELD
+from shared.metrics import MONGODB_ERRORS
 from shared.timeutil import iso, utcnow
 
 log = logging.getLogger(__name__)
@@ -65,6 +66,7 @@ async def envelope_middleware(request: web.Request, handler: Handler) -> web.Str
         response = error_response(
             request, error.status, error.error_type, error.details, error.errors
         )
+        response.headers.update(error.headers)
     except web.HTTPException as error:
         if error.status < 400:
             raise
@@ -73,6 +75,7 @@ async def envelope_middleware(request: web.Request, handler: Handler) -> web.Str
         if error.status == 405:
             response.headers["Allow"] = error.headers.get("Allow", "")
     except ConnectionFailure as error:
+        MONGODB_ERRORS.labels(type(error).__name__).inc()
         log.warning("database unavailable (request %s): %s", request[REQUEST_ID], error)
         response = error_response(
             request, 503, STATUSES[503].error_type, "the database is unavailable"

@@ -38,6 +38,8 @@ class ApiError(Exception):
         super().__init__(details)
         self.details = details
         self.errors = errors
+        self.headers: dict[str, str] = {}
+        """Sent with the error answer (e.g. `Retry-After`)."""
 
 
 class BadRequest(ApiError):

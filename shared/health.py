@@ -1,9 +1,11 @@
-"""/healthz (the process answers) and /readyz (its MongoDB and NATS answer too)."""
+"""/healthz (the process answers), /readyz (its MongoDB and NATS answer too) and
+/metrics (Prometheus; the gateway does not route it, deploy/README.md)."""
 
 import asyncio
 from typing import Any
 
 from aiohttp import web
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from shared.endpoints import endpoint
 from shared.keys import PROBES
@@ -34,3 +36,12 @@ async def readyz(request: web.Request) -> Any:
         {"status": "ok" if ready else "unavailable", "checks": checks},
         status=200 if ready else 503,
     )
+
+
+@routes.get("/metrics")
+@endpoint(summary="Prometheus metrics of this process", tag="meta", auth=None)
+async def metrics(request: web.Request) -> Any:
+    response = web.Response(body=generate_latest())
+    response.content_type = CONTENT_TYPE_LATEST.split(";")[0]
+    response.charset = "utf-8"
+    return response

@@ -10,7 +10,10 @@ from pymongo.asynchronous.database import AsyncDatabase
 
 from shared.auth import AccountRepository, PrincipalCache
 from shared.config import Config
+from shared.idempotency import IdempotencyKeys
 from shared.outbox import Outbox
+from shared.rates import RateLimit
+from shared.startup import Startup
 
 Probe = Callable[[], Awaitable[bool]]
 
@@ -22,6 +25,12 @@ DATABASE = web.AppKey("database", AsyncDatabase)
 """The service's own database."""
 ACCOUNTS = web.AppKey("accounts", AccountRepository)
 PRINCIPALS = web.AppKey("principals", PrincipalCache)
+IDEMPOTENCY = web.AppKey("idempotency", IdempotencyKeys)
+"""The first answers of creates sent with an `Idempotency-Key` (shared/idempotency.py)."""
 NATS = web.AppKey("nats", NatsClient)
 OUTBOX = web.AppKey("outbox", Outbox)
+RATE_LIMITS = web.AppKey("rate_limits", dict[str, RateLimit])
+"""By the `rate_limit` an endpoint declares: "query" or "management" (shared/rates.py)."""
 PROBES = web.AppKey("readiness_probes", dict[str, Probe])
+STARTUP = web.AppKey("startup", Startup)
+"""What the process still waits for at start (shared/startup.py)."""

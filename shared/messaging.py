@@ -12,6 +12,7 @@ from nats.js.client import JetStreamContext
 from nats.js.errors import BadRequestError
 
 from shared.events import Subjects, UndecodableEvent
+from shared.metrics import EVENTS_CONSUMED, EVENTS_REDELIVERED
 
 log = logging.getLogger(__name__)
 PUBLISH_ONCE_SECONDS = 3.0
@@ -41,6 +42,29 @@ async def connect(url: str, name: str) -> Client:
         error_cb=on_error,
     )
     return client
+
+
+async def check_reachable(url: str) -> None:
+    """Connect once and leave, raising what went wrong: how the start waits for NATS
+    (`connect` itself would retry forever, silently)."""
+    client = Client()
+    errors: list[Exception] = []
+
+    async def remember(error: Exception) -> None:
+        errors.append(error)
+
+    try:
+        await client.connect(
+            url,
+            connect_timeout=2,
+            allow_reconnect=False,
+            max_reconnect_attempts=1,  # 0 would mean "for ever" to the first connect
+            reconnect_time_wait=0,
+            error_cb=remember,
+        )
+    except Exception as error:
+        raise (errors[-1] if errors else error) from None
+    await client.close()
 
 
 async def publish_once(url: str, subject: str, data: bytes) -> None:
@@ -139,6 +163,8 @@ class _PullConsumer:
     async def _settle(self, message: Msg) -> None:
         """Acknowledge the event once handled, ask for it again on a failure, and drop
         it when it cannot be read."""
+        if message.metadata.num_delivered > 1:
+            EVENTS_REDELIVERED.labels(self._name).inc()
         try:
             await self._handle(message.data)
         except UndecodableEvent as error:
@@ -149,3 +175,4 @@ class _PullConsumer:
             await message.nak(delay=RETRY_DELAY_SECONDS)
         else:
             await message.ack()
+            EVENTS_CONSUMED.labels(self._name).inc()

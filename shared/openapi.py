@@ -10,6 +10,7 @@ from marshmallow import Schema, fields
 
 from shared.endpoints import Body, EndpointSpec, endpoint
 from shared.errors import STATUSES
+from shared.pages import MAX_OFFSET, MAX_PAGE, TOTAL_HEADER
 from shared.schema_fields import union_to_openapi
 
 _PATH_PARAMETER = re.compile(r"{(\w+)}")
@@ -60,6 +61,13 @@ def _operation(plugin: MarshmallowPlugin, path: str, declared: EndpointSpec) -> 
         {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
         for name in _PATH_PARAMETER.findall(path)
     ]
+    if declared.paged:
+        parameters += [
+            {"name": "offset", "in": "query", "schema": {"type": "integer", "minimum": 0,
+             "maximum": MAX_OFFSET}},
+            {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1,
+             "maximum": MAX_PAGE}},
+        ]  # fmt: skip
     if parameters:
         operation["parameters"] = parameters
     if declared.body is not None:
@@ -72,13 +80,17 @@ def _operation(plugin: MarshmallowPlugin, path: str, declared: EndpointSpec) -> 
         success["content"] = {
             "application/json": {"schema": _schema_or_property(plugin, declared.response)}
         }
+    if declared.paged:
+        success["headers"] = {
+            TOTAL_HEADER: {"description": "Items in all pages", "schema": {"type": "integer"}}
+        }
     responses: dict[str, Any] = {str(declared.status): success}
     codes = set(declared.errors)
     if declared.body is not None:
         codes |= {400, 413, 415}
     if declared.auth is not None:
         operation["security"] = [{"bearer": []}]
-        codes |= {401, 403}
+        codes |= {401, 403, 429}
     for code in sorted(codes):
         responses[str(code)] = {
             "description": STATUSES[code].description,

@@ -13,6 +13,7 @@ import logging
 from bson import ObjectId
 from nats.aio.client import Client
 
+from shared.metrics import EVENTS_PUBLISHED, OUTBOX_BACKLOG
 from shared.mongo import Database
 
 log = logging.getLogger(__name__)
@@ -30,6 +31,7 @@ class Outbox:
 
     async def put(self, subject: str, data: bytes) -> None:
         await self._collection.insert_one({"_id": ObjectId(), "subject": subject, "data": data})
+        OUTBOX_BACKLOG.inc()
         self._pending.set()
 
     async def publish_pending(self) -> int:
@@ -47,6 +49,7 @@ class Outbox:
                 headers={"Nats-Msg-Id": str(event["_id"])},
             )
             await self._collection.delete_one({"_id": event["_id"]})
+            EVENTS_PUBLISHED.inc()
             published += 1
         return published
 
@@ -63,6 +66,7 @@ class Outbox:
             try:
                 while await self.publish_pending() == BATCH:
                     pass
+                OUTBOX_BACKLOG.set(0)
             except Exception as error:
                 log.info("outbox waits for NATS: %s", error)
                 if not self._stopping:

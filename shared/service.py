@@ -3,7 +3,8 @@
 `new_app` opens nothing; `mongo_context`, `nats_context` and `outbox_context` each give
 a cleanup_ctx step that opens one thing on start-up and closes it on shutdown (in
 reverse order, so the outbox stops before NATS drains); `add_meta_routes` adds the
-health routes and the OpenAPI document. A service's `create_app` lists them in order.
+health routes, /metrics and the OpenAPI document. A service's `create_app` lists them
+in order. MongoDB and NATS are waited for at start (`shared.startup`).
 """
 
 import asyncio
@@ -17,24 +18,32 @@ from nats.js.api import DeliverPolicy
 
 from shared import health, messaging, mongo
 from shared.auth import AccountRepository, PrincipalCache
+from shared.budget import budget_middleware
 from shared.config import Config
 from shared.cors import cors_middleware
 from shared.envelope import envelope_middleware
 from shared.events import TokensRotated, UndecodableEvent, decode
+from shared.idempotency import IdempotencyKeys
 from shared.keys import (
     ACCOUNTS,
     CONFIG,
     DATABASE,
+    IDEMPOTENCY,
     MONGO,
     NATS,
     OUTBOX,
     PRINCIPALS,
     PROBES,
+    RATE_LIMITS,
+    STARTUP,
     STATUS_FIELD,
     Probe,
 )
 from shared.openapi import add_openapi_route
 from shared.outbox import Outbox
+from shared.rates import RateLimit
+from shared.request_log import request_log_middleware
+from shared.startup import Startup, wait_for
 
 log = logging.getLogger(__name__)
 CleanupContext = Callable[[web.Application], AsyncIterator[None]]
@@ -47,28 +56,48 @@ API_VERSION = "0.1.0"
 def new_app(
     config: Config, *, status_field: str, public_paths: frozenset[str] = frozenset()
 ) -> web.Application:
-    """An app that puts every answer in the envelope, its outcome named `status_field`,
-    and answers other web origins as configured (`public_paths`: those of chat clients)."""
+    """An app that logs every request, puts every answer in the envelope (its outcome
+    named `status_field`) within the request budget, and answers other web origins as
+    configured (`public_paths`: those of chat clients)."""
     app = web.Application(
-        middlewares=[cors_middleware(config, public_paths), envelope_middleware],
+        middlewares=[
+            request_log_middleware,
+            cors_middleware(config, public_paths),
+            envelope_middleware,
+            budget_middleware,
+        ],
         client_max_size=config.max_body_bytes,
     )
     app[CONFIG] = config
+    app[RATE_LIMITS] = {
+        "query": RateLimit(config.query_rate, config.query_burst),
+        "management": RateLimit(config.management_rate, config.management_burst),
+    }
     app[STATUS_FIELD] = status_field
+    app[STARTUP] = Startup()
     return app
 
 
 def mongo_context(database: str) -> CleanupContext:
-    """MongoDB, with `database` as the service's own and the accounts every service reads."""
+    """MongoDB, with `database` as the service's own (with its idempotency keys) and the
+    accounts every service reads."""
 
     async def open_mongo(app: web.Application) -> AsyncIterator[None]:
         config = app[CONFIG]
         client = mongo.open_client(config.mongodb_url)
+        await wait_for(
+            app[STARTUP],
+            "MongoDB",
+            lambda: client.admin.command("ping"),
+            config.startup_wait_seconds,
+        )
         app[MONGO] = client
         app[DATABASE] = client[database]
         app[ACCOUNTS] = AccountRepository(client[config.accounts_database])
         app[PRINCIPALS] = PrincipalCache(app[ACCOUNTS])
+        app[IDEMPOTENCY] = IdempotencyKeys(app[DATABASE])
         await app[ACCOUNTS].ensure_indexes()
+        await app[IDEMPOTENCY].ensure_indexes()
         yield
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(client.close(), SHUTDOWN_STEP_SECONDS)
@@ -80,8 +109,15 @@ def nats_context(client_name: str) -> CleanupContext:
     """NATS, with the deployment's event stream ensured; drained on shutdown."""
 
     async def open_nats(app: web.Application) -> AsyncIterator[None]:
-        subjects = app[CONFIG].subjects
-        app[NATS] = await messaging.connect(app[CONFIG].nats_url, client_name)
+        config = app[CONFIG]
+        subjects = config.subjects
+        await wait_for(
+            app[STARTUP],
+            "NATS",
+            lambda: messaging.check_reachable(config.nats_url),
+            config.startup_wait_seconds,
+        )
+        app[NATS] = await messaging.connect(config.nats_url, client_name)
         await messaging.ensure_stream(app[NATS], subjects)
         yield
         with contextlib.suppress(TimeoutError):
@@ -139,7 +175,7 @@ def outbox_context() -> CleanupContext:
 
 
 def add_meta_routes(app: web.Application, title: str) -> None:
-    """/healthz, /readyz (MongoDB and NATS answer) and /openapi.json."""
+    """/healthz, /readyz (MongoDB and NATS answer), /metrics and /openapi.json."""
 
     async def mongo_ready() -> bool:
         await app[MONGO].admin.command("ping")

@@ -49,6 +49,8 @@ def config(mongo_url: str, nats_url: str) -> Iterator[Config]:
         nats_url=nats_url,
         database_prefix=f"t{uuid.uuid4().hex[:12]}",
         webhook_allow=LOOPBACK,
+        query_rate=0,  # tests need throughput; test_rate_limits turns them on
+        management_rate=0,
         semantic_matching=False,
     )
     yield config

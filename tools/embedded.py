@@ -65,6 +65,17 @@ class ServerProcess:
             self.process.kill()
             self.process.wait()
 
+    @property
+    def port(self) -> int:
+        return int(self.url.rsplit(":", 1)[1])
+
+    def exit_reason(self) -> str:
+        """How the process ended, in words: "exited with code 1", "was killed by SIGKILL"."""
+        code = self.process.returncode
+        if code is not None and code < 0:
+            return f"was killed by {signal.Signals(-code).name}"
+        return f"exited with code {code}"
+
     def log_tail(self, lines: int = 20) -> str:
         try:
             return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
@@ -137,9 +148,10 @@ def wait_until(server: ServerProcess, ready: Callable[[], bool]) -> None:
     raise RuntimeError(f"{server.name} did not become ready:\n{server.log_tail()}")
 
 
-def start_mongo(data_dir: Path | str, log_dir: Path) -> ServerProcess:
-    """nx-27017; `data_dir` "memory" keeps every database in memory (tests)."""
-    port = free_port()
+def start_mongo(data_dir: Path | str, log_dir: Path, port: int | None = None) -> ServerProcess:
+    """nx-27017 (on `port`, or a free one); `data_dir` "memory" keeps every database in
+    memory (tests)."""
+    port = port or free_port()
     if data_dir != "memory":
         Path(data_dir).mkdir(parents=True, exist_ok=True)
     command = [
@@ -168,8 +180,11 @@ def start_mongo(data_dir: Path | str, log_dir: Path) -> ServerProcess:
     return server
 
 
-def start_nats(store_dir: Path, log_dir: Path, port: int | None = None) -> ServerProcess:
-    """nats-server with JetStream storing under `store_dir` (on `port`, or a free one)."""
+def start_nats(
+    store_dir: Path, log_dir: Path, port: int | None = None, login: tuple[str, str] | None = None
+) -> ServerProcess:
+    """nats-server with JetStream storing under `store_dir` (on `port`, or a free one),
+    asking clients for `login` (user, password) when given."""
     port = port or free_port()
     store_dir.mkdir(parents=True, exist_ok=True)
     command = [
@@ -182,6 +197,8 @@ def start_nats(store_dir: Path, log_dir: Path, port: int | None = None) -> Serve
         "--port",
         str(port),
     ]
+    if login is not None:
+        command += ["--user", login[0], "--pass", login[1]]
     server = _spawn("nats-server", f"nats://127.0.0.1:{port}", command, log_dir / "nats.log")
 
     def accepts_connections() -> bool:
@@ -193,14 +210,15 @@ def start_nats(store_dir: Path, log_dir: Path, port: int | None = None) -> Serve
 
 
 def start_service(module: str, port: int, env: dict[str, str], log_dir: Path) -> ServerProcess:
-    """`python -m <module> serve` with `env`, once its /healthz answers."""
+    """`python -m <module> serve` with `env`, once its /readyz answers (MongoDB and NATS
+    reached)."""
     url = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", module, "serve"]
     server = _spawn(module, url, command, log_dir / f"{module}.log", env)
 
-    def healthy() -> bool:
-        with urllib.request.urlopen(f"{server.url}/healthz", timeout=1) as response:
+    def ready() -> bool:
+        with urllib.request.urlopen(f"{server.url}/readyz", timeout=1) as response:
             return bool(response.status == 200)
 
-    wait_until(server, healthy)
+    wait_until(server, ready)
     return server

@@ -16,6 +16,8 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from types import FrameType
 
@@ -27,6 +29,8 @@ from shared.errors import ApiError
 from tools.embedded import ServerProcess, start_mongo, start_nats, start_service
 
 LOCAL_ACCOUNT = "local"
+MAX_RESTARTS = 3
+"""Restarts of each embedded server per `make run`; one that dies more often stops it."""
 LOOPBACK = "127.0.0.0/8,::1/128"
 
 
@@ -124,12 +128,17 @@ def run(var: Path, started: list[ServerProcess]) -> None:
     env.setdefault(
         "API_ORIGINS", f"http://127.0.0.1:{bot_api_port},http://localhost:{bot_api_port}"
     )
+    restarters: dict[str, Callable[[], ServerProcess]] = {}
     if "MONGODB_URL" not in env:
-        started.append(start_mongo(var / "mongo", logs))
-        env["MONGODB_URL"] = started[-1].url
+        mongo = start_mongo(var / "mongo", logs)
+        restarters[mongo.name] = partial(start_mongo, var / "mongo", logs, port=mongo.port)
+        started.append(mongo)
+        env["MONGODB_URL"] = mongo.url
     if "NATS_URL" not in env:
-        started.append(start_nats(var / "nats", logs))
-        env["NATS_URL"] = started[-1].url
+        nats = start_nats(var / "nats", logs)
+        restarters[nats.name] = partial(start_nats, var / "nats", logs, port=nats.port)
+        started.append(nats)
+        env["NATS_URL"] = nats.url
     config = Config.from_env_mapping(env)
     tokens_file = var / "local-account.json"
     issued = local_account(config, tokens_file)
@@ -162,11 +171,31 @@ Logs in {logs}. Ctrl-C stops everything.
 """,
         flush=True,
     )
+    watch(started, restarters)
+
+
+def watch(started: list[ServerProcess], restarters: dict[str, Callable[[], ServerProcess]]) -> None:
+    """Restart an embedded server that died (on the same address, a few times; the
+    services reconnect by themselves); return when a service died or a server died too
+    often. Either way, say what died, how, and the last lines of its log."""
+    restarts = dict.fromkeys(restarters, 0)
     while True:
-        for server in started:
-            if server.process.poll() is not None:
-                print(f"{server.name} exited; see {server.log_path}", file=sys.stderr)
+        for index, server in enumerate(started):
+            if server.process.poll() is None:
+                continue
+            died = f"{server.name} {server.exit_reason()}. Last lines of {server.log_path}:\n"
+            print(died + server.log_tail(10), file=sys.stderr, flush=True)
+            if restarts.get(server.name, MAX_RESTARTS) >= MAX_RESTARTS:
+                print(f"{server.name} is not restarted; stopping Parley.", file=sys.stderr)
                 return
+            restarts[server.name] += 1
+            print(
+                f"Restarting {server.name} on {server.url} "
+                f"({restarts[server.name]} of {MAX_RESTARTS}).",
+                file=sys.stderr,
+                flush=True,
+            )
+            started[index] = restarters[server.name]()
         time.sleep(0.5)
 
 

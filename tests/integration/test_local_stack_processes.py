@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 from support.local_stack import call, children, running, start, stop
@@ -77,3 +78,54 @@ def test_a_clean_stop_logs_no_disconnect_and_no_traceback_and_logs_rotate_per_st
     for name, text in logs.items():
         assert "Traceback" not in text, name
         assert "disconnected" not in text, name
+
+
+def child_named(parent: int, name: str) -> int:
+    for pid in children(parent):
+        if name in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"):
+            return pid
+    raise AssertionError(f"no child {name} of {parent}")
+
+
+def read_until(process: subprocess.Popen[str], text: str, seconds: float) -> str:
+    assert process.stdout is not None
+    said = ""
+    deadline = time.monotonic() + seconds
+    while text not in said:
+        line = process.stdout.readline()
+        assert line and time.monotonic() < deadline, f"never said {text!r}:\n{said}"
+        said += line
+    return said
+
+
+def ready(url: str, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/readyz", timeout=2) as reply:
+                if reply.status == 200:
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.2)
+    return False
+
+
+def test_a_dead_embedded_server_is_restarted_and_a_dead_service_stops_the_run_saying_why(
+    tmp_path: Path,
+) -> None:
+    ports = (free_port(), free_port())
+    process, _ = start(tmp_path / "var", ports)
+
+    os.kill(child_named(process.pid, "nats-server"), signal.SIGKILL)
+    said = read_until(process, "Restarting nats-server", 30)
+    assert "nats-server was killed by SIGKILL" in said
+    assert all(ready(f"http://127.0.0.1:{port}", 30) for port in ports)
+
+    os.kill(child_named(process.pid, "bot_api"), signal.SIGKILL)
+    servers = children(process.pid)
+    out, _ = process.communicate(timeout=60)
+    assert process.returncode == 1
+    assert "bot_api was killed by SIGKILL" in out
+    assert "bot_api is not restarted; stopping Parley." in out
+    assert gone_within(servers, 20)

@@ -10,6 +10,7 @@ from integrations_api.connections import new_connection, replaced_connection
 from integrations_api.service import Backends
 from integrations_api.stories import StoryNotFound
 from shared.events import ConnectionChanged, Subjects, decode
+from shared.pages import Page
 
 SUBJECTS = Subjects("test")
 
@@ -25,8 +26,11 @@ class MemoryConnections:
             if d["accountId"] == account_id and d["storyId"] == story_id
         ]
 
-    async def list(self, account_id: str) -> list[dict[str, Any]]:
-        return [d for d in self.documents.values() if d["accountId"] == account_id]
+    async def list(self, account_id: str, page: Page) -> list[dict[str, Any]]:
+        return page.of([d for d in self.documents.values() if d["accountId"] == account_id])
+
+    async def count(self, account_id: str) -> int:
+        return sum(d["accountId"] == account_id for d in self.documents.values())
 
     async def get(self, account_id: str, connection_id: str) -> dict[str, Any] | None:
         for key, document in self.documents.items():
@@ -35,9 +39,16 @@ class MemoryConnections:
         return None
 
     async def insert(
-        self, account_id: str, story_name: str, fields: dict[str, Any]
+        self,
+        account_id: str,
+        story_name: str,
+        fields: dict[str, Any],
+        connection_id: str | None = None,
     ) -> dict[str, Any]:
-        document = {"_id": ObjectId(), **new_connection(account_id, story_name, fields)}
+        document = {
+            "_id": ObjectId(connection_id),
+            **new_connection(account_id, story_name, fields),
+        }
         self.documents[document["_id"]] = document
         return document
 

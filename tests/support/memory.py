@@ -29,6 +29,7 @@ from bot_api.storage.stories import StoryRecord
 from shared.errors import Conflict
 from shared.events import ConnectionChanged
 from shared.ids import is_object_id
+from shared.pages import Page
 from shared.timeutil import utcnow
 
 Call = tuple[Any, ...]
@@ -104,13 +105,17 @@ class StoriesInMemory(_InMemory):
             story_id, account_id, name, description, settings, structure, revision=1
         )
 
-    async def list(self, account_id: str) -> list[dict[str, Any]]:
+    async def list(self, account_id: str, page: Page | None = None) -> list[dict[str, Any]]:
         await self._database.record("stories.list", account_id)
-        return [
+        stories = [
             {"_id": ObjectId(r.id), "name": r.name, "description": r.description}
             for r in self.records.values()
             if r.account_id == account_id
         ]
+        return stories if page is None else page.of(stories)
+
+    async def count(self, account_id: str) -> int:
+        return sum(r.account_id == account_id for r in self.records.values())
 
     async def get(self, account_id: str, story_id: str) -> StoryRecord | None:
         await self._database.record("stories.get", story_id)
@@ -174,6 +179,15 @@ class InteractionsInMemory(_InMemory):
                 **copy.deepcopy({name: interaction[name] for name in CONTENT_FIELDS}),
             }
 
+    async def with_triggers(self, story_id: str, triggers: list[str]) -> dict[str, list[str]]:
+        await self._database.record("interactions.with_triggers", story_id)
+        return {
+            i: list(d["triggers"])
+            for i, d in self.documents.items()
+            if d["storyId"] == story_id
+            and {t.lower() for t in d["triggers"]} & {t.lower() for t in triggers}
+        }
+
     async def find(
         self, story_id: str, ids: Iterable[str], projection: list[str] | None = None
     ) -> dict[str, dict[str, Any]]:
@@ -234,16 +248,24 @@ class EntitiesInMemory(_InMemory):
         self.documents: dict[str, dict[str, Any]] = {}
         """By id, oldest first."""
 
-    async def insert(self, account_id: str, entity: dict[str, Any]) -> str:
+    async def insert(
+        self, account_id: str, entity: dict[str, Any], entity_id: str | None = None
+    ) -> str:
         await self._database.record("entities.insert", entity["name"])
         self._refuse_taken_name(account_id, None, entity["name"])
-        key = ObjectId()
+        key = ObjectId(entity_id)
         self.documents[str(key)] = {"_id": key, "accountId": account_id, **copy.deepcopy(entity)}
         return str(key)
 
-    async def list(self, account_id: str) -> list[dict[str, Any]]:
+    async def list(self, account_id: str, page: Page | None = None) -> list[dict[str, Any]]:
         await self._database.record("entities.list", account_id)
-        return [copy.deepcopy(d) for d in self.documents.values() if d["accountId"] == account_id]
+        entities = [
+            copy.deepcopy(d) for d in self.documents.values() if d["accountId"] == account_id
+        ]
+        return entities if page is None else page.of(entities)
+
+    async def count(self, account_id: str) -> int:
+        return sum(d["accountId"] == account_id for d in self.documents.values())
 
     async def get(self, account_id: str, entity_id: str) -> dict[str, Any] | None:
         await self._database.record("entities.get", entity_id)

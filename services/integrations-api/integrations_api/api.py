@@ -16,8 +16,9 @@ from integrations_api.schemas import (
     CreatedSchema,
     SuccessSchema,
 )
-from shared.endpoints import endpoint, principal_of
+from shared.endpoints import PAGE, TOTAL, endpoint, principal_of
 from shared.envelope import envelope
+from shared.keys import IDEMPOTENCY
 from shared.timeutil import iso
 
 CONNECTION_STATUS_FIELD = "type"
@@ -56,9 +57,12 @@ def to_api(document: dict[str, Any]) -> dict[str, Any]:
     summary="List the webhook connections (without their credentials)",
     tag="webhook connections",
     response=ConnectionSummarySchema(many=True),
+    paged=True,
 )
 async def list_connections(request: web.Request) -> Any:
-    documents = await service.list_connections(_backends(request), account_id=_account(request))
+    documents, request[TOTAL] = await service.list_connections(
+        _backends(request), account_id=_account(request), page=request[PAGE]
+    )
     return [to_api(document) for document in documents]
 
 
@@ -69,13 +73,18 @@ async def list_connections(request: web.Request) -> Any:
     body=ConnectionCreateSchema(),
     response=CreatedSchema(),
     status=201,
-    errors=(503,),
+    errors=(409, 503),
 )
 async def create_connection(request: web.Request, body: dict[str, Any]) -> Any:
-    connection_id = await service.create_connection(
-        _backends(request), account_id=_account(request), fields=body
-    )
-    return {"id": connection_id, **envelope(CONNECTION_STATUS_FIELD, 201, "created")}
+    account_id = _account(request)
+
+    async def create(new_id: str | None) -> dict[str, Any]:
+        connection_id = await service.create_connection(
+            _backends(request), account_id=account_id, fields=body, new_id=new_id
+        )
+        return {"id": connection_id, **envelope(CONNECTION_STATUS_FIELD, 201, "created")}
+
+    return await request.app[IDEMPOTENCY].once(request, account_id, body, create)
 
 
 @routes.get(BASE + "/{id}")

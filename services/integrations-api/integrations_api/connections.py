@@ -2,8 +2,11 @@
 
 from typing import Any
 
+from bson import ObjectId
+
 from shared.ids import object_id as _key
 from shared.mongo import Database
+from shared.pages import Page
 from shared.timeutil import utcnow
 
 OPTIONAL_FIELDS = ("token", "headers", "auth")
@@ -54,16 +57,26 @@ class ConnectionRepository:
         await self.collection.create_index([("accountId", 1), ("storyId", 1)])
 
     async def insert(
-        self, account_id: str, story_name: str, fields: dict[str, Any]
+        self,
+        account_id: str,
+        story_name: str,
+        fields: dict[str, Any],
+        connection_id: str | None = None,
     ) -> dict[str, Any]:
-        """The stored document."""
+        """The stored document (under `connection_id` when given)."""
         document = new_connection(account_id, story_name, fields)
+        if connection_id is not None:
+            document["_id"] = ObjectId(connection_id)
         await self.collection.insert_one(document)
         return document
 
-    async def list(self, account_id: str) -> list[dict[str, Any]]:
+    async def list(self, account_id: str, page: Page) -> list[dict[str, Any]]:
         cursor = self.collection.find({"accountId": account_id}).sort("createdAt", 1)
+        cursor = cursor.skip(page.offset).limit(page.limit)
         return [document async for document in cursor]
+
+    async def count(self, account_id: str) -> int:
+        return await self.collection.count_documents({"accountId": account_id})
 
     async def get(self, account_id: str, connection_id: str) -> dict[str, Any] | None:
         key = _key(connection_id)

@@ -14,17 +14,24 @@ from typing import Any, Protocol
 from integrations_api.stories import StoryNotFound
 from shared.errors import NotFound, ValidationFailed
 from shared.events import ConnectionChanged, DeliveryResult, StoryChanged, Subjects, encode
+from shared.pages import Page
 
 
 class ConnectionStore(Protocol):
     """The `webhook_connections` collection (integrations_api/connections.py)."""
 
-    async def list(self, account_id: str) -> list[dict[str, Any]]: ...
+    async def list(self, account_id: str, page: Page) -> list[dict[str, Any]]: ...
+
+    async def count(self, account_id: str) -> int: ...
 
     async def get(self, account_id: str, connection_id: str) -> dict[str, Any] | None: ...
 
     async def insert(
-        self, account_id: str, story_name: str, fields: dict[str, Any]
+        self,
+        account_id: str,
+        story_name: str,
+        fields: dict[str, Any],
+        connection_id: str | None = None,
     ) -> dict[str, Any]: ...
 
     async def replace(
@@ -64,8 +71,12 @@ class Backends:
     subjects: Subjects
 
 
-async def list_connections(backends: Backends, *, account_id: str) -> list[dict[str, Any]]:
-    return await backends.connections.list(account_id)
+async def list_connections(
+    backends: Backends, *, account_id: str, page: Page
+) -> tuple[list[dict[str, Any]], int]:
+    """A page of the account's connections and their total."""
+    connections = backends.connections
+    return await connections.list(account_id, page), await connections.count(account_id)
 
 
 async def read_connection(
@@ -86,14 +97,19 @@ async def is_story_connection(
     return document is not None and document["storyId"] == story_id
 
 
-async def create_connection(backends: Backends, *, account_id: str, fields: dict[str, Any]) -> str:
-    """The new connection's id; a 400 naming `storyId` if the account has no such story."""
+async def create_connection(
+    backends: Backends, *, account_id: str, fields: dict[str, Any], new_id: str | None = None
+) -> str:
+    """The new connection's id; a 400 naming `storyId` if the account has no such story.
+    Under `new_id` when given (a retried create), which may exist already."""
+    if new_id is not None and await backends.connections.get(account_id, new_id):
+        return new_id
     story_id = fields["storyId"]
     try:
         story_name = await backends.stories.name(account_id, story_id)
     except StoryNotFound:
         raise ValidationFailed.at(("storyId",), f"no story {story_id} in this account") from None
-    document = await backends.connections.insert(account_id, story_name, fields)
+    document = await backends.connections.insert(account_id, story_name, fields, new_id)
     await _publish(backends, document)
     return str(document["_id"])
 

@@ -216,3 +216,18 @@ async def test_connections_follow_their_story_renamed_then_deleted(
 
     await eventually(deleted)
     assert [c["id"] for c in await api.ok("GET", BASE)] == [kept]
+
+
+async def test_a_create_retried_with_its_idempotency_key_is_stored_once(
+    integrations: TestClient, alice: Tenant, story_id: str
+) -> None:
+    api = connections_api(integrations, alice)
+    key = {"Idempotency-Key": "c-1"}
+    first = await api.call("POST", BASE, connection(story_id), headers=key)
+    again = await api.call("POST", BASE, connection(story_id), headers=key)
+    assert first.status == again.status == 201
+    assert again.body == first.body
+    listed = (await api.call("GET", BASE)).body
+    assert [c["id"] for c in listed] == [first.body["id"]]
+    reused = await api.call("POST", BASE, connection(story_id, name="Other"), headers=key)
+    assert reused.error == (409, "conflict")

@@ -8,6 +8,7 @@ from pymongo import AsyncMongoClient
 
 from integrations_api.connections import ConnectionRepository
 from shared.config import Config
+from shared.pages import Page
 from support.documents import ACCOUNTS, Documents, changed, contents
 
 STORIES = ("a" * 24, "b" * 24)
@@ -63,7 +64,7 @@ async def test_list_returns_the_account_s_connections_oldest_first(
 ) -> None:
     ids = await seed(connections)
     for account in ACCOUNTS:
-        listed = [str(d["_id"]) for d in await connections.list(account)]
+        listed = [str(d["_id"]) for d in await connections.list(account, Page())]
         assert listed == [i for (a, _, _), i in ids.items() if a == account]
 
 

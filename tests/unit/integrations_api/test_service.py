@@ -7,6 +7,7 @@ import pytest
 from integrations_api import service
 from shared.errors import NotFound, ValidationFailed
 from shared.events import DeliveryResult, StoryChanged
+from shared.pages import Page
 from support.integrations import MemoryBackends
 
 ACCOUNT = "acc-1"
@@ -136,7 +137,7 @@ async def test_the_list_holds_the_accounts_connections_only(memory: MemoryBacken
     mine = {await create(memory), await create(memory, story_id=OTHER_STORY)}
     await create(memory, account_id=OTHER_ACCOUNT)
 
-    listed = await service.list_connections(memory.backends, account_id=ACCOUNT)
+    listed, _ = await service.list_connections(memory.backends, account_id=ACCOUNT, page=Page())
 
     assert {str(document["_id"]) for document in listed} == mine
 

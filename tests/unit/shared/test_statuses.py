@@ -35,4 +35,6 @@ def test_the_openapi_document_describes_each_error_as_the_table_does() -> None:
     app.router.add_get("/things/{id}", read_thing)
     responses = build_document(app, "Things", "1")["paths"]["/things/{id}"]["get"]["responses"]
     errors = {code: answer["description"] for code, answer in responses.items() if code != "200"}
-    assert errors == {str(code): STATUSES[code].description for code in (401, 403, 404, 409, 503)}
+    assert errors == {
+        str(code): STATUSES[code].description for code in (401, 403, 404, 409, 429, 503)
+    }

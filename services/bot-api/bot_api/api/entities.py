@@ -2,19 +2,27 @@ from typing import Any
 
 from aiohttp import web
 
-from bot_api.api.common import account_of, created, success
+from bot_api.api.common import account_of, created_once, success
 from bot_api.keys import ENTITIES
 from bot_api.schemas.common import CreatedSchema, SuccessSchema
 from bot_api.schemas.entities import EntitySchema, EntityWriteSchema
-from shared.endpoints import endpoint
+from shared.endpoints import PAGE, TOTAL, endpoint
 
 routes = web.RouteTableDef()
 
 
 @routes.get("/entities")
-@endpoint(summary="List the entities", tag="entities", response=EntitySchema(many=True))
+@endpoint(
+    summary="List the entities, oldest first",
+    tag="entities",
+    response=EntitySchema(many=True),
+    paged=True,
+)
 async def list_entities(request: web.Request) -> Any:
-    return await request.app[ENTITIES].list_entities(account_id=account_of(request))
+    entities, request[TOTAL] = await request.app[ENTITIES].list_entities(
+        account_id=account_of(request), page=request[PAGE]
+    )
+    return entities
 
 
 @routes.post("/entities")
@@ -26,7 +34,10 @@ async def list_entities(request: web.Request) -> Any:
     errors=(409,),
 )
 async def create_entity(request: web.Request, body: dict[str, Any]) -> Any:
-    return created(await request.app[ENTITIES].create(account_id=account_of(request), data=body))
+    async def create(account_id: str, new_id: str | None) -> str:
+        return await request.app[ENTITIES].create(account_id=account_id, data=body, new_id=new_id)
+
+    return await created_once(request, body, create)
 
 
 @routes.get("/entities/{id}")

@@ -3,7 +3,7 @@ from typing import Any
 from aiohttp import web
 from marshmallow import fields
 
-from bot_api.api.common import account_of, created, success
+from bot_api.api.common import account_of, created_once, success
 from bot_api.keys import INTERACTIONS
 from bot_api.schemas.common import CreatedSchema, SuccessSchema
 from bot_api.schemas.interactions import (
@@ -13,7 +13,8 @@ from bot_api.schemas.interactions import (
     InteractionUpdateSchema,
     InteractionWriteSchema,
 )
-from shared.endpoints import endpoint
+from shared.endpoints import PAGE, TOTAL, endpoint
+from shared.idempotency import uuid_from
 
 routes = web.RouteTableDef()
 
@@ -24,12 +25,14 @@ routes = web.RouteTableDef()
     tag="interactions",
     response=InteractionSchema(many=True),
     errors=(404,),
+    paged=True,
 )
 async def list_interactions(request: web.Request) -> Any:
     story_id = request.match_info["story"]
-    return await request.app[INTERACTIONS].list_interactions(
-        account_id=account_of(request), story_id=story_id
+    interactions, request[TOTAL] = await request.app[INTERACTIONS].list_interactions(
+        account_id=account_of(request), story_id=story_id, page=request[PAGE]
     )
+    return interactions
 
 
 @routes.post("/stories/{story}/interactions")
@@ -41,10 +44,7 @@ async def list_interactions(request: web.Request) -> Any:
     errors=(404, 409),
 )
 async def create_root_interaction(request: web.Request, body: dict[str, Any]) -> Any:
-    new_id = await request.app[INTERACTIONS].create(
-        account_id=account_of(request), story_id=request.match_info["story"], data=body
-    )
-    return created(new_id)
+    return await _create_interaction(request, body, parent_id=None)
 
 
 @routes.get("/stories/{story}/interactions/{id}")
@@ -68,13 +68,22 @@ async def read_interaction(request: web.Request) -> Any:
     errors=(404, 409),
 )
 async def create_child_interaction(request: web.Request, body: dict[str, Any]) -> Any:
-    new_id = await request.app[INTERACTIONS].create(
-        account_id=account_of(request),
-        story_id=request.match_info["story"],
-        data=body,
-        parent_id=request.match_info["id"],
-    )
-    return created(new_id)
+    return await _create_interaction(request, body, parent_id=request.match_info["id"])
+
+
+async def _create_interaction(
+    request: web.Request, body: dict[str, Any], parent_id: str | None
+) -> dict[str, Any]:
+    async def create(account_id: str, new_id: str | None) -> str:
+        return await request.app[INTERACTIONS].create(
+            account_id=account_id,
+            story_id=request.match_info["story"],
+            data=body,
+            parent_id=parent_id,
+            new_id=new_id,
+        )
+
+    return await created_once(request, body, create, uuid_from)
 
 
 @routes.put("/stories/{story}/interactions/{id}")

@@ -20,6 +20,7 @@ routes = web.RouteTableDef()
     tag="query",
     auth=ANY_TOKEN,
     cached_auth=True,
+    rate_limit="query",
     body=QueryRequestSchema(),
     response=QueryResponseSchema(),
     status_field=QUERY_STATUS_FIELD,

@@ -2,7 +2,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bot_api.api.common import account_of, created, success
+from bot_api.api.common import account_of, created_once, success
 from bot_api.keys import STORIES
 from bot_api.schemas.common import CreatedSchema, SuccessSchema
 from bot_api.schemas.stories import (
@@ -11,15 +11,23 @@ from bot_api.schemas.stories import (
     StorySummarySchema,
     StoryUpdateSchema,
 )
-from shared.endpoints import endpoint
+from shared.endpoints import PAGE, TOTAL, endpoint
 
 routes = web.RouteTableDef()
 
 
 @routes.get("/stories")
-@endpoint(summary="List the stories", tag="stories", response=StorySummarySchema(many=True))
+@endpoint(
+    summary="List the stories, oldest first",
+    tag="stories",
+    response=StorySummarySchema(many=True),
+    paged=True,
+)
 async def list_stories(request: web.Request) -> Any:
-    return await request.app[STORIES].list_stories(account_id=account_of(request))
+    stories, request[TOTAL] = await request.app[STORIES].list_stories(
+        account_id=account_of(request), page=request[PAGE]
+    )
+    return stories
 
 
 @routes.post("/stories")
@@ -28,9 +36,13 @@ async def list_stories(request: web.Request) -> Any:
     tag="stories",
     body=StoryCreateSchema(),
     response=CreatedSchema(),
+    errors=(409,),
 )
 async def create_story(request: web.Request, body: dict[str, Any]) -> Any:
-    return created(await request.app[STORIES].create(account_id=account_of(request), data=body))
+    async def create(account_id: str, new_id: str | None) -> str:
+        return await request.app[STORIES].create(account_id=account_id, data=body, new_id=new_id)
+
+    return await created_once(request, body, create)
 
 
 @routes.get("/stories/{story}")

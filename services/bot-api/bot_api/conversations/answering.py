@@ -10,9 +10,11 @@ from bot_api.conversations.cache import StoryCache
 from bot_api.engine.conversation import respond
 from bot_api.engine.semantic import Encoder
 from bot_api.engine.turn import Outcome, Turn
+from bot_api.metrics import record_query
 from bot_api.storage.protocols import SessionStore
+from bot_api.storage.sessions import over_bounds
 from bot_api.webhooks.delivery import Answers, Deliveries
-from shared.errors import Conflict
+from shared.errors import Conflict, ValidationFailed
 
 MAX_SAVE_ATTEMPTS = 100
 
@@ -50,9 +52,13 @@ class ConversationService:
                 answers=answers,
             )
             state = state.with_parameters(outcome.parameters)
+            refusal = over_bounds(state)
+            if refusal is not None:
+                raise ValidationFailed.at(("parameters",), refusal)
             if await self.sessions.save(
                 story.id, session_id, stored.version, state, self.idle_timeout
             ):
+                record_query(turn, outcome)
                 return outcome
             await asyncio.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
         raise Conflict("the session is being changed by too many messages at once; try again")

@@ -12,6 +12,7 @@ vectors land their interactions are refreshed like any other edit.
 """
 
 import asyncio
+import time
 from dataclasses import dataclass, field
 
 from bot_api.changes import Change, EntitiesEdited, StoryCreated, StoryDeleted, StoryEdited
@@ -19,6 +20,12 @@ from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.domain.entities import Entity
 from bot_api.engine.semantic import PhraseVectors, interaction_texts, representatives
 from bot_api.engine.story import CompiledStory
+from bot_api.metrics import (
+    STORY_CACHE_ENTRIES,
+    STORY_CACHE_HITS,
+    STORY_CACHE_MISSES,
+    STORY_COMPILE_SECONDS,
+)
 from bot_api.storage import Stores
 from bot_api.storage.entities import entity_from_document
 from bot_api.storage.interactions import interaction_from_document
@@ -60,7 +67,10 @@ class StoryCache:
             story_id = await self._oldest_story(account_id)
         entry = self._entries.get(story_id)
         if entry is None:
+            STORY_CACHE_MISSES.inc()
             entry = await self._load(account_id, story_id)
+        else:
+            STORY_CACHE_HITS.inc()
         if entry.account_id != account_id:
             raise NotFound(f"no story {story_id}")
         if entry.stale:
@@ -77,6 +87,7 @@ class StoryCache:
                 entry = self._entries.get(change.story_id)
                 if isinstance(change, StoryDeleted):
                     self._entries.pop(change.story_id, None)
+                    STORY_CACHE_ENTRIES.set(len(self._entries))
                 elif entry is not None:
                     entry.stale_story = True
                     if isinstance(change, StoryEdited):
@@ -118,6 +129,7 @@ class StoryCache:
             while entry is None:
                 entry = await self._compile(account_id, story_id)
             self._entries[story_id] = entry
+            STORY_CACHE_ENTRIES.set(len(self._entries))
             return entry
 
     async def _compile(self, account_id: str, story_id: str) -> _Entry | None:
@@ -129,17 +141,23 @@ class StoryCache:
         documents = await self._stores.interactions.find(story.id, story.structure.contexts)
         interactions = [interaction_from_document(d) for d in documents.values()]
         entities = await self._entities(account_id)
-        texts = interaction_texts(interactions, representatives(entities))
+        vectors = (
+            await self._phrase_vectors(
+                story.id, interaction_texts(interactions, representatives(entities))
+            )
+            if self._semantic(story.settings.language)
+            else None
+        )
+        started = time.perf_counter()
         compiled = CompiledStory.compile(
             story.id,
             story.settings,
             story.structure,
             interactions,
             entities,
-            await self._phrase_vectors(story.id, texts)
-            if self._semantic(story.settings.language)
-            else None,
+            vectors,
         )
+        STORY_COMPILE_SECONDS.observe(time.perf_counter() - started)
         if self._changes_seen.get(story_id, 0) != changes_before:
             return None
         return _Entry(compiled, account_id)
@@ -157,6 +175,7 @@ class StoryCache:
                 record = await self._stores.stories.get(entry.account_id, current.id)
                 if record is None:
                     self._entries.pop(current.id, None)
+                    STORY_CACHE_ENTRIES.set(len(self._entries))
                     raise NotFound(f"no story {current.id}")
             structure = current.structure if record is None else record.structure
             wanted = {i for i in entry.stale_interactions if i in structure}

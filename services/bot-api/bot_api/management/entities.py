@@ -6,6 +6,7 @@ from typing import Any
 from bot_api.changes import ChangeFeed, EntitiesEdited
 from bot_api.storage import Stores
 from shared.errors import Conflict, NotFound
+from shared.pages import Page
 
 
 class EntityService:
@@ -13,14 +14,23 @@ class EntityService:
         self._stores = stores
         self._changes = changes
 
-    async def list_entities(self, *, account_id: str) -> list[dict[str, Any]]:
-        return await self._stores.entities.list(account_id)
+    async def list_entities(
+        self, *, account_id: str, page: Page
+    ) -> tuple[list[dict[str, Any]], int]:
+        """A page of the account's entities and their total."""
+        entities = self._stores.entities
+        return await entities.list(account_id, page), await entities.count(account_id)
 
     async def read(self, *, account_id: str, entity_id: str) -> dict[str, Any]:
         return await _load(self._stores, account_id, entity_id)
 
-    async def create(self, *, account_id: str, data: dict[str, Any]) -> str:
-        entity_id = await self._stores.entities.insert(account_id, data)
+    async def create(
+        self, *, account_id: str, data: dict[str, Any], new_id: str | None = None
+    ) -> str:
+        """Under `new_id` when given (a retried create), which may exist already."""
+        if new_id is not None and await self._stores.entities.get(account_id, new_id):
+            return new_id
+        entity_id = await self._stores.entities.insert(account_id, data, new_id)
         await self._changes.announce(EntitiesEdited(account_id))
         return entity_id
 

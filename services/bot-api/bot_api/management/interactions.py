@@ -24,6 +24,7 @@ from bot_api.storage.interactions import CONTENT_FIELDS
 from bot_api.storage.stories import StoryRecord
 from shared.errors import ApiError, NotFound, ValidationFailed
 from shared.ids import is_object_id
+from shared.pages import Page
 
 
 class ConnectionDirectory(Protocol):
@@ -40,10 +41,15 @@ class InteractionService:
         self._changes = changes
         self._connections = connections
 
-    async def list_interactions(self, *, account_id: str, story_id: str) -> list[dict[str, Any]]:
+    async def list_interactions(
+        self, *, account_id: str, story_id: str, page: Page
+    ) -> tuple[list[dict[str, Any]], int]:
+        """A page of the story's interactions in tree order, and their total."""
         story = await load_story(self._stores, account_id, story_id)
-        documents = await self._stores.interactions.find(story.id, story.structure.contexts)
-        return [documents[i] for i in story.structure.walk()]
+        order = list(story.structure.walk())
+        wanted = page.of(order)
+        documents = await self._stores.interactions.find(story.id, wanted)
+        return [documents[i] for i in wanted], len(order)
 
     async def read(self, *, account_id: str, story_id: str, interaction_id: str) -> dict[str, Any]:
         story = await load_story(self._stores, account_id, story_id)
@@ -56,13 +62,20 @@ class InteractionService:
         story_id: str,
         data: dict[str, Any],
         parent_id: str | None = None,
+        new_id: str | None = None,
     ) -> str:
-        """A root interaction, or a child owned by `parent_id`."""
+        """A root interaction, or a child owned by `parent_id`; under `new_id` when given
+        (a retried create), which the story may list already."""
         stores = self._stores
         story = await load_story(stores, account_id, story_id)
-        new_id = str(uuid.uuid4())
+        if new_id is not None and new_id in story.structure:
+            return new_id
+        retried = new_id is not None and await stores.interactions.get(story.id, new_id)
+        new_id = new_id or str(uuid.uuid4())
 
         def place(structure: Structure) -> Structure:
+            if new_id in structure:
+                return structure
             if parent_id is None:
                 return structure.add_root(new_id)
             return structure.add_child(parent_id, new_id)
@@ -70,9 +83,10 @@ class InteractionService:
         place(story.structure)
         content = prepare({**EMPTY_INTERACTION, **data})
         await self._check_references(account_id, story, None, content)
-        await stores.interactions.insert_many(
-            account_id, story.id, [{**content, "id": new_id, "type": STANDARD}]
-        )
+        if not retried:
+            await stores.interactions.insert_many(
+                account_id, story.id, [{**content, "id": new_id, "type": STANDARD}]
+            )
         try:
             await edit_story(stores, account_id, story_id, lambda s: (place(s.structure), {}))
         except ApiError:
@@ -144,11 +158,12 @@ class InteractionService:
                 {"parameters": {"entity": [f"Unknown entity {m!r}." for m in missing]}},
             )
         if content["triggers"]:
-            others = await stores.interactions.find(
-                story.id, story.structure.contexts, projection=["triggers"]
-            )
+            # Only the interactions sharing a trigger: the cost stays the same as the story grows.
+            sharing = await stores.interactions.with_triggers(story.id, content["triggers"])
             check_unique_triggers(
-                interaction_id, content["triggers"], {i: d["triggers"] for i, d in others.items()}
+                interaction_id,
+                content["triggers"],
+                {i: t for i, t in sharing.items() if i in story.structure},
             )
         webhook = content["webhook"]
         if webhook == stored_webhook or not is_object_id(webhook):

@@ -12,6 +12,7 @@ from bot_api.domain.structure import Structure
 from bot_api.storage import Stores, new_object_id
 from bot_api.storage.stories import StoryRecord
 from shared.errors import Conflict, NotFound
+from shared.pages import Page
 
 MAX_CONCURRENT_RETRIES = 20
 
@@ -48,11 +49,16 @@ class StoryService:
         self._stores = stores
         self._changes = changes
 
-    async def create(self, *, account_id: str, data: dict[str, Any]) -> str:
+    async def create(
+        self, *, account_id: str, data: dict[str, Any], new_id: str | None = None
+    ) -> str:
+        """Under `new_id` when given (a retried create), which may exist already."""
+        if new_id is not None and await self._stores.stories.get(account_id, new_id):
+            return new_id
         defaults = [{**default, "id": str(uuid.uuid4())} for default in default_interactions()]
         structure = Structure.for_new_story(i["id"] for i in defaults)
         # Interactions first: they are invisible until the story that lists them exists.
-        story_id = new_object_id()
+        story_id = new_id or new_object_id()
         await self._stores.interactions.insert_many(account_id, story_id, defaults)
         await self._stores.stories.insert(
             story_id,
@@ -65,8 +71,12 @@ class StoryService:
         await self._changes.announce(StoryCreated(account_id, story_id))
         return story_id
 
-    async def list_stories(self, *, account_id: str) -> list[dict[str, Any]]:
-        return await self._stores.stories.list(account_id)
+    async def list_stories(
+        self, *, account_id: str, page: Page
+    ) -> tuple[list[dict[str, Any]], int]:
+        """A page of the account's stories and their total."""
+        stories = self._stores.stories
+        return await stories.list(account_id, page), await stories.count(account_id)
 
     async def read(self, *, account_id: str, story_id: str) -> dict[str, Any]:
         story = await load_story(self._stores, account_id, story_id)

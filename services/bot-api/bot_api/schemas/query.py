@@ -20,7 +20,7 @@ from bot_api.schemas.interactions import TRIGGER
 from shared.envelope_schemas import status_schema
 from shared.schema_fields import StrictBoolean, StrictNumber, TypedUnion
 
-MAX_SESSION_PARAMETERS = 99
+MAX_QUERY_PARAMETERS = 99
 
 
 class SessionId(fields.Field[str]):
@@ -55,7 +55,7 @@ class QueryRequestSchema(Schema):
     parameters = fields.Dict(
         keys=fields.String(validate=[validate.Length(min=1, max=128), NAME_PATTERN]),
         values=ParameterValue(),
-        validate=validate.Length(max=MAX_SESSION_PARAMETERS),
+        validate=validate.Length(max=MAX_QUERY_PARAMETERS),
         load_default=dict,
     )
     confidence = StrictNumber(validate=validate.Range(min=0, max=1))

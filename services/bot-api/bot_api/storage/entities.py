@@ -3,12 +3,14 @@
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from bson import ObjectId
 from pymongo.errors import DuplicateKeyError
 
 from bot_api.domain.entities import Entity, Entry
 from shared.errors import Conflict
 from shared.ids import object_id
 from shared.mongo import Database
+from shared.pages import Page
 from shared.timeutil import utcnow
 
 
@@ -29,19 +31,27 @@ class EntityRepository:
     async def ensure_indexes(self) -> None:
         await self.collection.create_index([("accountId", 1), ("name", 1)], unique=True)
 
-    async def insert(self, account_id: str, entity: dict[str, Any]) -> str:
+    async def insert(
+        self, account_id: str, entity: dict[str, Any], entity_id: str | None = None
+    ) -> str:
         now = utcnow()
+        key = {} if entity_id is None else {"_id": ObjectId(entity_id)}
         try:
             result = await self.collection.insert_one(
-                {"accountId": account_id, **entity, "createdAt": now, "updatedAt": now}
+                {**key, "accountId": account_id, **entity, "createdAt": now, "updatedAt": now}
             )
         except DuplicateKeyError:
             raise Conflict(f"an entity named {entity['name']!r} already exists") from None
         return str(result.inserted_id)
 
-    async def list(self, account_id: str) -> list[dict[str, Any]]:
+    async def list(self, account_id: str, page: Page | None = None) -> list[dict[str, Any]]:
         cursor = self.collection.find({"accountId": account_id}).sort("createdAt", 1)
+        if page is not None:
+            cursor = cursor.skip(page.offset).limit(page.limit)
         return [document async for document in cursor]
+
+    async def count(self, account_id: str) -> int:
+        return await self.collection.count_documents({"accountId": account_id})
 
     async def get(self, account_id: str, entity_id: str) -> dict[str, Any] | None:
         key = object_id(entity_id)

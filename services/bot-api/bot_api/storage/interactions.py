@@ -33,6 +33,7 @@ class InteractionRepository:
 
     async def ensure_indexes(self) -> None:
         await self.collection.create_index("storyId")
+        await self.collection.create_index([("storyId", 1), ("triggerKeys", 1)])
         await self.collection.create_index([("accountId", 1), ("parameters.entity", 1)])
 
     async def insert_many(
@@ -46,6 +47,7 @@ class InteractionRepository:
                     "accountId": account_id,
                     "storyId": story_id,
                     **{name: interaction[name] for name in CONTENT_FIELDS},
+                    "triggerKeys": _trigger_keys(interaction["triggers"]),
                     "createdAt": now,
                     "updatedAt": now,
                 }
@@ -61,6 +63,20 @@ class InteractionRepository:
         )
         return {document["_id"]: document async for document in cursor}
 
+    async def with_triggers(self, story_id: str, triggers: list[str]) -> dict[str, list[str]]:
+        """The triggers of the story's interactions that may have any of `triggers` in any
+        case: those whose `triggerKeys` (the triggers in lower case) share one, and those
+        written before `triggerKeys` existed."""
+        keys = [trigger.lower() for trigger in triggers]
+        cursor = self.collection.find(
+            {
+                "storyId": story_id,
+                "$or": [{"triggerKeys": {"$in": keys}}, {"triggerKeys": {"$exists": False}}],
+            },
+            projection=["triggers"],
+        )
+        return {document["_id"]: document["triggers"] async for document in cursor}
+
     async def get(self, story_id: str, interaction_id: str) -> dict[str, Any] | None:
         return await self.collection.find_one({"_id": interaction_id, "storyId": story_id})
 
@@ -69,7 +85,13 @@ class InteractionRepository:
     ) -> None:
         await self.collection.update_one(
             {"_id": interaction_id, "storyId": story_id},
-            {"$set": {**{name: content[name] for name in CONTENT_FIELDS}, "updatedAt": utcnow()}},
+            {
+                "$set": {
+                    **{name: content[name] for name in CONTENT_FIELDS},
+                    "triggerKeys": _trigger_keys(content["triggers"]),
+                    "updatedAt": utcnow(),
+                }
+            },
         )
 
     async def delete_many(self, story_id: str, ids: Iterable[str]) -> None:
@@ -86,3 +108,7 @@ class InteractionRepository:
             projection={"storyId": 1},
         )
         return [document async for document in cursor]
+
+
+def _trigger_keys(triggers: list[str]) -> list[str]:
+    return sorted({trigger.lower() for trigger in triggers})

@@ -14,6 +14,7 @@ from bot_api.storage.connections import Connection
 from bot_api.storage.sessions import StoredSession
 from bot_api.storage.stories import StoryRecord
 from shared.events import ConnectionChanged
+from shared.pages import Page
 
 
 class Indexed(Protocol):
@@ -31,8 +32,11 @@ class StoryStore(Indexed, Protocol):
         structure: Structure,
     ) -> None: ...
 
-    async def list(self, account_id: str) -> list[dict[str, Any]]:
-        """`_id`, `name` and `description` of the account's stories, oldest first."""
+    async def list(self, account_id: str, page: Page | None = None) -> list[dict[str, Any]]:
+        """`_id`, `name` and `description` of the account's stories (of `page`, or all),
+        oldest first."""
+
+    async def count(self, account_id: str) -> int: ...
 
     async def get(self, account_id: str, story_id: str) -> StoryRecord | None: ...
 
@@ -48,6 +52,9 @@ class InteractionStore(Indexed, Protocol):
     async def insert_many(
         self, account_id: str, story_id: str, interactions: list[dict[str, Any]]
     ) -> None: ...
+
+    async def with_triggers(self, story_id: str, triggers: list[str]) -> dict[str, list[str]]:
+        """The triggers of the story's interactions that have any of `triggers`."""
 
     async def find(
         self, story_id: str, ids: Iterable[str], projection: list[str] | None = None
@@ -68,10 +75,16 @@ class InteractionStore(Indexed, Protocol):
 
 
 class EntityStore(Indexed, Protocol):
-    async def insert(self, account_id: str, entity: dict[str, Any]) -> str:
-        """The new entity's id; Conflict if the account has an entity of that name."""
+    async def insert(
+        self, account_id: str, entity: dict[str, Any], entity_id: str | None = None
+    ) -> str:
+        """The new entity's id (`entity_id` when given); Conflict if the account has an
+        entity of that name."""
 
-    async def list(self, account_id: str) -> list[dict[str, Any]]: ...
+    async def list(self, account_id: str, page: Page | None = None) -> list[dict[str, Any]]:
+        """The account's entities (of `page`, or all), oldest first."""
+
+    async def count(self, account_id: str) -> int: ...
 
     async def get(self, account_id: str, entity_id: str) -> dict[str, Any] | None: ...
 

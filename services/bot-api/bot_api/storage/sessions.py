@@ -4,6 +4,10 @@ Each document carries a `version`; a save is conditional on the version it read,
 two messages of one session at once never lose an update (the loser reads again).
 `expiresAt` drives a TTL index, and an expired document is read as absent even before
 MongoDB's TTL monitor (which runs once a minute) removes it.
+
+A session holds at most `MAX_SESSION_PARAMETERS` parameters and `MAX_SESSION_BYTES` of
+state, far below MongoDB's 16 MB document limit: parameters accumulate turn after turn,
+so without a bound a client could grow one document until every write of it fails.
 """
 
 import re
@@ -12,11 +16,15 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+import bson
 from pymongo.errors import DuplicateKeyError
 
 from bot_api.engine.turn import ActiveContext, Pending, SessionState
 from shared.mongo import Database
 from shared.timeutil import utcnow
+
+MAX_SESSION_PARAMETERS = 100
+MAX_SESSION_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -52,6 +60,23 @@ def state_from_document(document: Mapping[str, Any]) -> SessionState:
         else Pending(pending["interactionId"], pending["alias"], pending["failures"]),
         collected_by=dict(document.get("collectedBy", {})),
     )
+
+
+def over_bounds(state: SessionState) -> str | None:
+    """Why a session may not hold `state`, or None when it may."""
+    count = len(state.parameters)
+    if count > MAX_SESSION_PARAMETERS:
+        return (
+            f"the session would hold {count} parameters, more than {MAX_SESSION_PARAMETERS}; "
+            "send fewer or start over with reset: true"
+        )
+    size = len(bson.encode(state_to_document(state)))
+    if size > MAX_SESSION_BYTES:
+        return (
+            f"the session would hold {size} bytes, more than {MAX_SESSION_BYTES}; "
+            "send shorter parameters or start over with reset: true"
+        )
+    return None
 
 
 def session_key(story_id: str, session_id: str) -> str:

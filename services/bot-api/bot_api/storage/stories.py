@@ -13,6 +13,7 @@ from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Context, Structure
 from shared.ids import object_id
 from shared.mongo import Database
+from shared.pages import Page
 from shared.timeutil import utcnow
 
 
@@ -99,11 +100,16 @@ class StoryRepository:
         }
         await self.collection.insert_one(document)
 
-    async def list(self, account_id: str) -> list[dict[str, Any]]:
+    async def list(self, account_id: str, page: Page | None = None) -> list[dict[str, Any]]:
         cursor = self.collection.find(
             {"accountId": account_id}, projection={"name": 1, "description": 1}
         ).sort("createdAt", 1)
+        if page is not None:
+            cursor = cursor.skip(page.offset).limit(page.limit)
         return [document async for document in cursor]
+
+    async def count(self, account_id: str) -> int:
+        return await self.collection.count_documents({"accountId": account_id})
 
     async def get(self, account_id: str, story_id: str) -> StoryRecord | None:
         key = object_id(story_id)

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from bot_api.domain.interactions import Interaction
 from bot_api.engine.turn import Outcome, Turn
+from bot_api.metrics import WEBHOOK_DELIVERIES, WEBHOOK_LATENCY
 from bot_api.storage.connections import Connection
 from bot_api.webhooks.answers import WebhookAnswer, read_answer
 from bot_api.webhooks.failures import DeliveryFailed
@@ -83,11 +84,14 @@ class Deliveries:
         body = request_body(session_id, interaction, turn, outcome, connection)
         error: str | None = None
         answer: WebhookAnswer | None = None
+        started = time.perf_counter()
         try:
             answer = read_answer(await self._caller.call(url, body, connection))
         except DeliveryFailed as failure:
             error = str(failure)
             log.warning("webhook of interaction %s failed: %s", interaction.id, error)
+        WEBHOOK_LATENCY.observe(time.perf_counter() - started)
+        WEBHOOK_DELIVERIES.labels("ok" if error is None else "failed").inc()
         if connection is not None:
             at_ms = int(time.time() * 1000)
             await self._report(DeliveryResult(account_id, connection.id, error, at_ms))

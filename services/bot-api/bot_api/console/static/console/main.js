@@ -18,7 +18,14 @@ if (page.page !== "sign-in" && !token()) {
     sessionStorage.clear(); // the token and the test chats' sessions
     location.assign("/console/");
   });
-  const module = await pages[page.page]();
-  await module.start();
+  // Nothing can be typed until the page's data has loaded, so loading never overwrites input.
+  const main = document.getElementById("main");
+  main.inert = true;
+  try {
+    const module = await pages[page.page]();
+    await module.start();
+  } finally {
+    main.inert = false;
+  }
   document.body.dataset.ready = "true";
 }

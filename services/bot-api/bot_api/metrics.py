@@ -1,0 +1,46 @@
+"""bot-api's own Prometheus metrics: /query outcomes and scores, webhook deliveries,
+the story cache. Served at /metrics beside the shared ones (shared/metrics.py)."""
+
+from prometheus_client import Counter, Gauge, Histogram
+
+from bot_api.domain.interactions import FALLBACK
+from bot_api.engine.turn import Outcome, Turn
+
+QUERY_OUTCOMES = Counter(
+    "parley_query_outcomes",
+    "/query turns by outcome: matched, fallback, incomplete, trigger, goto",
+    ["outcome"],
+)
+MATCH_SCORE = Histogram(
+    "parley_query_match_score",
+    "Score of the best interaction for a message",
+    buckets=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+)
+WEBHOOK_DELIVERIES = Counter(
+    "parley_webhook_deliveries", "Webhook calls by outcome: ok, failed", ["outcome"]
+)
+WEBHOOK_LATENCY = Histogram(
+    "parley_webhook_delivery_seconds",
+    "Time of a webhook call, answer read",
+    buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0),
+)
+STORY_CACHE_ENTRIES = Gauge("parley_story_cache_entries", "Compiled stories kept in this process")
+STORY_CACHE_HITS = Counter("parley_story_cache_hits", "Queries answered from a cached story")
+STORY_CACHE_MISSES = Counter("parley_story_cache_misses", "Queries that compiled their story")
+STORY_COMPILE_SECONDS = Histogram("parley_story_compile_seconds", "Time to compile a whole story")
+
+
+def record_query(turn: Turn, outcome: Outcome) -> None:
+    if turn.trigger is not None:
+        kind = "trigger"
+    elif turn.goto is not None:
+        kind = "goto"
+    elif outcome.incomplete:
+        kind = "incomplete"
+    elif outcome.interaction is None or outcome.interaction.kind == FALLBACK:
+        kind = "fallback"
+    else:
+        kind = "matched"
+    QUERY_OUTCOMES.labels(kind).inc()
+    if turn.query is not None:
+        MATCH_SCORE.observe(outcome.score)

@@ -1,0 +1,64 @@
+"""Creates sent with an `Idempotency-Key`: a retry answers the first result and stores
+nothing new; the same key with another body is a 409 (docs/reliability.md)."""
+
+from typing import Any
+
+from support.api import Api, Reply
+
+
+async def post_with_key(api: Api, path: str, body: Any, key: str) -> Reply:
+    return await api.call("POST", path, body, headers={"Idempotency-Key": key})
+
+
+async def test_a_story_create_retried_with_its_key_is_stored_once(api: Api) -> None:
+    body = {"name": "Once", "description": ""}
+    first = await post_with_key(api, "/stories", body, "story-1")
+    again = await post_with_key(api, "/stories", body, "story-1")
+    assert first.status == again.status == 200
+    assert again.body == first.body
+    other = await post_with_key(api, "/stories", body, "story-2")
+    assert other.body["id"] != first.body["id"]
+    names = [s["name"] for s in await api.ok("GET", "/stories")]
+    assert names == ["Once", "Once"]
+
+
+async def test_an_interaction_create_retried_with_its_key_is_stored_once(
+    api: Api, story_id: str
+) -> None:
+    path = f"/stories/{story_id}/interactions"
+    body = {"name": "Order", "userSays": ["a pizza please"]}
+    first = await post_with_key(api, path, body, "i-1")
+    again = await post_with_key(api, path, body, "i-1")
+    assert first.status == 200 and again.body == first.body
+    child = await post_with_key(api, f"{path}/{first.body['id']}", body, "i-1")
+    assert child.status == 200 and child.body["id"] != first.body["id"]
+    listed = await api.ok("GET", path)
+    assert [i["name"] for i in listed].count("Order") == 2
+
+
+async def test_an_entity_create_retried_with_its_key_is_stored_once(api: Api) -> None:
+    body = {"name": "size", "entries": [{"value": "large", "synonyms": [{"value": "large"}]}]}
+    first = await post_with_key(api, "/entities", body, "e-1")
+    again = await post_with_key(api, "/entities", body, "e-1")
+    assert first.status == again.status == 200 and again.body == first.body
+    assert len(await api.ok("GET", "/entities")) == 1
+
+
+async def test_a_key_reused_with_another_body_is_a_conflict(api: Api) -> None:
+    await post_with_key(api, "/stories", {"name": "A", "description": ""}, "k")
+    reused = await post_with_key(api, "/stories", {"name": "B", "description": ""}, "k")
+    assert reused.error == (409, "conflict")
+    assert [s["name"] for s in await api.ok("GET", "/stories")] == ["A"]
+
+
+async def test_keys_are_per_account(api: Api, bob: Any) -> None:
+    body = {"name": "Mine", "description": ""}
+    mine = await post_with_key(api, "/stories", body, "shared-key")
+    theirs = await post_with_key(bob.developer, "/stories", body, "shared-key")
+    assert theirs.status == 200 and theirs.body["id"] != mine.body["id"]
+    assert len(await bob.developer.ok("GET", "/stories")) == 1
+
+
+async def test_a_malformed_key_is_a_400(api: Api) -> None:
+    reply = await post_with_key(api, "/stories", {"name": "A", "description": ""}, "x" * 256)
+    assert reply.error == (400, "bad_request")

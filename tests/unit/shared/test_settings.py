@@ -1,0 +1,69 @@
+"""Settings from the environment: every one checked at start, every one documented in
+docs/configuration.md's table."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from shared.config import Config, InvalidSetting
+
+CONFIGURATION = Path(__file__).resolve().parents[3] / "docs" / "configuration.md"
+
+
+def test_a_configuration_survives_the_trip_through_the_environment() -> None:
+    config = Config(
+        mongodb_url="mongodb://db:27017/?replicaSet=rs0",
+        nats_url="nats://u:p@nats:4222",
+        database_prefix="acme",
+        bot_api_port=9000,
+        integrations_api_port=9001,
+        max_body_bytes=1024,
+        session_idle_seconds=60,
+        webhook_allow=("10.0.0.0/8", "::1/128"),
+        host="0.0.0.0",
+        log_level="DEBUG",
+        log_format="json",
+        startup_wait_seconds=5,
+    )
+    assert Config.from_env_mapping(config.as_env()) == config
+
+
+def test_unset_or_empty_settings_take_their_defaults() -> None:
+    defaults = Config.from_env_mapping({})
+    assert Config.from_env_mapping({name: "" for name in defaults.as_env()}) == defaults
+    assert (defaults.host, defaults.log_format, defaults.log_level) == ("127.0.0.1", "text", "INFO")
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "said"),
+    [
+        ("BOT_API_PORT", "0", "BOT_API_PORT must be a whole number from 1 to 65535, not '0'"),
+        ("INTEGRATIONS_API_PORT", "70000", "from 1 to 65535, not '70000'"),
+        ("MAX_BODY_BYTES", "4m", "MAX_BODY_BYTES must be a whole number of at least 1, not '4m'"),
+        ("SESSION_IDLE_SECONDS", "-1", "SESSION_IDLE_SECONDS must be a whole number"),
+        ("STARTUP_WAIT_SECONDS", "soon", "STARTUP_WAIT_SECONDS must be a whole number"),
+        ("DATABASE_PREFIX", "a.b", "DATABASE_PREFIX must be 1 to 40 letters"),
+        ("WEBHOOK_ALLOW", "10.0.0.0/33", "WEBHOOK_ALLOW must list networks"),
+        ("HOST", "example.org", "HOST must be an IP address"),
+        ("LOG_LEVEL", "loud", "LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR, not 'loud'"),
+        ("LOG_FORMAT", "yaml", "LOG_FORMAT must be one of text, json, not 'yaml'"),
+        ("NATS_URL", "http://user:secret@nats", "NATS_URL must start with nats://"),
+    ],
+)
+def test_a_bad_value_is_named_in_one_line(name: str, value: str, said: str) -> None:
+    with pytest.raises(InvalidSetting) as raised:
+        Config.from_env_mapping({name: value})
+    assert said in str(raised.value)
+    assert "\n" not in str(raised.value)
+    assert "secret" not in str(raised.value)  # a URL's password is never repeated
+
+
+def test_levels_and_formats_are_taken_in_any_case() -> None:
+    config = Config.from_env_mapping({"LOG_LEVEL": "debug", "LOG_FORMAT": "JSON"})
+    assert (config.log_level, config.log_format) == ("DEBUG", "json")
+
+
+def test_docs_configuration_lists_every_setting_the_services_read() -> None:
+    documented = set(re.findall(r"^\| `([A-Z_]+)` \|", CONFIGURATION.read_text(), re.M))
+    assert set(Config.from_env_mapping({}).as_env()) <= documented
