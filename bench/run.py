@@ -7,7 +7,7 @@ from bench.stack import running_stack
 
 def main() -> None:
     write_section("matching", "Matching alone (make bench)", matching.table())
-    with running_stack("load") as stack:
+    with running_stack("load", semantic_matching=False) as stack:
         write_section("load", "/query under load (make bench)", query_load.load_table(stack))
     with running_stack("edit") as stack:
         write_section("edit", "Index cost after an edit (make bench)", query_load.edit_table(stack))

@@ -39,7 +39,7 @@ def serve(config: Config, directory: Path, module: str = "bot_api") -> ServerPro
 
 
 @contextlib.contextmanager
-def running_stack(name: str = "bench") -> Iterator[Stack]:
+def running_stack(name: str = "bench", semantic_matching: bool = True) -> Iterator[Stack]:
     with tempfile.TemporaryDirectory(prefix="parley-bench-") as temporary:
         directory = Path(temporary)
         database = start_mongo(directory / "mongo", directory)
@@ -51,6 +51,7 @@ def running_stack(name: str = "bench") -> Iterator[Stack]:
             bot_api_port=free_port(),
             query_rate=0,  # a benchmark measures throughput, not the rate limits
             management_rate=0,
+            semantic_matching=semantic_matching,
         )
         bot_api = None
         try:

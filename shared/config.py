@@ -59,6 +59,8 @@ class Config:
     body_read_seconds: float = 10.0
     idle_seconds: float = 15.0
     max_connections: int = 1000
+    # matching (docs/matching.md)
+    semantic_matching: bool = True
 
     @property
     def subjects(self) -> Subjects:
@@ -114,6 +116,8 @@ class Config:
             "BODY_READ_SECONDS": str(self.body_read_seconds),
             "IDLE_SECONDS": str(self.idle_seconds),
             "MAX_CONNECTIONS": str(self.max_connections),
+            # matching
+            "SEMANTIC_MATCHING": "on" if self.semantic_matching else "off",
         }
 
     @classmethod
@@ -164,6 +168,9 @@ class Config:
             body_read_seconds=setting.amount("BODY_READ_SECONDS", 10.0, low=0.1),
             idle_seconds=setting.amount("IDLE_SECONDS", 15.0, low=0.1),
             max_connections=setting.positive("MAX_CONNECTIONS", 1000),
+            # matching
+            semantic_matching=setting.choice("SEMANTIC_MATCHING", "on", ("on", "off")).lower()
+            == "on",
         )
 
 

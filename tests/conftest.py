@@ -51,6 +51,7 @@ def config(mongo_url: str, nats_url: str) -> Iterator[Config]:
         webhook_allow=LOOPBACK,
         query_rate=0,  # tests need throughput; test_rate_limits turns them on
         management_rate=0,
+        semantic_matching=False,
     )
     yield config
     with MongoClient(mongo_url) as client:

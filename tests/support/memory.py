@@ -9,15 +9,17 @@ another writer (or a failing database) would.
 """
 
 import copy
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
+import numpy as np
 from bson import ObjectId
 
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
+from bot_api.engine.semantic import Vectors
 from bot_api.engine.turn import SessionState
 from bot_api.storage import Stores, object_id
 from bot_api.storage.connections import Connection
@@ -406,3 +408,20 @@ class ConnectionDirectory:
 
     async def is_story_connection(self, account_id: str, story_id: str, connection_id: str) -> bool:
         return (account_id, story_id, connection_id) in self.known
+
+
+class VectorsInMemory:
+    """Phrase vectors by key, as `storage.vectors` keeps them (float16)."""
+
+    def __init__(self) -> None:
+        self.by_key: dict[str, Vectors] = {}
+
+    async def ensure_indexes(self) -> None:
+        """Nothing to index in memory."""
+
+    async def find(self, keys: Iterable[str]) -> dict[str, Vectors]:
+        return {k: self.by_key[k] for k in keys if k in self.by_key}
+
+    async def put(self, model_id: str, vectors: Mapping[str, Vectors]) -> None:
+        for key, vector in vectors.items():
+            self.by_key[key] = vector.astype(np.float16).astype(np.float32)

@@ -11,6 +11,8 @@ from bot_api.changes import ChangeFeed
 from bot_api.console.pages import add_console
 from bot_api.conversations.answering import ConversationService
 from bot_api.conversations.cache import StoryCache
+from bot_api.conversations.vectors import PhraseVectorService
+from bot_api.encoding.minilm import MiniLmEncoder
 from bot_api.keys import (
     CHANGES,
     CONFIG,
@@ -19,6 +21,7 @@ from bot_api.keys import (
     ENTITIES,
     INTERACTIONS,
     NATS,
+    PHRASE_VECTORS,
     STORES,
     STORIES,
     STORY_CACHE,
@@ -35,6 +38,7 @@ from bot_api.messaging import (
     story_lookups,
 )
 from bot_api.storage import Stores
+from bot_api.storage.vectors import PhraseVectorRepository
 from bot_api.webhooks.caller import WebhookCaller
 from bot_api.webhooks.delivery import Deliveries
 from shared.config import Config
@@ -55,9 +59,13 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     await stores.ensure_indexes()
     config = app[CONFIG]
     changes = ChangeFeed()
-    cache = StoryCache(stores, budget_bytes=config.story_cache_mb * 2**20)
+    vectors = None
+    if config.semantic_matching:
+        vectors = PhraseVectorService(PhraseVectorRepository(app[DATABASE]), MiniLmEncoder())
+    cache = StoryCache(stores, vectors, budget_bytes=config.story_cache_mb * 2**20)
     changes.listen(cache)
     app[STORES], app[CHANGES], app[STORY_CACHE] = stores, changes, cache
+    app[PHRASE_VECTORS] = vectors
     quotas = Quotas.from_config(config)
     app[STORIES] = StoryService(stores=stores, changes=changes, quotas=quotas)
     directory = NatsConnectionDirectory(app[NATS], config.subjects)
@@ -67,6 +75,8 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     app[ENTITIES] = EntityService(stores=stores, changes=changes, quotas=quotas)
     yield
     cache.close()
+    if vectors is not None:
+        await vectors.close()
 
 
 async def conversations(app: web.Application) -> AsyncIterator[None]:
@@ -76,11 +86,13 @@ async def conversations(app: web.Application) -> AsyncIterator[None]:
     deliveries = Deliveries(
         caller=caller, connections=app[STORES].connections, report=delivery_reporter(app)
     )
+    vectors = app[PHRASE_VECTORS]
     app[CONVERSATIONS] = ConversationService(
         stories=app[STORY_CACHE],
         sessions=app[STORES].sessions,
         deliveries=deliveries,
         idle_timeout=timedelta(seconds=app[CONFIG].session_idle_seconds),
+        encoder=None if vectors is None else vectors.encoder,
     )
     yield
     await caller.close()

@@ -5,6 +5,7 @@ from aiohttp import web
 from bot_api.changes import ChangeFeed
 from bot_api.conversations.answering import ConversationService
 from bot_api.conversations.cache import StoryCache
+from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.management.entities import EntityService
 from bot_api.management.interactions import InteractionService
 from bot_api.management.stories import StoryService
@@ -18,6 +19,8 @@ STORIES = web.AppKey("stories", StoryService)
 INTERACTIONS = web.AppKey("interactions", InteractionService)
 ENTITIES = web.AppKey("entities", EntityService)
 CONVERSATIONS = web.AppKey("conversations", ConversationService)
+PHRASE_VECTORS = web.AppKey[PhraseVectorService | None]("phrase_vectors")
+"""The semantic stage's vectors and encoder; None when SEMANTIC_MATCHING is off."""
 
 __all__ = [
     "CHANGES",
@@ -28,6 +31,7 @@ __all__ = [
     "INTERACTIONS",
     "NATS",
     "OUTBOX",
+    "PHRASE_VECTORS",
     "STORES",
     "STORIES",
     "STORY_CACHE",

@@ -30,7 +30,12 @@ async def test_a_new_story_reads_with_welcome_fallback_and_default_settings(api:
     story_id = await api.create_story("Pizza", description="Orders")
     story = await api.story(story_id)
     assert set(story) == {"name", "description", "id", "order", "story", "interactions", "settings"}
-    assert story["settings"] == {"confidence": 0.5, "fallback": True, "lifespan": 2}
+    assert story["settings"] == {
+        "confidence": 0.5,
+        "fallback": True,
+        "lifespan": 2,
+        "language": "english",
+    }
     welcome, fallback = story["order"]
     assert story["story"] == [{"id": welcome, "childrens": []}, {"id": fallback, "childrens": []}]
     assert story["interactions"][welcome] == {
@@ -54,16 +59,18 @@ async def test_settings_are_taken_on_create_and_merged_on_update(api: Api) -> No
         "confidence": 0.8,
         "fallback": False,
         "lifespan": 2,
+        "language": "english",
     }
     await api.ok(
         "PUT",
         f"/stories/{story_id}",
-        {"name": "Pizza", "description": "", "settings": {"lifespan": 5}},
+        {"name": "Pizza", "description": "", "settings": {"lifespan": 5, "language": "german"}},
     )
     assert (await api.story(story_id))["settings"] == {
         "confidence": 0.8,
         "fallback": False,
         "lifespan": 5,
+        "language": "german",
     }
 
 
@@ -76,6 +83,8 @@ async def test_settings_out_of_range_or_of_the_wrong_type_are_refused(api: Api) 
         {"lifespan": 2.5},
         {"fallback": "yes"},
         {"fallback": 1},
+        {"language": "klingon"},
+        {"language": 1},
         {"other": 1},
     ):
         reply = await api.post("/stories", {"name": "x", "description": "", "settings": settings})

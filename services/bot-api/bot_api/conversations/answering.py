@@ -8,6 +8,7 @@ from datetime import timedelta
 
 from bot_api.conversations.cache import StoryCache
 from bot_api.engine.conversation import respond
+from bot_api.engine.semantic import Encoder
 from bot_api.engine.turn import Outcome, Turn
 from bot_api.metrics import record_query
 from bot_api.storage.protocols import SessionStore
@@ -24,6 +25,9 @@ class ConversationService:
     sessions: SessionStore
     deliveries: Deliveries
     idle_timeout: timedelta
+    encoder: Encoder | None = None
+    """The semantic stage's encoder: turns then run in a worker thread, since encoding a
+    message takes milliseconds of CPU."""
 
     async def answer(
         self, *, account_id: str, story_id: str | None, session_id: str, turn: Turn
@@ -34,7 +38,12 @@ class ConversationService:
         answers: Answers = {}
         for attempt in range(MAX_SAVE_ATTEMPTS):
             stored = await self.sessions.load(story.id, session_id)
-            state, outcome = respond(story, stored.state, turn)
+            if self.encoder is None:
+                state, outcome = respond(story, stored.state, turn)
+            else:
+                state, outcome = await asyncio.to_thread(
+                    respond, story, stored.state, turn, encoder=self.encoder
+                )
             outcome = await self.deliveries.deliver(
                 account_id=account_id,
                 session_id=session_id,

@@ -14,18 +14,24 @@ dropped (and compiled again when asked for). Entries are keyed by account and st
 another account's story takes the same path as a missing one: a read that finds
 nothing. What a request names leaves nothing behind unless it is a story of its own
 account (docs/reliability.md).
+
+With a semantic stage, a compile also loads the stored vectors of the phrases it
+indexes; phrases still without one are encoded in the background, and when their
+vectors land their interactions are refreshed like any other edit.
 """
 
 import asyncio
 import functools
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from bot_api.changes import Change, EntitiesEdited, StoryCreated, StoryDeleted, StoryEdited
+from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.domain.entities import Entity
+from bot_api.engine.semantic import PhraseVectors, interaction_texts, representatives
 from bot_api.engine.story import CompiledStory
 from bot_api.metrics import (
     STORY_CACHE_ENTRIES,
@@ -51,18 +57,27 @@ class _Entry:
     stale_story: bool = False
     stale_interactions: set[str] = field(default_factory=set)
     stale_entities: bool = False
+    vectors_landed: set[str] = field(default_factory=set)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property
     def stale(self) -> bool:
-        return self.stale_story or bool(self.stale_interactions) or self.stale_entities
+        return (
+            self.stale_story
+            or bool(self.stale_interactions)
+            or self.stale_entities
+            or bool(self.vectors_landed)
+        )
 
 
 class StoryCache:
-    def __init__(self, stores: Stores, budget_bytes: int) -> None:
+    def __init__(
+        self, stores: Stores, vectors: PhraseVectorService | None, budget_bytes: int
+    ) -> None:
         """`budget_bytes`: the compiled stories kept may hold this much (estimated); the
         story just compiled is kept even if it alone is larger."""
         self._stores = stores
+        self._vectors = vectors
         self._budget = budget_bytes
         self._entries: OrderedDict[_Key, _Entry] = OrderedDict()
         """Least recently used first."""
@@ -123,6 +138,30 @@ class StoryCache:
                     if key[0] == account_id:
                         entry.stale_entities = True
 
+    def _landed(self, key: _Key) -> Callable[[set[str]], Awaitable[None]]:
+        """Told when the phrase vectors of these interactions are stored: the story's next
+        query takes them in."""
+
+        async def landed(interaction_ids: set[str]) -> None:
+            if key in self._changes_while_loading:
+                self._changes_while_loading[key] += 1
+            entry = self._entries.get(key)
+            if entry is not None:
+                entry.vectors_landed |= interaction_ids
+
+        return landed
+
+    def _semantic(self, language: str) -> bool:
+        return self._vectors is not None and language in self._vectors.encoder.languages
+
+    async def _phrase_vectors(
+        self, key: _Key, texts: dict[str, list[str]], encode_missing: bool = True
+    ) -> PhraseVectors | None:
+        if self._vectors is None:
+            return None
+        landed = self._landed(key) if encode_missing else None
+        return await self._vectors.load(key[1], texts, landed)
+
     async def _oldest_story(self, account_id: str) -> str:
         if account_id not in self._oldest:
             stories = await self._stores.stories.list(account_id, Page(limit=1))
@@ -161,7 +200,15 @@ class StoryCache:
             raise NotFound(f"no story {story_id}")
         async with self._compiling:
             documents = await self._stores.interactions.find(story.id, story.structure.contexts)
+            interactions = [interaction_from_document(d) for d in documents.values()]
             entities = await self._entities(account_id)
+            vectors = (
+                await self._phrase_vectors(
+                    key, interaction_texts(interactions, representatives(entities))
+                )
+                if self._semantic(story.settings.language)
+                else None
+            )
             started = time.perf_counter()
             compiled = await self._in_worker(
                 functools.partial(
@@ -169,8 +216,9 @@ class StoryCache:
                     story.id,
                     story.settings,
                     story.structure,
-                    [interaction_from_document(d) for d in documents.values()],
+                    interactions,
                     entities,
+                    vectors,
                 )
             )
             STORY_COMPILE_SECONDS.observe(time.perf_counter() - started)
@@ -198,15 +246,33 @@ class StoryCache:
             if entry.stale_entities:
                 entry.stale_entities = False
                 entities = await self._entities(key[0])
-            entry.story = await self._in_worker(
+            interactions = [interaction_from_document(d) for d in documents.values()]
+            settings = current.settings if record is None else record.settings
+            vectors = (
+                await self._phrase_vectors(key, current.to_encode(interactions, entities))
+                if self._semantic(settings.language)
+                else None
+            )
+            story = await self._in_worker(
                 functools.partial(
                     current.edited,
                     settings=None if record is None else record.settings,
                     structure=None if record is None else record.structure,
-                    interactions=[interaction_from_document(d) for d in documents.values()],
+                    interactions=interactions,
                     entities=entities,
+                    vectors=vectors,
                 )
             )
+            landed, entry.vectors_landed = entry.vectors_landed, set()
+            if landed:
+                stored = await self._phrase_vectors(
+                    key, story.phrase_texts(landed), encode_missing=False
+                )
+                if stored is not None:
+                    story = await self._in_worker(
+                        functools.partial(story.with_vectors, landed, stored)
+                    )
+            entry.story = story
             size = entry.story.size_estimate()
             if self._entries.get(key) is entry:
                 self._size += size - entry.size

@@ -25,6 +25,8 @@ from bot_api.domain.responses import FulfillmentItem, Text
 from bot_api.engine.entities import Mention
 from bot_api.engine.fulfillment import Choose, fulfillment
 from bot_api.engine.matching import Scored, slot_word
+from bot_api.engine.ranking import rank
+from bot_api.engine.semantic import Encoder
 from bot_api.engine.story import CompiledStory
 from bot_api.engine.text import tokens
 from bot_api.engine.turn import (
@@ -59,15 +61,29 @@ class _Answer:
 
 
 def respond(
-    story: CompiledStory, state: SessionState, turn: Turn, choose: Choose = random.choice
+    story: CompiledStory,
+    state: SessionState,
+    turn: Turn,
+    choose: Choose = random.choice,
+    encoder: Encoder | None = None,
 ) -> tuple[SessionState, Outcome]:
-    """The new session state and what the turn answered."""
-    return _Conversation(story, state, turn, choose).run()
+    """The new session state and what the turn answered. With an `encoder` (it may take
+    milliseconds: call from a worker thread), the story's semantic stage is used."""
+    return _Conversation(story, state, turn, choose, encoder).run()
 
 
 class _Conversation:
-    def __init__(self, story: CompiledStory, state: SessionState, turn: Turn, choose: Choose):
+    def __init__(
+        self,
+        story: CompiledStory,
+        state: SessionState,
+        turn: Turn,
+        choose: Choose,
+        encoder: Encoder | None,
+    ):
         self.story = story
+        covered = encoder is not None and story.settings.language in encoder.languages
+        self.encoder = encoder if covered else None
         self.turn = turn
         self.choose = choose
         self.threshold = story.settings.confidence if turn.confidence is None else turn.confidence
@@ -121,7 +137,14 @@ class _Conversation:
             context = roots.get(interaction_id)
             return context is not None and context.root
 
-        ranked = self.story.index.search(variants, eligible, every_candidate=self.turn.debug)
+        ranked = rank(
+            self.story.index,
+            self.story.semantic,
+            self.encoder,
+            variants,
+            eligible,
+            every_candidate=self.turn.debug,
+        )
         positions = self.story.positions
         ranked.sort(
             key=lambda s: (
@@ -256,6 +279,8 @@ class _Conversation:
                 score=round(s.score, 4),
                 centroid=round(s.centroid, 4),
                 closest_phrase=round(s.closest, 4),
+                lexical=None if s.lexical is None else round(s.lexical, 4),
+                semantic=None if s.semantic is None else round(s.semantic, 4),
                 phrase=s.phrase.source,
                 tier=TIERS[tier(s.interaction_id)],
             )

@@ -67,6 +67,15 @@ class Scored:
     phrase: Phrase
     centroid: float
     closest: float
+    lexical: float | None = None
+    """With the semantic stage: the lexical score alone (as calibrated here)."""
+    semantic: float | None = None
+    """With the semantic stage: the semantic similarity, None without the phrase vectors."""
+
+    @property
+    def blend(self) -> float:
+        """The lexical similarity before calibration."""
+        return CENTROID_SHARE * self.centroid + (1 - CENTROID_SHARE) * self.closest
 
 
 @dataclass(frozen=True)
@@ -100,9 +109,10 @@ def _normalized(vector: Vector) -> Vector:
 
 
 class MatchIndex:
-    def __init__(self) -> None:
+    def __init__(self, language: str = "english") -> None:
         """An empty index; `build` and `updated` make the ones worth searching."""
-        self._stemmer = Stemmer.Stemmer("english")
+        self.language = language
+        self._stemmer = Stemmer.Stemmer(language)
         self._interactions: dict[str, _Interaction] = {}
         self._document_frequency: dict[str, int] = {}
         self._phrase_count = 0
@@ -116,9 +126,11 @@ class MatchIndex:
         self._word_counts: dict[str, int] = {}
 
     @classmethod
-    def build(cls, user_says: Mapping[str, Sequence[str]]) -> "MatchIndex":
-        """The index of each interaction's user-says phrases."""
-        index = cls()
+    def build(
+        cls, user_says: Mapping[str, Sequence[str]], language: str = "english"
+    ) -> "MatchIndex":
+        """The index of each interaction's user-says phrases, stemmed for `language`."""
+        index = cls(language)
         for interaction_id, phrases in user_says.items():
             index._put(interaction_id, phrases, weigh=False)
         index._weigh_all()
@@ -189,11 +201,11 @@ class MatchIndex:
         if entry is None:
             return
         for phrase, counts in zip(entry.phrases, entry.terms, strict=True):
-            holders = self._exact[phrase.text] - {interaction_id}
+            holders = self._exact.get(phrase.text, frozenset()) - {interaction_id}
             if holders:
                 self._exact[phrase.text] = holders
             else:
-                del self._exact[phrase.text]
+                self._exact.pop(phrase.text, None)  # gone already if said twice
             for word in phrase.words:
                 self._word_counts[word] -= 1
                 if not self._word_counts[word]:
@@ -293,10 +305,7 @@ class MatchIndex:
         if exact and not every_candidate:
             return [self._exactly(i, text) for i in exact]
         query = self._vector(_counts(self.corrected(self.terms(words))))
-        common = COMMON_PHRASE_SHARE * self._phrase_count
-        distinctive = [
-            (t, w) for t, w in query.items() if self._document_frequency.get(t, 0) <= common
-        ]
+        distinctive = self._distinctive(query)
         by_centroid = sorted(
             (
                 (sum(w * self._interactions[i].centroid.get(t, 0.0) for t, w in query.items()), i)
@@ -310,17 +319,50 @@ class MatchIndex:
             reachable = calibrated(CENTROID_SHARE * centroid + (1 - CENTROID_SHARE))
             if not every_candidate and reachable < floor:
                 continue
-            entry = self._interactions[interaction_id]
-            by_phrase = [0.0] * len(entry.phrases)
-            for term, weight in distinctive:
-                for index, value in entry.postings.get(term, ()):
-                    by_phrase[index] += weight * value
-            closest = max(by_phrase)
-            phrase = entry.phrases[by_phrase.index(closest)]
-            score = calibrated(CENTROID_SHARE * centroid + (1 - CENTROID_SHARE) * closest)
-            floor = max(floor, score)
-            results.append(Scored(interaction_id, score, phrase, centroid, closest))
+            scored = self._closest(interaction_id, centroid, distinctive)
+            floor = max(floor, scored.score)
+            results.append(scored)
         return results
+
+    def score_each(
+        self, variants: Sequence[Sequence[str]], interaction_ids: Iterable[str]
+    ) -> dict[str, Scored]:
+        """Each interaction's lexical score (its best over the word variants), whether or
+        not it is among the search's candidates."""
+        wanted = [i for i in interaction_ids if i in self._interactions]
+        best: dict[str, Scored] = {}
+        for words in variants:
+            text = " ".join(words)
+            query = self._vector(_counts(self.corrected(self.terms(words))))
+            distinctive = self._distinctive(query)
+            for interaction_id in wanted:
+                if interaction_id in self._exact.get(text, ()):
+                    scored = self._exactly(interaction_id, text)
+                else:
+                    centroid_terms = self._interactions[interaction_id].centroid
+                    centroid = sum(w * centroid_terms.get(t, 0.0) for t, w in query.items())
+                    scored = self._closest(interaction_id, centroid, distinctive)
+                known = best.get(interaction_id)
+                if known is None or scored.score > known.score:
+                    best[interaction_id] = scored
+        return best
+
+    def _distinctive(self, query: Vector) -> list[tuple[str, float]]:
+        common = COMMON_PHRASE_SHARE * self._phrase_count
+        return [(t, w) for t, w in query.items() if self._document_frequency.get(t, 0) <= common]
+
+    def _closest(
+        self, interaction_id: str, centroid: float, distinctive: Sequence[tuple[str, float]]
+    ) -> Scored:
+        entry = self._interactions[interaction_id]
+        by_phrase = [0.0] * len(entry.phrases)
+        for term, weight in distinctive:
+            for index, value in entry.postings.get(term, ()):
+                by_phrase[index] += weight * value
+        closest = max(by_phrase)
+        phrase = entry.phrases[by_phrase.index(closest)]
+        score = calibrated(CENTROID_SHARE * centroid + (1 - CENTROID_SHARE) * closest)
+        return Scored(interaction_id, score, phrase, centroid, closest)
 
     def _exactly(self, interaction_id: str, text: str) -> Scored:
         phrase = next(p for p in self._interactions[interaction_id].phrases if p.text == text)
@@ -383,12 +425,13 @@ class MatchIndex:
         self._changed_since_weighing = 0
 
 
-def calibrated(blend: float) -> float:
-    """The blended similarity on the 0..1 scale the confidence threshold reads."""
+def calibrated(blend: float, knee: float = CALIBRATION_KNEE) -> float:
+    """The blended similarity on the 0..1 scale the confidence threshold reads: `knee`
+    reads as 0.5, linear below and above."""
     blend = min(max(blend, 0.0), 1.0)
-    if blend <= CALIBRATION_KNEE:
-        return 0.5 * blend / CALIBRATION_KNEE
-    return 0.5 + 0.5 * (blend - CALIBRATION_KNEE) / (1 - CALIBRATION_KNEE)
+    if blend <= knee:
+        return 0.5 * blend / knee
+    return 0.5 + 0.5 * (blend - knee) / (1 - knee)
 
 
 def _counts(terms: Iterable[str]) -> dict[str, int]:

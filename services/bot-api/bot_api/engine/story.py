@@ -6,7 +6,7 @@ consistent, whatever edits land meanwhile.
 """
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot_api.domain.entities import Entity
 from bot_api.domain.interactions import FALLBACK, Interaction
@@ -14,6 +14,13 @@ from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
 from bot_api.engine.entities import EntityRecognizer
 from bot_api.engine.matching import MatchIndex
+from bot_api.engine.semantic import (
+    PhraseVectors,
+    SemanticIndex,
+    interaction_texts,
+    representatives,
+    uses_slots,
+)
 
 
 @dataclass(frozen=True)
@@ -33,6 +40,8 @@ class CompiledStory:
     """Each interaction's place in the story (roots in order, each followed by what it
     owns): the last tie-break between equal scores."""
     fallback_id: str
+    semantic: SemanticIndex | None = None
+    """The phrase vectors that have landed, when the story has a semantic stage."""
 
     @property
     def entities_used(self) -> set[str]:
@@ -51,16 +60,26 @@ class CompiledStory:
         structure: Structure,
         interactions: Iterable[Interaction],
         entities: Iterable[Entity],
+        vectors: PhraseVectors | None = None,
     ) -> "CompiledStory":
+        """`vectors`: the phrase vectors computed so far, for a story with a semantic stage."""
         by_id = {i.id: i for i in interactions if i.id in structure}
+        account_entities = {e.name: e for e in entities}
+        semantic = None
+        if vectors is not None:
+            texts = interaction_texts(by_id.values(), representatives(account_entities.values()))
+            semantic = SemanticIndex.build(
+                vectors.model_id, {i: vectors.of(t) for i, t in texts.items()}
+            )
         return cls._assemble(
             story_id,
             settings,
             structure,
             by_id,
-            {e.name: e for e in entities},
+            account_entities,
             None,
-            MatchIndex.build({i.id: i.user_says for i in by_id.values()}),
+            MatchIndex.build({i.id: i.user_says for i in by_id.values()}, settings.language),
+            semantic,
         )
 
     def edited(
@@ -70,25 +89,75 @@ class CompiledStory:
         structure: Structure | None = None,
         interactions: Iterable[Interaction] = (),
         entities: Iterable[Entity] | None = None,
+        vectors: PhraseVectors | None = None,
     ) -> "CompiledStory":
         """The story after an edit: new settings or structure (interactions it no longer
-        lists are dropped), changed interactions, or the account's entities anew."""
+        lists are dropped), changed interactions, or the account's entities anew.
+        `vectors` holds those of the phrases `to_encode` names for the same edit."""
         structure = self.structure if structure is None else structure
+        entities = None if entities is None else list(entities)
         changed = {i.id: i for i in interactions if i.id in structure}
         gone = [i for i in self.interactions if i not in structure]
         by_id = {i: v for i, v in self.interactions.items() if i in structure} | changed
+        settings = self.settings if settings is None else settings
         index = self.index
-        if changed or gone:
+        if settings.language != index.language:
+            index = MatchIndex.build({i: v.user_says for i, v in by_id.items()}, settings.language)
+        elif changed or gone:
             index = index.updated({i.id: i.user_says for i in changed.values()}, gone)
+        account_entities = (
+            self.account_entities if entities is None else {e.name: e for e in entities}
+        )
+        semantic = self.semantic
+        if vectors is not None:
+            texts = self.to_encode(changed.values(), entities)
+            put = {i: vectors.of(t) for i, t in texts.items() if i in by_id}
+            if semantic is None or semantic.model_id != vectors.model_id:
+                semantic = SemanticIndex.build(vectors.model_id, put)
+            else:
+                semantic = semantic.updated(put, gone)
         return self._assemble(
             self.id,
-            self.settings if settings is None else settings,
+            settings,
             structure,
             by_id,
-            self.account_entities if entities is None else {e.name: e for e in entities},
+            account_entities,
             self if entities is None else None,
             index,
+            semantic,
         )
+
+    def with_vectors(
+        self, interaction_ids: Iterable[str], vectors: PhraseVectors
+    ) -> "CompiledStory":
+        """The same story with these interactions' phrase vectors (computed since)."""
+        put = {i: vectors.of(t) for i, t in self.phrase_texts(interaction_ids).items()}
+        if self.semantic is None or self.semantic.model_id != vectors.model_id:
+            return replace(self, semantic=SemanticIndex.build(vectors.model_id, put))
+        return replace(self, semantic=self.semantic.updated(put))
+
+    def phrase_texts(self, interaction_ids: Iterable[str]) -> dict[str, list[str]]:
+        """These interactions' phrases as the encoder reads them."""
+        return interaction_texts(
+            (self.interactions[i] for i in interaction_ids if i in self.interactions),
+            representatives(self.account_entities.values()),
+        )
+
+    def to_encode(
+        self, interactions: Iterable[Interaction] = (), entities: Iterable[Entity] | None = None
+    ) -> dict[str, list[str]]:
+        """The phrase texts an edit (as `edited` takes it) gives new vectors to: those of
+        the changed interactions and, after an entity edit, of every phrase with a slot
+        (every phrase while the story has no semantic stage yet)."""
+        account_entities = (
+            self.account_entities if entities is None else {e.name: e for e in entities}
+        )
+        touched = {i.id: i for i in interactions}
+        if entities is not None or self.semantic is None:
+            touched = {
+                i: v for i, v in self.interactions.items() if self.semantic is None or uses_slots(v)
+            } | touched
+        return interaction_texts(touched.values(), representatives(account_entities.values()))
 
     @classmethod
     def _assemble(
@@ -100,6 +169,7 @@ class CompiledStory:
         account_entities: Mapping[str, Entity],
         previous: "CompiledStory | None",
         index: MatchIndex,
+        semantic: SemanticIndex | None,
     ) -> "CompiledStory":
         """`previous`: a story with the same account entities, whose recognizer is kept
         when the entities the interactions use did not change."""
@@ -121,4 +191,5 @@ class CompiledStory:
             triggers=triggers,
             positions={i: n for n, i in enumerate(structure.walk())},
             fallback_id=fallback,
+            semantic=semantic,
         )

@@ -81,6 +81,10 @@ class Candidate:
     closest_phrase: float
     phrase: str
     tier: str
+    lexical: float | None = None
+    """With the semantic stage: the lexical stage's score (None: it answered alone)."""
+    semantic: float | None = None
+    """The semantic similarity (None: the stage did not run, or no vectors yet)."""
 
 
 @dataclass(frozen=True)

@@ -259,6 +259,8 @@ def _debug_body(debug: Debug) -> dict[str, Any]:
                 "score": c.score,
                 "centroid": c.centroid,
                 "closestPhrase": c.closest_phrase,
+                "lexical": c.lexical,
+                "semantic": c.semantic,
                 "phrase": c.phrase,
                 "tier": c.tier,
             }

@@ -1,5 +1,6 @@
 from marshmallow import Schema, fields, validate
 
+from bot_api.domain.settings import LANGUAGES
 from bot_api.schemas.common import text
 from shared.schema_fields import StrictBoolean, StrictNumber, WriteSchema
 
@@ -8,6 +9,10 @@ class SettingsSchema(Schema):
     confidence = StrictNumber(validate=validate.Range(min=0, max=1))
     fallback = StrictBoolean()
     lifespan = fields.Integer(strict=True, validate=validate.Range(min=1, max=10))
+    language = fields.String(
+        validate=validate.OneOf(LANGUAGES),
+        metadata={"description": "The story's language (default english): docs/matching.md"},
+    )
 
 
 class StoryCreateSchema(WriteSchema):

@@ -2,12 +2,13 @@
 satisfy these, and so can an in-memory stand-in, so management, the story cache and
 deliveries can be exercised without a database."""
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import timedelta
 from typing import Any, Protocol
 
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
+from bot_api.engine.semantic import Vectors
 from bot_api.engine.turn import SessionState
 from bot_api.storage.connections import Connection
 from bot_api.storage.sessions import StoredSession
@@ -124,3 +125,9 @@ class ConnectionView(Indexed, Protocol):
     async def for_webhook(
         self, account_id: str, story_id: str, webhook: str
     ) -> Connection | None: ...
+
+
+class VectorStore(Indexed, Protocol):
+    async def find(self, keys: Iterable[str]) -> dict[str, Vectors]: ...
+
+    async def put(self, model_id: str, vectors: Mapping[str, Vectors]) -> None: ...

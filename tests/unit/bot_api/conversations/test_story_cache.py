@@ -62,7 +62,7 @@ def new_bot(budget_bytes: int) -> Bot:
     database = Database()
     stores = database.stores()
     feed = ChangeFeed()
-    cache = StoryCache(stores, budget_bytes)
+    cache = StoryCache(stores, None, budget_bytes)
     feed.listen(cache)
     return Bot(
         database,

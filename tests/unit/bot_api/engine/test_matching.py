@@ -97,3 +97,10 @@ def test_the_best_match_is_the_same_whether_or_not_every_candidate_is_scored() -
         assert (quick[0].interaction_id, quick[0].score) == (full[0].interaction_id, full[0].score)
         assert len(full) >= len(quick)
     assert len(built.search([tokens("order my pizza delivery")], lambda i: True, True)) == 2
+
+
+def test_an_interaction_saying_a_phrase_twice_can_be_updated_and_removed() -> None:
+    built = MatchIndex.build({"hours": ["When are you open?", "when are you open"]})
+    updated = built.updated({"hours": ["when do you open"]})
+    assert best(updated, "when do you open") == ("hours", 1.0)
+    assert updated.updated({}, ["hours"]).search([tokens("when do you open")], bool) == []

@@ -1,0 +1,1 @@
+"""Sentence encoders: the model behind the semantic stage, run off the event loop."""

@@ -1,0 +1,47 @@
+"""The `phrase_vectors` collection: one sentence vector per phrase text and model.
+
+`_id` is `engine.semantic.vector_key` (a hash of the model id and the normalised text),
+so the same text is encoded once for every story and account that uses it; the vector
+is stored as float16 bytes.
+"""
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+from pymongo import UpdateOne
+
+from bot_api.engine.semantic import Vectors
+from shared.mongo import Database
+
+
+class PhraseVectorRepository:
+    def __init__(self, database: Database) -> None:
+        self.collection = database["phrase_vectors"]
+
+    async def ensure_indexes(self) -> None:
+        """`_id` is the only key it is read by."""
+
+    async def find(self, keys: Iterable[str]) -> dict[str, Vectors]:
+        wanted = list(dict.fromkeys(keys))
+        if not wanted:
+            return {}
+        cursor = self.collection.find({"_id": {"$in": wanted}})
+        return {
+            document["_id"]: np.frombuffer(document["vector"], dtype=np.float16).astype(np.float32)
+            async for document in cursor
+        }
+
+    async def put(self, model_id: str, vectors: Mapping[str, Vectors]) -> None:
+        if not vectors:
+            return
+        await self.collection.bulk_write(
+            [
+                UpdateOne(
+                    {"_id": key},
+                    {"$set": {"model": model_id, "vector": vector.astype(np.float16).tobytes()}},
+                    upsert=True,
+                )
+                for key, vector in vectors.items()
+            ],
+            ordered=False,
+        )

@@ -1,0 +1,50 @@
+"""The semantic stage with the real model, over HTTP: a message with no word in common
+with any phrase still finds its interaction once the phrase vectors have landed."""
+
+import asyncio
+import dataclasses
+import time
+from typing import Any
+
+import pytest
+
+from shared.config import Config
+from support.api import Api
+
+VECTORS_TIMEOUT = 60.0
+
+
+@pytest.fixture
+def config(config: Config) -> Config:
+    return dataclasses.replace(config, semantic_matching=True)
+
+
+async def ask(api: Api, story_id: str, query: str) -> dict[str, Any]:
+    body = {"sessionId": "s", "storyId": story_id, "query": query, "debug": True}
+    result: dict[str, Any] = (await api.ok("POST", "/query", body))["result"]
+    return result
+
+
+async def test_a_paraphrase_matches_once_the_vectors_land_and_debug_shows_both_stages(
+    api: Api,
+) -> None:
+    story_id = await api.create_story("Home")
+    weather = await api.create_interaction(
+        story_id, "Weather", userSays=["what is the weather like", "is it sunny outside"]
+    )
+    await api.create_interaction(
+        story_id, "Music", userSays=["play some music", "put on a song I like"]
+    )
+    before = await ask(api, story_id, "will I need an umbrella tomorrow")
+    assert all(c["semantic"] is None for c in before["debug"]["candidates"])
+    deadline = time.monotonic() + VECTORS_TIMEOUT
+    while True:
+        after = await ask(api, story_id, "will I need an umbrella tomorrow")
+        if after["debug"]["candidates"][0]["semantic"] is not None:
+            break
+        assert time.monotonic() < deadline, "the phrase vectors never landed"
+        await asyncio.sleep(0.2)
+    assert after["interaction"]["id"] == weather
+    assert after["score"] >= 0.5
+    best = after["debug"]["candidates"][0]
+    assert best["lexical"] < 0.5 < best["score"]

@@ -1,0 +1,90 @@
+"""Phrase vectors: computed once per text in the background, taken in by the story on
+its next query; until then the phrase is matched lexically."""
+
+import pytest
+
+from bot_api.changes import ChangeFeed
+from bot_api.conversations.cache import StoryCache
+from bot_api.conversations.vectors import PhraseVectorService
+from bot_api.engine.conversation import respond
+from bot_api.engine.turn import SessionState, Turn
+from bot_api.management.interactions import InteractionService
+from bot_api.management.quotas import Quotas
+from bot_api.management.stories import StoryService
+from shared.config import Config
+from support.encoders import ConceptEncoder
+from support.memory import ConnectionDirectory, Database, VectorsInMemory
+
+ACCOUNT = "account-1"
+
+
+class Bot:
+    def __init__(self) -> None:
+        database = Database()
+        stores = database.stores()
+        feed = ChangeFeed()
+        self.encoder = ConceptEncoder()
+        self.vectors = PhraseVectorService(VectorsInMemory(), self.encoder)
+        self.cache = StoryCache(stores, self.vectors, budget_bytes=2**30)
+        feed.listen(self.cache)
+        quotas = Quotas.from_config(Config(mongodb_url="", nats_url=""))
+        self.stories = StoryService(stores=stores, changes=feed, quotas=quotas)
+        self.interactions = InteractionService(
+            stores=stores, changes=feed, connections=ConnectionDirectory(), quotas=quotas
+        )
+
+    async def new_story(self, *user_says: str) -> tuple[str, str]:
+        story_id = await self.stories.create(
+            account_id=ACCOUNT, data={"name": "Bot", "description": ""}
+        )
+        interaction_id = await self.interactions.create(
+            account_id=ACCOUNT, story_id=story_id, data={"name": "Greet", "userSays": [*user_says]}
+        )
+        return story_id, interaction_id
+
+    async def answer(self, story_id: str, query: str) -> str | None:
+        story = await self.cache.story(ACCOUNT, story_id)
+        _, outcome = respond(story, SessionState(), Turn(query=query), encoder=self.encoder)
+        return None if outcome.interaction is None else outcome.interaction.id
+
+
+@pytest.fixture
+async def bot() -> Bot:
+    return Bot()
+
+
+async def test_vectors_land_in_the_background_and_the_next_query_uses_them(bot: Bot) -> None:
+    bot.encoder.released.clear()
+    story_id, greet = await bot.new_story("hello there", "hi friend")
+    story = await bot.cache.story(ACCOUNT, story_id)
+    assert story.semantic is not None and greet not in story.semantic
+    assert await bot.answer(story_id, "howdy") != greet
+    bot.encoder.released.set()
+    await bot.vectors.idle()
+    assert sorted(bot.encoder.encoded[:2]) == ["hello there", "hi friend"]
+    story = await bot.cache.story(ACCOUNT, story_id)
+    assert greet in story.semantic  # type: ignore[operator]
+    assert await bot.answer(story_id, "howdy") == greet
+
+
+async def test_a_text_is_encoded_once_and_an_edit_encodes_only_its_new_phrases(bot: Bot) -> None:
+    first, _ = await bot.new_story("hello there", "hi friend")
+    await bot.cache.story(ACCOUNT, first)
+    await bot.vectors.idle()
+    second, greet = await bot.new_story("Hello, there!", "greetings all")
+    await bot.cache.story(ACCOUNT, second)
+    await bot.vectors.idle()
+    await bot.interactions.update(
+        account_id=ACCOUNT,
+        story_id=second,
+        interaction_id=greet,
+        data={"userSays": ["Hello there", "greetings all", "hi folks"]},
+    )
+    await bot.cache.story(ACCOUNT, second)
+    await bot.vectors.idle()
+    assert sorted(bot.encoder.encoded) == [
+        "greetings all",
+        "hello there",
+        "hi folks",
+        "hi friend",
+    ]

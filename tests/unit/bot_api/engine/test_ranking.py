@@ -1,0 +1,101 @@
+"""The semantic stage beside the lexical one, with a stand-in encoder."""
+
+from bot_api.engine.matching import MatchIndex, calibrated
+from bot_api.engine.ranking import CALIBRATION_KNEE, DECISIVE, rank
+from bot_api.engine.semantic import (
+    PhraseVectors,
+    SemanticIndex,
+    phrase_text,
+    vector_key,
+)
+from bot_api.engine.text import tokens
+from support.encoders import ConceptEncoder
+
+PHRASES = {
+    "greet": ["hello there", "hi friend"],
+    "weather": ["what is the weather", "will it rain today"],
+    "pizza": ["I want a large pizza", "order a pizza"],
+}
+
+
+def semantic(encoder: ConceptEncoder, phrases: dict[str, list[str]]) -> SemanticIndex:
+    return SemanticIndex.build(
+        encoder.model_id,
+        {i: list(encoder([" ".join(tokens(p)) for p in ps])) for i, ps in phrases.items()},
+    )
+
+
+def ranked(text: str, index: SemanticIndex | None, encoder: ConceptEncoder | None) -> list:
+    return rank(MatchIndex.build(PHRASES), index, encoder, [tokens(text)], lambda i: True)
+
+
+def test_a_message_sharing_meaning_but_no_word_matches_through_the_semantic_stage() -> None:
+    encoder = ConceptEncoder()
+    index = semantic(encoder, PHRASES)
+    lexical_only = ranked("howdy", None, None)
+    assert not lexical_only or lexical_only[0].score < 0.5
+    best = ranked("howdy", index, encoder)[0]
+    assert best.interaction_id == "greet"
+    assert best.score >= 0.5
+    assert best.semantic is not None and best.semantic > 0.5
+
+
+def test_an_exact_phrase_answers_without_encoding_the_message() -> None:
+    encoder = ConceptEncoder()
+    index = semantic(encoder, PHRASES)
+    encoder.encoded.clear()
+    best = ranked("Order a pizza!", index, encoder)[0]
+    assert (best.interaction_id, best.score) == ("pizza", 1.0)
+    assert best.semantic is None
+    assert encoder.encoded == []
+
+
+def test_a_clear_lexical_winner_is_decisive_and_a_weak_one_is_not() -> None:
+    encoder = ConceptEncoder()
+    index = semantic(encoder, PHRASES)
+    encoder.encoded.clear()
+    lexical = MatchIndex.build(PHRASES).search([tokens("it will rain today")], bool)
+    assert lexical[0].score >= DECISIVE
+    ranked("it will rain today", index, encoder)
+    assert encoder.encoded == []
+    ranked("sunny", index, encoder)
+    assert encoder.encoded == ["sunny"]
+
+
+def test_an_interaction_without_vectors_yet_keeps_its_lexical_score() -> None:
+    encoder = ConceptEncoder()
+    without_pizza = semantic(encoder, {i: p for i, p in PHRASES.items() if i != "pizza"})
+    lexical = {s.interaction_id: s for s in ranked("a large pizza to order now", None, None)}
+    both = {
+        s.interaction_id: s for s in ranked("a large pizza to order now", without_pizza, encoder)
+    }
+    assert both["pizza"].score == lexical["pizza"].score
+    assert both["pizza"].semantic is None
+    assert both["pizza"].lexical == lexical["pizza"].score
+
+
+def test_a_message_as_close_to_another_interaction_scores_lower() -> None:
+    encoder = ConceptEncoder()
+
+    def top_score(phrases: dict[str, list[str]]) -> float:
+        index = semantic(encoder, phrases)
+        lexical = MatchIndex.build(phrases)
+        return rank(lexical, index, encoder, [tokens("hello weather")], bool)[0].score
+
+    torn = top_score({"greet": ["hello"], "weather": ["weather"]})
+    alone = top_score({"greet": ["hello"], "pizza": ["pizza"]})
+    assert torn < alone
+
+
+def test_the_calibration_reads_forty_hundredths_as_one_half() -> None:
+    readings = [calibrated(r, CALIBRATION_KNEE) for r in (0.0, 0.2, 0.4, 0.7, 1.0, 1.5)]
+    assert readings == [0, 0.25, 0.5, 0.75, 1, 1]
+
+
+def test_a_slot_is_read_as_a_value_of_its_entity_and_texts_are_named_by_model() -> None:
+    assert phrase_text("A {{size:s}} pizza, {{city:to}}!", {"size": "Large"}) == (
+        "a large pizza city"
+    )
+    assert vector_key("m1", "a pizza") != vector_key("m2", "a pizza")
+    vectors = PhraseVectors("m1", {vector_key("m1", "a pizza"): ConceptEncoder()(["pizza"])[0]})
+    assert len(vectors.of(["a pizza", "unknown"])) == 1
