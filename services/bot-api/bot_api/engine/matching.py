@@ -12,21 +12,27 @@ right match: on the public intent data of docs/benchmarks.md right best matches 
 above 0.1 (nine in ten above 0.2), so 0.1 maps to 0.5, linearly below and above (the
 ranking is unchanged).
 
-An index is a value: `updated` returns a new index in which only the edited
-interactions are re-weighed (with the document frequencies in force), sharing what did
-not change with the old one, which stays valid for whoever still reads it. Once edits
-since the last full weighing exceed a tenth of the phrases, every interaction is weighed
-again, so weights never drift far (and small stories are always exact).
+The index is held in compact arrays (`engine/segments.py`): a base segment built with
+the index, and a recent one holding the interactions edited since. An index is a value:
+`updated` returns a new index whose recent segment is built anew from the edited
+interactions (weighed with the document frequencies in force), sharing the base with
+the old index, which stays valid for whoever still reads it; the base rows of edited or
+removed interactions are masked out. Once edits since the last full build exceed a
+tenth of the phrases, the whole index is built again, so weights never drift far (and
+small stories are always exact).
 """
 
 import copy
 import math
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
 import Stemmer
 
 from bot_api.domain.interactions import ENTITY_SLOT
+from bot_api.engine.segments import Ids, Segment, Weights, term_counts
 from bot_api.engine.text import tokens
 from bot_api.engine.typos import MAX_LOOKUPS_PER_MESSAGE, TypoIndex, may_be_typo
 
@@ -40,11 +46,10 @@ SELECTIVE_POSTINGS = 16
 COMMON_PHRASE_SHARE = 0.3
 MAX_CORRECTIONS = 10_000
 REWEIGH_AFTER_SHARE = 0.1
-BYTES_PER_TERM = 250
-BYTES_PER_PHRASE = 200
-BYTES_PER_VOCABULARY_TERM = 500
-
-Vector = dict[str, float]
+BYTES_PER_VOCABULARY_TERM = 150
+"""A term's string and dictionary entry, with its typo-index share (tracemalloc)."""
+BYTES_PER_PHRASE = 16
+"""A phrase's place in its interaction's tuple of sources, and its word counts' share."""
 
 
 @dataclass(frozen=True)
@@ -78,14 +83,6 @@ class Scored:
         return CENTROID_SHARE * self.centroid + (1 - CENTROID_SHARE) * self.closest
 
 
-@dataclass(frozen=True)
-class _Interaction:
-    phrases: list[Phrase]
-    terms: list[dict[str, int]]
-    postings: dict[str, list[tuple[int, float]]] = field(default_factory=dict)
-    centroid: Vector = field(default_factory=dict)
-
-
 def slot_word(entity: str) -> str:
     return SLOT_MARK + entity
 
@@ -103,9 +100,15 @@ def compile_phrase(source: str) -> Phrase:
     return Phrase(source, tuple(words), tuple(slots))
 
 
-def _normalized(vector: Vector) -> Vector:
-    norm = math.sqrt(sum(w * w for w in vector.values()))
-    return {t: w / norm for t, w in vector.items()} if norm else {}
+@dataclass(frozen=True)
+class _Query:
+    """A message's terms weighed against the index, as dense vectors over its terms."""
+
+    terms: Ids
+    weights: Weights
+    full: Weights
+    distinctive: Weights
+    """Only the terms fewer than `COMMON_PHRASE_SHARE` of the phrases use."""
 
 
 class MatchIndex:
@@ -113,17 +116,22 @@ class MatchIndex:
         """An empty index; `build` and `updated` make the ones worth searching."""
         self.language = language
         self._stemmer = Stemmer.Stemmer(language)
-        self._interactions: dict[str, _Interaction] = {}
-        self._document_frequency: dict[str, int] = {}
+        self._vocabulary: dict[str, int] = {}
+        """Term -> term id; it only grows until the next full build."""
+        self._frequency: npt.NDArray[np.int32] = np.zeros(0, np.int32)
+        """Phrases using each term."""
+        self._centroid_frequency: npt.NDArray[np.int32] = np.zeros(0, np.int32)
+        """Interactions whose centroid has each term."""
         self._phrase_count = 0
-        self._term_count = 0
-        self._centroid_postings: dict[str, dict[str, float]] = {}
-        self._owned_postings: set[str] = set()
-        self._exact: dict[str, frozenset[str]] = {}
+        self._base: Segment | None = None
+        self._base_alive: npt.NDArray[np.bool_] = np.zeros(0, np.bool_)
+        self._recent: Segment | None = None
+        self._where: dict[str, tuple[Segment, int]] = {}
+        """Interaction id -> its segment and row."""
         self._changed_since_weighing = 0
+        self._word_counts: dict[str, int] = {}
         self._typos: TypoIndex | None = None
         self._corrections: dict[str, str] = {}
-        self._word_counts: dict[str, int] = {}
 
     @classmethod
     def build(
@@ -131,9 +139,8 @@ class MatchIndex:
     ) -> "MatchIndex":
         """The index of each interaction's user-says phrases, stemmed for `language`."""
         index = cls(language)
-        for interaction_id, phrases in user_says.items():
-            index._put(interaction_id, phrases, weigh=False)
-        index._weigh_all()
+        index._base = index._segment(user_says)
+        index._base_alive = np.ones(len(index._base.ids), np.bool_)
         index.typos()
         return index
 
@@ -141,23 +148,32 @@ class MatchIndex:
         self, put: Mapping[str, Sequence[str]], removed: Iterable[str] = ()
     ) -> "MatchIndex":
         """A new index with the `put` interactions' phrases (replacing any they had) and
-        without the `removed` ones. This index is left as it was: containers the edit
-        touches are copied, the rest is shared."""
+        without the `removed` ones. This index is left as it was: the base segment is
+        shared, everything the edit changes is copied."""
         index = copy.copy(self)
-        index._interactions = dict(self._interactions)
-        index._document_frequency = dict(self._document_frequency)
-        index._centroid_postings = dict(self._centroid_postings)
-        index._owned_postings = set()
-        index._exact = dict(self._exact)
+        index._vocabulary = dict(self._vocabulary)
+        index._frequency = self._frequency.copy()
+        index._centroid_frequency = self._centroid_frequency.copy()
+        index._base_alive = self._base_alive.copy()
+        index._where = dict(self._where)
         index._word_counts = dict(self._word_counts)
         index._typos = None
         index._corrections = {}
-        for interaction_id in removed:
-            index._remove(interaction_id)
-        for interaction_id, phrases in put.items():
-            index._put(interaction_id, phrases, weigh=True)
+        for interaction_id in [*removed, *put]:
+            index._changed_since_weighing += index._forget(interaction_id)
+        carried = {}
+        if self._recent is not None:
+            carried = {
+                i: sources
+                for i, sources in zip(self._recent.ids, self._recent.sources, strict=True)
+                if i in index._where
+            }
+            for interaction_id in carried:
+                index._forget(interaction_id)
+        index._recent = index._segment({**carried, **put})
+        index._changed_since_weighing += sum(map(len, put.values()))
         if index._changed_since_weighing > REWEIGH_AFTER_SHARE * index._phrase_count:
-            index._weigh_all()
+            return MatchIndex.build(index._all_sources(), index.language)
         index.typos()
         return index
 
@@ -176,56 +192,15 @@ class MatchIndex:
             )
         return terms
 
-    def _put(self, interaction_id: str, user_says: Iterable[str], weigh: bool) -> None:
-        self._remove(interaction_id)
-        phrases = [p for p in map(compile_phrase, user_says) if p.words]
-        if not phrases:
-            return
-        terms = [_counts(self.terms(phrase.words)) for phrase in phrases]
-        entry = _Interaction(phrases, terms)
-        self._interactions[interaction_id] = entry
-        for phrase, counts in zip(phrases, terms, strict=True):
-            self._exact[phrase.text] = self._exact.get(phrase.text, frozenset()) | {interaction_id}
-            for word in phrase.words:
-                self._word_counts[word] = self._word_counts.get(word, 0) + 1
-            for term in counts:
-                self._document_frequency[term] = self._document_frequency.get(term, 0) + 1
-        self._phrase_count += len(phrases)
-        self._term_count += sum(map(len, terms))
-        self._changed_since_weighing += len(phrases)
-        if weigh:
-            self._weigh(interaction_id, entry)
-
-    def _remove(self, interaction_id: str) -> None:
-        entry = self._interactions.pop(interaction_id, None)
-        if entry is None:
-            return
-        for phrase, counts in zip(entry.phrases, entry.terms, strict=True):
-            holders = self._exact.get(phrase.text, frozenset()) - {interaction_id}
-            if holders:
-                self._exact[phrase.text] = holders
-            else:
-                self._exact.pop(phrase.text, None)  # gone already if said twice
-            for word in phrase.words:
-                self._word_counts[word] -= 1
-                if not self._word_counts[word]:
-                    del self._word_counts[word]
-            for term in counts:
-                self._document_frequency[term] -= 1
-                if not self._document_frequency[term]:
-                    del self._document_frequency[term]
-        self._unpost(interaction_id, entry)
-        self._phrase_count -= len(entry.phrases)
-        self._term_count -= sum(map(len, entry.terms))
-        self._changed_since_weighing += len(entry.phrases)
-
     def size_estimate(self) -> int:
-        """Roughly the bytes this index holds: most of it is each phrase's terms, held
-        three times over (its counts, the postings, the centroid)."""
+        """The bytes this index holds: its arrays, and an estimate of its dictionaries."""
+        segments = sum(s.nbytes for s in (self._base, self._recent) if s is not None)
+        arrays = self._frequency.nbytes + self._centroid_frequency.nbytes
         return (
-            BYTES_PER_TERM * self._term_count
+            segments
+            + arrays
+            + BYTES_PER_VOCABULARY_TERM * (len(self._vocabulary) + len(self._word_counts))
             + BYTES_PER_PHRASE * self._phrase_count
-            + BYTES_PER_VOCABULARY_TERM * len(self._document_frequency)
         )
 
     def known_words(self) -> Container[str]:
@@ -233,8 +208,7 @@ class MatchIndex:
         return self._word_counts.keys()
 
     def weight(self, term: str) -> float:
-        frequency = self._document_frequency.get(term, 0)
-        return math.log(1 + (self._phrase_count + 1) / (frequency + 1))
+        return math.log(1 + (self._phrase_count + 1) / (self._frequency_of(term) + 1))
 
     def corrected(self, terms: Sequence[str]) -> list[str]:
         """Stems the story never uses, replaced by the closest one it does (a typo).
@@ -247,7 +221,7 @@ class MatchIndex:
         looked_up = 0
         for term in terms:
             if (
-                term in self._document_frequency
+                self._frequency_of(term)
                 or not may_be_typo(term)
                 or term[0] in (PIECE_MARK, SLOT_MARK)
             ):
@@ -269,7 +243,9 @@ class MatchIndex:
         the compiling worker)."""
         if self._typos is None:
             self._typos = TypoIndex(
-                t for t in self._document_frequency if t[0] not in (PIECE_MARK, SLOT_MARK)
+                t
+                for t, n in self._vocabulary.items()
+                if t[0] not in (PIECE_MARK, SLOT_MARK) and self._frequency[n]
             )
         return self._typos
 
@@ -300,26 +276,24 @@ class MatchIndex:
         floor: float,
         every_candidate: bool,
     ) -> list[Scored]:
-        text = " ".join(words)
-        exact = {i for i in self._exact.get(text, ()) if eligible(i)}
+        exact = {i: s for i, s in self._said_exactly(" ".join(words)).items() if eligible(i)}
         if exact and not every_candidate:
-            return [self._exactly(i, text) for i in exact]
-        query = self._vector(_counts(self.corrected(self.terms(words))))
-        distinctive = self._distinctive(query)
+            return list(exact.values())
+        query = self._query(words)
         by_centroid = sorted(
             (
-                (sum(w * self._interactions[i].centroid.get(t, 0.0) for t, w in query.items()), i)
+                (self._centroid_score(i, query), i)
                 for i in self._candidates(query, eligible)
                 if i not in exact
             ),
             reverse=True,
         )
-        results = [self._exactly(i, text) for i in exact]
+        results = list(exact.values())
         for centroid, interaction_id in by_centroid:
             reachable = calibrated(CENTROID_SHARE * centroid + (1 - CENTROID_SHARE))
             if not every_candidate and reachable < floor:
                 continue
-            scored = self._closest(interaction_id, centroid, distinctive)
+            scored = self._closest(interaction_id, centroid, query)
             floor = max(floor, scored.score)
             results.append(scored)
         return results
@@ -329,100 +303,167 @@ class MatchIndex:
     ) -> dict[str, Scored]:
         """Each interaction's lexical score (its best over the word variants), whether or
         not it is among the search's candidates."""
-        wanted = [i for i in interaction_ids if i in self._interactions]
+        wanted = [i for i in interaction_ids if i in self._where]
         best: dict[str, Scored] = {}
         for words in variants:
-            text = " ".join(words)
-            query = self._vector(_counts(self.corrected(self.terms(words))))
-            distinctive = self._distinctive(query)
+            exact = self._said_exactly(" ".join(words))
+            query = self._query(words)
             for interaction_id in wanted:
-                if interaction_id in self._exact.get(text, ()):
-                    scored = self._exactly(interaction_id, text)
-                else:
-                    centroid_terms = self._interactions[interaction_id].centroid
-                    centroid = sum(w * centroid_terms.get(t, 0.0) for t, w in query.items())
-                    scored = self._closest(interaction_id, centroid, distinctive)
+                scored = exact.get(interaction_id) or self._closest(
+                    interaction_id, self._centroid_score(interaction_id, query), query
+                )
                 known = best.get(interaction_id)
                 if known is None or scored.score > known.score:
                     best[interaction_id] = scored
         return best
 
-    def _distinctive(self, query: Vector) -> list[tuple[str, float]]:
-        common = COMMON_PHRASE_SHARE * self._phrase_count
-        return [(t, w) for t, w in query.items() if self._document_frequency.get(t, 0) <= common]
+    def _frequency_of(self, term: str) -> int:
+        term_id = self._vocabulary.get(term)
+        return 0 if term_id is None else int(self._frequency[term_id])
 
-    def _closest(
-        self, interaction_id: str, centroid: float, distinctive: Sequence[tuple[str, float]]
-    ) -> Scored:
-        entry = self._interactions[interaction_id]
-        by_phrase = [0.0] * len(entry.phrases)
-        for term, weight in distinctive:
-            for index, value in entry.postings.get(term, ()):
-                by_phrase[index] += weight * value
-        closest = max(by_phrase)
-        phrase = entry.phrases[by_phrase.index(closest)]
-        score = calibrated(CENTROID_SHARE * centroid + (1 - CENTROID_SHARE) * closest)
-        return Scored(interaction_id, score, phrase, centroid, closest)
+    def _query(self, words: Sequence[str]) -> _Query:
+        counts = _counts(self.corrected(self.terms(words)))
+        weighed = {t: (1 + math.log(count)) * self.weight(t) for t, count in counts.items()}
+        norm = math.sqrt(sum(w * w for w in weighed.values())) or 1.0
+        vocabulary = self._vocabulary
+        known = [(vocabulary[t], w / norm) for t, w in weighed.items() if t in vocabulary]
+        terms = np.array([t for t, _ in known], np.int32)
+        weights = np.array([w for _, w in known], np.float32)
+        full = np.zeros(len(self._vocabulary), np.float32)
+        full[terms] = weights
+        distinctive = full.copy()
+        distinctive[terms[self._frequency[terms] > COMMON_PHRASE_SHARE * self._phrase_count]] = 0
+        return _Query(terms, weights, full, distinctive)
 
-    def _exactly(self, interaction_id: str, text: str) -> Scored:
-        phrase = next(p for p in self._interactions[interaction_id].phrases if p.text == text)
-        return Scored(interaction_id, 1.0, phrase, 1.0, 1.0)
+    def _said_exactly(self, text: str) -> dict[str, Scored]:
+        """The interactions with a phrase said exactly as `text`, scoring 1."""
+        found: dict[str, Scored] = {}
+        for segment in (self._base, self._recent):
+            if segment is None:
+                continue
+            for row, place in segment.said_exactly(text):
+                interaction_id = segment.ids[row]
+                if self._where.get(interaction_id) != (segment, row):
+                    continue
+                phrase = compile_phrase(segment.sources[row][place])
+                if phrase.text == text and interaction_id not in found:
+                    found[interaction_id] = Scored(interaction_id, 1.0, phrase, 1.0, 1.0)
+        return found
 
-    def _candidates(self, query: Vector, eligible: Callable[[str], bool]) -> list[str]:
+    def _candidates(self, query: _Query, eligible: Callable[[str], bool]) -> list[str]:
         """The eligible interactions closest to the query's centroid score, found through
         its selective terms: a term most interactions share adds about the same to each of
         them, so it is left out of the search (never out of the score)."""
-        common = max(SELECTIVE_POSTINGS, len(self._interactions) // 10)
-        terms = [t for t in query if len(self._centroid_postings.get(t, ())) <= common]
-        shortlist: dict[str, float] = {}
-        for term in terms or query:
-            weight = query[term]
-            for interaction_id, value in self._centroid_postings.get(term, {}).items():
-                shortlist[interaction_id] = shortlist.get(interaction_id, 0.0) + weight * value
-        ranked = sorted(shortlist, key=shortlist.__getitem__, reverse=True)
-        return [i for i in ranked if eligible(i)][:CANDIDATES]
+        common = max(SELECTIVE_POSTINGS, len(self._where) // 10)
+        selective = self._centroid_frequency[query.terms] <= common
+        if not selective.any():
+            selective[:] = True
+        terms, weights = query.terms[selective], query.weights[selective]
+        scores: list[npt.NDArray[np.float32]] = []
+        owners: list[tuple[str, ...]] = []
+        for segment in (self._base, self._recent):
+            if segment is None:
+                continue
+            shortlist = segment.shortlist(terms, weights)
+            if segment is self._base:
+                shortlist[~self._base_alive] = 0
+            scores.append(shortlist)
+            owners.append(segment.ids)
+        together = np.concatenate(scores) if scores else np.zeros(0, np.float32)
+        ids = [i for segment_ids in owners for i in segment_ids]
+        found: list[str] = []
+        for position in np.argsort(-together, kind="stable"):
+            if together[position] <= 0 or len(found) == CANDIDATES:
+                break
+            if eligible(ids[position]):
+                found.append(ids[position])
+        return found
 
-    def _vector(self, counts: dict[str, int]) -> Vector:
-        return _normalized(
-            {term: (1 + math.log(count)) * self.weight(term) for term, count in counts.items()}
+    def _centroid_score(self, interaction_id: str, query: _Query) -> float:
+        segment, row = self._where[interaction_id]
+        return segment.centroid_score(row, _fitted(query.full, segment))
+
+    def _closest(self, interaction_id: str, centroid: float, query: _Query) -> Scored:
+        segment, row = self._where[interaction_id]
+        closest, place = segment.closest(row, _fitted(query.distinctive, segment))
+        phrase = compile_phrase(segment.sources[row][place])
+        score = calibrated(CENTROID_SHARE * centroid + (1 - CENTROID_SHARE) * closest)
+        return Scored(interaction_id, score, phrase, centroid, closest)
+
+    def _segment(self, user_says: Mapping[str, Sequence[str]]) -> Segment:
+        """A segment of these interactions, their terms counted in this index."""
+        ids: list[str] = []
+        sources: list[list[str]] = []
+        texts: list[str] = []
+        term_ids: list[int] = []
+        lengths: list[int] = []
+        terms_of: dict[str, list[int]] = {}
+        for interaction_id, said in user_says.items():
+            phrases = [p for p in map(compile_phrase, said) if p.words]
+            if not phrases:
+                continue
+            ids.append(interaction_id)
+            sources.append([p.source for p in phrases])
+            for phrase in phrases:
+                texts.append(phrase.text)
+                start = len(term_ids)
+                for word in phrase.words:
+                    self._word_counts[word] = self._word_counts.get(word, 0) + 1
+                    known = terms_of.get(word)
+                    if known is None:
+                        known = terms_of[word] = [self._term_id(t) for t in self.terms([word])]
+                    term_ids.extend(known)
+                lengths.append(len(term_ids) - start)
+        width = len(self._vocabulary)
+        self._frequency = np.pad(self._frequency, (0, width - len(self._frequency)))
+        self._centroid_frequency = np.pad(
+            self._centroid_frequency, (0, width - len(self._centroid_frequency))
         )
+        counts = term_counts(term_ids, lengths, width)
+        self._frequency += np.bincount(counts.indices, minlength=width).astype(np.int32)
+        self._phrase_count += len(lengths)
+        weights = np.log(1 + (self._phrase_count + 1) / (self._frequency + 1)).astype(np.float32)
+        segment = Segment.build(ids, sources, texts, counts, weights)
+        self._centroid_frequency += np.bincount(segment.centroids.indices, minlength=width).astype(
+            np.int32
+        )
+        for row, interaction_id in enumerate(ids):
+            self._where[interaction_id] = (segment, row)
+        return segment
 
-    def _weigh(self, interaction_id: str, entry: _Interaction) -> None:
-        """Store the interaction's entry weighed anew (a new entry: the old one may be
-        shared with the index this one was updated from)."""
-        self._unpost(interaction_id, entry)
-        postings: dict[str, list[tuple[int, float]]] = {}
-        centroid: Vector = {}
-        for index, counts in enumerate(entry.terms):
-            for term, weight in self._vector(counts).items():
-                postings.setdefault(term, []).append((index, weight))
-                centroid[term] = centroid.get(term, 0.0) + weight
-        weighed = replace(entry, postings=postings, centroid=_normalized(centroid))
-        self._interactions[interaction_id] = weighed
-        for term, weight in weighed.centroid.items():
-            self._own_postings(term)[interaction_id] = weight
+    def _term_id(self, term: str) -> int:
+        return self._vocabulary.setdefault(term, len(self._vocabulary))
 
-    def _unpost(self, interaction_id: str, entry: _Interaction) -> None:
-        for term in entry.centroid:
-            postings = self._own_postings(term)
-            del postings[interaction_id]
-            if not postings:
-                del self._centroid_postings[term]
+    def _forget(self, interaction_id: str) -> int:
+        """Take the interaction out of the counts (and mask its base row); its phrase
+        count."""
+        place = self._where.pop(interaction_id, None)
+        if place is None:
+            return 0
+        segment, row = place
+        width = len(self._frequency)
+        self._frequency -= np.bincount(segment.phrase_terms(row), minlength=width).astype(np.int32)
+        self._centroid_frequency -= np.bincount(
+            segment.centroid_terms(row), minlength=width
+        ).astype(np.int32)
+        for source in segment.sources[row]:
+            for word in compile_phrase(source).words:
+                self._word_counts[word] -= 1
+                if not self._word_counts[word]:
+                    del self._word_counts[word]
+        if segment is self._base:
+            self._base_alive[row] = False
+        phrases = len(segment.sources[row])
+        self._phrase_count -= phrases
+        return phrases
 
-    def _own_postings(self, term: str) -> dict[str, float]:
-        """The term's centroid postings, safe to change: copied once if still shared with
-        the index this one was updated from."""
-        postings = self._centroid_postings.get(term)
-        if postings is None or term not in self._owned_postings:
-            postings = dict(postings or {})
-            self._centroid_postings[term] = postings
-            self._owned_postings.add(term)
-        return postings
+    def _all_sources(self) -> dict[str, tuple[str, ...]]:
+        return {i: segment.sources[row] for i, (segment, row) in self._where.items()}
 
-    def _weigh_all(self) -> None:
-        for interaction_id, entry in list(self._interactions.items()):
-            self._weigh(interaction_id, entry)
-        self._changed_since_weighing = 0
+
+def _fitted(query: Weights, segment: Segment) -> Weights:
+    """The query cut to the terms the segment was built with (later ones are new)."""
+    return query[: segment.phrases.shape[1]]
 
 
 def calibrated(blend: float, knee: float = CALIBRATION_KNEE) -> float:

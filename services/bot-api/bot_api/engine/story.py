@@ -50,7 +50,8 @@ class CompiledStory:
     def size_estimate(self) -> int:
         """Roughly the bytes this story holds apart from what it shares with others:
         what the story cache's memory budget counts."""
-        return self.index.size_estimate() + self.entities.size_estimate()
+        semantic = 0 if self.semantic is None else self.semantic.nbytes
+        return self.index.size_estimate() + self.entities.size_estimate() + semantic
 
     @classmethod
     def compile(

@@ -104,3 +104,44 @@ def test_an_interaction_saying_a_phrase_twice_can_be_updated_and_removed() -> No
     updated = built.updated({"hours": ["when do you open"]})
     assert best(updated, "when do you open") == ("hours", 1.0)
     assert updated.updated({}, ["hours"]).search([tokens("when do you open")], bool) == []
+
+
+def large_story() -> dict[str, list[str]]:
+    """Forty interactions of five phrases, each about its own made-up topic: an edit of
+    one of them stays under a tenth of the phrases, so the index is updated in place."""
+    topics = [
+        f"{a}{b}"
+        for a in ("ka", "lo", "mi", "ne", "ru")
+        for b in ("ta", "vo", "zi", "pe", "su", "do", "fa", "gi")
+    ]
+    return {
+        f"topic-{t}": [
+            f"i want to book the {t}",
+            f"can you cancel my {t} please",
+            f"how much is a {t}",
+            f"where is the {t} today",
+            f"{t} opening hours",
+        ]
+        for t in topics
+    }
+
+
+def test_an_edit_of_a_large_story_updates_it_in_place_like_a_full_build() -> None:
+    phrases = large_story()
+    before = MatchIndex.build(phrases)
+    edited = {"topic-kata": ["reserve a quiet table by the window"]}
+    after = before.updated(edited, removed=["topic-lovo"])
+    rebuilt = MatchIndex.build({**phrases, **edited} | {"topic-lovo": []})
+    assert best(after, "reserve a quiet table by the window") == ("topic-kata", 1.0)
+    assert best(after, "a quiet table by the window please")[0] == "topic-kata"
+    for said in ("i want to book the kata", "where is the lovo today", "lovo opening hours"):
+        ids = {s.interaction_id for s in after.search([tokens(said)], lambda i: True, True)}
+        assert not ids & {"topic-kata", "topic-lovo"}, said
+    assert best(before, "lovo opening hours") == ("topic-lovo", 1.0)
+    assert best(before, "i want to book the kata") == ("topic-kata", 1.0)
+    for said in ("cancel my ruzi", "how much for a nedo", "mipe hours", "book a quiet table"):
+        assert best(after, said)[0] == best(rebuilt, said)[0], said
+    again = after.updated({"topic-kata": ["i want to book the kata"]})
+    assert best(again, "i want to book the kata") == ("topic-kata", 1.0)
+    gone = again.search([tokens("reserve a quiet table by the window")], lambda i: True, True)
+    assert "topic-kata" not in {s.interaction_id for s in gone}
