@@ -1,6 +1,7 @@
 """bot-api's repositories in memory (plain dicts), for unit tests of the layers above
 storage. Each keeps the semantics of its MongoDB twin in bot_api.storage: a story
-update is conditional on its revision, entity names are unique per account, a session
+update is conditional on its revision and counts phrases only for a story that has the
+counter, entity names are unique per account, a session
 save is conditional on its version, the connection view keeps the newest revision.
 
 Every call is written to the database's `journal`, so a test can say what was read and
@@ -77,6 +78,11 @@ def _ids(ids: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(ids))
 
 
+def _plus(counter: int | None, added: int) -> int | None:
+    """A phrase counter after `added`: a story without one stays without."""
+    return None if counter is None else counter + added
+
+
 class _InMemory:
     def __init__(self, database: Database) -> None:
         self._database = database
@@ -99,10 +105,11 @@ class StoriesInMemory(_InMemory):
         description: str,
         settings: Settings,
         structure: Structure,
+        phrases: int,
     ) -> None:
         await self._database.record("stories.insert", story_id)
         self.records[story_id] = StoryRecord(
-            story_id, account_id, name, description, settings, structure, revision=1
+            story_id, account_id, name, description, settings, structure, 1, phrases
         )
 
     async def list(self, account_id: str, page: Page) -> list[dict[str, Any]]:
@@ -124,13 +131,15 @@ class StoriesInMemory(_InMemory):
         return record if record is not None and record.account_id == account_id else None
 
     async def update(
-        self, story: StoryRecord, changes: dict[str, Any], structure: Structure | None = None
+        self,
+        story: StoryRecord,
+        changes: dict[str, Any],
+        structure: Structure | None = None,
+        added_phrases: int = 0,
     ) -> bool:
         await self._database.record("stories.update", story.id)
-        current = self.records.get(story.id)
-        if current is None or current.account_id != story.account_id:
-            return False
-        if current.revision != story.revision:
+        current = self._unchanged_since(story)
+        if current is None:
             return False
         settings = changes.get("settings")
         self.records[story.id] = replace(
@@ -140,8 +149,49 @@ class StoriesInMemory(_InMemory):
             settings=current.settings if settings is None else Settings(**settings),
             structure=current.structure if structure is None else structure,
             revision=current.revision + 1,
+            phrases=_plus(current.phrases, added_phrases),
         )
         return True
+
+    async def add_interaction(
+        self, story: StoryRecord, interaction_id: str, parent_id: str | None, phrases: int
+    ) -> bool:
+        await self._database.record("stories.add_interaction", story.id, interaction_id)
+        current = self._unchanged_since(story)
+        if current is None:
+            return False
+        structure = current.structure
+        if parent_id is None:
+            structure = structure.add_root(interaction_id)
+        else:
+            structure = structure.add_child(parent_id, interaction_id)
+        self.records[story.id] = replace(
+            current,
+            structure=structure,
+            revision=current.revision + 1,
+            phrases=_plus(current.phrases, phrases),
+        )
+        return True
+
+    async def add_phrases(self, story: StoryRecord, added: int) -> None:
+        await self._database.record("stories.add_phrases", story.id)
+        current = self.records.get(story.id)
+        if current is not None and current.account_id == story.account_id:
+            self.records[story.id] = replace(current, phrases=_plus(current.phrases, added))
+
+    async def set_phrases(self, story: StoryRecord, phrases: int) -> bool:
+        await self._database.record("stories.set_phrases", story.id)
+        current = self._unchanged_since(story)
+        if current is None or current.phrases != story.phrases:
+            return False
+        self.records[story.id] = replace(current, revision=current.revision + 1, phrases=phrases)
+        return True
+
+    def _unchanged_since(self, story: StoryRecord) -> StoryRecord | None:
+        current = self.records.get(story.id)
+        if current is None or current.account_id != story.account_id:
+            return None
+        return current if current.revision == story.revision else None
 
     async def delete(self, account_id: str, story_id: str) -> bool:
         await self._database.record("stories.delete", story_id)

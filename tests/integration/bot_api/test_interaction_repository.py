@@ -168,3 +168,41 @@ async def test_using_entity_finds_the_account_s_interactions_naming_that_entity(
         using_size = await interactions.using_entity(account, "size")
         assert {d["_id"] for d in using_size} == {ids[account, s, 1] for s in range(2)}
         assert await interactions.using_entity(account, "colour") == []
+
+
+async def test_with_triggers_finds_the_story_s_sharing_and_untagged_interactions_only(
+    interactions: InteractionRepository,
+) -> None:
+    ids, stories = await seed(interactions)
+    story = stories[ACCOUNTS[1], 0]
+    for (account, s, n), interaction_id in ids.items():
+        triggers = [f"T{n}", "shared"] if n < 2 else []
+        await interactions.replace_content(
+            stories[account, s], interaction_id, {**content("x"), "triggers": triggers}
+        )
+    untagged = ids[ACCOUNTS[1], 0, 2]
+    elsewhere = ids[ACCOUNTS[1], 1, 2]
+    for interaction_id in (untagged, elsewhere):  # stored before `triggerKeys` existed
+        await interactions.collection.update_one(
+            {"_id": interaction_id}, {"$unset": {"triggerKeys": 1}}
+        )
+
+    found = await interactions.with_triggers(story, ["t0"])
+    both = await interactions.with_triggers(story, ["SHARED", "nothing"])
+
+    assert found == {ids[ACCOUNTS[1], 0, 0]: ["T0", "shared"], untagged: []}
+    assert set(both) == {ids[ACCOUNTS[1], 0, 0], ids[ACCOUNTS[1], 0, 1], untagged}
+
+
+async def test_count_phrases_counts_the_named_interactions_of_that_story_only(
+    interactions: InteractionRepository,
+) -> None:
+    ids, stories = await seed(interactions)
+    story = stories[ACCOUNTS[2], 1]
+    await interactions.replace_content(
+        story, ids[ACCOUNTS[2], 1, 1], {**content("x"), "userSays": ["a", "b", "c"]}
+    )
+    named = [ids[ACCOUNTS[2], 1, 0], ids[ACCOUNTS[2], 1, 1], ids[ACCOUNTS[2], 0, 1]]
+
+    assert await interactions.count_phrases(story, named) == 1 + 3
+    assert await interactions.count_phrases(story, []) == 0

@@ -3,8 +3,8 @@
 Contexts (docs/api.md "Contexts"): `contextOut` of X lists what may follow X; the part
 of it not in `references` is owned by X. Every interaction is either a root (listed
 in `order`) or owned by exactly one other, so ownership forms a forest and the tree
-view has no cycles. Every change returns a new, fully checked `Structure`; the caller
-stores it in one write.
+view has no cycles. Every change returns a new, checked `Structure` (an add checks only
+what it can break); the caller stores it in one write.
 """
 
 from collections.abc import Iterable, Mapping
@@ -55,19 +55,32 @@ class Structure:
         return {child: owner for owner, context in self.contexts.items() for child in context.owned}
 
     def add_root(self, interaction_id: str) -> "Structure":
+        self._refuse_listed(interaction_id)
         contexts = {**self.contexts, interaction_id: Context(root=True)}
-        return replace(self, order=(*self.order, interaction_id), contexts=contexts).checked()
+        return replace(self, order=(*self.order, interaction_id), contexts=contexts)
 
     def add_child(self, parent_id: str, interaction_id: str) -> "Structure":
         parent = self.contexts.get(parent_id)
         if parent is None:
             raise NotFound(f"no interaction {parent_id} in this story")
+        self._refuse_listed(interaction_id)
+        if len(parent.context_out) >= MAX_CONTEXT_LIST:
+            raise ValidationFailed.at(
+                (parent_id, "contextOut"), f"more than {MAX_CONTEXT_LIST} interactions"
+            )
         contexts = {
             **self.contexts,
             parent_id: replace(parent, context_out=(*parent.context_out, interaction_id)),
             interaction_id: Context(root=False),
         }
-        return replace(self, contexts=contexts).checked()
+        return replace(self, contexts=contexts)
+
+    def _refuse_listed(self, interaction_id: str) -> None:
+        """A new interaction, added as a root or as the child its parent owns, keeps every
+        invariant of a checked structure but the length of its parent's list: the adds
+        check only that, so their cost does not grow with the story."""
+        if interaction_id in self.contexts:
+            raise ValidationFailed.at((interaction_id,), "is an interaction of this story already")
 
     def apply(self, changes: Iterable[ContextChange]) -> "Structure":
         contexts = dict(self.contexts)

@@ -7,6 +7,7 @@ structure before their documents go.
 """
 
 import uuid
+from dataclasses import replace
 from typing import Any, Protocol
 
 from bot_api.changes import ChangeFeed, StoryEdited
@@ -17,9 +18,9 @@ from bot_api.domain.interactions import (
     prepare,
     referenced_entities,
 )
-from bot_api.domain.structure import ContextChange, Structure
+from bot_api.domain.structure import ContextChange
 from bot_api.management.quotas import Quotas
-from bot_api.management.stories import edit_story, load_story
+from bot_api.management.stories import edit_story, load_story, until_written
 from bot_api.storage import Stores
 from bot_api.storage.interactions import CONTENT_FIELDS
 from bot_api.storage.stories import StoryRecord
@@ -72,32 +73,43 @@ class InteractionService:
         new_id: str | None = None,
     ) -> str:
         """A root interaction, or a child owned by `parent_id`; under `new_id` when given
-        (a retried create), which the story may list already."""
+        (a retried create), which the story may list already.
+
+        The story is read once and the add written as a change of it (not the whole
+        structure again), so the cost does not grow with the story; only a write that a
+        concurrent writer made miss reads the story again."""
         stores = self._stores
-        story = await load_story(stores, account_id, story_id)
+        story = await self._counted(await load_story(stores, account_id, story_id))
         if new_id is not None and new_id in story.structure:
             return new_id
         retried = new_id is not None and await stores.interactions.get(story.id, new_id)
         new_id = new_id or str(uuid.uuid4())
-
-        def place(structure: Structure) -> Structure:
-            if new_id in structure:
-                return structure
-            if parent_id is None:
-                return structure.add_root(new_id)
-            return structure.add_child(parent_id, new_id)
-
-        place(story.structure)
         content = prepare({**EMPTY_INTERACTION, **data})
-        self._quotas.check_interactions(len(story.structure.contexts) + 1)
-        await self._check_phrases(story, len(content["userSays"]))
+        phrases = len(content["userSays"])
+
+        async def check(story: StoryRecord) -> None:
+            if parent_id is None:
+                story.structure.add_root(new_id)
+            else:
+                story.structure.add_child(parent_id, new_id)
+            self._quotas.check_interactions(len(story.structure.contexts) + 1)
+            await self._check_phrases(story, phrases)
+
+        async def attempt(read: StoryRecord) -> bool | None:
+            if new_id in read.structure:
+                return True  # listed by a concurrent retry of this create
+            if read is not story:
+                await check(read)
+            return await stores.stories.add_interaction(read, new_id, parent_id, phrases) or None
+
+        await check(story)
         await self._check_references(account_id, story, None, content)
         if not retried:
             await stores.interactions.insert_many(
                 account_id, story.id, [{**content, "id": new_id, "type": STANDARD}]
             )
         try:
-            await edit_story(stores, account_id, story_id, lambda s: (place(s.structure), {}))
+            await until_written(stores, account_id, story_id, attempt, story)
         except ApiError:
             await stores.interactions.delete_many(story.id, [new_id])
             raise
@@ -109,15 +121,18 @@ class InteractionService:
     ) -> None:
         """Omitted fields keep their stored values."""
         stores = self._stores
-        story = await load_story(stores, account_id, story_id)
+        story = await self._counted(await load_story(stores, account_id, story_id))
         current = await _load_interaction(stores, story, interaction_id)
         stored = {name: current[name] for name in CONTENT_FIELDS}
         content = prepare({**stored, **data}, current["type"], previous=stored)
-        await self._check_phrases(story, len(content["userSays"]) - len(stored["userSays"]))
+        added = len(content["userSays"]) - len(stored["userSays"])
+        await self._check_phrases(story, added)
         await self._check_references(
             account_id, story, interaction_id, content, stored_webhook=stored["webhook"]
         )
         await stores.interactions.replace_content(story.id, interaction_id, {**stored, **content})
+        if added:
+            await stores.stories.add_phrases(story, added)
         await self._changes.announce(StoryEdited(account_id, story.id, frozenset({interaction_id})))
 
     async def update_contexts(
@@ -139,22 +154,49 @@ class InteractionService:
 
     async def delete(self, *, account_id: str, story_id: str, interaction_ids: list[str]) -> None:
         """The interactions with the subtrees they own, all or nothing."""
-        story, structure = await edit_story(
-            self._stores,
-            account_id,
-            story_id,
-            lambda s: (s.structure.remove(interaction_ids)[0], {}),
-        )
-        removed = set(story.structure.contexts) - set(structure.contexts)
-        await self._stores.interactions.delete_many(story.id, removed)
+        stores = self._stores
+
+        async def attempt(story: StoryRecord) -> tuple[StoryRecord, set[str]] | None:
+            structure, removed = story.structure.remove(interaction_ids)
+            phrases = 0
+            if story.phrases is not None:
+                phrases = await stores.interactions.count_phrases(story.id, removed)
+            if await stores.stories.update(story, {}, structure, added_phrases=-phrases):
+                return story, removed
+            return None
+
+        story, removed = await until_written(stores, account_id, story_id, attempt)
+        await stores.interactions.delete_many(story.id, removed)
         await self._changes.announce(StoryEdited(account_id, story.id))
 
+    async def _counted(self, story: StoryRecord) -> StoryRecord:
+        """`story` with its phrase counter: a story stored before the counter existed is
+        counted once, and the count stored."""
+        stores = self._stores
+
+        async def attempt(story: StoryRecord) -> StoryRecord | None:
+            if story.phrases is not None:
+                return story
+            phrases = await stores.interactions.count_phrases(story.id, story.structure.contexts)
+            if await stores.stories.set_phrases(story, phrases):
+                return replace(story, phrases=phrases, revision=story.revision + 1)
+            return None
+
+        return await until_written(stores, story.account_id, story.id, attempt, story)
+
     async def _check_phrases(self, story: StoryRecord, added: int) -> None:
-        if added > 0:
-            phrases = await self._stores.interactions.count_phrases(
-                story.id, story.structure.contexts
-            )
-            self._quotas.check_phrases(phrases + added)
+        """By the story's counter; one that would refuse is checked against a count of the
+        interactions, and corrected, so a counter that drifted never refuses wrongly."""
+        if (
+            added <= 0
+            or story.phrases is None
+            or story.phrases + added <= self._quotas.phrases_per_story
+        ):
+            return
+        phrases = await self._stores.interactions.count_phrases(story.id, story.structure.contexts)
+        if phrases != story.phrases:
+            await self._stores.stories.set_phrases(story, phrases)
+        self._quotas.check_phrases(phrases + added)
 
     async def _check_references(
         self,

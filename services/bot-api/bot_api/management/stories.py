@@ -1,9 +1,9 @@
 """Stories, and the one way to change a story's structure safely under concurrency."""
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from bot_api.changes import ChangeFeed, StoryCreated, StoryDeleted, StoryEdited
 from bot_api.domain.interactions import default_interactions
@@ -16,6 +16,8 @@ from shared.errors import Conflict, NotFound
 from shared.pages import Page
 
 MAX_CONCURRENT_RETRIES = 20
+
+T = TypeVar("T")
 
 
 async def load_story(stores: Stores, account_id: str, story_id: str) -> StoryRecord:
@@ -37,11 +39,29 @@ async def edit_story(
     makes the write miss, and the edit is applied again to what that writer left.
     Returns the story the stored edit started from and the structure it stored.
     """
-    for _ in range(MAX_CONCURRENT_RETRIES):
-        story = await load_story(stores, account_id, story_id)
+
+    async def attempt(story: StoryRecord) -> tuple[StoryRecord, Structure] | None:
         structure, fields = edit(story)
-        if await stores.stories.update(story, fields, structure):
-            return story, structure
+        return (story, structure) if await stores.stories.update(story, fields, structure) else None
+
+    return await until_written(stores, account_id, story_id, attempt)
+
+
+async def until_written(
+    stores: Stores,
+    account_id: str,
+    story_id: str,
+    attempt: Callable[[StoryRecord], Awaitable[T | None]],
+    story: StoryRecord | None = None,
+) -> T:
+    """`attempt` on `story` (if given) or a fresh read of it, until its conditional write
+    lands (it returns what to return) or MAX_CONCURRENT_RETRIES writes have missed."""
+    for _ in range(MAX_CONCURRENT_RETRIES):
+        story = story or await load_story(stores, account_id, story_id)
+        written = await attempt(story)
+        if written is not None:
+            return written
+        story = None
     raise Conflict("the story is being changed by others; try again")
 
 
@@ -70,6 +90,7 @@ class StoryService:
             data["description"],
             Settings(**data.get("settings", {})),
             structure,
+            phrases=sum(len(default["userSays"]) for default in defaults),
         )
         await self._changes.announce(StoryCreated(account_id, story_id))
         return story_id

@@ -68,24 +68,23 @@ class InteractionRepository:
         case: those whose `triggerKeys` (the triggers in lower case) share one, and those
         written before `triggerKeys` existed."""
         keys = [trigger.lower() for trigger in triggers]
-        cursor = self.collection.find(
-            {
-                "storyId": story_id,
-                "$or": [{"triggerKeys": {"$in": keys}}, {"triggerKeys": {"$exists": False}}],
-            },
-            projection=["triggers"],
-        )
-        return {document["_id"]: document["triggers"] async for document in cursor}
+        found: dict[str, list[str]] = {}
+        # Two finds, not one `$or`: nx-27017 runs that `$or` over the whole collection
+        # (docs/mongodb-compatibility.md).
+        for condition in ({"$in": keys}, {"$exists": False}):
+            cursor = self.collection.find(
+                {"storyId": story_id, "triggerKeys": condition}, projection=["triggers"]
+            )
+            found.update({document["_id"]: document["triggers"] async for document in cursor})
+        return found
 
     async def count_phrases(self, story_id: str, ids: Iterable[str]) -> int:
-        cursor = await self.collection.aggregate(
-            [
-                {"$match": {"storyId": story_id, "_id": {"$in": list(ids)}}},
-                {"$group": {"_id": None, "phrases": {"$sum": {"$size": "$userSays"}}}},
-            ]
+        # A find and a sum here, not an aggregate: nx-27017 runs `$match` on `_id` `$in`
+        # over the whole collection (docs/mongodb-compatibility.md).
+        cursor = self.collection.find(
+            {"storyId": story_id, "_id": {"$in": list(ids)}}, projection=["userSays"]
         )
-        totals = await cursor.to_list()
-        return int(totals[0]["phrases"]) if totals else 0
+        return sum([len(document["userSays"]) async for document in cursor])
 
     async def get(self, story_id: str, interaction_id: str) -> dict[str, Any] | None:
         return await self.collection.find_one({"_id": interaction_id, "storyId": story_id})

@@ -30,7 +30,9 @@ class StoryStore(Indexed, Protocol):
         description: str,
         settings: Settings,
         structure: Structure,
-    ) -> None: ...
+        phrases: int,
+    ) -> None:
+        """`phrases`: how many user-says phrases the structure's interactions hold."""
 
     async def list(self, account_id: str, page: Page) -> list[dict[str, Any]]:
         """`_id`, `name` and `description` of a page of the account's stories, oldest
@@ -41,9 +43,28 @@ class StoryStore(Indexed, Protocol):
     async def get(self, account_id: str, story_id: str) -> StoryRecord | None: ...
 
     async def update(
-        self, story: StoryRecord, changes: dict[str, Any], structure: Structure | None = None
+        self,
+        story: StoryRecord,
+        changes: dict[str, Any],
+        structure: Structure | None = None,
+        added_phrases: int = 0,
     ) -> bool:
-        """False when the story's revision is no longer `story.revision`."""
+        """False when the story's revision is no longer `story.revision`. The phrase
+        counter changes by `added_phrases` only if the story has one."""
+
+    async def add_interaction(
+        self, story: StoryRecord, interaction_id: str, parent_id: str | None, phrases: int
+    ) -> bool:
+        """`update` with the structure `story.structure` plus a new root (`parent_id`
+        None) or a new child of `parent_id`, holding `phrases`."""
+
+    async def add_phrases(self, story: StoryRecord, added: int) -> None:
+        """The phrase counter, if the story has one, changes by `added`; the revision
+        stays."""
+
+    async def set_phrases(self, story: StoryRecord, phrases: int) -> bool:
+        """The phrase counter becomes `phrases` (and the revision goes up), unless the
+        revision or the counter (or its absence) is no longer what `story` holds."""
 
     async def delete(self, account_id: str, story_id: str) -> bool: ...
 

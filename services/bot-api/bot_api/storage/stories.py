@@ -1,7 +1,13 @@
 """The `stories` collection: a story's fields, settings and its whole structure.
 
 Keeping `order` and every interaction's contexts in the story document makes each
-structural change one atomic, conditional write (on `revision`), on any MongoDB.
+structural change one atomic, conditional write (on `revision`), on any MongoDB. An
+added interaction is written as a change of the document (`$push`, a dotted `$set`),
+not as the whole structure again.
+
+`phrases` counts the user-says phrases of the interactions the structure lists, so the
+phrase quota needs no count over the story's interactions; a story stored before the
+counter existed has none (`StoryRecord.phrases` is None) until it is counted once.
 """
 
 from dataclasses import asdict, dataclass
@@ -26,6 +32,7 @@ class StoryRecord:
     settings: Settings
     structure: Structure
     revision: int
+    phrases: int | None = None
 
 
 def structure_to_document(structure: Structure) -> dict[str, Any]:
@@ -67,6 +74,7 @@ def _record(document: dict[str, Any]) -> StoryRecord:
         settings=Settings(**document.get("settings", {})),
         structure=structure_from_document(document),
         revision=document["revision"],
+        phrases=document.get("phrases"),
     )
 
 
@@ -85,6 +93,7 @@ class StoryRepository:
         description: str,
         settings: Settings,
         structure: Structure,
+        phrases: int,
     ) -> None:
         now = utcnow()
         document = {
@@ -94,6 +103,7 @@ class StoryRepository:
             "description": description,
             "settings": asdict(settings),
             "revision": 1,
+            "phrases": phrases,
             "createdAt": now,
             "updatedAt": now,
             **structure_to_document(structure),
@@ -117,15 +127,70 @@ class StoryRepository:
         return None if document is None else _record(document)
 
     async def update(
-        self, story: StoryRecord, changes: dict[str, Any], structure: Structure | None = None
+        self,
+        story: StoryRecord,
+        changes: dict[str, Any],
+        structure: Structure | None = None,
+        added_phrases: int = 0,
     ) -> bool:
-        """Write `changes` (and a new structure) only if nobody changed the story meanwhile."""
-        fields = {**changes, "revision": story.revision + 1, "updatedAt": utcnow()}
+        """Write `changes` (and a new structure, and `added_phrases` to a story that counts
+        them) only if nobody changed the story meanwhile."""
+        fields = {**changes, "updatedAt": utcnow()}
         if structure is not None:
             fields.update(structure_to_document(structure))
+        return await self._write(story, {"$set": fields}, added_phrases)
+
+    async def add_interaction(
+        self, story: StoryRecord, interaction_id: str, parent_id: str | None, phrases: int
+    ) -> bool:
+        """List a new interaction (a root, or owned by `parent_id`) holding `phrases`, only
+        if nobody changed the story meanwhile. Only the new entry is written: the cost
+        does not grow with the story. Ids are UUIDs, so they are valid field names."""
+        if parent_id is None:
+            listed = {"order": interaction_id}
+        else:
+            listed = {f"contexts.{parent_id}.contextOut": interaction_id}
+        context = {"root": parent_id is None, "contextOut": [], "references": []}
+        change = {
+            "$push": listed,
+            "$set": {f"contexts.{interaction_id}": context, "updatedAt": utcnow()},
+        }
+        return await self._write(story, change, phrases)
+
+    async def add_phrases(self, story: StoryRecord, added: int) -> None:
+        """Count `added` more phrases (fewer if negative) for a content change, which is
+        not a change of the structure: neither conditional on nor changing `revision`."""
+        await self.collection.update_one(
+            {
+                "_id": ObjectId(story.id),
+                "accountId": story.account_id,
+                "phrases": {"$exists": True},
+            },
+            {"$inc": {"phrases": added}},
+        )
+
+    async def set_phrases(self, story: StoryRecord, phrases: int) -> bool:
+        """Store a phrase count made from the interactions, only if neither the structure
+        nor the counter changed since `story` was read."""
+        counted = {"$exists": False} if story.phrases is None else story.phrases
+        result = await self.collection.update_one(
+            {
+                "_id": ObjectId(story.id),
+                "accountId": story.account_id,
+                "revision": story.revision,
+                "phrases": counted,
+            },
+            {"$set": {"phrases": phrases}, "$inc": {"revision": 1}},
+        )
+        return result.matched_count == 1
+
+    async def _write(self, story: StoryRecord, change: dict[str, Any], added_phrases: int) -> bool:
+        increments = {"revision": 1}
+        if added_phrases and story.phrases is not None:
+            increments["phrases"] = added_phrases
         result = await self.collection.update_one(
             {"_id": ObjectId(story.id), "accountId": story.account_id, "revision": story.revision},
-            {"$set": fields},
+            {**change, "$inc": increments},
         )
         return result.matched_count == 1
 
