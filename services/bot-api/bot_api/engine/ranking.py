@@ -3,13 +3,17 @@ lexical one is not decisive (docs/matching.md).
 
 An exact phrase or a clear lexical winner answers at once, without encoding the
 message. Otherwise the lexical top few and the semantically nearest few are scored by
-both stages; the blend (0.3 lexical + 0.7 semantic) gains twice its lead over the best
-other candidate (a message that belongs to no interaction tends to be about as close to
-several), and is calibrated so that 0.40 reads as the default confidence, 0.5. An
-interaction whose phrase vectors have not landed yet keeps its lexical score.
+both stages and blended (0.3 lexical + 0.7 semantic). A candidate's score is its share
+of the candidates' blends under a softmax (a message that belongs to no interaction
+tends to be about as close to several, so no share stands out), calibrated so that a
+share of 0.40 reads as the default confidence, 0.5; and never more than its blend alone
+reads (0.20 at 0.5), so a story with one or two interactions still falls back on a
+message close to none. An interaction whose phrase vectors have not landed yet keeps its
+lexical score.
 """
 
-from collections.abc import Sequence
+import math
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from bot_api.engine.matching import CANDIDATES, MatchIndex, Scored, calibrated
@@ -21,8 +25,12 @@ docs/benchmarks.md the lexical winner is then right every time (one message in n
 HWU64)."""
 SEMANTIC_CANDIDATES = 6
 LEXICAL_SHARE = 0.3
-LEAD_WEIGHT = 2.0
-CALIBRATION_KNEE = 0.40
+TEMPERATURE = 0.05
+"""Of the softmax over the candidates' blends: a lead of 0.05 weighs e (2.7) times more."""
+SHARE_KNEE = 0.40
+"""The winner's share of the softmax that reads as the default confidence 0.5."""
+BLEND_KNEE = 0.20
+"""The blend that reads as 0.5 on its own: the score never exceeds that reading."""
 
 
 def rank(
@@ -64,13 +72,20 @@ def rank(
         if blend is None:
             ranked.append(replace(scored, lexical=scored.score))
             continue
-        lead = blend - max((b for i, b in blends.items() if i != interaction_id), default=0.0)
         ranked.append(
             replace(
                 scored,
-                score=calibrated(blend + LEAD_WEIGHT * lead, CALIBRATION_KNEE),
+                score=confidence(blend, blends.values()),
                 lexical=scored.score,
                 semantic=similarities[interaction_id].value,
             )
         )
     return sorted(ranked, key=lambda s: -s.score)
+
+
+def confidence(blend: float, blends: Iterable[float]) -> float:
+    """A candidate's score: its softmax share among the candidates' `blends` (its own
+    included), calibrated, capped by its blend's own reading. Both rise with the blend,
+    so the order of the candidates is the order of their blends."""
+    share = 1 / sum(math.exp((other - blend) / TEMPERATURE) for other in blends)
+    return min(calibrated(share, SHARE_KNEE), calibrated(blend, BLEND_KNEE))

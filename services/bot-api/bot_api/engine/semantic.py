@@ -22,8 +22,10 @@ from bot_api.engine.text import tokens
 
 Vectors = npt.NDArray[np.float32]
 StoredVectors = npt.NDArray[np.float16]
-CENTROID_SHARE = 0.7
-"""Semantic similarity: 0.7 × cosine with the centroid + 0.3 × with the closest phrase."""
+CENTROID_SHARE = 0.3
+NEAREST_PHRASES = 3
+"""Semantic similarity: 0.3 × cosine with the centroid + 0.7 × the mean cosine with the
+three nearest phrases (docs/matching.md)."""
 
 
 class Encoder(Protocol):
@@ -58,11 +60,13 @@ class _Block:
 @dataclass(frozen=True)
 class Similarity:
     centroid: float
-    closest: float
+    nearest: float
+    """The mean cosine with the interaction's `NEAREST_PHRASES` nearest phrases (all of
+    them when it has fewer)."""
 
     @property
     def value(self) -> float:
-        return CENTROID_SHARE * self.centroid + (1 - CENTROID_SHARE) * self.closest
+        return CENTROID_SHARE * self.centroid + (1 - CENTROID_SHARE) * self.nearest
 
 
 class SemanticIndex:
@@ -128,8 +132,10 @@ class SemanticIndex:
         block = self._blocks.get(interaction_id)
         if block is None:
             return None
-        closest = float((block.phrases.astype(np.float32) @ query).max())
-        return Similarity(float(block.centroid @ query), closest)
+        cosines = block.phrases.astype(np.float32) @ query
+        if len(cosines) > NEAREST_PHRASES:
+            cosines = np.partition(cosines, -NEAREST_PHRASES)[-NEAREST_PHRASES:]
+        return Similarity(float(block.centroid @ query), float(cosines.mean()))
 
 
 class Eligible(Protocol):

@@ -1,7 +1,7 @@
 """The semantic stage beside the lexical one, with a stand-in encoder."""
 
 from bot_api.engine.matching import MatchIndex, calibrated
-from bot_api.engine.ranking import CALIBRATION_KNEE, DECISIVE, rank
+from bot_api.engine.ranking import BLEND_KNEE, DECISIVE, SHARE_KNEE, confidence, rank
 from bot_api.engine.semantic import (
     PhraseVectors,
     SemanticIndex,
@@ -87,9 +87,23 @@ def test_a_message_as_close_to_another_interaction_scores_lower() -> None:
     assert torn < alone
 
 
-def test_the_calibration_reads_forty_hundredths_as_one_half() -> None:
-    readings = [calibrated(r, CALIBRATION_KNEE) for r in (0.0, 0.2, 0.4, 0.7, 1.0, 1.5)]
+def test_the_calibration_reads_a_share_of_forty_hundredths_as_one_half() -> None:
+    readings = [calibrated(r, SHARE_KNEE) for r in (0.0, 0.2, 0.4, 0.7, 1.0, 1.5)]
     assert readings == [0, 0.25, 0.5, 0.75, 1, 1]
+    assert calibrated(0.2, BLEND_KNEE) == 0.5
+
+
+def test_the_score_is_the_softmax_share_capped_by_the_blend_alone() -> None:
+    # Alone: a share of 1, so the blend's own reading decides.
+    assert confidence(0.6, [0.6]) == calibrated(0.6, BLEND_KNEE) == 0.75
+    # Two candidates 0.05 apart: the leader's share is e / (1 + e), 0.73.
+    assert round(confidence(0.9, [0.9, 0.85]), 3) == round(calibrated(0.731, SHARE_KNEE), 3)
+    # Three equal candidates: a third each, below the default confidence.
+    assert confidence(0.9, [0.9, 0.9, 0.9]) < 0.5
+    # Alone but far from every phrase: the blend's own reading caps the score.
+    assert confidence(0.1, [0.1]) == calibrated(0.1, BLEND_KNEE) == 0.25
+    ordered = [confidence(b, [0.3, 0.4, 0.5]) for b in (0.3, 0.4, 0.5)]
+    assert ordered == sorted(ordered)
 
 
 def test_a_slot_is_read_as_a_value_of_its_entity_and_texts_are_named_by_model() -> None:
