@@ -1,5 +1,5 @@
 """PhraseVectorRepository against the embedded MongoDB: vectors come back as stored
-(float16 precision), only those asked for, and a second put replaces."""
+(float16 precision), only those asked for; a key stored already keeps its vector."""
 
 import numpy as np
 from pymongo import AsyncMongoClient
@@ -19,5 +19,8 @@ async def test_vectors_round_trip_by_key(mongo_client: AsyncMongoClient, config:
     assert set(found) == {keys[0], keys[2]}
     assert found[keys[2]].dtype == np.float32
     np.testing.assert_allclose(found[keys[2]], rows[2], atol=2e-3)
-    await repository.put("m", {keys[0]: rows[1]})
-    np.testing.assert_allclose((await repository.find([keys[0]]))[keys[0]], rows[1], atol=2e-3)
+    fourth = vector_key("m", "d")
+    await repository.put("m", {keys[0]: rows[1], fourth: rows[1]})
+    found = await repository.find([keys[0], fourth])
+    np.testing.assert_allclose(found[keys[0]], rows[0], atol=2e-3)
+    np.testing.assert_allclose(found[fourth], rows[1], atol=2e-3)

@@ -24,10 +24,18 @@ Landed = Callable[[set[str]], Awaitable[None]]
 """Called with the interactions whose phrase vectors were stored."""
 
 
+RETRY_SECONDS = 5.0
+"""A batch that failed (the database unreachable or slow) is tried again this much later,
+after the batches queued behind it: vectors are never given up on."""
+
+
 class PhraseVectorService:
-    def __init__(self, store: VectorStore, encoder: Encoder) -> None:
+    def __init__(
+        self, store: VectorStore, encoder: Encoder, retry_seconds: float = RETRY_SECONDS
+    ) -> None:
         self._store = store
         self.encoder = encoder
+        self._retry_seconds = retry_seconds
         self._queue: asyncio.Queue[tuple[str, dict[str, list[str]], Landed]] = asyncio.Queue()
         self._worker: asyncio.Task[None] | None = None
 
@@ -61,12 +69,19 @@ class PhraseVectorService:
 
     async def _encode_queued(self) -> None:
         while not self._queue.empty():
-            story_id, texts, landed = self._queue.get_nowait()
+            queued = self._queue.get_nowait()
+            story_id, texts, landed = queued
             try:
                 await self._encode(texts)
                 await landed(set(texts))
             except Exception:
-                log.exception("phrase vectors of story %s could not be computed", story_id)
+                log.exception(
+                    "phrase vectors of story %s could not be computed; tried again in %g s",
+                    story_id,
+                    self._retry_seconds,
+                )
+                await asyncio.sleep(self._retry_seconds)
+                self._queue.put_nowait(queued)
 
     async def _encode(self, texts: Mapping[str, Sequence[str]]) -> None:
         model = self.encoder.model_id

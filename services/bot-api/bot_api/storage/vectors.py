@@ -2,16 +2,20 @@
 
 `_id` is `engine.semantic.vector_key` (a hash of the model id and the normalised text),
 so the same text is encoded once for every story and account that uses it; the vector
-is stored as float16 bytes.
+is stored as float16 bytes. A key's vector never changes (the same model reads the same
+text the same way), so a put inserts and leaves the vectors already stored: inserts are
+what the embedded server writes fastest (docs/mongodb-compatibility.md).
 """
 
 from collections.abc import Iterable, Mapping
 
 import numpy as np
-from pymongo import UpdateOne
+from pymongo.errors import BulkWriteError
 
 from bot_api.engine.semantic import Vectors
 from shared.mongo import Database
+
+DUPLICATE_KEY = 11000
 
 
 class PhraseVectorRepository:
@@ -34,14 +38,14 @@ class PhraseVectorRepository:
     async def put(self, model_id: str, vectors: Mapping[str, Vectors]) -> None:
         if not vectors:
             return
-        await self.collection.bulk_write(
-            [
-                UpdateOne(
-                    {"_id": key},
-                    {"$set": {"model": model_id, "vector": vector.astype(np.float16).tobytes()}},
-                    upsert=True,
-                )
-                for key, vector in vectors.items()
-            ],
-            ordered=False,
-        )
+        documents = [
+            {"_id": key, "model": model_id, "vector": vector.astype(np.float16).tobytes()}
+            for key, vector in vectors.items()
+        ]
+        try:
+            await self.collection.insert_many(documents, ordered=False)
+        except BulkWriteError as error:
+            details = error.details
+            stored_already = all(e["code"] == DUPLICATE_KEY for e in details["writeErrors"])
+            if not stored_already or details.get("writeConcernErrors"):
+                raise

@@ -1,12 +1,15 @@
 """Phrase vectors: computed once per text in the background, taken in by the story on
 its next query; until then the phrase is matched lexically."""
 
+from collections.abc import Mapping
+
 import pytest
 
 from bot_api.changes import ChangeFeed
 from bot_api.conversations.cache import StoryCache
 from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.engine.conversation import respond
+from bot_api.engine.semantic import Vectors
 from bot_api.engine.turn import SessionState, Turn
 from bot_api.management.interactions import InteractionService
 from bot_api.management.quotas import Quotas
@@ -18,13 +21,28 @@ from support.memory import ConnectionDirectory, Database, VectorsInMemory
 ACCOUNT = "account-1"
 
 
+class FlakyVectors(VectorsInMemory):
+    """Phrase vectors whose first puts fail, as a database that does not answer in time."""
+
+    def __init__(self, failures: int) -> None:
+        super().__init__()
+        self.failures = failures
+
+    async def put(self, model_id: str, vectors: Mapping[str, Vectors]) -> None:
+        if self.failures:
+            self.failures -= 1
+            raise TimeoutError("the database did not answer in time")
+        await super().put(model_id, vectors)
+
+
 class Bot:
-    def __init__(self) -> None:
+    def __init__(self, failing_puts: int = 0) -> None:
         database = Database()
         stores = database.stores()
         feed = ChangeFeed()
         self.encoder = ConceptEncoder()
-        self.vectors = PhraseVectorService(VectorsInMemory(), self.encoder)
+        self.store = FlakyVectors(failing_puts)
+        self.vectors = PhraseVectorService(self.store, self.encoder, retry_seconds=0.01)
         self.cache = StoryCache(stores, self.vectors, budget_bytes=2**30)
         feed.listen(self.cache)
         quotas = Quotas.from_config(Config(mongodb_url="", nats_url=""))
@@ -88,3 +106,12 @@ async def test_a_text_is_encoded_once_and_an_edit_encodes_only_its_new_phrases(b
         "hi folks",
         "hi friend",
     ]
+
+
+async def test_vectors_that_could_not_be_stored_are_tried_again_until_they_land() -> None:
+    bot = Bot(failing_puts=2)
+    story_id, greet = await bot.new_story("hello there", "hi friend")
+    await bot.cache.story(ACCOUNT, story_id)
+    await bot.vectors.idle()
+    assert bot.store.failures == 0
+    assert await bot.answer(story_id, "howdy") == greet
