@@ -1,9 +1,17 @@
 """Every request answers within its budget (`REQUEST_BUDGET_SECONDS`, 10 s by default),
 whatever MongoDB does: a 503 `unavailable` when time runs out. PyMongo's own deadline
-ends a database call in time, and the asyncio deadline ends anything else."""
+ends a database call in time, and the asyncio deadline ends anything else.
+
+PyMongo's deadline is a context variable, and a task inherits its creator's context:
+work a request starts but does not wait for (a story's compile shared with later
+requests, phrase vectors encoded in the background) is started with `beyond_request`,
+in a context of its own, so it keeps the client's own per-operation timeout.
+"""
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import contextvars
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
 
 import pymongo
 from aiohttp import web
@@ -15,6 +23,12 @@ from shared.metrics import MONGODB_ERRORS
 
 DATABASE_SHARE = 0.9
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+T = TypeVar("T")
+
+
+def beyond_request(work: Coroutine[Any, Any, T]) -> "asyncio.Task[T]":
+    """A task free of the deadline of the request that starts it."""
+    return asyncio.create_task(work, context=contextvars.Context())
 
 
 @web.middleware

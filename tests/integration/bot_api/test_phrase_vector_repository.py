@@ -1,12 +1,19 @@
 """PhraseVectorRepository against the embedded MongoDB: vectors come back as stored
-(float16 precision), only those asked for; a key stored already keeps its vector."""
+(float16 precision), only those asked for; a key stored already keeps its vector; and
+the background encoding stores them whatever the deadline of the request that asked."""
+
+import asyncio
+import uuid
 
 import numpy as np
+import pymongo
 from pymongo import AsyncMongoClient
 
+from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.engine.semantic import vector_key
 from bot_api.storage.vectors import PhraseVectorRepository
 from shared.config import Config
+from support.encoders import ConceptEncoder
 
 
 async def test_vectors_round_trip_by_key(mongo_client: AsyncMongoClient, config: Config) -> None:
@@ -24,3 +31,29 @@ async def test_vectors_round_trip_by_key(mongo_client: AsyncMongoClient, config:
     found = await repository.find([keys[0], fourth])
     np.testing.assert_allclose(found[keys[0]], rows[0], atol=2e-3)
     np.testing.assert_allclose(found[fourth], rows[1], atol=2e-3)
+
+
+async def test_vectors_a_request_queued_are_stored_after_its_deadline(
+    mongo_client: AsyncMongoClient, config: Config
+) -> None:
+    """The request that finds phrases without vectors does not wait for them: their
+    encoding outlives its database deadline and must not inherit it."""
+    repository = PhraseVectorRepository(mongo_client[config.bot_database])
+    encoder = ConceptEncoder()
+    encoder.released.clear()
+    service = PhraseVectorService(repository, encoder)
+    landed = asyncio.Event()
+
+    async def on_landed(interaction_ids: set[str]) -> None:
+        landed.set()
+
+    text = f"hello there {uuid.uuid4()}"
+    with pymongo.timeout(0.5):
+        assert (await service.load("story", {"greet": [text]}, on_landed)).by_key == {}
+    await asyncio.sleep(0.6)
+    encoder.released.set()
+    try:
+        await asyncio.wait_for(landed.wait(), timeout=10)
+    finally:
+        await service.close()
+    assert set(await repository.find([vector_key(encoder.model_id, text)]))

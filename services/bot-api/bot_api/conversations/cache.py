@@ -42,6 +42,7 @@ from bot_api.metrics import (
 from bot_api.storage import Stores
 from bot_api.storage.entities import entity_from_document
 from bot_api.storage.interactions import interaction_from_document
+from shared.budget import beyond_request
 from shared.errors import NotFound
 from shared.pages import Page
 
@@ -175,7 +176,7 @@ class StoryCache:
         """The story compiled once for all who ask for it meanwhile."""
         task = self._loading.get(key)
         if task is None:
-            task = asyncio.create_task(self._load_current(key))
+            task = beyond_request(self._load_current(key))
             self._loading[key] = task
             self._changes_while_loading[key] = 0
         return await asyncio.shield(task)

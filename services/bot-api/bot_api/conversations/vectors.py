@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from bot_api.engine.semantic import Encoder, PhraseVectors, vector_key
 from bot_api.storage.protocols import VectorStore
+from shared.budget import beyond_request
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +55,7 @@ class PhraseVectorService:
         if missing and landed is not None:
             self._queue.put_nowait((story_id, missing, landed))
             if self._worker is None or self._worker.done():
-                self._worker = asyncio.create_task(self._encode_queued())
+                self._worker = beyond_request(self._encode_queued())
         return PhraseVectors(model, by_key)
 
     async def idle(self) -> None:
