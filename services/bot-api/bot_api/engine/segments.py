@@ -18,8 +18,10 @@ Ids = npt.NDArray[np.int32]
 Weights = npt.NDArray[np.float32]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Segment:
+    """Compared by identity: the index asks whether an interaction's row is in this one."""
+
     ids: tuple[str, ...]
     """Interaction ids, in row order."""
     sources: tuple[tuple[str, ...], ...]
