@@ -84,20 +84,27 @@ def choose_phrases(texts: list[str]) -> list[str]:
     return chosen
 
 
-async def evaluate(stack: Stack, name: str) -> list[Prediction]:
+def intents(name: str) -> tuple[dict[str, list[str]], list[tuple[str, str]]]:
+    """The phrases uploaded for each intent (`LEFT_OUT` left out of the out-of-scope
+    run), and the test split."""
     left_out = LEFT_OUT if name == OUT_OF_SCOPE else ()
     train, test = load("hwu64_kfold1" if name == OUT_OF_SCOPE else name)
     by_intent: dict[str, list[str]] = {}
     for text, intent in train:
         if intent not in left_out:
             by_intent.setdefault(intent, []).append(text)
+    return {i: choose_phrases(t) for i, t in by_intent.items()}, test
+
+
+async def evaluate(stack: Stack, name: str) -> list[Prediction]:
+    by_intent, test = intents(name)
     headers = {"Authorization": f"Bearer {stack.tokens.developer_token}"}
     async with aiohttp.ClientSession(stack.url, headers=headers) as http:
         async with http.post("/stories", json={"name": name, "description": ""}) as reply:
             story_id = (await reply.json())["id"]
         names: dict[str, str] = {}
         for intent, texts in by_intent.items():
-            body = {"name": intent, "userSays": choose_phrases(texts)}
+            body = {"name": intent, "userSays": texts}
             async with http.post(f"/stories/{story_id}/interactions", json=body) as reply:
                 assert reply.status == 200, await reply.text()
                 names[(await reply.json())["id"]] = intent

@@ -184,14 +184,8 @@ async def real_text_latency(stack: Stack) -> tuple[float, float]:
     """(p50, p99) in ms of /query one at a time on the HWU64 story (64 intents, up to 99
     phrases each, as `make eval` builds it) with its test messages: English as users
     write it, what the semantic stage is for."""
-    train, test = eval_nlu.load("hwu64_kfold1")
-    by_intent: dict[str, list[str]] = {}
-    for text, intent in train:
-        by_intent.setdefault(intent, []).append(text)
-    story_id, _ = await upload(
-        stack,
-        [{"name": i, "userSays": eval_nlu.choose_phrases(t)} for i, t in by_intent.items()],
-    )
+    phrases, test = eval_nlu.intents("hwu64_kfold1")
+    story_id, _ = await upload(stack, [{"name": i, "userSays": t} for i, t in phrases.items()])
     headers = {"Authorization": f"Bearer {stack.tokens.developer_token}"}
     async with aiohttp.ClientSession(stack.url, headers=headers) as http:
         if stack.config.semantic_matching:

@@ -14,12 +14,10 @@ import numpy as np
 from bench.eval_nlu import (
     BRAUN,
     DATASETS,
-    LEFT_OUT,
     OUT_OF_SCOPE,
     THRESHOLDS,
     Prediction,
-    choose_phrases,
-    load,
+    intents,
     out_of_scope,
     scores,
 )
@@ -32,17 +30,6 @@ from bot_api.engine.text import tokens
 from bot_api.engine.turn import SessionState, Turn
 
 CACHE = Path("/tmp/parley-vectors")
-
-
-def intents(name: str) -> tuple[dict[str, list[str]], list[tuple[str, str]]]:
-    """The phrases eval_nlu uploads for each intent, and the test split."""
-    left_out = LEFT_OUT if name == OUT_OF_SCOPE else ()
-    train, test = load("hwu64_kfold1" if name == OUT_OF_SCOPE else name)
-    by_intent: dict[str, list[str]] = {}
-    for text, intent in train:
-        if intent not in left_out:
-            by_intent.setdefault(intent, []).append(text)
-    return {i: choose_phrases(t) for i, t in by_intent.items()}, test
 
 
 @cache
