@@ -16,6 +16,8 @@ from pymongo.errors import DuplicateKeyError
 from shared import mongo
 from shared.cli import main
 from shared.config import Config
+from shared.keys import STARTUP, STATUS_FIELD
+from shared.startup import Startup
 from shared.timeutil import utcnow
 
 SESSIONS = web.AppKey("sessions", AsyncCollection)
@@ -46,6 +48,8 @@ async def query(request: web.Request) -> web.Response:
 
 def create_app(config: Config) -> web.Application:
     app = web.Application()
+    app[STATUS_FIELD] = "status"
+    app[STARTUP] = Startup()  # what `shared.serving` reports while the app starts
 
     async def database(app: web.Application) -> AsyncIterator[None]:
         client = mongo.open_client(config.mongodb_url)
@@ -60,6 +64,7 @@ def create_app(config: Config) -> web.Application:
     app.cleanup_ctx.append(database)
     app.router.add_post("/query", query)
     app.router.add_get("/healthz", healthz)
+    app.router.add_get("/readyz", healthz)
     return app
 
 
