@@ -8,6 +8,11 @@
   length is subtracted (the driver's heartbeats).
 - memory per compiled story: the growth of bot-api's resident memory when it compiles
   stories of a typical size (30 interactions × 10 phrases).
+
+Lexical stage only (SEMANTIC_MATCHING=off): with the semantic stage, the background
+encoding of the stories' phrase vectors would be counted as the queries' traffic and
+memory. The semantic stage adds one message encoding per non-decisive query (the
+edit section of docs/benchmarks.md has its latency).
 """
 
 import asyncio
@@ -184,8 +189,9 @@ def capacity_table(stack: Stack) -> str:
     operations, traffic = per_query_database(stack, story_id, asked)
     story_bytes = memory_per_story(stack)
     lines = [
-        "/query on the 150 × 99 generated story (50 sessions in turn); bot-api's CPU time",
-        "from /proc during one wrk run; MongoDB traffic through a counting proxy over",
+        "Lexical stage only. /query on the 150 × 99 generated story (50 sessions in turn);",
+        "bot-api's CPU time from /proc during one wrk run; MongoDB traffic through a",
+        "counting proxy over",
         f"{QUERIES_COUNTED} sequential queries (driver heartbeats subtracted).",
         "",
         "| measure | value |",
