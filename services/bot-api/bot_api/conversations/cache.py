@@ -70,6 +70,30 @@ class _Entry:
             or bool(self.vectors_landed)
         )
 
+    def pending(self) -> "_Pending":
+        """What is to be taken in, to put back if taking it in fails."""
+        return _Pending(
+            self.stale_story,
+            set(self.stale_interactions),
+            self.stale_entities,
+            set(self.vectors_landed),
+        )
+
+    def put_back(self, pending: "_Pending") -> None:
+        """Mark again what a failed refresh took (beside whatever arrived meanwhile)."""
+        self.stale_story |= pending.story
+        self.stale_interactions |= pending.interactions
+        self.stale_entities |= pending.entities
+        self.vectors_landed |= pending.vectors
+
+
+@dataclass(frozen=True)
+class _Pending:
+    story: bool
+    interactions: set[str]
+    entities: bool
+    vectors: set[str]
+
 
 class StoryCache:
     def __init__(
@@ -227,58 +251,65 @@ class StoryCache:
 
     async def _refresh(self, key: _Key, entry: _Entry) -> None:
         """Read what the changes touched, then swap in the story made from it (made whole
-        in a worker thread, so no turn sees half an edit)."""
+        in a worker thread, so no turn sees half an edit). A refresh that fails (the
+        database slow or away) leaves the changes marked for the next query."""
         async with entry.lock:
             if not entry.stale:
                 return  # refreshed by the turn that held the lock before
-            current = entry.story
-            record = None
-            if entry.stale_story:
-                entry.stale_story = False
-                record = await self._stores.stories.get(key[0], current.id)
-                if record is None:
-                    self._drop(key)
-                    raise NotFound(f"no story {current.id}")
-            structure = current.structure if record is None else record.structure
-            wanted = {i for i in entry.stale_interactions if i in structure}
-            entry.stale_interactions = set()
-            documents = await self._stores.interactions.find(current.id, wanted) if wanted else {}
-            entities = None
-            if entry.stale_entities:
-                entry.stale_entities = False
-                entities = await self._entities(key[0])
-            interactions = [interaction_from_document(d) for d in documents.values()]
-            settings = current.settings if record is None else record.settings
-            vectors = (
-                await self._phrase_vectors(key, current.to_encode(interactions, entities))
-                if self._semantic(settings.language)
-                else None
+            pending = entry.pending()
+            try:
+                await self._take_in_changes(key, entry)
+            except BaseException:
+                entry.put_back(pending)
+                raise
+
+    async def _take_in_changes(self, key: _Key, entry: _Entry) -> None:
+        current = entry.story
+        record = None
+        if entry.stale_story:
+            entry.stale_story = False
+            record = await self._stores.stories.get(key[0], current.id)
+            if record is None:
+                self._drop(key)
+                raise NotFound(f"no story {current.id}")
+        structure = current.structure if record is None else record.structure
+        wanted = {i for i in entry.stale_interactions if i in structure}
+        entry.stale_interactions = set()
+        documents = await self._stores.interactions.find(current.id, wanted) if wanted else {}
+        entities = None
+        if entry.stale_entities:
+            entry.stale_entities = False
+            entities = await self._entities(key[0])
+        interactions = [interaction_from_document(d) for d in documents.values()]
+        settings = current.settings if record is None else record.settings
+        vectors = (
+            await self._phrase_vectors(key, current.to_encode(interactions, entities))
+            if self._semantic(settings.language)
+            else None
+        )
+        story = await self._in_worker(
+            functools.partial(
+                current.edited,
+                settings=None if record is None else record.settings,
+                structure=None if record is None else record.structure,
+                interactions=interactions,
+                entities=entities,
+                vectors=vectors,
             )
-            story = await self._in_worker(
-                functools.partial(
-                    current.edited,
-                    settings=None if record is None else record.settings,
-                    structure=None if record is None else record.structure,
-                    interactions=interactions,
-                    entities=entities,
-                    vectors=vectors,
-                )
+        )
+        landed, entry.vectors_landed = entry.vectors_landed, set()
+        if landed:
+            stored = await self._phrase_vectors(
+                key, story.phrase_texts(landed), encode_missing=False
             )
-            landed, entry.vectors_landed = entry.vectors_landed, set()
-            if landed:
-                stored = await self._phrase_vectors(
-                    key, story.phrase_texts(landed), encode_missing=False
-                )
-                if stored is not None:
-                    story = await self._in_worker(
-                        functools.partial(story.with_vectors, landed, stored)
-                    )
-            entry.story = story
-            size = entry.story.size_estimate()
-            if self._entries.get(key) is entry:
-                self._size += size - entry.size
-                self._evict_past_budget()
-            entry.size = size
+            if stored is not None:
+                story = await self._in_worker(functools.partial(story.with_vectors, landed, stored))
+        entry.story = story
+        size = entry.story.size_estimate()
+        if self._entries.get(key) is entry:
+            self._size += size - entry.size
+            self._evict_past_budget()
+        entry.size = size
 
     async def _in_worker(self, make: Callable[[], CompiledStory]) -> CompiledStory:
         return await asyncio.get_running_loop().run_in_executor(self._worker, make)

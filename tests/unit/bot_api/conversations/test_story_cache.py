@@ -311,3 +311,22 @@ async def test_a_story_alone_larger_than_the_budget_is_served_and_then_given_bac
     bot.database.journal.clear()
     await bot.cache.story(ACCOUNT, first)
     assert bot.database.operations()[0] == "stories.get"
+
+
+async def test_an_edit_whose_refresh_fails_is_taken_in_by_the_next_query(bot: Bot) -> None:
+    story_id = await bot.new_story()
+    greet = await bot.new_interaction(story_id, "hello there")
+    await bot.cache.story(ACCOUNT, story_id)
+    await bot.interactions.update(
+        account_id=ACCOUNT, story_id=story_id, interaction_id=greet, data={"userSays": ["hi"]}
+    )
+
+    async def database_away() -> None:
+        raise TimeoutError("the database did not answer in time")
+
+    bot.database.meanwhile("interactions.find", database_away)
+    with pytest.raises(TimeoutError):
+        await bot.cache.story(ACCOUNT, story_id)
+
+    edited = await bot.cache.story(ACCOUNT, story_id)
+    assert edited.interactions[greet].user_says == ("hi",)
