@@ -106,10 +106,6 @@ class SemanticIndex:
         return len(self._blocks)
 
     @property
-    def phrase_count(self) -> int:
-        return sum(len(b.phrases) for b in self._blocks.values())
-
-    @property
     def nbytes(self) -> int:
         stored = sum(b.phrases.nbytes + b.centroid.nbytes for b in self._blocks.values())
         return stored + self._centroids.nbytes
