@@ -15,7 +15,7 @@ from marshmallow import Schema, ValidationError, fields
 from shared import json_body
 from shared.auth import Principal, TokenKind, bearer_token, require
 from shared.errors import ValidationFailed
-from shared.keys import ACCOUNTS, CONFIG, PRINCIPALS, RATE_LIMITS
+from shared.keys import ACCOUNTS, BODY_WORKER, CONFIG, PRINCIPALS, RATE_LIMITS
 from shared.pages import TOTAL_HEADER, Page, page_of
 
 PRINCIPAL = web.RequestKey("principal", Principal)
@@ -135,7 +135,8 @@ def load(schema: Body, data: Any) -> Any:
 
 
 async def parse_body(request: web.Request, schema: Body) -> Any:
-    body = await json_body.read(request, request.app[CONFIG].body_read_seconds)
+    app = request.app
+    body = await json_body.read(request, app[CONFIG].body_read_seconds, app[BODY_WORKER])
     return load(schema, body)
 
 

@@ -3,14 +3,21 @@ schema sees it (docs/reliability.md "HTTP input and the OpenAPI contract").
 
 Validation work grows with the body's shape, so the shape is checked first, cheaply:
 nesting deeper than any endpoint takes, an array or object larger than any endpoint's
-largest list, a string that cannot be stored (a lone surrogate), a number that is not
-finite or an integer beyond 64 bits.
+largest list, more arrays and objects than any endpoint's body holds, a string that
+cannot be stored (a lone surrogate), a number that is not finite or an integer beyond
+64 bits.
+
+A body larger than a few kilobytes is decoded by the service's body worker (one thread,
+`shared.service.body_worker`), not on the event loop: a 4 MB body of small numbers
+takes about a second to decode, and other requests are answered meanwhile.
 """
 
 import asyncio
+import gc
 import json
 import math
 import re
+from concurrent.futures import Executor
 from typing import Any
 
 from aiohttp import web
@@ -23,6 +30,14 @@ MAX_DEPTH = 32
 MAX_MEMBERS = 2048
 """Members of one array or object: above the largest list an endpoint takes (an
 entity's 2,000 entries), so only an absurd body reaches it."""
+
+MAX_CONTAINERS = 16 * 1024
+"""Arrays and objects in one body: above the most an endpoint takes (a contexts update
+of 2,048 interactions holds 6,145), so only an absurd body reaches it."""
+
+INLINE_BYTES = 8 * 1024
+"""Bodies up to this size (about 2 ms to decode at most) are decoded on the event loop,
+sparing the typical small request the hand-over to the worker."""
 
 INT64 = range(-(2**63), 2**63)
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
@@ -70,13 +85,18 @@ def parse(raw: bytes) -> Any:
 
 
 def check_shape(value: Any) -> None:
-    """Refuse a value nested deeper than MAX_DEPTH or with a container of more than
-    MAX_MEMBERS members, one level at a time (no recursion, containers only)."""
+    """Refuse a value nested deeper than MAX_DEPTH, with a container of more than
+    MAX_MEMBERS members or more than MAX_CONTAINERS containers in all, one level at a
+    time (no recursion, containers only)."""
     level = [value] if isinstance(value, dict | list) else []
     depth = 1
+    containers = 0
     while level:
         if depth > MAX_DEPTH:
             raise BodyRefused(f"the body is nested deeper than {MAX_DEPTH} levels")
+        containers += len(level)
+        if containers > MAX_CONTAINERS:
+            raise BodyRefused(f"the body holds more than {MAX_CONTAINERS} arrays and objects")
         below = []
         for container in level:
             if len(container) > MAX_MEMBERS:
@@ -96,8 +116,9 @@ def check_text(value: Any) -> None:
         raise BodyRefused("a string holds a lone surrogate (\\ud800-\\udfff)") from None
 
 
-async def read(request: web.Request, read_seconds: float) -> Any:
-    """The body of `request` as JSON, read within `read_seconds`."""
+async def read(request: web.Request, read_seconds: float, worker: Executor) -> Any:
+    """The body of `request` as JSON, read within `read_seconds`; a large one decoded by
+    `worker`."""
     if request.content_type != "application/json":
         raise UnsupportedMediaType(
             f"send the body as application/json, not {request.content_type or 'nothing'}"
@@ -112,4 +133,26 @@ async def read(request: web.Request, read_seconds: float) -> Any:
         raise RequestTimeout(f"the body did not arrive within {read_seconds:g} seconds") from None
     except ConnectionResetError:
         raise BadRequest("the connection closed before the body was complete") from None
-    return parse(raw)
+    return await decode(raw, worker)
+
+
+async def decode(raw: bytes, worker: Executor) -> Any:
+    """`parse(raw)`, by `worker` when `raw` is too large to decode on the event loop."""
+    if len(raw) <= INLINE_BYTES:
+        return parse(raw)
+    return await asyncio.get_running_loop().run_in_executor(worker, _parse_uncollected, raw)
+
+
+def _parse_uncollected(raw: bytes) -> Any:
+    """`parse(raw)` with the cycle collector paused. A large body can make millions of
+    arrays and objects, and a collection they set off walks every object of the process
+    holding the interpreter: the event loop stood still for 0.4-0.7 s. What a decoded
+    body holds is freed by reference counting (JSON makes no cycles), and a body that is
+    kept holds at most MAX_CONTAINERS of them."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return parse(raw)
+    finally:
+        if collecting:
+            gc.enable()

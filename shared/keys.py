@@ -2,6 +2,7 @@
 them); each service's own `keys.py` re-exports those it uses beside its own."""
 
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 
 from aiohttp import web
 from nats.aio.client import Client as NatsClient
@@ -32,5 +33,7 @@ OUTBOX = web.AppKey("outbox", Outbox)
 RATE_LIMITS = web.AppKey("rate_limits", dict[str, RateLimit])
 """By the `rate_limit` an endpoint declares: "query" or "management" (shared/rates.py)."""
 PROBES = web.AppKey("readiness_probes", dict[str, Probe])
+BODY_WORKER = web.AppKey("body_worker", ThreadPoolExecutor)
+"""The one thread that decodes large JSON bodies (shared/json_body.py)."""
 STARTUP = web.AppKey("startup", Startup)
 """What the process still waits for at start (shared/startup.py)."""

@@ -1,16 +1,19 @@
 """The pieces every Parley service's application is built from.
 
-`new_app` opens nothing; `mongo_context`, `nats_context` and `outbox_context` each give
-a cleanup_ctx step that opens one thing on start-up and closes it on shutdown (in
-reverse order, so the outbox stops before NATS drains); `add_meta_routes` adds the
-health routes, /metrics and the OpenAPI document. A service's `create_app` lists them
-in order. MongoDB and NATS are waited for at start (`shared.startup`).
+`new_app` opens nothing but the body worker, a thread started on first use that
+decodes large JSON bodies (`shared.json_body`); `mongo_context`, `nats_context` and
+`outbox_context` each give a cleanup_ctx step that opens one thing on start-up and
+closes it on shutdown (in reverse order, so the outbox stops before NATS drains);
+`add_meta_routes` adds the health routes, /metrics and the OpenAPI document. A
+service's `create_app` lists them in order. MongoDB and NATS are waited for at start
+(`shared.startup`).
 """
 
 import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 
 from aiohttp import web
 from nats.aio.msg import Msg
@@ -26,6 +29,7 @@ from shared.events import TokensRotated, UndecodableEvent, decode
 from shared.idempotency import IdempotencyKeys
 from shared.keys import (
     ACCOUNTS,
+    BODY_WORKER,
     CONFIG,
     DATABASE,
     IDEMPOTENCY,
@@ -75,7 +79,16 @@ def new_app(
     }
     app[STATUS_FIELD] = status_field
     app[STARTUP] = Startup()
+    app.cleanup_ctx.append(body_worker)
     return app
+
+
+async def body_worker(app: web.Application) -> AsyncIterator[None]:
+    """One thread: however many large bodies arrive at once, one at a time is decoded
+    beside the event loop; a body still queued at shutdown is not decoded."""
+    app[BODY_WORKER] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="json-body")
+    yield
+    app[BODY_WORKER].shutdown(wait=False, cancel_futures=True)
 
 
 def mongo_context(database: str) -> CleanupContext:

@@ -1,6 +1,8 @@
-"""How fast /healthz answers while an attack runs: a ping every few milliseconds on a
-fixed schedule (not one after the other), so a stalled event loop shows in every ping
-sent during the stall, not in one."""
+"""How fast /healthz answers while an attack runs: a ping due every few milliseconds on
+a fixed schedule (not one after the other), its delay counted from when it was due. A
+stalled event loop shows in every ping due during the stall, not in one, even when the
+pings come from the stalled loop itself (the app of an in-process test client): those
+are sent late, and late counts."""
 
 import asyncio
 import time
@@ -39,13 +41,13 @@ class Pings:
 
 @asynccontextmanager
 async def pinging(base_url: str) -> AsyncIterator[Pings]:
-    """/healthz pinged until the block ends; the pings still in flight are awaited."""
+    """/healthz pinged until the block ends; the pings that fell due before it ended are
+    all sent, and awaited."""
     pings = Pings()
     timeout = aiohttp.ClientTimeout(total=PING_TIMEOUT_SECONDS)
     async with aiohttp.ClientSession(timeout=timeout) as session:
 
-        async def ping() -> None:
-            started = time.perf_counter()
+        async def ping(due: float) -> None:
             try:
                 async with session.get(f"{base_url}/healthz") as reply:
                     await reply.read()
@@ -53,22 +55,28 @@ async def pinging(base_url: str) -> AsyncIterator[Pings]:
                         pings.failures += 1
             except (aiohttp.ClientError, TimeoutError):
                 pings.failures += 1
-            pings.latencies.append(time.perf_counter() - started)
+            pings.latencies.append(time.perf_counter() - due)
 
         sent: list[asyncio.Task[None]] = []
-        stop = asyncio.Event()
+        next_due = time.perf_counter()
+
+        def send_due() -> None:
+            nonlocal next_due
+            while next_due <= time.perf_counter():
+                sent.append(asyncio.create_task(ping(next_due)))
+                next_due += PING_EVERY_SECONDS
 
         async def schedule() -> None:
-            while not stop.is_set():
-                sent.append(asyncio.create_task(ping()))
-                await asyncio.sleep(PING_EVERY_SECONDS)
+            while True:
+                send_due()
+                await asyncio.sleep(next_due - time.perf_counter())
 
         scheduler = asyncio.create_task(schedule())
         try:
             yield pings
         finally:
-            stop.set()
-            await scheduler
+            scheduler.cancel()
+            send_due()
             await asyncio.gather(*sent)
 
 

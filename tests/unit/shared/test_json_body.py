@@ -1,11 +1,25 @@
-"""The shape check a JSON body passes before any schema sees it, at its boundaries."""
+"""The shape check a JSON body passes before any schema sees it, at its boundaries, and
+where a body is decoded."""
 
+import asyncio
+import gc
 import json
+import threading
+from collections.abc import Awaitable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 
 from shared.errors import BadRequest
-from shared.json_body import MAX_DEPTH, MAX_MEMBERS, parse
+from shared.json_body import (
+    INLINE_BYTES,
+    MAX_CONTAINERS,
+    MAX_DEPTH,
+    MAX_MEMBERS,
+    decode,
+    parse,
+)
 
 
 def nested(depth: int) -> bytes:
@@ -28,6 +42,24 @@ def test_members_up_to_the_limit_are_taken_and_one_more_is_refused() -> None:
     )
     with pytest.raises(BadRequest, match="more than 2048 members"):
         parse(json.dumps({"a": [{str(i): i for i in range(MAX_MEMBERS + 1)}]}).encode())
+
+
+def holding(containers: int) -> bytes:
+    """A body of `containers` arrays in all: rows of at most MAX_MEMBERS empty arrays."""
+    rows: list[list[list[Any]]] = []
+    left = containers - 1
+    while left:
+        size = min(MAX_MEMBERS, left - 1)
+        rows.append([[]] * size)
+        left -= size + 1
+    return json.dumps(rows).encode()
+
+
+def test_containers_up_to_the_limit_are_taken_and_one_more_is_refused() -> None:
+    largest = holding(MAX_CONTAINERS)
+    assert parse(largest) == json.loads(largest)
+    with pytest.raises(BadRequest, match="more than 16384 arrays and objects"):
+        parse(holding(MAX_CONTAINERS + 1))
 
 
 @pytest.mark.parametrize(
@@ -64,3 +96,64 @@ def test_the_largest_storable_numbers_are_taken() -> None:
         -(2**63),
         1.7e308,
     ]
+
+
+async def loop_turns_while(work: Awaitable[Any]) -> tuple[Any, int]:
+    """What `work` gives, and how many times the event loop ran another task meanwhile."""
+    turns = 0
+
+    async def count() -> None:
+        nonlocal turns
+        while True:
+            await asyncio.sleep(0)
+            turns += 1
+
+    counter = asyncio.create_task(count())
+    await asyncio.sleep(0)
+    started = turns
+    try:
+        return await work, turns - started
+    finally:
+        counter.cancel()
+
+
+async def test_a_large_body_is_decoded_while_the_event_loop_runs_on() -> None:
+    rows = [list(range(2000))] * 100  # 200,000 numbers: a tenth of a second or more
+    body = json.dumps(rows).encode()
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        value, turns = await loop_turns_while(decode(body, worker))
+    assert value == rows
+    assert turns > 100
+
+
+async def test_a_small_body_is_decoded_at_once() -> None:
+    body = json.dumps({"numbers": list(range(1000))}).encode()
+    assert len(body) <= INLINE_BYTES
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        value, turns = await loop_turns_while(decode(body, worker))
+    assert value == {"numbers": list(range(1000))}
+    assert turns == 0
+
+
+async def test_no_collection_runs_while_a_large_body_is_decoded() -> None:
+    """The 400,000 lists of this body would set off hundreds of collections (570 here),
+    which can walk every object of the process with the interpreter held: the event loop
+    stood still for 0.4 s. One or two may run as the worker's thread starts or hands back
+    the answer, with the collector on."""
+    in_worker: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and threading.current_thread().name.startswith("body"):
+            in_worker.append(info["generation"])
+
+    body = json.dumps([[n] for n in range(400_000)]).encode()
+    gc.callbacks.append(count)
+    try:
+        with (
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="body") as worker,
+            pytest.raises(BadRequest, match="more than 2048 members"),
+        ):
+            await decode(body, worker)
+    finally:
+        gc.callbacks.remove(count)
+    assert len(in_worker) < 10, in_worker
