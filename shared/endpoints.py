@@ -43,6 +43,7 @@ class EndpointSpec:
     cached_auth: bool
     rate_limit: str
     paged: bool
+    body_bytes: int | None
 
 
 def endpoint(
@@ -58,6 +59,7 @@ def endpoint(
     cached_auth: bool = False,
     rate_limit: str = "management",
     paged: bool = False,
+    body_bytes: int | None = None,
 ) -> Callable[[Callable[..., Awaitable[Any]]], Handler]:
     """Wrap a handler `(request[, body]) -> data | Response`.
 
@@ -67,6 +69,7 @@ def endpoint(
     `body`, the JSON body is parsed, validated and passed as the second argument. Data
     returned is dumped through `response` and answered with `status`. A `paged` list
     reads its page from `request[PAGE]` and sets `request[TOTAL]` (shared/pages.py).
+    `body_bytes` caps the body below the service's `MAX_BODY_BYTES` (a 413 beyond).
     """
     spec = EndpointSpec(
         summary,
@@ -80,6 +83,7 @@ def endpoint(
         cached_auth,
         rate_limit,
         paged,
+        body_bytes,
     )
 
     def decorate(handler: Callable[..., Awaitable[Any]]) -> Handler:
@@ -92,7 +96,8 @@ def endpoint(
             if spec.paged:
                 request[PAGE] = page_of(request)
             if spec.body is not None:
-                result = await handler(request, await parse_body(request, spec.body))
+                body = await parse_body(request, spec.body, spec.body_bytes)
+                result = await handler(request, body)
             else:
                 result = await handler(request)
             if isinstance(result, web.StreamResponse):
@@ -134,10 +139,15 @@ def load(schema: Body, data: Any) -> Any:
         raise ValidationFailed.of_tree(messages) from None
 
 
-async def parse_body(request: web.Request, schema: Body) -> Any:
+async def parse_body(request: web.Request, schema: Body, max_bytes: int | None) -> Any:
     app = request.app
-    body = await json_body.read(request, app[CONFIG].body_read_seconds, app[BODY_WORKER])
-    return load(schema, body)
+    config = app[CONFIG]
+    raw = await json_body.read(
+        request,
+        read_seconds=config.body_read_seconds,
+        max_bytes=min(max_bytes or config.max_body_bytes, config.max_body_bytes),
+    )
+    return await json_body.decode(raw, app[BODY_WORKER], functools.partial(load, schema))
 
 
 def dump(schema: Body | None, data: Any) -> Any:

@@ -103,6 +103,11 @@ class Conflict(ApiError):
     error_type = STATUSES[409].error_type
 
 
+class PayloadTooLarge(ApiError):
+    status = 413
+    error_type = STATUSES[413].error_type
+
+
 class UnsupportedMediaType(ApiError):
     status = 415
     error_type = STATUSES[415].error_type

@@ -34,6 +34,6 @@ RATE_LIMITS = web.AppKey("rate_limits", dict[str, RateLimit])
 """By the `rate_limit` an endpoint declares: "query" or "management" (shared/rates.py)."""
 PROBES = web.AppKey("readiness_probes", dict[str, Probe])
 BODY_WORKER = web.AppKey("body_worker", ThreadPoolExecutor)
-"""The one thread that decodes large JSON bodies (shared/json_body.py)."""
+"""The one thread that decodes and validates large JSON bodies (shared/json_body.py)."""
 STARTUP = web.AppKey("startup", Startup)
 """What the process still waits for at start (shared/startup.py)."""

@@ -84,6 +84,10 @@ def _operation(
             "required": True,
             "content": {"application/json": {"schema": _schema_or_property(plugin, declared.body)}},
         }
+        if declared.body_bytes is not None:
+            operation["requestBody"]["description"] = (
+                f"At most {declared.body_bytes} bytes (413 beyond)"
+            )
     success: dict[str, Any] = {"description": "Success"}
     if declared.response is not None:
         success["content"] = {

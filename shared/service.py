@@ -1,7 +1,7 @@
 """The pieces every Parley service's application is built from.
 
 `new_app` opens nothing but the body worker, a thread started on first use that
-decodes large JSON bodies (`shared.json_body`); `mongo_context`, `nats_context` and
+decodes and validates large JSON bodies (`shared.json_body`); `mongo_context`, `nats_context` and
 `outbox_context` each give a cleanup_ctx step that opens one thing on start-up and
 closes it on shutdown (in reverse order, so the outbox stops before NATS drains);
 `add_meta_routes` adds the health routes, /metrics and the OpenAPI document. A
@@ -84,8 +84,8 @@ def new_app(
 
 
 async def body_worker(app: web.Application) -> AsyncIterator[None]:
-    """One thread: however many large bodies arrive at once, one at a time is decoded
-    beside the event loop; a body still queued at shutdown is not decoded."""
+    """One thread: however many large bodies arrive at once, one at a time is decoded and
+    validated beside the event loop; a body still queued at shutdown is not."""
     app[BODY_WORKER] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="json-body")
     yield
     app[BODY_WORKER].shutdown(wait=False, cancel_futures=True)

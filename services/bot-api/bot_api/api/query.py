@@ -5,7 +5,12 @@ from aiohttp import web
 from bot_api.api.common import account_of
 from bot_api.engine.turn import Turn
 from bot_api.keys import CONVERSATIONS
-from bot_api.schemas.query import QueryRequestSchema, QueryResponseSchema, result_body
+from bot_api.schemas.query import (
+    MAX_QUERY_BODY_BYTES,
+    QueryRequestSchema,
+    QueryResponseSchema,
+    result_body,
+)
 from shared.auth import TokenKind
 from shared.endpoints import ANY_TOKEN, endpoint, principal_of
 from shared.envelope import envelope
@@ -24,6 +29,7 @@ routes = web.RouteTableDef()
     cached_auth=True,
     rate_limit="query",
     body=QueryRequestSchema(),
+    body_bytes=MAX_QUERY_BODY_BYTES,
     response=QueryResponseSchema(),
     status_field=QUERY_STATUS_FIELD,
     errors=(404, 409),
