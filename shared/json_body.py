@@ -8,8 +8,9 @@ cannot be stored (a lone surrogate), a number that is not finite or an integer b
 64 bits.
 
 A body larger than a few kilobytes is decoded and validated by the app's body worker
-(one thread, `shared.service.body_worker`), not on the event loop: the largest entity
-takes 0.3 s to decode and 2 s to validate, and other requests are answered meanwhile.
+(one thread, `shared.service.body_worker`), not on the event loop, and a smaller one of
+many arrays and objects is validated by it: the largest entity takes 0.3 s to decode and
+2 s to validate, and other requests are answered meanwhile.
 What the decoder does in C (building arrays, objects and strings) still holds the
 interpreter: up to ~0.1 s for 4 MB of them, ~40 ms for the largest /query.
 """
@@ -43,6 +44,11 @@ INLINE_BYTES = 8 * 1024
 """Bodies up to this size (about 2 ms to decode at most) are decoded on the event loop,
 sparing the typical small request the hand-over to the worker."""
 
+INLINE_CONTAINERS = 64
+"""Validating takes some 30 microseconds per array or object, more when each makes an
+error (8 KiB of empty objects sent as contexts took up to 78 ms): a small body holding
+more than this many is validated by the worker."""
+
 T = TypeVar("T")
 
 INT64 = range(-(2**63), 2**63)
@@ -73,6 +79,11 @@ def _int64(text: str) -> int:
 
 def parse(raw: bytes) -> Any:
     """The JSON value of `raw`, or BadRequest saying what is wrong with it."""
+    return _parse_counted(raw)[0]
+
+
+def _parse_counted(raw: bytes) -> tuple[Any, int]:
+    """`parse(raw)`, and how many arrays and objects it holds."""
     try:
         value = json.loads(
             raw.decode("utf-8"),
@@ -84,16 +95,16 @@ def parse(raw: bytes) -> Any:
         raise BodyRefused(f"the body is nested deeper than {MAX_DEPTH} levels") from None
     except (ValueError, UnicodeDecodeError) as error:
         raise BadRequest(f"malformed JSON body: {error}") from None
-    check_shape(value)
+    containers = check_shape(value)
     if _SURROGATE_ESCAPE.search(raw):
         check_text(value)
-    return value
+    return value, containers
 
 
-def check_shape(value: Any) -> None:
-    """Refuse a value nested deeper than MAX_DEPTH, with a container of more than
-    MAX_MEMBERS members or more than MAX_CONTAINERS containers in all, one level at a
-    time (no recursion, containers only)."""
+def check_shape(value: Any) -> int:
+    """The number of arrays and objects `value` holds; BodyRefused if it is nested deeper
+    than MAX_DEPTH, has one of more than MAX_MEMBERS members or more than MAX_CONTAINERS
+    in all. Checked one level at a time (no recursion, containers only)."""
     level = [value] if isinstance(value, dict | list) else []
     depth = 1
     containers = 0
@@ -111,6 +122,7 @@ def check_shape(value: Any) -> None:
             below.extend([m for m in members if isinstance(m, dict | list)])
         level = below
         depth += 1
+    return containers
 
 
 def check_text(value: Any) -> None:
@@ -152,10 +164,15 @@ def _too_large(max_bytes: int) -> PayloadTooLarge:
 
 async def decode(raw: bytes, worker: Executor, load: Callable[[Any], T]) -> T:
     """`load(parse(raw))`: the body decoded and then validated (`load`, the endpoint's
-    schema), by `worker` when `raw` is too large to be done on the event loop."""
-    if len(raw) <= INLINE_BYTES:
-        return load(parse(raw))
-    return await asyncio.get_running_loop().run_in_executor(worker, _decode_uncollected, raw, load)
+    schema). A large body is decoded and validated by `worker`; a small one of many
+    arrays and objects is validated by it."""
+    loop = asyncio.get_running_loop()
+    if len(raw) > INLINE_BYTES:
+        return await loop.run_in_executor(worker, _uncollected, lambda: load(parse(raw)))
+    value, containers = _parse_counted(raw)
+    if containers > INLINE_CONTAINERS:
+        return await loop.run_in_executor(worker, _uncollected, lambda: load(value))
+    return load(value)
 
 
 class _CollectorPause:
@@ -189,6 +206,6 @@ class _CollectorPause:
 COLLECTOR_PAUSE = _CollectorPause()
 
 
-def _decode_uncollected(raw: bytes, load: Callable[[Any], T]) -> T:
+def _uncollected(work: Callable[[], T]) -> T:
     with COLLECTOR_PAUSE:
-        return load(parse(raw))
+        return work()

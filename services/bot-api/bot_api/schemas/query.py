@@ -24,10 +24,10 @@ MAX_QUERY_PARAMETERS = 99
 
 MAX_QUERY_BODY_BYTES = 1024 * 1024
 """The most a /query body may hold. Every query the schema takes fits when sent as UTF-8
-(99 parameters of 2,048 four-byte characters, ~870 KB); only one that escapes long
-parameters character by character may not. The public key can send it, so it bounds
-what one request makes the service decode: about 40 ms of the interpreter for a body of
-a million brackets."""
+(99 parameters of 2,048 four-byte characters, ~870 KB); only one that escapes tens of
+thousands of characters (\\u sequences of six bytes: control characters must be) may
+not. The public key can send it, so it bounds what one request makes the service
+decode: about 40 ms of the interpreter for a body of a million brackets."""
 
 
 class SessionId(fields.Field[str]):
