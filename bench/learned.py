@@ -4,7 +4,7 @@ Run by hand (`python -m bench.learned`); docs/matching.md has the result."""
 
 import numpy as np
 
-from bench.eval_nlu import BRAUN, DATASETS, choose_phrases, load
+from bench.eval_nlu import BRAUN, DATASETS, intents
 from bot_api.encoding.minilm import MiniLmEncoder
 from bot_api.engine.semantic import Vectors
 from bot_api.engine.text import tokens
@@ -31,18 +31,15 @@ def main() -> None:
     encoder = MiniLmEncoder()
     right: dict[str, tuple[int, int]] = {}
     for name in DATASETS:
-        train, test = load(name)
-        by_intent: dict[str, list[str]] = {}
-        for text, intent in train:
-            by_intent.setdefault(intent, []).append(text)
-        intents = list(by_intent)
-        phrases = [(k, p) for k, i in enumerate(intents) for p in choose_phrases(by_intent[i])]
+        by_intent, test = intents(name)
+        names = list(by_intent)
+        phrases = [(k, p) for k, i in enumerate(names) for p in by_intent[i]]
         vectors = encoder([" ".join(tokens(p)) for _, p in phrases])
-        weights, bias = trained(vectors, np.array([k for k, _ in phrases]), len(intents))
+        weights, bias = trained(vectors, np.array([k for k, _ in phrases]), len(names))
         asked = encoder([" ".join(tokens(t)) for t, _ in test])
         predicted = (asked @ weights + bias).argmax(axis=1)
         right[name] = (
-            sum(intents[p] == g for p, (_, g) in zip(predicted, test, strict=True)),
+            sum(names[p] == g for p, (_, g) in zip(predicted, test, strict=True)),
             len(test),
         )
         print(f"{name}: top-1 {right[name][0] / right[name][1]:.3f}")

@@ -6,6 +6,7 @@ import gc
 import statistics
 import time
 import tracemalloc
+from collections.abc import Callable
 from typing import Any
 
 from bench.synthetic import queries, story_interactions
@@ -53,30 +54,43 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
+def retained_mib(make: Callable[[], object]) -> float:
+    """What the value `make` builds holds, in MiB (tracemalloc)."""
+    gc.collect()
+    tracemalloc.start()
+    kept = make()
+    memory = tracemalloc.get_traced_memory()[0] / 2**20
+    tracemalloc.stop()
+    del kept
+    return memory
+
+
+def turn_seconds(
+    model: CompiledStory, asked: list[str], encoder: MiniLmEncoder | None = None
+) -> list[float]:
+    """Each message answered as a whole engine turn on a fresh session."""
+    seconds = []
+    for text in asked:
+        started = time.perf_counter()
+        respond(model, SessionState(), Turn(query=text), lambda o: o[0], encoder)
+        seconds.append(time.perf_counter() - started)
+    return seconds
+
+
 def measure_semantic(size: int) -> dict[str, float]:
     """Compile from stored vectors (medians of RUNS), what the compiled story holds, and
     one run of whole turns with the real encoder."""
     interactions = story_interactions(size)
     vectors = random_vectors(interactions)
     asked = queries(interactions, QUERIES)
-    gc.collect()
-    tracemalloc.start()
-    kept = build(interactions, vectors)
-    memory = tracemalloc.get_traced_memory()[0] / 2**20
-    tracemalloc.stop()
-    del kept
+    memory = retained_mib(lambda: build(interactions, vectors))
     builds = []
     for _ in range(RUNS):
         gc.collect()
         started = time.perf_counter()
         model = build(interactions, vectors)
         builds.append(time.perf_counter() - started)
-    encoder = MiniLmEncoder()
-    turns = []
-    for text in asked:
-        started = time.perf_counter()
-        respond(model, SessionState(), Turn(query=text), lambda o: o[0], encoder)
-        turns.append(time.perf_counter() - started)
+    turns = turn_seconds(model, asked, MiniLmEncoder())
     return {
         "build_ms": statistics.median(builds) * 1000,
         "memory_mib": memory,
@@ -89,14 +103,8 @@ def measure(size: int) -> dict[str, float]:
     interactions = story_interactions(size)
     asked = queries(interactions, QUERIES)
     builds: list[float] = []
-    memories: list[float] = []
     p50s, p99s, turn_p50s, turn_p99s = [], [], [], []
-    gc.collect()
-    tracemalloc.start()
-    kept = build(interactions)
-    memories.append(tracemalloc.get_traced_memory()[0] / 2**20)
-    tracemalloc.stop()
-    del kept
+    memory = retained_mib(lambda: build(interactions))
     for _ in range(RUNS):
         gc.collect()
         started = time.perf_counter()
@@ -110,17 +118,13 @@ def measure(size: int) -> dict[str, float]:
             latencies.append(time.perf_counter() - started)
         p50s.append(percentile(latencies, 0.5))
         p99s.append(percentile(latencies, 0.99))
-        turns = []
-        for text in asked:
-            started = time.perf_counter()
-            respond(model, SessionState(), Turn(query=text), choose=lambda o: o[0])
-            turns.append(time.perf_counter() - started)
+        turns = turn_seconds(model, asked)
         turn_p50s.append(percentile(turns, 0.5))
         turn_p99s.append(percentile(turns, 0.99))
     return {
         "phrases": sum(len(i["userSays"]) for i in interactions),
         "build_ms": statistics.median(builds) * 1000,
-        "memory_mib": memories[0],
+        "memory_mib": memory,
         "p50_ms": statistics.median(p50s) * 1000,
         "p99_ms": statistics.median(p99s) * 1000,
         "turn_p50_ms": statistics.median(turn_p50s) * 1000,

@@ -51,48 +51,31 @@ _Key = tuple[str, str]
 
 
 @dataclass
+class _Marks:
+    """What changed since a story was compiled, for its next query to take in."""
+
+    story: bool = False
+    interactions: set[str] = field(default_factory=set)
+    entities: bool = False
+    vectors_landed: set[str] = field(default_factory=set)
+
+    def __bool__(self) -> bool:
+        return self.story or bool(self.interactions) or self.entities or bool(self.vectors_landed)
+
+    def merge(self, other: "_Marks") -> None:
+        self.story |= other.story
+        self.interactions |= other.interactions
+        self.entities |= other.entities
+        self.vectors_landed |= other.vectors_landed
+
+
+@dataclass
 class _Entry:
     story: CompiledStory
     size: int
     """The compiled story's estimated bytes (CompiledStory.size_estimate)."""
-    stale_story: bool = False
-    stale_interactions: set[str] = field(default_factory=set)
-    stale_entities: bool = False
-    vectors_landed: set[str] = field(default_factory=set)
+    marks: _Marks = field(default_factory=_Marks)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-
-    @property
-    def stale(self) -> bool:
-        return (
-            self.stale_story
-            or bool(self.stale_interactions)
-            or self.stale_entities
-            or bool(self.vectors_landed)
-        )
-
-    def pending(self) -> "_Pending":
-        """What is to be taken in, to put back if taking it in fails."""
-        return _Pending(
-            self.stale_story,
-            set(self.stale_interactions),
-            self.stale_entities,
-            set(self.vectors_landed),
-        )
-
-    def put_back(self, pending: "_Pending") -> None:
-        """Mark again what a failed refresh took (beside whatever arrived meanwhile)."""
-        self.stale_story |= pending.story
-        self.stale_interactions |= pending.interactions
-        self.stale_entities |= pending.entities
-        self.vectors_landed |= pending.vectors
-
-
-@dataclass(frozen=True)
-class _Pending:
-    story: bool
-    interactions: set[str]
-    entities: bool
-    vectors: set[str]
 
 
 class StoryCache:
@@ -135,7 +118,7 @@ class StoryCache:
         else:
             STORY_CACHE_HITS.inc()
             self._entries.move_to_end(key)
-        if entry.stale:
+        if entry.marks:
             await self._refresh(key, entry)
         return entry.story
 
@@ -152,16 +135,16 @@ class StoryCache:
                 if isinstance(change, StoryDeleted):
                     self._drop(key)
                 elif entry is not None:
-                    entry.stale_story = True
+                    entry.marks.story = True
                     if isinstance(change, StoryEdited):
-                        entry.stale_interactions |= change.interaction_ids
+                        entry.marks.interactions |= change.interaction_ids
             case EntitiesEdited(account_id=account_id):
                 for key in self._changes_while_loading:
                     if key[0] == account_id:
                         self._changes_while_loading[key] += 1
                 for key, entry in self._entries.items():
                     if key[0] == account_id:
-                        entry.stale_entities = True
+                        entry.marks.entities = True
 
     def _landed(self, key: _Key) -> Callable[[set[str]], Awaitable[None]]:
         """Told when the phrase vectors of these interactions are stored: the story's next
@@ -172,7 +155,7 @@ class StoryCache:
                 self._changes_while_loading[key] += 1
             entry = self._entries.get(key)
             if entry is not None:
-                entry.vectors_landed |= interaction_ids
+                entry.marks.vectors_landed |= interaction_ids
 
         return landed
 
@@ -254,32 +237,27 @@ class StoryCache:
         in a worker thread, so no turn sees half an edit). A refresh that fails (the
         database slow or away) leaves the changes marked for the next query."""
         async with entry.lock:
-            if not entry.stale:
+            if not entry.marks:
                 return  # refreshed by the turn that held the lock before
-            pending = entry.pending()
+            marks, entry.marks = entry.marks, _Marks()
             try:
-                await self._take_in_changes(key, entry)
+                await self._take_in(key, entry, marks)
             except BaseException:
-                entry.put_back(pending)
+                entry.marks.merge(marks)
                 raise
 
-    async def _take_in_changes(self, key: _Key, entry: _Entry) -> None:
+    async def _take_in(self, key: _Key, entry: _Entry, marks: _Marks) -> None:
         current = entry.story
         record = None
-        if entry.stale_story:
-            entry.stale_story = False
+        if marks.story:
             record = await self._stores.stories.get(key[0], current.id)
             if record is None:
                 self._drop(key)
                 raise NotFound(f"no story {current.id}")
         structure = current.structure if record is None else record.structure
-        wanted = {i for i in entry.stale_interactions if i in structure}
-        entry.stale_interactions = set()
+        wanted = {i for i in marks.interactions if i in structure}
         documents = await self._stores.interactions.find(current.id, wanted) if wanted else {}
-        entities = None
-        if entry.stale_entities:
-            entry.stale_entities = False
-            entities = await self._entities(key[0])
+        entities = await self._entities(key[0]) if marks.entities else None
         interactions = [interaction_from_document(d) for d in documents.values()]
         settings = current.settings if record is None else record.settings
         vectors = (
@@ -297,7 +275,7 @@ class StoryCache:
                 vectors=vectors,
             )
         )
-        landed, entry.vectors_landed = entry.vectors_landed, set()
+        landed = marks.vectors_landed
         if landed:
             stored = await self._phrase_vectors(
                 key, story.phrase_texts(landed), encode_missing=False

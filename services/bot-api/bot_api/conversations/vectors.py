@@ -46,17 +46,15 @@ class PhraseVectorService:
         """The stored vectors of these interactions' phrase texts. With `landed`, the
         missing ones are queued for encoding, and `landed` is called once they are
         stored."""
-        model = self.encoder.model_id
-        by_key = await self._store.find(vector_key(model, t) for ts in texts.values() for t in ts)
-        missing = {
-            i: [t for t in ts if vector_key(model, t) not in by_key] for i, ts in texts.items()
-        }
+        keys = self._keys(texts)
+        by_key = await self._store.find(keys.values())
+        missing = {i: [t for t in ts if keys[t] not in by_key] for i, ts in texts.items()}
         missing = {i: ts for i, ts in missing.items() if ts}
         if missing and landed is not None:
             self._queue.put_nowait((story_id, missing, landed))
             if self._worker is None or self._worker.done():
                 self._worker = beyond_request(self._encode_queued())
-        return PhraseVectors(model, by_key)
+        return PhraseVectors(self.encoder.model_id, by_key)
 
     async def idle(self) -> None:
         """Wait until everything queued so far is encoded and stored."""
@@ -85,13 +83,18 @@ class PhraseVectorService:
                 self._queue.put_nowait(queued)
 
     async def _encode(self, texts: Mapping[str, Sequence[str]]) -> None:
-        model = self.encoder.model_id
-        unique = list(dict.fromkeys(t for ts in texts.values() for t in ts))
-        known = await self._store.find(vector_key(model, t) for t in unique)
-        wanted = [t for t in unique if vector_key(model, t) not in known]
+        keys = self._keys(texts)
+        known = await self._store.find(keys.values())
+        wanted = [t for t, key in keys.items() if key not in known]
         for start in range(0, len(wanted), CHUNK):
             chunk = wanted[start : start + CHUNK]
             vectors = await asyncio.to_thread(self.encoder, chunk)
             await self._store.put(
-                model, {vector_key(model, t): v for t, v in zip(chunk, vectors, strict=True)}
+                self.encoder.model_id, {keys[t]: v for t, v in zip(chunk, vectors, strict=True)}
             )
+
+    def _keys(self, texts: Mapping[str, Sequence[str]]) -> dict[str, str]:
+        """Each distinct text's `vector_key`, worked out once."""
+        model = self.encoder.model_id
+        distinct = dict.fromkeys(t for ts in texts.values() for t in ts)
+        return {t: vector_key(model, t) for t in distinct}

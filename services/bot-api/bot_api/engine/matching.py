@@ -80,7 +80,7 @@ class Scored:
     @property
     def blend(self) -> float:
         """The lexical similarity before calibration."""
-        return CENTROID_SHARE * self.centroid + (1 - CENTROID_SHARE) * self.closest
+        return _blend(self.centroid, self.closest)
 
 
 def slot_word(entity: str) -> str:
@@ -290,7 +290,7 @@ class MatchIndex:
         )
         results = list(exact.values())
         for centroid, interaction_id in by_centroid:
-            reachable = calibrated(CENTROID_SHARE * centroid + (1 - CENTROID_SHARE))
+            reachable = calibrated(_blend(centroid, 1.0))
             if not every_candidate and reachable < floor:
                 continue
             scored = self._closest(interaction_id, centroid, query)
@@ -387,7 +387,7 @@ class MatchIndex:
         segment, row = self._where[interaction_id]
         closest, place = segment.closest(row, _fitted(query.distinctive, segment))
         phrase = compile_phrase(segment.sources[row][place])
-        score = calibrated(CENTROID_SHARE * centroid + (1 - CENTROID_SHARE) * closest)
+        score = calibrated(_blend(centroid, closest))
         return Scored(interaction_id, score, phrase, centroid, closest)
 
     def _segment(self, user_says: Mapping[str, Sequence[str]]) -> Segment:
@@ -464,6 +464,11 @@ class MatchIndex:
 def _fitted(query: Weights, segment: Segment) -> Weights:
     """The query cut to the terms the segment was built with (later ones are new)."""
     return query[: segment.phrases.shape[1]]
+
+
+def _blend(centroid: float, closest: float) -> float:
+    """The lexical similarity: the centroid's cosine and the closest phrase's, weighed."""
+    return CENTROID_SHARE * centroid + (1 - CENTROID_SHARE) * closest
 
 
 def calibrated(blend: float, knee: float = CALIBRATION_KNEE) -> float:

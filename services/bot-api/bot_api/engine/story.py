@@ -5,7 +5,7 @@ edit did not touch, so a turn that started with the old value finishes with it,
 consistent, whatever edits land meanwhile.
 """
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from bot_api.domain.entities import Entity
@@ -17,6 +17,7 @@ from bot_api.engine.matching import MatchIndex
 from bot_api.engine.semantic import (
     PhraseVectors,
     SemanticIndex,
+    Vectors,
     interaction_texts,
     representatives,
     uses_slots,
@@ -106,17 +107,12 @@ class CompiledStory:
             index = MatchIndex.build({i: v.user_says for i, v in by_id.items()}, settings.language)
         elif changed or gone:
             index = index.updated({i.id: i.user_says for i in changed.values()}, gone)
-        account_entities = (
-            self.account_entities if entities is None else {e.name: e for e in entities}
-        )
+        account_entities = self._account_entities(entities)
         semantic = self.semantic
         if vectors is not None:
             texts = self.to_encode(changed.values(), entities)
             put = {i: vectors.of(t) for i, t in texts.items() if i in by_id}
-            if semantic is None or semantic.model_id != vectors.model_id:
-                semantic = SemanticIndex.build(vectors.model_id, put)
-            else:
-                semantic = semantic.updated(put, gone)
+            semantic = self._semantic_with(vectors.model_id, put, gone)
         return self._assemble(
             self.id,
             settings,
@@ -133,9 +129,20 @@ class CompiledStory:
     ) -> "CompiledStory":
         """The same story with these interactions' phrase vectors (computed since)."""
         put = {i: vectors.of(t) for i, t in self.phrase_texts(interaction_ids).items()}
-        if self.semantic is None or self.semantic.model_id != vectors.model_id:
-            return replace(self, semantic=SemanticIndex.build(vectors.model_id, put))
-        return replace(self, semantic=self.semantic.updated(put))
+        return replace(self, semantic=self._semantic_with(vectors.model_id, put))
+
+    def _semantic_with(
+        self, model_id: str, put: Mapping[str, Sequence[Vectors]], removed: Iterable[str] = ()
+    ) -> SemanticIndex:
+        """The semantic index with these vectors: built anew if there is none yet, or if
+        it holds another model's."""
+        if self.semantic is None or self.semantic.model_id != model_id:
+            return SemanticIndex.build(model_id, put)
+        return self.semantic.updated(put, removed)
+
+    def _account_entities(self, entities: Iterable[Entity] | None) -> Mapping[str, Entity]:
+        """The account's entities by name: `entities` anew, or those compiled in."""
+        return self.account_entities if entities is None else {e.name: e for e in entities}
 
     def phrase_texts(self, interaction_ids: Iterable[str]) -> dict[str, list[str]]:
         """These interactions' phrases as the encoder reads them."""
@@ -150,9 +157,7 @@ class CompiledStory:
         """The phrase texts an edit (as `edited` takes it) gives new vectors to: those of
         the changed interactions and, after an entity edit, of every phrase with a slot
         (every phrase while the story has no semantic stage yet)."""
-        account_entities = (
-            self.account_entities if entities is None else {e.name: e for e in entities}
-        )
+        account_entities = self._account_entities(entities)
         touched = {i.id: i for i in interactions}
         if entities is not None or self.semantic is None:
             touched = {
