@@ -32,6 +32,7 @@ class Config:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     session_idle_seconds: int = 600
     webhook_allow: tuple[str, ...] = ()
+    trusted_proxies: tuple[str, ...] = ("127.0.0.0/8", "::1/128")
     # Browsers: CORS (docs/console.md) and the web console
     query_origins: tuple[str, ...] = ("*",)
     api_origins: tuple[str, ...] = ()
@@ -90,6 +91,7 @@ class Config:
             "MAX_BODY_BYTES": str(self.max_body_bytes),
             "SESSION_IDLE_SECONDS": str(self.session_idle_seconds),
             "WEBHOOK_ALLOW": ",".join(self.webhook_allow),
+            "TRUSTED_PROXIES": ",".join(self.trusted_proxies),
             # Browsers
             "QUERY_ORIGINS": ",".join(self.query_origins),
             "API_ORIGINS": ",".join(self.api_origins),
@@ -138,6 +140,7 @@ class Config:
             max_body_bytes=setting.positive("MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES),
             session_idle_seconds=setting.positive("SESSION_IDLE_SECONDS", 600),
             webhook_allow=setting.networks("WEBHOOK_ALLOW"),
+            trusted_proxies=setting.networks("TRUSTED_PROXIES", "127.0.0.0/8,::1/128"),
             # Browsers
             query_origins=setting.origins("QUERY_ORIGINS", "*"),
             api_origins=setting.origins("API_ORIGINS", ""),
@@ -220,8 +223,8 @@ class _Reader:
     def positive(self, name: str, default: int) -> int:
         return self._whole_number(name, default, 1, None)
 
-    def networks(self, name: str) -> tuple[str, ...]:
-        networks = tuple(n.strip() for n in self._raw(name, "").split(",") if n.strip())
+    def networks(self, name: str, default: str = "") -> tuple[str, ...]:
+        networks = tuple(n.strip() for n in self._raw(name, default).split(",") if n.strip())
         for network in networks:
             try:
                 ipaddress.ip_network(network, strict=False)
