@@ -21,6 +21,9 @@ def test_sign_in_build_a_story_and_chat_in_the_test_panel(page: Page, stack: Sta
 
     page.get_by_role("link", name="Stories").click()
     page.locator("#new-story-name").fill("Pizza")
+    expect(page.get_by_label("Language (its welcome greets and answers in it)")).to_have_value(
+        "english"
+    )
     page.get_by_role("button", name="Create story").click()
     expect(page.locator("#story-title")).to_have_text("Pizza")
     story_url = page.url
@@ -192,6 +195,7 @@ def test_the_interaction_editor_at_360px(page: Page, stack: Stack) -> None:
 
     page.goto(f"{stack.bot_api}/console/stories/{story_id}")
     loaded(page)
+    expect(page.get_by_label("Language")).to_have_value("spanish")
     page.get_by_role("link", name="Test chat").click()
     expect(page.get_by_label("Message")).to_be_in_viewport()
     assert not missing, missing
