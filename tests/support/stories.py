@@ -33,7 +33,8 @@ def story(
     """A story with welcome and fallback, then the given interactions (root unless they
     name a `parent`), `references` (id -> ids it refers to) and entities given as
     name -> values, each a string or [value, synonym, ...]."""
-    defaults = [{**d, "id": d["type"]} for d in default_interactions()]
+    language = settings.get("language", "english")
+    defaults = [{**d, "id": d["type"]} for d in default_interactions(language)]
     structure = Structure.for_new_story(d["id"] for d in defaults)
     for item in interactions:
         if item["parent"] is None:

@@ -118,6 +118,37 @@ async def test_slot_filling_asks_then_completes(alice: Tenant, pizza: dict[str, 
     assert (texts(done)[0], done["result"]["incomplete"]) == ("A small pizza for.", False)
 
 
+async def test_a_quick_reply_while_a_parameter_is_asked_keeps_what_was_collected(
+    alice: Tenant,
+) -> None:
+    api = alice.developer
+    await api.create_entity("flower", "roses", "tulips")
+    await api.create_entity("container", "vase", "bouquet")
+    story_id = await api.create_story("Flowers")
+    await api.create_interaction(
+        story_id,
+        "Send flowers",
+        userSays=["I want {{flower:flower}} in a {{container:container}}", "send flowers"],
+        parameters=[
+            {"alias": "flower", "entity": "flower", "prompts": ["Which flower?"]},
+            {"alias": "container", "entity": "container", "prompts": ["Vase or bouquet?"]},
+        ],
+        responses=[{"type": "text", "messages": ["{{flower}} in a {{container}}."]}],
+    )
+    turn = {"storyId": story_id, "sessionId": "flowers"}
+    asked = await ask(alice.public, **turn, query="send flowers")
+    assert texts(asked) == ["Which flower?"]
+    vase = await ask(alice.public, **turn, query="A vase")
+    assert (texts(vase), vase["result"]["parameters"]) == (["Which flower?"], {"container": "vase"})
+    again = await ask(alice.public, **turn, query="send flowers")
+    assert (texts(again), again["result"]["parameters"]) == (
+        ["Which flower?"],
+        {"container": "vase"},
+    )
+    done = await ask(alice.public, **turn, query="roses")
+    assert (texts(done), done["result"]["incomplete"]) == (["roses in a vase."], False)
+
+
 async def test_the_session_id_may_be_a_number(alice: Tenant, pizza: dict[str, str]) -> None:
     reply = await alice.public.post("/query", {"sessionId": 42, "trigger": "welcome"})
     assert reply.body["sessionId"] == "42"

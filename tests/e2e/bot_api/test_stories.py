@@ -74,6 +74,29 @@ async def test_settings_are_taken_on_create_and_merged_on_update(api: Api) -> No
     }
 
 
+async def test_a_new_story_greets_back_in_its_language_and_keeps_its_texts_after_a_change(
+    api: Api,
+) -> None:
+    story_id = await api.create_story("Tienda", settings={"language": "spanish"})
+
+    async def answer(query: str) -> tuple[str, list[str]]:
+        reply = await api.post("/query", {"sessionId": "s", "storyId": story_id, "query": query})
+        assert reply.status == 200, reply.body
+        result = reply.body["result"]
+        return result["interaction"]["type"], [i["message"] for i in result["fulfillment"]]
+
+    for greeting in ("hola", "Buenos días", "good morning", "hi"):
+        assert await answer(greeting) == ("welcome", ["¡Hola!"])
+    body = {"name": "Tienda", "description": "", "settings": {"language": "french"}}
+    await api.ok("PUT", f"/stories/{story_id}", body)
+    assert await answer("hola") == ("welcome", ["¡Hola!"])
+    kind, [message] = await answer("zzz qqq")
+    assert (kind, message) in {
+        ("fallback", "Perdón, no lo he entendido."),
+        ("fallback", "¿Puedes decirlo de otra manera?"),
+    }
+
+
 async def test_settings_out_of_range_or_of_the_wrong_type_are_refused(api: Api) -> None:
     for settings in (
         {"confidence": 1.5},

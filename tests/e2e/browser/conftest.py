@@ -56,6 +56,7 @@ def stack(
         webhook_allow=("127.0.0.0/8",),
         api_origins=(bot_url,),
         console_integrations_url=f"http://127.0.0.1:{integrations_port}",
+        management_rate=0.0,  # tests set up more than a burst of lists to page through
     )
     env = {**os.environ, **config.as_env()}
     logs = tmp_path_factory.mktemp("stack-logs")

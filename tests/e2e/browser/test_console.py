@@ -21,6 +21,9 @@ def test_sign_in_build_a_story_and_chat_in_the_test_panel(page: Page, stack: Sta
 
     page.get_by_role("link", name="Stories").click()
     page.locator("#new-story-name").fill("Pizza")
+    expect(page.get_by_label("Language (its welcome greets and answers in it)")).to_have_value(
+        "english"
+    )
     page.get_by_role("button", name="Create story").click()
     expect(page.locator("#story-title")).to_have_text("Pizza")
     story_url = page.url
@@ -100,11 +103,12 @@ def test_a_validation_error_appears_next_to_its_field(page: Page, stack: Stack) 
     page.get_by_role("button", name="Add", exact=True).click()
     page.locator('[data-field="responses.0.title"]').fill("Pick one")
     replies = page.locator('[data-field="responses.0.replies"]')
-    replies.fill("a reply of twenty-five ch")
+    replies.fill("yes\nno\na reply of twenty-five ch")
     expect(replies.locator("xpath=following-sibling::span[1]")).to_have_class("counter over")
     page.get_by_role("button", name="Save", exact=True).click()
 
-    error = page.locator('.field-error[data-error-path="responses.0.replies.0"]')
+    error = page.locator('.field-error[data-error-path="responses.0.replies.2"]')
+    expect(error).to_contain_text("reply 3: ")  # as a person counts
     expect(error).to_contain_text("20")
     expect(replies).to_have_attribute("aria-invalid", "true")
     expect(replies).to_have_attribute("aria-describedby", error.get_attribute("id") or "")
@@ -133,7 +137,85 @@ def test_a_connection_shows_its_last_delivery_error(page: Page, stack: Stack) ->
         expect(card).to_be_visible()
     expect(card.locator(".delivery-error")).to_contain_text("Last delivery failed")
     screenshot(page, "connections")
+    # The console pages through connections across origins: it must read the total.
+    token = stack.tokens.developer_token
+    total = page.evaluate(CROSS_ORIGIN_TOTAL, [connections_api(stack), token])
+    assert total is not None and int(total) >= 1
+
+
+CROSS_ORIGIN_TOTAL = """async ([url, token]) => {
+  const headers = {Authorization: "Bearer " + token};
+  return (await fetch(url + "?limit=1", {headers})).headers.get("X-Total-Count");
+}"""
 
 
 def connections_api(stack: Stack) -> str:
     return f"{stack.integrations_api}/v2/integrations/webhook"
+
+
+def test_the_interaction_editor_at_360px(page: Page, stack: Stack) -> None:
+    """Usable on a phone: wide fields, the story's language, a parameter marked by
+    selecting its word, the notice in view after a save, the test chat a tap away."""
+    missing: list[str] = []
+    page.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)
+    call(page, stack, "POST", "/entities", {"name": "vessel", "entries": [
+        {"value": "vase", "synonyms": [{"value": "vase"}]}]})  # fmt: skip
+    settings = {"language": "spanish"}
+    story = {"name": "Flores", "description": "", "settings": settings}
+    story_id = call(page, stack, "POST", "/stories", story)["id"]
+    send = {"name": "Send", "responses": [{"type": "text", "messages": ["Vale."]}]}
+    created = call(page, stack, "POST", f"/stories/{story_id}/interactions", send)["id"]
+    page.set_viewport_size({"width": 360, "height": 800})
+    sign_in(page, stack)
+    page.goto(f"{stack.bot_api}/console/stories/{story_id}/interactions/{created}")
+    loaded(page)
+
+    messages = page.locator('[data-field="responses.0.messages"]')
+    assert messages.bounding_box()["width"] >= 300  # type: ignore[index]
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    expect(messages).to_have_attribute("lang", "es")
+    phrases = page.get_by_label("User says")
+    expect(phrases).to_have_attribute("lang", "es")
+
+    phrases.fill("quiero un vase")
+    phrases.evaluate("area => area.setSelectionRange(10, 14)")  # "vase"
+    page.get_by_label("Selected words are a value of").select_option("vessel")
+    page.get_by_role("button", name="Mark as parameter").click()
+    expect(phrases).to_have_value("quiero un {{vessel:vessel}}")
+    expect(page.locator('[data-field="parameters.0.entity"]')).to_have_value("vessel")
+    expect(page.locator("#usersays-preview mark")).to_have_text("{{vessel:vessel}}")
+
+    page.get_by_role("button", name="Save", exact=True).click()
+    notice = page.locator("#notice")
+    expect(notice).to_have_text("Saved.")
+    expect(notice).to_be_in_viewport()
+    screenshot(page, "interaction-editor-360px")
+    saved = call(page, stack, "GET", f"/stories/{story_id}/interactions/{created}")
+    assert saved["userSays"] == ["quiero un {{vessel:vessel}}"]
+
+    page.goto(f"{stack.bot_api}/console/stories/{story_id}")
+    loaded(page)
+    expect(page.get_by_label("Language")).to_have_value("spanish")
+    page.get_by_role("link", name="Test chat").click()
+    expect(page.get_by_label("Message")).to_be_in_viewport()
+    assert not missing, missing
+    favicon = page.request.get(f"{stack.bot_api}/favicon.ico")
+    assert (favicon.status, favicon.headers["content-type"]) == (200, "image/svg+xml")
+
+
+def test_lists_are_shown_a_page_at_a_time(page: Page, stack: Stack) -> None:
+    total = len(call(page, stack, "GET", "/entities"))
+    for n in range(51 - total if total < 51 else 0):
+        entity = {"name": f"paged{n}", "entries": [{"value": "x", "synonyms": [{"value": "x"}]}]}
+        call(page, stack, "POST", "/entities", entity)
+    total = max(total, 51)
+    sign_in(page, stack)
+    page.goto(f"{stack.bot_api}/console/entities")
+    loaded(page)
+    cards = page.locator("#entity-list > li")
+    expect(cards).to_have_count(50)
+    pages = page.get_by_role("navigation", name="Pages")
+    expect(pages).to_contain_text(f"1\N{EN DASH}50 of {total}")
+    pages.get_by_role("button", name="Next page").click()
+    expect(pages).to_contain_text(f"51\N{EN DASH}{total} of {total}")
+    expect(cards).to_have_count(total - 50)

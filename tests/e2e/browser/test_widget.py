@@ -1,16 +1,19 @@
 """The widget on its demo page, and /query called from a page of another origin."""
 
+import json
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
-from support.browser import Stack, call, free_port, screenshot, welcome_of
+from support.browser import Stack, call, free_port, loaded, screenshot, sign_in, welcome_of
 
 WELCOME = [
     {"type": "text", "messages": ["Hello from the {{default_source}}!"]},
@@ -88,3 +91,83 @@ def test_a_page_of_another_origin_may_query_but_not_manage(
         CROSS_ORIGIN_CALLS, [stack.bot_api, tokens.public_key, tokens.developer_token, story_id]
     )
     assert outcome == {"query": "Hello from the!", "management": "blocked"}
+
+
+LINKS = {
+    "responses": [
+        {
+            "type": "buttons",
+            "title": "Where to?",
+            "delay": 100,
+            "buttons": [
+                {"type": "url", "title": "Evil", "value": "javascript:alert(document.cookie)"},
+                {"type": "webview", "title": "Data", "value": "data:text/html,<script>1</script>"},
+                {"type": "url", "title": "Docs", "value": "https://example.com/docs"},
+                {"type": "url", "title": "Mail", "value": "mailto:shop@example.com"},
+                {"type": "phone", "title": "Call", "value": "+4930123456"},
+            ],
+        }
+    ]
+}
+
+
+class _Answers(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        body = json.dumps(LINKS).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def link_backend() -> Iterator[str]:
+    """A webhook on loopback whose answer carries buttons of every link type."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Answers)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/hook"
+    server.shutdown()
+    server.server_close()
+
+
+def expect_only_safe_links(log: Locator) -> None:
+    safe = {"Docs": "https://example.com/docs", "Mail": "mailto:shop@example.com"}
+    for name, href in {**safe, "Call": "tel:+4930123456"}.items():
+        expect(log.get_by_role("link", name=name)).to_have_attribute("href", href)
+    for unsafe in ("Evil", "Data"):
+        expect(log.get_by_text(unsafe, exact=True)).to_be_visible()
+        expect(log.get_by_role("link", name=unsafe)).to_have_count(0)
+    assert log.evaluate("log => [...log.querySelectorAll('a')].map(a => a.protocol)") == [
+        "https:", "mailto:", "tel:"]  # fmt: skip
+
+
+def test_only_web_mail_and_phone_links_of_a_webhook_answer_become_links(
+    page: Page, stack: Stack, link_backend: str
+) -> None:
+    story_id = widget_story(page, stack)
+    hooked = {"name": "Where", "userSays": ["where to go"], "webhook": link_backend}
+    call(page, stack, "POST", f"/stories/{story_id}/interactions", hooked)
+
+    page.goto(f"{stack.bot_api}/chat/{story_id}?key={stack.tokens.public_key}")
+    page.get_by_role("button", name="Chat").click()
+    widget = page.locator(".parley-log")
+    expect(widget).to_contain_text("Hello from the widget!")
+    page.get_by_label("Your message").fill("where to go")
+    page.get_by_role("button", name="Send").click()
+    expect(widget).to_contain_text("Where to?")
+    expect_only_safe_links(widget)
+
+    sign_in(page, stack)
+    page.goto(f"{stack.bot_api}/console/stories/{story_id}")
+    loaded(page)
+    page.get_by_label("Message").fill("where to go")
+    page.get_by_role("button", name="Send", exact=True).click()
+    test_chat = page.locator("#chat-log")
+    expect(test_chat).to_contain_text("Where to?")
+    expect_only_safe_links(test_chat)

@@ -35,6 +35,15 @@ async def counted_phrases(mongo_client: AsyncMongoClient, config: Config, story_
     return story.get("phrases")
 
 
+async def new_story(api: Api) -> str:
+    """A story whose welcome answers no greeting, so that its count starts at 0."""
+    story_id = await api.create_story()
+    base = f"/stories/{story_id}/interactions"
+    welcome = next(i["id"] for i in await api.ok("GET", base) if i["type"] == "welcome")
+    await api.ok("PUT", f"{base}/{welcome}", {"userSays": []})
+    return story_id
+
+
 async def refused_phrase(api: Api, story_id: str) -> None:
     refused = await api.post(
         f"/stories/{story_id}/interactions", {"name": "one more", "userSays": ["more"]}
@@ -46,7 +55,7 @@ async def refused_phrase(api: Api, story_id: str) -> None:
 async def test_the_phrase_quota_stays_exact_through_adds_updates_and_deletes(
     api: Api, mongo_client: AsyncMongoClient, config: Config
 ) -> None:
-    story_id = await api.create_story()
+    story_id = await new_story(api)
     base = f"/stories/{story_id}/interactions"
 
     async def counted_after(write: Any) -> Any:
@@ -76,7 +85,7 @@ async def test_the_phrase_quota_stays_exact_through_adds_updates_and_deletes(
 async def test_concurrent_adds_keep_every_interaction_and_the_phrase_count(
     api: Api, mongo_client: AsyncMongoClient, config: Config
 ) -> None:
-    story_id = await api.create_story()
+    story_id = await new_story(api)
     parent = await api.create_interaction(story_id, "parent")
 
     added = await asyncio.gather(
@@ -107,7 +116,7 @@ async def test_concurrent_adds_keep_every_interaction_and_the_phrase_count(
 async def test_the_next_add_counts_the_story_and_never_refuses_wrongly(
     api: Api, mongo_client: AsyncMongoClient, config: Config, stored: dict[str, Any]
 ) -> None:
-    story_id = await api.create_story()
+    story_id = await new_story(api)
     await api.create_interaction(story_id, "old", userSays=phrases(3))
     stories = mongo_client[config.bot_database]["stories"]
     await stories.update_one({"_id": ObjectId(story_id)}, stored)

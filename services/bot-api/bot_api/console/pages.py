@@ -2,6 +2,7 @@
 files only, each page with a Content-Security-Policy that allows scripts of this origin
 and calls to this service and integrations-api alone."""
 
+import json
 import re
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import aiohttp_jinja2
 import jinja2
 from aiohttp import web
 
+from bot_api.domain.settings import LANGUAGE_TAGS
 from bot_api.keys import CONFIG
 from shared.ids import is_object_id
 
@@ -39,9 +41,8 @@ def content_security_policy(connect_to: str) -> str:
 
 def _page(request: web.Request, template: str, **context: str) -> web.Response:
     integrations_url = request.app[CONFIG].console_integrations_url
-    response = aiohttp_jinja2.render_template(
-        template, request, {"integrations_url": integrations_url, **context}
-    )
+    shared = {"integrations_url": integrations_url, "language_tags": json.dumps(LANGUAGE_TAGS)}
+    response = aiohttp_jinja2.render_template(template, request, {**shared, **context})
     response.headers["Content-Security-Policy"] = content_security_policy(integrations_url)
     response.headers["Referrer-Policy"] = "no-referrer"
     response.headers["X-Content-Type-Options"] = "nosniff"
@@ -122,6 +123,15 @@ async def widget_script(request: web.Request) -> web.Response:
         text=source,
         content_type="text/javascript",
         headers={"Cache-Control": "public, max-age=300"},
+    )
+
+
+@routes.get("/favicon.ico")
+async def favicon(request: web.Request) -> web.FileResponse:
+    """Browsers ask for it on every page; the console's icon answers (an SVG)."""
+    return web.FileResponse(
+        STATIC / "favicon.svg",
+        headers={"Content-Type": "image/svg+xml", "Cache-Control": "public, max-age=86400"},
     )
 
 

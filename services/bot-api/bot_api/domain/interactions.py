@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from bot_api.domain.greetings import texts_for
 from bot_api.domain.responses import (
     Block,
     Button,
@@ -72,8 +73,10 @@ EMPTY_INTERACTION: dict[str, Any] = {
 }
 
 
-def default_interactions() -> list[dict[str, Any]]:
-    """The welcome and fallback interactions every new story starts with."""
+def default_interactions(language: str = "english") -> list[dict[str, Any]]:
+    """The welcome and fallback interactions every new story starts with, answering
+    greetings and speaking in the story's language (domain/greetings.py)."""
+    texts = texts_for(language)
     return [
         {
             **EMPTY_INTERACTION,
@@ -81,19 +84,15 @@ def default_interactions() -> list[dict[str, Any]]:
             "name": "Welcome",
             "action": "welcome",
             "triggers": [WELCOME_TRIGGER],
-            "responses": [{"type": "text", "messages": ["Hello {{default_name}}!"]}],
+            "userSays": list(texts.greetings),
+            "responses": [{"type": "text", "messages": [texts.welcome]}],
         },
         {
             **EMPTY_INTERACTION,
             "type": FALLBACK,
             "name": "Fallback",
             "action": "fallback",
-            "responses": [
-                {
-                    "type": "text",
-                    "messages": ["Sorry, I did not get that.", "Could you say that another way?"],
-                }
-            ],
+            "responses": [{"type": "text", "messages": list(texts.fallback)}],
         },
     ]
 

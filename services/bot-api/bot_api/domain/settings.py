@@ -7,6 +7,19 @@ import Stemmer
 LANGUAGES = tuple(sorted(set(Stemmer.algorithms()) - {"porter", "dutch_porter"}))
 """The languages a story may be in: those the Snowball stemmer offers."""
 
+LANGUAGE_TAGS = {
+    "arabic": "ar", "armenian": "hy", "basque": "eu", "catalan": "ca", "czech": "cs",
+    "danish": "da", "dutch": "nl", "english": "en", "esperanto": "eo", "estonian": "et",
+    "finnish": "fi", "french": "fr", "german": "de", "greek": "el", "hindi": "hi",
+    "hungarian": "hu", "indonesian": "id", "irish": "ga", "italian": "it",
+    "lithuanian": "lt", "nepali": "ne", "norwegian": "no", "persian": "fa", "polish": "pl",
+    "portuguese": "pt", "romanian": "ro", "russian": "ru", "serbian": "sr",
+    "sesotho": "st", "spanish": "es", "swedish": "sv", "tamil": "ta", "turkish": "tr",
+    "yiddish": "yi",
+}  # fmt: skip
+"""Each language's BCP 47 tag, for HTML `lang` (the console's spellcheck and screen
+readers)."""
+
 
 @dataclass(frozen=True)
 class Settings:

@@ -9,12 +9,13 @@ context's lifespan; at zero it is gone, and with none left the conversation is b
 the root level.
 
 Slot filling: a matched interaction whose required parameters (those with prompts)
-are still empty asks for the first of them, and reads it from the next messages; after
-`lifespan` failed answers the conversation resets to the root level and the message is
-matched as any other.
+are still empty asks for the first of them, and reads it from the next messages (any
+other empty parameter of it the message names is filled too); a message that matches
+it again goes on with it rather than restarting it, so nothing it collected is lost.
+After `lifespan` failed answers the conversation resets to the root level and the
+message is matched as any other.
 """
 
-import itertools
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -24,9 +25,10 @@ from bot_api.domain.interactions import Interaction
 from bot_api.domain.responses import FulfillmentItem, Text
 from bot_api.engine.entities import Mention
 from bot_api.engine.fulfillment import Choose, fulfillment
-from bot_api.engine.matching import Scored, slot_word
+from bot_api.engine.matching import Scored
 from bot_api.engine.ranking import rank
 from bot_api.engine.semantic import Encoder
+from bot_api.engine.slots import values_for, values_for_pending, with_slot_words
 from bot_api.engine.story import CompiledStory
 from bot_api.engine.text import tokens
 from bot_api.engine.turn import (
@@ -42,7 +44,6 @@ from bot_api.engine.turn import (
 from shared.errors import NotFound, ValidationFailed
 
 MAX_ACTIVE_CONTEXTS = 5
-MAX_READINGS = 8
 MAX_WORDS_CONSIDERED = 64
 """Words of a message matched: a longer message is read by its beginning, so the work of
 one turn is bounded whatever is sent (docs/reliability.md)."""
@@ -121,10 +122,38 @@ class _Conversation:
         words = tokens(text)[:MAX_WORDS_CONSIDERED]
         mentions = self.story.entities.find(words, self.story.index.known_words())
         if self.pending is not None:
-            answered = self._answer_pending(self.pending, mentions)
+            answered = self._answer_pending(self.pending, words, mentions)
             if answered is not None:
                 return answered
-        variants = [*_with_slot_words(words, mentions), words]
+        ranked, candidates = self._ranked(words, mentions)
+        if ranked and ranked[0].score >= self.threshold:
+            best = ranked[0]
+            debug = self._debug(words, mentions, candidates, _why(best, candidates))
+            return self._enter(best.interaction_id, best.score, mentions, best, debug)
+        self._spend_lifespan(hit=None)
+        score = ranked[0].score if ranked else 0.0
+        debug = self._debug(
+            words,
+            mentions,
+            candidates,
+            f"best score {score:.3f} is below the confidence {self.threshold}: fallback",
+        )
+        if not self.story.settings.fallback:
+            return _Answer(None, score, [], debug=debug)
+        fallback = self.story.interactions[self.story.fallback_id]
+        return _Answer(
+            self.story.fallback_id,
+            score,
+            fulfillment(fallback.responses, self.parameters, self.choose),
+            debug=debug,
+        )
+
+    def _ranked(
+        self, words: Sequence[str], mentions: Sequence[Mention]
+    ) -> tuple[list[Scored], tuple[Candidate, ...]]:
+        """The eligible interactions scored against the message, best first, and the
+        candidates `debug` shows."""
+        variants = [*with_slot_words(words, mentions), list(words)]
         following = self._following()
         roots = self.story.structure.contexts
 
@@ -153,28 +182,7 @@ class _Conversation:
                 positions.get(s.interaction_id, 0),
             )
         )
-        candidates = self._candidates(ranked, tier) if self.turn.debug else ()
-        if ranked and ranked[0].score >= self.threshold:
-            best = ranked[0]
-            debug = self._debug(words, mentions, candidates, _why(best, candidates))
-            return self._enter(best.interaction_id, best.score, mentions, best, debug)
-        self._spend_lifespan(hit=None)
-        score = ranked[0].score if ranked else 0.0
-        debug = self._debug(
-            words,
-            mentions,
-            candidates,
-            f"best score {score:.3f} is below the confidence {self.threshold}: fallback",
-        )
-        if not self.story.settings.fallback:
-            return _Answer(None, score, [], debug=debug)
-        fallback = self.story.interactions[self.story.fallback_id]
-        return _Answer(
-            self.story.fallback_id,
-            score,
-            fulfillment(fallback.responses, self.parameters, self.choose),
-            debug=debug,
-        )
+        return ranked, self._candidates(ranked, tier) if self.turn.debug else ()
 
     def _following(self) -> dict[str, int]:
         """What may follow an active context, with its tier: 0 after the newest context,
@@ -187,14 +195,29 @@ class _Conversation:
                     tiers[child] = min(tiers.get(child, ROOT_TIER), 0 if position == 0 else 1)
         return tiers
 
-    def _answer_pending(self, pending: Pending, mentions: Sequence[Mention]) -> _Answer | None:
+    def _answer_pending(
+        self, pending: Pending, words: Sequence[str], mentions: Sequence[Mention]
+    ) -> _Answer | None:
+        """The interaction asking for a parameter goes on while the message is about it:
+        every empty parameter of it the message names is filled (the one asked for
+        first), and a message that matches it again asks again without restarting it.
+        Anything else is a failed answer; after `lifespan` of them: None, the
+        conversation is back at the root level and the message is matched anew."""
         interaction = self.story.interactions[pending.interaction_id]
-        entity = interaction.parameter(pending.alias).entity
-        value = next((m.value for m in mentions if m.entity == entity), None)
-        if value is not None:
-            self._collect(pending.interaction_id, {pending.alias: value})
+        values = values_for_pending(interaction, pending.alias, self.parameters, mentions)
+        if values:
+            self._collect(pending.interaction_id, values)
             self.pending = None
             return self._complete_or_ask(pending.interaction_id, 1.0, None)
+        ranked, candidates = self._ranked(words, mentions)
+        if ranked and ranked[0].score >= self.threshold:
+            best = ranked[0]
+            if best.interaction_id == pending.interaction_id:
+                why = f"{_why(best, candidates)}: the interaction asking for {pending.alias!r}"
+                debug = self._debug(words, mentions, candidates, f"{why} goes on")
+                answer = self._ask(pending.interaction_id, pending, debug)
+                answer.score = best.score
+                return answer
         failures = pending.failures + 1
         if failures >= self.lifespan:
             self.pending = None
@@ -214,7 +237,7 @@ class _Conversation:
         self.pending = None
         interaction = self.story.interactions[interaction_id]
         self._forget_own_required(interaction)
-        self._collect(interaction_id, _values_for(interaction, mentions, scored))
+        self._collect(interaction_id, values_for(interaction, mentions, scored))
         return self._complete_or_ask(interaction_id, score, debug)
 
     def _forget_own_required(self, interaction: Interaction) -> None:
@@ -319,46 +342,6 @@ class _Conversation:
             fulfillment=tuple(answer.fulfillment),
             debug=answer.debug,
         )
-
-
-def _with_slot_words(words: Sequence[str], mentions: Sequence[Mention]) -> list[list[str]]:
-    """The words with each mention replaced by its entity's slot word; a span read as
-    several entities gives one variant per reading (at most MAX_READINGS variants)."""
-    spans: dict[tuple[int, int], list[str]] = {}
-    for mention in mentions:
-        spans.setdefault((mention.start, mention.end), []).append(slot_word(mention.entity))
-    variants: list[list[str]] = []
-    for choice in itertools.islice(itertools.product(*spans.values()), MAX_READINGS):
-        variant: list[str] = []
-        position = 0
-        for (start, end), slot in zip(spans, choice, strict=True):
-            variant.extend(words[position:start])
-            variant.append(slot)
-            position = end
-        variant.extend(words[position:])
-        variants.append(variant)
-    return variants if spans else []
-
-
-def _values_for(
-    interaction: Interaction, mentions: Sequence[Mention], scored: Scored | None
-) -> dict[str, Any]:
-    """Parameter values said in the message: the matched phrase's slots in order, then
-    any other parameter of the interaction whose entity was mentioned."""
-    unused = list(mentions)
-    values: dict[str, Any] = {}
-
-    def take(alias: str, entity: str) -> None:
-        mention = next((m for m in unused if m.entity == entity), None)
-        if mention is not None and alias not in values:
-            values[alias] = mention.value
-            unused[:] = [m for m in unused if (m.start, m.end) != (mention.start, mention.end)]
-
-    for entity, alias in scored.phrase.slots if scored else ():
-        take(alias, entity)
-    for parameter in interaction.parameters:
-        take(parameter.alias, parameter.entity)
-    return values
 
 
 def _why(winner: Scored, candidates: Sequence[Candidate]) -> str:

@@ -78,7 +78,11 @@ class StoryService:
         if new_id is not None and await self._stores.stories.get(account_id, new_id):
             return new_id
         self._quotas.check_stories(await self._stores.stories.count(account_id) + 1)
-        defaults = [{**default, "id": str(uuid.uuid4())} for default in default_interactions()]
+        settings = Settings(**data.get("settings", {}))
+        defaults = [
+            {**default, "id": str(uuid.uuid4())}
+            for default in default_interactions(settings.language)
+        ]
         structure = Structure.for_new_story(i["id"] for i in defaults)
         # Interactions first: they are invisible until the story that lists them exists.
         story_id = new_id or new_object_id()
@@ -88,7 +92,7 @@ class StoryService:
             account_id,
             data["name"],
             data["description"],
-            Settings(**data.get("settings", {})),
+            settings,
             structure,
             phrases=sum(len(default["userSays"]) for default in defaults),
         )

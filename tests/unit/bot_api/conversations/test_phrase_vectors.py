@@ -8,6 +8,7 @@ import pytest
 from bot_api.changes import ChangeFeed
 from bot_api.conversations.cache import StoryCache
 from bot_api.conversations.vectors import PhraseVectorService
+from bot_api.domain.greetings import ENGLISH
 from bot_api.engine.conversation import respond
 from bot_api.engine.semantic import Vectors
 from bot_api.engine.turn import SessionState, Turn
@@ -79,7 +80,7 @@ async def test_vectors_land_in_the_background_and_the_next_query_uses_them(bot: 
     assert await bot.answer(story_id, "howdy") != greet
     bot.encoder.released.set()
     await bot.vectors.idle()
-    assert sorted(bot.encoder.encoded[:2]) == ["hello there", "hi friend"]
+    assert {"hello there", "hi friend"} <= set(bot.encoder.encoded)
     story = await bot.cache.story(ACCOUNT, story_id)
     assert greet in story.semantic  # type: ignore[operator]
     assert await bot.answer(story_id, "howdy") == greet
@@ -100,12 +101,10 @@ async def test_a_text_is_encoded_once_and_an_edit_encodes_only_its_new_phrases(b
     )
     await bot.cache.story(ACCOUNT, second)
     await bot.vectors.idle()
-    assert sorted(bot.encoder.encoded) == [
-        "greetings all",
-        "hello there",
-        "hi folks",
-        "hi friend",
-    ]
+    welcome = list(ENGLISH.greetings)  # both stories' welcome says them: encoded once
+    assert sorted(bot.encoder.encoded) == sorted(
+        ["greetings all", "hello there", "hi folks", "hi friend", *welcome]
+    )
 
 
 async def test_vectors_that_could_not_be_stored_are_tried_again_until_they_land() -> None:

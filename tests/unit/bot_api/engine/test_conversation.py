@@ -313,3 +313,43 @@ def test_an_entity_no_interaction_uses_changes_nothing() -> None:
     for model in (alone, with_noise):
         _, outcome = say(model, SessionState(), query="I want a large pizza")
         assert (outcome.score, outcome.parameters) == (1.0, {"size": "large"})
+
+
+def flower_story(**settings: Any) -> CompiledStory:
+    return story(
+        interaction(
+            "flowers",
+            "I want {{flower:flower}} in a {{container:container}}",
+            "I would like to send flowers",
+            parameters=[
+                {"alias": "flower", "entity": "flower", "prompts": ["Which flower?", "Roses?"]},
+                {"alias": "container", "entity": "container", "prompts": ["Vase?", "Or not?"]},
+            ],
+            responses=[{"type": "text", "messages": ["{{flower}} in a {{container}}."]}],
+        ),
+        entities={"flower": ["roses", "tulips"], "container": ["vase", "bouquet"]},
+        **settings,
+    )
+
+
+def test_a_message_naming_another_parameter_while_one_is_asked_fills_it_too() -> None:
+    model = flower_story()
+    state, asked = say(model, SessionState(), query="I would like to send flowers")
+    assert texts(asked) == ["Which flower?"]
+    state, vase = say(model, state, query="A vase")
+    assert (texts(vase), vase.incomplete, vase.lifespan) == (["Which flower?"], True, 2)
+    assert vase.parameters == {"container": "vase"}
+    _, done = say(model, state, query="tulips")
+    assert (texts(done), done.incomplete) == (["tulips in a vase."], False)
+
+
+def test_matching_the_asking_interaction_again_goes_on_without_losing_what_it_collected() -> None:
+    model = flower_story(lifespan=1)
+    state, asked = say(model, SessionState(), query="I want roses")
+    assert (texts(asked), asked.parameters) == (["Vase?"], {"flower": "roses"})
+    state, again = say(model, state, query="I would like to send flowers", debug=True)
+    assert (texts(again), again.incomplete, again.interaction.id) == (["Vase?"], True, "flowers")
+    assert again.parameters == {"flower": "roses"}
+    assert "the interaction asking for 'container' goes on" in again.debug.decision
+    _, done = say(model, state, query="a bouquet")
+    assert (texts(done), done.incomplete) == (["roses in a bouquet."], False)

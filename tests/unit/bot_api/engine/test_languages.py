@@ -2,12 +2,31 @@
 
 from dataclasses import replace
 
+import pytest
+
+from bot_api.domain.greetings import TEXTS
+from bot_api.domain.settings import LANGUAGES
 from bot_api.engine.conversation import respond
 from bot_api.engine.matching import MatchIndex
 from bot_api.engine.semantic import PhraseVectors, vector_key
 from bot_api.engine.turn import SessionState, Turn
 from support.encoders import ConceptEncoder
 from support.stories import interaction, story
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_new_story_greets_back_and_speaks_its_language(language: str) -> None:
+    model = story(interaction("hours", "when are you open"), language=language)
+    for greeting in (*TEXTS[language].greetings, "hi", "hello", "good morning"):
+        turn = Turn(query=greeting, parameters={"default_name": "Ada"}, debug=True)
+        _, outcome = respond(model, SessionState(), turn)
+        assert outcome.interaction is not None, (greeting, outcome.debug)
+        assert outcome.interaction.kind == "welcome", (greeting, outcome.debug)
+        welcome = TEXTS[language].welcome.replace("{{default_name}}", "Ada")
+        assert [item.message for item in outcome.fulfillment] == [welcome]  # type: ignore[attr-defined]
+    _, missed = respond(model, SessionState(), Turn(query="zzz qqq"))
+    assert missed.interaction is not None and missed.interaction.kind == "fallback"
+    assert missed.fulfillment[0].message in TEXTS[language].fallback  # type: ignore[attr-defined]
 
 
 def test_phrases_are_stemmed_in_the_story_language() -> None:

@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 
+from bot_api.domain.interactions import default_interactions
 from bot_api.management.entities import EntityService
 from bot_api.management.interactions import InteractionService
 from bot_api.management.quotas import QuotaExceeded, Quotas
@@ -14,11 +15,19 @@ from support.memory import Database
 ACCOUNT = "account-1"
 OTHER_ACCOUNT = "account-2"
 STORY = {"name": "Pizza", "description": ""}
+WELCOME_PHRASES = len(default_interactions()[0]["userSays"])
+"""A new story's welcome answers greetings: its phrases count too."""
 
 
 @pytest.fixture
 def quotas() -> Quotas:
-    return Quotas(stories=2, interactions_per_story=4, phrases_per_story=5, entities=2, entries=3)
+    return Quotas(
+        stories=2,
+        interactions_per_story=4,
+        phrases_per_story=WELCOME_PHRASES + 5,
+        entities=2,
+        entries=3,
+    )
 
 
 def entity(name: str, entries: int) -> dict[str, Any]:
@@ -88,7 +97,7 @@ async def test_a_story_holds_at_most_its_quota_of_phrases_by_create_or_update(
             account_id=ACCOUNT, story_id=story_id, data={"name": "c", "userSays": ["more"]}
         )
 
-    assert refused.value.errors == {"quota": "phrasesPerStory", "limit": 5}
+    assert refused.value.errors == {"quota": "phrasesPerStory", "limit": WELCOME_PHRASES + 5}
     assert writes(database) == []
     await interactions.update(
         account_id=ACCOUNT, story_id=story_id, interaction_id=greet, data={"userSays": ["yo"]}

@@ -14,18 +14,41 @@
     return /^https?:\/\//i.test(value);
   }
 
-  /* What a click does: a goto button jumps, a URL opens, anything else is said. */
+  /* The only links a bot's answer may carry: http(s), mailto: for a `url` button and
+     tel: for a `phone` button. Anything else (javascript:, data:, ...) is no link. */
+  var SCHEMES = { url: ["http:", "https:", "mailto:"], webview: ["http:", "https:"] };
+  var PHONE = /^\+?[0-9][0-9 ().-]{1,30}$/;
+
+  function safeHref(button) {
+    if (button.type === "phone") {
+      var number = button.postback.replace(/^tel:/i, "");
+      return PHONE.test(number) ? "tel:" + number.replace(/[ ().-]/g, "") : null;
+    }
+    var allowed = SCHEMES[button.type] || ["http:", "https:"];
+    try {
+      var url = new URL(button.postback);
+      return allowed.indexOf(url.protocol) >= 0 ? url.href : null;
+    } catch (error) {
+      return null;
+    }
+  }
+
+  /* What a click does: a goto button jumps, a link opens, anything else is said; a
+     link-type button whose target is no safe link does nothing. */
   function buttonTarget(button) {
     if (button.type === "goto") return { send: { goto: button.postback }, said: button.title };
-    if (button.type === "phone") return { href: "tel:" + button.postback };
-    if (button.type === "url" || button.type === "webview" || isLink(button.postback)) {
-      return { href: button.postback };
-    }
+    var linkType = button.type === "url" || button.type === "webview" || button.type === "phone";
+    if (linkType || isLink(button.postback)) return { href: safeHref(button) };
     return { send: { query: button.postback }, said: button.title };
   }
 
   function renderButton(button, send, className) {
     var target = buttonTarget(button);
+    if (target.href === null) {
+      var inert = element("span", className + " parley-inert", button.title);
+      inert.title = "This button's link is not a web, mail or phone address.";
+      return inert;
+    }
     if (target.href) {
       var link = element("a", className + " parley-link", button.title);
       link.href = target.href;

@@ -14,7 +14,7 @@ export class ApiError extends Error {
   }
 }
 
-export async function call(method, path, body, { base = "", signOutOn401 = true } = {}) {
+async function send(method, path, body, { base = "", signOutOn401 = true } = {}) {
   const headers = { Authorization: `Bearer ${token()}` };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const response = await fetch(base + path, {
@@ -31,9 +31,37 @@ export async function call(method, path, body, { base = "", signOutOn401 = true 
     }
     throw new ApiError(response.status, answer);
   }
-  return answer;
+  return { answer, headers: response.headers };
+}
+
+export async function call(method, path, body, options) {
+  return (await send(method, path, body, options)).answer;
+}
+
+// The most a list answers at once (shared/pages.py MAX_PAGE).
+export const MAX_PAGE = 200;
+
+// One page of a list and the total of all its pages (`X-Total-Count`).
+export async function listPage(path, offset, { base = "", limit = MAX_PAGE } = {}) {
+  const query = `${path.includes("?") ? "&" : "?"}limit=${limit}&offset=${offset}`;
+  const { answer, headers } = await send("GET", path + query, undefined, { base });
+  return { items: answer, total: Number(headers.get("X-Total-Count") ?? answer.length) };
+}
+
+// Every item of a list, a page at a time: for what a page needs whole (names, kinds).
+export async function everything(path, options = {}) {
+  const items = [];
+  for (;;) {
+    const { items: more, total } = await listPage(path, items.length, options);
+    items.push(...more);
+    if (more.length === 0 || items.length >= total) return items;
+  }
 }
 
 // The connection API of integrations-api (CORS lets this origin call it).
+export const CONNECTIONS = "/v2/integrations/webhook";
 export const integrations = (method, path, body) =>
-  call(method, `/v2/integrations/webhook${path}`, body, { base: page.integrations });
+  call(method, `${CONNECTIONS}${path}`, body, { base: page.integrations });
+// Every connection of the account that belongs to `storyId`.
+export const storyConnections = async (storyId) =>
+  (await everything(CONNECTIONS, { base: page.integrations })).filter((c) => c.story.id === storyId);

@@ -1,5 +1,5 @@
 // The story's webhook connections, through integrations-api; the last delivery error shown.
-import { integrations, page } from "./api.js";
+import { integrations, page, storyConnections } from "./api.js";
 import { byId, clearErrors, confirmThen, h, linesOf, notice, showErrors } from "./ui.js";
 
 let editing = null; // the connection being edited (its auth is kept as it is)
@@ -31,7 +31,7 @@ function card(connection) {
 }
 
 async function load() {
-  const list = (await integrations("GET", "")).filter((c) => c.story.id === page.story);
+  const list = await storyConnections(page.story);
   byId("connection-list").replaceChildren(...list.map(card));
   if (list.length === 0) byId("connection-list").append(h("li", {}, "No connection yet."));
 }

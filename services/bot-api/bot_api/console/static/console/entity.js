@@ -1,5 +1,5 @@
 // An entity: its entries and synonyms; a delete refused names the interactions using it.
-import { ApiError, call, page } from "./api.js";
+import { ApiError, call, everything, page } from "./api.js";
 import { byId, clearErrors, commaList, confirmThen, h, notice, showErrors } from "./ui.js";
 
 const path = `/entities/${page.entity}`;
@@ -24,8 +24,8 @@ function entryRow(entry) {
 // "Story / Interaction" of each id, found through the stories of the account.
 async function namesOf(ids) {
   const names = {};
-  for (const story of await call("GET", "/stories")) {
-    for (const item of await call("GET", `/stories/${story.id}/interactions`)) {
+  for (const story of await everything("/stories")) {
+    for (const item of await everything(`/stories/${story.id}/interactions`)) {
       if (ids.includes(item.id)) names[item.id] = { story, item };
     }
   }

@@ -1,7 +1,7 @@
 // The interaction editor: every field of the interaction API, errors beside their fields.
-import { call, integrations, page } from "./api.js";
+import { call, everything, page, storyConnections } from "./api.js";
 import { responseEditor } from "./responses.js";
-import { byId, clearErrors, commaList, confirmThen, h, linesOf, notice, showErrors } from "./ui.js";
+import { byId, clearErrors, commaList, confirmThen, h, languageTag, linesOf, notice, showErrors } from "./ui.js";
 
 const path = `/stories/${page.story}/interactions/${page.interaction}`;
 const SLOT = /(\{\{[A-Za-z0-9_-]+:[A-Za-z0-9_-]+\}\})/;
@@ -18,7 +18,7 @@ function parameterRow(parameter, index) {
   const alias = Object.assign(h("input", { "data-field": `parameters.${index}.alias`, "aria-label": "Alias", placeholder: "alias" }), { value: parameter.alias || "" });
   const entity = Object.assign(h("input", { "data-field": `parameters.${index}.entity`, "aria-label": "Entity", placeholder: "entity", list: "entity-names" }), { value: parameter.entity || "" });
   const prompts = Object.assign(
-    h("textarea", { rows: 2, "data-field": `parameters.${index}.prompts`, "aria-label": "Prompts, one a line (a parameter with prompts is required)", placeholder: "prompts, one a line" }),
+    h("textarea", { rows: 2, lang: byId("parameters").dataset.lang, "data-field": `parameters.${index}.prompts`, "aria-label": "Prompts, one a line (a parameter with prompts is required)", placeholder: "prompts, one a line" }),
     { value: (parameter.prompts || []).join("\n") },
   );
   const row = h("div", { className: "parameter" }, alias, entity, prompts,
@@ -30,6 +30,35 @@ function parameterRow(parameter, index) {
     return { alias: alias.value.trim(), entity: entity.value.trim(), prompts: linesOf(prompts.value) };
   };
   return row;
+}
+
+// Marks the words selected in the phrases as a parameter: "vase" -> {{container:container}},
+// and adds the parameter if the interaction has no such alias yet.
+function slotMarker(entities) {
+  const select = byId("slot-entity");
+  select.replaceChildren(...entities.map((e) => h("option", { value: e.name }, e.name)));
+  select.addEventListener("change", () => (byId("slot-alias").value = select.value));
+  byId("slot-alias").value = select.value;
+  byId("slot-mark").addEventListener("click", () => {
+    const phrases = byId("f-usersays");
+    const said = phrases.value.slice(phrases.selectionStart, phrases.selectionEnd);
+    const entity = select.value;
+    const alias = byId("slot-alias").value.trim() || entity;
+    if (!said.trim() || !entity) {
+      notice("Select a word of a phrase, then choose its entity.", "error");
+      return;
+    }
+    const start = phrases.selectionStart + (said.length - said.trimStart().length);
+    const end = phrases.selectionEnd - (said.length - said.trimEnd().length);
+    const slot = `{{${entity}:${alias}}}`;
+    phrases.setRangeText(slot, start, end, "end");
+    phrases.dispatchEvent(new Event("input"));
+    phrases.focus();
+    const rows = byId("parameters");
+    const known = [...rows.querySelectorAll('[aria-label="Alias"]')].some((input) => input.value.trim() === alias);
+    if (!known) rows.append(parameterRow({ alias, entity }, rows.children.length));
+    notice(`"${said.trim()}" is now the parameter ${alias} (${entity}).`);
+  });
 }
 
 function webhookKind(value, connections) {
@@ -44,19 +73,24 @@ function showWebhook() {
 }
 
 export async function start() {
-  const responses = responseEditor(byId("responses"));
-  const [interaction, entities, connections] = await Promise.all([
+  const [story, interaction, entities, connections] = await Promise.all([
+    call("GET", `/stories/${page.story}`),
     call("GET", path),
-    call("GET", "/entities"),
-    integrations("GET", "").then(
-      (list) => list.filter((c) => c.story.id === page.story),
+    everything("/entities"),
+    storyConnections(page.story).catch(
       () => {
         notice("The webhook connections could not be read from integrations-api.", "error");
         return [];
       },
     ),
   ]);
+  // What people will say is in the story's language: spellcheck and screen readers use it.
+  const lang = languageTag(story.settings.language);
+  const responses = responseEditor(byId("responses"), lang);
+  byId("f-usersays").lang = lang;
+  byId("parameters").dataset.lang = lang;
   document.body.append(h("datalist", { id: "entity-names" }, entities.map((e) => h("option", { value: e.name }))));
+  slotMarker(entities);
   byId("f-webhook-connection").replaceChildren(
     ...connections.map((c) => h("option", { value: c.id }, `${c.name} (${c.url})`)),
   );

@@ -17,8 +17,10 @@ function field(path, label, control, wrap) {
   return h("div", { className: "row" }, h("label", { for: control.id }, label), wrap);
 }
 
-const input = (value = "") => Object.assign(h("input"), { value });
-const area = (lines) => Object.assign(h("textarea", { rows: 3 }), { value: lines.join("\n") });
+// `lang`: the story's language, for what users will read (not for URLs).
+const input = (value = "", lang = "") => Object.assign(h("input", { lang: lang || null }), { value });
+const area = (lines, lang = "") =>
+  Object.assign(h("textarea", { rows: 3, lang: lang || null }), { value: lines.join("\n") });
 
 // Buttons as lines "title | postback".
 const buttonLines = (buttons = []) => buttons.map((b) => (b.postback && b.postback !== b.title ? `${b.title} | ${b.postback}` : b.title));
@@ -29,43 +31,43 @@ const buttonsOf = (text) =>
   });
 
 // The rows of a block's form part, and read(): the block as the API takes it.
-function parts(block, path) {
+function parts(block, path, lang) {
   const rows = [];
   const readers = {};
   const add = (name, label, control, wrap, read) => {
     rows.push(field(`${path}.${name}`, label, control, wrap));
     readers[name] = read;
   };
-  const text = (name, label, max) => {
-    const control = input(block[name]);
+  const text = (name, label, max, spoken = true) => {
+    const control = input(block[name], spoken ? lang : "");
     add(name, label, control, counted(control, max), () => control.value);
   };
   const buttons = () => {
-    const control = area(buttonLines(block.buttons));
+    const control = area(buttonLines(block.buttons), lang);
     add("buttons", "Buttons (one a line: title | postback or URL)", control,
       countedLines(control, 3, 20, "buttons"), () => buttonsOf(control.value));
   };
   switch (block.type) {
     case "text": {
-      const control = area(block.messages || []);
+      const control = area(block.messages || [], lang);
       add("messages", "Messages (one a line; one is said at random)", control,
         countedLines(control, 20, 2048, "messages"), () => linesOf(control.value));
       break;
     }
     case "quickReply": {
       text("title", "Title", 80);
-      const control = area(block.replies || []);
+      const control = area(block.replies || [], lang);
       add("replies", "Replies (one a line)", control, countedLines(control, 11, 20, "replies"),
         () => linesOf(control.value));
       break;
     }
     case "image":
-      text("imageUrl", "Image URL", 2048);
+      text("imageUrl", "Image URL", 2048, false);
       break;
     case "card":
       text("title", "Title", 80);
       text("subtitle", "Subtitle", 80);
-      text("imageUrl", "Image URL", 2048);
+      text("imageUrl", "Image URL", 2048, false);
       buttons();
       break;
     case "buttonTemplate":
@@ -78,14 +80,14 @@ function parts(block, path) {
   return { rows, read };
 }
 
-export function responseEditor(container) {
+export function responseEditor(container, lang) {
   const blocks = [];
 
   function draw() {
     container.replaceChildren(
       ...blocks.map((entry, index) => {
         const path = `responses.${index}`;
-        const { rows, read } = parts(entry.block, path);
+        const { rows, read } = parts(entry.block, path, lang);
         entry.read = read;
         return h(
           "div",

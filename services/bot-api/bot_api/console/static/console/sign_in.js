@@ -9,7 +9,7 @@ export async function start() {
     keepToken(input.value.trim());
     input.value = "";
     try {
-      await call("GET", "/stories", undefined, { signOutOn401: false });
+      await call("GET", "/stories?limit=1", undefined, { signOutOn401: false });
       location.assign("/console/stories");
     } catch (error) {
       forgetToken();

@@ -1,19 +1,17 @@
 import { call } from "./api.js";
-import { byId, h, showErrors } from "./ui.js";
+import { byId, h, languageOptions, pagedList, showErrors } from "./ui.js";
+
+const card = (story) =>
+  h(
+    "li",
+    {},
+    h("a", { href: `/console/stories/${story.id}` }, story.name),
+    h("p", { className: "muted" }, story.description),
+  );
 
 export async function start() {
-  const stories = await call("GET", "/stories");
-  byId("story-list").replaceChildren(
-    ...stories.map((story) =>
-      h(
-        "li",
-        {},
-        h("a", { href: `/console/stories/${story.id}` }, story.name),
-        h("p", { className: "muted" }, story.description),
-      ),
-    ),
-  );
-  if (stories.length === 0) byId("story-list").append(h("li", {}, "No story yet."));
+  await pagedList(byId("story-list"), "/stories", card, "No story yet.");
+  languageOptions(byId("new-story-language"));
   const form = byId("story-create");
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -21,6 +19,7 @@ export async function start() {
       const created = await call("POST", "/stories", {
         name: byId("new-story-name").value,
         description: byId("new-story-description").value,
+        settings: { language: byId("new-story-language").value },
       });
       location.assign(`/console/stories/${created.id}`);
     } catch (error) {

@@ -1,7 +1,7 @@
 // A story: its context tree, new interactions, root order, references and settings.
-import { call, page } from "./api.js";
+import { call, everything, page } from "./api.js";
 import { startChat } from "./chat.js";
-import { byId, clearErrors, confirmThen, h, notice, showErrors } from "./ui.js";
+import { byId, clearErrors, confirmThen, h, languageOptions, notice, showErrors } from "./ui.js";
 
 const storyPath = `/stories/${page.story}`;
 let story;
@@ -53,7 +53,7 @@ function options(select, firstOption) {
 async function load() {
   [story, kinds] = await Promise.all([
     call("GET", storyPath),
-    call("GET", `${storyPath}/interactions`).then((list) =>
+    everything(`${storyPath}/interactions`).then((list) =>
       Object.fromEntries(list.map((item) => [item.id, item.type])),
     ),
   ]);
@@ -68,6 +68,7 @@ async function load() {
   byId("story-confidence").value = story.settings.confidence;
   byId("story-lifespan").value = story.settings.lifespan;
   byId("story-fallback").checked = story.settings.fallback;
+  languageOptions(byId("story-language"), story.settings.language);
 }
 
 async function save(method, path, body, form) {
@@ -117,6 +118,7 @@ export async function start() {
       confidence: numberOf(byId("story-confidence")),
       lifespan: numberOf(byId("story-lifespan")),
       fallback: byId("story-fallback").checked,
+      language: byId("story-language").value,
     };
     const body = { name: byId("story-name").value, description: byId("story-description").value, settings };
     save("PUT", storyPath, body, event.target);

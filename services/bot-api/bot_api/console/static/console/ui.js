@@ -1,4 +1,7 @@
-// Small DOM helpers: building elements, notices, and API errors next to their fields.
+// Small DOM helpers: building elements, notices, API errors next to their fields, lists
+// shown a page at a time, the story's language.
+import { listPage, page } from "./api.js";
+
 export function h(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
@@ -50,12 +53,35 @@ function fieldFor(form, path) {
   for (let length = parts.length; length > 0; length -= 1) {
     const name = parts.slice(0, length).join(".");
     const field = form.querySelector(`[data-field="${CSS.escape(name)}"]`);
-    if (field) return { field, rest: parts.slice(length).join(".") };
+    if (field) return { field, name, rest: parts.slice(length).join(".") };
   }
   return null;
 }
 
 let placed = 0;
+
+const ONE = {
+  userSays: "phrase", responses: "response", messages: "message", replies: "reply",
+  buttons: "button", parameters: "parameter", prompts: "prompt", entries: "entry",
+  synonyms: "synonym", triggers: "trigger",
+};
+
+// An error position as a person counts, within the field named `name`:
+// ("responses.0.replies", "2") -> "reply 3"; ("", "responses.1.title") -> "response 2, title".
+export function where(name, rest) {
+  const words = [];
+  let noun = name.split(".").pop();
+  for (const part of rest.split(".")) {
+    if (/^\d+$/.test(part)) {
+      if (words.length && words[words.length - 1] === noun) words.pop();
+      words.push(`${ONE[noun] || noun} ${Number(part) + 1}`);
+    } else {
+      words.push(part);
+    }
+    noun = part;
+  }
+  return words.join(", ");
+}
 
 export function showErrors(form, error) {
   clearErrors(form);
@@ -69,12 +95,12 @@ export function showErrors(form, error) {
     const found = fieldFor(form, path);
     if (!found) {
       const general = form.querySelector('.field-error[data-error-for=""]');
-      if (general) general.textContent = `${path}: ${message}`;
-      else notice(`${path}: ${message}`, "error");
+      if (general) general.textContent = `${where("", path)}: ${message}`;
+      else notice(`${where("", path)}: ${message}`, "error");
       continue;
     }
     placed += 1;
-    const text = found.rest ? `${found.rest}: ${message}` : message;
+    const text = found.rest ? `${where(found.name, found.rest)}: ${message}` : message;
     const box = h("p", { className: "field-error", role: "alert", id: `error-${placed}` }, text);
     box.dataset.placed = "";
     box.dataset.errorPath = path;
@@ -122,3 +148,40 @@ export const commaList = (text) =>
     .split(",")
     .map((item) => item.trim())
     .filter((item) => item);
+
+// Shows `path` (a list of the API) in `list` a page at a time, with Previous and Next and
+// "21–40 of 230" below it: the API's limit/offset and X-Total-Count.
+export async function pagedList(list, path, render, empty, { size = 50, base = "" } = {}) {
+  const status = h("span", { className: "muted", "aria-live": "polite" });
+  const previous = h("button", { type: "button" }, "Previous page");
+  const next = h("button", { type: "button" }, "Next page");
+  const nav = h("nav", { className: "pager", "aria-label": "Pages" }, previous, status, next);
+  list.after(nav);
+  let offset = 0;
+  async function show(at) {
+    const { items, total } = await listPage(path, at, { base, limit: size });
+    offset = at;
+    list.replaceChildren(...items.map(render));
+    if (total === 0) list.append(h("li", {}, empty));
+    status.textContent = items.length ? `${at + 1}–${at + items.length} of ${total}` : "";
+    previous.disabled = at === 0;
+    next.disabled = at + items.length >= total;
+    nav.hidden = total <= size && at === 0;
+  }
+  previous.addEventListener("click", () => show(Math.max(0, offset - size)));
+  next.addEventListener("click", () => show(offset + size));
+  await show(0);
+}
+
+// The languages a story may be in, and each one's HTML `lang` tag (domain/settings.py).
+const LANGUAGE_TAGS = JSON.parse(page.languageTags || "{}");
+export const languageTag = (language) => LANGUAGE_TAGS[language] || "";
+
+export function languageOptions(select, chosen = "english") {
+  select.replaceChildren(
+    ...Object.keys(LANGUAGE_TAGS).map((name) =>
+      h("option", { value: name }, name[0].toUpperCase() + name.slice(1)),
+    ),
+  );
+  select.value = chosen;
+}
