@@ -15,6 +15,7 @@ from shared.auth import AccountRepository, TokenKind
 from shared.config import Config
 from shared.errors import Unauthorized
 from support.api import Api
+from support.waiting import eventually
 from tools.embedded import free_port
 
 
@@ -153,3 +154,24 @@ async def test_limits_refuse_an_unknown_setting_or_a_bad_value(config: Config) -
         assert err.count("\n") == 1 and "Traceback" not in err
     code, _, err = await cli(config, "limits", "nobody", "QUOTA_STORIES=3")
     assert code == 1 and "nobody" in err
+
+
+async def test_new_limits_reach_the_cached_principals_of_query_at_once(
+    aiohttp_client: Any, config: Config, accounts: AccountRepository
+) -> None:
+    """/query keeps principals for 30 s; the command's announcement makes it drop them."""
+    tight = dataclasses.replace(config, query_rate=0.001, query_burst=2)
+    client = await aiohttp_client(create_app(tight))
+    tokens = await accounts.create("acme")
+    story_id = await Api(client, tokens.developer_token).create_story()
+    public = Api(client, tokens.public_key)
+    query = {"sessionId": "s", "query": "hi", "storyId": story_id}
+    assert [(await public.post("/query", query)).status for _ in range(3)] == [200, 200, 429]
+
+    code, _, _ = await cli(tight, "limits", "acme", "QUERY_RATE=1000")
+    assert code == 0
+
+    async def answered() -> bool:
+        return (await public.post("/query", query)).status == 200
+
+    await eventually(answered, seconds=10)
