@@ -58,7 +58,9 @@ class AccountLimits:
 
     @classmethod
     def of_document(cls, stored: dict[str, Any] | None) -> "AccountLimits":
-        return cls(tuple(sorted((stored or {}).items())))
+        """The values stored of settings an account may still have (others are ignored)."""
+        known = {setting.lower() for setting in ACCOUNT_SETTINGS}
+        return cls(tuple(sorted(i for i in (stored or {}).items() if i[0] in known)))
 
     def applied_to(self, config: Config) -> Config:
         return dataclasses.replace(config, **dict(self.values)) if self.values else config
