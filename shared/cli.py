@@ -1,4 +1,5 @@
-"""The command line both services share: `serve`, and `accounts create|rotate NAME`."""
+"""The command line both services share: `serve`, `accounts create|rotate NAME` and
+`accounts limits NAME [SETTING=VALUE ...]`."""
 
 import argparse
 import asyncio
@@ -12,7 +13,7 @@ from aiohttp import web
 from pymongo.errors import ConnectionFailure
 
 from shared import logs, messaging, mongo
-from shared.auth import AccountRepository, IssuedTokens
+from shared.auth import ACCOUNT_SETTINGS, AccountRepository, IssuedLimits, IssuedTokens
 from shared.config import Config, InvalidSetting
 from shared.errors import ApiError
 from shared.events import TokensRotated, encode
@@ -36,22 +37,46 @@ def running_stack_settings(environ: Mapping[str, str]) -> dict[str, str]:
     return settings
 
 
-async def _accounts(config: Config, action: str, name: str) -> IssuedTokens:
+def limit_changes(config: Config, assignments: list[str]) -> dict[str, float | None]:
+    """`SETTING=VALUE` (an account's own value, checked as the setting is) or `SETTING=`
+    (back to the deployment's), by Config field name."""
+    changes: dict[str, float | None] = {}
+    for assignment in assignments:
+        setting, equals, value = assignment.partition("=")
+        if not equals or setting not in ACCOUNT_SETTINGS:
+            raise InvalidSetting(
+                f"{assignment!r}: write SETTING=VALUE (or SETTING= for the deployment's), "
+                f"SETTING one of {', '.join(ACCOUNT_SETTINGS)}"
+            )
+        field = setting.lower()
+        if value:
+            checked = Config.from_env_mapping({**config.as_env(), setting: value})
+            changes[field] = getattr(checked, field)
+        else:
+            changes[field] = None
+    return changes
+
+
+async def _accounts(
+    config: Config, action: str, name: str, changes: dict[str, float | None]
+) -> IssuedTokens | IssuedLimits:
     client = mongo.open_client(config.mongodb_url)
     try:
         accounts = AccountRepository(client[config.accounts_database])
         await accounts.ensure_indexes()
         if action == "create":
             return await accounts.create(name)
+        if action == "limits":
+            return await accounts.set_limits(name, changes)
         return await accounts.rotate(name)
     finally:
         await client.close()
 
 
-async def _announce_rotation(config: Config, issued: IssuedTokens) -> str | None:
-    """Tell every running process to forget the account's old tokens; what went wrong,
-    if it could not."""
-    event = encode(TokensRotated(issued.account_id))
+async def _announce(config: Config, account_id: str) -> str | None:
+    """Tell every running process to forget what it cached of the account (its old
+    tokens, its limits); what went wrong, if it could not."""
+    event = encode(TokensRotated(account_id))
     try:
         await messaging.publish_once(config.nats_url, config.subjects.tokens_rotated, event)
     except Exception as error:
@@ -65,9 +90,18 @@ def main(
     parser = argparse.ArgumentParser(prog=prog)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("serve", help="serve the HTTP API")
-    accounts = commands.add_parser("accounts", help="create an account or rotate its tokens")
-    accounts.add_argument("action", choices=["create", "rotate"])
+    accounts = commands.add_parser(
+        "accounts", help="create an account, rotate its tokens or set its own limits"
+    )
+    accounts.add_argument("action", choices=["create", "rotate", "limits"])
     accounts.add_argument("name")
+    accounts.add_argument(
+        "settings",
+        nargs="*",
+        metavar="SETTING=VALUE",
+        help=f"limits only: the account's own value of {', '.join(ACCOUNT_SETTINGS)} "
+        "(SETTING= for the deployment's)",
+    )
     accounts.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
 
@@ -76,6 +110,9 @@ def main(
         environ = {**running_stack_settings(environ), **environ}
     try:
         config = Config.from_env_mapping(environ)
+        if args.command == "accounts" and args.settings and args.action != "limits":
+            raise InvalidSetting(f"accounts {args.action} takes no SETTING=VALUE")
+        changes = limit_changes(config, args.settings) if args.command == "accounts" else {}
     except InvalidSetting as error:
         parser.exit(2, f"{prog}: {error}\n")
 
@@ -84,7 +121,7 @@ def main(
         return asyncio.run(serve(create_app(config), config, port_of(config)))
 
     try:
-        issued = asyncio.run(_accounts(config, args.action, args.name))
+        issued = asyncio.run(_accounts(config, args.action, args.name, changes))
     except ApiError as error:
         parser.exit(1, f"{prog}: {error.details}\n")
     except ConnectionFailure:
@@ -93,15 +130,18 @@ def main(
             f"{prog}: no MongoDB answers at {config.mongodb_url}; "
             "start Parley with `make run` or set MONGODB_URL\n",
         )
-    if args.action == "rotate":
-        failure = asyncio.run(_announce_rotation(config, issued))
+    if args.action == "rotate" or changes:
+        failure = asyncio.run(_announce(config, issued.account_id))
         if failure is not None:
+            change = "rotation" if args.action == "rotate" else "new limits"
             print(
-                f"{prog}: NATS at {config.nats_url} did not take the rotation ({failure}); "
-                "running services accept the old tokens for up to 30 s more",
+                f"{prog}: NATS at {config.nats_url} did not take the {change} ({failure}); "
+                "running services keep what they cached of the account for up to 30 s more",
                 file=sys.stderr,
             )
-    if args.json:
+    if isinstance(issued, IssuedLimits):
+        _print_limits(config, args.name, issued, args.json)
+    elif args.json:
         print(json.dumps(issued.as_json()))
     else:
         print(f"account:          {issued.account}")
@@ -109,3 +149,18 @@ def main(
         print(f"public API key:   {issued.public_key}")
         print("Keep them now: they are stored only as hashes and cannot be shown again.")
     return 0
+
+
+def _print_limits(config: Config, name: str, issued: IssuedLimits, as_json: bool) -> None:
+    """Every setting the account may have of its own: its value, and whose it is."""
+    own = dict(issued.limits.values)
+    effective = issued.limits.applied_to(config)
+    values = {setting: getattr(effective, setting.lower()) for setting in ACCOUNT_SETTINGS}
+    if as_json:
+        mine = sorted(field.upper() for field in own)
+        print(json.dumps({"account": name, "limits": values, "own": mine}))
+        return
+    print(f"account: {name}")
+    for setting, value in values.items():
+        whose = "(this account's)" if setting.lower() in own else "(the deployment's)"
+        print(f"  {setting:<30} {value:<10} {whose}")

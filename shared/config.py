@@ -38,12 +38,18 @@ class Config:
     api_origins: tuple[str, ...] = ()
     console_integrations_url: str = "http://127.0.0.1:8081"
     # Stalls and rates (docs/reliability.md): a request's budget; requests per second and
-    # burst per token, 0 turning a limit off
+    # burst per account (across replicas), client address or session, 0 turning a limit off
     request_budget_seconds: float = 10.0
-    query_rate: float = 20.0
-    query_burst: int = 40
-    management_rate: float = 10.0
-    management_burst: int = 40
+    query_rate: float = 200.0
+    query_burst: int = 400
+    query_client_rate: float = 5.0
+    query_client_burst: int = 30
+    query_session_rate: float = 1.0
+    query_session_burst: int = 10
+    management_rate: float = 50.0
+    management_burst: int = 600
+    auth_failure_rate: float = 1.0
+    auth_failure_burst: int = 20
     # operations: listening address, logs, waiting for MongoDB and NATS at start
     host: str = "127.0.0.1"
     log_level: str = "INFO"
@@ -100,8 +106,14 @@ class Config:
             "REQUEST_BUDGET_SECONDS": str(self.request_budget_seconds),
             "QUERY_RATE": str(self.query_rate),
             "QUERY_BURST": str(self.query_burst),
+            "QUERY_CLIENT_RATE": str(self.query_client_rate),
+            "QUERY_CLIENT_BURST": str(self.query_client_burst),
+            "QUERY_SESSION_RATE": str(self.query_session_rate),
+            "QUERY_SESSION_BURST": str(self.query_session_burst),
             "MANAGEMENT_RATE": str(self.management_rate),
             "MANAGEMENT_BURST": str(self.management_burst),
+            "AUTH_FAILURE_RATE": str(self.auth_failure_rate),
+            "AUTH_FAILURE_BURST": str(self.auth_failure_burst),
             # operations
             "HOST": self.host,
             "LOG_LEVEL": self.log_level,
@@ -151,10 +163,16 @@ class Config:
             ),
             # Stalls and rates
             request_budget_seconds=setting.amount("REQUEST_BUDGET_SECONDS", 10.0, low=0.1),
-            query_rate=setting.amount("QUERY_RATE", 20.0, low=0.0),
-            query_burst=setting.positive("QUERY_BURST", 40),
-            management_rate=setting.amount("MANAGEMENT_RATE", 10.0, low=0.0),
-            management_burst=setting.positive("MANAGEMENT_BURST", 40),
+            query_rate=setting.amount("QUERY_RATE", 200.0, low=0.0),
+            query_burst=setting.positive("QUERY_BURST", 400),
+            query_client_rate=setting.amount("QUERY_CLIENT_RATE", 5.0, low=0.0),
+            query_client_burst=setting.positive("QUERY_CLIENT_BURST", 30),
+            query_session_rate=setting.amount("QUERY_SESSION_RATE", 1.0, low=0.0),
+            query_session_burst=setting.positive("QUERY_SESSION_BURST", 10),
+            management_rate=setting.amount("MANAGEMENT_RATE", 50.0, low=0.0),
+            management_burst=setting.positive("MANAGEMENT_BURST", 600),
+            auth_failure_rate=setting.amount("AUTH_FAILURE_RATE", 1.0, low=0.0),
+            auth_failure_burst=setting.positive("AUTH_FAILURE_BURST", 20),
             # operations
             host=setting.address("HOST", "127.0.0.1"),
             log_level=setting.choice("LOG_LEVEL", "INFO", LOG_LEVELS).upper(),

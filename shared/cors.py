@@ -27,7 +27,7 @@ def _allows(origins: tuple[str, ...], origin: str) -> bool:
 
 def _allow(headers: "web.StreamResponse | web.HTTPException", origin: str) -> None:
     headers.headers["Access-Control-Allow-Origin"] = origin
-    headers.headers["Access-Control-Expose-Headers"] = "X-Request-Id, X-Total-Count"
+    headers.headers["Access-Control-Expose-Headers"] = "X-Request-Id, X-Total-Count, Retry-After"
     headers.headers.add("Vary", "Origin")
 
 

@@ -14,7 +14,8 @@ from marshmallow import Schema, ValidationError, fields
 
 from shared import json_body
 from shared.auth import Principal, TokenKind, bearer_token, require
-from shared.errors import ValidationFailed
+from shared.clients import client_address, trusted_networks
+from shared.errors import Unauthorized, ValidationFailed
 from shared.keys import ACCOUNTS, BODY_WORKER, CONFIG, PRINCIPALS, RATE_LIMITS
 from shared.pages import TOTAL_HEADER, Page, page_of
 
@@ -65,7 +66,9 @@ def endpoint(
 
     With `auth`, the caller's token is checked first and `request[PRINCIPAL]` set
     (`cached_auth`: through the principal cache, for hot endpoints), and one request
-    of the token's `rate_limit` spent (shared/rates.py). With
+    of the `rate_limit` spent ("query": the client's and the account's; "management":
+    the account's; shared/rates.py). A client whose tokens failed too often is refused
+    before its token is looked up. With
     `body`, the JSON body is parsed, validated and passed as the second argument. Data
     returned is dumped through `response` and answered with `status`. A `paged` list
     reads its page from `request[PAGE]` and sets `request[TOTAL]` (shared/pages.py).
@@ -90,9 +93,14 @@ def endpoint(
         @functools.wraps(handler)
         async def wrapped(request: web.Request) -> web.StreamResponse:
             if spec.auth is not None:
-                principal = await authenticate(request, spec.auth, spec.cached_auth)
+                client = client_of(request)
+                principal = await authenticate(request, client, spec.auth, spec.cached_auth)
                 request[PRINCIPAL] = principal
-                request.app[RATE_LIMITS][spec.rate_limit].take(principal)
+                limits = request.app[RATE_LIMITS]
+                if spec.rate_limit == "query":
+                    limits.query(principal, client)
+                else:
+                    limits.management(principal)
             if spec.paged:
                 request[PAGE] = page_of(request)
             if spec.body is not None:
@@ -113,12 +121,25 @@ def endpoint(
     return decorate
 
 
+_trusted_networks = functools.cache(trusted_networks)
+
+
+def client_of(request: web.Request) -> str:
+    return client_address(request, _trusted_networks(request.app[CONFIG].trusted_proxies))
+
+
 async def authenticate(
-    request: web.Request, allowed: frozenset[TokenKind], cached: bool = False
+    request: web.Request, client: str, allowed: frozenset[TokenKind], cached: bool = False
 ) -> Principal:
-    token = bearer_token(request.headers.get("Authorization"))
+    """The caller's principal; a failure counts against the `client` address."""
+    limits = request.app[RATE_LIMITS]
+    limits.check_authentication(client)
     source = request.app[PRINCIPALS] if cached else request.app[ACCOUNTS]
-    principal = await source.authenticate(token)
+    try:
+        principal = await source.authenticate(bearer_token(request.headers.get("Authorization")))
+    except Unauthorized:
+        limits.authentication_failed(client)
+        raise
     require(principal, allowed)
     return principal
 

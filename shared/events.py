@@ -35,6 +35,12 @@ JetStream (stream `<NS>_EVENTS`, subjects `<ns>.events.>`, at-least-once):
   Published by bot-api; integrations-api sets or clears the connection's `error`, never going back
   to an older result.
 
+Core NATS (no stream, nothing kept):
+
+- `<ns>.replicas.<service>.v1`: a replica of the service is alive. `{"v": 1,
+  "replica"}`. Every replica sends it every 2 s and hears all, so each knows how many
+  share the account-wide rate limits (shared/replicas.py).
+
 Request/reply (synchronous look-ups):
 
 - `<ns>.bot.stories.lookup.v1`: integrations-api asks bot-api whether a story is the
@@ -97,12 +103,20 @@ class Subjects:
     def tokens_rotated(self) -> str:
         return f"{self.namespace}.events.accounts.v1"
 
+    def replicas(self, service: str) -> str:
+        return f"{self.namespace}.replicas.{service}.v1"
+
     @property
     def connection_lookup(self) -> str:
         return f"{self.namespace}.integrations.connections.lookup.v1"
 
     def consumer(self, name: str) -> str:
         return f"{self.namespace}-{name}"
+
+
+@dataclass(frozen=True)
+class ReplicaAlive:
+    replica: str
 
 
 @dataclass(frozen=True)

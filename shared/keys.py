@@ -13,7 +13,8 @@ from shared.auth import AccountRepository, PrincipalCache
 from shared.config import Config
 from shared.idempotency import IdempotencyKeys
 from shared.outbox import Outbox
-from shared.rates import RateLimit
+from shared.rates import RateLimits
+from shared.replicas import Replicas
 from shared.startup import Startup
 
 Probe = Callable[[], Awaitable[bool]]
@@ -30,8 +31,10 @@ IDEMPOTENCY = web.AppKey("idempotency", IdempotencyKeys)
 """The first answers of creates sent with an `Idempotency-Key` (shared/idempotency.py)."""
 NATS = web.AppKey("nats", NatsClient)
 OUTBOX = web.AppKey("outbox", Outbox)
-RATE_LIMITS = web.AppKey("rate_limits", dict[str, RateLimit])
-"""By the `rate_limit` an endpoint declares: "query" or "management" (shared/rates.py)."""
+RATE_LIMITS = web.AppKey("rate_limits", RateLimits)
+"""Every rate limit of the process (shared/rates.py)."""
+REPLICAS = web.AppKey("replicas", Replicas)
+"""The live replicas of the service, sharing account-wide limits (shared/replicas.py)."""
 PROBES = web.AppKey("readiness_probes", dict[str, Probe])
 BODY_WORKER = web.AppKey("body_worker", ThreadPoolExecutor)
 """The one thread that decodes and validates large JSON bodies (shared/json_body.py)."""

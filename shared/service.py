@@ -25,7 +25,7 @@ from shared.budget import budget_middleware
 from shared.config import Config
 from shared.cors import cors_middleware
 from shared.envelope import envelope_middleware
-from shared.events import TokensRotated, UndecodableEvent, decode
+from shared.events import ReplicaAlive, TokensRotated, UndecodableEvent, decode, encode
 from shared.idempotency import IdempotencyKeys
 from shared.keys import (
     ACCOUNTS,
@@ -39,13 +39,15 @@ from shared.keys import (
     PRINCIPALS,
     PROBES,
     RATE_LIMITS,
+    REPLICAS,
     STARTUP,
     STATUS_FIELD,
     Probe,
 )
 from shared.openapi import add_openapi_route
 from shared.outbox import Outbox
-from shared.rates import RateLimit
+from shared.rates import RateLimits
+from shared.replicas import HEARTBEAT_SECONDS, Replicas
 from shared.request_log import request_log_middleware
 from shared.startup import Startup, wait_for
 
@@ -73,10 +75,8 @@ def new_app(
         client_max_size=config.max_body_bytes,
     )
     app[CONFIG] = config
-    app[RATE_LIMITS] = {
-        "query": RateLimit(config.query_rate, config.query_burst),
-        "management": RateLimit(config.management_rate, config.management_burst),
-    }
+    app[REPLICAS] = Replicas()
+    app[RATE_LIMITS] = RateLimits(config, app[REPLICAS])
     app[STATUS_FIELD] = status_field
     app[STARTUP] = Startup()
     app.cleanup_ctx.append(body_worker)
@@ -169,6 +169,45 @@ def rotations_context() -> CleanupContext:
         await subscription.unsubscribe()
 
     return follow_rotations
+
+
+def replicas_context(service: str) -> CleanupContext:
+    """Announce this replica and count the others (after `nats_context`)."""
+
+    async def announce_replicas(app: web.Application) -> AsyncIterator[None]:
+        client = app[NATS]
+        subject = app[CONFIG].subjects.replicas(service)
+        replicas = app[REPLICAS]
+        alive = encode(ReplicaAlive(replicas.me))
+
+        async def announce() -> None:
+            with contextlib.suppress(Exception):  # NATS away: counted alone meanwhile
+                await client.publish(subject, alive)
+
+        async def hear(message: Msg) -> None:
+            try:
+                heard = decode(ReplicaAlive, message.data)
+            except UndecodableEvent as error:
+                log.warning("skipped an unreadable replica announcement: %s", error)
+                return
+            if replicas.heard(heard.replica):
+                await announce()
+
+        async def beat() -> None:
+            while True:
+                await announce()
+                await asyncio.sleep(HEARTBEAT_SECONDS)
+
+        subscription = await client.subscribe(subject, cb=hear)
+        heartbeat = asyncio.create_task(beat())
+        yield
+        heartbeat.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await heartbeat
+        with contextlib.suppress(Exception):
+            await subscription.unsubscribe()
+
+    return announce_replicas
 
 
 def outbox_context() -> CleanupContext:

@@ -50,7 +50,10 @@ def config(mongo_url: str, nats_url: str) -> Iterator[Config]:
         database_prefix=f"t{uuid.uuid4().hex[:12]}",
         webhook_allow=LOOPBACK,
         query_rate=0,  # tests need throughput; test_rate_limits turns them on
+        query_client_rate=0,
+        query_session_rate=0,
         management_rate=0,
+        auth_failure_rate=0,
         semantic_matching=False,
     )
     yield config

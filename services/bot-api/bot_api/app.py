@@ -14,6 +14,7 @@ from bot_api.conversations.cache import StoryCache
 from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.encoding.minilm import MiniLmEncoder
 from bot_api.keys import (
+    ACCOUNTS,
     CHANGES,
     CONFIG,
     CONVERSATIONS,
@@ -28,7 +29,7 @@ from bot_api.keys import (
 )
 from bot_api.management.entities import EntityService
 from bot_api.management.interactions import InteractionService
-from bot_api.management.quotas import Quotas
+from bot_api.management.quotas import StoredQuotas
 from bot_api.management.stories import StoryService
 from bot_api.messaging import (
     NatsConnectionDirectory,
@@ -48,6 +49,7 @@ from shared.service import (
     nats_context,
     new_app,
     outbox_context,
+    replicas_context,
     rotations_context,
 )
 
@@ -66,7 +68,7 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     changes.listen(cache)
     app[STORES], app[CHANGES], app[STORY_CACHE] = stores, changes, cache
     app[PHRASE_VECTORS] = vectors
-    quotas = Quotas.from_config(config)
+    quotas = StoredQuotas(config, app[ACCOUNTS])
     app[STORIES] = StoryService(stores=stores, changes=changes, quotas=quotas)
     directory = NatsConnectionDirectory(app[NATS], config.subjects)
     app[INTERACTIONS] = InteractionService(
@@ -104,6 +106,7 @@ def create_app(config: Config) -> web.Application:
         [
             mongo_context(config.bot_database),
             nats_context("bot-api"),
+            replicas_context("bot-api"),
             rotations_context(),
             outbox_context(),
             management,

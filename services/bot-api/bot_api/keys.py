@@ -10,7 +10,7 @@ from bot_api.management.entities import EntityService
 from bot_api.management.interactions import InteractionService
 from bot_api.management.stories import StoryService
 from bot_api.storage import Stores
-from shared.keys import CONFIG, DATABASE, NATS, OUTBOX
+from shared.keys import ACCOUNTS, CONFIG, DATABASE, NATS, OUTBOX, RATE_LIMITS
 
 STORES = web.AppKey("stores", Stores)
 CHANGES = web.AppKey("changes", ChangeFeed)
@@ -23,6 +23,7 @@ PHRASE_VECTORS = web.AppKey[PhraseVectorService | None]("phrase_vectors")
 """The semantic stage's vectors and encoder; None when SEMANTIC_MATCHING is off."""
 
 __all__ = [
+    "ACCOUNTS",
     "CHANGES",
     "CONFIG",
     "CONVERSATIONS",
@@ -32,6 +33,7 @@ __all__ = [
     "NATS",
     "OUTBOX",
     "PHRASE_VECTORS",
+    "RATE_LIMITS",
     "STORES",
     "STORIES",
     "STORY_CACHE",

@@ -15,6 +15,7 @@ from shared.service import (
     nats_context,
     new_app,
     outbox_context,
+    replicas_context,
     rotations_context,
 )
 
@@ -40,6 +41,7 @@ def create_app(config: Config) -> web.Application:
             mongo_context(config.integrations_database),
             open_repository,
             nats_context("integrations-api"),
+            replicas_context("integrations-api"),
             rotations_context(),
             outbox_context(),
             wire_backends,

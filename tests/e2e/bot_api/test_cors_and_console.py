@@ -19,6 +19,8 @@ async def test_a_query_error_is_readable_from_another_origin(bot_api: TestClient
     async with bot_api.post("/query", json={}, headers={"Origin": OTHER}) as response:
         assert response.status == 401
         assert response.headers["Access-Control-Allow-Origin"] == OTHER
+        # the widget on another origin waits out a 429 by its Retry-After
+        assert "Retry-After" in response.headers["Access-Control-Expose-Headers"]
 
 
 async def test_the_management_api_is_closed_to_other_origins(bot_api: TestClient) -> None:

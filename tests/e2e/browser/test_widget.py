@@ -46,6 +46,41 @@ def test_the_widget_greets_fills_the_defaults_and_answers_a_quick_reply(
     screenshot(page, "widget")
 
 
+SEND_AT_ONCE = 12
+"""Messages sent in one go: past the session's burst of 10 (QUERY_SESSION_BURST)."""
+
+SEND_ALL = """(count) => {
+  const form = document.querySelector(".parley-form");
+  for (let n = 0; n < count; n++) {
+    form.querySelector("input").value = "menu";
+    form.requestSubmit();
+  }
+}"""
+
+
+def test_the_widget_waits_out_a_429_and_never_shows_it(page: Page, stack: Stack) -> None:
+    story_id = widget_story(page, stack)
+    statuses: list[int] = []
+    page.on("response", lambda r: statuses.append(r.status) if r.url.endswith("/query") else None)
+    page.goto(f"{stack.bot_api}/chat/{story_id}?key={stack.tokens.public_key}")
+    page.get_by_role("button", name="Chat").click()
+    log = page.locator(".parley-log")
+    expect(log).to_contain_text("Hello from the widget!")
+
+    page.evaluate(SEND_ALL, SEND_AT_ONCE)
+    expect(log.get_by_text("Pizza or pasta?")).to_have_count(SEND_AT_ONCE, timeout=30_000)
+    assert 429 in statuses
+    expect(log.locator(".parley-error")).to_have_count(0)
+
+
+def test_the_widget_shows_visitors_no_developer_error(page: Page, stack: Stack) -> None:
+    story_id = widget_story(page, stack)
+    page.goto(f"{stack.bot_api}/chat/{story_id}?key=ppk_not-a-key")
+    page.get_by_role("button", name="Chat").click()
+    error = page.locator(".parley-log .parley-error")
+    expect(error).to_have_text("Sorry, the chat is not available right now.")
+
+
 @pytest.fixture
 def other_origin(tmp_path: Path) -> Iterator[str]:
     """A page served from another origin (another port of loopback)."""

@@ -1,16 +1,21 @@
-"""`python -m bot_api accounts create|rotate NAME`: tokens shown once, stored as hashes."""
+"""`python -m bot_api accounts create|rotate NAME`: tokens shown once, stored as hashes;
+`accounts limits NAME SETTING=VALUE ...`: one account's own limits and quotas."""
 
 import asyncio
 import dataclasses
 import json
 import os
 import sys
+from typing import Any
 
 from pymongo import MongoClient
 
+from bot_api.app import create_app
 from shared.auth import AccountRepository, TokenKind
 from shared.config import Config
 from shared.errors import Unauthorized
+from support.api import Api
+from support.waiting import eventually
 from tools.embedded import free_port
 
 
@@ -101,3 +106,72 @@ async def test_a_rotation_nats_does_not_take_is_said_in_one_line(config: Config)
     assert code == 0 and json.loads(out)["account"] == "acme"
     assert err.count("\n") == 1 and "did not take the rotation" in err
     assert "Traceback" not in err
+
+
+async def test_limits_raise_one_accounts_rate_and_quotas(
+    aiohttp_client: Any, config: Config, accounts: AccountRepository
+) -> None:
+    tight = dataclasses.replace(config, quota_stories=1, management_rate=0.001, management_burst=5)
+    client = await aiohttp_client(create_app(tight))
+    raised = Api(client, (await accounts.create("acme")).developer_token)
+    other = Api(client, (await accounts.create("other")).developer_token)
+
+    code, out, _ = await cli(tight, "limits", "acme", "QUOTA_STORIES=3", "MANAGEMENT_BURST=20")
+    assert code == 0
+    assert "QUOTA_STORIES" in out and "(this account's)" in out
+
+    created = [
+        (await raised.post("/stories", {"name": f"S{n}", "description": ""})).status
+        for n in range(4)
+    ]
+    assert created == [200, 200, 200, 409]
+    assert [(await raised.get("/stories")).status for _ in range(10)] == [200] * 10
+    assert [
+        (await other.post("/stories", {"name": f"S{n}", "description": ""})).status
+        for n in range(2)
+    ] == [
+        200,
+        409,
+    ]
+    assert [(await other.get("/stories")).status for _ in range(4)] == [200, 200, 200, 429]
+
+
+async def test_limits_show_and_reset_an_accounts_own_values(config: Config) -> None:
+    await cli(config, "create", "acme")
+    await cli(config, "limits", "acme", "QUERY_RATE=500", "QUOTA_ENTITIES=900")
+    code, out, _ = await cli(config, "limits", "acme", "QUERY_RATE=", "--json")
+    shown = json.loads(out)
+    assert code == 0 and shown["own"] == ["QUOTA_ENTITIES"]
+    assert shown["limits"]["QUOTA_ENTITIES"] == 900
+    assert shown["limits"]["QUERY_RATE"] == Config.from_env_mapping({}).query_rate
+
+
+async def test_limits_refuse_an_unknown_setting_or_a_bad_value(config: Config) -> None:
+    await cli(config, "create", "acme")
+    for wrong in ("MAX_BODY_BYTES=1", "QUOTA_STORIES=-1", "QUERY_RATE"):
+        code, out, err = await cli(config, "limits", "acme", wrong)
+        assert (code, out) == (2, ""), wrong
+        assert err.count("\n") == 1 and "Traceback" not in err
+    code, _, err = await cli(config, "limits", "nobody", "QUOTA_STORIES=3")
+    assert code == 1 and "nobody" in err
+
+
+async def test_new_limits_reach_the_cached_principals_of_query_at_once(
+    aiohttp_client: Any, config: Config, accounts: AccountRepository
+) -> None:
+    """/query keeps principals for 30 s; the command's announcement makes it drop them."""
+    tight = dataclasses.replace(config, query_rate=0.001, query_burst=2)
+    client = await aiohttp_client(create_app(tight))
+    tokens = await accounts.create("acme")
+    story_id = await Api(client, tokens.developer_token).create_story()
+    public = Api(client, tokens.public_key)
+    query = {"sessionId": "s", "query": "hi", "storyId": story_id}
+    assert [(await public.post("/query", query)).status for _ in range(3)] == [200, 200, 429]
+
+    code, _, _ = await cli(tight, "limits", "acme", "QUERY_RATE=1000")
+    assert code == 0
+
+    async def answered() -> bool:
+        return (await public.post("/query", query)).status == 200
+
+    await eventually(answered, seconds=10)

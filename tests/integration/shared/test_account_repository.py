@@ -3,7 +3,14 @@ own account, and a rotation changes that account only."""
 
 import pytest
 
-from shared.auth import AccountRepository, IssuedTokens, Principal, TokenKind
+from shared.auth import (
+    AccountRepository,
+    IssuedTokens,
+    Principal,
+    PrincipalCache,
+    TokenKind,
+    hash_token,
+)
 from shared.errors import Conflict, NotFound, Unauthorized
 from support.documents import Documents, changed, contents
 
@@ -82,3 +89,20 @@ async def test_rotate_of_an_unknown_account_changes_nothing(accounts: AccountRep
         await accounts.rotate("mallory")
 
     assert await snapshot(accounts) == before
+
+
+async def test_the_principal_cache_remembers_an_invalid_token_briefly(
+    accounts: AccountRepository,
+) -> None:
+    """Repeating an invalid token reads no account for `refused_ttl`: a token stored after
+    the first refusal is still refused by that cache, while a new cache finds it."""
+    token = "ppk_guessed"
+    cache = PrincipalCache(accounts, refused_ttl=60)
+    with pytest.raises(Unauthorized):
+        await cache.authenticate(token)
+    await accounts.collection.insert_one(
+        {"name": "late", "developerTokenHash": "d", "publicKeyHash": hash_token(token)}
+    )
+    with pytest.raises(Unauthorized):
+        await cache.authenticate(token)
+    assert (await PrincipalCache(accounts).authenticate(token)).kind is TokenKind.PUBLIC

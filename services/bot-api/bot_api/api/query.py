@@ -4,7 +4,7 @@ from aiohttp import web
 
 from bot_api.api.common import account_of
 from bot_api.engine.turn import Turn
-from bot_api.keys import CONVERSATIONS
+from bot_api.keys import CONVERSATIONS, RATE_LIMITS
 from bot_api.schemas.query import (
     MAX_QUERY_BODY_BYTES,
     QueryRequestSchema,
@@ -35,6 +35,7 @@ routes = web.RouteTableDef()
     errors=(404, 409),
 )
 async def query(request: web.Request, body: dict[str, Any]) -> Any:
+    request.app[RATE_LIMITS].session(principal_of(request), body["sessionId"])
     if body["debug"] and principal_of(request).kind is not TokenKind.DEVELOPER:
         # The debug view shows the story's phrases, ids and names: the developer's, not
         # the chat user's (the public key is in every page that embeds the bot).

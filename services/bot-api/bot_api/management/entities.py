@@ -4,14 +4,14 @@ so no interaction is ever left naming an entity that does not exist."""
 from typing import Any
 
 from bot_api.changes import ChangeFeed, EntitiesEdited
-from bot_api.management.quotas import Quotas
+from bot_api.management.quotas import AccountQuotas
 from bot_api.storage import Stores
 from shared.errors import Conflict, NotFound
 from shared.pages import Page
 
 
 class EntityService:
-    def __init__(self, *, stores: Stores, changes: ChangeFeed, quotas: Quotas) -> None:
+    def __init__(self, *, stores: Stores, changes: ChangeFeed, quotas: AccountQuotas) -> None:
         self._stores = stores
         self._changes = changes
         self._quotas = quotas
@@ -33,7 +33,8 @@ class EntityService:
         if new_id is not None and await self._stores.entities.get(account_id, new_id):
             return new_id
         entities, entries = await self._stores.entities.totals(account_id)
-        self._quotas.check_entities(entities + 1, entries + len(data["entries"]))
+        quotas = await self._quotas.of(account_id)
+        quotas.check_entities(entities + 1, entries + len(data["entries"]))
         entity_id = await self._stores.entities.insert(account_id, data, new_id)
         await self._changes.announce(EntitiesEdited(account_id))
         return entity_id
@@ -44,7 +45,8 @@ class EntityService:
         added = len(data["entries"]) - len(current["entries"])
         if added > 0:
             entities, entries = await self._stores.entities.totals(account_id)
-            self._quotas.check_entities(entities, entries + added)
+            quotas = await self._quotas.of(account_id)
+            quotas.check_entities(entities, entries + added)
         if data["name"] != current["name"]:
             await _refuse_if_used(self._stores, account_id, current["name"], "renamed")
         if not await self._stores.entities.replace(account_id, entity_id, data):

@@ -19,7 +19,7 @@ from bot_api.domain.interactions import (
     referenced_entities,
 )
 from bot_api.domain.structure import ContextChange
-from bot_api.management.quotas import Quotas
+from bot_api.management.quotas import AccountQuotas, Quotas
 from bot_api.management.stories import edit_story, load_story, until_written
 from bot_api.storage import Stores
 from bot_api.storage.interactions import CONTENT_FIELDS
@@ -42,7 +42,7 @@ class InteractionService:
         stores: Stores,
         changes: ChangeFeed,
         connections: ConnectionDirectory,
-        quotas: Quotas,
+        quotas: AccountQuotas,
     ) -> None:
         self._stores = stores
         self._changes = changes
@@ -78,6 +78,7 @@ class InteractionService:
         The story is read once and the add written as a change of it (not the whole
         structure again), so the cost does not grow with the story; only a write that a
         concurrent writer made miss reads the story again."""
+        quotas = await self._quotas.of(account_id)
         stores = self._stores
         story = await self._counted(await load_story(stores, account_id, story_id))
         if new_id is not None and new_id in story.structure:
@@ -92,8 +93,8 @@ class InteractionService:
                 story.structure.add_root(new_id)
             else:
                 story.structure.add_child(parent_id, new_id)
-            self._quotas.check_interactions(len(story.structure.contexts) + 1)
-            await self._check_phrases(story, phrases)
+            quotas.check_interactions(len(story.structure.contexts) + 1)
+            await self._check_phrases(story, phrases, quotas)
 
         async def attempt(read: StoryRecord) -> bool | None:
             if new_id in read.structure:
@@ -126,7 +127,7 @@ class InteractionService:
         stored = {name: current[name] for name in CONTENT_FIELDS}
         content = prepare({**stored, **data}, current["type"], previous=stored)
         added = len(content["userSays"]) - len(stored["userSays"])
-        await self._check_phrases(story, added)
+        await self._check_phrases(story, added, await self._quotas.of(account_id))
         await self._check_references(
             account_id, story, interaction_id, content, stored_webhook=stored["webhook"]
         )
@@ -184,19 +185,15 @@ class InteractionService:
 
         return await until_written(stores, story.account_id, story.id, attempt, story)
 
-    async def _check_phrases(self, story: StoryRecord, added: int) -> None:
+    async def _check_phrases(self, story: StoryRecord, added: int, quotas: Quotas) -> None:
         """By the story's counter; one that would refuse is checked against a count of the
         interactions, and corrected, so a counter that drifted never refuses wrongly."""
-        if (
-            added <= 0
-            or story.phrases is None
-            or story.phrases + added <= self._quotas.phrases_per_story
-        ):
+        if added <= 0 or story.phrases is None or story.phrases + added <= quotas.phrases_per_story:
             return
         phrases = await self._stores.interactions.count_phrases(story.id, story.structure.contexts)
         if phrases != story.phrases:
             await self._stores.stories.set_phrases(story, phrases)
-        self._quotas.check_phrases(phrases + added)
+        quotas.check_phrases(phrases + added)
 
     async def _check_references(
         self,

@@ -2,11 +2,15 @@
 process compile or hold more than the operator planned for (docs/reliability.md).
 
 Each is checked before the write that would pass it, which answers 409 `conflict`
-naming the quota; two writes racing may together pass a quota by what each adds.
+naming the quota; two writes racing may together pass a quota by what each adds. An
+account may have quotas of its own (`accounts limits NAME QUOTA_STORIES=300`), read
+with each write that checks one, so a change holds at once.
 """
 
 from dataclasses import dataclass
+from typing import Protocol
 
+from shared.auth import AccountRepository
 from shared.config import Config
 from shared.errors import Conflict
 
@@ -36,6 +40,10 @@ class Quotas:
             entries=config.quota_entries,
         )
 
+    async def of(self, account_id: str) -> "Quotas":
+        """The same quotas for every account."""
+        return self
+
     def check_stories(self, stories: int) -> None:
         """`stories`: how many the account would hold after the write."""
         if stories > self.stories:
@@ -58,3 +66,19 @@ class Quotas:
             raise QuotaExceeded("entities", self.entities, "entities per account")
         if entries > self.entries:
             raise QuotaExceeded("entries", self.entries, "entity entries per account")
+
+
+class AccountQuotas(Protocol):
+    async def of(self, account_id: str) -> Quotas: ...
+
+
+class StoredQuotas:
+    """The deployment's quotas, or those an account was given."""
+
+    def __init__(self, config: Config, accounts: AccountRepository) -> None:
+        self._config = config
+        self._accounts = accounts
+
+    async def of(self, account_id: str) -> Quotas:
+        limits = await self._accounts.limits(account_id)
+        return Quotas.from_config(limits.applied_to(self._config))

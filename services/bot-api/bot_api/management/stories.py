@@ -9,7 +9,7 @@ from bot_api.changes import ChangeFeed, StoryCreated, StoryDeleted, StoryEdited
 from bot_api.domain.interactions import default_interactions
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
-from bot_api.management.quotas import Quotas
+from bot_api.management.quotas import AccountQuotas
 from bot_api.storage import Stores, new_object_id
 from bot_api.storage.stories import StoryRecord
 from shared.errors import Conflict, NotFound
@@ -66,7 +66,7 @@ async def until_written(
 
 
 class StoryService:
-    def __init__(self, *, stores: Stores, changes: ChangeFeed, quotas: Quotas) -> None:
+    def __init__(self, *, stores: Stores, changes: ChangeFeed, quotas: AccountQuotas) -> None:
         self._stores = stores
         self._changes = changes
         self._quotas = quotas
@@ -77,7 +77,8 @@ class StoryService:
         """Under `new_id` when given (a retried create), which may exist already."""
         if new_id is not None and await self._stores.stories.get(account_id, new_id):
             return new_id
-        self._quotas.check_stories(await self._stores.stories.count(account_id) + 1)
+        quotas = await self._quotas.of(account_id)
+        quotas.check_stories(await self._stores.stories.count(account_id) + 1)
         settings = Settings(**data.get("settings", {}))
         defaults = [
             {**default, "id": str(uuid.uuid4())}

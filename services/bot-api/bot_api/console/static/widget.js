@@ -63,21 +63,47 @@
   document.body.append(root);
 
   var opened = false;
+  // A 429 is retried after its Retry-After (at most MAX_WAIT_SECONDS), up to MAX_RETRIES
+  // times: a visitor typing fast or many visitors at once wait a moment, never see it.
+  var MAX_RETRIES = 5;
+  var MAX_WAIT_SECONDS = 30;
+  // What a visitor reads; the details (for the page's developer) go to the console.
+  var BUSY = "Sorry, the chat is busy right now. Please try again in a moment.";
+  var UNREACHABLE = "Sorry, the chat cannot be reached. Please check your connection.";
+  var BROKEN = "Sorry, the chat is not available right now.";
 
-  async function send(turn, said) {
-    if (said) log.append(element("p", "parley-item parley-user", said));
-    var body = Object.assign({ sessionId: sessionId(), storyId: story, parameters: defaults() }, turn);
-    try {
+  function pause(seconds) {
+    return new Promise(function (resolve) {
+      setTimeout(resolve, seconds * 1000);
+    });
+  }
+
+  async function ask(body) {
+    for (var attempt = 0; ; attempt++) {
       var response = await fetch(base + "/query", {
         method: "POST",
         headers: { Authorization: "Bearer " + key, "Content-Type": "application/json" },
         body: JSON.stringify(body),
       });
+      if (response.status !== 429 || attempt === MAX_RETRIES) return response;
+      var wait = Number(response.headers.get("Retry-After")) || 1;
+      await pause(Math.min(wait, MAX_WAIT_SECONDS) + Math.random());
+    }
+  }
+
+  async function send(turn, said) {
+    if (said) log.append(element("p", "parley-item parley-user", said));
+    var body = Object.assign({ sessionId: sessionId(), storyId: story, parameters: defaults() }, turn);
+    var shown = UNREACHABLE;
+    try {
+      var response = await ask(body);
+      shown = response.status === 429 ? BUSY : BROKEN;
       var answer = await response.json();
-      if (!response.ok) throw new Error(answer.status.errorDetails || "the bot did not answer");
+      if (!response.ok) throw new Error(answer.status.errorDetails || "HTTP " + response.status);
       await render(answer.result.fulfillment, log, send);
     } catch (error) {
-      log.append(element("p", "parley-item parley-error", "Sorry: " + error.message));
+      console.warn("Parley widget: /query failed:", error.message);
+      log.append(element("p", "parley-item parley-error", shown));
     }
     log.scrollTop = log.scrollHeight;
   }
