@@ -60,6 +60,7 @@ class Config:
     body_read_seconds: float = 10.0
     idle_seconds: float = 15.0
     max_connections: int = 1000
+    max_connections_per_client: int = 100
     # matching (docs/matching.md)
     semantic_matching: bool = True
 
@@ -118,6 +119,7 @@ class Config:
             "BODY_READ_SECONDS": str(self.body_read_seconds),
             "IDLE_SECONDS": str(self.idle_seconds),
             "MAX_CONNECTIONS": str(self.max_connections),
+            "MAX_CONNECTIONS_PER_CLIENT": str(self.max_connections_per_client),
             # matching
             "SEMANTIC_MATCHING": "on" if self.semantic_matching else "off",
         }
@@ -171,6 +173,7 @@ class Config:
             body_read_seconds=setting.amount("BODY_READ_SECONDS", 10.0, low=0.1),
             idle_seconds=setting.amount("IDLE_SECONDS", 15.0, low=0.1),
             max_connections=setting.positive("MAX_CONNECTIONS", 1000),
+            max_connections_per_client=setting.positive("MAX_CONNECTIONS_PER_CLIENT", 100),
             # matching
             semantic_matching=setting.choice("SEMANTIC_MATCHING", "on", ("on", "off")).lower()
             == "on",
