@@ -36,7 +36,11 @@ class Served:
 @pytest.fixture
 async def served(config: Config, accounts: AccountRepository) -> AsyncIterator[Served]:
     limited = dataclasses.replace(
-        config, body_read_seconds=1.0, idle_seconds=1.0, max_connections=50
+        config,
+        body_read_seconds=1.0,
+        request_budget_seconds=1.0,  # as by default, a body has the whole budget to arrive
+        idle_seconds=1.0,
+        max_connections=50,
     )
     port = free_port()
     runner = await server.start(create_app(limited), limited, HOST, port)
