@@ -139,6 +139,9 @@ def run(var: Path, started: list[ServerProcess]) -> None:
     env.setdefault(
         "API_ORIGINS", f"http://127.0.0.1:{bot_api_port},http://localhost:{bot_api_port}"
     )
+    # no gateway here: the console calls integrations-api on its own port
+    integrations_api_port = env.get("INTEGRATIONS_API_PORT", "8081")
+    env.setdefault("CONSOLE_INTEGRATIONS_URL", f"http://127.0.0.1:{integrations_api_port}")
     refuse_taken_ports(Config.from_env_mapping(env))
     restarters: dict[str, Callable[[], ServerProcess]] = {}
     if "MONGODB_URL" not in env:
