@@ -3,7 +3,7 @@ at most its share, and a full process makes room for a newcomer by closing the i
 connection (docs/reliability.md "HTTP input and the OpenAPI contract").
 
 Clients are told apart by their source address: all of 127.0.0.0/8 reaches loopback
-on Linux, and no proxy is trusted here, so each address counts as one client.
+on Linux, and each address but the trusted proxy's counts as one client.
 """
 
 import asyncio
@@ -23,6 +23,7 @@ MAX_CONNECTIONS = 50
 PER_CLIENT = 20
 HOLDERS = ("127.0.0.2", "127.0.0.3", "127.0.0.4")
 VICTIM = "127.0.0.9"
+PROXY = "127.0.0.5"
 SLOW_REQUEST = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: "
 
 Connection = tuple[asyncio.StreamReader, asyncio.StreamWriter]
@@ -35,7 +36,7 @@ async def port(config: Config) -> AsyncIterator[int]:
         idle_seconds=60.0,  # nothing here is closed for being idle too long
         max_connections=MAX_CONNECTIONS,
         max_connections_per_client=PER_CLIENT,
-        trusted_proxies=(),
+        trusted_proxies=(f"{PROXY}/32",),
     )
     port = free_port()
     runner = await server.start(create_app(limited), limited, HOST, port)
@@ -107,3 +108,18 @@ async def test_a_full_process_closes_the_idlest_connection_to_serve_a_new_client
         assert await healthz_from(port, VICTIM, 20) == [200] * 20
     finally:
         close(held)
+
+
+async def test_a_trusted_proxy_speaks_for_many_clients_and_is_not_capped_as_one(
+    port: int,
+) -> None:
+    kept = []
+    try:
+        for _ in range(PER_CLIENT + 10):
+            reader, writer = await asyncio.open_connection(HOST, port, local_addr=(PROXY, 0))
+            kept.append((reader, writer))
+            writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")  # kept alive
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout=10)
+            assert head.startswith(b"HTTP/1.1 200"), head
+    finally:
+        close(kept)
