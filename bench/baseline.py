@@ -69,4 +69,4 @@ def create_app(config: Config) -> web.Application:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main("python -m bench.baseline", create_app, lambda c: c.bot_api_port))
+    raise SystemExit(main("python -m bench.baseline", create_app, "BOT_API_PORT"))

@@ -1,6 +1,8 @@
 """Every request answers within its budget (`REQUEST_BUDGET_SECONDS`, 10 s by default),
 whatever MongoDB does: a 503 `unavailable` when time runs out. PyMongo's own deadline
-ends a database call in time, and the asyncio deadline ends anything else.
+ends a database call in time, and the asyncio deadline ends anything else. A budget
+that runs out while the client is still sending the body is the client's delay: a 408
+`request_timeout`, as when `BODY_READ_SECONDS` runs out (the same 10 s by default).
 
 PyMongo's deadline is a context variable, and a task inherits its creator's context:
 work a request starts but does not wait for (a story's compile shared with later
@@ -17,8 +19,8 @@ import pymongo
 from aiohttp import web
 from pymongo.errors import PyMongoError
 
-from shared.errors import Unavailable
-from shared.keys import CONFIG
+from shared.errors import RequestTimeout, Unavailable
+from shared.keys import BODY_ARRIVING, CONFIG
 from shared.metrics import MONGODB_ERRORS
 
 DATABASE_SHARE = 0.9
@@ -41,6 +43,8 @@ async def budget_middleware(request: web.Request, handler: Handler) -> web.Strea
             async with asyncio.timeout(seconds):
                 return await handler(request)
     except TimeoutError:
+        if request.get(BODY_ARRIVING, False):
+            raise RequestTimeout(f"the body did not arrive within {seconds:g} s") from None
         raise Unavailable(f"the request did not finish within {seconds:g} s; try again") from None
     except PyMongoError as error:
         if error.timeout:

@@ -84,9 +84,9 @@ async def _announce(config: Config, account_id: str) -> str | None:
     return None
 
 
-def main(
-    prog: str, create_app: Callable[[Config], web.Application], port_of: Callable[[Config], int]
-) -> int:
+def main(prog: str, create_app: Callable[[Config], web.Application], port_setting: str) -> int:
+    """The command line of a service listening on the port its setting `port_setting`
+    names (`BOT_API_PORT`)."""
     parser = argparse.ArgumentParser(prog=prog)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("serve", help="serve the HTTP API")
@@ -118,7 +118,8 @@ def main(
 
     if args.command == "serve":
         logs.configure(config)
-        return asyncio.run(serve(create_app(config), config, port_of(config)))
+        port = int(config.as_env()[port_setting])
+        return asyncio.run(serve(create_app(config), config, port, port_setting))
 
     try:
         issued = asyncio.run(_accounts(config, args.action, args.name, changes))

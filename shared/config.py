@@ -36,7 +36,9 @@ class Config:
     # Browsers: CORS (docs/console.md) and the web console
     query_origins: tuple[str, ...] = ("*",)
     api_origins: tuple[str, ...] = ()
-    console_integrations_url: str = "http://127.0.0.1:8081"
+    console_integrations_url: str = ""
+    """Where the console's pages call integrations-api; "" for their own origin, where
+    the gateway routes `/v2/integrations/` to it."""
     # Stalls and rates (docs/reliability.md): a request's budget; requests per second and
     # burst per account (across replicas), client address or session, 0 turning a limit off
     request_budget_seconds: float = 10.0
@@ -66,6 +68,7 @@ class Config:
     body_read_seconds: float = 10.0
     idle_seconds: float = 15.0
     max_connections: int = 1000
+    max_connections_per_client: int = 100
     # matching (docs/matching.md)
     semantic_matching: bool = True
 
@@ -130,6 +133,7 @@ class Config:
             "BODY_READ_SECONDS": str(self.body_read_seconds),
             "IDLE_SECONDS": str(self.idle_seconds),
             "MAX_CONNECTIONS": str(self.max_connections),
+            "MAX_CONNECTIONS_PER_CLIENT": str(self.max_connections_per_client),
             # matching
             "SEMANTIC_MATCHING": "on" if self.semantic_matching else "off",
         }
@@ -142,13 +146,12 @@ class Config:
     def from_env_mapping(cls, env: Mapping[str, str]) -> "Config":
         """The configuration `env` gives; InvalidSetting names the first bad value."""
         setting = _Reader(env)
-        integrations_api_port = setting.port("INTEGRATIONS_API_PORT", 8081)
         return cls(
             mongodb_url=setting.url("MONGODB_URL", "mongodb://127.0.0.1:27017", _MONGODB_SCHEMES),
             nats_url=setting.url("NATS_URL", "nats://127.0.0.1:4222", _NATS_SCHEMES),
             database_prefix=setting.database_prefix("DATABASE_PREFIX", "parley"),
             bot_api_port=setting.port("BOT_API_PORT", 8080),
-            integrations_api_port=integrations_api_port,
+            integrations_api_port=setting.port("INTEGRATIONS_API_PORT", 8081),
             max_body_bytes=setting.positive("MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES),
             session_idle_seconds=setting.positive("SESSION_IDLE_SECONDS", 600),
             webhook_allow=setting.networks("WEBHOOK_ALLOW"),
@@ -156,10 +159,8 @@ class Config:
             # Browsers
             query_origins=setting.origins("QUERY_ORIGINS", "*"),
             api_origins=setting.origins("API_ORIGINS", ""),
-            console_integrations_url=setting.url(
-                "CONSOLE_INTEGRATIONS_URL",
-                f"http://127.0.0.1:{integrations_api_port}",
-                _HTTP_SCHEMES,
+            console_integrations_url=setting.optional_url(
+                "CONSOLE_INTEGRATIONS_URL", _HTTP_SCHEMES
             ),
             # Stalls and rates
             request_budget_seconds=setting.amount("REQUEST_BUDGET_SECONDS", 10.0, low=0.1),
@@ -189,6 +190,7 @@ class Config:
             body_read_seconds=setting.amount("BODY_READ_SECONDS", 10.0, low=0.1),
             idle_seconds=setting.amount("IDLE_SECONDS", 15.0, low=0.1),
             max_connections=setting.positive("MAX_CONNECTIONS", 1000),
+            max_connections_per_client=setting.positive("MAX_CONNECTIONS_PER_CLIENT", 100),
             # matching
             semantic_matching=setting.choice("SEMANTIC_MATCHING", "on", ("on", "off")).lower()
             == "on",
@@ -215,6 +217,10 @@ class _Reader:
             # the value may hold a password: name only what it starts with
             raise InvalidSetting(f"{name} must start with {' or '.join(schemes)}")
         return value
+
+    def optional_url(self, name: str, schemes: tuple[str, ...]) -> str:
+        """A URL, or "" when unset."""
+        return self.url(name, "", schemes) if self._raw(name, "") else ""
 
     def database_prefix(self, name: str, default: str) -> str:
         value = self._raw(name, default)

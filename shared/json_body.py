@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 from aiohttp import web
 
 from shared.errors import BadRequest, PayloadTooLarge, RequestTimeout, UnsupportedMediaType
+from shared.keys import BODY_ARRIVING
 
 MAX_DEPTH = 32
 """Deeper than any body an endpoint takes (an interaction's buttons sit at depth 5)."""
@@ -146,6 +147,7 @@ async def read(request: web.Request, *, read_seconds: float, max_bytes: int) -> 
         raise UnsupportedMediaType(f"send the body in UTF-8, not {request.charset}")
     if (request.content_length or 0) > max_bytes:
         raise _too_large(max_bytes)
+    request[BODY_ARRIVING] = True
     try:
         async with asyncio.timeout(read_seconds):
             raw = await request.read()
@@ -153,6 +155,7 @@ async def read(request: web.Request, *, read_seconds: float, max_bytes: int) -> 
         raise RequestTimeout(f"the body did not arrive within {read_seconds:g} seconds") from None
     except ConnectionResetError:
         raise BadRequest("the connection closed before the body was complete") from None
+    request[BODY_ARRIVING] = False
     if len(raw) > max_bytes:
         raise _too_large(max_bytes)
     return raw

@@ -40,3 +40,6 @@ BODY_WORKER = web.AppKey("body_worker", ThreadPoolExecutor)
 """The one thread that decodes and validates large JSON bodies (shared/json_body.py)."""
 STARTUP = web.AppKey("startup", Startup)
 """What the process still waits for at start (shared/startup.py)."""
+BODY_ARRIVING = web.RequestKey("body_arriving", bool)
+"""Whether the request waits for its client to send the body (shared/json_body.py): a
+budget that runs out meanwhile is the client's delay, a 408 (shared/budget.py)."""

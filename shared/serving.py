@@ -3,11 +3,13 @@ while it still waits for MongoDB or NATS, and stopping cleanly on SIGINT or SIGT
 
 Until the app's start-up steps are done, a small stand-in app holds the port: /healthz
 answers 200 (the process lives), /readyz and every other path 503 with what the start
-waits for. Then the app itself takes the port.
+waits for. Then the app itself takes the port. A port another program holds stops the
+process with one line naming the setting to change.
 """
 
 import asyncio
 import contextlib
+import errno
 import logging
 import signal
 
@@ -52,8 +54,27 @@ async def _until_stopped(started: "asyncio.Task[None]", stop: asyncio.Event) -> 
     return started.done() and not started.cancelled()
 
 
-async def serve(app: web.Application, config: Config, port: int) -> int:
-    """Serve until SIGINT or SIGTERM; the exit status."""
+async def _listen(runner: web.BaseRunner, host: str, port: int, port_setting: str) -> bool:
+    """Whether `runner` now listens on host:port; False, said in one line, when another
+    program holds the port."""
+    try:
+        await web.TCPSite(runner, host, port).start()
+    except OSError as error:
+        if error.errno != errno.EADDRINUSE:
+            raise
+        log.error(
+            "port %d on %s is taken by another program: stop it, or set %s to a free port",
+            port,
+            host,
+            port_setting,
+        )
+        return False
+    return True
+
+
+async def serve(app: web.Application, config: Config, port: int, port_setting: str) -> int:
+    """Serve on `port` (the value of the setting named `port_setting`) until SIGINT or
+    SIGTERM; the exit status."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -61,7 +82,9 @@ async def serve(app: web.Application, config: Config, port: int) -> int:
 
     waiting = web.AppRunner(starting_app(app), access_log=None)
     await waiting.setup()
-    await web.TCPSite(waiting, config.host, port).start()
+    if not await _listen(waiting, config.host, port, port_setting):
+        await waiting.cleanup()
+        return 1
     runner = GuardedRunner(app, config, access_log=None)
     setting_up = asyncio.create_task(runner.setup())
     started = await _until_stopped(setting_up, stop)
@@ -80,7 +103,9 @@ async def serve(app: web.Application, config: Config, port: int) -> int:
             return 1
         raise failure
     app[STARTUP].waiting_for = None
-    await web.TCPSite(runner, config.host, port).start()
+    if not await _listen(runner, config.host, port, port_setting):
+        await runner.cleanup()
+        return 1
     log.info("serving on http://%s:%d", config.host, port)
     await stop.wait()
     log.info("stopping")

@@ -9,6 +9,7 @@ also gets SIGTERM when that process dies, even by SIGKILL, so none outlives it.
 """
 
 import ctypes
+import errno
 import os
 import shutil
 import signal
@@ -35,6 +36,20 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def port_taken(host: str, port: int) -> bool:
+    """Whether another program listens on host:port (bound as the services bind, so a
+    connection of an earlier run still closing does not count)."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            if error.errno == errno.EADDRINUSE:
+                return True
+            raise
+    return False
 
 
 def executable(name: str) -> str:

@@ -26,7 +26,7 @@ from shared.auth import AccountRepository, IssuedTokens
 from shared.cli import STACK_FILE, var_dir
 from shared.config import Config
 from shared.errors import ApiError
-from tools.embedded import ServerProcess, start_mongo, start_nats, start_service
+from tools.embedded import ServerProcess, port_taken, start_mongo, start_nats, start_service
 
 LOCAL_ACCOUNT = "local"
 MAX_RESTARTS = 3
@@ -102,6 +102,17 @@ def hold_run_lock(var: Path) -> None:
     os.write(lock, f"{os.getpid()}\n".encode())
 
 
+def refuse_taken_ports(config: Config) -> None:
+    """Exit in one line, before starting anything, when a service's port is taken."""
+    for setting in ("BOT_API_PORT", "INTEGRATIONS_API_PORT"):
+        port = int(config.as_env()[setting])
+        if port_taken(config.host, port):
+            raise SystemExit(
+                f"Port {port} is taken by another program: stop it, or set {setting} "
+                f"to a free port (e.g. {setting}={port + 10} make run)."
+            )
+
+
 def write_stack_file(path: Path, config: Config) -> None:
     partial = path.with_suffix(".partial")
     partial.write_text(json.dumps(config.as_env(), indent=2) + "\n")
@@ -128,6 +139,10 @@ def run(var: Path, started: list[ServerProcess]) -> None:
     env.setdefault(
         "API_ORIGINS", f"http://127.0.0.1:{bot_api_port},http://localhost:{bot_api_port}"
     )
+    # no gateway here: the console calls integrations-api on its own port
+    integrations_api_port = env.get("INTEGRATIONS_API_PORT", "8081")
+    env.setdefault("CONSOLE_INTEGRATIONS_URL", f"http://127.0.0.1:{integrations_api_port}")
+    refuse_taken_ports(Config.from_env_mapping(env))
     restarters: dict[str, Callable[[], ServerProcess]] = {}
     if "MONGODB_URL" not in env:
         mongo = start_mongo(var / "mongo", logs)

@@ -65,6 +65,9 @@ def test_make_run_starts_everything_and_a_second_run_keeps_data_and_tokens(
         )
         with urllib.request.urlopen(f"http://127.0.0.1:{ports[1]}/readyz", timeout=5) as response:
             assert json.loads(response.read())["checks"] == {"mongodb": "ok", "nats": "ok"}
+        with urllib.request.urlopen(f"{bot_api}/console/", timeout=5) as response:
+            # no gateway under make run: the console calls integrations-api on its port
+            assert f'data-integrations="http://127.0.0.1:{ports[1]}"' in response.read().decode()
     finally:
         stopped = stop(process)
     assert "Parley stopped" in stopped

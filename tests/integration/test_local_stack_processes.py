@@ -3,11 +3,14 @@ logs nothing alarming."""
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
+
+import pytest
 
 from support.local_stack import call, children, running, start, stop
 from tools.embedded import free_port
@@ -129,3 +132,33 @@ def test_a_dead_embedded_server_is_restarted_and_a_dead_service_stops_the_run_sa
     assert "bot_api was killed by SIGKILL" in out
     assert "bot_api is not restarted; stopping Parley." in out
     assert gone_within(servers, 20)
+
+
+@pytest.mark.parametrize("setting", ["BOT_API_PORT", "INTEGRATIONS_API_PORT"])
+def test_a_taken_port_stops_the_run_in_one_line_naming_the_setting(
+    tmp_path: Path, setting: str
+) -> None:
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        taken = holder.getsockname()[1]
+        ports = {"BOT_API_PORT": str(free_port()), "INTEGRATIONS_API_PORT": str(free_port())}
+        run = subprocess.run(
+            [sys.executable, "-m", "tools.local_stack"],
+            env={
+                **{k: v for k, v in os.environ.items() if k not in ("MONGODB_URL", "NATS_URL")},
+                **ports,
+                setting: str(taken),
+                "PARLEY_VAR_DIR": str(tmp_path / "var"),
+            },
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert run.returncode == 1
+    assert run.stdout == ""  # no banner
+    assert run.stderr.strip().splitlines() == [
+        f"Port {taken} is taken by another program: stop it, or set {setting} to a free port "
+        f"(e.g. {setting}={taken + 10} make run)."
+    ]
+    assert not (tmp_path / "var" / "logs").exists()  # nothing was started

@@ -4,6 +4,7 @@ refuses a bad setting with one line."""
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -124,3 +125,23 @@ def test_a_bad_setting_stops_the_process_with_one_clear_line() -> None:
         assert done.stderr.splitlines() == [done.stderr.strip()], done.stderr
         assert done.stderr.startswith(f"python -m bot_api: {said}")
         assert "hunter2" not in done.stderr
+
+
+def test_a_service_whose_port_is_taken_exits_in_one_line_naming_the_setting() -> None:
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        taken = holder.getsockname()[1]
+        run = subprocess.run(
+            [sys.executable, "-m", "integrations_api", "serve"],
+            env={**os.environ, "INTEGRATIONS_API_PORT": str(taken), "STARTUP_WAIT_SECONDS": "1"},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert run.returncode == 1
+    [line] = (run.stdout + run.stderr).strip().splitlines()
+    assert line.endswith(
+        f"port {taken} on 127.0.0.1 is taken by another program: stop it, "
+        "or set INTEGRATIONS_API_PORT to a free port"
+    )

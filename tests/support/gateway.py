@@ -187,6 +187,8 @@ def running_gateway(mongo_url: str, nats_url: str, directory: Path) -> Iterator[
                 "INTEGRATIONS_HOST": gateway.integrations_host,
                 "HTTP_PORT": str(gateway.http_port),
                 "HTTPS_PORT": str(gateway.https_port),
+                "MAX_BODY_BYTES": str(config.max_body_bytes),
+                "MAX_CONNECTIONS_PER_CLIENT": str(config.max_connections_per_client),
                 "BOT_API_SERVERS": " ".join(
                     f"server {b.url.removeprefix('http://')};" for b in started[:2]
                 ),

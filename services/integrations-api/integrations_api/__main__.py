@@ -1,6 +1,4 @@
 from integrations_api.app import create_app
 from shared.cli import main
 
-raise SystemExit(
-    main("python -m integrations_api", create_app, lambda config: config.integrations_api_port)
-)
+raise SystemExit(main("python -m integrations_api", create_app, "INTEGRATIONS_API_PORT"))

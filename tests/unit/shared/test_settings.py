@@ -33,6 +33,7 @@ def test_unset_or_empty_settings_take_their_defaults() -> None:
     defaults = Config.from_env_mapping({})
     assert Config.from_env_mapping({name: "" for name in defaults.as_env()}) == defaults
     assert (defaults.host, defaults.log_format, defaults.log_level) == ("127.0.0.1", "text", "INFO")
+    assert defaults.console_integrations_url == ""  # the console's own origin
 
 
 @pytest.mark.parametrize(
@@ -49,6 +50,7 @@ def test_unset_or_empty_settings_take_their_defaults() -> None:
         ("LOG_LEVEL", "loud", "LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR, not 'loud'"),
         ("LOG_FORMAT", "yaml", "LOG_FORMAT must be one of text, json, not 'yaml'"),
         ("NATS_URL", "http://user:secret@nats", "NATS_URL must start with nats://"),
+        ("CONSOLE_INTEGRATIONS_URL", "hooks.example", "CONSOLE_INTEGRATIONS_URL must start with"),
     ],
 )
 def test_a_bad_value_is_named_in_one_line(name: str, value: str, said: str) -> None:

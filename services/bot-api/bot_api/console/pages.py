@@ -1,6 +1,8 @@
 """The console's pages, the widget script and the demo chat page: templates and static
 files only, each page with a Content-Security-Policy that allows scripts of this origin
-and calls to this service and integrations-api alone."""
+and calls to this service and integrations-api alone. The pages call integrations-api
+at `CONSOLE_INTEGRATIONS_URL`, or on their own origin when it is unset (behind the
+gateway, which routes `/v2/integrations/` of the bot host to integrations-api)."""
 
 import json
 import re

@@ -1,0 +1,125 @@
+"""One client cannot lock others out with the connection cap: each peer address holds
+at most its share, and a full process makes room for a newcomer by closing the idlest
+connection (docs/reliability.md "HTTP input and the OpenAPI contract").
+
+Clients are told apart by their source address: all of 127.0.0.0/8 reaches loopback
+on Linux, and each address but the trusted proxy's counts as one client.
+"""
+
+import asyncio
+import dataclasses
+from collections.abc import AsyncIterator
+
+import aiohttp
+import pytest
+
+from bot_api.app import create_app
+from shared import server
+from shared.config import Config
+from tools.embedded import free_port
+
+HOST = "127.0.0.1"
+MAX_CONNECTIONS = 50
+PER_CLIENT = 20
+HOLDERS = ("127.0.0.2", "127.0.0.3", "127.0.0.4")
+VICTIM = "127.0.0.9"
+PROXY = "127.0.0.5"
+SLOW_REQUEST = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: "
+
+Connection = tuple[asyncio.StreamReader, asyncio.StreamWriter]
+
+
+@pytest.fixture
+async def port(config: Config) -> AsyncIterator[int]:
+    limited = dataclasses.replace(
+        config,
+        idle_seconds=60.0,  # nothing here is closed for being idle too long
+        max_connections=MAX_CONNECTIONS,
+        max_connections_per_client=PER_CLIENT,
+        trusted_proxies=(f"{PROXY}/32",),
+    )
+    port = free_port()
+    runner = await server.start(create_app(limited), limited, HOST, port)
+    yield port
+    await runner.cleanup()
+
+
+async def hold(port: int, source: str) -> Connection:
+    """A connection from `source` that starts a request and never finishes it."""
+    reader, writer = await asyncio.open_connection(HOST, port, local_addr=(source, 0))
+    writer.write(SLOW_REQUEST)
+    await writer.drain()
+    return reader, writer
+
+
+async def answer(connection: Connection) -> bytes:
+    """What the server sent before closing `connection` (b"" when it just closed it)."""
+    return await asyncio.wait_for(connection[0].read(), timeout=10)
+
+
+async def healthz_from(port: int, source: str, times: int) -> list[int]:
+    """/healthz asked `times` times from `source`, each on a new connection."""
+    connector = aiohttp.TCPConnector(local_addr=(source, 0), force_close=True)
+    timeout = aiohttp.ClientTimeout(total=10)
+    async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
+        statuses = []
+        for _ in range(times):
+            async with session.get(f"http://{HOST}:{port}/healthz") as reply:
+                statuses.append(reply.status)
+        return statuses
+
+
+def close(connections: list[Connection]) -> None:
+    for _, writer in connections:
+        writer.close()
+
+
+async def test_one_address_holds_at_most_its_share_and_another_client_is_served(
+    port: int,
+) -> None:
+    held = [await hold(port, HOLDERS[0]) for _ in range(MAX_CONNECTIONS + 10)]
+    try:
+        refused = held[PER_CLIENT:]
+        for connection in refused:
+            reply = await answer(connection)
+            assert reply.startswith(b"HTTP/1.1 503"), reply
+            assert b"too many connections from your address" in reply
+        reopened = [await hold(port, HOLDERS[0]) for _ in range(20)]
+        held += reopened
+        for connection in reopened:
+            assert (await answer(connection)).startswith(b"HTTP/1.1 503")
+        assert await healthz_from(port, VICTIM, 20) == [200] * 20
+    finally:
+        close(held)
+
+
+async def test_a_full_process_closes_the_idlest_connection_to_serve_a_new_client(
+    port: int,
+) -> None:
+    held = [await hold(port, source) for source in HOLDERS for _ in range(PER_CLIENT)]
+    try:
+        # 60 connections against a cap of 50: each one past the cap closed the oldest
+        closed = held[: len(held) - MAX_CONNECTIONS]
+        for connection in closed:
+            assert await answer(connection) == b""
+        assert await healthz_from(port, VICTIM, 20) == [200] * 20
+        reopened = [await hold(port, HOLDERS[0]) for _ in range(10)]
+        held += reopened
+        assert await healthz_from(port, VICTIM, 20) == [200] * 20
+    finally:
+        close(held)
+
+
+async def test_a_trusted_proxy_speaks_for_many_clients_and_is_not_capped_as_one(
+    port: int,
+) -> None:
+    kept = []
+    try:
+        for _ in range(PER_CLIENT + 10):
+            reader, writer = await asyncio.open_connection(HOST, port, local_addr=(PROXY, 0))
+            kept.append((reader, writer))
+            writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")  # kept alive
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout=10)
+            assert head.startswith(b"HTTP/1.1 200"), head
+    finally:
+        close(kept)
