@@ -7,7 +7,7 @@ from aiohttp.test_utils import TestClient
 from openapi_spec_validator import validate
 
 PATH_PARAMETER_NAMES = {"story", "id"}
-BROWSER_PAGES = ("/console", "/chat/", "/widget.")  # docs/console.md
+BROWSER_PAGES = ("/console", "/chat/", "/widget.", "/favicon.ico")  # docs/console.md
 
 
 async def document(client: TestClient) -> dict[str, Any]:
