@@ -5,6 +5,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 from shared.envelope_schemas import created_schema, success_schema
 from shared.ids import is_object_id
 from shared.schema_fields import FullMatch, WriteSchema
+from shared.webhook_tokens import UnusableToken, signing_key
 
 URL = validate.URL(schemes={"http", "https"}, require_tld=False)
 HEADER_NAME = FullMatch(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", error="Not a valid HTTP header name.")
@@ -18,6 +19,13 @@ RESERVED_HEADERS = frozenset(
 def hexadecimal_id(value: str) -> None:
     if not is_object_id(value):
         raise ValidationError("Must be a 24-character hexadecimal id.")
+
+
+def usable_token(token: str) -> None:
+    try:
+        signing_key(token)
+    except UnusableToken as error:
+        raise ValidationError(str(error)) from None
 
 
 def not_reserved(headers: dict[str, str]) -> None:
@@ -41,7 +49,9 @@ class ConnectionUpdateSchema(WriteSchema):
 
     name = fields.String(required=True, validate=validate.Length(min=1, max=128))
     url = fields.String(required=True, validate=[validate.Length(min=1, max=1024), URL])
-    token = fields.String(validate=validate.Length(min=1, max=1024), allow_none=True)
+    token = fields.String(
+        validate=[validate.Length(min=1, max=1024), usable_token], allow_none=True
+    )
     headers = fields.Dict(
         keys=fields.String(validate=[validate.Length(min=1, max=256), HEADER_NAME]),
         values=fields.String(validate=[validate.Length(max=1024), HEADER_VALUE]),

@@ -11,8 +11,10 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot_api.app import create_app
+from bot_api.keys import STORES
 from shared.auth import AccountRepository
 from shared.config import Config
+from shared.events import ConnectionChanged
 from support.api import Api, Tenant
 
 GOTO = "0b5a1c7e-6f1d-4c4b-9a57-2f7c6b1d9e10"
@@ -191,6 +193,24 @@ async def test_a_failed_delivery_still_answers_with_the_interactions_own_respons
     assert result["fulfillment"] == [{"type": "text", "message": "Let me check."}]
     assert "order" not in result["parameters"]
     assert len(recorder.received) == 1
+
+
+@pytest.mark.parametrize("token", ["whsec_not base64!", "whsec_", "whsec_c2Vjc"])
+async def test_a_stored_token_with_no_usable_key_is_a_failed_delivery_not_a_500(
+    bot_api: TestClient, alice: Tenant, backend: tuple[Backend, TestServer], token: str
+) -> None:
+    """A connection written before integrations-api checked tokens may hold one."""
+    recorder, server = backend
+    url = str(server.make_url("/hook"))
+    story_id = await webhook_story(alice.developer, url)
+    connection = ConnectionChanged(
+        "0" * 23 + "1", alice.tokens.account_id, story_id, "Legacy", url, 1, token=token
+    )
+    await bot_api.app[STORES].connections.apply(connection)
+    result = (await ask(alice.public, story_id))["result"]
+    assert result["source"] == "agent"
+    assert result["fulfillment"] == [{"type": "text", "message": "Let me check."}]
+    assert recorder.received == []
 
 
 async def test_a_refused_connection_still_answers(alice: Tenant) -> None:

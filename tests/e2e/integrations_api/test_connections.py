@@ -116,6 +116,9 @@ async def test_without_bot_api_nothing_is_stored_and_the_answer_is_503(
         ({"url": "not a url"}, "url"),
         ({"token": ""}, "token"),
         ({"token": "t" * 1025}, "token"),
+        ({"token": "whsec_not base64!"}, "token"),
+        ({"token": "whsec_"}, "token"),
+        ({"token": "whsec_c2Vjc"}, "token"),
         ({"headers": {}}, "headers"),
         ({"headers": {f"X-{i}": "v" for i in range(11)}}, "headers"),
         ({"headers": {"Content-Type": "text/plain"}}, "headers"),
@@ -154,6 +157,20 @@ async def test_the_maximum_of_each_field_is_accepted(
     assert reply.status == 201, reply.body
     stored = await api.ok("GET", f"{BASE}/{reply.body['id']}")
     assert {k: stored[k] for k in fields} == fields
+
+
+async def test_an_update_to_a_token_with_no_usable_key_is_refused_and_keeps_the_stored_one(
+    integrations: TestClient, alice: Tenant, story_id: str
+) -> None:
+    api = connections_api(integrations, alice)
+    connection_id = (await api.post(BASE, connection(story_id, token="whsec_c2VjcmV0"))).body["id"]
+    path = f"{BASE}/{connection_id}"
+    reply = await api.put(path, {"name": "x", "url": "https://h.test", "token": "whsec_c2V*"})
+    assert reply.error == (400, "validation_error")
+    assert reply.body["status"]["errors"] == {
+        "token": ["After whsec_ a token must be base64 of its key (A-Z, a-z, 0-9, +, /)."]
+    }
+    assert (await api.ok("GET", path))["token"] == "whsec_c2VjcmV0"
 
 
 async def test_updates_take_no_story_and_only_the_owner_sees_a_connection(
