@@ -1,5 +1,6 @@
 """The v2 webhook-connection API, with bot-api answering story look-ups over NATS."""
 
+import asyncio
 import re
 from typing import Any
 
@@ -248,3 +249,19 @@ async def test_a_create_retried_with_its_idempotency_key_is_stored_once(
     assert [c["id"] for c in listed] == [first.body["id"]]
     reused = await api.call("POST", BASE, connection(story_id, name="Other"), headers=key)
     assert reused.error == (409, "conflict")
+
+
+async def test_concurrent_creates_sharing_a_key_store_one_connection_and_never_fail(
+    integrations: TestClient, alice: Tenant, story_id: str
+) -> None:
+    api = connections_api(integrations, alice)
+    key = {"Idempotency-Key": "raced"}
+    replies = await asyncio.gather(
+        *(api.call("POST", BASE, connection(story_id), headers=key) for _ in range(8))
+    )
+    assert {r.status for r in replies} <= {201, 409}, [(r.status, r.body) for r in replies]
+    created = [r.body for r in replies if r.status == 201]
+    assert created and all(body == created[0] for body in created)
+    assert all("in progress" in r.details for r in replies if r.status == 409)
+    listed = await api.ok("GET", BASE)
+    assert [c["id"] for c in listed] == [created[0]["id"]]
