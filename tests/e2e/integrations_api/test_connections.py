@@ -1,6 +1,7 @@
 """The v2 webhook-connection API, with bot-api answering story look-ups over NATS."""
 
 import asyncio
+import dataclasses
 import re
 from typing import Any
 
@@ -10,6 +11,7 @@ from openapi_spec_validator import validate
 
 from integrations_api.app import create_app
 from shared.config import Config
+from shared.pages import MAX_PAGE
 from support.api import Api, Tenant
 from support.waiting import eventually
 
@@ -265,3 +267,40 @@ async def test_concurrent_creates_sharing_a_key_store_one_connection_and_never_f
     assert all("in progress" in r.details for r in replies if r.status == 409)
     listed = await api.ok("GET", BASE)
     assert [c["id"] for c in listed] == [created[0]["id"]]
+
+
+async def test_a_plain_list_answers_every_connection_and_pages_when_asked(
+    integrations: TestClient, alice: Tenant, story_id: str
+) -> None:
+    api = connections_api(integrations, alice)
+    count = MAX_PAGE + 3
+    created = [await api.post(BASE, connection(story_id, name=f"C{n}")) for n in range(count)]
+    ids = [reply.body["id"] for reply in created]
+    whole = await api.get(BASE)
+    assert [c["id"] for c in whole.body] == ids
+    assert whole.headers["X-Total-Count"] == str(count)
+    page = await api.get(f"{BASE}?offset=200")
+    assert [c["id"] for c in page.body] == ids[200:]
+    assert [c["id"] for c in (await api.get(f"{BASE}?limit=2&offset=1")).body] == ids[1:3]
+    for query in ("limit=" + "9" * 5000, "offset=" + "1" * 5000):
+        reply = await api.get(f"{BASE}?{query}")
+        assert reply.error == (400, "validation_error")
+        assert reply.details.startswith(query.split("=")[0])
+
+
+@pytest.fixture
+def one_connection_config(config: Config) -> Config:
+    return dataclasses.replace(config, quota_connections=1)
+
+
+async def test_a_connection_past_the_accounts_quota_answers_409_naming_it(
+    aiohttp_client: Any, one_connection_config: Config, bot_api: TestClient, alice: Tenant
+) -> None:
+    integrations = await aiohttp_client(create_app(one_connection_config))
+    api = connections_api(integrations, alice)
+    story_id = await alice.developer.create_story("Pizza")
+    assert (await api.post(BASE, connection(story_id))).status == 201
+    refused = await api.post(BASE, connection(story_id, name="Second"))
+    assert refused.error == (409, "conflict")
+    assert refused.body["status"]["errors"] == {"quota": "connections", "limit": 1}
+    assert len(await api.ok("GET", BASE)) == 1
