@@ -9,7 +9,7 @@ with the same key answers it again, the same key with another body is a 409.
 A request claims its key before it creates (one insert, which only one of concurrent
 requests wins): the others answer the winner's answer once it is stored, and 409 while
 it is in flight. Without the claim, concurrent creates under one key raced to insert the
-same id, and the losers answered 500 (17 of 28 in three races).
+same id, and the losers answered 500 (17 of 28 in the three races of issue 17).
 """
 
 import contextlib
