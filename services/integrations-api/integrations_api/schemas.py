@@ -9,7 +9,10 @@ from shared.webhook_tokens import UnusableToken, signing_key
 
 URL = validate.URL(schemes={"http", "https"}, require_tld=False)
 HEADER_NAME = FullMatch(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", error="Not a valid HTTP header name.")
-HEADER_VALUE = FullMatch(r"^[^\r\n\x00]*$", error="A header value cannot hold a line break.")
+HEADER_VALUE = FullMatch(
+    r"^[^\x00-\x08\x0a-\x1f\x7f]*$",
+    error="A header value cannot hold a control character other than tab.",
+)  # RFC 9110 field values; aiohttp refuses to send any other, which was a 500 per /query
 RESERVED_HEADERS = frozenset(
     {"content-type", "content-length", "host", "webhook-id", "webhook-timestamp",
      "webhook-signature"}
@@ -37,7 +40,13 @@ def not_reserved(headers: dict[str, str]) -> None:
 
 
 class AuthSchema(Schema):
-    username = fields.String(required=True, validate=validate.Length(min=1, max=1024))
+    username = fields.String(
+        required=True,
+        validate=[
+            validate.Length(min=1, max=1024),
+            FullMatch(r"^[^:]*$", error="A username cannot hold ':' (RFC 7617)."),
+        ],
+    )
     password = fields.String(required=True, validate=validate.Length(min=1, max=1024))
 
 

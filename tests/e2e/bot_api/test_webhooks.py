@@ -195,16 +195,27 @@ async def test_a_failed_delivery_still_answers_with_the_interactions_own_respons
     assert len(recorder.received) == 1
 
 
-@pytest.mark.parametrize("token", ["whsec_not base64!", "whsec_", "whsec_c2Vjc"])
-async def test_a_stored_token_with_no_usable_key_is_a_failed_delivery_not_a_500(
-    bot_api: TestClient, alice: Tenant, backend: tuple[Backend, TestServer], token: str
+@pytest.mark.parametrize(
+    "stored",
+    [
+        {"token": "whsec_not base64!"},
+        {"token": "whsec_"},
+        {"token": "whsec_c2Vjc"},
+        {"headers": {"X-Team": "a\x01b"}},
+        {"headers": {"X-Team": "a\x7fb"}},
+        {"auth": {"username": "bot:1", "password": "pw"}},
+    ],
+)
+async def test_a_stored_connection_that_cannot_sign_or_send_is_a_failed_delivery_not_a_500(
+    bot_api: TestClient, alice: Tenant, backend: tuple[Backend, TestServer], stored: Any
 ) -> None:
-    """A connection written before integrations-api checked tokens may hold one."""
+    """A connection written before integrations-api checked its token and header values
+    may hold a token with no usable key or a header no client sends."""
     recorder, server = backend
     url = str(server.make_url("/hook"))
     story_id = await webhook_story(alice.developer, url)
     connection = ConnectionChanged(
-        "0" * 23 + "1", alice.tokens.account_id, story_id, "Legacy", url, 1, token=token
+        "0" * 23 + "1", alice.tokens.account_id, story_id, "Legacy", url, 1, **stored
     )
     await bot_api.app[STORES].connections.apply(connection)
     result = (await ask(alice.public, story_id))["result"]

@@ -70,6 +70,8 @@ class WebhookCaller:
             raise DeliveryFailed(f"cannot connect: {error.os_error}") from None
         except aiohttp.ClientError as error:
             raise DeliveryFailed(f"request failed: {error}") from None
+        except ValueError as error:  # a stored header aiohttp refuses to send
+            raise DeliveryFailed(f"cannot send the request: {error}") from None
         if len(raw) > MAX_ANSWER_BYTES:
             raise DeliveryFailed("answer larger than 64 KiB")
         return raw
@@ -101,5 +103,8 @@ def _headers(connection: Connection | None, message_id: str, data: bytes) -> dic
         headers["webhook-signature"] = signature(connection.token, message_id, timestamp, data)
     if connection.auth is not None:
         username, password = connection.auth
-        headers["Authorization"] = aiohttp.encode_basic_auth(username, password)
+        try:
+            headers["Authorization"] = aiohttp.encode_basic_auth(username, password)
+        except ValueError as error:  # a username with ":", stored before it was refused
+            raise DeliveryFailed(f"unusable credentials: {error}") from None
     return headers
