@@ -28,7 +28,7 @@ TOTAL = web.RequestKey("total", int)
 LIST_CHUNK = 100
 """Items of a list dumped and encoded between two turns of the other requests: 100
 interactions of 20 phrases take ~3 ms. Item by item (a turn every 128 KiB) cost more in
-all and stalled /healthz longer (100-277 ms against 27-66 ms, `python -m bench.lists`)."""
+all and stalled /healthz longer (69-277 ms against 27-86 ms, `python -m bench.lists`)."""
 
 DEVELOPER_ONLY = frozenset({TokenKind.DEVELOPER})
 ANY_TOKEN = frozenset({TokenKind.DEVELOPER, TokenKind.PUBLIC})
