@@ -110,5 +110,7 @@ class IdempotencyKeys:
             return dict(earlier["answer"])
         lapsed = {"_id": record_id, "answer": None, "heldUntilMs": {"$lt": now_ms}}
         if (await self.collection.update_one(lapsed, {"$set": held})).matched_count == 0:
-            raise Conflict(f"a create with this {HEADER} is in progress: retry once it answers")
+            in_flight = Conflict(f"a create with this {HEADER} is in progress: retry soon")
+            in_flight.headers["Retry-After"] = "1"
+            raise in_flight
         return None

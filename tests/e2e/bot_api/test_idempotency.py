@@ -78,7 +78,8 @@ def winners_answer(replies: list[Reply], success: int = 200) -> Any:
     assert {r.status for r in replies} <= {success, 409}, [(r.status, r.body) for r in replies]
     answers = [r.body for r in replies if r.status == success]
     assert answers and all(a == answers[0] for a in answers)
-    assert all("in progress" in r.details for r in replies if r.status == 409)
+    in_flight = [r for r in replies if r.status == 409]
+    assert all("in progress" in r.details and r.headers["Retry-After"] == "1" for r in in_flight)
     return answers[0]
 
 

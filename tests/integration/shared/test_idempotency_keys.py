@@ -42,8 +42,9 @@ async def test_a_second_request_is_a_409_while_the_first_creates_then_gets_its_a
 
     first = asyncio.create_task(keys.once(request_with_key(), ACCOUNT, BODY, slow_create))
     await creating.wait()
-    with pytest.raises(Conflict, match="in progress"):
+    with pytest.raises(Conflict, match="in progress") as in_flight:
         await keys.once(request_with_key(), ACCOUNT, BODY, answer)
+    assert in_flight.value.headers == {"Retry-After": "1"}
     release.set()
     made = await first
     assert await keys.once(request_with_key(), ACCOUNT, BODY, answer) == made
