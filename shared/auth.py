@@ -44,6 +44,7 @@ ACCOUNT_SETTINGS = (
     "QUOTA_PHRASES_PER_STORY",
     "QUOTA_ENTITIES",
     "QUOTA_ENTRIES",
+    "QUOTA_CONNECTIONS",
 )
 """The settings one account may have raised (or lowered) by `accounts limits`."""
 

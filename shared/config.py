@@ -64,6 +64,7 @@ class Config:
     quota_phrases_per_story: int = 100_000
     quota_entities: int = 500
     quota_entries: int = 20_000
+    quota_connections: int = 1000
     # HTTP input: how long a client may take, and how many may be connected
     body_read_seconds: float = 10.0
     idle_seconds: float = 15.0
@@ -129,6 +130,7 @@ class Config:
             "QUOTA_PHRASES_PER_STORY": str(self.quota_phrases_per_story),
             "QUOTA_ENTITIES": str(self.quota_entities),
             "QUOTA_ENTRIES": str(self.quota_entries),
+            "QUOTA_CONNECTIONS": str(self.quota_connections),
             # HTTP input
             "BODY_READ_SECONDS": str(self.body_read_seconds),
             "IDLE_SECONDS": str(self.idle_seconds),
@@ -186,6 +188,7 @@ class Config:
             quota_phrases_per_story=setting.positive("QUOTA_PHRASES_PER_STORY", 100_000),
             quota_entities=setting.positive("QUOTA_ENTITIES", 500),
             quota_entries=setting.positive("QUOTA_ENTRIES", 20_000),
+            quota_connections=setting.positive("QUOTA_CONNECTIONS", 1000),
             # HTTP input
             body_read_seconds=setting.amount("BODY_READ_SECONDS", 10.0, low=0.1),
             idle_seconds=setting.amount("IDLE_SECONDS", 15.0, low=0.1),

@@ -5,10 +5,17 @@ A line carries its message and the fields given as `extra={"fields": {...}}` (th
 request line: request id, method, route template, status, latency, account id). Values
 that could hold a token, a password, a webhook secret or a user's message are never
 logged: a request is named by its route template, not its path or body.
+
+In text, a line is a record: control characters in the message and the fields (a
+newline in a webhook answer's attribute key, which a failure names) are escaped as
+Python writes them (`\n`, `\x1b`, `\u2028`), so no value can write a line of its own, and
+a traceback's lines are indented, so a record's first line is the only one that starts
+with its time. JSON escapes them already.
 """
 
 import json
 import logging
+import re
 import sys
 from datetime import UTC, datetime
 from typing import Any
@@ -17,6 +24,13 @@ from shared.config import Config
 
 FIELDS = "fields"
 QUIET_LIBRARIES = ("pymongo", "nats", "aiohttp")
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+"""C0 and C1 controls (line feed, carriage return, escape, NEL ...), DEL, and the Unicode
+line and paragraph separators some viewers break lines at."""
+
+
+def escaped(value: object) -> str:
+    return CONTROL.sub(lambda match: match[0].encode("unicode_escape").decode(), str(value))
 
 
 def _fields(record: logging.LogRecord) -> dict[str, Any]:
@@ -43,9 +57,18 @@ class TextFormatter(logging.Formatter):
         super().__init__("%(asctime)s %(levelname)s %(name)s %(message)s")
 
     def format(self, record: logging.LogRecord) -> str:
-        text = super().format(record)
-        fields = " ".join(f"{key}={value}" for key, value in _fields(record).items())
-        return f"{text} {fields}" if fields else text
+        record.message = escaped(record.getMessage())
+        record.asctime = self.formatTime(record)
+        line = self.formatMessage(record)
+        fields = " ".join(f"{key}={escaped(value)}" for key, value in _fields(record).items())
+        if fields:
+            line = f"{line} {fields}"
+        if record.exc_info:
+            line += "".join(
+                f"\n    {escaped(text)}"
+                for text in self.formatException(record.exc_info).splitlines()
+            )
+        return line
 
 
 def configure(config: Config) -> None:

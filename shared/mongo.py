@@ -3,7 +3,10 @@
 from typing import Any
 
 from pymongo import AsyncMongoClient
+from pymongo.asynchronous.cursor import AsyncCursor
 from pymongo.asynchronous.database import AsyncDatabase
+
+from shared.pages import Page
 
 Document = dict[str, Any]
 Client = AsyncMongoClient[Document]
@@ -21,3 +24,9 @@ def open_client(url: str) -> Client:
         tz_aware=True,
         uuidRepresentation="standard",
     )
+
+
+def paged(cursor: AsyncCursor[Document], page: Page) -> AsyncCursor[Document]:
+    """`cursor` cut to `page`: every document from its offset when it has no limit."""
+    cursor = cursor.skip(page.offset)
+    return cursor if page.limit is None else cursor.limit(page.limit)

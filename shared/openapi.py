@@ -73,9 +73,10 @@ def _operation(
     if declared.paged:
         parameters += [
             {"name": "offset", "in": "query", "schema": {"type": "integer", "minimum": 0,
-             "maximum": MAX_OFFSET}},
+             "maximum": MAX_OFFSET}, "description": "Items skipped (0 when absent)"},
             {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1,
-             "maximum": MAX_PAGE}},
+             "maximum": MAX_PAGE}, "description": f"Items at most ({MAX_PAGE} when only "
+             "offset is given); without limit and offset the answer is every item"},
         ]  # fmt: skip
     if parameters:
         operation["parameters"] = parameters

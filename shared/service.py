@@ -108,7 +108,7 @@ def mongo_context(database: str) -> CleanupContext:
         app[DATABASE] = client[database]
         app[ACCOUNTS] = AccountRepository(client[config.accounts_database])
         app[PRINCIPALS] = PrincipalCache(app[ACCOUNTS])
-        app[IDEMPOTENCY] = IdempotencyKeys(app[DATABASE])
+        app[IDEMPOTENCY] = IdempotencyKeys(app[DATABASE], config.request_budget_seconds)
         await app[ACCOUNTS].ensure_indexes()
         await app[IDEMPOTENCY].ensure_indexes()
         yield

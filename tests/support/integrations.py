@@ -114,10 +114,11 @@ class MemoryBackends:
     stories: MemoryStoryDirectory = field(default_factory=MemoryStoryDirectory)
     outbox: MemoryOutbox = field(default_factory=MemoryOutbox)
     subjects: Subjects = SUBJECTS
+    quota: int = 1000
 
     @property
     def backends(self) -> Backends:
-        return Backends(self.connections, self.stories, self.outbox, self.subjects)
+        return Backends(self.connections, self.stories, self.outbox, self.subjects, self.quota)
 
     def published(self) -> list[ConnectionChanged]:
         """The connection events put in the outbox, oldest first."""

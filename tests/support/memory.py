@@ -30,7 +30,7 @@ from bot_api.storage.stories import StoryRecord
 from shared.errors import Conflict
 from shared.events import ConnectionChanged
 from shared.ids import is_object_id
-from shared.pages import Page
+from shared.pages import EVERY_ITEM, Page
 from shared.timeutil import utcnow
 
 Call = tuple[Any, ...]
@@ -314,12 +314,12 @@ class EntitiesInMemory(_InMemory):
         self.documents[str(key)] = {"_id": key, "accountId": account_id, **copy.deepcopy(entity)}
         return str(key)
 
-    async def list(self, account_id: str, page: Page | None = None) -> list[dict[str, Any]]:
+    async def list(self, account_id: str, page: Page = EVERY_ITEM) -> list[dict[str, Any]]:
         await self._database.record("entities.list", account_id)
         entities = [
             copy.deepcopy(d) for d in self.documents.values() if d["accountId"] == account_id
         ]
-        return entities if page is None else page.of(entities)
+        return page.of(entities)
 
     async def count(self, account_id: str) -> int:
         return sum(d["accountId"] == account_id for d in self.documents.values())

@@ -1,13 +1,14 @@
 """The v2 webhook-connection API (docs/api.md "Webhook connections"): each handler parses,
 calls its use case (integrations_api/service.py) and renders."""
 
+import dataclasses
 from typing import Any
 
 from aiohttp import web
 
 from integrations_api import service
 from integrations_api.connections import OPTIONAL_FIELDS
-from integrations_api.keys import BACKENDS
+from integrations_api.keys import BACKENDS, CONFIG
 from integrations_api.schemas import (
     ConnectionCreateSchema,
     ConnectionSchema,
@@ -33,6 +34,12 @@ def _account(request: web.Request) -> str:
 
 def _backends(request: web.Request) -> service.Backends:
     return request.app[BACKENDS]
+
+
+def _accounts_backends(request: web.Request) -> service.Backends:
+    """The backends with the caller's own connection quota (`accounts limits`)."""
+    config = principal_of(request).limits.applied_to(request.app[CONFIG])
+    return dataclasses.replace(_backends(request), quota=config.quota_connections)
 
 
 def _success() -> dict[str, Any]:
@@ -80,7 +87,7 @@ async def create_connection(request: web.Request, body: dict[str, Any]) -> Any:
 
     async def create(new_id: str | None) -> dict[str, Any]:
         connection_id = await service.create_connection(
-            _backends(request), account_id=account_id, fields=body, new_id=new_id
+            _accounts_backends(request), account_id=account_id, fields=body, new_id=new_id
         )
         return {"id": connection_id, **envelope(CONNECTION_STATUS_FIELD, 201, "created")}
 

@@ -30,7 +30,9 @@ async def wire_backends(app: web.Application) -> AsyncIterator[None]:
     """What the use cases work with, once MongoDB, NATS and the outbox are open."""
     subjects = app[CONFIG].subjects
     stories = NatsStoryDirectory(app[NATS], subjects)
-    app[BACKENDS] = Backends(app[CONNECTIONS], stories, app[OUTBOX], subjects)
+    app[BACKENDS] = Backends(
+        app[CONNECTIONS], stories, app[OUTBOX], subjects, app[CONFIG].quota_connections
+    )
     yield
 
 

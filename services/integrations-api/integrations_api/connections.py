@@ -5,7 +5,7 @@ from typing import Any
 from bson import ObjectId
 
 from shared.ids import object_id as _key
-from shared.mongo import Database
+from shared.mongo import Database, paged
 from shared.pages import Page
 from shared.timeutil import utcnow
 
@@ -72,8 +72,7 @@ class ConnectionRepository:
 
     async def list(self, account_id: str, page: Page) -> list[dict[str, Any]]:
         cursor = self.collection.find({"accountId": account_id}).sort("createdAt", 1)
-        cursor = cursor.skip(page.offset).limit(page.limit)
-        return [document async for document in cursor]
+        return [document async for document in paged(cursor, page)]
 
     async def count(self, account_id: str) -> int:
         return await self.collection.count_documents({"accountId": account_id})

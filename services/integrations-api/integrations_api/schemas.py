@@ -5,10 +5,14 @@ from marshmallow import Schema, ValidationError, fields, validate
 from shared.envelope_schemas import created_schema, success_schema
 from shared.ids import is_object_id
 from shared.schema_fields import FullMatch, WriteSchema
+from shared.webhook_tokens import UnusableToken, signing_key
 
 URL = validate.URL(schemes={"http", "https"}, require_tld=False)
 HEADER_NAME = FullMatch(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", error="Not a valid HTTP header name.")
-HEADER_VALUE = FullMatch(r"^[^\r\n\x00]*$", error="A header value cannot hold a line break.")
+HEADER_VALUE = FullMatch(
+    r"^[^\x00-\x08\x0a-\x1f\x7f]*$",
+    error="A header value cannot hold a control character other than tab.",
+)  # RFC 9110 field values; aiohttp refuses to send any other, which was a 500 per /query
 RESERVED_HEADERS = frozenset(
     {"content-type", "content-length", "host", "webhook-id", "webhook-timestamp",
      "webhook-signature"}
@@ -20,6 +24,13 @@ def hexadecimal_id(value: str) -> None:
         raise ValidationError("Must be a 24-character hexadecimal id.")
 
 
+def usable_token(token: str) -> None:
+    try:
+        signing_key(token)
+    except UnusableToken as error:
+        raise ValidationError(str(error)) from None
+
+
 def not_reserved(headers: dict[str, str]) -> None:
     taken = sorted(name for name in headers if name.lower() in RESERVED_HEADERS)
     if taken:
@@ -29,7 +40,13 @@ def not_reserved(headers: dict[str, str]) -> None:
 
 
 class AuthSchema(Schema):
-    username = fields.String(required=True, validate=validate.Length(min=1, max=1024))
+    username = fields.String(
+        required=True,
+        validate=[
+            validate.Length(min=1, max=1024),
+            FullMatch(r"^[^:]*$", error="A username cannot hold ':' (RFC 7617)."),
+        ],
+    )
     password = fields.String(required=True, validate=validate.Length(min=1, max=1024))
 
 
@@ -41,7 +58,9 @@ class ConnectionUpdateSchema(WriteSchema):
 
     name = fields.String(required=True, validate=validate.Length(min=1, max=128))
     url = fields.String(required=True, validate=[validate.Length(min=1, max=1024), URL])
-    token = fields.String(validate=validate.Length(min=1, max=1024), allow_none=True)
+    token = fields.String(
+        validate=[validate.Length(min=1, max=1024), usable_token], allow_none=True
+    )
     headers = fields.Dict(
         keys=fields.String(validate=[validate.Length(min=1, max=256), HEADER_NAME]),
         values=fields.String(validate=[validate.Length(max=1024), HEADER_VALUE]),

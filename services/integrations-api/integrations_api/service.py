@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from integrations_api.stories import StoryNotFound
-from shared.errors import NotFound, ValidationFailed
+from shared.errors import Conflict, NotFound, ValidationFailed
 from shared.events import ConnectionChanged, DeliveryResult, StoryChanged, Subjects, encode
 from shared.pages import Page
 
@@ -69,6 +69,8 @@ class Backends:
     stories: StoryDirectory
     outbox: EventOutbox
     subjects: Subjects
+    quota: int
+    """Connections per account (`QUOTA_CONNECTIONS`): a plain list answers every one."""
 
 
 async def list_connections(
@@ -109,6 +111,11 @@ async def create_connection(
         story_name = await backends.stories.name(account_id, story_id)
     except StoryNotFound:
         raise ValidationFailed.at(("storyId",), f"no story {story_id} in this account") from None
+    if await backends.connections.count(account_id) >= backends.quota:
+        raise Conflict(
+            f"quota reached: webhook connections per account (at most {backends.quota})",
+            {"quota": "connections", "limit": backends.quota},
+        )
     document = await backends.connections.insert(account_id, story_name, fields, new_id)
     await _publish(backends, document)
     return str(document["_id"])

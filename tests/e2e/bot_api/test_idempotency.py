@@ -1,6 +1,7 @@
 """Creates sent with an `Idempotency-Key`: a retry answers the first result and stores
 nothing new; the same key with another body is a 409 (docs/reliability.md)."""
 
+import asyncio
 from typing import Any
 
 from support.api import Api, Reply
@@ -62,3 +63,38 @@ async def test_keys_are_per_account(api: Api, bob: Any) -> None:
 async def test_a_malformed_key_is_a_400(api: Api) -> None:
     reply = await post_with_key(api, "/stories", {"name": "A", "description": ""}, "x" * 256)
     assert reply.error == (400, "bad_request")
+
+
+RACERS = 8
+
+
+async def race(api: Api, path: str, body: Any, key: str) -> list[Reply]:
+    """RACERS creates sharing one key, sent at once."""
+    return list(await asyncio.gather(*(post_with_key(api, path, body, key) for _ in range(RACERS))))
+
+
+def winners_answer(replies: list[Reply], success: int = 200) -> Any:
+    """Every reply is the winner's answer or a 409 while it was in flight: never a 500."""
+    assert {r.status for r in replies} <= {success, 409}, [(r.status, r.body) for r in replies]
+    answers = [r.body for r in replies if r.status == success]
+    assert answers and all(a == answers[0] for a in answers)
+    in_flight = [r for r in replies if r.status == 409]
+    assert all("in progress" in r.details and r.headers["Retry-After"] == "1" for r in in_flight)
+    return answers[0]
+
+
+async def test_concurrent_creates_sharing_a_key_store_one_record_and_never_fail(
+    api: Api, story_id: str
+) -> None:
+    entries = [{"value": "large", "synonyms": [{"value": "large"}]}]
+    creates = [
+        ("/stories", {"name": "Raced", "description": ""}),
+        ("/entities", {"name": "raced", "entries": entries}),
+        (f"/stories/{story_id}/interactions", {"name": "Raced"}),
+    ]
+    for path, body in creates:
+        answer = winners_answer(await race(api, path, body, f"race {path}"))
+        listed = await api.ok("GET", path)
+        assert [r["id"] for r in listed if r["name"].lower() == "raced"] == [answer["id"]]
+        retried = await post_with_key(api, path, body, f"race {path}")
+        assert retried.status == 200 and retried.body == answer

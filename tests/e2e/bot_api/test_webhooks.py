@@ -11,8 +11,10 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot_api.app import create_app
+from bot_api.keys import STORES
 from shared.auth import AccountRepository
 from shared.config import Config
+from shared.events import ConnectionChanged
 from support.api import Api, Tenant
 
 GOTO = "0b5a1c7e-6f1d-4c4b-9a57-2f7c6b1d9e10"
@@ -191,6 +193,35 @@ async def test_a_failed_delivery_still_answers_with_the_interactions_own_respons
     assert result["fulfillment"] == [{"type": "text", "message": "Let me check."}]
     assert "order" not in result["parameters"]
     assert len(recorder.received) == 1
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [
+        {"token": "whsec_not base64!"},
+        {"token": "whsec_"},
+        {"token": "whsec_c2Vjc"},
+        {"headers": {"X-Team": "a\x01b"}},
+        {"headers": {"X-Team": "a\x7fb"}},
+        {"auth": {"username": "bot:1", "password": "pw"}},
+    ],
+)
+async def test_a_stored_connection_that_cannot_sign_or_send_is_a_failed_delivery_not_a_500(
+    bot_api: TestClient, alice: Tenant, backend: tuple[Backend, TestServer], stored: Any
+) -> None:
+    """A connection written before integrations-api checked its token and header values
+    may hold a token with no usable key or a header no client sends."""
+    recorder, server = backend
+    url = str(server.make_url("/hook"))
+    story_id = await webhook_story(alice.developer, url)
+    connection = ConnectionChanged(
+        "0" * 23 + "1", alice.tokens.account_id, story_id, "Legacy", url, 1, **stored
+    )
+    await bot_api.app[STORES].connections.apply(connection)
+    result = (await ask(alice.public, story_id))["result"]
+    assert result["source"] == "agent"
+    assert result["fulfillment"] == [{"type": "text", "message": "Let me check."}]
+    assert recorder.received == []
 
 
 async def test_a_refused_connection_still_answers(alice: Tenant) -> None:

@@ -1,5 +1,7 @@
 """The v2 webhook-connection API, with bot-api answering story look-ups over NATS."""
 
+import asyncio
+import dataclasses
 import re
 from typing import Any
 
@@ -8,7 +10,9 @@ from aiohttp.test_utils import TestClient
 from openapi_spec_validator import validate
 
 from integrations_api.app import create_app
+from shared.auth import AccountRepository
 from shared.config import Config
+from shared.pages import MAX_PAGE
 from support.api import Api, Tenant
 from support.waiting import eventually
 
@@ -116,12 +120,18 @@ async def test_without_bot_api_nothing_is_stored_and_the_answer_is_503(
         ({"url": "not a url"}, "url"),
         ({"token": ""}, "token"),
         ({"token": "t" * 1025}, "token"),
+        ({"token": "whsec_not base64!"}, "token"),
+        ({"token": "whsec_"}, "token"),
+        ({"token": "whsec_c2Vjc"}, "token"),
         ({"headers": {}}, "headers"),
         ({"headers": {f"X-{i}": "v" for i in range(11)}}, "headers"),
         ({"headers": {"Content-Type": "text/plain"}}, "headers"),
         ({"headers": {"X-Bad": "line\nbreak"}}, "headers"),
+        ({"headers": {"X-Bad": "a\x01b"}}, "headers"),
+        ({"headers": {"X-Bad": "a\x7fb"}}, "headers"),
         ({"headers": {"bad name": "v"}}, "headers"),
         ({"auth": {"username": "bot"}}, "auth"),
+        ({"auth": {"username": "bot:1", "password": "p"}}, "auth"),
         ({"auth": {"username": "u" * 1025, "password": "p"}}, "auth"),
         ({"storyId": "abc"}, "storyId"),
         ({"storyId": "Z" * 24}, "storyId"),
@@ -154,6 +164,20 @@ async def test_the_maximum_of_each_field_is_accepted(
     assert reply.status == 201, reply.body
     stored = await api.ok("GET", f"{BASE}/{reply.body['id']}")
     assert {k: stored[k] for k in fields} == fields
+
+
+async def test_an_update_to_a_token_with_no_usable_key_is_refused_and_keeps_the_stored_one(
+    integrations: TestClient, alice: Tenant, story_id: str
+) -> None:
+    api = connections_api(integrations, alice)
+    connection_id = (await api.post(BASE, connection(story_id, token="whsec_c2VjcmV0"))).body["id"]
+    path = f"{BASE}/{connection_id}"
+    reply = await api.put(path, {"name": "x", "url": "https://h.test", "token": "whsec_c2V*"})
+    assert reply.error == (400, "validation_error")
+    assert reply.body["status"]["errors"] == {
+        "token": ["After whsec_ a token must be base64 of its key (A-Z, a-z, 0-9, +, /)."]
+    }
+    assert (await api.ok("GET", path))["token"] == "whsec_c2VjcmV0"
 
 
 async def test_updates_take_no_story_and_only_the_owner_sees_a_connection(
@@ -231,3 +255,75 @@ async def test_a_create_retried_with_its_idempotency_key_is_stored_once(
     assert [c["id"] for c in listed] == [first.body["id"]]
     reused = await api.call("POST", BASE, connection(story_id, name="Other"), headers=key)
     assert reused.error == (409, "conflict")
+
+
+async def test_concurrent_creates_sharing_a_key_store_one_connection_and_never_fail(
+    integrations: TestClient, alice: Tenant, story_id: str
+) -> None:
+    api = connections_api(integrations, alice)
+    key = {"Idempotency-Key": "raced"}
+    replies = await asyncio.gather(
+        *(api.call("POST", BASE, connection(story_id), headers=key) for _ in range(8))
+    )
+    assert {r.status for r in replies} <= {201, 409}, [(r.status, r.body) for r in replies]
+    created = [r.body for r in replies if r.status == 201]
+    assert created and all(body == created[0] for body in created)
+    assert all("in progress" in r.details for r in replies if r.status == 409)
+    listed = await api.ok("GET", BASE)
+    assert [c["id"] for c in listed] == [created[0]["id"]]
+
+
+async def test_a_plain_list_answers_every_connection_and_pages_when_asked(
+    integrations: TestClient, alice: Tenant, story_id: str
+) -> None:
+    api = connections_api(integrations, alice)
+    count = MAX_PAGE + 3
+    created = [await api.post(BASE, connection(story_id, name=f"C{n}")) for n in range(count)]
+    ids = [reply.body["id"] for reply in created]
+    whole = await api.get(BASE)
+    assert [c["id"] for c in whole.body] == ids
+    assert whole.headers["X-Total-Count"] == str(count)
+    page = await api.get(f"{BASE}?offset=200")
+    assert [c["id"] for c in page.body] == ids[200:]
+    assert [c["id"] for c in (await api.get(f"{BASE}?limit=2&offset=1")).body] == ids[1:3]
+    for query in ("limit=" + "9" * 5000, "offset=" + "1" * 5000):
+        reply = await api.get(f"{BASE}?{query}")
+        assert reply.error == (400, "validation_error")
+        assert reply.details.startswith(query.split("=")[0])
+
+
+@pytest.fixture
+def one_connection_config(config: Config) -> Config:
+    return dataclasses.replace(config, quota_connections=1)
+
+
+async def test_a_connection_past_the_accounts_quota_answers_409_naming_it(
+    aiohttp_client: Any, one_connection_config: Config, bot_api: TestClient, alice: Tenant
+) -> None:
+    integrations = await aiohttp_client(create_app(one_connection_config))
+    api = connections_api(integrations, alice)
+    story_id = await alice.developer.create_story("Pizza")
+    assert (await api.post(BASE, connection(story_id))).status == 201
+    refused = await api.post(BASE, connection(story_id, name="Second"))
+    assert refused.error == (409, "conflict")
+    assert refused.body["status"]["errors"] == {"quota": "connections", "limit": 1}
+    assert len(await api.ok("GET", BASE)) == 1
+
+
+async def test_the_accounts_command_raises_one_accounts_connection_quota(
+    aiohttp_client: Any,
+    one_connection_config: Config,
+    accounts: AccountRepository,
+    bot_api: TestClient,
+    alice: Tenant,
+    bob: Tenant,
+) -> None:
+    await accounts.set_limits("alice", {"quota_connections": 2})
+    integrations = await aiohttp_client(create_app(one_connection_config))
+    story_ids = [await t.developer.create_story("Pizza") for t in (alice, bob)]
+    for tenant, story_id, taken in ((alice, story_ids[0], 2), (bob, story_ids[1], 1)):
+        api = connections_api(integrations, tenant)
+        for number in range(taken):
+            assert (await api.post(BASE, connection(story_id, name=f"C{number}"))).status == 201
+        refused = await api.post(BASE, connection(story_id, name="One more"))
+        assert refused.body["status"]["errors"] == {"quota": "connections", "limit": taken}

@@ -61,9 +61,8 @@ async def test_adding_an_interaction_costs_the_same_at_2000_as_at_10(
             f"/stories/{story_id}/interactions", {"name": "x", "triggers": [f"T{size - 3}"]}
         )
         assert clash.error == (409, "conflict")
-        assert len(await alice.developer.ok("GET", f"/stories/{story_id}/interactions")) == min(
-            size + ADDS, 200
-        )
+        listed = await alice.developer.ok("GET", f"/stories/{story_id}/interactions")
+        assert len(listed) == size + ADDS
     print(
         "interaction add, median of", ADDS, ":",
         ", ".join(f"{size}: {1000 * s:.1f} ms" for size, s in medians.items()),

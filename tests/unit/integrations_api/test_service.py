@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 
 from integrations_api import service
-from shared.errors import NotFound, ValidationFailed
+from shared.errors import Conflict, NotFound, ValidationFailed
 from shared.events import DeliveryResult, StoryChanged
 from shared.pages import Page
 from support.integrations import MemoryBackends
@@ -196,3 +196,17 @@ async def test_a_delivery_result_sets_then_clears_the_connections_error(
     )
 
     assert (failed["error"], recovered["error"]) == ("timeout", None)
+
+
+async def test_a_connection_past_the_accounts_quota_is_refused_and_stores_nothing(
+    memory: MemoryBackends,
+) -> None:
+    memory.quota = 2
+    first = [await create(memory), await create(memory, story_id=OTHER_STORY)]
+    with pytest.raises(Conflict) as refused:
+        await create(memory)
+    assert refused.value.errors == {"quota": "connections", "limit": 2}
+    assert str(refused.value) == "quota reached: webhook connections per account (at most 2)"
+    listed, total = await service.list_connections(memory.backends, account_id=ACCOUNT, page=Page())
+    assert [str(c["_id"]) for c in listed] == first and total == 2
+    assert await create(memory, account_id=OTHER_ACCOUNT)

@@ -9,8 +9,8 @@ from pymongo.errors import DuplicateKeyError
 from bot_api.domain.entities import Entity, Entry
 from shared.errors import Conflict
 from shared.ids import object_id
-from shared.mongo import Database
-from shared.pages import Page
+from shared.mongo import Database, paged
+from shared.pages import EVERY_ITEM, Page
 from shared.timeutil import utcnow
 
 
@@ -44,11 +44,9 @@ class EntityRepository:
             raise Conflict(f"an entity named {entity['name']!r} already exists") from None
         return str(result.inserted_id)
 
-    async def list(self, account_id: str, page: Page | None = None) -> list[dict[str, Any]]:
+    async def list(self, account_id: str, page: Page = EVERY_ITEM) -> list[dict[str, Any]]:
         cursor = self.collection.find({"accountId": account_id}).sort("createdAt", 1)
-        if page is not None:
-            cursor = cursor.skip(page.offset).limit(page.limit)
-        return [document async for document in cursor]
+        return [document async for document in paged(cursor, page)]
 
     async def count(self, account_id: str) -> int:
         return await self.collection.count_documents({"accountId": account_id})

@@ -14,7 +14,7 @@ from bot_api.storage.connections import Connection
 from bot_api.storage.sessions import StoredSession
 from bot_api.storage.stories import StoryRecord
 from shared.events import ConnectionChanged
-from shared.pages import Page
+from shared.pages import EVERY_ITEM, Page
 
 
 class Indexed(Protocol):
@@ -105,7 +105,7 @@ class EntityStore(Indexed, Protocol):
         """The new entity's id (`entity_id` when given); Conflict if the account has an
         entity of that name."""
 
-    async def list(self, account_id: str, page: Page | None = None) -> list[dict[str, Any]]:
+    async def list(self, account_id: str, page: Page = EVERY_ITEM) -> list[dict[str, Any]]:
         """The account's entities (of `page`, or all), oldest first."""
 
     async def count(self, account_id: str) -> int: ...

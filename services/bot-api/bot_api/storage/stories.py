@@ -18,7 +18,7 @@ from bson import ObjectId
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Context, Structure
 from shared.ids import object_id
-from shared.mongo import Database
+from shared.mongo import Database, paged
 from shared.pages import Page
 from shared.timeutil import utcnow
 
@@ -114,7 +114,7 @@ class StoryRepository:
         cursor = self.collection.find(
             {"accountId": account_id}, projection={"name": 1, "description": 1}
         ).sort("createdAt", 1)
-        return [document async for document in cursor.skip(page.offset).limit(page.limit)]
+        return [document async for document in paged(cursor, page)]
 
     async def count(self, account_id: str) -> int:
         return await self.collection.count_documents({"accountId": account_id})

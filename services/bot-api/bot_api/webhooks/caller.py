@@ -19,6 +19,7 @@ from yarl import URL
 from bot_api.storage.connections import Connection
 from bot_api.webhooks.failures import DeliveryFailed
 from bot_api.webhooks.guard import GuardedResolver, check_literal_host
+from shared.webhook_tokens import SECRET_PREFIX, UnusableToken, signing_key
 
 TIMEOUT_SECONDS = 3.0
 MAX_ANSWER_BYTES = 64 * 1024
@@ -69,22 +70,24 @@ class WebhookCaller:
             raise DeliveryFailed(f"cannot connect: {error.os_error}") from None
         except aiohttp.ClientError as error:
             raise DeliveryFailed(f"request failed: {error}") from None
+        except ValueError as error:  # a stored header aiohttp refuses to send
+            raise DeliveryFailed(f"cannot send the request: {error}") from None
         if len(raw) > MAX_ANSWER_BYTES:
             raise DeliveryFailed("answer larger than 64 KiB")
         return raw
 
 
-def signing_key(token: str) -> bytes:
-    """Standard Webhooks: a `whsec_` token holds its key in base64; any other token is
-    its own UTF-8 bytes."""
-    if token.startswith("whsec_"):
-        return base64.b64decode(token[len("whsec_") :] + "==")
-    return token.encode()
-
-
 def signature(token: str, message_id: str, timestamp: str, data: bytes) -> str:
+    """A stored token with no usable key (written before integrations-api checked it)
+    fails the delivery: the backend could not verify the call anyway."""
+    try:
+        key = signing_key(token)
+    except UnusableToken:
+        raise DeliveryFailed(
+            f"the connection's token is not base64 after {SECRET_PREFIX}"
+        ) from None
     signed = f"{message_id}.{timestamp}.".encode() + data
-    digest = hmac.new(signing_key(token), signed, hashlib.sha256).digest()
+    digest = hmac.new(key, signed, hashlib.sha256).digest()
     return "v1," + base64.b64encode(digest).decode()
 
 
@@ -100,5 +103,8 @@ def _headers(connection: Connection | None, message_id: str, data: bytes) -> dic
         headers["webhook-signature"] = signature(connection.token, message_id, timestamp, data)
     if connection.auth is not None:
         username, password = connection.auth
-        headers["Authorization"] = aiohttp.encode_basic_auth(username, password)
+        try:
+            headers["Authorization"] = aiohttp.encode_basic_auth(username, password)
+        except ValueError as error:  # a username with ":", stored before it was refused
+            raise DeliveryFailed(f"unusable credentials: {error}") from None
     return headers

@@ -1,0 +1,29 @@
+"""A webhook connection's `token` keys the Standard Webhooks signature of each call
+(docs/webhooks.md): the key is the base64-decoded rest of a `whsec_` token (so the public
+`standardwebhooks` verifiers accept it as is), else the token's UTF-8 bytes.
+
+Written once for both services: integrations-api refuses a token with no usable key, and
+bot-api signs with the same key (a stored token without one fails the delivery)."""
+
+import base64
+import binascii
+
+SECRET_PREFIX = "whsec_"
+
+
+class UnusableToken(ValueError):
+    """A `whsec_` token whose rest is not base64 of at least one byte."""
+
+
+def signing_key(token: str) -> bytes:
+    if not token.startswith(SECRET_PREFIX):
+        return token.encode()
+    # Padding is optional, as in the standardwebhooks libraries. A character outside
+    # base64's is refused rather than skipped, so a typo cannot change the key, and an
+    # empty rest is refused too (its padding leads).
+    try:
+        return base64.b64decode(token[len(SECRET_PREFIX) :] + "==", validate=True)
+    except binascii.Error:
+        raise UnusableToken(
+            f"After {SECRET_PREFIX} a token must be base64 of its key (A-Z, a-z, 0-9, +, /)."
+        ) from None
