@@ -7,7 +7,7 @@ import pytest
 
 from bot_api.changes import ChangeFeed
 from bot_api.conversations.cache import StoryCache
-from bot_api.conversations.vectors import PhraseVectorService
+from bot_api.conversations.vectors import CHUNK, PhraseVectorService
 from bot_api.engine.conversation import respond
 from bot_api.engine.semantic import Vectors
 from bot_api.engine.turn import SessionState, Turn
@@ -115,3 +115,24 @@ async def test_vectors_that_could_not_be_stored_are_tried_again_until_they_land(
     await bot.vectors.idle()
     assert bot.store.failures == 0
     assert await bot.answer(story_id, "howdy") == greet
+
+
+async def test_a_story_of_one_phrase_is_encoded_before_a_large_story_queued_first(
+    bot: Bot,
+) -> None:
+    bot.encoder.released.clear()
+    large = await bot.stories.create(account_id=ACCOUNT, data={"name": "Large", "description": ""})
+    for n in range(10):
+        await bot.interactions.create(
+            account_id=ACCOUNT,
+            story_id=large,
+            data={"name": f"Topic {n}", "userSays": [f"topic {n} phrase {p}" for p in range(10)]},
+        )
+    await bot.cache.story(ACCOUNT, large)
+    small, greet = await bot.new_story("hello there")
+    await bot.cache.story(ACCOUNT, small)
+    bot.encoder.released.set()
+    await bot.vectors.idle()
+    assert len(bot.encoder.encoded) == 101
+    assert bot.encoder.encoded.index("hello there") == CHUNK
+    assert await bot.answer(small, "howdy") == greet
