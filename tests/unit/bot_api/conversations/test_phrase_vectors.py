@@ -1,7 +1,8 @@
 """Phrase vectors: computed once per text in the background, taken in by the story on
 its next query; until then the phrase is matched lexically."""
 
-from collections.abc import Mapping
+import asyncio
+from collections.abc import Iterable, Mapping
 
 import pytest
 
@@ -9,7 +10,7 @@ from bot_api.changes import ChangeFeed
 from bot_api.conversations.cache import StoryCache
 from bot_api.conversations.vectors import CHUNK, PhraseVectorService
 from bot_api.engine.conversation import respond
-from bot_api.engine.semantic import Vectors
+from bot_api.engine.semantic import Vectors, vector_key
 from bot_api.engine.turn import SessionState, Turn
 from bot_api.management.interactions import InteractionService
 from bot_api.management.quotas import Quotas
@@ -36,12 +37,12 @@ class FlakyVectors(VectorsInMemory):
 
 
 class Bot:
-    def __init__(self, failing_puts: int = 0) -> None:
+    def __init__(self, store: VectorsInMemory | None = None) -> None:
         database = Database()
         stores = database.stores()
         feed = ChangeFeed()
         self.encoder = ConceptEncoder()
-        self.store = FlakyVectors(failing_puts)
+        self.store = VectorsInMemory() if store is None else store
         self.vectors = PhraseVectorService(self.store, self.encoder, retry_seconds=0.01)
         self.cache = StoryCache(stores, self.vectors, budget_bytes=2**30)
         feed.listen(self.cache)
@@ -109,11 +110,12 @@ async def test_a_text_is_encoded_once_and_an_edit_encodes_only_its_new_phrases(b
 
 
 async def test_vectors_that_could_not_be_stored_are_tried_again_until_they_land() -> None:
-    bot = Bot(failing_puts=2)
+    store = FlakyVectors(failures=2)
+    bot = Bot(store)
     story_id, greet = await bot.new_story("hello there", "hi friend")
     await bot.cache.story(ACCOUNT, story_id)
     await bot.vectors.idle()
-    assert bot.store.failures == 0
+    assert store.failures == 0
     assert await bot.answer(story_id, "howdy") == greet
 
 
@@ -136,3 +138,45 @@ async def test_a_story_of_one_phrase_is_encoded_before_a_large_story_queued_firs
     assert len(bot.encoder.encoded) == 101
     assert bot.encoder.encoded.index("hello there") == CHUNK
     assert await bot.answer(small, "howdy") == greet
+
+
+class HeldVectors(VectorsInMemory):
+    """Phrase vectors whose reads wait while `held` is cleared, as a large story's do."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.released = asyncio.Event()
+        self.released.set()
+
+    async def find(self, keys: Iterable[str]) -> dict[str, Vectors]:
+        await self.released.wait()
+        return await super().find(keys)
+
+
+async def test_a_story_answers_lexically_while_its_vectors_are_read_then_by_meaning() -> None:
+    store = HeldVectors()
+    bot = Bot(store)
+    story_id, greet = await bot.new_story("hello there", "hi friend")
+    stored = ["hello there", "hi friend"]
+    vectors = ConceptEncoder()(stored)
+    model = bot.encoder.model_id
+    await store.put(model, {vector_key(model, t): v for t, v in zip(stored, vectors, strict=True)})
+    store.released.clear()
+    story = await asyncio.wait_for(bot.cache.story(ACCOUNT, story_id), 5)
+    assert story.semantic is None
+    assert await bot.answer(story_id, "hello there") == greet
+    assert await bot.answer(story_id, "howdy") != greet
+    await bot.interactions.update(
+        account_id=ACCOUNT,
+        story_id=story_id,
+        interaction_id=greet,
+        data={"userSays": ["hi friend", "greetings all"]},
+    )
+    assert await bot.answer(story_id, "greetings all") == greet
+    store.released.set()
+    await bot.cache.idle()
+    await bot.vectors.idle()
+    story = await bot.cache.story(ACCOUNT, story_id)
+    assert story.semantic is not None and greet in story.semantic
+    assert await bot.answer(story_id, "howdy") == greet
+    assert "greetings all" in bot.encoder.encoded and "hello there" not in bot.encoder.encoded
