@@ -260,25 +260,28 @@ class StoryCache:
     async def _add_semantic(self, key: _Key, entry: _Entry) -> None:
         """Give a story compiled lexically its semantic stage: its phrase vectors read and
         indexed (one story at a time, in the compiling worker), then, under the story's
-        lock, the edits and landed vectors of the meantime taken in."""
+        lock, the edits and landed vectors of the meantime taken in, and the phrases
+        still without a vector queued for encoding (those the story still has)."""
         try:
             snapshot = entry.story
             texts = await self._in_worker(
                 functools.partial(snapshot.phrase_texts, snapshot.interactions)
             )
-            vectors = await self._phrase_vectors(key, texts)
+            vectors = await self._phrase_vectors(key, texts, encode_missing=False)
             if vectors is None or self._entries.get(key) is not entry:
                 return
+            incomplete = await self._in_worker(functools.partial(vectors.incomplete, texts))
             async with self._compiling:
                 indexed = await self._in_worker(
                     functools.partial(snapshot.with_vectors, snapshot.interactions, vectors)
                 )
             async with entry.lock:
                 current = entry.story
-                due = entry.vectors_due | current.changed_since(snapshot)
+                due = entry.vectors_due | incomplete | current.changed_since(snapshot)
                 story = current.with_semantic_of(indexed)
                 if due:
-                    due_vectors = await self._phrase_vectors(key, story.phrase_texts(due))
+                    due_texts = await self._in_worker(functools.partial(story.phrase_texts, due))
+                    due_vectors = await self._phrase_vectors(key, due_texts)
                     if due_vectors is not None:
                         story = await self._in_worker(
                             functools.partial(story.with_vectors, due, due_vectors)

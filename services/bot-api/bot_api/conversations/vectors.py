@@ -16,9 +16,9 @@ import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
+from bot_api.conversations.background import Drain
 from bot_api.engine.semantic import Encoder, PhraseVectors, vector_key
 from bot_api.storage.protocols import VectorStore
-from shared.budget import beyond_request
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +86,7 @@ class PhraseVectorService:
         self._retry_seconds = retry_seconds
         self._queues: OrderedDict[str, _StoryQueue] = OrderedDict()
         """By story, the one whose turn it is first."""
-        self._worker: asyncio.Task[None] | None = None
+        self._worker = Drain(self._encode_queued)
 
     async def load(
         self, story_id: str, texts: Mapping[str, Sequence[str]], landed: Landed | None
@@ -95,24 +95,24 @@ class PhraseVectorService:
         missing ones are queued for encoding, and `landed` is called as each
         interaction's are stored."""
         keys = self._keys(texts)
-        by_key = await self._store.find(keys.values())
+        by_key = await self._store.take(story_id, keys.values())
         missing = {i: [t for t in ts if keys[t] not in by_key] for i, ts in texts.items()}
         missing = {i: ts for i, ts in missing.items() if ts}
         if missing and landed is not None:
             self._queues.setdefault(story_id, _StoryQueue(landed)).add(missing, landed)
-            if self._worker is None or self._worker.done():
-                self._worker = beyond_request(self._encode_queued())
+            self._worker.wake()
         return PhraseVectors(self.encoder.model_id, by_key)
 
+    def forget(self, story_id: str) -> None:
+        """A deleted story's phrases are not encoded any more."""
+        self._queues.pop(story_id, None)
+
     async def idle(self) -> None:
-        """Wait until everything queued so far is encoded and stored."""
-        while self._worker is not None and not self._worker.done():
-            await asyncio.wait([self._worker])
+        """Wait until everything queued so far is done."""
+        await self._worker.idle()
 
     async def close(self) -> None:
-        if self._worker is not None:
-            self._worker.cancel()
-            await asyncio.gather(self._worker, return_exceptions=True)
+        await self._worker.close()
 
     async def _encode_queued(self) -> None:
         """One chunk of each story in turn until no story waits."""
@@ -120,17 +120,22 @@ class PhraseVectorService:
             story_id, queue = next(iter(self._queues.items()))
             chunk = queue.next_chunk()
             try:
-                await self._encode([t for _, texts, taken in chunk for t in texts[:taken]])
+                await self._encode(
+                    story_id, [t for _, texts, taken in chunk for t in texts[:taken]]
+                )
             except Exception:
                 log.exception(
                     "phrase vectors of story %s could not be computed; tried again in %g s",
                     story_id,
                     self._retry_seconds,
                 )
-                self._queues.move_to_end(story_id)
+                if self._queues.get(story_id) is queue:
+                    self._queues.move_to_end(story_id)
                 await asyncio.sleep(self._retry_seconds)
                 continue
             done = queue.stored(chunk)
+            if self._queues.get(story_id) is not queue:
+                continue  # forgotten meanwhile
             if queue.texts:
                 self._queues.move_to_end(story_id)
             else:
@@ -138,14 +143,16 @@ class PhraseVectorService:
             if done:
                 await queue.landed(done)
 
-    async def _encode(self, texts: Sequence[str]) -> None:
+    async def _encode(self, story_id: str, texts: Sequence[str]) -> None:
         keys = self._keys({"": texts})
-        known = await self._store.find(keys.values())
+        known = await self._store.take(story_id, keys.values())
         wanted = [t for t, key in keys.items() if key not in known]
         if wanted:
             vectors = await asyncio.to_thread(self.encoder, wanted)
             await self._store.put(
-                self.encoder.model_id, {keys[t]: v for t, v in zip(wanted, vectors, strict=True)}
+                self.encoder.model_id,
+                story_id,
+                {keys[t]: v for t, v in zip(wanted, vectors, strict=True)},
             )
 
     def _keys(self, texts: Mapping[str, Sequence[str]]) -> dict[str, str]:

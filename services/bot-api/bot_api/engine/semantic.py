@@ -161,6 +161,10 @@ class PhraseVectors:
         keys = (vector_key(self.model_id, t) for t in texts)
         return [self.by_key[k] for k in keys if k in self.by_key]
 
+    def incomplete(self, texts: Mapping[str, Sequence[str]]) -> set[str]:
+        """The interactions (of interaction -> phrase texts) with a text not here."""
+        return {i for i, phrases in texts.items() if len(self.of(phrases)) < len(phrases)}
+
 
 def representatives(entities: Iterable[Entity]) -> dict[str, str]:
     """Each entity's first value: what its slot reads as in a phrase's vector."""

@@ -8,6 +8,7 @@ import pytest
 
 from bot_api.changes import ChangeFeed
 from bot_api.conversations.cache import StoryCache
+from bot_api.conversations.sweep import VectorSweeper
 from bot_api.conversations.vectors import CHUNK, PhraseVectorService
 from bot_api.engine.conversation import respond
 from bot_api.engine.semantic import Vectors, vector_key
@@ -29,11 +30,11 @@ class FlakyVectors(VectorsInMemory):
         super().__init__()
         self.failures = failures
 
-    async def put(self, model_id: str, vectors: Mapping[str, Vectors]) -> None:
+    async def put(self, model_id: str, story_id: str, vectors: Mapping[str, Vectors]) -> None:
         if self.failures:
             self.failures -= 1
             raise TimeoutError("the database did not answer in time")
-        await super().put(model_id, vectors)
+        await super().put(model_id, story_id, vectors)
 
 
 class Bot:
@@ -46,6 +47,9 @@ class Bot:
         self.vectors = PhraseVectorService(self.store, self.encoder, retry_seconds=0.01)
         self.cache = StoryCache(stores, self.vectors, budget_bytes=2**30)
         feed.listen(self.cache)
+        self.sweeper = VectorSweeper(stores, self.store, self.vectors, delay_seconds=0)
+        feed.listen(self.sweeper)
+        self.stores = stores
         quotas = Quotas.from_config(Config(mongodb_url="", nats_url=""))
         self.stories = StoryService(stores=stores, changes=feed, quotas=quotas)
         self.interactions = InteractionService(
@@ -60,6 +64,25 @@ class Bot:
             account_id=ACCOUNT, story_id=story_id, data={"name": "Greet", "userSays": [*user_says]}
         )
         return story_id, interaction_id
+
+    async def settle(self, story_id: str) -> set[str]:
+        """Once the story's vectors are encoded and the sweeps done: the keys its
+        current phrases use."""
+        await self.cache.story(ACCOUNT, story_id)
+        await self.vectors.idle()
+        await self.sweeper.idle()
+        story = await self.cache.story(ACCOUNT, story_id)
+        model = self.encoder.model_id
+        texts = story.phrase_texts(story.interactions).values()
+        return {vector_key(model, t) for phrases in texts for t in phrases}
+
+    async def edit(self, story_id: str, interaction_id: str, *user_says: str) -> None:
+        await self.interactions.update(
+            account_id=ACCOUNT,
+            story_id=story_id,
+            interaction_id=interaction_id,
+            data={"userSays": [*user_says]},
+        )
 
     async def answer(self, story_id: str, query: str) -> str | None:
         story = await self.cache.story(ACCOUNT, story_id)
@@ -148,9 +171,9 @@ class HeldVectors(VectorsInMemory):
         self.released = asyncio.Event()
         self.released.set()
 
-    async def find(self, keys: Iterable[str]) -> dict[str, Vectors]:
+    async def take(self, story_id: str, keys: Iterable[str]) -> dict[str, Vectors]:
         await self.released.wait()
-        return await super().find(keys)
+        return await super().take(story_id, keys)
 
 
 async def test_a_story_answers_lexically_while_its_vectors_are_read_then_by_meaning() -> None:
@@ -160,7 +183,9 @@ async def test_a_story_answers_lexically_while_its_vectors_are_read_then_by_mean
     stored = ["hello there", "hi friend"]
     vectors = ConceptEncoder()(stored)
     model = bot.encoder.model_id
-    await store.put(model, {vector_key(model, t): v for t, v in zip(stored, vectors, strict=True)})
+    await store.put(
+        model, story_id, {vector_key(model, t): v for t, v in zip(stored, vectors, strict=True)}
+    )
     store.released.clear()
     story = await asyncio.wait_for(bot.cache.story(ACCOUNT, story_id), 5)
     assert story.semantic is None
@@ -180,3 +205,59 @@ async def test_a_story_answers_lexically_while_its_vectors_are_read_then_by_mean
     assert story.semantic is not None and greet in story.semantic
     assert await bot.answer(story_id, "howdy") == greet
     assert "greetings all" in bot.encoder.encoded and "hello there" not in bot.encoder.encoded
+
+
+async def test_edits_and_a_story_delete_shrink_the_vectors_to_what_live_phrases_use(
+    bot: Bot,
+) -> None:
+    story_id, greet = await bot.new_story("hello there", "hi friend")
+    await bot.settle(story_id)
+    for n in range(30):
+        await bot.edit(story_id, greet, f"hello number {n}", "hi friend")
+        await bot.settle(story_id)
+    assert len(bot.encoder.encoded) == 32
+    live = await bot.settle(story_id)
+    assert len(live) == 2 and set(bot.store.by_key) == live
+    await bot.stories.delete(account_id=ACCOUNT, story_id=story_id)
+    await bot.sweeper.idle()
+    assert bot.store.by_key == {}
+
+
+async def test_a_text_two_stories_share_stays_while_one_of_them_uses_it(bot: Bot) -> None:
+    first, first_greet = await bot.new_story("hello there", "hi friend")
+    second, _ = await bot.new_story("Hello there!", "greetings all")
+    await bot.settle(first)
+    await bot.settle(second)
+    hello = vector_key(bot.encoder.model_id, "hello there")
+    await bot.edit(first, first_greet, "hi friend")
+    await bot.settle(first)
+    assert hello in bot.store.by_key and len(bot.store.by_key) == 3
+    await bot.stories.delete(account_id=ACCOUNT, story_id=second)
+    await bot.sweeper.idle()
+    assert (
+        set(bot.store.by_key)
+        == await bot.settle(first)
+        == {vector_key(bot.encoder.model_id, "hi friend")}
+    )
+    assert hello not in bot.store.by_key
+
+
+async def test_a_vector_a_sweep_took_from_a_live_phrase_is_encoded_again(bot: Bot) -> None:
+    story_id, greet = await bot.new_story("hello there", "hi friend")
+    live = await bot.settle(story_id)
+    await bot.store.sweep(story_id, keep=set(), limit=10)  # read before the phrases existed
+    assert bot.store.by_key == {}
+    bot.encoder.released.clear()
+    restarted = StoryCache(bot.stores, bot.vectors, budget_bytes=2**30)
+    story = await restarted.story(ACCOUNT, story_id)
+    _, outcome = respond(story, SessionState(), Turn(query="howdy"), encoder=bot.encoder)
+    assert outcome.interaction is None or outcome.interaction.id != greet
+    _, outcome = respond(story, SessionState(), Turn(query="hello there"), encoder=bot.encoder)
+    assert outcome.interaction is not None and outcome.interaction.id == greet
+    bot.encoder.released.set()
+    await bot.vectors.idle()
+    story = await restarted.story(ACCOUNT, story_id)
+    _, outcome = respond(story, SessionState(), Turn(query="howdy"), encoder=bot.encoder)
+    assert outcome.interaction is not None and outcome.interaction.id == greet
+    assert set(bot.store.by_key) == live
+    assert bot.encoder.encoded.count("hello there") == bot.encoder.encoded.count("hi friend") == 2
