@@ -26,7 +26,7 @@ async def test_vectors_round_trip_by_key(mongo_client: AsyncMongoClient, config:
     assert await repository.take("story-1", []) == {}
     found = await repository.take("story-1", [keys[0], keys[2], vector_key("m", "unknown")])
     assert set(found) == {keys[0], keys[2]}
-    assert found[keys[2]].dtype == np.float32
+    assert found[keys[2]].dtype == np.float16
     np.testing.assert_allclose(found[keys[2]], rows[2], atol=2e-3)
     fourth = vector_key("m", "d")
     await repository.put("m", "story-1", {keys[0]: rows[1], fourth: rows[1]})
@@ -55,6 +55,19 @@ async def test_a_vector_is_deleted_once_no_story_that_marked_it_keeps_it(
     assert set(await repository.take(second, keys)) == {shared, put_twice}
     assert await repository.sweep(second, keep=set(), limit=10) == 2
     assert await repository.take(first, keys) == {}
+
+
+async def test_vectors_stored_before_stories_existed_are_marked_when_read(
+    mongo_client: AsyncMongoClient, config: Config
+) -> None:
+    repository = PhraseVectorRepository(mongo_client[config.bot_database])
+    run = uuid.uuid4().hex
+    key = vector_key("m", f"stored long ago {run}")
+    vector = np.ones(384, np.float16)
+    await repository.collection.insert_one({"_id": key, "model": "m", "vector": vector.tobytes()})
+    assert set(await repository.take(f"story-{run}", [key])) == {key}
+    assert await repository.sweep(f"story-{run}", keep=set(), limit=10) == 1
+    assert await repository.take(f"story-{run}", [key]) == {}
 
 
 async def test_vectors_a_request_queued_are_stored_after_its_deadline(

@@ -15,9 +15,9 @@ from bot_api.domain.structure import Structure
 from bot_api.engine.entities import EntityRecognizer
 from bot_api.engine.matching import MatchIndex
 from bot_api.engine.semantic import (
+    PhraseRows,
     PhraseVectors,
     SemanticIndex,
-    Vectors,
     interaction_texts,
     representatives,
     uses_slots,
@@ -150,7 +150,7 @@ class CompiledStory:
         }
 
     def _semantic_with(
-        self, model_id: str, put: Mapping[str, Sequence[Vectors]], removed: Iterable[str] = ()
+        self, model_id: str, put: Mapping[str, Sequence[PhraseRows]], removed: Iterable[str] = ()
     ) -> SemanticIndex:
         """The semantic index with these vectors: built anew if there is none yet, or if
         it holds another model's."""

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 import numpy as np
 from pymongo.errors import BulkWriteError
 
-from bot_api.engine.semantic import Vectors
+from bot_api.engine.semantic import StoredVectors, Vectors
 from shared.mongo import Database
 
 DUPLICATE_KEY = 11000
@@ -37,22 +37,19 @@ class PhraseVectorRepository:
         """`_id` for reads; `stories` for a sweep's look-up of a story's vectors."""
         await self.collection.create_index("stories")
 
-    async def take(self, story_id: str, keys: Iterable[str]) -> dict[str, Vectors]:
+    async def take(self, story_id: str, keys: Iterable[str]) -> dict[str, StoredVectors]:
         """The stored vectors of these keys, each now marked as used by the story."""
-        found: dict[str, Vectors] = {}
+        found: dict[str, StoredVectors] = {}
         for page in _pages(list(dict.fromkeys(keys))):
             marked = await self._ids({"_id": {"$in": page}, **_marked_by(story_id)})
             unmarked = [k for k in page if k not in marked]
             if unmarked:
-                await self.collection.update_many(
-                    {"_id": {"$in": unmarked}}, {"$addToSet": {"stories": story_id}}
-                )
+                await self._mark(unmarked, story_id)
             cursor = self.collection.find(
                 {"_id": {"$in": page}, **_marked_by(story_id)}, {"vector": 1}
             )
             async for document in cursor:
-                vector = np.frombuffer(document["vector"], dtype=np.float16)
-                found[document["_id"]] = vector.astype(np.float32)
+                found[document["_id"]] = np.frombuffer(document["vector"], dtype=np.float16)
         return found
 
     async def put(self, model_id: str, story_id: str, vectors: Mapping[str, Vectors]) -> None:
@@ -76,10 +73,7 @@ class PhraseVectorRepository:
             errors = details["writeErrors"]
             if details.get("writeConcernErrors") or any(e["code"] != DUPLICATE_KEY for e in errors):
                 raise
-            stored_already = [documents[e["index"]]["_id"] for e in errors]
-            await self.collection.update_many(
-                {"_id": {"$in": stored_already}}, {"$addToSet": {"stories": story_id}}
-            )
+            await self._mark([documents[e["index"]]["_id"] for e in errors], story_id)
 
     async def sweep(self, story_id: str, keep: set[str], limit: int) -> int:
         """Take the story off up to `limit` of the vectors it no longer uses (those not in
@@ -91,6 +85,16 @@ class PhraseVectorRepository:
             )
             await self.collection.delete_many({"_id": {"$in": page}, "stories": {"$size": 0}})
         return len(unused)
+
+    async def _mark(self, keys: list[str], story_id: str) -> None:
+        """Add the story to these vectors' `stories`, those stored before it existed
+        included (the embedded server's `$addToSet` leaves a missing array missing)."""
+        await self.collection.update_many(
+            {"_id": {"$in": keys}, "stories": {"$exists": False}}, {"$set": {"stories": []}}
+        )
+        await self.collection.update_many(
+            {"_id": {"$in": keys}}, {"$addToSet": {"stories": story_id}}
+        )
 
     async def _ids(self, query: Mapping[str, object]) -> set[str]:
         return {d["_id"] async for d in self.collection.find(query, {"_id": 1})}

@@ -11,7 +11,7 @@ from bot_api.conversations.cache import StoryCache
 from bot_api.conversations.sweep import VectorSweeper
 from bot_api.conversations.vectors import CHUNK, PhraseVectorService
 from bot_api.engine.conversation import respond
-from bot_api.engine.semantic import Vectors, vector_key
+from bot_api.engine.semantic import StoredVectors, Vectors, vector_key
 from bot_api.engine.turn import SessionState, Turn
 from bot_api.management.interactions import InteractionService
 from bot_api.management.quotas import Quotas
@@ -171,7 +171,7 @@ class HeldVectors(VectorsInMemory):
         self.released = asyncio.Event()
         self.released.set()
 
-    async def take(self, story_id: str, keys: Iterable[str]) -> dict[str, Vectors]:
+    async def take(self, story_id: str, keys: Iterable[str]) -> dict[str, StoredVectors]:
         await self.released.wait()
         return await super().take(story_id, keys)
 
