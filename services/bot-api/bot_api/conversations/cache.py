@@ -115,6 +115,7 @@ class StoryCache:
         """Changes heard for each story being loaded, only while it is."""
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="story-compile")
         self._compiling = asyncio.Lock()
+        self._adding_semantic = asyncio.Lock()
 
     def close(self) -> None:
         """Stop the worker thread; a compile under way is abandoned, and so is a
@@ -259,22 +260,24 @@ class StoryCache:
 
     async def _add_semantic(self, key: _Key, entry: _Entry) -> None:
         """Give a story compiled lexically its semantic stage: its phrase vectors read and
-        indexed (one story at a time, in the compiling worker), then, under the story's
-        lock, the edits and landed vectors of the meantime taken in, and the phrases
-        still without a vector queued for encoding (those the story still has)."""
+        indexed (one story at a time, so one story's vectors are in memory as read: up to
+        73 MiB), then, under the story's lock, the edits and landed vectors of the
+        meantime taken in, and the phrases still without a vector queued for encoding
+        (those the story still has)."""
         try:
-            snapshot = entry.story
-            texts = await self._in_worker(
-                functools.partial(snapshot.phrase_texts, snapshot.interactions)
-            )
-            vectors = await self._phrase_vectors(key, texts, encode_missing=False)
-            if vectors is None or self._entries.get(key) is not entry:
-                return
-            incomplete = await self._in_worker(functools.partial(vectors.incomplete, texts))
-            async with self._compiling:
+            async with self._adding_semantic:
+                snapshot = entry.story
+                texts = await self._in_worker(
+                    functools.partial(snapshot.phrase_texts, snapshot.interactions)
+                )
+                vectors = await self._phrase_vectors(key, texts, encode_missing=False)
+                if vectors is None or self._entries.get(key) is not entry:
+                    return
+                incomplete = await self._in_worker(functools.partial(vectors.incomplete, texts))
                 indexed = await self._in_worker(
                     functools.partial(snapshot.with_vectors, snapshot.interactions, vectors)
                 )
+                del vectors
             async with entry.lock:
                 current = entry.story
                 due = entry.vectors_due | incomplete | current.changed_since(snapshot)

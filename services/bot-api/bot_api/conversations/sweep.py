@@ -51,6 +51,8 @@ class VectorSweeper:
         self._delay = delay_seconds
         self._due: OrderedDict[str, str] = OrderedDict()
         """Story id -> its account id, the stories to sweep."""
+        self._accounts_due: set[str] = set()
+        """Accounts whose entities changed: all their stories are due."""
         self._worker = Drain(self._sweep_due)
 
     async def changed(self, change: Change) -> None:
@@ -60,8 +62,7 @@ class VectorSweeper:
                     self._vectors.forget(change.story_id)
                 self._due[change.story_id] = change.account_id
             case EntitiesEdited(account_id=account_id):
-                for story_id in await self._story_ids(account_id):
-                    self._due[story_id] = account_id
+                self._accounts_due.add(account_id)
             case _:
                 return
         self._worker.wake()
@@ -74,8 +75,16 @@ class VectorSweeper:
         await self._worker.close()
 
     async def _sweep_due(self) -> None:
-        while self._due:
+        while self._due or self._accounts_due:
             await asyncio.sleep(self._delay)
+            accounts, self._accounts_due = self._accounts_due, set()
+            for account_id in accounts:
+                try:
+                    for story_id in await self._story_ids(account_id):
+                        self._due[story_id] = account_id
+                except Exception:
+                    log.exception("stories of account %s not listed; tried again", account_id)
+                    self._accounts_due.add(account_id)
             due, self._due = self._due, OrderedDict()
             for story_id, account_id in due.items():
                 try:

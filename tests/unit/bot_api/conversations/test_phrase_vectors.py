@@ -13,6 +13,7 @@ from bot_api.conversations.vectors import CHUNK, PhraseVectorService
 from bot_api.engine.conversation import respond
 from bot_api.engine.semantic import StoredVectors, Vectors, vector_key
 from bot_api.engine.turn import SessionState, Turn
+from bot_api.management.entities import EntityService
 from bot_api.management.interactions import InteractionService
 from bot_api.management.quotas import Quotas
 from bot_api.management.stories import StoryService
@@ -51,6 +52,7 @@ class Bot:
         feed.listen(self.sweeper)
         self.stores = stores
         quotas = Quotas.from_config(Config(mongodb_url="", nats_url=""))
+        self.entities = EntityService(stores=stores, changes=feed, quotas=quotas)
         self.stories = StoryService(stores=stores, changes=feed, quotas=quotas)
         self.interactions = InteractionService(
             stores=stores, changes=feed, connections=ConnectionDirectory(), quotas=quotas
@@ -261,3 +263,27 @@ async def test_a_vector_a_sweep_took_from_a_live_phrase_is_encoded_again(bot: Bo
     assert outcome.interaction is not None and outcome.interaction.id == greet
     assert set(bot.store.by_key) == live
     assert bot.encoder.encoded.count("hello there") == bot.encoder.encoded.count("hi friend") == 2
+
+
+async def test_an_entity_edit_sweeps_the_vectors_its_old_first_value_gave_slots(
+    bot: Bot,
+) -> None:
+    def sizes(*values: str) -> dict[str, object]:
+        return {"name": "size", "entries": [{"value": v, "synonyms": []} for v in values]}
+
+    size = await bot.entities.create(account_id=ACCOUNT, data=sizes("small", "large"))
+    story_id, order = await bot.new_story("hello there")
+    await bot.interactions.update(
+        account_id=ACCOUNT,
+        story_id=story_id,
+        interaction_id=order,
+        data={
+            "userSays": ["a {{size:size}} pizza", "hello there"],
+            "parameters": [{"alias": "size", "entity": "size", "prompts": []}],
+        },
+    )
+    await bot.settle(story_id)
+    await bot.entities.update(account_id=ACCOUNT, entity_id=size, data=sizes("large", "small"))
+    live = await bot.settle(story_id)
+    assert set(bot.store.by_key) == live
+    assert {vector_key(bot.encoder.model_id, t) for t in ("a large pizza", "hello there")} == live
