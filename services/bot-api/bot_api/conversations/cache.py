@@ -62,6 +62,8 @@ SEMANTIC_WAIT_SECONDS = 1.0
 answered lexically: the stored vectors are read at about 12,000 per second (88,450 in
 6 to 8 s), so a story of up to ~10,000 phrases is answered with them from its first
 query, and a larger one within its request budget."""
+SEMANTIC_RETRY_SECONDS = 5.0
+"""A semantic stage whose vectors could not be read is tried again this much later."""
 
 
 @dataclass
@@ -99,12 +101,17 @@ class _Entry:
 
 class StoryCache:
     def __init__(
-        self, stores: Stores, vectors: PhraseVectorService | None, budget_bytes: int
+        self,
+        stores: Stores,
+        vectors: PhraseVectorService | None,
+        budget_bytes: int,
+        retry_seconds: float = SEMANTIC_RETRY_SECONDS,
     ) -> None:
         """`budget_bytes`: the compiled stories kept may hold this much (estimated); the
         story just compiled is kept even if it alone is larger."""
         self._stores = stores
         self._vectors = vectors
+        self._retry_seconds = retry_seconds
         self._budget = budget_bytes
         self._entries: OrderedDict[_Key, _Entry] = OrderedDict()
         """Least recently used first."""
@@ -259,43 +266,60 @@ class StoryCache:
         return _Entry(compiled, compiled.size_estimate())
 
     async def _add_semantic(self, key: _Key, entry: _Entry) -> None:
-        """Give a story compiled lexically its semantic stage: its phrase vectors read and
-        indexed (one story at a time, so one story's vectors are in memory as read: up to
-        73 MiB), then, under the story's lock, the edits and landed vectors of the
-        meantime taken in, and the phrases still without a vector queued for encoding
-        (those the story still has)."""
+        """Give a story compiled lexically its semantic stage (tried again a while later
+        if the database fails): its queries are answered lexically until then."""
         try:
-            async with self._adding_semantic:
-                snapshot = entry.story
-                texts = await self._in_worker(
-                    functools.partial(snapshot.phrase_texts, snapshot.interactions)
-                )
-                vectors = await self._phrase_vectors(key, texts, encode_missing=False)
-                if vectors is None or self._entries.get(key) is not entry:
+            while True:
+                try:
+                    await self._try_add_semantic(key, entry)
                     return
-                incomplete = await self._in_worker(functools.partial(vectors.incomplete, texts))
-                indexed = await self._in_worker(
-                    functools.partial(snapshot.with_vectors, snapshot.interactions, vectors)
-                )
-                del vectors
-            async with entry.lock:
-                current = entry.story
-                due = entry.vectors_due | incomplete | current.changed_since(snapshot)
-                story = current.with_semantic_of(indexed)
-                if due:
-                    due_texts = await self._in_worker(functools.partial(story.phrase_texts, due))
-                    due_vectors = await self._phrase_vectors(key, due_texts)
-                    if due_vectors is not None:
-                        story = await self._in_worker(
-                            functools.partial(story.with_vectors, due, due_vectors)
-                        )
-                if self._semantic(current.settings.language):
-                    self._set_story(key, entry, story)
-                entry.vectors_due = set()
-        except Exception:
-            log.exception("story %s is answered lexically until its next edit", key[1])
+                except Exception:
+                    log.exception(
+                        "phrase vectors of story %s could not be read; tried again in %g s",
+                        key[1],
+                        self._retry_seconds,
+                    )
+                    await asyncio.sleep(self._retry_seconds)
         finally:
             entry.semantic = None
+
+    async def _try_add_semantic(self, key: _Key, entry: _Entry) -> None:
+        """The story's phrase vectors read and indexed, one story at a time (so one
+        story's vectors are in memory as read: up to 73 MiB at the limits); then, under
+        the story's lock, the vectors of the interactions edited or landed meanwhile
+        read, and the phrases still without a vector queued for encoding."""
+        async with self._adding_semantic:
+            snapshot = entry.story
+            texts = await self._in_worker(
+                functools.partial(snapshot.phrase_texts, snapshot.interactions)
+            )
+            vectors = await self._phrase_vectors(key, texts, encode_missing=False)
+            if vectors is None or self._entries.get(key) is not entry:
+                return
+            missing = await self._in_worker(functools.partial(vectors.missing, texts))
+            indexed = await self._in_worker(
+                functools.partial(snapshot.with_vectors, snapshot.interactions, vectors)
+            )
+            del vectors
+        async with entry.lock:
+            current = entry.story
+            changed = entry.vectors_due | current.changed_since(snapshot)
+            story = current.with_semantic_of(indexed)
+            if changed:
+                changed_texts = await self._in_worker(
+                    functools.partial(story.phrase_texts, changed)
+                )
+                stored = await self._phrase_vectors(key, changed_texts)
+                if stored is not None:
+                    story = await self._in_worker(
+                        functools.partial(story.with_vectors, changed, stored)
+                    )
+            if self._vectors is not None:
+                unchanged = {i: ts for i, ts in missing.items() if i not in changed}
+                self._vectors.enqueue(key[1], unchanged, self._landed(key))
+            if self._semantic(current.settings.language):
+                self._set_story(key, entry, story)
+            entry.vectors_due = set()
 
     async def _refresh(self, key: _Key, entry: _Entry) -> None:
         """Read what the changes touched, then swap in the story made from it (made whole

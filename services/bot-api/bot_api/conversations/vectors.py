@@ -95,13 +95,19 @@ class PhraseVectorService:
         missing ones are queued for encoding, and `landed` is called as each
         interaction's are stored."""
         keys = self._keys(texts)
-        by_key = await self._store.take(story_id, keys.values())
-        missing = {i: [t for t in ts if keys[t] not in by_key] for i, ts in texts.items()}
-        missing = {i: ts for i, ts in missing.items() if ts}
-        if missing and landed is not None:
-            self._queues.setdefault(story_id, _StoryQueue(landed)).add(missing, landed)
+        vectors = PhraseVectors(
+            self.encoder.model_id, await self._store.take(story_id, keys.values())
+        )
+        if landed is not None:
+            self.enqueue(story_id, vectors.missing(texts), landed)
+        return vectors
+
+    def enqueue(self, story_id: str, texts: Mapping[str, Sequence[str]], landed: Landed) -> None:
+        """Encode these phrase texts (those stored meanwhile are skipped); `landed` is
+        called as each interaction's are stored."""
+        if texts:
+            self._queues.setdefault(story_id, _StoryQueue(landed)).add(texts, landed)
             self._worker.wake()
-        return PhraseVectors(self.encoder.model_id, by_key)
 
     def forget(self, story_id: str) -> None:
         """A deleted story's phrases are not encoded any more."""

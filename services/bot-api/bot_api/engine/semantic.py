@@ -164,9 +164,13 @@ class PhraseVectors:
         keys = (vector_key(self.model_id, t) for t in texts)
         return [self.by_key[k] for k in keys if k in self.by_key]
 
-    def incomplete(self, texts: Mapping[str, Sequence[str]]) -> set[str]:
-        """The interactions (of interaction -> phrase texts) with a text not here."""
-        return {i for i, phrases in texts.items() if len(self.of(phrases)) < len(phrases)}
+    def missing(self, texts: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
+        """Of these phrase texts by interaction, those without a vector here."""
+        missing = {
+            i: [t for t in phrases if vector_key(self.model_id, t) not in self.by_key]
+            for i, phrases in texts.items()
+        }
+        return {i: phrases for i, phrases in missing.items() if phrases}
 
 
 def representatives(entities: Iterable[Entity]) -> dict[str, str]:

@@ -38,6 +38,20 @@ class FlakyVectors(VectorsInMemory):
         await super().put(model_id, story_id, vectors)
 
 
+class FlakyReads(VectorsInMemory):
+    """Phrase vectors whose first reads fail, as a database that does not answer in time."""
+
+    def __init__(self, failures: int) -> None:
+        super().__init__()
+        self.failures = failures
+
+    async def take(self, story_id: str, keys: Iterable[str]) -> dict[str, StoredVectors]:
+        if self.failures:
+            self.failures -= 1
+            raise TimeoutError("the database did not answer in time")
+        return await super().take(story_id, keys)
+
+
 class Bot:
     def __init__(self, store: VectorsInMemory | None = None) -> None:
         database = Database()
@@ -46,7 +60,7 @@ class Bot:
         self.encoder = ConceptEncoder()
         self.store = VectorsInMemory() if store is None else store
         self.vectors = PhraseVectorService(self.store, self.encoder, retry_seconds=0.01)
-        self.cache = StoryCache(stores, self.vectors, budget_bytes=2**30)
+        self.cache = StoryCache(stores, self.vectors, budget_bytes=2**30, retry_seconds=0.01)
         feed.listen(self.cache)
         self.sweeper = VectorSweeper(stores, self.store, self.vectors, delay_seconds=0)
         feed.listen(self.sweeper)
@@ -287,3 +301,14 @@ async def test_an_entity_edit_sweeps_the_vectors_its_old_first_value_gave_slots(
     live = await bot.settle(story_id)
     assert set(bot.store.by_key) == live
     assert {vector_key(bot.encoder.model_id, t) for t in ("a large pizza", "hello there")} == live
+
+
+async def test_a_semantic_stage_whose_vectors_could_not_be_read_is_tried_again() -> None:
+    store = FlakyReads(failures=2)
+    bot = Bot(store)
+    story_id, greet = await bot.new_story("hello there", "hi friend")
+    await bot.cache.story(ACCOUNT, story_id)
+    await bot.cache.idle()
+    await bot.vectors.idle()
+    assert store.failures == 0
+    assert await bot.answer(story_id, "howdy") == greet
