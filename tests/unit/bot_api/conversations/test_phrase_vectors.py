@@ -25,31 +25,25 @@ ACCOUNT = "account-1"
 
 
 class FlakyVectors(VectorsInMemory):
-    """Phrase vectors whose first puts fail, as a database that does not answer in time."""
+    """Phrase vectors whose first reads and puts fail, as a database that does not answer
+    in time."""
 
-    def __init__(self, failures: int) -> None:
+    def __init__(self, failing_reads: int = 0, failing_puts: int = 0) -> None:
         super().__init__()
-        self.failures = failures
+        self.failing = {"take": failing_reads, "put": failing_puts}
 
-    async def put(self, model_id: str, story_id: str, vectors: Mapping[str, Vectors]) -> None:
-        if self.failures:
-            self.failures -= 1
+    def _maybe_fail(self, call: str) -> None:
+        if self.failing[call]:
+            self.failing[call] -= 1
             raise TimeoutError("the database did not answer in time")
-        await super().put(model_id, story_id, vectors)
-
-
-class FlakyReads(VectorsInMemory):
-    """Phrase vectors whose first reads fail, as a database that does not answer in time."""
-
-    def __init__(self, failures: int) -> None:
-        super().__init__()
-        self.failures = failures
 
     async def take(self, story_id: str, keys: Iterable[str]) -> dict[str, StoredVectors]:
-        if self.failures:
-            self.failures -= 1
-            raise TimeoutError("the database did not answer in time")
+        self._maybe_fail("take")
         return await super().take(story_id, keys)
+
+    async def put(self, model_id: str, story_id: str, vectors: Mapping[str, Vectors]) -> None:
+        self._maybe_fail("put")
+        await super().put(model_id, story_id, vectors)
 
 
 class Bot:
@@ -149,12 +143,12 @@ async def test_a_text_is_encoded_once_and_an_edit_encodes_only_its_new_phrases(b
 
 
 async def test_vectors_that_could_not_be_stored_are_tried_again_until_they_land() -> None:
-    store = FlakyVectors(failures=2)
+    store = FlakyVectors(failing_puts=2)
     bot = Bot(store)
     story_id, greet = await bot.new_story("hello there", "hi friend")
     await bot.cache.story(ACCOUNT, story_id)
     await bot.vectors.idle()
-    assert store.failures == 0
+    assert store.failing["put"] == 0
     assert await bot.answer(story_id, "howdy") == greet
 
 
@@ -304,11 +298,11 @@ async def test_an_entity_edit_sweeps_the_vectors_its_old_first_value_gave_slots(
 
 
 async def test_a_semantic_stage_whose_vectors_could_not_be_read_is_tried_again() -> None:
-    store = FlakyReads(failures=2)
+    store = FlakyVectors(failing_reads=2)
     bot = Bot(store)
     story_id, greet = await bot.new_story("hello there", "hi friend")
     await bot.cache.story(ACCOUNT, story_id)
     await bot.cache.idle()
     await bot.vectors.idle()
-    assert store.failures == 0
+    assert store.failing["take"] == 0
     assert await bot.answer(story_id, "howdy") == greet
