@@ -25,12 +25,19 @@ def random_vectors(interactions: list[dict[str, Any]], seed: int = 5) -> PhraseV
     )
 
 
-def store(stack: Stack, vectors: PhraseVectors) -> None:
-    """Put the vectors where bot-api keeps them, as if they had been computed before."""
+def store(stack: Stack, vectors: PhraseVectors, story_id: str | None = None) -> None:
+    """Put the vectors where bot-api keeps them, as if they had been computed before
+    (for `story_id`, when given: then its compile has nothing to mark)."""
+    stories = {} if story_id is None else {"stories": [story_id]}
     with MongoClient(stack.config.mongodb_url) as client:
         collection = client[stack.config.bot_database]["phrase_vectors"]
         documents = [
-            {"_id": key, "model": vectors.model_id, "vector": row.astype(np.float16).tobytes()}
+            {
+                "_id": key,
+                "model": vectors.model_id,
+                "vector": row.astype(np.float16).tobytes(),
+                **stories,
+            }
             for key, row in vectors.by_key.items()
         ]
         for start in range(0, len(documents), 5000):

@@ -20,7 +20,7 @@ from bson import ObjectId
 
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
-from bot_api.engine.semantic import Vectors
+from bot_api.engine.semantic import StoredVectors, Vectors
 from bot_api.engine.turn import SessionState
 from bot_api.storage import Stores, object_id
 from bot_api.storage.connections import Connection
@@ -461,17 +461,32 @@ class ConnectionDirectory:
 
 
 class VectorsInMemory:
-    """Phrase vectors by key, as `storage.vectors` keeps them (float16)."""
+    """Phrase vectors by key and the stories using each, as `storage.vectors` keeps
+    them (float16)."""
 
     def __init__(self) -> None:
-        self.by_key: dict[str, Vectors] = {}
+        self.by_key: dict[str, StoredVectors] = {}
+        self.stories: dict[str, set[str]] = {}
 
     async def ensure_indexes(self) -> None:
         """Nothing to index in memory."""
 
-    async def find(self, keys: Iterable[str]) -> dict[str, Vectors]:
-        return {k: self.by_key[k] for k in keys if k in self.by_key}
+    async def take(self, story_id: str, keys: Iterable[str]) -> dict[str, StoredVectors]:
+        found = {k: self.by_key[k] for k in keys if k in self.by_key}
+        for key in found:
+            self.stories.setdefault(key, set()).add(story_id)
+        return found
 
-    async def put(self, model_id: str, vectors: Mapping[str, Vectors]) -> None:
+    async def put(self, model_id: str, story_id: str, vectors: Mapping[str, Vectors]) -> None:
         for key, vector in vectors.items():
-            self.by_key[key] = vector.astype(np.float16).astype(np.float32)
+            self.by_key.setdefault(key, vector.astype(np.float16))
+            self.stories.setdefault(key, set()).add(story_id)
+
+    async def sweep(self, story_id: str, keep: set[str], limit: int) -> int:
+        marked = [k for k, stories in self.stories.items() if story_id in stories]
+        unused = [k for k in marked if k not in keep][:limit]
+        for key in unused:
+            self.stories[key].discard(story_id)
+            if not self.stories[key]:
+                del self.stories[key], self.by_key[key]
+        return len(unused)

@@ -11,6 +11,7 @@ from bot_api.changes import ChangeFeed
 from bot_api.console.pages import add_console
 from bot_api.conversations.answering import ConversationService
 from bot_api.conversations.cache import StoryCache
+from bot_api.conversations.sweep import VectorSweeper
 from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.encoding.minilm import MiniLmEncoder
 from bot_api.keys import (
@@ -61,11 +62,16 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     await stores.ensure_indexes()
     config = app[CONFIG]
     changes = ChangeFeed()
-    vectors = None
+    vectors = sweeper = None
     if config.semantic_matching:
-        vectors = PhraseVectorService(PhraseVectorRepository(app[DATABASE]), MiniLmEncoder())
+        vector_store = PhraseVectorRepository(app[DATABASE])
+        vectors = PhraseVectorService(vector_store, MiniLmEncoder())
+        sweeper = VectorSweeper(stores, vector_store, vectors)
+        await vector_store.ensure_indexes()
     cache = StoryCache(stores, vectors, budget_bytes=config.story_cache_mb * 2**20)
     changes.listen(cache)
+    if sweeper is not None:
+        changes.listen(sweeper)
     app[STORES], app[CHANGES], app[STORY_CACHE] = stores, changes, cache
     app[PHRASE_VECTORS] = vectors
     quotas = StoredQuotas(config, app[ACCOUNTS])
@@ -77,6 +83,8 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     app[ENTITIES] = EntityService(stores=stores, changes=changes, quotas=quotas)
     yield
     cache.close()
+    if sweeper is not None:
+        await sweeper.close()
     if vectors is not None:
         await vectors.close()
 

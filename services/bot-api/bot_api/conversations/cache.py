@@ -15,23 +15,28 @@ another account's story takes the same path as a missing one: a read that finds
 nothing. What a request names leaves nothing behind unless it is a story of its own
 account (docs/reliability.md).
 
-With a semantic stage, a compile also loads the stored vectors of the phrases it
-indexes; phrases still without one are encoded in the background, and when their
-vectors land their interactions are refreshed like any other edit.
+A story is first compiled lexically, and its first queries are answered from that
+while its semantic stage is added in the background: the stored vectors of its phrases
+read (most of a large story's compile: 88,450 vectors took 6 to 8 s), its semantic
+index built, then the edits made meanwhile taken in. Phrases still without a vector
+are encoded in the background, and when their vectors land their interactions are
+refreshed like any other edit.
 """
 
 import asyncio
 import functools
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from bot_api.changes import Change, EntitiesEdited, StoryCreated, StoryDeleted, StoryEdited
 from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.domain.entities import Entity
-from bot_api.engine.semantic import PhraseVectors, interaction_texts, representatives
+from bot_api.engine.semantic import PhraseVectors
 from bot_api.engine.story import CompiledStory
 from bot_api.metrics import (
     STORY_CACHE_ENTRIES,
@@ -46,8 +51,19 @@ from shared.budget import beyond_request
 from shared.errors import NotFound
 from shared.pages import Page
 
+log = logging.getLogger(__name__)
+
 _Key = tuple[str, str]
 """(account id, story id)"""
+T = TypeVar("T")
+
+SEMANTIC_WAIT_SECONDS = 1.0
+"""How long the query that compiled a story waits for its semantic stage before it is
+answered lexically: the stored vectors are read at about 12,000 per second (88,450 in
+6 to 8 s), so a story of up to ~10,000 phrases is answered with them from its first
+query, and a larger one within its request budget."""
+SEMANTIC_RETRY_SECONDS = 5.0
+"""A semantic stage whose vectors could not be read is tried again this much later."""
 
 
 @dataclass
@@ -76,16 +92,26 @@ class _Entry:
     """The compiled story's estimated bytes (CompiledStory.size_estimate)."""
     marks: _Marks = field(default_factory=_Marks)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    semantic: "asyncio.Task[None] | None" = None
+    """Adding the story's semantic stage, while it runs: refreshes meanwhile leave the
+    phrase vectors to it."""
+    vectors_due: set[str] = field(default_factory=set)
+    """Interactions whose vectors landed while the semantic stage was being added."""
 
 
 class StoryCache:
     def __init__(
-        self, stores: Stores, vectors: PhraseVectorService | None, budget_bytes: int
+        self,
+        stores: Stores,
+        vectors: PhraseVectorService | None,
+        budget_bytes: int,
+        retry_seconds: float = SEMANTIC_RETRY_SECONDS,
     ) -> None:
         """`budget_bytes`: the compiled stories kept may hold this much (estimated); the
         story just compiled is kept even if it alone is larger."""
         self._stores = stores
         self._vectors = vectors
+        self._retry_seconds = retry_seconds
         self._budget = budget_bytes
         self._entries: OrderedDict[_Key, _Entry] = OrderedDict()
         """Least recently used first."""
@@ -96,10 +122,21 @@ class StoryCache:
         """Changes heard for each story being loaded, only while it is."""
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="story-compile")
         self._compiling = asyncio.Lock()
+        self._adding_semantic = asyncio.Lock()
 
     def close(self) -> None:
-        """Stop the worker thread; a compile under way is abandoned."""
+        """Stop the worker thread; a compile under way is abandoned, and so is a
+        semantic stage being added."""
+        for entry in self._entries.values():
+            if entry.semantic is not None:
+                entry.semantic.cancel()
         self._worker.shutdown(wait=False, cancel_futures=True)
+
+    async def idle(self) -> None:
+        """Wait until every story kept has its semantic stage added."""
+        tasks = [e.semantic for e in self._entries.values() if e.semantic is not None]
+        if tasks:
+            await asyncio.wait(tasks)
 
     @property
     def size(self) -> int:
@@ -115,6 +152,8 @@ class StoryCache:
         if entry is None:
             STORY_CACHE_MISSES.inc()
             entry = await self._load(key)
+            if entry.semantic is not None:
+                await asyncio.wait([entry.semantic], timeout=SEMANTIC_WAIT_SECONDS)
         else:
             STORY_CACHE_HITS.inc()
             self._entries.move_to_end(key)
@@ -196,6 +235,8 @@ class StoryCache:
                 entry = await self._compile(key)
                 if self._changes_while_loading[key] == changes_before:
                     self._keep(key, entry)
+                    if self._semantic(entry.story.settings.language):
+                        entry.semantic = beyond_request(self._add_semantic(key, entry))
                     return entry
         finally:
             del self._loading[key]
@@ -210,13 +251,6 @@ class StoryCache:
             documents = await self._stores.interactions.find(story.id, story.structure.contexts)
             interactions = [interaction_from_document(d) for d in documents.values()]
             entities = await self._entities(account_id)
-            vectors = (
-                await self._phrase_vectors(
-                    key, interaction_texts(interactions, representatives(entities))
-                )
-                if self._semantic(story.settings.language)
-                else None
-            )
             started = time.perf_counter()
             compiled = await self._in_worker(
                 functools.partial(
@@ -226,11 +260,66 @@ class StoryCache:
                     story.structure,
                     interactions,
                     entities,
-                    vectors,
                 )
             )
             STORY_COMPILE_SECONDS.observe(time.perf_counter() - started)
         return _Entry(compiled, compiled.size_estimate())
+
+    async def _add_semantic(self, key: _Key, entry: _Entry) -> None:
+        """Give a story compiled lexically its semantic stage (tried again a while later
+        if the database fails): its queries are answered lexically until then."""
+        try:
+            while True:
+                try:
+                    await self._try_add_semantic(key, entry)
+                    return
+                except Exception:
+                    log.exception(
+                        "phrase vectors of story %s could not be read; tried again in %g s",
+                        key[1],
+                        self._retry_seconds,
+                    )
+                    await asyncio.sleep(self._retry_seconds)
+        finally:
+            entry.semantic = None
+
+    async def _try_add_semantic(self, key: _Key, entry: _Entry) -> None:
+        """The story's phrase vectors read and indexed, one story at a time (so one
+        story's vectors are in memory as read: up to 73 MiB at the limits); then, under
+        the story's lock, the vectors of the interactions edited or landed meanwhile
+        read, and the phrases still without a vector queued for encoding."""
+        async with self._adding_semantic:
+            snapshot = entry.story
+            texts = await self._in_worker(
+                functools.partial(snapshot.phrase_texts, snapshot.interactions)
+            )
+            vectors = await self._phrase_vectors(key, texts, encode_missing=False)
+            if vectors is None or self._entries.get(key) is not entry:
+                return
+            missing = await self._in_worker(functools.partial(vectors.missing, texts))
+            indexed = await self._in_worker(
+                functools.partial(snapshot.with_vectors, snapshot.interactions, vectors)
+            )
+            del vectors
+        async with entry.lock:
+            current = entry.story
+            changed = entry.vectors_due | current.changed_since(snapshot)
+            story = current.with_semantic_of(indexed)
+            if changed:
+                changed_texts = await self._in_worker(
+                    functools.partial(story.phrase_texts, changed)
+                )
+                stored = await self._phrase_vectors(key, changed_texts)
+                if stored is not None:
+                    story = await self._in_worker(
+                        functools.partial(story.with_vectors, changed, stored)
+                    )
+            if self._vectors is not None:
+                unchanged = {i: ts for i, ts in missing.items() if i not in changed}
+                self._vectors.enqueue(key[1], unchanged, self._landed(key))
+            if self._semantic(current.settings.language):
+                self._set_story(key, entry, story)
+            entry.vectors_due = set()
 
     async def _refresh(self, key: _Key, entry: _Entry) -> None:
         """Read what the changes touched, then swap in the story made from it (made whole
@@ -260,9 +349,10 @@ class StoryCache:
         entities = await self._entities(key[0]) if marks.entities else None
         interactions = [interaction_from_document(d) for d in documents.values()]
         settings = current.settings if record is None else record.settings
+        semantic_here = self._semantic(settings.language) and entry.semantic is None
         vectors = (
             await self._phrase_vectors(key, current.to_encode(interactions, entities))
-            if self._semantic(settings.language)
+            if semantic_here
             else None
         )
         story = await self._in_worker(
@@ -276,20 +366,25 @@ class StoryCache:
             )
         )
         landed = marks.vectors_landed
-        if landed:
+        if landed and entry.semantic is not None:
+            entry.vectors_due |= landed
+        elif landed:
             stored = await self._phrase_vectors(
                 key, story.phrase_texts(landed), encode_missing=False
             )
             if stored is not None:
                 story = await self._in_worker(functools.partial(story.with_vectors, landed, stored))
+        self._set_story(key, entry, story)
+
+    def _set_story(self, key: _Key, entry: _Entry, story: CompiledStory) -> None:
         entry.story = story
-        size = entry.story.size_estimate()
+        size = story.size_estimate()
         if self._entries.get(key) is entry:
             self._size += size - entry.size
             self._evict_past_budget()
         entry.size = size
 
-    async def _in_worker(self, make: Callable[[], CompiledStory]) -> CompiledStory:
+    async def _in_worker(self, make: Callable[[], T]) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._worker, make)
 
     def _keep(self, key: _Key, entry: _Entry) -> None:
@@ -310,6 +405,8 @@ class StoryCache:
         entry = self._entries.pop(key, None)
         if entry is not None:
             self._size -= entry.size
+            if entry.semantic is not None:
+                entry.semantic.cancel()
         STORY_CACHE_ENTRIES.set(len(self._entries))
 
     async def _entities(self, account_id: str) -> list[Entity]:

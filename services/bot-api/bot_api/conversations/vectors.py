@@ -3,31 +3,78 @@ computed in the background for phrases that have none yet.
 
 A compile never waits for the encoder: phrases without a vector are scored lexically,
 and once their vectors are stored the story is told (`landed`), so its next query
-takes them in. Encoding runs in a worker thread, one batch at a time, so it never
-blocks the event loop and never takes more than one core.
+takes them in. Each story waiting for vectors has a queue of its own, and the stories
+take turns, one chunk each: a story of a few phrases waits for at most one chunk of
+every other story queued, however many phrases those hold. Encoding runs in a worker
+thread, one chunk at a time, so it never takes more than one core; onnxruntime and the
+tokenizer release the interpreter while they work, so the event loop keeps answering
+(its delays stay within milliseconds while encoding, docs/matching.md).
 """
 
 import asyncio
 import logging
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
+from bot_api.conversations.background import Drain
 from bot_api.engine.semantic import Encoder, PhraseVectors, vector_key
 from bot_api.storage.protocols import VectorStore
-from shared.budget import beyond_request
 
 log = logging.getLogger(__name__)
 
-CHUNK = 256
-"""Texts encoded per worker call: a shutdown waits for at most one chunk (under a
-second on one core)."""
+CHUNK = 32
+"""Texts encoded per worker call, and per turn of a story: a phrase of 64 tokens takes
+about 26 ms of one core, so a turn (and a shutdown) waits for under a second."""
 
 Landed = Callable[[set[str]], Awaitable[None]]
 """Called with the interactions whose phrase vectors were stored."""
 
 
 RETRY_SECONDS = 5.0
-"""A batch that failed (the database unreachable or slow) is tried again this much later,
-after the batches queued behind it: vectors are never given up on."""
+"""A chunk that failed (the database unreachable or slow) is tried again this much later,
+after the other stories have had their turn: vectors are never given up on."""
+
+
+class _StoryQueue:
+    """The phrase texts of one story still to encode, by interaction, oldest first. An
+    interaction queued again replaces what it had queued: at most a story's phrases
+    wait, however often it is edited."""
+
+    def __init__(self, landed: Landed) -> None:
+        self.texts: dict[str, list[str]] = {}
+        self.landed = landed
+
+    def add(self, texts: Mapping[str, Sequence[str]], landed: Landed) -> None:
+        for interaction_id, interaction_texts in texts.items():
+            self.texts.pop(interaction_id, None)
+            self.texts[interaction_id] = list(interaction_texts)
+        self.landed = landed
+
+    def next_chunk(self) -> list[tuple[str, list[str], int]]:
+        """The first interactions' texts, up to `CHUNK` of them: (interaction, its texts
+        queued, how many of them are in the chunk)."""
+        chunk = []
+        room = CHUNK
+        for interaction_id, texts in self.texts.items():
+            if room == 0:
+                break
+            taken = min(room, len(texts))
+            chunk.append((interaction_id, texts, taken))
+            room -= taken
+        return chunk
+
+    def stored(self, chunk: list[tuple[str, list[str], int]]) -> set[str]:
+        """Take the chunk's texts out; the interactions it completed. An interaction
+        queued again meanwhile keeps its new texts."""
+        done = set()
+        for interaction_id, texts, taken in chunk:
+            if self.texts.get(interaction_id) is not texts:
+                continue
+            del texts[:taken]
+            if not texts:
+                del self.texts[interaction_id]
+                done.add(interaction_id)
+        return done
 
 
 class PhraseVectorService:
@@ -37,60 +84,81 @@ class PhraseVectorService:
         self._store = store
         self.encoder = encoder
         self._retry_seconds = retry_seconds
-        self._queue: asyncio.Queue[tuple[str, dict[str, list[str]], Landed]] = asyncio.Queue()
-        self._worker: asyncio.Task[None] | None = None
+        self._queues: OrderedDict[str, _StoryQueue] = OrderedDict()
+        """By story, the one whose turn it is first."""
+        self._worker = Drain(self._encode_queued)
 
     async def load(
         self, story_id: str, texts: Mapping[str, Sequence[str]], landed: Landed | None
     ) -> PhraseVectors:
         """The stored vectors of these interactions' phrase texts. With `landed`, the
-        missing ones are queued for encoding, and `landed` is called once they are
-        stored."""
+        missing ones are queued for encoding, and `landed` is called as each
+        interaction's are stored."""
         keys = self._keys(texts)
-        by_key = await self._store.find(keys.values())
-        missing = {i: [t for t in ts if keys[t] not in by_key] for i, ts in texts.items()}
-        missing = {i: ts for i, ts in missing.items() if ts}
-        if missing and landed is not None:
-            self._queue.put_nowait((story_id, missing, landed))
-            if self._worker is None or self._worker.done():
-                self._worker = beyond_request(self._encode_queued())
-        return PhraseVectors(self.encoder.model_id, by_key)
+        vectors = PhraseVectors(
+            self.encoder.model_id, await self._store.take(story_id, keys.values())
+        )
+        if landed is not None:
+            self.enqueue(story_id, vectors.missing(texts), landed)
+        return vectors
+
+    def enqueue(self, story_id: str, texts: Mapping[str, Sequence[str]], landed: Landed) -> None:
+        """Encode these phrase texts (those stored meanwhile are skipped); `landed` is
+        called as each interaction's are stored."""
+        if texts:
+            self._queues.setdefault(story_id, _StoryQueue(landed)).add(texts, landed)
+            self._worker.wake()
+
+    def forget(self, story_id: str) -> None:
+        """A deleted story's phrases are not encoded any more."""
+        self._queues.pop(story_id, None)
 
     async def idle(self) -> None:
-        """Wait until everything queued so far is encoded and stored."""
-        while self._worker is not None and not self._worker.done():
-            await asyncio.wait([self._worker])
+        """Wait until everything queued so far is done."""
+        await self._worker.idle()
 
     async def close(self) -> None:
-        if self._worker is not None:
-            self._worker.cancel()
-            await asyncio.gather(self._worker, return_exceptions=True)
+        await self._worker.close()
 
     async def _encode_queued(self) -> None:
-        while not self._queue.empty():
-            queued = self._queue.get_nowait()
-            story_id, texts, landed = queued
+        """One chunk of each story in turn until no story waits."""
+        while self._queues:
+            story_id, queue = next(iter(self._queues.items()))
+            chunk = queue.next_chunk()
             try:
-                await self._encode(texts)
-                await landed(set(texts))
+                await self._encode(
+                    story_id, [t for _, texts, taken in chunk for t in texts[:taken]]
+                )
             except Exception:
                 log.exception(
                     "phrase vectors of story %s could not be computed; tried again in %g s",
                     story_id,
                     self._retry_seconds,
                 )
+                if self._queues.get(story_id) is queue:
+                    self._queues.move_to_end(story_id)
                 await asyncio.sleep(self._retry_seconds)
-                self._queue.put_nowait(queued)
+                continue
+            done = queue.stored(chunk)
+            if self._queues.get(story_id) is not queue:
+                continue  # forgotten meanwhile
+            if queue.texts:
+                self._queues.move_to_end(story_id)
+            else:
+                del self._queues[story_id]
+            if done:
+                await queue.landed(done)
 
-    async def _encode(self, texts: Mapping[str, Sequence[str]]) -> None:
-        keys = self._keys(texts)
-        known = await self._store.find(keys.values())
+    async def _encode(self, story_id: str, texts: Sequence[str]) -> None:
+        keys = self._keys({"": texts})
+        known = await self._store.take(story_id, keys.values())
         wanted = [t for t, key in keys.items() if key not in known]
-        for start in range(0, len(wanted), CHUNK):
-            chunk = wanted[start : start + CHUNK]
-            vectors = await asyncio.to_thread(self.encoder, chunk)
+        if wanted:
+            vectors = await asyncio.to_thread(self.encoder, wanted)
             await self._store.put(
-                self.encoder.model_id, {keys[t]: v for t, v in zip(chunk, vectors, strict=True)}
+                self.encoder.model_id,
+                story_id,
+                {keys[t]: v for t, v in zip(wanted, vectors, strict=True)},
             )
 
     def _keys(self, texts: Mapping[str, Sequence[str]]) -> dict[str, str]:

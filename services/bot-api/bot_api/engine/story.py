@@ -15,9 +15,9 @@ from bot_api.domain.structure import Structure
 from bot_api.engine.entities import EntityRecognizer
 from bot_api.engine.matching import MatchIndex
 from bot_api.engine.semantic import (
+    PhraseRows,
     PhraseVectors,
     SemanticIndex,
-    Vectors,
     interaction_texts,
     representatives,
     uses_slots,
@@ -131,8 +131,26 @@ class CompiledStory:
         put = {i: vectors.of(t) for i, t in self.phrase_texts(interaction_ids).items()}
         return replace(self, semantic=self._semantic_with(vectors.model_id, put))
 
+    def with_semantic_of(self, earlier: "CompiledStory") -> "CompiledStory":
+        """This story with the semantic index of an earlier value of it, less the
+        interactions it no longer has (`changed_since` names those to index anew)."""
+        if earlier.semantic is None:
+            return self
+        gone = [i for i in earlier.interactions if i not in self.interactions]
+        return replace(self, semantic=earlier.semantic.updated({}, gone))
+
+    def changed_since(self, earlier: "CompiledStory") -> set[str]:
+        """The interactions whose phrase texts may differ from an earlier value's: those
+        added or edited since and, after an entity edit, every one with a slot."""
+        entities_edited = self.account_entities is not earlier.account_entities
+        return {
+            i
+            for i, v in self.interactions.items()
+            if earlier.interactions.get(i) is not v or (entities_edited and uses_slots(v))
+        }
+
     def _semantic_with(
-        self, model_id: str, put: Mapping[str, Sequence[Vectors]], removed: Iterable[str] = ()
+        self, model_id: str, put: Mapping[str, Sequence[PhraseRows]], removed: Iterable[str] = ()
     ) -> SemanticIndex:
         """The semantic index with these vectors: built anew if there is none yet, or if
         it holds another model's."""

@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
-from bot_api.engine.semantic import Vectors
+from bot_api.engine.semantic import StoredVectors, Vectors
 from bot_api.engine.turn import SessionState
 from bot_api.storage.connections import Connection
 from bot_api.storage.sessions import StoredSession
@@ -149,6 +149,8 @@ class ConnectionView(Indexed, Protocol):
 
 
 class VectorStore(Indexed, Protocol):
-    async def find(self, keys: Iterable[str]) -> dict[str, Vectors]: ...
+    async def take(self, story_id: str, keys: Iterable[str]) -> dict[str, StoredVectors]: ...
 
-    async def put(self, model_id: str, vectors: Mapping[str, Vectors]) -> None: ...
+    async def put(self, model_id: str, story_id: str, vectors: Mapping[str, Vectors]) -> None: ...
+
+    async def sweep(self, story_id: str, keep: set[str], limit: int) -> int: ...

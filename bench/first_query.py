@@ -1,0 +1,120 @@
+"""The first /query of a story at the limits (5,000 interactions, 100,000 phrases, every
+phrase vector stored): how long it takes, what it answers, and how much resident memory
+bot-api's process peaks at meanwhile. A fresh bot-api process is started for the query,
+so nothing of the upload is in its memory. Run: `python -m bench.first_query`."""
+
+import asyncio
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from bench.capacity import resident_bytes
+from bench.stack import Stack, running_stack, serve
+from bench.synthetic import story_interactions
+from bench.vectors import random_vectors, store
+from bot_api.domain.interactions import EMPTY_INTERACTION, STANDARD, default_interactions
+from bot_api.domain.settings import Settings
+from bot_api.domain.structure import Context, Structure
+from bot_api.storage.interactions import InteractionRepository
+from bot_api.storage.stories import StoryRepository
+from shared import mongo
+from shared.ids import new_object_id
+
+INTERACTIONS = 4998
+"""With the welcome and fallback interactions: QUOTA_INTERACTIONS_PER_STORY."""
+PHRASES = 20
+"""Per interaction, for 99,960 phrases: about QUOTA_PHRASES_PER_STORY."""
+SEMANTIC_WAIT_SECONDS = 300
+
+
+def peak_bytes(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmHWM")
+
+
+async def seed(stack: Stack, interactions: list[dict[str, Any]]) -> str:
+    """The story written straight to the database, as the API would have stored it (the
+    API takes minutes to add 5,000 interactions one by one)."""
+    contents = [
+        *({**d, "id": str(uuid.uuid4())} for d in default_interactions()),
+        *(
+            {**EMPTY_INTERACTION, **i, "id": str(uuid.uuid4()), "type": STANDARD}
+            for i in interactions
+        ),
+    ]
+    ids = tuple(c["id"] for c in contents)
+    structure = Structure(ids, {i: Context(root=True) for i in ids}, frozenset(ids[:2]))
+    story_id = new_object_id()
+    account_id = stack.tokens.account_id
+    client = mongo.open_client(stack.config.mongodb_url)
+    try:
+        database = client[stack.config.bot_database]
+        await InteractionRepository(database).insert_many(account_id, story_id, contents)
+        phrases = sum(len(c["userSays"]) for c in contents)
+        await StoryRepository(database).insert(
+            story_id, account_id, "limits", "", Settings(), structure, phrases
+        )
+    finally:
+        await client.close()
+    return story_id
+
+
+async def first_queries(stack: Stack, story_id: str, pid: int) -> dict[str, Any]:
+    headers = {"Authorization": f"Bearer {stack.tokens.developer_token}"}
+    before = resident_bytes(pid)
+    async with aiohttp.ClientSession(stack.url, headers=headers) as http:
+
+        async def ask() -> tuple[int, dict[str, Any]]:
+            body = {"sessionId": f"s{time.monotonic_ns()}", "storyId": story_id}
+            body |= {"query": "i want to kalo the mine", "debug": True}
+            async with http.post("/query", json=body) as reply:
+                return reply.status, await reply.json()
+
+        started = time.perf_counter()
+        status, _ = await ask()
+        first, first_status = time.perf_counter() - started, status
+        while status == 503:
+            status, _ = await ask()
+        answered = time.perf_counter() - started
+        semantic = None
+        while time.perf_counter() - started < SEMANTIC_WAIT_SECONDS:
+            status, body = await ask()
+            result = body.get("result", {}) if status == 200 else {}
+            candidates = result.get("debug", {}).get("candidates", [])
+            if any(c.get("semantic") is not None for c in candidates):
+                semantic = time.perf_counter() - started
+                break
+            await asyncio.sleep(0.5)
+    return {
+        "first_status": first_status,
+        "first_seconds": first,
+        "first_200_seconds": answered,
+        "semantic_seconds": semantic,
+        "before_mib": before / 2**20,
+        "peak_mib": peak_bytes(pid) / 2**20,
+        "resident_mib": resident_bytes(pid) / 2**20,
+    }
+
+
+def main() -> None:
+    interactions = story_interactions(INTERACTIONS, PHRASES)
+    with running_stack("first") as stack:
+        started = time.perf_counter()
+        story_id = asyncio.run(seed(stack, interactions))
+        store(stack, random_vectors(interactions), story_id)
+        print(f"uploaded in {time.perf_counter() - started:.0f} s")
+        stack.bot_api.stop()
+        fresh = serve(stack.config, stack.directory)
+        try:
+            print(asyncio.run(first_queries(stack, story_id, fresh.process.pid)))
+        finally:
+            fresh.stop()
+
+
+if __name__ == "__main__":
+    main()
