@@ -19,11 +19,15 @@ def signing_key(token: str) -> bytes:
     if not token.startswith(SECRET_PREFIX):
         return token.encode()
     # Padding is optional, as in the standardwebhooks libraries. A character outside
-    # base64's is refused rather than skipped, so a typo cannot change the key, and an
-    # empty rest is refused too (its padding leads).
+    # base64's is refused rather than skipped, so a typo cannot change the key, and so is
+    # an empty rest.
+    rest = token[len(SECRET_PREFIX) :]
     try:
-        return base64.b64decode(token[len(SECRET_PREFIX) :] + "==", validate=True)
+        key = base64.b64decode(rest + "=" * (-len(rest) % 4), validate=True)
     except binascii.Error:
+        key = b""
+    if not key:
         raise UnusableToken(
             f"After {SECRET_PREFIX} a token must be base64 of its key (A-Z, a-z, 0-9, +, /)."
-        ) from None
+        )
+    return key
