@@ -1,0 +1,76 @@
+"""A recorded /query turn (issue 18: history, the misses inbox, analytics).
+
+The one value every part of the learning loop shares: the recorder writes it
+(`conversations/history.py`, collection `turns`), the history API reads it back, the
+inbox clusters the turns that fell back or matched close to the threshold, and the
+analytics counters are updated from each batch written (`TurnListener`).
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, Protocol
+
+OutcomeKind = Literal["matched", "fallback", "incomplete", "trigger", "goto"]
+"""As `parley_query_outcomes_total` counts them (bot_api.metrics.record_query)."""
+
+
+@dataclass(frozen=True)
+class AnsweredBy:
+    id: str
+    name: str
+    type: str
+    """The interaction's type: `standard`, `welcome` or `fallback`."""
+
+
+@dataclass(frozen=True)
+class ScoredCandidate:
+    id: str
+    name: str
+    score: float
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """Who took a missed turn out of the inbox, and how."""
+
+    by: str
+    """The account id whose developer token resolved it."""
+    action: Literal["assigned", "created", "ignored"]
+    at: datetime
+    interaction_id: str | None = None
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    account_id: str
+    story_id: str
+    session_id: str
+    at: datetime
+    outcome: OutcomeKind
+    query: str | None = None
+    """The message as stored: redacted when the story's `redact` setting is on."""
+    trigger: str | None = None
+    goto: str | None = None
+    interaction: AnsweredBy | None = None
+    score: float = 0.0
+    threshold: float = 0.0
+    candidates: tuple[ScoredCandidate, ...] = ()
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+    contexts: tuple[str, ...] = ()
+    fulfillment: str = ""
+    """A short summary of what the bot said (the texts, joined, cut to 500 characters)."""
+    webhook: str | None = None
+    """None: no webhook; else `ok` or the failure kind."""
+    latency_ms: float = 0.0
+    default_source: str | None = None
+    default_language: str | None = None
+    vector: tuple[float, ...] | None = None
+    """The message's sentence vector when the semantic stage encoded it."""
+    resolution: Resolution | None = None
+
+
+class TurnListener(Protocol):
+    """Told of every batch of turns once it is stored (the analytics counters)."""
+
+    async def turns_written(self, turns: Sequence[TurnRecord]) -> None: ...
