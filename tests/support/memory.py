@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 from bson import ObjectId
+from pymongo.errors import AutoReconnect
 
 from bot_api.domain.history import TurnRecord
 from bot_api.domain.settings import Settings
@@ -512,11 +513,18 @@ class TurnsInMemory:
     def __init__(self) -> None:
         self.turns: dict[str, StoredTurn] = {}
         self.summaries: dict[tuple[str, str], dict[str, Any]] = {}
+        self.away = False
+        """True: every write fails as with MongoDB unreachable."""
+        self.batches: list[int] = []
+        """The size of each batch stored."""
 
     async def ensure_indexes(self) -> None:
         """Nothing to index in memory."""
 
     async def insert_many(self, turns: Sequence[StoredTurn]) -> None:
+        if self.away:
+            raise AutoReconnect("the database is away")
+        self.batches.append(len(turns))
         fresh = [t for t in turns if t.id not in self.turns]
         self.turns.update({t.id: t for t in fresh})
         for key, change in summary_changes(fresh).items():

@@ -11,6 +11,7 @@ from bot_api.changes import ChangeFeed
 from bot_api.console.pages import add_console
 from bot_api.conversations.answering import ConversationService
 from bot_api.conversations.cache import StoryCache
+from bot_api.conversations.history import TurnRecorder
 from bot_api.conversations.sweep import VectorSweeper
 from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.encoding.minilm import MiniLmEncoder
@@ -24,6 +25,7 @@ from bot_api.keys import (
     INTERACTIONS,
     NATS,
     PHRASE_VECTORS,
+    RECORDER,
     STORES,
     STORIES,
     STORY_CACHE,
@@ -89,6 +91,15 @@ async def management(app: web.Application) -> AsyncIterator[None]:
         await vectors.close()
 
 
+async def history(app: web.Application) -> AsyncIterator[None]:
+    """The recorder of /query turns, telling its listeners of each batch stored; what
+    is still queued at shutdown gets a few seconds to be written."""
+    recorder = TurnRecorder(app[STORES].turns, listeners=[])
+    app[RECORDER] = recorder
+    yield
+    await recorder.close()
+
+
 async def conversations(app: web.Application) -> AsyncIterator[None]:
     """The /query service, with its webhook caller's HTTP session."""
     caller = WebhookCaller(app[CONFIG].webhook_allow)
@@ -103,6 +114,7 @@ async def conversations(app: web.Application) -> AsyncIterator[None]:
         deliveries=deliveries,
         idle_timeout=timedelta(seconds=app[CONFIG].session_idle_seconds),
         encoder=None if vectors is None else vectors.encoder,
+        recorder=app[RECORDER],
     )
     yield
     await caller.close()
@@ -118,6 +130,7 @@ def create_app(config: Config) -> web.Application:
             rotations_context(),
             outbox_context(),
             management,
+            history,
             conversations,
             story_lookups,
             story_events,

@@ -5,6 +5,7 @@ from aiohttp import web
 from bot_api.changes import ChangeFeed
 from bot_api.conversations.answering import ConversationService
 from bot_api.conversations.cache import StoryCache
+from bot_api.conversations.history import TurnRecorder
 from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.management.entities import EntityService
 from bot_api.management.interactions import InteractionService
@@ -19,6 +20,7 @@ STORIES = web.AppKey("stories", StoryService)
 INTERACTIONS = web.AppKey("interactions", InteractionService)
 ENTITIES = web.AppKey("entities", EntityService)
 CONVERSATIONS = web.AppKey("conversations", ConversationService)
+RECORDER = web.AppKey("recorder", TurnRecorder)
 PHRASE_VECTORS = web.AppKey[PhraseVectorService | None]("phrase_vectors")
 """The semantic stage's vectors and encoder; None when SEMANTIC_MATCHING is off."""
 
@@ -34,6 +36,7 @@ __all__ = [
     "OUTBOX",
     "PHRASE_VECTORS",
     "RATE_LIMITS",
+    "RECORDER",
     "STORES",
     "STORIES",
     "STORY_CACHE",
