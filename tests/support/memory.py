@@ -575,10 +575,13 @@ class TurnsInMemory:
         return sorted(turns, key=lambda t: t.at)[:MAX_TRANSCRIPT_TURNS]
 
     async def export(
-        self, story_id: str, since: datetime, until: datetime, limit: int
+        self, story_id: str, since: datetime | None, until: datetime | None, limit: int
     ) -> AsyncIterator[TurnRecord]:
         turns = sorted((t.turn for t in self._of_story(story_id)), key=lambda t: t.at)
-        for turn in [t for t in turns if since <= t.at < until][:limit]:
+        chosen = [
+            t for t in turns if (since is None or since <= t.at) and (until is None or t.at < until)
+        ]
+        for turn in chosen[:limit]:
             yield turn
 
     async def delete_conversation(self, story_id: str, session_id: str) -> bool:

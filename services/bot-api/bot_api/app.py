@@ -5,7 +5,7 @@ from datetime import timedelta
 
 from aiohttp import web
 
-from bot_api.api import entities, interactions, query, stories
+from bot_api.api import entities, history, interactions, query, stories
 from bot_api.api.common import MANAGEMENT_STATUS_FIELD
 from bot_api.changes import ChangeFeed
 from bot_api.console.pages import add_console
@@ -22,6 +22,7 @@ from bot_api.keys import (
     CONVERSATIONS,
     DATABASE,
     ENTITIES,
+    HISTORY,
     INTERACTIONS,
     NATS,
     PHRASE_VECTORS,
@@ -31,6 +32,7 @@ from bot_api.keys import (
     STORY_CACHE,
 )
 from bot_api.management.entities import EntityService
+from bot_api.management.history import HistoryService
 from bot_api.management.interactions import InteractionService
 from bot_api.management.quotas import StoredQuotas
 from bot_api.management.stories import StoryService
@@ -83,6 +85,7 @@ async def management(app: web.Application) -> AsyncIterator[None]:
         stores=stores, changes=changes, connections=directory, quotas=quotas
     )
     app[ENTITIES] = EntityService(stores=stores, changes=changes, quotas=quotas)
+    app[HISTORY] = HistoryService(stores)
     yield
     cache.close()
     if sweeper is not None:
@@ -91,7 +94,7 @@ async def management(app: web.Application) -> AsyncIterator[None]:
         await vectors.close()
 
 
-async def history(app: web.Application) -> AsyncIterator[None]:
+async def recording(app: web.Application) -> AsyncIterator[None]:
     """The recorder of /query turns, telling its listeners of each batch stored; what
     is still queued at shutdown gets a few seconds to be written."""
     recorder = TurnRecorder(app[STORES].turns, listeners=[])
@@ -130,7 +133,7 @@ def create_app(config: Config) -> web.Application:
             rotations_context(),
             outbox_context(),
             management,
-            history,
+            recording,
             conversations,
             story_lookups,
             story_events,
@@ -138,7 +141,13 @@ def create_app(config: Config) -> web.Application:
         ]
     )
     add_meta_routes(app, "Parley bot-api")
-    for routes in (stories.routes, entities.routes, interactions.routes, query.routes):
+    for routes in (
+        stories.routes,
+        entities.routes,
+        interactions.routes,
+        query.routes,
+        history.routes,
+    ):
         app.router.add_routes(routes)
     add_console(app)
     return app

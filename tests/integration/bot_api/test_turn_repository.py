@@ -128,6 +128,8 @@ async def test_export_reads_a_time_range_oldest_first_up_to_the_limit(turns: Tur
     exported = [t.query async for t in turns.export(a, since, until, 10)]
     assert exported == ["refund my card", "a pizza", "two pizzas"]
     assert [t.query async for t in turns.export(a, since, until, 1)] == ["refund my card"]
+    everything = [t.query async for t in turns.export(a, None, None, 10)]
+    assert everything == ["hello", "refund my card", "a pizza", "two pizzas", "Make it LARGE"]
 
 
 async def test_deleting_a_conversation_or_a_story_removes_exactly_that(turns: TurnStore) -> None:

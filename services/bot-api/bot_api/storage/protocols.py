@@ -172,8 +172,9 @@ class TurnStore(Indexed, Protocol):
         """Oldest first, at most `storage.turns.MAX_TRANSCRIPT_TURNS`."""
 
     def export(
-        self, story_id: str, since: datetime, until: datetime, limit: int
-    ) -> AsyncIterator[TurnRecord]: ...
+        self, story_id: str, since: datetime | None, until: datetime | None, limit: int
+    ) -> AsyncIterator[TurnRecord]:
+        """The story's turns in [since, until) (None: unbounded), oldest first."""
 
     async def delete_conversation(self, story_id: str, session_id: str) -> bool: ...
 

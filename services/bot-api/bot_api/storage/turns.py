@@ -306,11 +306,17 @@ class TurnRepository:
         return [turn_from_document(d) async for d in found.limit(MAX_TRANSCRIPT_TURNS)]
 
     async def export(
-        self, story_id: str, since: datetime, until: datetime, limit: int
+        self, story_id: str, since: datetime | None, until: datetime | None, limit: int
     ) -> AsyncIterator[TurnRecord]:
-        """The story's turns in [since, until), oldest first, at most `limit`."""
-        found = self.turns.find({"storyId": story_id, "at": {"$gte": since, "$lt": until}})
-        async for document in found.sort("at", 1).limit(limit):
+        """The story's turns in [since, until) (None: unbounded), oldest first, at most
+        `limit`."""
+        at: dict[str, datetime] = {}
+        if since is not None:
+            at["$gte"] = since
+        if until is not None:
+            at["$lt"] = until
+        query: dict[str, Any] = {"storyId": story_id, **({"at": at} if at else {})}
+        async for document in self.turns.find(query).sort("at", 1).limit(limit):
             yield turn_from_document(document)
 
     async def delete_conversation(self, story_id: str, session_id: str) -> bool:
