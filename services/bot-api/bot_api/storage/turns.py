@@ -219,7 +219,6 @@ class TurnRepository:
 
     async def ensure_indexes(self) -> None:
         await self.turns.create_index([("storyId", 1), ("sessionId", 1), ("at", 1)])
-        await self.turns.create_index([("storyId", 1), ("at", 1)])
         await self.turns.create_index("expiresAt", expireAfterSeconds=0)
         await self.conversations.create_index([("storyId", 1), ("lastAtMs", -1)])
         await self.conversations.create_index("expiresAt", expireAfterSeconds=0)
