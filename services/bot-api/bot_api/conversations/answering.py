@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from bot_api.conversations.cache import StoryCache
-from bot_api.conversations.history import TurnRecorder, turn_record
+from bot_api.conversations.history import TurnRecorder
 from bot_api.engine.conversation import respond
 from bot_api.engine.semantic import Encoder
 from bot_api.engine.turn import Outcome, Turn
@@ -17,7 +17,6 @@ from bot_api.storage.protocols import SessionStore
 from bot_api.storage.sessions import over_bounds
 from bot_api.webhooks.delivery import Answers, Deliveries
 from shared.errors import Conflict, ValidationFailed
-from shared.timeutil import utcnow
 
 MAX_SAVE_ATTEMPTS = 100
 
@@ -65,18 +64,15 @@ class ConversationService:
                 story.id, session_id, stored.version, state, self.idle_timeout
             ):
                 record_query(turn, outcome)
-                if self.recorder is not None and story.settings.history:
-                    self.recorder.record(
-                        turn_record(
-                            account_id=account_id,
-                            session_id=session_id,
-                            settings=story.settings,
-                            turn=turn,
-                            outcome=outcome,
-                            webhook=webhook_outcome(outcome, answers),
-                            started=started,
-                            at=utcnow(),
-                        )
+                if self.recorder is not None:
+                    self.recorder.answered(
+                        account_id=account_id,
+                        session_id=session_id,
+                        settings=story.settings,
+                        turn=turn,
+                        outcome=outcome,
+                        webhook=webhook_outcome(outcome, answers),
+                        started=started,
                     )
                 return outcome
             await asyncio.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))

@@ -26,15 +26,17 @@ from bot_api.metrics import HISTORY_BACKLOG, HISTORY_TURNS_DROPPED, HISTORY_WRIT
 from bot_api.storage.protocols import TurnStore
 from bot_api.storage.turns import StoredTurn
 from shared.ids import new_object_id
+from shared.timeutil import utcnow
 
 log = logging.getLogger(__name__)
 
 BATCH = 500
 """Turns per write at most: a batch of 500 is about 2 MB with sentence vectors (4 KB a
 turn), well under MongoDB's 48 MB message."""
-MAX_BACKLOG = 20_000
-"""Turns kept while MongoDB is away: about 80 MB, a minute of one process at full load
-(docs/benchmarks.md); older ones are dropped first."""
+MAX_BACKLOG = 10_000
+"""Turns kept while MongoDB is away, older ones dropped first: about 20 s of one process
+at full load (docs/benchmarks.md), held in memory as Python values: about 30 MB, 150 MB
+when each holds a sentence vector (384 floats as a tuple)."""
 RETRY_SECONDS = 2.0
 GATHER_SECONDS = 0.5
 """How long the first turn queued waits for others to join its batch: one write of many
@@ -60,6 +62,39 @@ class TurnRecorder:
         self._gather_seconds = gather_seconds
         self._queue: deque[StoredTurn] = deque()
         self._drain = Drain(self._write_queued)
+
+    def answered(
+        self,
+        *,
+        account_id: str,
+        session_id: str,
+        settings: Settings,
+        turn: Turn,
+        outcome: Outcome,
+        webhook: str | None,
+        started: float,
+    ) -> None:
+        """Record a turn /query answered, if its story keeps a history; never waits, and
+        never fails the answer already given (a turn that cannot be recorded is counted
+        as dropped)."""
+        if not settings.history:
+            return
+        try:
+            stored = turn_record(
+                account_id=account_id,
+                session_id=session_id,
+                settings=settings,
+                turn=turn,
+                outcome=outcome,
+                webhook=webhook,
+                started=started,
+                at=utcnow(),
+            )
+        except Exception:
+            HISTORY_TURNS_DROPPED.inc()
+            log.exception("history: a turn of story %s could not be recorded", outcome.story_id)
+            return
+        self.record(stored)
 
     def record(self, turn: StoredTurn) -> None:
         """Queue the turn; never waits."""

@@ -35,7 +35,7 @@ class Heard:
 
 async def test_turns_queued_meanwhile_are_written_together_and_listeners_hear_of_them() -> None:
     store, heard = TurnsInMemory(), Heard()
-    recorder = TurnRecorder(store, [heard])
+    recorder = TurnRecorder(store, [heard], gather_seconds=0)
     for text in ("one", "two", "three"):
         recorder.record(stored(text))
     assert store.turns == {}, "nothing is written while /query runs"
@@ -48,7 +48,7 @@ async def test_turns_queued_meanwhile_are_written_together_and_listeners_hear_of
 async def test_while_the_database_is_away_turns_wait_and_are_written_once_it_is_back() -> None:
     store, heard = TurnsInMemory(), Heard()
     store.away = True
-    recorder = TurnRecorder(store, [heard], retry_seconds=0.01)
+    recorder = TurnRecorder(store, [heard], retry_seconds=0.01, gather_seconds=0)
     recorder.record(stored("kept"))
     await asyncio.sleep(0.05)
     assert recorder.backlog == 1 and heard.batches == []
@@ -61,7 +61,7 @@ async def test_while_the_database_is_away_turns_wait_and_are_written_once_it_is_
 async def test_past_the_backlog_the_oldest_turns_are_dropped_and_counted() -> None:
     store = TurnsInMemory()
     store.away = True
-    recorder = TurnRecorder(store, max_backlog=3, retry_seconds=0.01)
+    recorder = TurnRecorder(store, max_backlog=3, retry_seconds=0.01, gather_seconds=0)
     dropped_before = HISTORY_TURNS_DROPPED._value.get()
     for number in range(5):
         recorder.record(stored(f"message {number}"))
@@ -81,7 +81,7 @@ async def test_a_failing_listener_neither_loses_turns_nor_stops_the_others() -> 
             raise RuntimeError("counters broken")
 
     store, heard = TurnsInMemory(), Heard()
-    recorder = TurnRecorder(store, [Failing(), heard])
+    recorder = TurnRecorder(store, [Failing(), heard], gather_seconds=0)
     recorder.record(stored("still stored"))
     await recorder.idle()
     assert heard.batches == [["still stored"]]
@@ -154,3 +154,36 @@ def test_with_redact_off_the_turn_is_kept_as_said() -> None:
 def test_the_fulfillment_summary_says_the_texts_and_names_the_rest_cut_short() -> None:
     assert fulfillment_summary((Text("Hi"), Image("http://i/p.png"))) == "Hi | [image]"
     assert len(fulfillment_summary((Text("x" * 900),))) == 500
+
+
+def answered(recorder: TurnRecorder, settings: Settings, turn: Turn) -> None:
+    recorder.answered(
+        account_id="a1",
+        session_id="visitor",
+        settings=settings,
+        turn=turn,
+        outcome=outcome(),
+        webhook=None,
+        started=0.0,
+    )
+
+
+async def test_a_story_without_history_records_nothing() -> None:
+    store = TurnsInMemory()
+    recorder = TurnRecorder(store, gather_seconds=0)
+    answered(recorder, Settings(history=False), Turn(query="hello"))
+    answered(recorder, Settings(), Turn(query="hello again"))
+    await recorder.idle()
+    assert [t.query for t in await store.transcript("s1", "visitor")] == ["hello again"]
+
+
+async def test_a_turn_that_cannot_be_recorded_is_counted_and_does_not_fail_the_answer() -> None:
+    store = TurnsInMemory()
+    recorder = TurnRecorder(store, gather_seconds=0)
+    dropped_before = HISTORY_TURNS_DROPPED._value.get()
+    answered(recorder, Settings(language="no such language"), Turn(query="call +44 20 7946 0958"))
+    assert HISTORY_TURNS_DROPPED._value.get() - dropped_before == 0, "an unknown region is fine"
+    answered(recorder, Settings(history_days=10**9), Turn(query="hello"))
+    assert HISTORY_TURNS_DROPPED._value.get() - dropped_before == 1
+    await recorder.idle()
+    assert len(store.turns) == 1
