@@ -117,8 +117,9 @@ class Outcome:
     top: tuple[ScoredCandidate, ...] = ()
     """The best candidates of the message with their scores (`TOP_CANDIDATES` of
     engine.conversation), debug or not."""
-    vector: Vectors | None = None
-    """The message's sentence vector when the semantic stage encoded it."""
+    vector: Vectors | None = field(default=None, compare=False)
+    """The message's sentence vector when the semantic stage encoded it (an array: not
+    compared, as `==` on arrays has no single truth)."""
 
     def with_webhook_answer(
         self, responses: Sequence[Block], attributes: Mapping[str, str], choose: Choose
