@@ -4,11 +4,14 @@ exported and erased with the developer token."""
 import csv
 import io
 import json
+from typing import Any
 
+from aiohttp import web
 from aiohttp.test_utils import TestClient
 
 from bot_api.keys import RECORDER, STORES
 from support.api import Api, Tenant
+from tools.embedded import free_port
 
 
 async def talk(api: Api, story_id: str, session: str, *messages: str) -> None:
@@ -178,3 +181,27 @@ async def test_deleting_a_story_deletes_its_history(alice: Tenant) -> None:
     assert await turns.transcript(story_id, "x") == []
     reply = await api.get(f"/stories/{story_id}/conversations")
     assert reply.error == (404, "not_found")
+
+
+async def test_the_webhook_outcome_of_each_turn_is_recorded(
+    alice: Tenant, aiohttp_server: Any
+) -> None:
+    backend = web.Application()
+
+    async def answer(request: web.Request) -> web.Response:
+        return web.json_response({"responses": [{"type": "text", "messages": ["From the hook"]}]})
+
+    backend.router.add_post("/hook", answer)
+    server = await aiohttp_server(backend)
+    api = alice.developer
+    story_id = await api.create_story("Hooks")
+    for name, url in (
+        ("Status", f"http://127.0.0.1:{server.port}/hook"),
+        ("Broken", f"http://127.0.0.1:{free_port()}/hook"),  # nothing listens there
+    ):
+        await api.create_interaction(story_id, name, userSays=[name.lower()], webhook=url)
+    await talk(alice.public, story_id, "v", "status", "broken", "hello")
+    await recorded(api.client)
+    turns = (await api.ok("GET", f"/stories/{story_id}/conversations/v"))["turns"]
+    assert [t["webhook"] for t in turns] == ["ok", "failed", None]
+    assert turns[0]["fulfillment"] == "From the hook"
