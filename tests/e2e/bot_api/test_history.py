@@ -168,6 +168,7 @@ async def test_export_streams_json_lines_and_csv_of_a_time_range(alice: Tenant) 
     reply = await api.get(f"{base}?from=2001-01-01T00:00:00Z&to=2000-01-01T00:00:00Z")
     assert reply.error == (400, "validation_error")
     assert (await api.get(f"{base}?format=xml")).error == (400, "validation_error")
+    assert (await api.delete(base)).status == 405, "the export is not a conversation"
 
 
 async def test_deleting_a_story_deletes_its_history(alice: Tenant) -> None:

@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from aiohttp import web
-from marshmallow import Schema
 
 from bot_api.api.common import account_of, success
 from bot_api.domain.history import TurnRecord
@@ -21,11 +20,13 @@ from bot_api.schemas.history import (
     TranscriptSchema,
 )
 from bot_api.storage.turns import ConversationFilter, turn_to_document
-from shared.endpoints import endpoint, load
+from shared.endpoints import QUERY, endpoint
 from shared.timeutil import iso
 
 routes = web.RouteTableDef()
 
+CONVERSATION = "/stories/{story}/conversations/{session:(?!export$)[^/]+}"
+"""One conversation's path: any session id but `export`, the export's own path."""
 NOT_SHOWN = frozenset({"accountId", "storyId", "sessionId", "vector", "expiresAt"})
 INPUTS = frozenset({"query", "trigger", "goto"})
 
@@ -46,22 +47,16 @@ CSV_COLUMNS = (
 )
 
 
-def query_of(request: web.Request, schema: Schema) -> dict[str, Any]:
-    """The query string validated as a body is (a 400 naming the parameter)."""
-    loaded: dict[str, Any] = load(schema, dict(request.query))
-    return loaded
-
-
 @routes.get("/stories/{story}/conversations")
 @endpoint(
-    summary="List a story's conversations, newest first, a page at a time "
-    "(query: from, to, outcome, interaction, text, cursor, limit)",
+    summary="List a story's conversations, newest first, a page at a time",
     tag="history",
+    query=ConversationsQuerySchema(),
     response=ConversationPageSchema(),
     errors=(404,),
 )
 async def list_conversations(request: web.Request) -> Any:
-    query = query_of(request, ConversationsQuerySchema())
+    query = request[QUERY]
     page = await request.app[HISTORY].conversations(
         account_id=account_of(request),
         story_id=request.match_info["story"],
@@ -92,13 +87,13 @@ async def list_conversations(request: web.Request) -> Any:
 
 @routes.get("/stories/{story}/conversations/export")
 @endpoint(
-    summary="Export a story's turns of a time range as JSON lines or CSV, oldest first "
-    "(query: format=jsonl|csv, from, to)",
+    summary="Export a story's turns of a time range as JSON lines or CSV, oldest first",
     tag="history",
+    query=ExportQuerySchema(),
     errors=(404,),
 )
 async def export_conversations(request: web.Request) -> web.StreamResponse:
-    query = query_of(request, ExportQuerySchema())
+    query = request[QUERY]
     turns = await request.app[HISTORY].export(
         account_id=account_of(request),
         story_id=request.match_info["story"],
@@ -127,7 +122,7 @@ async def export_conversations(request: web.Request) -> web.StreamResponse:
     return response
 
 
-@routes.get("/stories/{story}/conversations/{session}")
+@routes.get(CONVERSATION)
 @endpoint(
     summary="Read one conversation's turns, oldest first, each with why it matched",
     tag="history",
@@ -144,7 +139,7 @@ async def read_conversation(request: web.Request) -> Any:
     return {"sessionId": session_id, "turns": [turn_body(t) for t in turns]}
 
 
-@routes.delete("/stories/{story}/conversations/{session}")
+@routes.delete(CONVERSATION)
 @endpoint(
     summary="Delete one conversation's turns (a person's right to erasure)",
     tag="history",

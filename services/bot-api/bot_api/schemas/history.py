@@ -9,15 +9,30 @@ MAX_CONVERSATIONS_PAGE = 100
 
 
 class TimeRangeSchema(Schema):
-    since = fields.AwareDateTime(data_key="from", format="iso")
-    until = fields.AwareDateTime(data_key="to", format="iso")
+    since = fields.AwareDateTime(
+        data_key="from", format="iso", metadata={"description": "ISO 8601 with a zone"}
+    )
+    until = fields.AwareDateTime(
+        data_key="to", format="iso", metadata={"description": "ISO 8601 with a zone, excluded"}
+    )
 
 
 class ConversationsQuerySchema(TimeRangeSchema):
-    outcome = fields.String(validate=validate.OneOf(OUTCOMES))
-    interaction = fields.String(validate=validate.Length(min=1, max=64))
-    text = text(200, min_length=1)
-    cursor = fields.String(validate=validate.Length(min=1, max=512))
+    outcome = fields.String(
+        validate=validate.OneOf(OUTCOMES),
+        metadata={"description": "Conversations with at least one turn of this outcome"},
+    )
+    interaction = fields.String(
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "Conversations this interaction answered in"},
+    )
+    text = text(
+        200, min_length=1, metadata={"description": "Conversations where a message contains it"}
+    )
+    cursor = fields.String(
+        validate=validate.Length(min=1, max=512),
+        metadata={"description": "The previous page's nextCursor"},
+    )
     limit = fields.Integer(
         validate=validate.Range(min=1, max=MAX_CONVERSATIONS_PAGE), load_default=20
     )
