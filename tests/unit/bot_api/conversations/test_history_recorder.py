@@ -187,3 +187,11 @@ async def test_a_turn_that_cannot_be_recorded_is_counted_and_does_not_fail_the_a
     assert HISTORY_TURNS_DROPPED._value.get() - dropped_before == 1
     await recorder.idle()
     assert len(store.turns) == 1
+
+
+async def test_at_shutdown_what_is_queued_is_written_first() -> None:
+    store = TurnsInMemory()
+    recorder = TurnRecorder(store)
+    recorder.record(stored("last words"))
+    await recorder.close()
+    assert [t.query for t in await store.transcript("s1", "visitor")] == ["last words"]
