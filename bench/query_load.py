@@ -39,7 +39,7 @@ function init(args) counter = 0 end
 queries = %(queries)s
 request = function()
   counter = counter + 1
-  local body = string.format('{"sessionId":"t%%s-%%d","query":"%%s"}',
+  local body = string.format('{"sessionId":"t%%s-%%d",%(story)s"query":"%%s"}',
     tid, counter %% 1000, queries[counter %% #queries + 1])
   return wrk.format("POST", "/query", {["Content-Type"]="application/json",
     ["Authorization"]="Bearer %(token)s"}, body)
@@ -48,12 +48,14 @@ end
 
 
 @contextlib.contextmanager
-def wrk_script(asked: list[str], token: str) -> Iterator[Path]:
-    """A wrk script sending `asked` to /query in turn with `token`."""
+def wrk_script(asked: list[str], token: str, story_id: str | None = None) -> Iterator[Path]:
+    """A wrk script sending `asked` to /query in turn with `token` (to `story_id`, else
+    the account's default story)."""
+    story = "" if story_id is None else f'"storyId":"{story_id}",'
     with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
         script.write(
             WRK_SCRIPT % {"queries": json.dumps(asked).replace("[", "{").replace("]", "}"),
-                          "token": token}
+                          "token": token, "story": story}
         )  # fmt: skip
         script.flush()
         yield Path(script.name)

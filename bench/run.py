@@ -1,6 +1,6 @@
 """make bench: every benchmark, each written into its section of docs/benchmarks.md."""
 
-from bench import capacity, matching, query_load
+from bench import capacity, history_load, matching, query_load
 from bench.report import REPORT, write_section
 from bench.stack import running_stack
 
@@ -9,6 +9,9 @@ def main() -> None:
     write_section("matching", "Matching alone (make bench)", matching.table())
     with running_stack("load", semantic_matching=False) as stack:
         write_section("load", "/query under load (make bench)", query_load.load_table(stack))
+    with running_stack("history", semantic_matching=False) as stack:
+        body = history_load.history_table(stack)
+        write_section("history", "/query with the history on and off (make bench)", body)
     with running_stack("edit") as stack:
         write_section("edit", "Index cost after an edit (make bench)", query_load.edit_table(stack))
     with running_stack("capacity", semantic_matching=False) as stack:

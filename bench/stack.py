@@ -50,6 +50,8 @@ def running_stack(name: str = "bench", semantic_matching: bool = True) -> Iterat
             database_prefix=name,
             bot_api_port=free_port(),
             query_rate=0,  # a benchmark measures throughput, not the rate limits
+            query_client_rate=0,  # wrk's 64 connections come from one address
+            query_session_rate=0,
             management_rate=0,
             semantic_matching=semantic_matching,
         )

@@ -25,6 +25,8 @@ PRINCIPAL = web.RequestKey("principal", Principal)
 PAGE = web.RequestKey("page", Page)
 TOTAL = web.RequestKey("total", int)
 """Set by a paged handler: the number of items in all pages."""
+QUERY = web.RequestKey("query", dict[str, Any])
+"""The query string as the endpoint's `query` schema loaded it."""
 
 LIST_CHUNK = 100
 """Items of a list dumped and encoded between two turns of the other requests: 100
@@ -52,6 +54,7 @@ class EndpointSpec:
     rate_limit: str
     paged: bool
     body_bytes: int | None
+    query: Schema | None = None
 
 
 def endpoint(
@@ -68,6 +71,7 @@ def endpoint(
     rate_limit: str = "management",
     paged: bool = False,
     body_bytes: int | None = None,
+    query: Schema | None = None,
 ) -> Callable[[Callable[..., Awaitable[Any]]], Handler]:
     """Wrap a handler `(request[, body]) -> data | Response`.
 
@@ -80,6 +84,8 @@ def endpoint(
     returned is dumped through `response` and answered with `status`. A `paged` list
     reads its page from `request[PAGE]` and sets `request[TOTAL]` (shared/pages.py).
     `body_bytes` caps the body below the service's `MAX_BODY_BYTES` (a 413 beyond).
+    With `query`, the query string is loaded by that schema into `request[QUERY]` (a
+    400 naming the parameter), and its fields are the operation's query parameters.
     """
     spec = EndpointSpec(
         summary,
@@ -94,6 +100,7 @@ def endpoint(
         rate_limit,
         paged,
         body_bytes,
+        query,
     )
 
     def decorate(handler: Callable[..., Awaitable[Any]]) -> Handler:
@@ -110,6 +117,8 @@ def endpoint(
                     limits.management(principal)
             if spec.paged:
                 request[PAGE] = page_of(request)
+            if spec.query is not None:
+                request[QUERY] = load(spec.query, dict(request.query))
             if spec.body is not None:
                 body = await parse_body(request, spec.body, spec.body_bytes)
                 result = await handler(request, body)

@@ -78,6 +78,13 @@ def _operation(
              "maximum": MAX_PAGE}, "description": f"Items at most ({MAX_PAGE} when only "
              "offset is given); without limit and offset the answer is every item"},
         ]  # fmt: skip
+    if declared.query is not None:
+        assert plugin.converter is not None
+        parameters += [
+            {"name": field.data_key or name, "in": "query",
+             "schema": plugin.converter.field2property(field)}
+            for name, field in declared.query.fields.items()
+        ]  # fmt: skip
     if parameters:
         operation["parameters"] = parameters
     if declared.body is not None:
@@ -102,8 +109,8 @@ def _operation(
     codes = set(declared.errors)
     if declared.body is not None:
         codes |= {400, 413, 415}
-    if declared.paged:
-        codes.add(400)  # an offset or limit out of range
+    if declared.paged or declared.query is not None:
+        codes.add(400)  # an offset, a limit or another query parameter out of range
     if declared.auth is not None:
         operation["security"] = [{"bearer": []}]
         codes |= {401, 403, 429}

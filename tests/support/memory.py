@@ -10,14 +10,16 @@ another writer (or a failing database) would.
 """
 
 import copy
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import numpy as np
 from bson import ObjectId
+from pymongo.errors import AutoReconnect
 
+from bot_api.domain.history import TurnRecord
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
 from bot_api.engine.semantic import StoredVectors, Vectors
@@ -27,6 +29,16 @@ from bot_api.storage.connections import Connection
 from bot_api.storage.interactions import CONTENT_FIELDS
 from bot_api.storage.sessions import StoredSession, session_key
 from bot_api.storage.stories import StoryRecord
+from bot_api.storage.turns import (
+    MAX_TRANSCRIPT_TURNS,
+    ConversationFilter,
+    ConversationPage,
+    ConversationSummary,
+    StoredTurn,
+    decode_cursor,
+    encode_cursor,
+    summary_changes,
+)
 from shared.errors import Conflict
 from shared.events import ConnectionChanged
 from shared.ids import is_object_id
@@ -47,6 +59,7 @@ class Database:
         self.entities = EntitiesInMemory(self)
         self.sessions = SessionsInMemory(self)
         self.connections = ConnectionsInMemory(self)
+        self.turns = TurnsInMemory()
 
     def stores(self) -> Stores:
         return Stores(
@@ -55,6 +68,7 @@ class Database:
             entities=self.entities,
             sessions=self.sessions,
             connections=self.connections,
+            turns=self.turns,
         )
 
     def meanwhile(self, operation: str, action: Action, times: int = 1) -> None:
@@ -490,3 +504,97 @@ class VectorsInMemory:
             if not self.stories[key]:
                 del self.stories[key], self.by_key[key]
         return len(unused)
+
+
+class TurnsInMemory:
+    """The `turns` and `conversations` collections as `storage.turns.TurnRepository`
+    keeps them: a turn stored twice (a batch tried again) counts once."""
+
+    def __init__(self) -> None:
+        self.turns: dict[str, StoredTurn] = {}
+        self.summaries: dict[tuple[str, str], dict[str, Any]] = {}
+        self.away = False
+        """True: every write fails as with MongoDB unreachable."""
+        self.batches: list[int] = []
+        """The size of each batch stored."""
+
+    async def ensure_indexes(self) -> None:
+        """Nothing to index in memory."""
+
+    async def insert_many(self, turns: Sequence[StoredTurn]) -> None:
+        if self.away:
+            raise AutoReconnect("the database is away")
+        self.batches.append(len(turns))
+        fresh = [t for t in turns if t.id not in self.turns]
+        self.turns.update({t.id: t for t in fresh})
+        for key, change in summary_changes(fresh).items():
+            summary = self.summaries.setdefault(key, {**change, "turns": 0, "fallbacks": 0})
+            summary["startedMs"] = min(summary["startedMs"], change["startedMs"])
+            summary["lastAtMs"] = max(summary["lastAtMs"], change["lastAtMs"])
+            summary["turns"] += change["turns"]
+            summary["fallbacks"] += change["fallbacks"]
+            summary["outcomes"] = sorted({*summary["outcomes"], *change["outcomes"]})
+            summary["interactions"] = sorted({*summary["interactions"], *change["interactions"]})
+
+    async def conversations_page(
+        self, story_id: str, found: ConversationFilter, cursor: str | None, limit: int
+    ) -> ConversationPage:
+        saying = {
+            t.turn.session_id
+            for t in self.turns.values()
+            if found.text is not None and found.text.lower() in (t.turn.query or "").lower()
+        }
+        position = None if cursor is None else decode_cursor(cursor)
+        chosen = [
+            (summary, session)
+            for (story, session), summary in self.summaries.items()
+            if story == story_id
+            and (found.since is None or summary["lastAtMs"] >= found.since.timestamp() * 1000)
+            and (found.until is None or summary["startedMs"] < found.until.timestamp() * 1000)
+            and (found.outcome is None or found.outcome in summary["outcomes"])
+            and (found.interaction is None or found.interaction in summary["interactions"])
+            and (found.text is None or session in saying)
+            and (position is None or (summary["lastAtMs"], session) < position)
+        ]
+        chosen.sort(key=lambda pair: (pair[0]["lastAtMs"], pair[1]), reverse=True)
+        items = tuple(
+            ConversationSummary(
+                session_id=session,
+                started=datetime.fromtimestamp(summary["startedMs"] / 1000, UTC),
+                last_at=datetime.fromtimestamp(summary["lastAtMs"] / 1000, UTC),
+                turns=summary["turns"],
+                fallbacks=summary["fallbacks"],
+            )
+            for summary, session in chosen[: limit + 1]
+        )
+        more = len(items) > limit
+        return ConversationPage(items[:limit], encode_cursor(items[limit - 1]) if more else None)
+
+    async def transcript(self, story_id: str, session_id: str) -> list[TurnRecord]:
+        turns = [t.turn for t in self._of_story(story_id) if t.turn.session_id == session_id]
+        return sorted(turns, key=lambda t: t.at)[:MAX_TRANSCRIPT_TURNS]
+
+    async def export(
+        self, story_id: str, since: datetime | None, until: datetime | None, limit: int
+    ) -> AsyncIterator[TurnRecord]:
+        turns = sorted((t.turn for t in self._of_story(story_id)), key=lambda t: t.at)
+        chosen = [
+            t for t in turns if (since is None or since <= t.at) and (until is None or t.at < until)
+        ]
+        for turn in chosen[:limit]:
+            yield turn
+
+    async def delete_conversation(self, story_id: str, session_id: str) -> bool:
+        for stored in self._of_story(story_id):
+            if stored.turn.session_id == session_id:
+                del self.turns[stored.id]
+        return self.summaries.pop((story_id, session_id), None) is not None
+
+    async def delete_for_story(self, story_id: str) -> None:
+        for stored in self._of_story(story_id):
+            del self.turns[stored.id]
+        for key in [k for k in self.summaries if k[0] == story_id]:
+            del self.summaries[key]
+
+    def _of_story(self, story_id: str) -> list[StoredTurn]:
+        return [t for t in self.turns.values() if t.turn.story_id == story_id]

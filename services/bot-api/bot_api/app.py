@@ -5,12 +5,13 @@ from datetime import timedelta
 
 from aiohttp import web
 
-from bot_api.api import entities, interactions, query, stories
+from bot_api.api import entities, history, interactions, query, stories
 from bot_api.api.common import MANAGEMENT_STATUS_FIELD
 from bot_api.changes import ChangeFeed
 from bot_api.console.pages import add_console
 from bot_api.conversations.answering import ConversationService
 from bot_api.conversations.cache import StoryCache
+from bot_api.conversations.history import TurnRecorder
 from bot_api.conversations.sweep import VectorSweeper
 from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.encoding.minilm import MiniLmEncoder
@@ -21,14 +22,17 @@ from bot_api.keys import (
     CONVERSATIONS,
     DATABASE,
     ENTITIES,
+    HISTORY,
     INTERACTIONS,
     NATS,
     PHRASE_VECTORS,
+    RECORDER,
     STORES,
     STORIES,
     STORY_CACHE,
 )
 from bot_api.management.entities import EntityService
+from bot_api.management.history import HistoryService
 from bot_api.management.interactions import InteractionService
 from bot_api.management.quotas import StoredQuotas
 from bot_api.management.stories import StoryService
@@ -81,12 +85,22 @@ async def management(app: web.Application) -> AsyncIterator[None]:
         stores=stores, changes=changes, connections=directory, quotas=quotas
     )
     app[ENTITIES] = EntityService(stores=stores, changes=changes, quotas=quotas)
+    app[HISTORY] = HistoryService(stores)
     yield
     cache.close()
     if sweeper is not None:
         await sweeper.close()
     if vectors is not None:
         await vectors.close()
+
+
+async def recording(app: web.Application) -> AsyncIterator[None]:
+    """The recorder of /query turns, telling its listeners of each batch stored; what
+    is still queued at shutdown gets a few seconds to be written."""
+    recorder = TurnRecorder(app[STORES].turns, listeners=[])
+    app[RECORDER] = recorder
+    yield
+    await recorder.close()
 
 
 async def conversations(app: web.Application) -> AsyncIterator[None]:
@@ -103,6 +117,7 @@ async def conversations(app: web.Application) -> AsyncIterator[None]:
         deliveries=deliveries,
         idle_timeout=timedelta(seconds=app[CONFIG].session_idle_seconds),
         encoder=None if vectors is None else vectors.encoder,
+        recorder=app[RECORDER],
     )
     yield
     await caller.close()
@@ -118,6 +133,7 @@ def create_app(config: Config) -> web.Application:
             rotations_context(),
             outbox_context(),
             management,
+            recording,
             conversations,
             story_lookups,
             story_events,
@@ -125,7 +141,13 @@ def create_app(config: Config) -> web.Application:
         ]
     )
     add_meta_routes(app, "Parley bot-api")
-    for routes in (stories.routes, entities.routes, interactions.routes, query.routes):
+    for routes in (
+        stories.routes,
+        entities.routes,
+        interactions.routes,
+        query.routes,
+        history.routes,
+    ):
         app.router.add_routes(routes)
     add_console(app)
     return app

@@ -5,8 +5,10 @@ from aiohttp import web
 from bot_api.changes import ChangeFeed
 from bot_api.conversations.answering import ConversationService
 from bot_api.conversations.cache import StoryCache
+from bot_api.conversations.history import TurnRecorder
 from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.management.entities import EntityService
+from bot_api.management.history import HistoryService
 from bot_api.management.interactions import InteractionService
 from bot_api.management.stories import StoryService
 from bot_api.storage import Stores
@@ -19,6 +21,8 @@ STORIES = web.AppKey("stories", StoryService)
 INTERACTIONS = web.AppKey("interactions", InteractionService)
 ENTITIES = web.AppKey("entities", EntityService)
 CONVERSATIONS = web.AppKey("conversations", ConversationService)
+HISTORY = web.AppKey("history", HistoryService)
+RECORDER = web.AppKey("recorder", TurnRecorder)
 PHRASE_VECTORS = web.AppKey[PhraseVectorService | None]("phrase_vectors")
 """The semantic stage's vectors and encoder; None when SEMANTIC_MATCHING is off."""
 
@@ -29,11 +33,13 @@ __all__ = [
     "CONVERSATIONS",
     "DATABASE",
     "ENTITIES",
+    "HISTORY",
     "INTERACTIONS",
     "NATS",
     "OUTBOX",
     "PHRASE_VECTORS",
     "RATE_LIMITS",
+    "RECORDER",
     "STORES",
     "STORIES",
     "STORY_CACHE",

@@ -3,8 +3,7 @@ the story cache. Served at /metrics beside the shared ones (shared/metrics.py)."
 
 from prometheus_client import Counter, Gauge, Histogram
 
-from bot_api.domain.interactions import FALLBACK
-from bot_api.engine.turn import Outcome, Turn
+from bot_api.engine.turn import Outcome, Turn, outcome_kind
 
 QUERY_OUTCOMES = Counter(
     "parley_query_outcomes",
@@ -29,18 +28,17 @@ STORY_CACHE_HITS = Counter("parley_story_cache_hits", "Queries answered from a c
 STORY_CACHE_MISSES = Counter("parley_story_cache_misses", "Queries that compiled their story")
 STORY_COMPILE_SECONDS = Histogram("parley_story_compile_seconds", "Time to compile a whole story")
 
+HISTORY_BACKLOG = Gauge("parley_history_backlog", "Turns waiting to be written to the history")
+HISTORY_TURNS_DROPPED = Counter(
+    "parley_history_turns_dropped",
+    "Turns never recorded: the oldest, dropped while MongoDB was away and the backlog full",
+)
+HISTORY_WRITE_FAILURES = Counter(
+    "parley_history_write_failures", "Batches of turns that failed to be written (tried again)"
+)
+
 
 def record_query(turn: Turn, outcome: Outcome) -> None:
-    if turn.trigger is not None:
-        kind = "trigger"
-    elif turn.goto is not None:
-        kind = "goto"
-    elif outcome.incomplete:
-        kind = "incomplete"
-    elif outcome.interaction is None or outcome.interaction.kind == FALLBACK:
-        kind = "fallback"
-    else:
-        kind = "matched"
-    QUERY_OUTCOMES.labels(kind).inc()
+    QUERY_OUTCOMES.labels(outcome_kind(turn, outcome)).inc()
     if turn.query is not None:
         MATCH_SCORE.observe(outcome.score)

@@ -109,3 +109,15 @@ async def test_no_length_of_a_string_is_put_on_an_object(bot_api: TestClient) ->
     for node in walk(await document(bot_api)):
         if node.get("type") == "object":
             assert not {"minLength", "maxLength"} & set(node), node
+
+
+async def test_query_string_parameters_are_those_the_endpoint_reads(bot_api: TestClient) -> None:
+    paths = (await document(bot_api))["paths"]
+    listing = paths["/stories/{story}/conversations"]["get"]
+    in_query = {p["name"]: p["schema"] for p in listing["parameters"] if p["in"] == "query"}
+    assert set(in_query) == {"from", "to", "outcome", "interaction", "text", "cursor", "limit"}
+    assert in_query["limit"]["maximum"] == 100
+    assert "400" in listing["responses"]
+    export = paths["/stories/{story}/conversations/export"]["get"]
+    formats = next(p for p in export["parameters"] if p["name"] == "format")
+    assert formats["schema"]["enum"] == ["jsonl", "csv"]

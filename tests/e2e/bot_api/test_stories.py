@@ -35,6 +35,9 @@ async def test_a_new_story_reads_with_welcome_fallback_and_default_settings(api:
         "fallback": True,
         "lifespan": 2,
         "language": "english",
+        "history": True,
+        "historyDays": 30,
+        "redact": True,
     }
     welcome, fallback = story["order"]
     assert story["story"] == [{"id": welcome, "childrens": []}, {"id": fallback, "childrens": []}]
@@ -60,17 +63,27 @@ async def test_settings_are_taken_on_create_and_merged_on_update(api: Api) -> No
         "fallback": False,
         "lifespan": 2,
         "language": "english",
+        "history": True,
+        "historyDays": 30,
+        "redact": True,
     }
     await api.ok(
         "PUT",
         f"/stories/{story_id}",
-        {"name": "Pizza", "description": "", "settings": {"lifespan": 5, "language": "german"}},
+        {
+            "name": "Pizza",
+            "description": "",
+            "settings": {"lifespan": 5, "language": "german", "historyDays": 7, "redact": False},
+        },
     )
     assert (await api.story(story_id))["settings"] == {
         "confidence": 0.8,
         "fallback": False,
         "lifespan": 5,
         "language": "german",
+        "history": True,
+        "historyDays": 7,
+        "redact": False,
     }
 
 
@@ -108,6 +121,11 @@ async def test_settings_out_of_range_or_of_the_wrong_type_are_refused(api: Api) 
         {"fallback": 1},
         {"language": "klingon"},
         {"language": 1},
+        {"history": "yes"},
+        {"historyDays": 0},
+        {"historyDays": 366},
+        {"historyDays": 7.5},
+        {"redact": 0},
         {"other": 1},
     ):
         reply = await api.post("/stories", {"name": "x", "description": "", "settings": settings})

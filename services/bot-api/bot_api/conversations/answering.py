@@ -3,10 +3,12 @@ if the matched interaction has one, the session saved."""
 
 import asyncio
 import random
+import time
 from dataclasses import dataclass
 from datetime import timedelta
 
 from bot_api.conversations.cache import StoryCache
+from bot_api.conversations.history import TurnRecorder
 from bot_api.engine.conversation import respond
 from bot_api.engine.semantic import Encoder
 from bot_api.engine.turn import Outcome, Turn
@@ -28,12 +30,15 @@ class ConversationService:
     encoder: Encoder | None = None
     """The semantic stage's encoder: turns then run in a worker thread, since encoding a
     message takes milliseconds of CPU."""
+    recorder: TurnRecorder | None = None
+    """Where each answered turn goes when its story keeps a history."""
 
     async def answer(
         self, *, account_id: str, story_id: str | None, session_id: str, turn: Turn
     ) -> Outcome:
         """What the turn answered; on a concurrent save of the same session, the turn is
         taken again from what that save left (optimistic concurrency)."""
+        started = time.perf_counter()
         story = await self.stories.story(account_id, story_id)
         answers: Answers = {}
         for attempt in range(MAX_SAVE_ATTEMPTS):
@@ -59,6 +64,24 @@ class ConversationService:
                 story.id, session_id, stored.version, state, self.idle_timeout
             ):
                 record_query(turn, outcome)
+                if self.recorder is not None:
+                    self.recorder.answered(
+                        account_id=account_id,
+                        session_id=session_id,
+                        settings=story.settings,
+                        turn=turn,
+                        outcome=outcome,
+                        webhook=webhook_outcome(outcome, answers),
+                        started=started,
+                    )
                 return outcome
             await asyncio.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
         raise Conflict("the session is being changed by too many messages at once; try again")
+
+
+def webhook_outcome(outcome: Outcome, answers: Answers) -> str | None:
+    """None when the answering interaction called no webhook, else `ok` or `failed`."""
+    interaction = outcome.interaction
+    if interaction is None or interaction.id not in answers:
+        return None
+    return "failed" if answers[interaction.id] is None else "ok"

@@ -20,6 +20,10 @@ LANGUAGE_TAGS = {
 """Each language's BCP 47 tag, for HTML `lang` (the console's spellcheck and screen
 readers)."""
 
+MAX_HISTORY_DAYS = 365
+"""The longest a story keeps its turns: a year of a busy story is already the biggest
+collection of the service (docs/scaling.md)."""
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -31,3 +35,9 @@ class Settings:
     """Misses a child context survives, and attempts to fill a prompted parameter."""
     language: str = "english"
     """How phrases are stemmed; the semantic stage runs only if its model covers it."""
+    history: bool = True
+    """Each /query turn is recorded (docs/history.md)."""
+    history_days: int = 30
+    """How long a recorded turn is kept."""
+    redact: bool = True
+    """E-mail addresses, phone, card and IBAN numbers are replaced before a turn is stored."""

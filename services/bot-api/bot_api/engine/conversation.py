@@ -21,13 +21,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from bot_api.domain.history import ScoredCandidate
 from bot_api.domain.interactions import Interaction
 from bot_api.domain.responses import FulfillmentItem, Text
 from bot_api.engine.entities import Mention
 from bot_api.engine.fulfillment import Choose, fulfillment
 from bot_api.engine.matching import Scored
 from bot_api.engine.ranking import rank
-from bot_api.engine.semantic import Encoder
+from bot_api.engine.semantic import Encoder, Vectors
 from bot_api.engine.slots import values_for, values_for_pending, with_slot_words
 from bot_api.engine.story import CompiledStory
 from bot_api.engine.text import tokens
@@ -48,6 +49,9 @@ MAX_WORDS_CONSIDERED = 64
 """Words of a message matched: a longer message is read by its beginning, so the work of
 one turn is bounded whatever is sent (docs/reliability.md)."""
 DEBUG_CANDIDATES = 5
+TOP_CANDIDATES = 3
+"""Candidates every outcome carries, debug or not, for the history: the runners-up
+are what a reviewer needs to see why a message matched."""
 TIERS = ("current context", "earlier context", "root")
 ROOT_TIER = 2
 
@@ -97,6 +101,8 @@ class _Conversation:
             for alias, interaction_id in start.collected_by.items()
             if alias not in turn.parameters
         }
+        self.top: tuple[ScoredCandidate, ...] = ()
+        self.vector: Vectors | None = None
         pending = start.pending
         self.pending = pending if pending and pending.interaction_id in story.interactions else None
 
@@ -166,7 +172,7 @@ class _Conversation:
             context = roots.get(interaction_id)
             return context is not None and context.root
 
-        ranked = rank(
+        ranked, self.vector = rank(
             self.story.index,
             self.story.semantic,
             self.encoder,
@@ -181,6 +187,12 @@ class _Conversation:
                 tier(s.interaction_id),
                 positions.get(s.interaction_id, 0),
             )
+        )
+        self.top = tuple(
+            ScoredCandidate(
+                s.interaction_id, self.story.interactions[s.interaction_id].name, round(s.score, 4)
+            )
+            for s in ranked[:TOP_CANDIDATES]
         )
         return ranked, self._candidates(ranked, tier) if self.turn.debug else ()
 
@@ -341,6 +353,8 @@ class _Conversation:
             ),
             fulfillment=tuple(answer.fulfillment),
             debug=answer.debug,
+            top=self.top,
+            vector=self.vector,
         )
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from bot_api.engine.matching import CANDIDATES, MatchIndex, Scored, calibrated
-from bot_api.engine.semantic import Eligible, Encoder, SemanticIndex
+from bot_api.engine.semantic import Eligible, Encoder, SemanticIndex, Vectors
 
 DECISIVE = 0.8
 """A lexical score at or above this answers without the semantic stage: on the data of
@@ -40,9 +40,10 @@ def rank(
     variants: Sequence[Sequence[str]],
     eligible: Eligible,
     every_candidate: bool = False,
-) -> list[Scored]:
-    """Eligible interactions worth considering, best first. `variants[-1]` is the
-    message's words as said: the text the encoder reads."""
+) -> tuple[list[Scored], Vectors | None]:
+    """Eligible interactions worth considering, best first, and the message's sentence
+    vector when the semantic stage encoded it (the history keeps it for the inbox).
+    `variants[-1]` is the message's words as said: the text the encoder reads."""
     lexical = index.search(variants, eligible, every_candidate)
     if (
         not semantic
@@ -50,7 +51,7 @@ def rank(
         or encoder.model_id != semantic.model_id
         or (lexical and lexical[0].score >= DECISIVE)
     ):
-        return lexical
+        return lexical, None
     query = encoder([" ".join(variants[-1])])[0]
     candidates = dict.fromkeys(
         [s.interaction_id for s in lexical[:CANDIDATES]]
@@ -80,7 +81,7 @@ def rank(
                 semantic=similarities[interaction_id].value,
             )
         )
-    return sorted(ranked, key=lambda s: -s.score)
+    return sorted(ranked, key=lambda s: -s.score), query
 
 
 def confidence(blend: float, blends: Iterable[float]) -> float:

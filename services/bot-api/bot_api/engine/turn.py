@@ -6,10 +6,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from bot_api.domain.interactions import Interaction
+from bot_api.domain.history import OutcomeKind, ScoredCandidate
+from bot_api.domain.interactions import FALLBACK, Interaction
 from bot_api.domain.responses import Block, FulfillmentItem
 from bot_api.engine.entities import Mention
 from bot_api.engine.fulfillment import Choose, fulfillment
+from bot_api.engine.semantic import Vectors
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,12 @@ class Outcome:
     source: str = "agent"
     """`webhook` once a webhook answer supplied fulfillment."""
     debug: Debug | None = None
+    top: tuple[ScoredCandidate, ...] = ()
+    """The best candidates of the message with their scores (`TOP_CANDIDATES` of
+    engine.conversation), debug or not."""
+    vector: Vectors | None = field(default=None, compare=False)
+    """The message's sentence vector when the semantic stage encoded it (an array: not
+    compared, as `==` on arrays has no single truth)."""
 
     def with_webhook_answer(
         self, responses: Sequence[Block], attributes: Mapping[str, str], choose: Choose
@@ -126,3 +134,16 @@ class Outcome:
             parameters=parameters,
             fulfillment=(*self.fulfillment, *items),
         )
+
+
+def outcome_kind(turn: Turn, outcome: Outcome) -> OutcomeKind:
+    """How /metrics counts a turn and the history files it."""
+    if turn.trigger is not None:
+        return "trigger"
+    if turn.goto is not None:
+        return "goto"
+    if outcome.incomplete:
+        return "incomplete"
+    if outcome.interaction is None or outcome.interaction.kind == FALLBACK:
+        return "fallback"
+    return "matched"

@@ -154,4 +154,5 @@ class StoryService:
             raise NotFound(f"no story {story_id}")
         await self._stores.interactions.delete_for_story(story.id)
         await self._stores.sessions.delete_for_story(story.id)
+        await self._stores.turns.delete_for_story(story.id)
         await self._changes.announce(StoryDeleted(account_id, story.id))

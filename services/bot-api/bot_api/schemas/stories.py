@@ -1,6 +1,6 @@
 from marshmallow import Schema, fields, validate
 
-from bot_api.domain.settings import LANGUAGES
+from bot_api.domain.settings import LANGUAGES, MAX_HISTORY_DAYS
 from bot_api.schemas.common import text
 from shared.schema_fields import StrictBoolean, StrictNumber, WriteSchema
 
@@ -12,6 +12,16 @@ class SettingsSchema(Schema):
     language = fields.String(
         validate=validate.OneOf(LANGUAGES),
         metadata={"description": "The story's language (default english): docs/matching.md"},
+    )
+    history = StrictBoolean(metadata={"description": "Record each /query turn (default true)"})
+    history_days = fields.Integer(
+        strict=True,
+        data_key="historyDays",
+        validate=validate.Range(min=1, max=MAX_HISTORY_DAYS),
+        metadata={"description": "Days a recorded turn is kept (default 30)"},
+    )
+    redact = StrictBoolean(
+        metadata={"description": "Replace e-mails, phone, card and IBAN numbers (default true)"}
     )
 
 

@@ -11,9 +11,11 @@ from bot_api.storage.protocols import (
     InteractionStore,
     SessionStore,
     StoryStore,
+    TurnStore,
 )
 from bot_api.storage.sessions import SessionRepository
 from bot_api.storage.stories import StoryRepository
+from bot_api.storage.turns import TurnRepository
 from shared.ids import new_object_id, object_id
 from shared.mongo import Database
 
@@ -27,6 +29,7 @@ class Stores:
     entities: EntityStore
     sessions: SessionStore
     connections: ConnectionView
+    turns: TurnStore
 
     @classmethod
     def open(cls, database: Database) -> "Stores":
@@ -36,6 +39,7 @@ class Stores:
             entities=EntityRepository(database),
             sessions=SessionRepository(database),
             connections=ConnectionViewRepository(database),
+            turns=TurnRepository(database),
         )
 
     async def ensure_indexes(self) -> None:
@@ -45,6 +49,7 @@ class Stores:
             self.entities,
             self.sessions,
             self.connections,
+            self.turns,
         ):
             await repository.ensure_indexes()
 

@@ -2,10 +2,11 @@
 satisfy these, and so can an in-memory stand-in, so management, the story cache and
 deliveries can be exercised without a database."""
 
-from collections.abc import Iterable, Mapping
-from datetime import timedelta
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
+from bot_api.domain.history import TurnRecord
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
 from bot_api.engine.semantic import StoredVectors, Vectors
@@ -13,6 +14,7 @@ from bot_api.engine.turn import SessionState
 from bot_api.storage.connections import Connection
 from bot_api.storage.sessions import StoredSession
 from bot_api.storage.stories import StoryRecord
+from bot_api.storage.turns import ConversationFilter, ConversationPage, StoredTurn
 from shared.events import ConnectionChanged
 from shared.pages import EVERY_ITEM, Page
 
@@ -154,3 +156,26 @@ class VectorStore(Indexed, Protocol):
     async def put(self, model_id: str, story_id: str, vectors: Mapping[str, Vectors]) -> None: ...
 
     async def sweep(self, story_id: str, keep: set[str], limit: int) -> int: ...
+
+
+class TurnStore(Indexed, Protocol):
+    async def insert_many(self, turns: Sequence[StoredTurn]) -> None:
+        """The turns and their conversations' summaries; a turn already stored (a batch
+        tried again) is not stored twice."""
+
+    async def conversations_page(
+        self, story_id: str, found: ConversationFilter, cursor: str | None, limit: int
+    ) -> ConversationPage:
+        """Newest first (by last turn); ValueError for a cursor it did not write."""
+
+    async def transcript(self, story_id: str, session_id: str) -> list[TurnRecord]:
+        """Oldest first, at most `storage.turns.MAX_TRANSCRIPT_TURNS`."""
+
+    def export(
+        self, story_id: str, since: datetime | None, until: datetime | None, limit: int
+    ) -> AsyncIterator[TurnRecord]:
+        """The story's turns in [since, until) (None: unbounded), oldest first."""
+
+    async def delete_conversation(self, story_id: str, session_id: str) -> bool: ...
+
+    async def delete_for_story(self, story_id: str) -> None: ...

@@ -6,11 +6,28 @@ are the record's in camelCase; `expiresAt` (the turn's time plus the story's
 `historyDays`) drives a TTL index.
 """
 
-from collections.abc import Mapping
-from datetime import datetime
+import base64
+import json
+import re
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
-from bot_api.domain.history import AnsweredBy, Resolution, ScoredCandidate, TurnRecord
+from bson import ObjectId
+from pymongo import UpdateOne
+from pymongo.errors import BulkWriteError
+
+from bot_api.domain.history import (
+    AnsweredBy,
+    OutcomeKind,
+    Resolution,
+    ScoredCandidate,
+    TurnRecord,
+)
+from shared.mongo import Database
+
+DUPLICATE_KEY = 11000
 
 
 def turn_to_document(turn: TurnRecord, expires_at: datetime) -> dict[str, Any]:
@@ -91,3 +108,265 @@ def turn_from_document(document: Mapping[str, Any]) -> TurnRecord:
             resolution.get("interactionId"),
         ),
     )
+
+
+MAX_TRANSCRIPT_TURNS = 1000
+"""Turns of one conversation a transcript shows (the oldest): a visitor chatting for a
+day sends a few hundred."""
+MAX_TEXT_MATCHES = 5000
+"""Turns the `text` filter reads: it is the one filter the summaries cannot answer, so it
+scans the story's turns (newest first) up to this many matches."""
+
+
+@dataclass(frozen=True)
+class ConversationSummary:
+    """One conversation (a story's session), as the listing shows it."""
+
+    session_id: str
+    started: datetime
+    last_at: datetime
+    turns: int
+    fallbacks: int
+
+
+@dataclass(frozen=True)
+class ConversationFilter:
+    since: datetime | None = None
+    until: datetime | None = None
+    """A conversation is listed when it had a turn in [since, until)."""
+    outcome: OutcomeKind | None = None
+    interaction: str | None = None
+    text: str | None = None
+
+
+@dataclass(frozen=True)
+class ConversationPage:
+    items: tuple[ConversationSummary, ...]
+    next_cursor: str | None
+
+
+@dataclass(frozen=True)
+class StoredTurn:
+    """A turn as the recorder queues it: its id is chosen once, so a batch tried again
+    after a failure does not store a turn twice."""
+
+    id: str
+    turn: TurnRecord
+    expires_at: datetime
+    """The turn's time plus the story's `historyDays`."""
+
+
+def summary_key(story_id: str, session_id: str) -> str:
+    return f"{story_id}:{session_id}"
+
+
+def encode_cursor(summary: ConversationSummary) -> str:
+    position = [_ms(summary.last_at), summary.session_id]
+    return base64.urlsafe_b64encode(json.dumps(position).encode()).decode()
+
+
+def decode_cursor(cursor: str) -> tuple[int, str]:
+    """The position after which the next page starts; ValueError if it is not a cursor
+    this service wrote."""
+    try:
+        last_ms, session_id = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+    except (ValueError, TypeError) as error:
+        raise ValueError("not a cursor of this listing") from error
+    if not isinstance(last_ms, int) or not isinstance(session_id, str):
+        raise ValueError("not a cursor of this listing")
+    return last_ms, session_id
+
+
+def summary_changes(turns: Sequence[StoredTurn]) -> dict[tuple[str, str], dict[str, Any]]:
+    """What a batch adds to each conversation's summary, by (story, session)."""
+    changes: dict[tuple[str, str], dict[str, Any]] = {}
+    for stored in turns:
+        turn, expires_at = stored.turn, stored.expires_at
+        at = _ms(turn.at)
+        change = changes.setdefault(
+            (turn.story_id, turn.session_id),
+            {
+                "accountId": turn.account_id,
+                "startedMs": at,
+                "lastAtMs": at,
+                "turns": 0,
+                "fallbacks": 0,
+                "outcomes": [],
+                "interactions": [],
+                "expiresAt": expires_at,
+            },
+        )
+        change["startedMs"] = min(change["startedMs"], at)
+        change["lastAtMs"] = max(change["lastAtMs"], at)
+        change["expiresAt"] = max(change["expiresAt"], expires_at)
+        change["turns"] += 1
+        change["fallbacks"] += turn.outcome == "fallback"
+        if turn.outcome not in change["outcomes"]:
+            change["outcomes"].append(turn.outcome)
+        if turn.interaction is not None and turn.interaction.id not in change["interactions"]:
+            change["interactions"].append(turn.interaction.id)
+    return changes
+
+
+class TurnRepository:
+    """The `turns` collection, and `conversations`: one summary per (story, session),
+    updated with each batch, so that listing conversations reads summaries, not turns
+    (docs/history.md). Both expire by `expiresAt` (TTL)."""
+
+    def __init__(self, database: Database) -> None:
+        self.turns = database["turns"]
+        self.conversations = database["conversations"]
+
+    async def ensure_indexes(self) -> None:
+        await self.turns.create_index([("storyId", 1), ("sessionId", 1), ("at", 1)])
+        await self.turns.create_index("expiresAt", expireAfterSeconds=0)
+        await self.conversations.create_index([("storyId", 1), ("lastAtMs", -1)])
+        await self.conversations.create_index("expiresAt", expireAfterSeconds=0)
+
+    async def insert_many(self, turns: Sequence[StoredTurn]) -> None:
+        """The turns, then their summaries: three round trips whatever the batch holds
+        (nx-27017 runs a bulk of upserts slowly: docs/mongodb-compatibility.md)."""
+        if not turns:
+            return
+        documents = [
+            {"_id": ObjectId(t.id), **turn_to_document(t.turn, t.expires_at)} for t in turns
+        ]
+        try:
+            await self.turns.insert_many(documents, ordered=False)
+        except BulkWriteError as error:
+            if any(e["code"] != DUPLICATE_KEY for e in error.details["writeErrors"]):
+                raise
+        changes = summary_changes(turns)
+        keys = [summary_key(story, session) for story, session in changes]
+        existing = {d["_id"] async for d in self.conversations.find({"_id": {"$in": keys}}, {})}
+        fresh = [
+            _summary_document(story, session, change)
+            for (story, session), change in changes.items()
+            if summary_key(story, session) not in existing
+        ]
+        raced: set[str] = set()
+        if fresh:
+            try:
+                await self.conversations.insert_many(fresh, ordered=False)
+            except BulkWriteError as error:
+                if any(e["code"] != DUPLICATE_KEY for e in error.details["writeErrors"]):
+                    raise
+                raced = {fresh[e["index"]]["_id"] for e in error.details["writeErrors"]}
+        updates = [
+            UpdateOne({"_id": summary_key(story, session)}, _summary_update(change))
+            for (story, session), change in changes.items()
+            if summary_key(story, session) in existing | raced
+        ]
+        if updates:
+            await self.conversations.bulk_write(updates, ordered=False)
+
+    async def conversations_page(
+        self, story_id: str, found: ConversationFilter, cursor: str | None, limit: int
+    ) -> ConversationPage:
+        """Newest first (by last turn); `cursor` from the previous page."""
+        conditions: list[dict[str, Any]] = [{"storyId": story_id}]
+        if found.since is not None:
+            conditions.append({"lastAtMs": {"$gte": _ms(found.since)}})
+        if found.until is not None:
+            conditions.append({"startedMs": {"$lt": _ms(found.until)}})
+        if found.outcome is not None:
+            conditions.append({"outcomes": {"$in": [found.outcome]}})
+        if found.interaction is not None:
+            conditions.append({"interactions": {"$in": [found.interaction]}})
+        if found.text is not None:
+            sessions = await self._sessions_saying(story_id, found.text)
+            conditions.append({"sessionId": {"$in": sorted(sessions)}})
+        if cursor is not None:
+            last_ms, session_id = decode_cursor(cursor)
+            after = summary_key(story_id, session_id)
+            conditions.append(
+                {
+                    "$or": [
+                        {"lastAtMs": {"$lt": last_ms}},
+                        {"lastAtMs": last_ms, "_id": {"$lt": after}},
+                    ]
+                }
+            )
+        documents = self.conversations.find({"$and": conditions}).sort(
+            [("lastAtMs", -1), ("_id", -1)]
+        )
+        items = tuple([_summary(d) async for d in documents.limit(limit + 1)])
+        more = len(items) > limit
+        return ConversationPage(items[:limit], encode_cursor(items[limit - 1]) if more else None)
+
+    async def _sessions_saying(self, story_id: str, text: str) -> set[str]:
+        pattern = {"$regex": re.escape(text), "$options": "i"}
+        found = self.turns.find({"storyId": story_id, "query": pattern}, {"sessionId": 1})
+        return {d["sessionId"] async for d in found.limit(MAX_TEXT_MATCHES)}
+
+    async def transcript(self, story_id: str, session_id: str) -> list[TurnRecord]:
+        """Oldest first, at most `MAX_TRANSCRIPT_TURNS`."""
+        found = self.turns.find({"storyId": story_id, "sessionId": session_id}).sort("at", 1)
+        return [turn_from_document(d) async for d in found.limit(MAX_TRANSCRIPT_TURNS)]
+
+    async def export(
+        self, story_id: str, since: datetime | None, until: datetime | None, limit: int
+    ) -> AsyncIterator[TurnRecord]:
+        """The story's turns in [since, until) (None: unbounded), oldest first, at most
+        `limit`."""
+        at: dict[str, datetime] = {}
+        if since is not None:
+            at["$gte"] = since
+        if until is not None:
+            at["$lt"] = until
+        query: dict[str, Any] = {"storyId": story_id, **({"at": at} if at else {})}
+        async for document in self.turns.find(query).sort("at", 1).limit(limit):
+            yield turn_from_document(document)
+
+    async def delete_conversation(self, story_id: str, session_id: str) -> bool:
+        """False when the story has no such conversation."""
+        await self.turns.delete_many({"storyId": story_id, "sessionId": session_id})
+        result = await self.conversations.delete_one({"_id": summary_key(story_id, session_id)})
+        return result.deleted_count == 1
+
+    async def delete_for_story(self, story_id: str) -> None:
+        await self.turns.delete_many({"storyId": story_id})
+        await self.conversations.delete_many({"storyId": story_id})
+
+
+def _summary_document(story_id: str, session_id: str, change: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "_id": summary_key(story_id, session_id),
+        "storyId": story_id,
+        "sessionId": session_id,
+        **change,
+    }
+
+
+def _summary_update(change: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "$min": {"startedMs": change["startedMs"]},
+        "$max": {"lastAtMs": change["lastAtMs"], "expiresAt": change["expiresAt"]},
+        "$inc": {"turns": change["turns"], "fallbacks": change["fallbacks"]},
+        "$addToSet": {
+            "outcomes": {"$each": change["outcomes"]},
+            "interactions": {"$each": change["interactions"]},
+        },
+    }
+
+
+def _summary(document: Mapping[str, Any]) -> ConversationSummary:
+    return ConversationSummary(
+        session_id=document["sessionId"],
+        started=_moment(document["startedMs"]),
+        last_at=_moment(document["lastAtMs"]),
+        turns=document["turns"],
+        fallbacks=document["fallbacks"],
+    )
+
+
+def _ms(moment: datetime) -> int:
+    """Epoch milliseconds: nx-27017 compares times only to the second
+    (docs/mongodb-compatibility.md), and conversations are ordered by their last turn."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1000)
+
+
+def _moment(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, UTC)

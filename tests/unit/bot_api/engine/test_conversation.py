@@ -353,3 +353,18 @@ def test_matching_the_asking_interaction_again_goes_on_without_losing_what_it_co
     assert "the interaction asking for 'container' goes on" in again.debug.decision
     _, done = say(model, state, query="a bouquet")
     assert (texts(done), done.incomplete) == (["roses in a bouquet."], False)
+
+
+def test_every_outcome_carries_its_best_three_candidates_without_debug() -> None:
+    model = pizza_story()
+    state, _ = say(model, SessionState(), query="I want a large pizza")
+    _, plain = say(model, state, query="yes please")
+    _, explained = say(model, state, query="yes please", debug=True)
+    assert plain.debug is None
+    assert explained.debug is not None
+    assert 1 <= len(plain.top) <= 3
+    assert [(c.id, c.name, c.score) for c in plain.top] == [
+        (c.id, c.name, c.score) for c in explained.debug.candidates[: len(plain.top)]
+    ]
+    _, triggered = say(model, SessionState(), trigger="welcome")
+    assert triggered.top == ()

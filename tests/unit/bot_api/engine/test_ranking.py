@@ -26,7 +26,7 @@ def semantic(encoder: ConceptEncoder, phrases: dict[str, list[str]]) -> Semantic
 
 
 def ranked(text: str, index: SemanticIndex | None, encoder: ConceptEncoder | None) -> list:
-    return rank(MatchIndex.build(PHRASES), index, encoder, [tokens(text)], lambda i: True)
+    return rank(MatchIndex.build(PHRASES), index, encoder, [tokens(text)], lambda i: True)[0]
 
 
 def test_a_message_sharing_meaning_but_no_word_matches_through_the_semantic_stage() -> None:
@@ -80,7 +80,7 @@ def test_a_message_as_close_to_another_interaction_scores_lower() -> None:
     def top_score(phrases: dict[str, list[str]]) -> float:
         index = semantic(encoder, phrases)
         lexical = MatchIndex.build(phrases)
-        return rank(lexical, index, encoder, [tokens("hello weather")], bool)[0].score
+        return rank(lexical, index, encoder, [tokens("hello weather")], bool)[0][0].score
 
     torn = top_score({"greet": ["hello"], "weather": ["weather"]})
     alone = top_score({"greet": ["hello"], "pizza": ["pizza"]})
@@ -113,3 +113,14 @@ def test_a_slot_is_read_as_a_value_of_its_entity_and_texts_are_named_by_model() 
     assert vector_key("m1", "a pizza") != vector_key("m2", "a pizza")
     vectors = PhraseVectors("m1", {vector_key("m1", "a pizza"): ConceptEncoder()(["pizza"])[0]})
     assert len(vectors.of(["a pizza", "unknown"])) == 1
+
+
+def test_the_message_s_vector_comes_back_when_it_was_encoded_and_only_then() -> None:
+    encoder = ConceptEncoder()
+    index = semantic(encoder, PHRASES)
+    lexical = MatchIndex.build(PHRASES)
+    _, vector = rank(lexical, index, encoder, [tokens("howdy")], bool)
+    assert vector is not None
+    assert vector.tolist() == encoder(["howdy"])[0].tolist()
+    assert rank(lexical, index, encoder, [tokens("order a pizza")], bool)[1] is None
+    assert rank(lexical, None, None, [tokens("howdy")], bool)[1] is None

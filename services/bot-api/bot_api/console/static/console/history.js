@@ -1,0 +1,109 @@
+// The story's conversation history: conversations newest first, a page at a time (the API's
+// cursor), and a transcript where each turn shows why it matched (docs/history.md).
+import { call, page, token } from "./api.js";
+import { byId, confirmThen, h, notice } from "./ui.js";
+
+const base = `/stories/${page.story}/conversations`;
+let cursor = null; // the next page's, null once the last page is shown
+let shown = null; // the session whose transcript is open
+
+function filters() {
+  const query = new URLSearchParams({ limit: "20" });
+  if (byId("history-outcome").value) query.set("outcome", byId("history-outcome").value);
+  if (byId("history-text").value.trim()) query.set("text", byId("history-text").value.trim());
+  return query;
+}
+
+function item(conversation) {
+  const fallbacks = conversation.fallbacks ? ` · ${conversation.fallbacks} fell back` : "";
+  return h(
+    "li",
+    { "data-session": conversation.sessionId },
+    h("button", { type: "button", className: "link", onclick: () => open(conversation.sessionId) },
+      conversation.sessionId),
+    h("p", { className: "muted" }, `${conversation.turns} turn${conversation.turns === 1 ? "" : "s"}${fallbacks}`),
+    h("p", { className: "muted" }, `${conversation.started} – ${conversation.lastAt}`),
+  );
+}
+
+async function load(more = false) {
+  const query = filters();
+  if (more && cursor) query.set("cursor", cursor);
+  const answer = await call("GET", `${base}?${query}`);
+  const list = byId("conversation-list");
+  const items = answer.items.map(item);
+  if (more) list.append(...items);
+  else list.replaceChildren(...items);
+  if (!list.children.length) list.append(h("li", {}, "No conversation yet."));
+  cursor = answer.nextCursor;
+  byId("conversation-more").hidden = !cursor;
+}
+
+const score = (value) => value.toFixed(2);
+
+function why(turn) {
+  if (turn.trigger || turn.goto) return `Asked for directly (${turn.trigger ? "trigger" : "goto"}).`;
+  const verdict = turn.score >= turn.threshold ? "≥" : "<";
+  return `Score ${score(turn.score)} ${verdict} threshold ${score(turn.threshold)}.`;
+}
+
+function turnItem(turn) {
+  const said = turn.query ?? (turn.trigger ? `trigger: ${turn.trigger}` : `goto: ${turn.goto}`);
+  const answered = turn.interaction ? `${turn.interaction.name} (${turn.interaction.type})` : "nothing";
+  const candidates = turn.candidates.map((c) => h("li", {}, `${c.name}: ${score(c.score)}`));
+  return h(
+    "li",
+    { className: `turn ${turn.outcome}`, "data-outcome": turn.outcome },
+    h("p", { className: "muted" }, `${turn.at} · ${turn.outcome} · ${turn.latencyMs} ms`),
+    h("p", { className: "said" }, said),
+    h("p", {}, `Answered by ${answered}. ${why(turn)}`),
+    candidates.length ? h("details", {}, h("summary", {}, "Candidates"), h("ol", { className: "candidates" }, candidates)) : null,
+    turn.fulfillment ? h("p", { className: "bot" }, turn.fulfillment) : null,
+    turn.webhook ? h("p", { className: "muted" }, `Webhook: ${turn.webhook}`) : null,
+  );
+}
+
+async function open(sessionId) {
+  const transcript = await call("GET", `${base}/${encodeURIComponent(sessionId)}`);
+  shown = sessionId;
+  byId("transcript-heading").textContent = `Transcript of ${sessionId}`;
+  byId("transcript-empty").hidden = true;
+  byId("transcript").replaceChildren(...transcript.turns.map(turnItem));
+  byId("conversation-delete").hidden = false;
+}
+
+function erase() {
+  confirmThen(`Delete the conversation ${shown} for good?`, async () => {
+    await call("DELETE", `${base}/${encodeURIComponent(shown)}`);
+    shown = null;
+    byId("transcript").replaceChildren();
+    byId("transcript-empty").hidden = false;
+    byId("conversation-delete").hidden = true;
+    byId("transcript-heading").textContent = "Transcript";
+    await load();
+    notice("Deleted.");
+  });
+}
+
+// The export needs the token in a header, so it is fetched and handed over as a file.
+async function download(format) {
+  const response = await fetch(`${base}/export?format=${format}`, {
+    headers: { Authorization: `Bearer ${token()}` },
+  });
+  if (!response.ok) return notice(`The export failed (HTTP ${response.status}).`, "error");
+  const url = URL.createObjectURL(await response.blob());
+  h("a", { href: url, download: `conversations.${format}` }).click();
+  URL.revokeObjectURL(url);
+}
+
+export async function start() {
+  await load();
+  byId("history-filter").addEventListener("submit", (event) => {
+    event.preventDefault();
+    load();
+  });
+  byId("conversation-more").addEventListener("click", () => load(true));
+  byId("conversation-delete").addEventListener("click", erase);
+  byId("export-jsonl").addEventListener("click", () => download("jsonl"));
+  byId("export-csv").addEventListener("click", () => download("csv"));
+}

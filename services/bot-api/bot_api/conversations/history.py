@@ -1,0 +1,214 @@
+"""Recording /query turns (docs/history.md): each answered turn becomes a `TurnRecord`
+(redacted when its story says so) and is written off the request path, in batches.
+
+A turn is queued in memory and /query goes on; one background task writes what is
+queued, as many turns a batch as have come in meanwhile (up to `BATCH`), so the writes
+per second fall as the load rises. When MongoDB is slow or away, the batch waits and is
+tried again every `RETRY_SECONDS`; past `MAX_BACKLOG` turns queued, the oldest are
+dropped and counted (`parley_history_turns_dropped_total`). After each stored batch the
+listeners (the analytics counters) are told.
+"""
+
+import asyncio
+import logging
+import time
+from collections import deque
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from bot_api.conversations.background import Drain
+from bot_api.domain.history import AnsweredBy, TurnListener, TurnRecord
+from bot_api.domain.redaction import phone_region, redact, redact_value
+from bot_api.domain.responses import FulfillmentItem, Text
+from bot_api.domain.settings import Settings
+from bot_api.engine.turn import Outcome, Turn, outcome_kind
+from bot_api.metrics import HISTORY_BACKLOG, HISTORY_TURNS_DROPPED, HISTORY_WRITE_FAILURES
+from bot_api.storage.protocols import TurnStore
+from bot_api.storage.turns import StoredTurn
+from shared.ids import new_object_id
+from shared.timeutil import utcnow
+
+log = logging.getLogger(__name__)
+
+BATCH = 500
+"""Turns per write at most: a batch of 500 is about 2 MB with sentence vectors (4 KB a
+turn), well under MongoDB's 48 MB message."""
+MAX_BACKLOG = 10_000
+"""Turns kept while MongoDB is away, older ones dropped first: about 20 s of one process
+at full load (docs/benchmarks.md), held in memory as Python values: about 30 MB, 150 MB
+when each holds a sentence vector (384 floats as a tuple)."""
+RETRY_SECONDS = 2.0
+GATHER_SECONDS = 0.5
+"""How long the first turn queued waits for others to join its batch: one write of many
+turns costs MongoDB far less than many writes of a few (docs/benchmarks.md)."""
+FLUSH_SECONDS = 5.0
+"""At shutdown, how long what is queued may take to be written before it is given up."""
+SUMMARY_CHARACTERS = 500
+
+
+class TurnRecorder:
+    def __init__(
+        self,
+        store: TurnStore,
+        listeners: Sequence[TurnListener] = (),
+        max_backlog: int = MAX_BACKLOG,
+        retry_seconds: float = RETRY_SECONDS,
+        gather_seconds: float = GATHER_SECONDS,
+    ) -> None:
+        self._store = store
+        self._listeners = tuple(listeners)
+        self._max_backlog = max_backlog
+        self._retry_seconds = retry_seconds
+        self._gather_seconds = gather_seconds
+        self._queue: deque[StoredTurn] = deque()
+        self._drain = Drain(self._write_queued)
+
+    def answered(
+        self,
+        *,
+        account_id: str,
+        session_id: str,
+        settings: Settings,
+        turn: Turn,
+        outcome: Outcome,
+        webhook: str | None,
+        started: float,
+    ) -> None:
+        """Record a turn /query answered, if its story keeps a history; never waits, and
+        never fails the answer already given (a turn that cannot be recorded is counted
+        as dropped)."""
+        if not settings.history:
+            return
+        try:
+            stored = turn_record(
+                account_id=account_id,
+                session_id=session_id,
+                settings=settings,
+                turn=turn,
+                outcome=outcome,
+                webhook=webhook,
+                started=started,
+                at=utcnow(),
+            )
+        except Exception:
+            HISTORY_TURNS_DROPPED.inc()
+            log.exception("history: a turn of story %s could not be recorded", outcome.story_id)
+            return
+        self.record(stored)
+
+    def record(self, turn: StoredTurn) -> None:
+        """Queue the turn; never waits."""
+        self._queue.append(turn)
+        self._trim()
+        self._drain.wake()
+
+    @property
+    def backlog(self) -> int:
+        return len(self._queue)
+
+    async def idle(self) -> None:
+        """Wait until every turn queued so far is stored (or dropped)."""
+        await self._drain.idle()
+
+    async def close(self) -> None:
+        """Give what is queued `FLUSH_SECONDS` to be stored."""
+        try:
+            async with asyncio.timeout(FLUSH_SECONDS):
+                await self._drain.idle()
+        except TimeoutError:
+            log.warning("history: %d turns not stored at shutdown", len(self._queue))
+        await self._drain.close()
+
+    async def _write_queued(self) -> None:
+        while self._queue:
+            if len(self._queue) < BATCH:
+                await asyncio.sleep(self._gather_seconds)
+            batch = [self._queue.popleft() for _ in range(min(BATCH, len(self._queue)))]
+            HISTORY_BACKLOG.set(len(self._queue))
+            try:
+                await self._store.insert_many(batch)
+            except Exception:
+                HISTORY_WRITE_FAILURES.inc()
+                log.exception("history: %d turns not stored; tried again", len(batch))
+                self._queue.extendleft(reversed(batch))
+                self._trim()
+                await asyncio.sleep(self._retry_seconds)
+                continue
+            await self._tell([stored.turn for stored in batch])
+
+    async def _tell(self, turns: list[TurnRecord]) -> None:
+        for listener in self._listeners:
+            try:
+                await listener.turns_written(turns)
+            except Exception:
+                log.exception("history: a listener failed on %d turns", len(turns))
+
+    def _trim(self) -> None:
+        while len(self._queue) > self._max_backlog:
+            self._queue.popleft()
+            HISTORY_TURNS_DROPPED.inc()
+        HISTORY_BACKLOG.set(len(self._queue))
+
+
+def turn_record(
+    *,
+    account_id: str,
+    session_id: str,
+    settings: Settings,
+    turn: Turn,
+    outcome: Outcome,
+    webhook: str | None,
+    started: float,
+    at: datetime,
+) -> StoredTurn:
+    """The turn as the history keeps it; `started` is the `time.perf_counter()` at which
+    the turn began, `webhook` None (no call), `ok` or `failed`."""
+    region = phone_region(settings.language)
+
+    def clean(text: str) -> str:
+        return redact(text, region) if settings.redact else text
+
+    parameters = dict(outcome.parameters)
+    answered = outcome.interaction
+    record = TurnRecord(
+        account_id=account_id,
+        story_id=outcome.story_id,
+        session_id=session_id,
+        at=at,
+        outcome=outcome_kind(turn, outcome),
+        query=None if turn.query is None else clean(turn.query),
+        trigger=turn.trigger,
+        goto=turn.goto,
+        interaction=None
+        if answered is None
+        else AnsweredBy(answered.id, answered.name, answered.kind),
+        score=outcome.score,
+        threshold=outcome.threshold,
+        candidates=outcome.top,
+        parameters=redact_value(parameters, region) if settings.redact else parameters,
+        contexts=tuple(c.name for c in outcome.contexts),
+        fulfillment=clean(fulfillment_summary(outcome.fulfillment)),
+        webhook=webhook,
+        latency_ms=round((time.perf_counter() - started) * 1000, 3),
+        default_source=_text_or_none(parameters.get("default_source")),
+        default_language=_text_or_none(parameters.get("default_language")),
+        vector=None if outcome.vector is None else tuple(outcome.vector.tolist()),
+    )
+    expires_at = at + timedelta(days=settings.history_days)
+    return StoredTurn(new_object_id(), record, expires_at)
+
+
+def fulfillment_summary(items: Sequence[FulfillmentItem]) -> str:
+    """What the bot said: its texts joined, other items by their type, cut short."""
+    parts = [
+        item.message if isinstance(item, Text) else f"[{type(item).__name__.lower()}]"
+        for item in items
+    ]
+    summary = " | ".join(parts)
+    return (
+        summary if len(summary) <= SUMMARY_CHARACTERS else summary[: SUMMARY_CHARACTERS - 1] + "…"
+    )
+
+
+def _text_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None

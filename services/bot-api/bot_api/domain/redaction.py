@@ -1,0 +1,79 @@
+"""What a recorded turn must not keep (docs/history.md): e-mail addresses, phone numbers,
+payment-card numbers and IBANs, replaced by a placeholder before anything is stored.
+
+Numbers are recognised by well-kept libraries: phone numbers by `phonenumbers` (Google's
+libphonenumber), card numbers by their Luhn check digit and IBANs by their ISO 7064
+checksum (`python-stdnum`), so an order number or a date is left as it was.
+"""
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import phonenumbers
+from stdnum import iban, luhn
+
+from bot_api.domain.settings import LANGUAGE_TAGS
+
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+IBAN_CANDIDATE = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b", re.IGNORECASE)
+CARD_CANDIDATE = re.compile(r"\b(?:\d[ -]?){12,18}\d\b")
+DIGIT = re.compile(r"\d")
+REGION_OF_LANGUAGE = {"english": "US"}
+"""The region whose national phone numbers a story's messages are read with; else the
+language's own tag when it is a region (`fr`, `de`...), else only numbers written with
+their country code (+44...)."""
+
+
+def phone_region(language: str) -> str | None:
+    if language in REGION_OF_LANGUAGE:
+        return REGION_OF_LANGUAGE[language]
+    tag = LANGUAGE_TAGS.get(language, "").upper()
+    return tag if tag in phonenumbers.SUPPORTED_REGIONS else None
+
+
+def redact(text: str, region: str | None) -> str:
+    """`text` with each e-mail address, IBAN, card and phone number replaced."""
+    if "@" in text:
+        text = EMAIL.sub("[email]", text)
+    if not DIGIT.search(text):
+        return text
+    text = IBAN_CANDIDATE.sub(_iban, text)
+    text = CARD_CANDIDATE.sub(_card, text)
+    return _phones(text, region)
+
+
+def redact_value(value: Any, region: str | None) -> Any:
+    """A parameter's value with every string in it redacted."""
+    if isinstance(value, str):
+        return redact(value, region)
+    if isinstance(value, Mapping):
+        return {key: redact_value(item, region) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_value(item, region) for item in value]
+    return value
+
+
+def _iban(match: re.Match[str]) -> str:
+    """The candidate may run on into the words after it ("GB82 WEST ... 32 here"): the
+    longest run of its groups that is a valid IBAN is replaced."""
+    groups = match.group().split(" ")
+    for end in range(len(groups), 0, -1):
+        if iban.is_valid("".join(groups[:end]).upper()):
+            return " ".join(["[iban]", *groups[end:]])
+    return match.group()
+
+
+def _card(match: re.Match[str]) -> str:
+    digits = re.sub(r"\D", "", match.group())
+    return "[card]" if 13 <= len(digits) <= 19 and luhn.is_valid(digits) else match.group()
+
+
+def _phones(text: str, region: str | None) -> str:
+    found = [
+        (m.start, m.end)
+        for m in phonenumbers.PhoneNumberMatcher(text, region, phonenumbers.Leniency.VALID)
+    ]
+    for start, end in reversed(found):
+        text = f"{text[:start]}[phone]{text[end:]}"
+    return text

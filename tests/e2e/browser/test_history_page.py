@@ -1,0 +1,57 @@
+"""The console's History page in Chromium: the conversations of a story, and a
+transcript that says why each turn matched."""
+
+import time
+
+from playwright.sync_api import Page, expect
+
+from support.browser import Stack, call, loaded, screenshot, sign_in
+
+
+def test_the_history_lists_conversations_and_explains_each_turn(page: Page, stack: Stack) -> None:
+    story_id = call(page, stack, "POST", "/stories", {"name": "Pizzeria", "description": ""})["id"]
+    order = {
+        "name": "Order",
+        "userSays": ["I want a pizza", "order a pizza please"],
+        "responses": [{"type": "text", "messages": ["One pizza coming."]}],
+    }
+    call(page, stack, "POST", f"/stories/{story_id}/interactions", order)
+    for session, message in (("visitor-1", "I want a pizza"), ("visitor-2", "is the moon round")):
+        turn = {"sessionId": session, "storyId": story_id, "query": message}
+        call(page, stack, "POST", "/query", turn)
+    deadline = time.monotonic() + 15  # turns are written behind /query
+    path = f"/stories/{story_id}/conversations"
+    while len(call(page, stack, "GET", path)["items"]) < 2 and time.monotonic() < deadline:
+        page.wait_for_timeout(200)
+
+    sign_in(page, stack)
+    page.goto(f"{stack.bot_api}/console/stories/{story_id}")
+    loaded(page)
+    page.get_by_role("link", name="History").click()
+    loaded(page)
+    conversations = page.locator("#conversation-list li")
+    expect(conversations).to_have_count(2)
+    expect(conversations.first).to_contain_text("visitor-2")
+    expect(conversations.first).to_contain_text("1 fell back")
+
+    page.get_by_role("button", name="visitor-1").click()
+    turn = page.locator("#transcript .turn").first
+    expect(turn).to_contain_text("I want a pizza")
+    expect(turn).to_contain_text("Answered by Order (standard). Score 1.00 ≥ threshold 0.50.")
+    expect(turn).to_contain_text("One pizza coming.")
+    turn.get_by_text("Candidates").click()
+    expect(turn.locator(".candidates li").first).to_have_text("Order: 1.00")
+    screenshot(page, "history")
+
+    page.get_by_label("Outcome").select_option("fallback")
+    page.get_by_role("button", name="Filter").click()
+    expect(conversations).to_have_count(1)
+    conversations.first.get_by_role("button").click()
+    expect(page.locator("#transcript .turn").first).to_contain_text("threshold 0.50")
+    expect(page.locator("#transcript .turn").first).to_have_attribute("data-outcome", "fallback")
+
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Delete this conversation").click()
+    expect(page.locator("#notice")).to_have_text("Deleted.")
+    expect(conversations).to_have_text(["No conversation yet."])
+    assert [c["sessionId"] for c in call(page, stack, "GET", path)["items"]] == ["visitor-1"]

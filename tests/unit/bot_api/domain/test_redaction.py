@@ -1,0 +1,47 @@
+"""Redaction before a turn is stored: what is personal goes, what only looks like it
+(a wrong check digit, an order number, a date) stays."""
+
+import pytest
+
+from bot_api.domain.redaction import phone_region, redact, redact_value
+
+
+@pytest.mark.parametrize(
+    ("said", "stored"),
+    [
+        ("mail me at jo.doe+x@example.co.uk please", "mail me at [email] please"),
+        ("call +44 20 7946 0958 now", "call [phone] now"),
+        ("call (415) 555-2671", "call [phone]"),
+        ("pay with 4111 1111 1111 1111 ok", "pay with [card] ok"),
+        ("pay with 4111-1111-1111-1111", "pay with [card]"),
+        ("iban GB82 WEST 1234 5698 7654 32 here", "iban [iban] here"),
+        ("iban gb82west12345698765432", "iban [iban]"),
+    ],
+)
+def test_personal_data_is_replaced_by_its_placeholder(said: str, stored: str) -> None:
+    assert redact(said, phone_region("english")) == stored
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "pay with 4111 1111 1111 1112",  # fails the Luhn check
+        "iban GB82 WEST 1234 5698 7654 33",  # fails the IBAN checksum
+        "order 123456 on 2026-11-25",
+        "I want 2 large pizzas",
+        "write to me at home",
+    ],
+)
+def test_what_only_looks_personal_is_kept(said: str) -> None:
+    assert redact(said, phone_region("english")) == said
+
+
+def test_a_national_number_is_read_in_the_story_s_language_region() -> None:
+    assert redact("je suis au 06 12 34 56 78", phone_region("french")) == "je suis au [phone]"
+    assert phone_region("esperanto") is None
+    assert redact("call +33 6 12 34 56 78", phone_region("esperanto")) == "call [phone]"
+
+
+def test_every_string_inside_a_parameter_value_is_redacted() -> None:
+    value = {"contact": ["a@b.io", 4], "card": "4111111111111111", "count": 2}
+    assert redact_value(value, "US") == {"contact": ["[email]", 4], "card": "[card]", "count": 2}
