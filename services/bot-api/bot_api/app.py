@@ -5,10 +5,11 @@ from datetime import timedelta
 
 from aiohttp import web
 
-from bot_api.api import entities, interactions, query, stories
+from bot_api.api import analytics, entities, interactions, query, stories
 from bot_api.api.common import MANAGEMENT_STATUS_FIELD
 from bot_api.changes import ChangeFeed
 from bot_api.console.pages import add_console
+from bot_api.conversations.analytics import AnalyticsCounters
 from bot_api.conversations.answering import ConversationService
 from bot_api.conversations.cache import StoryCache
 from bot_api.conversations.sweep import VectorSweeper
@@ -16,6 +17,8 @@ from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.encoding.minilm import MiniLmEncoder
 from bot_api.keys import (
     ACCOUNTS,
+    ANALYTICS,
+    ANALYTICS_REPORTS,
     CHANGES,
     CONFIG,
     CONVERSATIONS,
@@ -28,6 +31,7 @@ from bot_api.keys import (
     STORIES,
     STORY_CACHE,
 )
+from bot_api.management.analytics import AnalyticsReports
 from bot_api.management.entities import EntityService
 from bot_api.management.interactions import InteractionService
 from bot_api.management.quotas import StoredQuotas
@@ -40,6 +44,7 @@ from bot_api.messaging import (
     story_lookups,
 )
 from bot_api.storage import Stores
+from bot_api.storage.analytics import AnalyticsRepository
 from bot_api.storage.vectors import PhraseVectorRepository
 from bot_api.webhooks.caller import WebhookCaller
 from bot_api.webhooks.delivery import Deliveries
@@ -108,6 +113,17 @@ async def conversations(app: web.Application) -> AsyncIterator[None]:
     await caller.close()
 
 
+async def counters(app: web.Application) -> AsyncIterator[None]:
+    """The analytics counters (a listener of the history recorder's batches and of
+    story deletions) and their reports."""
+    repository = AnalyticsRepository(app[DATABASE])
+    await repository.ensure_indexes()
+    app[ANALYTICS] = AnalyticsCounters(repository)
+    app[CHANGES].listen(app[ANALYTICS])
+    app[ANALYTICS_REPORTS] = AnalyticsReports(stores=app[STORES], counters=repository)
+    yield
+
+
 def create_app(config: Config) -> web.Application:
     app = new_app(config, status_field=MANAGEMENT_STATUS_FIELD, public_paths=frozenset({"/query"}))
     app.cleanup_ctx.extend(
@@ -118,6 +134,7 @@ def create_app(config: Config) -> web.Application:
             rotations_context(),
             outbox_context(),
             management,
+            counters,
             conversations,
             story_lookups,
             story_events,
@@ -125,7 +142,13 @@ def create_app(config: Config) -> web.Application:
         ]
     )
     add_meta_routes(app, "Parley bot-api")
-    for routes in (stories.routes, entities.routes, interactions.routes, query.routes):
+    for routes in (
+        stories.routes,
+        entities.routes,
+        interactions.routes,
+        query.routes,
+        analytics.routes,
+    ):
         app.router.add_routes(routes)
     add_console(app)
     return app

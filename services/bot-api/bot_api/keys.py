@@ -3,9 +3,11 @@
 from aiohttp import web
 
 from bot_api.changes import ChangeFeed
+from bot_api.conversations.analytics import AnalyticsCounters
 from bot_api.conversations.answering import ConversationService
 from bot_api.conversations.cache import StoryCache
 from bot_api.conversations.vectors import PhraseVectorService
+from bot_api.management.analytics import AnalyticsReports
 from bot_api.management.entities import EntityService
 from bot_api.management.interactions import InteractionService
 from bot_api.management.stories import StoryService
@@ -21,9 +23,14 @@ ENTITIES = web.AppKey("entities", EntityService)
 CONVERSATIONS = web.AppKey("conversations", ConversationService)
 PHRASE_VECTORS = web.AppKey[PhraseVectorService | None]("phrase_vectors")
 """The semantic stage's vectors and encoder; None when SEMANTIC_MATCHING is off."""
+ANALYTICS = web.AppKey("analytics", AnalyticsCounters)
+"""A listener of the history recorder: counts each batch of turns it stores."""
+ANALYTICS_REPORTS = web.AppKey("analytics_reports", AnalyticsReports)
 
 __all__ = [
     "ACCOUNTS",
+    "ANALYTICS",
+    "ANALYTICS_REPORTS",
     "CHANGES",
     "CONFIG",
     "CONVERSATIONS",

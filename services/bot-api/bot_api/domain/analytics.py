@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from bot_api.domain.history import TurnRecord
+from shared.errors import ValidationFailed
 
 HOUR = timedelta(hours=1)
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -152,3 +153,59 @@ def conversation_change(
         add_to(change, (story_id, before.start), Tally(-1, -int(before.fell_back)))
     add_to(change, (story_id, after.start), Tally(1, int(after.fell_back)))
     return change
+
+
+MAX_RANGE_DAYS = 366
+INTERVAL_HOURS = {"hour": 1, "day": 24}
+
+
+@dataclass(frozen=True)
+class Span:
+    """A report's range in whole hours since the epoch, `first` up to `end` (not
+    included), cut in steps of `step` hours."""
+
+    first: int
+    end: int
+    step: int
+
+    @classmethod
+    def of(cls, start: datetime, end: datetime, interval: str) -> "Span":
+        """`start` rounded down and `end` up to whole intervals (UTC days for `day`)."""
+        step = INTERVAL_HOURS[interval]
+        if end <= start:
+            raise ValidationFailed.at(("to",), "Must be after from.")
+        if end - start > timedelta(days=MAX_RANGE_DAYS):
+            raise ValidationFailed.at(("to",), f"The range may span at most {MAX_RANGE_DAYS} days.")
+        first = hour_of(start) // step * step
+        last = hour_of(end - timedelta(microseconds=1))
+        return cls(first, (last // step + 1) * step, step)
+
+    def starts(self) -> range:
+        return range(self.first, self.end, self.step)
+
+
+def _rate(part: int, whole: int) -> float | None:
+    return None if whole <= 0 else part / whole
+
+
+def summary(tally: Tally) -> dict[str, object]:
+    """The figures of a tally, as the report shows them for the range and each step."""
+    return {
+        "conversations": tally.conversations,
+        "messages": tally.messages,
+        "fallbacks": tally.fallbacks,
+        "fallbackRate": _rate(tally.fallbacks, tally.messages),
+        "containment": _rate(tally.conversations - tally.fell_back, tally.conversations),
+        "messagesPerConversation": _rate(tally.messages, tally.conversations),
+        "webhookFailures": tally.webhook_failures,
+        "latency": {"p50": tally.percentile_ms(0.5), "p95": tally.percentile_ms(0.95)},
+    }
+
+
+def series(hours: Mapping[int, Tally], span: Span) -> list[tuple[datetime, Tally]]:
+    """Every step of the span with the sum of its hours (an empty tally without any)."""
+    steps = {start: Tally() for start in span.starts()}
+    for hour, tally in hours.items():
+        start = hour // span.step * span.step
+        steps[start] = steps[start] + tally
+    return [(hour_start(start), steps[start]) for start in span.starts()]
