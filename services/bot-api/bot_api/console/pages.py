@@ -95,6 +95,11 @@ async def connections(request: web.Request) -> web.Response:
     return _page(request, "connections.html", page="connections", story=_story_id(request))
 
 
+@routes.get("/console/stories/{story}/analytics")
+async def analytics(request: web.Request) -> web.Response:
+    return _page(request, "analytics.html", page="analytics", story=_story_id(request))
+
+
 @routes.get("/console/entities")
 async def entities(request: web.Request) -> web.Response:
     return _page(request, "entities.html", page="entities")

@@ -9,6 +9,7 @@ const pages = {
   entities: () => import("./entities.js"),
   entity: () => import("./entity.js"),
   connections: () => import("./connections.js"),
+  analytics: () => import("./analytics.js"),
 };
 
 if (page.page !== "sign-in" && !token()) {
