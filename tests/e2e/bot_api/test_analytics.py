@@ -113,6 +113,8 @@ async def test_by_day_and_with_the_names_of_now(
         ("from=yesterday", "from"),
         ("to=2026-03-01T00:00:00Z&from=2026-03-01T00:00:00Z", "to"),
         ("from=2025-01-01T00:00:00Z&to=2026-01-03T00:00:00Z", "to"),
+        ("from=9999-12-30T00:00:00Z&to=9999-12-31T23:59:59Z", "from"),
+        ("from=1969-12-31T00:00:00Z&to=1970-01-02T00:00:00Z", "from"),
     ],
 )
 async def test_a_bad_range_or_interval_is_400(

@@ -156,6 +156,9 @@ def conversation_change(
 
 
 MAX_RANGE_DAYS = 366
+EARLIEST = EPOCH
+LATEST = datetime(9000, 1, 1, tzinfo=UTC)
+"""Far from datetime's year 9999, past which rounding `to` up to a day would overflow."""
 INTERVAL_HOURS = {"hour": 1, "day": 24}
 
 
@@ -172,6 +175,8 @@ class Span:
     def of(cls, start: datetime, end: datetime, interval: str) -> "Span":
         """`start` rounded down and `end` up to whole intervals (UTC days for `day`)."""
         step = INTERVAL_HOURS[interval]
+        if start < EARLIEST or end > LATEST:
+            raise ValidationFailed.at(("from",), "Times must be from 1970 to 8999.")
         if end <= start:
             raise ValidationFailed.at(("to",), "Must be after from.")
         if end - start > timedelta(days=MAX_RANGE_DAYS):
