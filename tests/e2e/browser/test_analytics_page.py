@@ -64,4 +64,11 @@ def test_totals_charts_and_answers_per_interaction(page: Page, stack: Stack) -> 
     page.get_by_label("by").select_option("hour")
     expect(page.locator("body")).to_have_attribute("data-charted", "7:hour")
     expect(page.locator("#chart-messages canvas")).to_have_count(1)
+
+    page.set_viewport_size({"width": 360, "height": 800})
+    page.reload()
+    loaded(page)
+    expect(page.locator("#chart-fallbacks canvas")).to_have_count(1)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    screenshot(page, "analytics-360px")
     assert problems == [], problems
