@@ -56,7 +56,9 @@ class AnalyticsCounters:
 
     async def turns_written(self, turns: Sequence[TurnRecord]) -> None:
         """Count a batch: its conversations' marks first (each moved at most once per
-        batch, conditionally), then every hour it touched in one bulk write."""
+        batch, conditionally), then every hour it touched in one bulk write. Not
+        idempotent: a batch told twice is counted twice (the recorder tells each once,
+        and logs a failure without telling it again)."""
         tallies = message_tallies(turns)
         for key, change in (await self._conversation_changes(conversations_seen(turns))).items():
             add_to(tallies, key, change)
