@@ -1,6 +1,6 @@
 """make bench: every benchmark, each written into its section of docs/benchmarks.md."""
 
-from bench import capacity, history_load, matching, query_load
+from bench import analytics, capacity, history_load, matching, query_load
 from bench.report import REPORT, write_section
 from bench.stack import running_stack
 
@@ -16,6 +16,10 @@ def main() -> None:
         write_section("edit", "Index cost after an edit (make bench)", query_load.edit_table(stack))
     with running_stack("capacity", semantic_matching=False) as stack:
         write_section("capacity", "Capacity figures (make bench)", capacity.capacity_table(stack))
+    with running_stack("analytics", semantic_matching=False) as stack:
+        write_section(
+            "analytics", "Analytics report (make bench)", analytics.analytics_table(stack)
+        )
     print(REPORT.read_text())
 
 

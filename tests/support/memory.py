@@ -19,6 +19,7 @@ import numpy as np
 from bson import ObjectId
 from pymongo.errors import AutoReconnect
 
+from bot_api.domain.analytics import BucketKey, Conversation, SessionKey, Tally
 from bot_api.domain.history import TurnRecord
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
@@ -472,6 +473,65 @@ class ConnectionDirectory:
 
     async def is_story_connection(self, account_id: str, story_id: str, connection_id: str) -> bool:
         return (account_id, story_id, connection_id) in self.known
+
+
+class AnalyticsInMemory:
+    """Hour counters and conversation marks, as `storage.analytics` keeps them.
+    `meanwhile` runs actions before the next conditional writes look at the data:
+    another process counting the same sessions."""
+
+    def __init__(self) -> None:
+        self.hours: dict[BucketKey, Tally] = {}
+        self.conversations: dict[SessionKey, Conversation] = {}
+        self._meanwhile: list[Action] = []
+
+    def meanwhile(self, action: Action) -> None:
+        self._meanwhile.append(action)
+
+    async def _before_write(self) -> None:
+        while self._meanwhile:
+            await self._meanwhile.pop(0)()
+
+    async def ensure_indexes(self) -> None:
+        """Nothing to index in memory."""
+
+    async def conversations_of(self, keys: Iterable[SessionKey]) -> dict[SessionKey, Conversation]:
+        return {key: self.conversations[key] for key in keys if key in self.conversations}
+
+    async def insert_conversations(
+        self, conversations: Mapping[SessionKey, Conversation]
+    ) -> set[SessionKey]:
+        await self._before_write()
+        missed = {key for key in conversations if key in self.conversations}
+        for key, mark in conversations.items():
+            self.conversations.setdefault(key, mark)
+        return missed
+
+    async def replace_conversation(
+        self, key: SessionKey, before: Conversation, after: Conversation
+    ) -> bool:
+        await self._before_write()
+        if self.conversations.get(key) != before:
+            return False
+        self.conversations[key] = after
+        return True
+
+    async def add(self, tallies: Mapping[BucketKey, Tally]) -> None:
+        for key, tally in tallies.items():
+            self.hours[key] = self.hours.get(key, Tally()) + tally
+
+    async def hours_of(self, story_id: str, first: int, end: int) -> dict[int, Tally]:
+        return {
+            hour: tally
+            for (story, hour), tally in self.hours.items()
+            if story == story_id and first <= hour < end
+        }
+
+    async def delete_for_story(self, story_id: str) -> None:
+        for key in [k for k in self.hours if k[0] == story_id]:
+            del self.hours[key]
+        for key in [k for k in self.conversations if k[0] == story_id]:
+            del self.conversations[key]
 
 
 class VectorsInMemory:

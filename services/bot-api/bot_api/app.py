@@ -5,10 +5,11 @@ from datetime import timedelta
 
 from aiohttp import web
 
-from bot_api.api import entities, history, interactions, query, stories
+from bot_api.api import analytics, entities, history, interactions, query, stories
 from bot_api.api.common import MANAGEMENT_STATUS_FIELD
 from bot_api.changes import ChangeFeed
 from bot_api.console.pages import add_console
+from bot_api.conversations.analytics import AnalyticsCounters
 from bot_api.conversations.answering import ConversationService
 from bot_api.conversations.cache import StoryCache
 from bot_api.conversations.history import TurnRecorder
@@ -17,6 +18,8 @@ from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.encoding.minilm import MiniLmEncoder
 from bot_api.keys import (
     ACCOUNTS,
+    ANALYTICS,
+    ANALYTICS_REPORTS,
     CHANGES,
     CONFIG,
     CONVERSATIONS,
@@ -31,6 +34,7 @@ from bot_api.keys import (
     STORIES,
     STORY_CACHE,
 )
+from bot_api.management.analytics import AnalyticsReports
 from bot_api.management.entities import EntityService
 from bot_api.management.history import HistoryService
 from bot_api.management.interactions import InteractionService
@@ -44,6 +48,7 @@ from bot_api.messaging import (
     story_lookups,
 )
 from bot_api.storage import Stores
+from bot_api.storage.analytics import AnalyticsRepository
 from bot_api.storage.vectors import PhraseVectorRepository
 from bot_api.webhooks.caller import WebhookCaller
 from bot_api.webhooks.delivery import Deliveries
@@ -95,9 +100,9 @@ async def management(app: web.Application) -> AsyncIterator[None]:
 
 
 async def recording(app: web.Application) -> AsyncIterator[None]:
-    """The recorder of /query turns, telling its listeners of each batch stored; what
+    """The recorder of /query turns, telling the analytics counters of each batch stored; what
     is still queued at shutdown gets a few seconds to be written."""
-    recorder = TurnRecorder(app[STORES].turns, listeners=[])
+    recorder = TurnRecorder(app[STORES].turns, listeners=[app[ANALYTICS]])
     app[RECORDER] = recorder
     yield
     await recorder.close()
@@ -123,6 +128,17 @@ async def conversations(app: web.Application) -> AsyncIterator[None]:
     await caller.close()
 
 
+async def counters(app: web.Application) -> AsyncIterator[None]:
+    """The analytics counters (a listener of the history recorder's batches and of
+    story deletions) and their reports."""
+    repository = AnalyticsRepository(app[DATABASE])
+    await repository.ensure_indexes()
+    app[ANALYTICS] = AnalyticsCounters(repository)
+    app[CHANGES].listen(app[ANALYTICS])
+    app[ANALYTICS_REPORTS] = AnalyticsReports(stores=app[STORES], counters=repository)
+    yield
+
+
 def create_app(config: Config) -> web.Application:
     app = new_app(config, status_field=MANAGEMENT_STATUS_FIELD, public_paths=frozenset({"/query"}))
     app.cleanup_ctx.extend(
@@ -133,6 +149,7 @@ def create_app(config: Config) -> web.Application:
             rotations_context(),
             outbox_context(),
             management,
+            counters,
             recording,
             conversations,
             story_lookups,
@@ -147,6 +164,7 @@ def create_app(config: Config) -> web.Application:
         interactions.routes,
         query.routes,
         history.routes,
+        analytics.routes,
     ):
         app.router.add_routes(routes)
     add_console(app)

@@ -3,10 +3,12 @@
 from aiohttp import web
 
 from bot_api.changes import ChangeFeed
+from bot_api.conversations.analytics import AnalyticsCounters
 from bot_api.conversations.answering import ConversationService
 from bot_api.conversations.cache import StoryCache
 from bot_api.conversations.history import TurnRecorder
 from bot_api.conversations.vectors import PhraseVectorService
+from bot_api.management.analytics import AnalyticsReports
 from bot_api.management.entities import EntityService
 from bot_api.management.history import HistoryService
 from bot_api.management.interactions import InteractionService
@@ -25,9 +27,14 @@ HISTORY = web.AppKey("history", HistoryService)
 RECORDER = web.AppKey("recorder", TurnRecorder)
 PHRASE_VECTORS = web.AppKey[PhraseVectorService | None]("phrase_vectors")
 """The semantic stage's vectors and encoder; None when SEMANTIC_MATCHING is off."""
+ANALYTICS = web.AppKey("analytics", AnalyticsCounters)
+"""A listener of the history recorder: counts each batch of turns it stores."""
+ANALYTICS_REPORTS = web.AppKey("analytics_reports", AnalyticsReports)
 
 __all__ = [
     "ACCOUNTS",
+    "ANALYTICS",
+    "ANALYTICS_REPORTS",
     "CHANGES",
     "CONFIG",
     "CONVERSATIONS",

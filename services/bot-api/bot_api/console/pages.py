@@ -79,6 +79,11 @@ async def story(request: web.Request) -> web.Response:
     return _page(request, "story.html", page="story", story=_story_id(request))
 
 
+@routes.get("/console/stories/{story}/analytics")
+async def analytics(request: web.Request) -> web.Response:
+    return _page(request, "analytics.html", page="analytics", story=_story_id(request))
+
+
 @routes.get("/console/stories/{story}/interactions/{id}")
 async def interaction(request: web.Request) -> web.Response:
     interaction_id = request.match_info["id"]

@@ -5,6 +5,7 @@ const pages = {
   "sign-in": () => import("./sign_in.js"),
   stories: () => import("./stories.js"),
   story: () => import("./story.js"),
+  analytics: () => import("./analytics.js"),
   interaction: () => import("./interaction.js"),
   entities: () => import("./entities.js"),
   entity: () => import("./entity.js"),

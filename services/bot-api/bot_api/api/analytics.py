@@ -1,0 +1,34 @@
+from datetime import timedelta
+from typing import Any
+
+from aiohttp import web
+
+from bot_api.api.common import account_of
+from bot_api.domain.analytics import Span
+from bot_api.keys import ANALYTICS_REPORTS
+from bot_api.schemas.analytics import AnalyticsQuerySchema, AnalyticsSchema
+from shared.endpoints import endpoint, load
+from shared.timeutil import utcnow
+
+routes = web.RouteTableDef()
+
+DEFAULT_RANGE = timedelta(days=30)
+
+
+@routes.get("/stories/{story}/analytics")
+@endpoint(
+    summary="A story's conversations, messages, fallbacks, containment, latency and answers "
+    "per interaction, in total and per hour or day (query: from, to, interval=hour|day)",
+    tag="analytics",
+    response=AnalyticsSchema(),
+    errors=(400, 404),
+)
+async def read_analytics(request: web.Request) -> Any:
+    asked = load(AnalyticsQuerySchema(), dict(request.query))
+    end = asked.get("to") or utcnow()
+    start = asked.get("from_") or end - DEFAULT_RANGE
+    return await request.app[ANALYTICS_REPORTS].report(
+        account_id=account_of(request),
+        story_id=request.match_info["story"],
+        span=Span.of(start, end, asked["interval"]),
+    )

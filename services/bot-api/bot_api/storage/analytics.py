@@ -1,0 +1,169 @@
+"""The analytics collections (docs/analytics.md).
+
+`analytics_hours`: one document per story and UTC hour with that hour's counters, added
+to with `$inc` upserts; a report reads one story's hours in a range through the
+(`storyId`, `hour`) index. `analytics_conversations`: one small document per story and
+session, the hour of its first turn and whether it ever fell back, so a turn knows
+whether it starts a conversation; it changes only by a conditional write on what was
+read, so two processes counting turns of one session cannot both count it.
+
+Hours are integers (hours since the epoch) and so is every counter: nx-27017 stores a
+datetime `$set` on an existing document as a string (docs/mongodb-compatibility.md).
+"""
+
+from collections.abc import Iterable, Mapping
+from datetime import timedelta
+from typing import Any
+
+from pymongo import UpdateOne
+from pymongo.asynchronous.collection import AsyncCollection
+from pymongo.errors import BulkWriteError
+
+from bot_api.domain.analytics import BucketKey, Conversation, SessionKey, Tally
+from shared.mongo import Database, Document
+from shared.timeutil import utcnow
+
+DUPLICATE_KEY = 11000
+CONVERSATION_DAYS = 400
+"""A conversation's mark is kept a little longer than the longest report (366 days),
+then its TTL index removes it."""
+
+
+EMPTY_HOUR = {
+    "conversations": 0,
+    "fellBack": 0,
+    "messages": 0,
+    "fallbacks": 0,
+    "webhookFailures": 0,
+    "interactions": {},
+    "latency": {},
+}
+
+
+def _conversation_id(key: SessionKey) -> str:
+    return f"{key[0]}:{key[1]}"
+
+
+def _hour_id(key: BucketKey) -> str:
+    return f"{key[0]}:{key[1]}"
+
+
+def tally_to_increments(tally: Tally) -> dict[str, int]:
+    increments = {
+        "conversations": tally.conversations,
+        "fellBack": tally.fell_back,
+        "messages": tally.messages,
+        "fallbacks": tally.fallbacks,
+        "webhookFailures": tally.webhook_failures,
+        **{f"interactions.{k}": v for k, v in tally.interactions.items()},
+        **{f"latency.{k}": v for k, v in tally.latency.items()},
+    }
+    return {field: count for field, count in increments.items() if count}
+
+
+def tally_from_document(document: Mapping[str, Any]) -> Tally:
+    return Tally(
+        conversations=document.get("conversations", 0),
+        fell_back=document.get("fellBack", 0),
+        messages=document.get("messages", 0),
+        fallbacks=document.get("fallbacks", 0),
+        webhook_failures=document.get("webhookFailures", 0),
+        interactions=dict(document.get("interactions") or {}),
+        latency=dict(document.get("latency") or {}),
+    )
+
+
+class AnalyticsRepository:
+    def __init__(self, database: Database) -> None:
+        self.hours = database["analytics_hours"]
+        self.conversations = database["analytics_conversations"]
+
+    async def ensure_indexes(self) -> None:
+        await self.hours.create_index([("storyId", 1), ("hour", 1)], unique=True)
+        await self.conversations.create_index("storyId")
+        await self.conversations.create_index("expiresAt", expireAfterSeconds=0)
+
+    async def conversations_of(self, keys: Iterable[SessionKey]) -> dict[SessionKey, Conversation]:
+        ids = {_conversation_id(key): key for key in keys}
+        found: dict[SessionKey, Conversation] = {}
+        async for document in self.conversations.find({"_id": {"$in": list(ids)}}):
+            found[ids[document["_id"]]] = Conversation(document["start"], document["fellBack"])
+        return found
+
+    async def insert_conversations(
+        self, conversations: Mapping[SessionKey, Conversation]
+    ) -> set[SessionKey]:
+        """Store these new conversations; those another writer stored first (left as
+        they are)."""
+        if not conversations:
+            return set()
+        keys = list(conversations)
+        expires_at = utcnow() + timedelta(days=CONVERSATION_DAYS)
+        documents = [
+            {
+                "_id": _conversation_id(key),
+                "storyId": key[0],
+                "start": conversations[key].start,
+                "fellBack": conversations[key].fell_back,
+                "expiresAt": expires_at,
+            }
+            for key in keys
+        ]
+        return {
+            keys[i] for i in await self._insert_ignoring_duplicates(self.conversations, documents)
+        }
+
+    @staticmethod
+    async def _insert_ignoring_duplicates(
+        collection: AsyncCollection[Document], documents: list[dict[str, Any]]
+    ) -> list[int]:
+        """Insert what is not stored yet; the indexes of the documents that were."""
+        try:
+            await collection.insert_many(documents, ordered=False)
+        except BulkWriteError as error:
+            details = error.details
+            errors = details["writeErrors"]
+            if details.get("writeConcernErrors") or any(e["code"] != DUPLICATE_KEY for e in errors):
+                raise
+            return [e["index"] for e in errors]
+        return []
+
+    async def replace_conversation(
+        self, key: SessionKey, before: Conversation, after: Conversation
+    ) -> bool:
+        """Set the conversation to `after` unless it is no longer `before`."""
+        result = await self.conversations.update_one(
+            {"_id": _conversation_id(key), "start": before.start, "fellBack": before.fell_back},
+            {"$set": {"start": after.start, "fellBack": after.fell_back}},
+        )
+        return result.matched_count == 1
+
+    async def add(self, tallies: Mapping[BucketKey, Tally]) -> None:
+        """Add each tally to its story's hour: the hours not stored yet are inserted
+        empty first, then one unordered bulk of `$inc`s (an upsert's `$inc` of
+        `latency.<bucket>` would store a field named with the dot on nx-27017)."""
+        increments = {key: i for key, tally in tallies.items() if (i := tally_to_increments(tally))}
+        if not increments:
+            return
+        await self._insert_ignoring_duplicates(
+            self.hours,
+            [
+                {"_id": _hour_id(key), "storyId": key[0], "hour": key[1], **EMPTY_HOUR}
+                for key in increments
+            ],
+        )
+        await self.hours.bulk_write(
+            [UpdateOne({"_id": _hour_id(key)}, {"$inc": i}) for key, i in increments.items()],
+            ordered=False,
+        )
+
+    async def hours_of(self, story_id: str, first: int, end: int) -> dict[int, Tally]:
+        """The story's counted hours from `first` up to, not including, `end`."""
+        cursor = self.hours.find(
+            {"storyId": story_id, "hour": {"$gte": first, "$lt": end}}, {"_id": 0, "storyId": 0}
+        )
+        return {document["hour"]: tally_from_document(document) async for document in cursor}
+
+    async def delete_for_story(self, story_id: str) -> None:
+        await self.hours.delete_many({"storyId": story_id})
+        await self.conversations.delete_many({"storyId": story_id})
