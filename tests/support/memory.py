@@ -10,7 +10,7 @@ another writer (or a failing database) would.
 """
 
 import copy
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -18,15 +18,19 @@ from typing import Any
 import numpy as np
 from bson import ObjectId
 
+from bot_api.domain.history import Resolution
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
+from bot_api.engine.clustering import Miss, normalised
 from bot_api.engine.semantic import StoredVectors, Vectors
 from bot_api.engine.turn import SessionState
 from bot_api.storage import Stores, object_id
 from bot_api.storage.connections import Connection
+from bot_api.storage.inbox import MAX_INBOX_TURNS
 from bot_api.storage.interactions import CONTENT_FIELDS
 from bot_api.storage.sessions import StoredSession, session_key
 from bot_api.storage.stories import StoryRecord
+from bot_api.storage.turns import resolution_to_document
 from shared.errors import Conflict
 from shared.events import ConnectionChanged
 from shared.ids import is_object_id
@@ -490,3 +494,65 @@ class VectorsInMemory:
             if not self.stories[key]:
                 del self.stories[key], self.by_key[key]
         return len(unused)
+
+
+class InboxInMemory:
+    """The misses inbox's view of the `turns` collection and its ignored texts, as
+    `storage.inbox.InboxRepository` keeps them: `turns` holds turn documents
+    (`storage.turns.turn_to_document` with an `_id`)."""
+
+    def __init__(self) -> None:
+        self.turns: list[dict[str, Any]] = []
+        self.ignored: dict[str, set[str]] = {}
+
+    async def ensure_indexes(self) -> None:
+        """Nothing to index in memory."""
+
+    async def insert_turns(self, documents: Iterable[dict[str, Any]]) -> None:
+        self.turns += [copy.deepcopy(d) for d in documents]
+
+    async def unresolved(self, story_id: str, review_below: float) -> list[Miss]:
+        def missed(document: dict[str, Any]) -> bool:
+            return document["outcome"] == "fallback" or (
+                document["outcome"] == "matched" and document["score"] < review_below
+            )
+
+        found = [
+            d
+            for d in self.turns
+            if d["storyId"] == story_id
+            and d.get("resolution") is None
+            and isinstance(d.get("query"), str)
+            and missed(d)
+        ]
+        found.sort(key=lambda d: d["at"], reverse=True)
+        ignored = self.ignored.get(story_id, set())
+        return [
+            Miss(
+                str(d["_id"]),
+                d["query"],
+                d["at"],
+                None if d["vector"] is None else tuple(d["vector"]),
+            )
+            for d in found[:MAX_INBOX_TURNS]
+            if normalised(d["query"]) not in ignored
+        ]
+
+    async def resolve(self, story_id: str, turn_ids: Sequence[str], resolution: Resolution) -> int:
+        wanted = set(turn_ids)
+        changed = 0
+        for document in self.turns:
+            if (
+                str(document["_id"]) in wanted
+                and document["storyId"] == story_id
+                and document.get("resolution") is None
+            ):
+                document["resolution"] = resolution_to_document(resolution)
+                changed += 1
+        return changed
+
+    async def ignore(self, story_id: str, texts: Iterable[str], by: str, at: datetime) -> None:
+        self.ignored.setdefault(story_id, set()).update({normalised(t) for t in texts} - {""})
+
+    async def delete_for_story(self, story_id: str) -> None:
+        self.ignored.pop(story_id, None)

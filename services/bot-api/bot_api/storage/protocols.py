@@ -2,12 +2,14 @@
 satisfy these, and so can an in-memory stand-in, so management, the story cache and
 deliveries can be exercised without a database."""
 
-from collections.abc import Iterable, Mapping
-from datetime import timedelta
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
+from bot_api.domain.history import Resolution
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
+from bot_api.engine.clustering import Miss
 from bot_api.engine.semantic import StoredVectors, Vectors
 from bot_api.engine.turn import SessionState
 from bot_api.storage.connections import Connection
@@ -154,3 +156,19 @@ class VectorStore(Indexed, Protocol):
     async def put(self, model_id: str, story_id: str, vectors: Mapping[str, Vectors]) -> None: ...
 
     async def sweep(self, story_id: str, keep: set[str], limit: int) -> int: ...
+
+
+class InboxStore(Indexed, Protocol):
+    """The misses inbox's reads and writes (storage/inbox.py)."""
+
+    async def unresolved(self, story_id: str, review_below: float) -> list[Miss]:
+        """The newest unresolved turns that fell back or matched below `review_below`,
+        newest first, but those whose text the story ignored."""
+
+    async def resolve(self, story_id: str, turn_ids: Sequence[str], resolution: Resolution) -> int:
+        """Mark these of the story's turns resolved, if not yet; how many were."""
+
+    async def ignore(self, story_id: str, texts: Iterable[str], by: str, at: datetime) -> None:
+        """Remember these texts, normalised, as ignored for the story."""
+
+    async def delete_for_story(self, story_id: str) -> None: ...

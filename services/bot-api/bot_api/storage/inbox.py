@@ -1,0 +1,109 @@
+"""The misses inbox's reads and writes: the unresolved turns of a story that fell back or
+matched below its `reviewBelow` score (from the `turns` collection, storage/turns.py),
+their resolution, and the texts a team ignored (`inbox_ignored`, one document per story
+and normalised text, so an ignored message never comes back).
+
+The inbox reads the newest `MAX_INBOX_TURNS` such turns: what one request clusters and
+answers is bounded however many a story collects (docs/history.md).
+"""
+
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
+from typing import Any
+
+from bson import ObjectId
+from pymongo import DESCENDING
+from pymongo.errors import BulkWriteError
+
+from bot_api.domain.history import Resolution
+from bot_api.engine.clustering import Miss, normalised
+from bot_api.storage.turns import resolution_to_document, turn_from_document
+from shared.ids import is_object_id
+from shared.mongo import Database
+
+MAX_INBOX_TURNS = 10_000
+"""Unresolved turns one inbox read takes, newest first: clustering them takes ~0.3 s
+with vectors (docs/benchmarks.md, "The misses inbox's clustering")."""
+PAGE = 1000
+"""Ids or texts per query."""
+DUPLICATE_KEY = 11000
+UNRESOLVED = {"$eq": None}
+"""`resolution` null or missing: the embedded server's `{"resolution": None}` matches
+nothing (docs/mongodb-compatibility.md); `$eq` means the same on MongoDB."""
+FIELDS = ["accountId", "storyId", "sessionId", "at", "outcome", "query", "score", "vector"]
+
+
+class InboxRepository:
+    def __init__(self, database: Database) -> None:
+        self.turns = database["turns"]
+        self.ignored = database["inbox_ignored"]
+
+    async def ensure_indexes(self) -> None:
+        """The inbox's read: a story's unresolved turns of an outcome, newest first."""
+        await self.turns.create_index(
+            [("storyId", 1), ("outcome", 1), ("resolution", 1), ("at", DESCENDING)]
+        )
+        await self.ignored.create_index([("storyId", 1), ("text", 1)], unique=True)
+
+    async def unresolved(self, story_id: str, review_below: float) -> list[Miss]:
+        """The newest `MAX_INBOX_TURNS` unresolved turns that fell back or matched with a
+        score below `review_below`, but those whose text was ignored; newest first."""
+        unresolved = {"storyId": story_id, "resolution": UNRESOLVED, "query": {"$type": "string"}}
+        documents: list[dict[str, Any]] = []
+        for outcome in (
+            {"outcome": "fallback"},
+            {"outcome": "matched", "score": {"$lt": review_below}},
+        ):
+            cursor = self.turns.find({**unresolved, **outcome}, FIELDS)
+            documents += await cursor.sort("at", DESCENDING).limit(MAX_INBOX_TURNS).to_list()
+        documents.sort(key=lambda d: d["at"], reverse=True)
+        misses = [_miss(d) for d in documents[:MAX_INBOX_TURNS]]
+        ignored = await self._ignored(story_id, {normalised(m.text) for m in misses})
+        return [m for m in misses if normalised(m.text) not in ignored]
+
+    async def resolve(self, story_id: str, turn_ids: Sequence[str], resolution: Resolution) -> int:
+        """Mark these turns of the story resolved (those not resolved yet); how many."""
+        changed = 0
+        for page in _pages([_turn_key(t) for t in turn_ids]):
+            result = await self.turns.update_many(
+                {"_id": {"$in": page}, "storyId": story_id, "resolution": UNRESOLVED},
+                {"$set": {"resolution": resolution_to_document(resolution)}},
+            )
+            changed += result.modified_count
+        return changed
+
+    async def ignore(self, story_id: str, texts: Iterable[str], by: str, at: datetime) -> None:
+        """Remember these texts (by their normalised form) as ignored for the story."""
+        keys = sorted({normalised(t) for t in texts} - {""})
+        documents = [{"storyId": story_id, "text": k, "by": by, "at": at} for k in keys]
+        for start in range(0, len(documents), PAGE):
+            try:
+                await self.ignored.insert_many(documents[start : start + PAGE], ordered=False)
+            except BulkWriteError as error:
+                if any(e["code"] != DUPLICATE_KEY for e in error.details["writeErrors"]):
+                    raise
+
+    async def delete_for_story(self, story_id: str) -> None:
+        await self.ignored.delete_many({"storyId": story_id})
+
+    async def _ignored(self, story_id: str, keys: set[str]) -> set[str]:
+        found: set[str] = set()
+        for page in _pages(sorted(keys)):
+            cursor = self.ignored.find({"storyId": story_id, "text": {"$in": page}}, ["text"])
+            found |= {d["text"] async for d in cursor}
+        return found
+
+
+def _miss(document: dict[str, Any]) -> Miss:
+    turn = turn_from_document(document)
+    return Miss(str(document["_id"]), turn.query or "", turn.at, turn.vector)
+
+
+def _turn_key(turn_id: str) -> object:
+    """Turns are inserted with ObjectIds; an id given as text is one again."""
+    return ObjectId(turn_id) if is_object_id(turn_id) else turn_id
+
+
+def _pages(items: Sequence[Any]) -> Iterator[list[Any]]:
+    for start in range(0, len(items), PAGE):
+        yield list(items[start : start + PAGE])
