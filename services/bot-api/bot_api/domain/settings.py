@@ -20,6 +20,9 @@ LANGUAGE_TAGS = {
 """Each language's BCP 47 tag, for HTML `lang` (the console's spellcheck and screen
 readers)."""
 
+REVIEW_MARGIN = 0.15
+"""The issue's default: a match within 0.15 above the confidence is worth a look."""
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -31,3 +34,10 @@ class Settings:
     """Misses a child context survives, and attempts to fill a prompted parameter."""
     language: str = "english"
     """How phrases are stemmed; the semantic stage runs only if its model covers it."""
+    review_below: float | None = None
+    """Matched turns scoring below it go to the misses inbox beside the fallbacks (None:
+    the confidence + `REVIEW_MARGIN`)."""
+
+    def review_score(self) -> float:
+        """The score below which a matched turn is in the misses inbox."""
+        return self.confidence + REVIEW_MARGIN if self.review_below is None else self.review_below

@@ -13,6 +13,15 @@ class SettingsSchema(Schema):
         validate=validate.OneOf(LANGUAGES),
         metadata={"description": "The story's language (default english): docs/matching.md"},
     )
+    review_below = StrictNumber(
+        data_key="reviewBelow",
+        allow_none=True,
+        validate=validate.Range(min=0, max=1),
+        metadata={
+            "description": "Matches scoring below it join the misses inbox (default null: "
+            "the confidence + 0.15): docs/history.md"
+        },
+    )
 
 
 class StoryCreateSchema(WriteSchema):
