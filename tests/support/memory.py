@@ -539,17 +539,26 @@ class InboxInMemory:
         ]
 
     async def resolve(self, story_id: str, turn_ids: Sequence[str], resolution: Resolution) -> int:
+        return self._set(story_id, turn_ids, resolution_to_document(resolution))
+
+    async def reopen(self, story_id: str, turn_ids: Sequence[str]) -> int:
+        return self._set(story_id, turn_ids, None)
+
+    def _set(
+        self, story_id: str, turn_ids: Sequence[str], resolution: dict[str, Any] | None
+    ) -> int:
+        """Set the resolution of these turns of the story that are not already (un)resolved."""
         wanted = set(turn_ids)
         changed = 0
         for document in self.turns:
-            if (
-                str(document["_id"]) in wanted
-                and document["storyId"] == story_id
-                and document.get("resolution") is None
-            ):
-                document["resolution"] = resolution_to_document(resolution)
+            mine = str(document["_id"]) in wanted and document["storyId"] == story_id
+            if mine and (document.get("resolution") is None) != (resolution is None):
+                document["resolution"] = resolution
                 changed += 1
         return changed
+
+    async def unignore(self, story_id: str, texts: Iterable[str]) -> None:
+        self.ignored.get(story_id, set()).difference_update(normalised(t) for t in texts)
 
     async def ignore(self, story_id: str, texts: Iterable[str], by: str, at: datetime) -> None:
         self.ignored.setdefault(story_id, set()).update({normalised(t) for t in texts} - {""})

@@ -5,7 +5,7 @@ from datetime import timedelta
 
 from aiohttp import web
 
-from bot_api.api import entities, interactions, query, stories
+from bot_api.api import entities, inbox, interactions, query, stories
 from bot_api.api.common import MANAGEMENT_STATUS_FIELD
 from bot_api.changes import ChangeFeed
 from bot_api.console.pages import add_console
@@ -21,6 +21,7 @@ from bot_api.keys import (
     CONVERSATIONS,
     DATABASE,
     ENTITIES,
+    INBOX,
     INTERACTIONS,
     NATS,
     PHRASE_VECTORS,
@@ -29,6 +30,7 @@ from bot_api.keys import (
     STORY_CACHE,
 )
 from bot_api.management.entities import EntityService
+from bot_api.management.inbox import InboxService
 from bot_api.management.interactions import InteractionService
 from bot_api.management.quotas import StoredQuotas
 from bot_api.management.stories import StoryService
@@ -40,6 +42,7 @@ from bot_api.messaging import (
     story_lookups,
 )
 from bot_api.storage import Stores
+from bot_api.storage.inbox import InboxRepository
 from bot_api.storage.vectors import PhraseVectorRepository
 from bot_api.webhooks.caller import WebhookCaller
 from bot_api.webhooks.delivery import Deliveries
@@ -81,6 +84,11 @@ async def management(app: web.Application) -> AsyncIterator[None]:
         stores=stores, changes=changes, connections=directory, quotas=quotas
     )
     app[ENTITIES] = EntityService(stores=stores, changes=changes, quotas=quotas)
+    inbox_store = InboxRepository(app[DATABASE])
+    await inbox_store.ensure_indexes()
+    app[INBOX] = InboxService(
+        stores, inbox_store, app[INTERACTIONS], cache, None if vectors is None else vectors.encoder
+    )
     yield
     cache.close()
     if sweeper is not None:
@@ -125,7 +133,13 @@ def create_app(config: Config) -> web.Application:
         ]
     )
     add_meta_routes(app, "Parley bot-api")
-    for routes in (stories.routes, entities.routes, interactions.routes, query.routes):
+    for routes in (
+        stories.routes,
+        entities.routes,
+        interactions.routes,
+        query.routes,
+        inbox.routes,
+    ):
         app.router.add_routes(routes)
     add_console(app)
     return app

@@ -7,6 +7,7 @@ from bot_api.conversations.answering import ConversationService
 from bot_api.conversations.cache import StoryCache
 from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.management.entities import EntityService
+from bot_api.management.inbox import InboxService
 from bot_api.management.interactions import InteractionService
 from bot_api.management.stories import StoryService
 from bot_api.storage import Stores
@@ -19,6 +20,7 @@ STORIES = web.AppKey("stories", StoryService)
 INTERACTIONS = web.AppKey("interactions", InteractionService)
 ENTITIES = web.AppKey("entities", EntityService)
 CONVERSATIONS = web.AppKey("conversations", ConversationService)
+INBOX = web.AppKey("inbox", InboxService)
 PHRASE_VECTORS = web.AppKey[PhraseVectorService | None]("phrase_vectors")
 """The semantic stage's vectors and encoder; None when SEMANTIC_MATCHING is off."""
 
@@ -29,6 +31,7 @@ __all__ = [
     "CONVERSATIONS",
     "DATABASE",
     "ENTITIES",
+    "INBOX",
     "INTERACTIONS",
     "NATS",
     "OUTBOX",

@@ -128,3 +128,16 @@ async def test_the_inbox_reads_the_newest_turns_only(backend: Backend) -> None:
     assert len(misses) == MAX_INBOX_TURNS
     assert misses[0].text == f"message {MAX_INBOX_TURNS + 4}"
     assert misses[-1].text == "message 5"
+
+
+async def test_reopened_turns_and_unignored_texts_come_back(backend: Backend) -> None:
+    await backend.insert([turn("refund please"), turn("what is this", minutes=1)])
+    refund, other = sorted(await backend.inbox.unresolved(STORY, 0.65), key=lambda m: m.text)
+    await backend.inbox.resolve(STORY, [refund.turn_id, other.turn_id], RESOLVED)
+    await backend.inbox.ignore(STORY, ["what is this"], "account-1", T0)
+    assert await backend.inbox.reopen(OTHER, [refund.turn_id]) == 0
+    assert await backend.inbox.reopen(STORY, [refund.turn_id, other.turn_id]) == 2
+    assert await backend.inbox.reopen(STORY, [refund.turn_id]) == 0
+    assert [m.text for m in await backend.inbox.unresolved(STORY, 0.65)] == ["refund please"]
+    await backend.inbox.unignore(STORY, ["What is this?"])
+    assert len(await backend.inbox.unresolved(STORY, 0.65)) == 2

@@ -59,7 +59,7 @@ class Cluster:
     last: datetime
     texts: tuple[str, ...]
     """Every distinct text of the cluster, most frequent first (the leader's first)."""
-    turn_ids: tuple[str, ...]
+    members: tuple[Miss, ...]
 
     @property
     def representative(self) -> str:
@@ -188,5 +188,5 @@ def _cluster(groups: Sequence[_Group]) -> Cluster:
         first=min(m.at for m in misses),
         last=max(m.at for m in misses),
         texts=tuple(ordered),
-        turn_ids=tuple(m.turn_id for m in misses),
+        members=tuple(misses),
     )

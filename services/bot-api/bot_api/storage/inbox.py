@@ -63,11 +63,24 @@ class InboxRepository:
 
     async def resolve(self, story_id: str, turn_ids: Sequence[str], resolution: Resolution) -> int:
         """Mark these turns of the story resolved (those not resolved yet); how many."""
+        return await self._set(story_id, turn_ids, UNRESOLVED, resolution_to_document(resolution))
+
+    async def reopen(self, story_id: str, turn_ids: Sequence[str]) -> int:
+        """Put these resolved turns of the story back in the inbox (an undo); how many."""
+        return await self._set(story_id, turn_ids, {"$type": "object"}, None)
+
+    async def _set(
+        self,
+        story_id: str,
+        turn_ids: Sequence[str],
+        current: dict[str, Any],
+        resolution: dict[str, Any] | None,
+    ) -> int:
         changed = 0
         for page in _pages([_turn_key(t) for t in turn_ids]):
             result = await self.turns.update_many(
-                {"_id": {"$in": page}, "storyId": story_id, "resolution": UNRESOLVED},
-                {"$set": {"resolution": resolution_to_document(resolution)}},
+                {"_id": {"$in": page}, "storyId": story_id, "resolution": current},
+                {"$set": {"resolution": resolution}},
             )
             changed += result.modified_count
         return changed
@@ -82,6 +95,11 @@ class InboxRepository:
             except BulkWriteError as error:
                 if any(e["code"] != DUPLICATE_KEY for e in error.details["writeErrors"]):
                     raise
+
+    async def unignore(self, story_id: str, texts: Iterable[str]) -> None:
+        keys = sorted({normalised(t) for t in texts})
+        for page in _pages(keys):
+            await self.ignored.delete_many({"storyId": story_id, "text": {"$in": page}})
 
     async def delete_for_story(self, story_id: str) -> None:
         await self.ignored.delete_many({"storyId": story_id})

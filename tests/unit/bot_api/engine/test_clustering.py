@@ -20,7 +20,7 @@ def test_identical_normalised_texts_count_together() -> None:
     assert len(found) == 1
     assert found[0].count == 3
     assert found[0].first == T0 and found[0].last == T0 + timedelta(minutes=2)
-    assert len(found[0].turn_ids) == 3
+    assert len(found[0].members) == 3
 
 
 def test_typos_join_and_other_requests_stay_apart_without_vectors() -> None:
