@@ -95,6 +95,11 @@ async def connections(request: web.Request) -> web.Response:
     return _page(request, "connections.html", page="connections", story=_story_id(request))
 
 
+@routes.get("/console/stories/{story}/inbox")
+async def inbox(request: web.Request) -> web.Response:
+    return _page(request, "inbox.html", page="inbox", story=_story_id(request))
+
+
 @routes.get("/console/entities")
 async def entities(request: web.Request) -> web.Response:
     return _page(request, "entities.html", page="entities")

@@ -9,6 +9,7 @@ const pages = {
   entities: () => import("./entities.js"),
   entity: () => import("./entity.js"),
   connections: () => import("./connections.js"),
+  inbox: () => import("./inbox.js"),
 };
 
 if (page.page !== "sign-in" && !token()) {
