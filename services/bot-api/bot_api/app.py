@@ -89,6 +89,7 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     app[INBOX] = InboxService(
         stores, inbox_store, app[INTERACTIONS], cache, None if vectors is None else vectors.encoder
     )
+    changes.listen(app[INBOX])
     yield
     cache.close()
     if sweeper is not None:

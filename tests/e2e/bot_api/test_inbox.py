@@ -229,3 +229,13 @@ async def test_a_cluster_that_no_longer_exists_or_messages_not_in_it_are_refused
     assert "read the inbox again" in gone.details
     assert (await bob.developer.get(f"/stories/{inbox.story}/inbox")).status == 404
     assert (await inbox.api.post(f"{path}/ignore", ["x"])).status == 400
+
+
+async def test_deleting_the_story_forgets_its_ignored_texts(inbox: Inbox, config: Config) -> None:
+    await inbox.miss("asdf qwerty")
+    cluster = (await inbox.clusters())[0]
+    await inbox.api.ok("POST", f"/stories/{inbox.story}/inbox/{cluster['id']}/ignore", {})
+    ignored = inbox.turns.database["inbox_ignored"]
+    assert await ignored.count_documents({"storyId": inbox.story}) == 1
+    await inbox.api.ok("DELETE", f"/stories/{inbox.story}")
+    assert await ignored.count_documents({"storyId": inbox.story}) == 0

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from bot_api.changes import Change, StoryDeleted
 from bot_api.conversations.cache import StoryCache
 from bot_api.domain.history import Resolution
 from bot_api.domain.interactions import FALLBACK, MAX_USER_SAYS
@@ -144,6 +145,11 @@ class InboxService:
         story = await load_story(self.stores, account_id, story_id)
         await self.inbox.unignore(story.id, texts)
         return {"reopened": await self.inbox.reopen(story.id, turn_ids)}
+
+    async def changed(self, change: Change) -> None:
+        """A deleted story's ignored texts go with it (its turns go with its history)."""
+        if isinstance(change, StoryDeleted):
+            await self.inbox.delete_for_story(change.story_id)
 
     async def _clusters(self, account_id: str, story_id: str) -> list[Cluster]:
         story = await load_story(self.stores, account_id, story_id)
