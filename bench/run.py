@@ -1,12 +1,13 @@
 """make bench: every benchmark, each written into its section of docs/benchmarks.md."""
 
-from bench import capacity, matching, query_load
+from bench import capacity, clustering, matching, query_load
 from bench.report import REPORT, write_section
 from bench.stack import running_stack
 
 
 def main() -> None:
     write_section("matching", "Matching alone (make bench)", matching.table())
+    write_section("clustering", "The misses inbox's clustering (make bench)", clustering.table())
     with running_stack("load", semantic_matching=False) as stack:
         write_section("load", "/query under load (make bench)", query_load.load_table(stack))
     with running_stack("edit") as stack:
