@@ -527,15 +527,17 @@ class InboxInMemory:
         ]
         found.sort(key=lambda d: d["at"], reverse=True)
         ignored = self.ignored.get(story_id, set())
+        kept = [d for d in found[:MAX_INBOX_TURNS] if normalised(d["query"]) not in ignored]
+        newest = {normalised(d["query"]): d["_id"] for d in reversed(kept)}
+        carrying = set(newest.values())
         return [
             Miss(
                 str(d["_id"]),
                 d["query"],
                 d["at"],
-                None if d["vector"] is None else tuple(d["vector"]),
+                tuple(d["vector"]) if d["_id"] in carrying and d["vector"] is not None else None,
             )
-            for d in found[:MAX_INBOX_TURNS]
-            if normalised(d["query"]) not in ignored
+            for d in kept
         ]
 
     async def resolve(self, story_id: str, turn_ids: Sequence[str], resolution: Resolution) -> int:

@@ -141,3 +141,19 @@ async def test_reopened_turns_and_unignored_texts_come_back(backend: Backend) ->
     assert [m.text for m in await backend.inbox.unresolved(STORY, 0.65)] == ["refund please"]
     await backend.inbox.unignore(STORY, ["What is this?"])
     assert len(await backend.inbox.unresolved(STORY, 0.65)) == 2
+
+
+async def test_the_newest_turn_of_each_text_carries_its_vector(backend: Backend) -> None:
+    await backend.insert(
+        [
+            turn("refund please", minutes=1, vector=(0.5, 0.25)),
+            turn("Refund please!", minutes=2, vector=(0.5, 0.25)),
+            turn("hello there", minutes=3),
+        ]
+    )
+    misses = await backend.inbox.unresolved(STORY, 0.65)
+    assert [(m.text, m.vector) for m in misses] == [
+        ("hello there", None),
+        ("Refund please!", (0.5, 0.25)),
+        ("refund please", None),
+    ]

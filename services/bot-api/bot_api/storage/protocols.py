@@ -163,7 +163,8 @@ class InboxStore(Indexed, Protocol):
 
     async def unresolved(self, story_id: str, review_below: float) -> list[Miss]:
         """The newest unresolved turns that fell back or matched below `review_below`,
-        newest first, but those whose text the story ignored."""
+        newest first, but those whose text the story ignored; the newest of each
+        normalised text carries its vector."""
 
     async def resolve(self, story_id: str, turn_ids: Sequence[str], resolution: Resolution) -> int:
         """Mark these of the story's turns resolved, if not yet; how many were."""
