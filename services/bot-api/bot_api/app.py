@@ -87,7 +87,11 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     inbox_store = InboxRepository(app[DATABASE])
     await inbox_store.ensure_indexes()
     app[INBOX] = InboxService(
-        stores, inbox_store, app[INTERACTIONS], cache, None if vectors is None else vectors.encoder
+        stores=stores,
+        inbox=inbox_store,
+        interactions=app[INTERACTIONS],
+        stories=cache,
+        encoder=None if vectors is None else vectors.encoder,
     )
     changes.listen(app[INBOX])
     yield

@@ -18,6 +18,8 @@ function choices(cluster) {
   return select;
 }
 
+const when = (iso) => new Date(iso).toLocaleString();
+
 function card(cluster) {
   const select = choices(cluster);
   const name = h("input", { "aria-label": "New interaction name", maxlength: "1024", value: cluster.examples[0].slice(0, 60) });
@@ -29,7 +31,7 @@ function card(cluster) {
     { "data-cluster": cluster.id },
     h("h3", {}, `${cluster.count} × “${cluster.examples[0]}”`),
     h("ul", { className: "examples" }, ...cluster.examples.map((text) => h("li", {}, text))),
-    h("p", { className: "muted" }, `${suggested} · first ${cluster.first} · last ${cluster.last}`),
+    h("p", { className: "muted" }, `${suggested} · first ${when(cluster.first)} · last ${when(cluster.last)}`),
     select,
     h("button", { type: "button", "data-action": "assign", onclick: () => assign(cluster, select) }, "Add messages"),
     h("p", {}, name, h("button", { type: "button", "data-action": "create", onclick: () => create(cluster, name.value) }, "New interaction")),
