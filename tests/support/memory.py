@@ -544,6 +544,15 @@ class InboxInMemory:
         return self._set(story_id, turn_ids, resolution_to_document(resolution))
 
     async def reopen(self, story_id: str, turn_ids: Sequence[str]) -> int:
+        wanted = set(turn_ids)
+        ignored = {
+            normalised(d["query"])
+            for d in self.turns
+            if str(d["_id"]) in wanted
+            and d["storyId"] == story_id
+            and (d.get("resolution") or {}).get("action") == "ignored"
+        }
+        self.ignored.get(story_id, set()).difference_update(ignored)
         return self._set(story_id, turn_ids, None)
 
     def _set(
@@ -558,9 +567,6 @@ class InboxInMemory:
                 document["resolution"] = resolution
                 changed += 1
         return changed
-
-    async def unignore(self, story_id: str, texts: Iterable[str]) -> None:
-        self.ignored.get(story_id, set()).difference_update(normalised(t) for t in texts)
 
     async def ignore(self, story_id: str, texts: Iterable[str], by: str, at: datetime) -> None:
         self.ignored.setdefault(story_id, set()).update({normalised(t) for t in texts} - {""})

@@ -204,7 +204,7 @@ async def test_undo_puts_the_turns_back_and_forgets_the_ignore(inbox: Inbox) -> 
     reopened = await inbox.api.ok(
         "POST",
         f"/stories/{inbox.story}/inbox/reopen",
-        {"turns": answer["turns"], "texts": answer["ignored"]},
+        {"turns": answer["turns"]},
     )
     assert reopened == {"reopened": 1}
     assert [c["id"] for c in await inbox.clusters()] == [cluster["id"]]

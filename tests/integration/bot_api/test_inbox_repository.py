@@ -130,17 +130,26 @@ async def test_the_inbox_reads_the_newest_turns_only(backend: Backend) -> None:
     assert misses[-1].text == "message 5"
 
 
-async def test_reopened_turns_and_unignored_texts_come_back(backend: Backend) -> None:
-    await backend.insert([turn("refund please"), turn("what is this", minutes=1)])
-    refund, other = sorted(await backend.inbox.unresolved(STORY, 0.65), key=lambda m: m.text)
-    await backend.inbox.resolve(STORY, [refund.turn_id, other.turn_id], RESOLVED)
+async def test_reopened_turns_come_back_and_their_ignored_texts_are_forgotten(
+    backend: Backend,
+) -> None:
+    await backend.insert(
+        [turn("refund please"), turn("What is this?", minutes=1), turn("what is this", minutes=2)]
+    )
+    refund, other, same = sorted(await backend.inbox.unresolved(STORY, 0.65), key=lambda m: m.at)
+    await backend.inbox.resolve(STORY, [refund.turn_id], RESOLVED)
     await backend.inbox.ignore(STORY, ["what is this"], "account-1", T0)
-    assert await backend.inbox.reopen(OTHER, [refund.turn_id]) == 0
-    assert await backend.inbox.reopen(STORY, [refund.turn_id, other.turn_id]) == 2
+    ignored = Resolution("account-1", "ignored", T0)
+    await backend.inbox.resolve(STORY, [other.turn_id, same.turn_id], ignored)
+    assert await backend.inbox.reopen(OTHER, [refund.turn_id, other.turn_id]) == 0
+    assert await backend.inbox.reopen(STORY, [refund.turn_id]) == 1
     assert await backend.inbox.reopen(STORY, [refund.turn_id]) == 0
     assert [m.text for m in await backend.inbox.unresolved(STORY, 0.65)] == ["refund please"]
-    await backend.inbox.unignore(STORY, ["What is this?"])
-    assert len(await backend.inbox.unresolved(STORY, 0.65)) == 2
+    assert await backend.inbox.reopen(STORY, [other.turn_id]) == 1
+    assert [m.text for m in await backend.inbox.unresolved(STORY, 0.65)] == [
+        "What is this?",
+        "refund please",
+    ]
 
 
 async def test_the_newest_turn_of_each_text_carries_its_vector(backend: Backend) -> None:

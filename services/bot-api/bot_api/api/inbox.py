@@ -88,7 +88,7 @@ async def ignore_cluster(request: web.Request, body: dict[str, Any]) -> Any:
 
 @routes.post("/stories/{story}/inbox/reopen")
 @endpoint(
-    summary="Undo an inbox action: these turns back in the inbox, these texts not ignored",
+    summary="Undo an inbox action: these turns back in the inbox, their texts not ignored",
     tag="inbox",
     body=ReopenSchema(),
     response=ReopenedSchema(),
@@ -99,5 +99,4 @@ async def reopen(request: web.Request, body: dict[str, Any]) -> Any:
         account_id=account_of(request),
         story_id=request.match_info["story"],
         turn_ids=body["turns"],
-        texts=body["texts"],
     )

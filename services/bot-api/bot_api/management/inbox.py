@@ -139,11 +139,11 @@ class InboxService:
         return {"ignored": texts, "turns": resolved}
 
     async def reopen(
-        self, *, account_id: str, story_id: str, turn_ids: Sequence[str], texts: Sequence[str]
+        self, *, account_id: str, story_id: str, turn_ids: Sequence[str]
     ) -> dict[str, Any]:
-        """Undo an action: these turns back in the inbox, these texts no longer ignored."""
+        """Undo an action: these turns back in the inbox, and the texts of those that were
+        ignored no longer ignored."""
         story = await load_story(self.stores, account_id, story_id)
-        await self.inbox.unignore(story.id, texts)
         return {"reopened": await self.inbox.reopen(story.id, turn_ids)}
 
     async def changed(self, change: Change) -> None:

@@ -60,7 +60,6 @@ class ReopenSchema(Schema):
         required=True,
         validate=validate.Length(max=MAX_INBOX_TURNS),
     )
-    texts = text_list(MAX_INBOX_TURNS, 2048, load_default=list)
 
 
 class ResolvedSchema(Schema):

@@ -78,7 +78,16 @@ class InboxRepository:
         return await self._set(story_id, turn_ids, UNRESOLVED, resolution_to_document(resolution))
 
     async def reopen(self, story_id: str, turn_ids: Sequence[str]) -> int:
-        """Put these resolved turns of the story back in the inbox (an undo); how many."""
+        """Put these resolved turns of the story back in the inbox (an undo), the texts
+        of those that were ignored no longer ignored; how many."""
+        ignored = []
+        for page in _pages([_turn_key(t) for t in turn_ids]):
+            query = {"_id": {"$in": page}, "storyId": story_id}
+            async for document in self.turns.find(query, ["query", "resolution"]):
+                if (document.get("resolution") or {}).get("action") == "ignored":
+                    ignored.append(normalised(document["query"]))
+        for page in _pages(sorted(set(ignored))):
+            await self.ignored.delete_many({"storyId": story_id, "text": {"$in": page}})
         return await self._set(story_id, turn_ids, {"$type": "object"}, None)
 
     async def _set(
@@ -107,11 +116,6 @@ class InboxRepository:
             except BulkWriteError as error:
                 if any(e["code"] != DUPLICATE_KEY for e in error.details["writeErrors"]):
                     raise
-
-    async def unignore(self, story_id: str, texts: Iterable[str]) -> None:
-        keys = sorted({normalised(t) for t in texts})
-        for page in _pages(keys):
-            await self.ignored.delete_many({"storyId": story_id, "text": {"$in": page}})
 
     async def delete_for_story(self, story_id: str) -> None:
         await self.ignored.delete_many({"storyId": story_id})

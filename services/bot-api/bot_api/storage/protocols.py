@@ -170,11 +170,10 @@ class InboxStore(Indexed, Protocol):
         """Mark these of the story's turns resolved, if not yet; how many were."""
 
     async def reopen(self, story_id: str, turn_ids: Sequence[str]) -> int:
-        """Put these resolved turns of the story back in the inbox; how many were."""
+        """Put these resolved turns of the story back in the inbox, the texts of those
+        that were ignored no longer ignored; how many were."""
 
     async def ignore(self, story_id: str, texts: Iterable[str], by: str, at: datetime) -> None:
         """Remember these texts, normalised, as ignored for the story."""
-
-    async def unignore(self, story_id: str, texts: Iterable[str]) -> None: ...
 
     async def delete_for_story(self, story_id: str) -> None: ...

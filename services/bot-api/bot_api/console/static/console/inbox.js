@@ -70,7 +70,7 @@ async function act(work) {
   await load();
 }
 
-const reopen = (answer, texts = []) => call("POST", `${base()}/reopen`, { turns: answer.turns, texts });
+const reopen = (answer) => call("POST", `${base()}/reopen`, { turns: answer.turns });
 
 function assign(cluster, select) {
   return act(async () => {
@@ -99,7 +99,7 @@ function create(cluster, name) {
 function ignore(cluster) {
   return act(async () => {
     const answer = await call("POST", `${base()}/${cluster.id}/ignore`, {});
-    done(`Ignored ${answer.ignored.length} message(s).`, () => reopen(answer, answer.ignored));
+    done(`Ignored ${answer.ignored.length} message(s).`, () => reopen(answer));
   });
 }
 
