@@ -102,12 +102,14 @@ def test_one_click_adds_a_cluster_to_the_suggested_interaction_and_undo_puts_it_
     assert phrases == HOURS["userSays"]
 
 
-def test_a_new_interaction_and_ignore_from_the_page(page: Page, stack: Stack) -> None:
+def test_a_new_interaction_and_ignore_from_the_page_at_360px(page: Page, stack: Stack) -> None:
     story_id, _ = story_with_hours(page, stack)
     missed(stack, story_id, "do you sell gift cards", "do you sell gift cards", "asdf qwerty")
     open_inbox(page, stack, story_id)
     cards = page.locator("#cluster-list > li")
     expect(cards).to_have_count(2)
+    page.set_viewport_size({"width": 360, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360  # no sideways scrolling
     first = cards.nth(0)
     first.get_by_label("New interaction name").fill("Gift cards")
     first.get_by_role("button", name="New interaction").click()
