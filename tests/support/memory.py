@@ -20,13 +20,15 @@ from bson import ObjectId
 from pymongo.errors import AutoReconnect
 
 from bot_api.domain.analytics import BucketKey, Conversation, SessionKey, Tally
-from bot_api.domain.history import TurnRecord
+from bot_api.domain.history import Resolution, TurnRecord
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
+from bot_api.engine.clustering import Miss, normalised
 from bot_api.engine.semantic import StoredVectors, Vectors
 from bot_api.engine.turn import SessionState
 from bot_api.storage import Stores, object_id
 from bot_api.storage.connections import Connection
+from bot_api.storage.inbox import MAX_INBOX_TURNS
 from bot_api.storage.interactions import CONTENT_FIELDS
 from bot_api.storage.sessions import StoredSession, session_key
 from bot_api.storage.stories import StoryRecord
@@ -38,6 +40,7 @@ from bot_api.storage.turns import (
     StoredTurn,
     decode_cursor,
     encode_cursor,
+    resolution_to_document,
     summary_changes,
 )
 from shared.errors import Conflict
@@ -658,3 +661,82 @@ class TurnsInMemory:
 
     def _of_story(self, story_id: str) -> list[StoredTurn]:
         return [t for t in self.turns.values() if t.turn.story_id == story_id]
+
+
+class InboxInMemory:
+    """The misses inbox's view of the `turns` collection and its ignored texts, as
+    `storage.inbox.InboxRepository` keeps them: `turns` holds turn documents
+    (`storage.turns.turn_to_document` with an `_id`)."""
+
+    def __init__(self) -> None:
+        self.turns: list[dict[str, Any]] = []
+        self.ignored: dict[str, set[str]] = {}
+
+    async def ensure_indexes(self) -> None:
+        """Nothing to index in memory."""
+
+    async def insert_turns(self, documents: Iterable[dict[str, Any]]) -> None:
+        self.turns += [copy.deepcopy(d) for d in documents]
+
+    async def unresolved(self, story_id: str, review_below: float) -> list[Miss]:
+        def missed(document: dict[str, Any]) -> bool:
+            return document["outcome"] == "fallback" or (
+                document["outcome"] == "matched" and document["score"] < review_below
+            )
+
+        found = [
+            d
+            for d in self.turns
+            if d["storyId"] == story_id
+            and d.get("resolution") is None
+            and isinstance(d.get("query"), str)
+            and missed(d)
+        ]
+        found.sort(key=lambda d: d["at"], reverse=True)
+        ignored = self.ignored.get(story_id, set())
+        kept = [d for d in found[:MAX_INBOX_TURNS] if normalised(d["query"]) not in ignored]
+        newest = {normalised(d["query"]): d["_id"] for d in reversed(kept)}
+        carrying = set(newest.values())
+        return [
+            Miss(
+                str(d["_id"]),
+                d["query"],
+                d["at"],
+                tuple(d["vector"]) if d["_id"] in carrying and d["vector"] is not None else None,
+            )
+            for d in kept
+        ]
+
+    async def resolve(self, story_id: str, turn_ids: Sequence[str], resolution: Resolution) -> int:
+        return self._set(story_id, turn_ids, resolution_to_document(resolution))
+
+    async def reopen(self, story_id: str, turn_ids: Sequence[str]) -> int:
+        wanted = set(turn_ids)
+        ignored = {
+            normalised(d["query"])
+            for d in self.turns
+            if str(d["_id"]) in wanted
+            and d["storyId"] == story_id
+            and (d.get("resolution") or {}).get("action") == "ignored"
+        }
+        self.ignored.get(story_id, set()).difference_update(ignored)
+        return self._set(story_id, turn_ids, None)
+
+    def _set(
+        self, story_id: str, turn_ids: Sequence[str], resolution: dict[str, Any] | None
+    ) -> int:
+        """Set the resolution of these turns of the story that are not already (un)resolved."""
+        wanted = set(turn_ids)
+        changed = 0
+        for document in self.turns:
+            mine = str(document["_id"]) in wanted and document["storyId"] == story_id
+            if mine and (document.get("resolution") is None) != (resolution is None):
+                document["resolution"] = resolution
+                changed += 1
+        return changed
+
+    async def ignore(self, story_id: str, texts: Iterable[str], by: str, at: datetime) -> None:
+        self.ignored.setdefault(story_id, set()).update({normalised(t) for t in texts} - {""})
+
+    async def delete_for_story(self, story_id: str) -> None:
+        self.ignored.pop(story_id, None)

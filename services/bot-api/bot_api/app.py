@@ -5,7 +5,7 @@ from datetime import timedelta
 
 from aiohttp import web
 
-from bot_api.api import analytics, entities, history, interactions, query, stories
+from bot_api.api import analytics, entities, history, inbox, interactions, query, stories
 from bot_api.api.common import MANAGEMENT_STATUS_FIELD
 from bot_api.changes import ChangeFeed
 from bot_api.console.pages import add_console
@@ -26,6 +26,7 @@ from bot_api.keys import (
     DATABASE,
     ENTITIES,
     HISTORY,
+    INBOX,
     INTERACTIONS,
     NATS,
     PHRASE_VECTORS,
@@ -37,6 +38,7 @@ from bot_api.keys import (
 from bot_api.management.analytics import AnalyticsReports
 from bot_api.management.entities import EntityService
 from bot_api.management.history import HistoryService
+from bot_api.management.inbox import InboxService
 from bot_api.management.interactions import InteractionService
 from bot_api.management.quotas import StoredQuotas
 from bot_api.management.stories import StoryService
@@ -49,6 +51,7 @@ from bot_api.messaging import (
 )
 from bot_api.storage import Stores
 from bot_api.storage.analytics import AnalyticsRepository
+from bot_api.storage.inbox import InboxRepository
 from bot_api.storage.vectors import PhraseVectorRepository
 from bot_api.webhooks.caller import WebhookCaller
 from bot_api.webhooks.delivery import Deliveries
@@ -91,6 +94,16 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     )
     app[ENTITIES] = EntityService(stores=stores, changes=changes, quotas=quotas)
     app[HISTORY] = HistoryService(stores)
+    inbox_store = InboxRepository(app[DATABASE])
+    await inbox_store.ensure_indexes()
+    app[INBOX] = InboxService(
+        stores=stores,
+        inbox=inbox_store,
+        interactions=app[INTERACTIONS],
+        stories=cache,
+        encoder=None if vectors is None else vectors.encoder,
+    )
+    changes.listen(app[INBOX])
     yield
     cache.close()
     if sweeper is not None:
@@ -165,6 +178,7 @@ def create_app(config: Config) -> web.Application:
         query.routes,
         history.routes,
         analytics.routes,
+        inbox.routes,
     ):
         app.router.add_routes(routes)
     add_console(app)

@@ -11,6 +11,7 @@ from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.management.analytics import AnalyticsReports
 from bot_api.management.entities import EntityService
 from bot_api.management.history import HistoryService
+from bot_api.management.inbox import InboxService
 from bot_api.management.interactions import InteractionService
 from bot_api.management.stories import StoryService
 from bot_api.storage import Stores
@@ -25,6 +26,7 @@ ENTITIES = web.AppKey("entities", EntityService)
 CONVERSATIONS = web.AppKey("conversations", ConversationService)
 HISTORY = web.AppKey("history", HistoryService)
 RECORDER = web.AppKey("recorder", TurnRecorder)
+INBOX = web.AppKey("inbox", InboxService)
 PHRASE_VECTORS = web.AppKey[PhraseVectorService | None]("phrase_vectors")
 """The semantic stage's vectors and encoder; None when SEMANTIC_MATCHING is off."""
 ANALYTICS = web.AppKey("analytics", AnalyticsCounters)
@@ -41,6 +43,7 @@ __all__ = [
     "DATABASE",
     "ENTITIES",
     "HISTORY",
+    "INBOX",
     "INTERACTIONS",
     "NATS",
     "OUTBOX",

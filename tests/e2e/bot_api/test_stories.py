@@ -38,6 +38,7 @@ async def test_a_new_story_reads_with_welcome_fallback_and_default_settings(api:
         "history": True,
         "historyDays": 30,
         "redact": True,
+        "reviewBelow": None,
     }
     welcome, fallback = story["order"]
     assert story["story"] == [{"id": welcome, "childrens": []}, {"id": fallback, "childrens": []}]
@@ -66,6 +67,7 @@ async def test_settings_are_taken_on_create_and_merged_on_update(api: Api) -> No
         "history": True,
         "historyDays": 30,
         "redact": True,
+        "reviewBelow": None,
     }
     await api.ok(
         "PUT",
@@ -84,6 +86,7 @@ async def test_settings_are_taken_on_create_and_merged_on_update(api: Api) -> No
         "history": True,
         "historyDays": 7,
         "redact": False,
+        "reviewBelow": None,
     }
 
 
@@ -189,3 +192,18 @@ async def test_delete_removes_the_story_its_interactions_and_its_sessions(
         assert interactions.count_documents({"storyId": kept}) == 2
         assert [s["_id"] for s in sessions.find({})] == [f"{kept}:s1"]
     assert (await api.delete(f"/stories/{doomed}")).error == (404, "not_found")
+
+
+async def test_review_below_is_a_score_or_null_and_merged_on_update(api: Api) -> None:
+    story_id = await api.create_story("Pizza", settings={"reviewBelow": 0.7})
+    assert (await api.story(story_id))["settings"]["reviewBelow"] == 0.7
+    await api.ok(
+        "PUT",
+        f"/stories/{story_id}",
+        {"name": "Pizza", "description": "", "settings": {"reviewBelow": None}},
+    )
+    assert (await api.story(story_id))["settings"]["reviewBelow"] is None
+    for wrong in (1.5, "0.7", True):
+        body = {"name": "Pizza", "description": "", "settings": {"reviewBelow": wrong}}
+        answer = await api.call("PUT", f"/stories/{story_id}", body)
+        assert answer.status == 400, wrong

@@ -105,6 +105,11 @@ async def history(request: web.Request) -> web.Response:
     return _page(request, "history.html", page="history", story=_story_id(request))
 
 
+@routes.get("/console/stories/{story}/inbox")
+async def inbox(request: web.Request) -> web.Response:
+    return _page(request, "inbox.html", page="inbox", story=_story_id(request))
+
+
 @routes.get("/console/entities")
 async def entities(request: web.Request) -> web.Response:
     return _page(request, "entities.html", page="entities")

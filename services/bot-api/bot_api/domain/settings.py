@@ -23,6 +23,8 @@ readers)."""
 MAX_HISTORY_DAYS = 365
 """The longest a story keeps its turns: a year of a busy story is already the biggest
 collection of the service (docs/scaling.md)."""
+REVIEW_MARGIN = 0.15
+"""The issue's default: a match within 0.15 above the confidence is worth a look."""
 
 
 @dataclass(frozen=True)
@@ -41,3 +43,10 @@ class Settings:
     """How long a recorded turn is kept."""
     redact: bool = True
     """E-mail addresses, phone, card and IBAN numbers are replaced before a turn is stored."""
+    review_below: float | None = None
+    """Matched turns scoring below it go to the misses inbox beside the fallbacks (None:
+    the confidence + `REVIEW_MARGIN`)."""
+
+    def review_score(self) -> float:
+        """The score below which a matched turn is in the misses inbox."""
+        return self.confidence + REVIEW_MARGIN if self.review_below is None else self.review_below

@@ -1,6 +1,6 @@
 from marshmallow import Schema, ValidationError, fields, validate
 
-from bot_api.domain.interactions import is_required
+from bot_api.domain.interactions import MAX_USER_SAYS, is_required
 from bot_api.schemas.common import NAME_PATTERN, text, text_list
 from bot_api.schemas.responses import stored_response
 from shared.ids import is_object_id
@@ -47,7 +47,7 @@ class InteractionWriteSchema(WriteSchema):
         fields.String(validate=[validate.Length(min=1, max=50), TRIGGER]),
         validate=validate.Length(max=1024),
     )
-    userSays = text_list(99, 2048, min_length=1)
+    userSays = text_list(MAX_USER_SAYS, 2048, min_length=1)
     parameters = fields.List(fields.Nested(ParameterSchema), validate=validate.Length(max=99))
     responses = fields.List(stored_response(), validate=validate.Length(max=11))
     webhook = fields.String(validate=[validate.Length(max=1024), webhook_target])

@@ -23,6 +23,15 @@ class SettingsSchema(Schema):
     redact = StrictBoolean(
         metadata={"description": "Replace e-mails, phone, card and IBAN numbers (default true)"}
     )
+    review_below = StrictNumber(
+        data_key="reviewBelow",
+        allow_none=True,
+        validate=validate.Range(min=0, max=1),
+        metadata={
+            "description": "Matches scoring below it join the misses inbox (default null: "
+            "the confidence + 0.15): docs/history.md"
+        },
+    )
 
 
 class StoryCreateSchema(WriteSchema):

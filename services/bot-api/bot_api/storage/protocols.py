@@ -6,9 +6,10 @@ from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from bot_api.domain.history import TurnRecord
+from bot_api.domain.history import Resolution, TurnRecord
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
+from bot_api.engine.clustering import Miss
 from bot_api.engine.semantic import StoredVectors, Vectors
 from bot_api.engine.turn import SessionState
 from bot_api.storage.connections import Connection
@@ -177,5 +178,26 @@ class TurnStore(Indexed, Protocol):
         """The story's turns in [since, until) (None: unbounded), oldest first."""
 
     async def delete_conversation(self, story_id: str, session_id: str) -> bool: ...
+
+    async def delete_for_story(self, story_id: str) -> None: ...
+
+
+class InboxStore(Indexed, Protocol):
+    """The misses inbox's reads and writes (storage/inbox.py)."""
+
+    async def unresolved(self, story_id: str, review_below: float) -> list[Miss]:
+        """The newest unresolved turns that fell back or matched below `review_below`,
+        newest first, but those whose text the story ignored; the newest of each
+        normalised text carries its vector."""
+
+    async def resolve(self, story_id: str, turn_ids: Sequence[str], resolution: Resolution) -> int:
+        """Mark these of the story's turns resolved, if not yet; how many were."""
+
+    async def reopen(self, story_id: str, turn_ids: Sequence[str]) -> int:
+        """Put these resolved turns of the story back in the inbox, the texts of those
+        that were ignored no longer ignored; how many were."""
+
+    async def ignore(self, story_id: str, texts: Iterable[str], by: str, at: datetime) -> None:
+        """Remember these texts, normalised, as ignored for the story."""
 
     async def delete_for_story(self, story_id: str) -> None: ...

@@ -11,6 +11,7 @@ const pages = {
   entity: () => import("./entity.js"),
   connections: () => import("./connections.js"),
   history: () => import("./history.js"),
+  inbox: () => import("./inbox.js"),
 };
 
 if (page.page !== "sign-in" && !token()) {

@@ -1,0 +1,229 @@
+"""The misses inbox's use cases: a story's unresolved misses in clusters with the
+interaction the engine would suggest, and the actions on a cluster (add its messages as
+phrases of an interaction, make a new interaction of them, ignore them), each resolving
+the turns it took care of (docs/history.md).
+
+An action names a cluster by the id the inbox showed; the clusters are made again from
+the turns as they are now, and an id no longer among them is a 404 (the inbox changed:
+read it again)."""
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from bot_api.changes import Change, StoryDeleted
+from bot_api.conversations.cache import StoryCache
+from bot_api.domain.history import Resolution
+from bot_api.domain.interactions import FALLBACK, MAX_USER_SAYS
+from bot_api.engine.clustering import Cluster, clusters, normalised
+from bot_api.engine.conversation import respond
+from bot_api.engine.semantic import Encoder
+from bot_api.engine.story import CompiledStory
+from bot_api.engine.turn import SessionState, Turn
+from bot_api.management.interactions import InteractionService
+from bot_api.management.stories import load_story
+from bot_api.storage import Stores
+from bot_api.storage.protocols import InboxStore
+from shared.errors import NotFound, ValidationFailed
+from shared.timeutil import utcnow
+
+MAX_CLUSTERS = 100
+"""Clusters the inbox answers, biggest first (with a suggestion each: one engine turn
+apiece); `total` says how many there are."""
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    id: str
+    name: str
+    score: float
+
+
+@dataclass(frozen=True)
+class InboxService:
+    stores: Stores
+    inbox: InboxStore
+    interactions: InteractionService
+    stories: StoryCache
+    encoder: Encoder | None = None
+    """The semantic stage's encoder, for the suggestions (then made in a worker thread)."""
+
+    async def clusters(self, *, account_id: str, story_id: str) -> dict[str, Any]:
+        """The biggest `MAX_CLUSTERS` clusters, each with its suggested interaction."""
+        found = await self._clusters(account_id, story_id)
+        story = await self.stories.story(account_id, story_id)
+        shown = found[:MAX_CLUSTERS]
+        suggestions = await asyncio.to_thread(
+            lambda: [_suggestion(story, c.representative, self.encoder) for c in shown]
+        )
+        return {
+            "total": len(found),
+            "clusters": [
+                _shown(cluster, suggestion)
+                for cluster, suggestion in zip(shown, suggestions, strict=True)
+            ],
+        }
+
+    async def assign(
+        self,
+        *,
+        account_id: str,
+        story_id: str,
+        cluster_id: str,
+        interaction_id: str,
+        messages: Sequence[str] | None,
+    ) -> dict[str, Any]:
+        """Add the cluster's messages (or the chosen ones) as phrases of the interaction:
+        those it has already (by normalised text) are not added twice, those past its
+        `MAX_USER_SAYS` phrases are not added and their turns stay in the inbox."""
+        cluster = await self._cluster(account_id, story_id, cluster_id)
+        texts = _chosen(cluster, messages)
+        current = await self.interactions.read(
+            account_id=account_id, story_id=story_id, interaction_id=interaction_id
+        )
+        if current["type"] == FALLBACK:
+            raise ValidationFailed.at(("interaction",), "the fallback interaction has no phrases")
+        phrases = list(current["userSays"])
+        present = {normalised(p) for p in phrases}
+        new = [t for t in texts if normalised(t) not in present]
+        added, not_added = _fitting(new, MAX_USER_SAYS - len(phrases))
+        if added:
+            await self.interactions.update(
+                account_id=account_id,
+                story_id=story_id,
+                interaction_id=interaction_id,
+                data={"userSays": [*phrases, *added]},
+            )
+        resolved = await self._resolve(
+            account_id, story_id, cluster, texts, not_added, "assigned", interaction_id
+        )
+        return {
+            "interaction": interaction_id,
+            "added": added,
+            "notAdded": not_added,
+            "turns": resolved,
+        }
+
+    async def create_interaction(
+        self,
+        *,
+        account_id: str,
+        story_id: str,
+        cluster_id: str,
+        name: str,
+        messages: Sequence[str] | None,
+    ) -> dict[str, Any]:
+        """A new root interaction whose phrases are the cluster's messages (the first
+        `MAX_USER_SAYS`)."""
+        cluster = await self._cluster(account_id, story_id, cluster_id)
+        texts = _chosen(cluster, messages)
+        added, not_added = _fitting(texts, MAX_USER_SAYS)
+        new_id = await self.interactions.create(
+            account_id=account_id, story_id=story_id, data={"name": name, "userSays": added}
+        )
+        resolved = await self._resolve(
+            account_id, story_id, cluster, texts, not_added, "created", new_id
+        )
+        return {"interaction": new_id, "added": added, "notAdded": not_added, "turns": resolved}
+
+    async def ignore(
+        self, *, account_id: str, story_id: str, cluster_id: str, messages: Sequence[str] | None
+    ) -> dict[str, Any]:
+        """Ignore the cluster's messages (or the chosen ones): they leave the inbox, and
+        the same texts said again never come back."""
+        cluster = await self._cluster(account_id, story_id, cluster_id)
+        texts = _chosen(cluster, messages)
+        await self.inbox.ignore(story_id, texts, account_id, utcnow())
+        resolved = await self._resolve(account_id, story_id, cluster, texts, [], "ignored", None)
+        return {"ignored": texts, "turns": resolved}
+
+    async def reopen(
+        self, *, account_id: str, story_id: str, turn_ids: Sequence[str]
+    ) -> dict[str, Any]:
+        """Undo an action: these turns back in the inbox, and the texts of those that were
+        ignored no longer ignored."""
+        story = await load_story(self.stores, account_id, story_id)
+        return {"reopened": await self.inbox.reopen(story.id, turn_ids)}
+
+    async def changed(self, change: Change) -> None:
+        """A deleted story's ignored texts go with it (its turns go with its history)."""
+        if isinstance(change, StoryDeleted):
+            await self.inbox.delete_for_story(change.story_id)
+
+    async def _clusters(self, account_id: str, story_id: str) -> list[Cluster]:
+        story = await load_story(self.stores, account_id, story_id)
+        misses = await self.inbox.unresolved(story.id, story.settings.review_score())
+        return await asyncio.to_thread(clusters, misses)
+
+    async def _cluster(self, account_id: str, story_id: str, cluster_id: str) -> Cluster:
+        for cluster in await self._clusters(account_id, story_id):
+            if cluster.id == cluster_id:
+                return cluster
+        raise NotFound(
+            f"no cluster {cluster_id} in this story's inbox: it was resolved or regrouped "
+            "since it was read; read the inbox again"
+        )
+
+    async def _resolve(
+        self,
+        account_id: str,
+        story_id: str,
+        cluster: Cluster,
+        texts: Sequence[str],
+        left: Sequence[str],
+        action: Literal["assigned", "created", "ignored"],
+        interaction_id: str | None,
+    ) -> list[str]:
+        """Resolve the cluster's turns of `texts` but those of `left`; their ids."""
+        taken = {normalised(t) for t in texts} - {normalised(t) for t in left}
+        turn_ids = [m.turn_id for m in cluster.members if normalised(m.text) in taken]
+        resolution = Resolution(account_id, action, utcnow(), interaction_id)
+        await self.inbox.resolve(story_id, turn_ids, resolution)
+        return turn_ids
+
+
+def _chosen(cluster: Cluster, messages: Sequence[str] | None) -> list[str]:
+    """The cluster's distinct texts, or the chosen ones, which must be among them."""
+    if messages is None:
+        return list(cluster.texts)
+    own = {normalised(t) for t in cluster.texts}
+    for index, message in enumerate(messages):
+        if normalised(message) not in own:
+            raise ValidationFailed.at(("messages", index), "not a message of this cluster")
+    return list(dict.fromkeys(messages))
+
+
+def _fitting(texts: Sequence[str], room: int) -> tuple[list[str], list[str]]:
+    """`texts` without repeats (by normalised text) split at `room`: those that fit, and
+    those that do not."""
+    seen: set[str] = set()
+    distinct = []
+    for text in texts:
+        if normalised(text) not in seen:
+            seen.add(normalised(text))
+            distinct.append(text)
+    room = max(room, 0)
+    return distinct[:room], distinct[room:]
+
+
+def _suggestion(story: CompiledStory, text: str, encoder: Encoder | None) -> Suggestion | None:
+    """The engine's best candidate for the text, as a new conversation would rank it."""
+    _, outcome = respond(story, SessionState(), Turn(query=text, debug=True), encoder=encoder)
+    candidates = [] if outcome.debug is None else outcome.debug.candidates
+    best = next((c for c in candidates if c.id != story.fallback_id), None)
+    return None if best is None else Suggestion(best.id, best.name, best.score)
+
+
+def _shown(cluster: Cluster, suggestion: Suggestion | None) -> dict[str, Any]:
+    return {
+        "id": cluster.id,
+        "count": cluster.count,
+        "first": cluster.first,
+        "last": cluster.last,
+        "examples": list(cluster.examples),
+        "messages": list(cluster.texts[:MAX_USER_SAYS]),
+        "suggested": None
+        if suggestion is None
+        else {"id": suggestion.id, "name": suggestion.name, "score": suggestion.score},
+    }

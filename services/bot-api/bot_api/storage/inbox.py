@@ -1,0 +1,146 @@
+"""The misses inbox's reads and writes: the unresolved turns of a story that fell back or
+matched below its `reviewBelow` score (from the `turns` collection, storage/turns.py),
+their resolution, and the texts a team ignored (`inbox_ignored`, one document per story
+and normalised text, so an ignored message never comes back).
+
+The inbox reads the newest `MAX_INBOX_TURNS` such turns: what one request clusters and
+answers is bounded however many a story collects (docs/history.md).
+"""
+
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
+from typing import Any
+
+from bson import ObjectId
+from pymongo import DESCENDING
+from pymongo.errors import BulkWriteError
+
+from bot_api.domain.history import Resolution
+from bot_api.engine.clustering import Miss, normalised
+from bot_api.storage.turns import resolution_to_document
+from shared.ids import is_object_id
+from shared.mongo import Database
+
+MAX_INBOX_TURNS = 10_000
+"""Unresolved turns one inbox read takes, newest first: clustering them took 0.05 to 0.65 s
+when messages repeat and 0.6 to 2.3 s when no two are alike, on a loaded 2-core machine
+(docs/benchmarks.md, "The misses inbox's clustering")."""
+PAGE = 1000
+"""Ids or texts per query."""
+DUPLICATE_KEY = 11000
+UNRESOLVED = {"$eq": None}
+"""`resolution` null or missing: the embedded server's `{"resolution": None}` matches
+nothing (docs/mongodb-compatibility.md); `$eq` means the same on MongoDB."""
+FIELDS = ["at", "query"]
+
+
+class InboxRepository:
+    def __init__(self, database: Database) -> None:
+        self.turns = database["turns"]
+        self.ignored = database["inbox_ignored"]
+
+    async def ensure_indexes(self) -> None:
+        """The inbox's read: a story's unresolved turns of an outcome, newest first."""
+        await self.turns.create_index(
+            [("storyId", 1), ("outcome", 1), ("resolution", 1), ("at", DESCENDING)]
+        )
+        await self.ignored.create_index([("storyId", 1), ("text", 1)], unique=True)
+
+    async def unresolved(self, story_id: str, review_below: float) -> list[Miss]:
+        """The newest `MAX_INBOX_TURNS` unresolved turns that fell back or matched with a
+        score below `review_below`, but those whose text was ignored; newest first. The
+        newest turn of each normalised text carries its vector (what clustering uses):
+        vectors are most of a turn's bytes, so the others' are not read. (No `$type` in
+        the filters: the embedded server takes 3 ms a document to check one, against 0.3
+        ms to read it.)"""
+        unresolved = {"storyId": story_id, "resolution": UNRESOLVED}
+        documents: list[dict[str, Any]] = []
+        for outcome in (
+            {"outcome": "fallback"},
+            {"outcome": "matched", "score": {"$lt": review_below}},
+        ):
+            cursor = self.turns.find({**unresolved, **outcome}, FIELDS)
+            documents += await cursor.sort("at", DESCENDING).limit(MAX_INBOX_TURNS).to_list()
+        documents = [d for d in documents if isinstance(d.get("query"), str)]
+        documents.sort(key=lambda d: d["at"], reverse=True)
+        documents = documents[:MAX_INBOX_TURNS]
+        newest = {normalised(d["query"]): d["_id"] for d in reversed(documents)}
+        ignored = await self._ignored(story_id, set(newest))
+        vectors = await self._vectors([i for k, i in newest.items() if k not in ignored])
+        return [
+            Miss(str(d["_id"]), d["query"], d["at"], vectors.get(d["_id"]))
+            for d in documents
+            if normalised(d["query"]) not in ignored
+        ]
+
+    async def resolve(self, story_id: str, turn_ids: Sequence[str], resolution: Resolution) -> int:
+        """Mark these turns of the story resolved (those not resolved yet); how many."""
+        return await self._set(story_id, turn_ids, UNRESOLVED, resolution_to_document(resolution))
+
+    async def reopen(self, story_id: str, turn_ids: Sequence[str]) -> int:
+        """Put these resolved turns of the story back in the inbox (an undo), the texts
+        of those that were ignored no longer ignored; how many."""
+        ignored = []
+        for page in _pages([_turn_key(t) for t in turn_ids]):
+            query = {"_id": {"$in": page}, "storyId": story_id}
+            async for document in self.turns.find(query, ["query", "resolution"]):
+                if (document.get("resolution") or {}).get("action") == "ignored":
+                    ignored.append(normalised(document["query"]))
+        for page in _pages(sorted(set(ignored))):
+            await self.ignored.delete_many({"storyId": story_id, "text": {"$in": page}})
+        return await self._set(story_id, turn_ids, {"$type": "object"}, None)
+
+    async def _set(
+        self,
+        story_id: str,
+        turn_ids: Sequence[str],
+        current: dict[str, Any],
+        resolution: dict[str, Any] | None,
+    ) -> int:
+        changed = 0
+        for page in _pages([_turn_key(t) for t in turn_ids]):
+            result = await self.turns.update_many(
+                {"_id": {"$in": page}, "storyId": story_id, "resolution": current},
+                {"$set": {"resolution": resolution}},
+            )
+            changed += result.modified_count
+        return changed
+
+    async def ignore(self, story_id: str, texts: Iterable[str], by: str, at: datetime) -> None:
+        """Remember these texts (by their normalised form) as ignored for the story."""
+        keys = sorted({normalised(t) for t in texts} - {""})
+        documents = [{"storyId": story_id, "text": k, "by": by, "at": at} for k in keys]
+        for start in range(0, len(documents), PAGE):
+            try:
+                await self.ignored.insert_many(documents[start : start + PAGE], ordered=False)
+            except BulkWriteError as error:
+                if any(e["code"] != DUPLICATE_KEY for e in error.details["writeErrors"]):
+                    raise
+
+    async def delete_for_story(self, story_id: str) -> None:
+        await self.ignored.delete_many({"storyId": story_id})
+
+    async def _vectors(self, turn_ids: Sequence[Any]) -> dict[Any, tuple[float, ...]]:
+        found: dict[Any, tuple[float, ...]] = {}
+        for page in _pages(turn_ids):
+            async for document in self.turns.find({"_id": {"$in": page}}, ["vector"]):
+                if document.get("vector") is not None:
+                    found[document["_id"]] = tuple(document["vector"])
+        return found
+
+    async def _ignored(self, story_id: str, keys: set[str]) -> set[str]:
+        found: set[str] = set()
+        for page in _pages(sorted(keys)):
+            cursor = self.ignored.find({"storyId": story_id, "text": {"$in": page}}, ["text"])
+            found |= {d["text"] async for d in cursor}
+        return found
+
+
+def _turn_key(turn_id: str) -> object:
+    """Turns are inserted with ObjectIds; an id given as text is one again."""
+    return ObjectId(turn_id) if is_object_id(turn_id) else turn_id
+
+
+def _pages(items: Sequence[Any]) -> Iterator[list[Any]]:
+    for start in range(0, len(items), PAGE):
+        yield list(items[start : start + PAGE])

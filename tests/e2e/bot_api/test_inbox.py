@@ -1,0 +1,241 @@
+"""The misses inbox over HTTP: turns written as the recorder writes them (storage/turns.py)
+into the story's `turns` collection, clustered by the API, and the actions on a cluster
+live on the very next /query."""
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from bson import ObjectId
+
+from bot_api.domain.history import OutcomeKind, TurnRecord
+from bot_api.storage.turns import turn_from_document, turn_to_document
+from shared import mongo
+from shared.config import Config
+from support.api import Api, Tenant
+
+T0 = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
+OPEN = "what time do you open today"
+
+
+@dataclass
+class Inbox:
+    api: Api
+    story: str
+    hours: str
+    turns: Any
+    account_id: str
+
+    async def miss(
+        self, *texts: str, outcome: OutcomeKind = "fallback", score: float = 0.1
+    ) -> list[ObjectId]:
+        ids = [ObjectId() for _ in texts]
+        documents = [
+            {
+                "_id": turn_id,
+                **turn_to_document(
+                    TurnRecord(
+                        self.account_id,
+                        self.story,
+                        f"visitor-{n}",
+                        T0 + timedelta(minutes=n),
+                        outcome,
+                        query=text,
+                        score=score,
+                        threshold=0.5,
+                    ),
+                    T0 + timedelta(days=30),
+                ),
+            }
+            for n, (turn_id, text) in enumerate(zip(ids, texts, strict=True))
+        ]
+        await self.turns.insert_many(documents)
+        return ids
+
+    async def clusters(self) -> list[dict[str, Any]]:
+        return list((await self.api.ok("GET", f"/stories/{self.story}/inbox"))["clusters"])
+
+    async def answered_by(self, text: str) -> str | None:
+        reply = await self.api.ok(
+            "POST", "/query", {"sessionId": text, "query": text, "storyId": self.story}
+        )
+        interaction = reply["result"]["interaction"]
+        return None if interaction is None else str(interaction["name"])
+
+
+@pytest.fixture
+async def inbox(alice: Tenant, config: Config) -> AsyncIterator[Inbox]:
+    api = alice.developer
+    story = await api.create_story("Shop")
+    hours = await api.create_interaction(
+        story,
+        "Hours",
+        userSays=["when are you open", "opening hours"],
+        responses=[{"type": "text", "messages": ["9 to 5."]}],
+    )
+    client = mongo.open_client(config.mongodb_url)
+    yield Inbox(api, story, hours, client[config.bot_database]["turns"], alice.tokens.account_id)
+    await client.close()
+
+
+async def test_misses_come_in_clusters_biggest_first_with_the_suggested_interaction(
+    inbox: Inbox,
+) -> None:
+    await inbox.miss(OPEN, OPEN, "What time do you open today?", "what time do you opne today")
+    await inbox.miss("do you sell gift cards")
+    await inbox.miss("when are you open", outcome="matched", score=0.9)  # sure: not a miss
+    await inbox.miss("are you open on sundays", outcome="matched", score=0.6)  # below 0.65
+    clusters = await inbox.clusters()
+    assert [(c["count"], c["examples"][0]) for c in clusters] == [
+        (4, OPEN),
+        (1, "are you open on sundays"),
+        (1, "do you sell gift cards"),
+    ]
+    first = clusters[0]
+    assert first["examples"] == [
+        OPEN,
+        "What time do you open today?",
+        "what time do you opne today",
+    ]
+    assert (
+        first["first"] == T0.isoformat()
+        and first["last"] == (T0 + timedelta(minutes=3)).isoformat()
+    )
+    assert first["suggested"]["id"] == inbox.hours and first["suggested"]["name"] == "Hours"
+    assert 0 < first["suggested"]["score"] < 1
+
+
+async def test_review_below_decides_which_matches_are_misses(inbox: Inbox) -> None:
+    await inbox.miss("are you open on sundays", outcome="matched", score=0.6)
+    await inbox.api.ok(
+        "PUT",
+        f"/stories/{inbox.story}",
+        {"name": "Shop", "description": "", "settings": {"reviewBelow": 0.55}},
+    )
+    assert await inbox.clusters() == []
+
+
+async def test_assigning_a_cluster_makes_its_messages_match_on_the_next_query(inbox: Inbox) -> None:
+    come, typo = "can i come by on saturday", "can i come by on saturdy"
+    turn_ids = await inbox.miss(come, come, typo)
+    await inbox.miss("do you sell gift cards")
+    assert await inbox.answered_by(come) != "Hours"
+    assert await inbox.answered_by(typo) != "Hours"
+    cluster = (await inbox.clusters())[0]
+    answer = await inbox.api.ok(
+        "POST", f"/stories/{inbox.story}/inbox/{cluster['id']}/assign", {"interaction": inbox.hours}
+    )
+    assert answer["added"] == [come, typo]
+    assert answer["notAdded"] == []
+    assert sorted(answer["turns"]) == sorted(str(t) for t in turn_ids)
+    assert await inbox.answered_by(come) == "Hours"
+    assert await inbox.answered_by(typo) == "Hours"
+    assert [c["examples"] for c in await inbox.clusters()] == [["do you sell gift cards"]]
+    stored = turn_from_document(await inbox.turns.find_one({"_id": turn_ids[0]}))
+    assert stored.resolution is not None
+    assert (stored.resolution.by, stored.resolution.action) == (inbox.account_id, "assigned")
+    assert stored.resolution.interaction_id == inbox.hours
+    interaction = await inbox.api.ok("GET", f"/stories/{inbox.story}/interactions/{inbox.hours}")
+    assert interaction["userSays"] == ["when are you open", "opening hours", come, typo]
+
+
+async def test_phrases_are_not_added_twice_and_the_99_limit_is_reported(inbox: Inbox) -> None:
+    full = [f"phrase number {n}" for n in range(97)]
+    await inbox.api.ok(
+        "PUT",
+        f"/stories/{inbox.story}/interactions/{inbox.hours}",
+        {"userSays": ["when are you open", *full]},
+    )
+    await inbox.miss(
+        "when are you open?",
+        "when are you open",
+        "when are you opn",
+        "when are u open",
+        "when r you open",
+    )
+    cluster = (await inbox.clusters())[0]
+    assert cluster["count"] == 5
+    answer = await inbox.api.ok(
+        "POST", f"/stories/{inbox.story}/inbox/{cluster['id']}/assign", {"interaction": inbox.hours}
+    )
+    assert len(answer["added"]) == 1
+    assert len(answer["notAdded"]) == 2
+    phrases = (await inbox.api.ok("GET", f"/stories/{inbox.story}/interactions/{inbox.hours}"))[
+        "userSays"
+    ]
+    assert len(phrases) == 99
+    left = await inbox.clusters()
+    assert sum(c["count"] for c in left) == 2  # the turns of the texts that did not fit
+
+
+async def test_chosen_messages_only_and_a_new_interaction_from_them(inbox: Inbox) -> None:
+    await inbox.miss("do you sell gift cards", "do you sell gift cards", "do you sell gift card")
+    cluster = (await inbox.clusters())[0]
+    answer = await inbox.api.ok(
+        "POST",
+        f"/stories/{inbox.story}/inbox/{cluster['id']}/interaction",
+        {"name": "Gift cards", "messages": ["do you sell gift cards"]},
+    )
+    assert answer["added"] == ["do you sell gift cards"]
+    assert len(answer["turns"]) == 2
+    assert await inbox.answered_by("do you sell gift cards") == "Gift cards"
+    created = await inbox.api.ok(
+        "GET", f"/stories/{inbox.story}/interactions/{answer['interaction']}"
+    )
+    assert created["userSays"] == ["do you sell gift cards"]
+    assert [c["count"] for c in await inbox.clusters()] == [1]
+
+
+async def test_an_ignored_message_never_comes_back(inbox: Inbox) -> None:
+    await inbox.miss("asdf qwerty", "Asdf  qwerty!")
+    cluster = (await inbox.clusters())[0]
+    answer = await inbox.api.ok("POST", f"/stories/{inbox.story}/inbox/{cluster['id']}/ignore", {})
+    assert len(answer["turns"]) == 2
+    await inbox.miss("ASDF qwerty")
+    assert await inbox.clusters() == []
+
+
+async def test_undo_puts_the_turns_back_and_forgets_the_ignore(inbox: Inbox) -> None:
+    await inbox.miss("asdf qwerty")
+    cluster = (await inbox.clusters())[0]
+    answer = await inbox.api.ok("POST", f"/stories/{inbox.story}/inbox/{cluster['id']}/ignore", {})
+    reopened = await inbox.api.ok(
+        "POST",
+        f"/stories/{inbox.story}/inbox/reopen",
+        {"turns": answer["turns"]},
+    )
+    assert reopened == {"reopened": 1}
+    assert [c["id"] for c in await inbox.clusters()] == [cluster["id"]]
+
+
+async def test_a_cluster_that_no_longer_exists_or_messages_not_in_it_are_refused(
+    inbox: Inbox, bob: Tenant
+) -> None:
+    await inbox.miss(OPEN)
+    cluster = (await inbox.clusters())[0]
+    path = f"/stories/{inbox.story}/inbox/{cluster['id']}"
+    wrong = await inbox.api.post(
+        f"{path}/assign", {"interaction": inbox.hours, "messages": ["something else"]}
+    )
+    assert wrong.status == 400
+    assert "messages" in wrong.details
+    missing = await inbox.api.post(f"{path}/assign", {"interaction": "nope"})
+    assert missing.status == 404
+    await inbox.api.ok("POST", f"{path}/ignore", {})
+    gone = await inbox.api.post(f"{path}/assign", {"interaction": inbox.hours})
+    assert gone.status == 404
+    assert "read the inbox again" in gone.details
+    assert (await bob.developer.get(f"/stories/{inbox.story}/inbox")).status == 404
+    assert (await inbox.api.post(f"{path}/ignore", ["x"])).status == 400
+
+
+async def test_deleting_the_story_forgets_its_ignored_texts(inbox: Inbox, config: Config) -> None:
+    await inbox.miss("asdf qwerty")
+    cluster = (await inbox.clusters())[0]
+    await inbox.api.ok("POST", f"/stories/{inbox.story}/inbox/{cluster['id']}/ignore", {})
+    ignored = inbox.turns.database["inbox_ignored"]
+    assert await ignored.count_documents({"storyId": inbox.story}) == 1
+    await inbox.api.ok("DELETE", f"/stories/{inbox.story}")
+    assert await ignored.count_documents({"storyId": inbox.story}) == 0

@@ -1,0 +1,168 @@
+"""The misses inbox's storage, against the embedded MongoDB and the in-memory stand-in
+held to the same contract: which turns are in a story's inbox, resolving them, and
+ignored texts that never come back."""
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from bson import ObjectId
+from pymongo import AsyncMongoClient
+
+from bot_api.domain.history import AnsweredBy, OutcomeKind, Resolution, TurnRecord
+from bot_api.storage.inbox import MAX_INBOX_TURNS, InboxRepository
+from bot_api.storage.turns import turn_from_document, turn_to_document
+from shared.config import Config
+from support.memory import InboxInMemory
+
+T0 = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
+STORY, OTHER = str(ObjectId()), str(ObjectId())
+RESOLVED = Resolution("account-1", "assigned", T0, "i-1")
+
+
+@dataclass
+class Backend:
+    inbox: InboxRepository | InboxInMemory
+    insert: Callable[[list[dict[str, Any]]], Awaitable[None]]
+    read: Callable[[str], Awaitable[dict[str, Any]]]
+
+
+@pytest.fixture(params=["mongodb", "memory"])
+async def backend(
+    request: pytest.FixtureRequest, config: Config, mongo_client: AsyncMongoClient
+) -> AsyncIterator[Backend]:
+    if request.param == "memory":
+        fake = InboxInMemory()
+
+        async def read_fake(turn_id: str) -> dict[str, Any]:
+            return next(d for d in fake.turns if str(d["_id"]) == turn_id)
+
+        yield Backend(fake, fake.insert_turns, read_fake)
+        return
+    repository = InboxRepository(mongo_client[config.bot_database])
+    await repository.ensure_indexes()
+
+    async def insert(documents: list[dict[str, Any]]) -> None:
+        await repository.turns.insert_many(documents)
+
+    async def read(turn_id: str) -> dict[str, Any]:
+        document = await repository.turns.find_one({"_id": ObjectId(turn_id)})
+        assert document is not None
+        return document
+
+    yield Backend(repository, insert, read)
+
+
+def turn(
+    query: str | None,
+    outcome: OutcomeKind = "fallback",
+    score: float = 0.1,
+    minutes: int = 0,
+    story: str = STORY,
+    vector: tuple[float, ...] | None = None,
+) -> dict[str, Any]:
+    record = TurnRecord(
+        account_id="account-1",
+        story_id=story,
+        session_id="visitor",
+        at=T0 + timedelta(minutes=minutes),
+        outcome=outcome,
+        query=query,
+        trigger=None if query else "hello",
+        interaction=AnsweredBy("i-1", "Hours", "standard"),
+        score=score,
+        threshold=0.5,
+        vector=vector,
+    )
+    return {"_id": ObjectId(), **turn_to_document(record, T0 + timedelta(days=30))}
+
+
+async def test_the_inbox_holds_fallbacks_and_matches_below_review_newest_first(
+    backend: Backend,
+) -> None:
+    await backend.insert(
+        [
+            turn("refund please", minutes=1, vector=(0.5, 0.25)),
+            turn("close call", "matched", score=0.6, minutes=2),
+            turn("sure match", "matched", score=0.9, minutes=3),
+            turn(None, "trigger", score=1.0, minutes=4),
+            turn("other story", story=OTHER, minutes=5),
+        ]
+    )
+    misses = await backend.inbox.unresolved(STORY, review_below=0.65)
+    assert [(m.text, m.at, m.vector) for m in misses] == [
+        ("close call", T0 + timedelta(minutes=2), None),
+        ("refund please", T0 + timedelta(minutes=1), (0.5, 0.25)),
+    ]
+
+
+async def test_resolved_turns_leave_the_inbox_and_keep_who_resolved_them(
+    backend: Backend,
+) -> None:
+    await backend.insert([turn("refund please"), turn("refund please", minutes=1)])
+    first, second = await backend.inbox.unresolved(STORY, 0.65)
+    assert await backend.inbox.resolve(STORY, [first.turn_id], RESOLVED) == 1
+    assert await backend.inbox.resolve(OTHER, [second.turn_id], RESOLVED) == 0
+    assert await backend.inbox.resolve(STORY, [first.turn_id], RESOLVED) == 0
+    assert [m.turn_id for m in await backend.inbox.unresolved(STORY, 0.65)] == [second.turn_id]
+    assert turn_from_document(await backend.read(first.turn_id)).resolution == RESOLVED
+
+
+async def test_an_ignored_text_never_comes_back_in_any_spelling(backend: Backend) -> None:
+    await backend.insert([turn("Refund please!"), turn("what is this")])
+    await backend.inbox.ignore(STORY, ["refund   PLEASE"], "account-1", T0)
+    await backend.inbox.ignore(STORY, ["refund please"], "account-1", T0)  # twice is fine
+    await backend.insert([turn("refund, please", minutes=9)])
+    assert [m.text for m in await backend.inbox.unresolved(STORY, 0.65)] == ["what is this"]
+    await backend.insert([turn("refund please", story=OTHER)])
+    assert [m.text for m in await backend.inbox.unresolved(OTHER, 0.65)] == ["refund please"]
+    await backend.inbox.delete_for_story(STORY)
+    assert len(await backend.inbox.unresolved(STORY, 0.65)) == 3
+
+
+async def test_the_inbox_reads_the_newest_turns_only(backend: Backend) -> None:
+    await backend.insert([turn(f"message {n}", minutes=n) for n in range(MAX_INBOX_TURNS + 5)])
+    misses = await backend.inbox.unresolved(STORY, 0.65)
+    assert len(misses) == MAX_INBOX_TURNS
+    assert misses[0].text == f"message {MAX_INBOX_TURNS + 4}"
+    assert misses[-1].text == "message 5"
+
+
+async def test_reopened_turns_come_back_and_their_ignored_texts_are_forgotten(
+    backend: Backend,
+) -> None:
+    await backend.insert(
+        [turn("refund please"), turn("What is this?", minutes=1), turn("what is this", minutes=2)]
+    )
+    refund, other, same = sorted(await backend.inbox.unresolved(STORY, 0.65), key=lambda m: m.at)
+    await backend.inbox.resolve(STORY, [refund.turn_id], RESOLVED)
+    await backend.inbox.ignore(STORY, ["what is this"], "account-1", T0)
+    ignored = Resolution("account-1", "ignored", T0)
+    await backend.inbox.resolve(STORY, [other.turn_id, same.turn_id], ignored)
+    assert await backend.inbox.reopen(OTHER, [refund.turn_id, other.turn_id]) == 0
+    assert await backend.inbox.reopen(STORY, [refund.turn_id]) == 1
+    assert await backend.inbox.reopen(STORY, [refund.turn_id]) == 0
+    assert [m.text for m in await backend.inbox.unresolved(STORY, 0.65)] == ["refund please"]
+    assert await backend.inbox.reopen(STORY, [other.turn_id]) == 1
+    assert [m.text for m in await backend.inbox.unresolved(STORY, 0.65)] == [
+        "What is this?",
+        "refund please",
+    ]
+
+
+async def test_the_newest_turn_of_each_text_carries_its_vector(backend: Backend) -> None:
+    await backend.insert(
+        [
+            turn("refund please", minutes=1, vector=(0.5, 0.25)),
+            turn("Refund please!", minutes=2, vector=(0.5, 0.25)),
+            turn("hello there", minutes=3),
+        ]
+    )
+    misses = await backend.inbox.unresolved(STORY, 0.65)
+    assert [(m.text, m.vector) for m in misses] == [
+        ("hello there", None),
+        ("Refund please!", (0.5, 0.25)),
+        ("refund please", None),
+    ]
