@@ -42,6 +42,7 @@ from bot_api.storage.turns import (
     encode_cursor,
     resolution_to_document,
     summary_changes,
+    vector_from_document,
 )
 from shared.errors import Conflict
 from shared.events import ConnectionChanged
@@ -702,7 +703,9 @@ class InboxInMemory:
                 str(d["_id"]),
                 d["query"],
                 d["at"],
-                tuple(d["vector"]) if d["_id"] in carrying and d["vector"] is not None else None,
+                vector_from_document(d["vector"])
+                if d["_id"] in carrying and d["vector"] is not None
+                else None,
             )
             for d in kept
         ]

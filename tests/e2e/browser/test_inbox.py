@@ -24,10 +24,13 @@ HOLIDAYS = "is the shop open during the holidays"
 RECORDER = importlib.util.find_spec("bot_api.conversations.history") is not None
 
 
-def story_with_hours(page: Page, stack: Stack) -> tuple[str, str]:
+def story_with_hours(page: Page, stack: Stack, history: bool = True) -> tuple[str, str]:
     """A story that answers only close matches (confidence 0.9), so a message about
-    opening hours in other words falls back with Hours as the suggestion."""
-    strict = {"name": "Shop", "description": "", "settings": {"confidence": 0.9}}
+    opening hours in other words falls back with Hours as the suggestion. Without
+    `history`, the test's own checks are not recorded: its inbox holds only the turns
+    the test writes."""
+    settings = {"confidence": 0.9, "history": history}
+    strict = {"name": "Shop", "description": "", "settings": settings}
     story_id = str(call(page, stack, "POST", "/stories", strict)["id"])
     hours = str(call(page, stack, "POST", f"/stories/{story_id}/interactions", HOURS)["id"])
     return story_id, hours
@@ -73,7 +76,7 @@ def open_inbox(page: Page, stack: Stack, story_id: str) -> None:
 def test_one_click_adds_a_cluster_to_the_suggested_interaction_and_undo_puts_it_back(
     page: Page, stack: Stack
 ) -> None:
-    story_id, hours = story_with_hours(page, stack)
+    story_id, hours = story_with_hours(page, stack, history=False)
     missed(
         stack,
         story_id,
@@ -103,7 +106,7 @@ def test_one_click_adds_a_cluster_to_the_suggested_interaction_and_undo_puts_it_
 
 
 def test_a_new_interaction_and_ignore_from_the_page_at_360px(page: Page, stack: Stack) -> None:
-    story_id, _ = story_with_hours(page, stack)
+    story_id, _ = story_with_hours(page, stack, history=False)
     missed(stack, story_id, "do you sell gift cards", "do you sell gift cards", "asdf qwerty")
     open_inbox(page, stack, story_id)
     cards = page.locator("#cluster-list > li")

@@ -17,7 +17,7 @@ from pymongo.errors import BulkWriteError
 
 from bot_api.domain.history import Resolution
 from bot_api.engine.clustering import Miss, normalised
-from bot_api.storage.turns import resolution_to_document
+from bot_api.storage.turns import resolution_to_document, vector_from_document
 from shared.ids import is_object_id
 from shared.mongo import Database
 
@@ -125,7 +125,7 @@ class InboxRepository:
         for page in _pages(turn_ids):
             async for document in self.turns.find({"_id": {"$in": page}}, ["vector"]):
                 if document.get("vector") is not None:
-                    found[document["_id"]] = tuple(document["vector"])
+                    found[document["_id"]] = vector_from_document(document["vector"])
         return found
 
     async def _ignored(self, story_id: str, keys: set[str]) -> set[str]:

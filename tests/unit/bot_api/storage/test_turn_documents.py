@@ -31,6 +31,7 @@ def test_a_turn_comes_back_from_its_document_as_it_went_in() -> None:
     document = turn_to_document(turn, AT + timedelta(days=30))
     assert document["expiresAt"] == AT + timedelta(days=30)
     assert document["interaction"] == {"id": "i1", "name": "Order", "type": "standard"}
+    assert len(document["vector"]) == 2 * 2  # float16 bytes
     assert turn_from_document(document) == turn
 
 
