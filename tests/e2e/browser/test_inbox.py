@@ -141,7 +141,10 @@ def test_talk_to_the_widget_add_the_misses_in_the_inbox_and_they_match(
     page.get_by_role("button", name="Chat").click()
     for text in (dog, "Can I bring my dog inside?"):
         page.locator(".parley-form input").fill(text)
-        with page.expect_response(lambda r: r.url.endswith("/query")) as reply:
+        # the reply to this message, not to the welcome trigger the widget sends on opening
+        with page.expect_response(
+            lambda r, said=text: r.url.endswith("/query") and said in (r.request.post_data or "")
+        ) as reply:
             page.locator(".parley-form input").press("Enter")
         assert reply.value.json()["result"]["interaction"]["type"] == "fallback"
 

@@ -7,7 +7,7 @@ from bot_api.api.common import account_of
 from bot_api.domain.analytics import Span
 from bot_api.keys import ANALYTICS_REPORTS
 from bot_api.schemas.analytics import AnalyticsQuerySchema, AnalyticsSchema
-from shared.endpoints import endpoint, load
+from shared.endpoints import QUERY, endpoint
 from shared.timeutil import utcnow
 
 routes = web.RouteTableDef()
@@ -18,13 +18,14 @@ DEFAULT_RANGE = timedelta(days=30)
 @routes.get("/stories/{story}/analytics")
 @endpoint(
     summary="A story's conversations, messages, fallbacks, containment, latency and answers "
-    "per interaction, in total and per hour or day (query: from, to, interval=hour|day)",
+    "per interaction, in total and per hour or day",
     tag="analytics",
+    query=AnalyticsQuerySchema(),
     response=AnalyticsSchema(),
     errors=(400, 404),
 )
 async def read_analytics(request: web.Request) -> Any:
-    asked = load(AnalyticsQuerySchema(), dict(request.query))
+    asked = request[QUERY]
     end = asked.get("to") or utcnow()
     start = asked.get("from_") or end - DEFAULT_RANGE
     return await request.app[ANALYTICS_REPORTS].report(
