@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from bot_api.changes import Change, StoryDeleted
 from bot_api.conversations.cache import StoryCache
-from bot_api.domain.history import Resolution
+from bot_api.domain.history import Resolution, ScoredCandidate
 from bot_api.domain.interactions import FALLBACK, MAX_USER_SAYS
 from bot_api.engine.clustering import Cluster, clusters, normalised
 from bot_api.engine.conversation import respond
@@ -31,13 +31,6 @@ from shared.timeutil import utcnow
 MAX_CLUSTERS = 100
 """Clusters the inbox answers, biggest first (with a suggestion each: one engine turn
 apiece); `total` says how many there are."""
-
-
-@dataclass(frozen=True)
-class Suggestion:
-    id: str
-    name: str
-    score: float
 
 
 @dataclass(frozen=True)
@@ -207,15 +200,15 @@ def _fitting(texts: Sequence[str], room: int) -> tuple[list[str], list[str]]:
     return distinct[:room], distinct[room:]
 
 
-def _suggestion(story: CompiledStory, text: str, encoder: Encoder | None) -> Suggestion | None:
+def _suggestion(story: CompiledStory, text: str, encoder: Encoder | None) -> ScoredCandidate | None:
     """The engine's best candidate for the text, as a new conversation would rank it."""
     _, outcome = respond(story, SessionState(), Turn(query=text, debug=True), encoder=encoder)
     candidates = [] if outcome.debug is None else outcome.debug.candidates
     best = next((c for c in candidates if c.id != story.fallback_id), None)
-    return None if best is None else Suggestion(best.id, best.name, best.score)
+    return None if best is None else ScoredCandidate(best.id, best.name, best.score)
 
 
-def _shown(cluster: Cluster, suggestion: Suggestion | None) -> dict[str, Any]:
+def _shown(cluster: Cluster, suggestion: ScoredCandidate | None) -> dict[str, Any]:
     return {
         "id": cluster.id,
         "count": cluster.count,

@@ -4,6 +4,7 @@ from marshmallow import Schema, fields, validate
 
 from bot_api.domain.interactions import MAX_USER_SAYS
 from bot_api.schemas.common import text, text_list
+from bot_api.schemas.history import CandidateSchema
 from bot_api.storage.inbox import MAX_INBOX_TURNS
 
 MESSAGES = text_list(
@@ -13,12 +14,6 @@ MESSAGES = text_list(
     min_length=1,
     metadata={"description": "Only these messages of the cluster (default: all of them)"},
 )
-
-
-class SuggestedSchema(Schema):
-    id = fields.String(required=True)
-    name = fields.String(required=True)
-    score = fields.Float(required=True)
 
 
 class ClusterSchema(Schema):
@@ -32,7 +27,7 @@ class ClusterSchema(Schema):
         required=True,
         metadata={"description": "Its distinct messages, most frequent first (at most 99)"},
     )
-    suggested = fields.Nested(SuggestedSchema, allow_none=True, required=True)
+    suggested = fields.Nested(CandidateSchema, allow_none=True, required=True)
 
 
 class InboxSchema(Schema):
