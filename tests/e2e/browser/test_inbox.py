@@ -106,7 +106,7 @@ def test_one_click_adds_a_cluster_to_the_suggested_interaction_and_undo_puts_it_
 
 
 def test_a_new_interaction_and_ignore_from_the_page_at_360px(page: Page, stack: Stack) -> None:
-    story_id, _ = story_with_hours(page, stack)
+    story_id, _ = story_with_hours(page, stack, history=False)
     missed(stack, story_id, "do you sell gift cards", "do you sell gift cards", "asdf qwerty")
     open_inbox(page, stack, story_id)
     cards = page.locator("#cluster-list > li")

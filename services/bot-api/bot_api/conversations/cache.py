@@ -92,6 +92,8 @@ class _Entry:
     """The compiled story's estimated bytes (CompiledStory.size_estimate)."""
     marks: _Marks = field(default_factory=_Marks)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """Held while changes are taken in: a query arriving then waits, since the marks it
+    would see are already taken (else it would be answered by the story from before)."""
     semantic: "asyncio.Task[None] | None" = None
     """Adding the story's semantic stage, while it runs: refreshes meanwhile leave the
     phrase vectors to it."""
@@ -157,7 +159,7 @@ class StoryCache:
         else:
             STORY_CACHE_HITS.inc()
             self._entries.move_to_end(key)
-        if entry.marks:
+        if entry.marks or entry.lock.locked():
             await self._refresh(key, entry)
         return entry.story
 

@@ -11,6 +11,7 @@ from bson import ObjectId
 
 from bot_api.changes import ChangeFeed, StoryEdited
 from bot_api.conversations.cache import StoryCache
+from bot_api.engine.story import CompiledStory
 from bot_api.management.entities import EntityService
 from bot_api.management.interactions import InteractionService
 from bot_api.management.quotas import Quotas
@@ -330,3 +331,29 @@ async def test_an_edit_whose_refresh_fails_is_taken_in_by_the_next_query(bot: Bo
 
     edited = await bot.cache.story(ACCOUNT, story_id)
     assert edited.interactions[greet].user_says == ("hi",)
+
+
+async def test_a_query_during_another_querys_refresh_waits_for_it_and_sees_the_edit(
+    bot: Bot,
+) -> None:
+    """Two queries after an edit: the first takes the edit in; the second, arriving while
+    the first still reads what the edit touched, must not be answered by the story from
+    before the edit (seen as a new interaction intermittently answered by the fallback)."""
+    story_id = await bot.new_story()
+    await bot.cache.story(ACCOUNT, story_id)
+    greet = await bot.new_interaction(story_id, "hello there")
+    reading = asyncio.Event()
+    second: list[asyncio.Task[CompiledStory]] = []
+
+    async def another_query_arrives_meanwhile() -> None:
+        second.append(asyncio.create_task(bot.cache.story(ACCOUNT, story_id)))
+        await asyncio.sleep(0)
+        reading.set()
+
+    bot.database.meanwhile("interactions.find", another_query_arrives_meanwhile)
+
+    first = await bot.cache.story(ACCOUNT, story_id)
+
+    assert reading.is_set()
+    assert greet in first.interactions
+    assert greet in (await second[0]).interactions
