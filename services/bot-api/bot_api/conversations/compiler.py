@@ -1,0 +1,211 @@
+"""Compiled stories made from the database: a story compiled whole, an earlier value with
+what changed since taken in, and the semantic stage added to a story compiled lexically.
+
+This is the one home of phrase vectors for answering: which a compile or an edit reads,
+which are queued for encoding, and how those that land later are taken in. The story
+cache (conversations/cache.py) decides when to call it and keeps what it makes.
+
+The work runs in one worker thread, so the event loop keeps answering meanwhile, and one
+story at a time (reading its interactions included), so what compiles in flight is one
+story whatever the number of requests asking for different ones.
+"""
+
+import asyncio
+import functools
+import time
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from bot_api.conversations.vectors import PhraseVectorService
+from bot_api.domain.entities import Entity
+from bot_api.engine.semantic import PhraseVectors
+from bot_api.engine.story import CompiledStory
+from bot_api.metrics import STORY_COMPILE_SECONDS
+from bot_api.storage import Stores
+from bot_api.storage.entities import entity_from_document
+from bot_api.storage.interactions import interaction_from_document
+from shared.errors import NotFound
+
+StoryKey = tuple[str, str]
+"""(account id, story id)"""
+VectorsLanded = Callable[[StoryKey, set[str]], Awaitable[None]]
+"""Told when the phrase vectors of these interactions of a story are stored."""
+T = TypeVar("T")
+
+
+@dataclass
+class Marks:
+    """What changed since a story was compiled, for its next query to take in."""
+
+    story: bool = False
+    interactions: set[str] = field(default_factory=set)
+    entities: bool = False
+    vectors_landed: set[str] = field(default_factory=set)
+
+    def __bool__(self) -> bool:
+        return self.story or bool(self.interactions) or self.entities or bool(self.vectors_landed)
+
+    def merge(self, other: "Marks") -> None:
+        self.story |= other.story
+        self.interactions |= other.interactions
+        self.entities |= other.entities
+        self.vectors_landed |= other.vectors_landed
+
+
+@dataclass(frozen=True)
+class SemanticStage:
+    """A story's semantic index built from the vectors stored when it was read, and the
+    phrases that had none (to be encoded)."""
+
+    indexed: CompiledStory
+    missing: dict[str, list[str]]
+
+
+class StoryCompiler:
+    def __init__(
+        self, stores: Stores, vectors: PhraseVectorService | None, landed: VectorsLanded
+    ) -> None:
+        self._stores = stores
+        self._vectors = vectors
+        self._landed = landed
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="story-compile")
+        self._compiling = asyncio.Lock()
+        self._adding_semantic = asyncio.Lock()
+
+    def close(self) -> None:
+        """Stop the worker thread; a compile under way is abandoned."""
+        self._worker.shutdown(wait=False, cancel_futures=True)
+
+    def semantic(self, language: str) -> bool:
+        """Whether stories in this language get a semantic stage."""
+        return self._vectors is not None and language in self._vectors.encoder.languages
+
+    async def compile(self, key: StoryKey) -> CompiledStory:
+        """The story compiled lexically from what is stored now."""
+        account_id, story_id = key
+        story = await self._stores.stories.get(account_id, story_id)
+        if story is None:
+            raise NotFound(f"no story {story_id}")
+        async with self._compiling:
+            documents = await self._stores.interactions.find(story.id, story.structure.contexts)
+            interactions = [interaction_from_document(d) for d in documents.values()]
+            entities = await self._entities(account_id)
+            started = time.perf_counter()
+            compiled = await self._in_worker(
+                functools.partial(
+                    CompiledStory.compile,
+                    story.id,
+                    story.settings,
+                    story.structure,
+                    interactions,
+                    entities,
+                )
+            )
+            STORY_COMPILE_SECONDS.observe(time.perf_counter() - started)
+        return compiled
+
+    async def edited(
+        self, key: StoryKey, current: CompiledStory, marks: Marks, semantic_pending: bool
+    ) -> CompiledStory:
+        """`current` with what the marks name read again and taken in. While the story's
+        semantic stage is being added (`semantic_pending`), phrase vectors are left to it."""
+        record = None
+        if marks.story:
+            record = await self._stores.stories.get(key[0], current.id)
+            if record is None:
+                raise NotFound(f"no story {current.id}")
+        structure = current.structure if record is None else record.structure
+        wanted = {i for i in marks.interactions if i in structure}
+        documents = await self._stores.interactions.find(current.id, wanted) if wanted else {}
+        entities = await self._entities(key[0]) if marks.entities else None
+        interactions = [interaction_from_document(d) for d in documents.values()]
+        settings = current.settings if record is None else record.settings
+        vectors = (
+            await self._phrase_vectors(key, current.to_encode(interactions, entities))
+            if self.semantic(settings.language) and not semantic_pending
+            else None
+        )
+        story = await self._in_worker(
+            functools.partial(
+                current.edited,
+                settings=None if record is None else record.settings,
+                structure=None if record is None else record.structure,
+                interactions=interactions,
+                entities=entities,
+                vectors=vectors,
+            )
+        )
+        if marks.vectors_landed and not semantic_pending:
+            story = await self.with_stored_vectors(key, story, marks.vectors_landed)
+        return story
+
+    async def semantic_stage(self, key: StoryKey, snapshot: CompiledStory) -> SemanticStage | None:
+        """The snapshot's phrase vectors read and indexed, one story at a time (so one
+        story's vectors are in memory as read: up to 73 MiB at the limits); None without
+        an encoder."""
+        async with self._adding_semantic:
+            texts = await self._in_worker(
+                functools.partial(snapshot.phrase_texts, snapshot.interactions)
+            )
+            vectors = await self._phrase_vectors(key, texts, encode_missing=False)
+            if vectors is None:
+                return None
+            missing = await self._in_worker(functools.partial(vectors.missing, texts))
+            indexed = await self._in_worker(
+                functools.partial(snapshot.with_vectors, snapshot.interactions, vectors)
+            )
+        return SemanticStage(indexed, missing)
+
+    async def with_semantic_stage(
+        self, key: StoryKey, current: CompiledStory, stage: SemanticStage, due: set[str]
+    ) -> CompiledStory:
+        """`current` (the story as it is now, edited since the stage's snapshot, or not)
+        with the stage's index, the vectors of the interactions changed since (or `due`:
+        whose vectors landed meanwhile) read in, and the phrases still without a vector
+        queued for encoding."""
+        changed = due | current.changed_since(stage.indexed)
+        story = current.with_semantic_of(stage.indexed)
+        if changed:
+            changed_texts = await self._in_worker(functools.partial(story.phrase_texts, changed))
+            stored = await self._phrase_vectors(key, changed_texts)
+            if stored is not None:
+                story = await self._in_worker(
+                    functools.partial(story.with_vectors, changed, stored)
+                )
+        if self._vectors is not None:
+            unchanged = {i: ts for i, ts in stage.missing.items() if i not in changed}
+            self._vectors.enqueue(key[1], unchanged, self._landed_for(key))
+        return story
+
+    async def with_stored_vectors(
+        self, key: StoryKey, story: CompiledStory, interaction_ids: set[str]
+    ) -> CompiledStory:
+        """The story with the stored vectors of these interactions (that landed since)."""
+        stored = await self._phrase_vectors(
+            key, story.phrase_texts(interaction_ids), encode_missing=False
+        )
+        if stored is None:
+            return story
+        return await self._in_worker(functools.partial(story.with_vectors, interaction_ids, stored))
+
+    async def _phrase_vectors(
+        self, key: StoryKey, texts: dict[str, list[str]], encode_missing: bool = True
+    ) -> PhraseVectors | None:
+        if self._vectors is None:
+            return None
+        landed = self._landed_for(key) if encode_missing else None
+        return await self._vectors.load(key[1], texts, landed)
+
+    def _landed_for(self, key: StoryKey) -> Callable[[set[str]], Awaitable[None]]:
+        async def landed(interaction_ids: set[str]) -> None:
+            await self._landed(key, interaction_ids)
+
+        return landed
+
+    async def _in_worker(self, make: Callable[[], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._worker, make)
+
+    async def _entities(self, account_id: str) -> list[Entity]:
+        return [entity_from_document(d) for d in await self._stores.entities.list(account_id)]
