@@ -66,9 +66,9 @@ def _milliseconds(value: str) -> float:
     return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
 
 
-def wrk(url: str, script: Path) -> dict[str, float]:
+def wrk(url: str, script: Path, connections: int = CONNECTIONS) -> dict[str, float]:
     output = subprocess.run(
-        ["wrk", "-t2", f"-c{CONNECTIONS}", f"-d{SECONDS}s", "--latency", "-s", str(script), url],
+        ["wrk", "-t2", f"-c{connections}", f"-d{SECONDS}s", "--latency", "-s", str(script), url],
         capture_output=True,
         text=True,
         check=True,

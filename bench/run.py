@@ -1,6 +1,14 @@
 """make bench: every benchmark, each written into its section of docs/benchmarks.md."""
 
-from bench import analytics, capacity, clustering, history_load, matching, query_load
+from bench import (
+    analytics,
+    capacity,
+    clustering,
+    history_load,
+    matching,
+    query_load,
+    semantic_load,
+)
 from bench.report import REPORT, write_section
 from bench.stack import running_stack
 
@@ -13,6 +21,9 @@ def main() -> None:
         write_section("inbox", "The misses inbox over HTTP (make bench)", inbox)
     with running_stack("load", semantic_matching=False) as stack:
         write_section("load", "/query under load (make bench)", query_load.load_table(stack))
+    with running_stack("semantic-load") as stack:
+        body = semantic_load.semantic_load_table(stack)
+        write_section("semantic-load", "/query on real text at the defaults (make bench)", body)
     with running_stack("history", semantic_matching=False) as stack:
         body = history_load.history_table(stack)
         write_section("history", "/query with the history on and off (make bench)", body)
