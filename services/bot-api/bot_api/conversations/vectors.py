@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from bot_api.conversations.background import Drain
 from bot_api.engine.semantic import Encoder, PhraseVectors, vector_key
+from bot_api.metrics import PHRASE_VECTORS_WAITING
 from bot_api.storage.protocols import VectorStore
 
 log = logging.getLogger(__name__)
@@ -107,11 +108,13 @@ class PhraseVectorService:
         called as each interaction's are stored."""
         if texts:
             self._queues.setdefault(story_id, _StoryQueue(landed)).add(texts, landed)
+            self._count_waiting()
             self._worker.wake()
 
     def forget(self, story_id: str) -> None:
         """A deleted story's phrases are not encoded any more."""
         self._queues.pop(story_id, None)
+        self._count_waiting()
 
     async def idle(self) -> None:
         """Wait until everything queued so far is done."""
@@ -146,6 +149,7 @@ class PhraseVectorService:
                 self._queues.move_to_end(story_id)
             else:
                 del self._queues[story_id]
+            self._count_waiting()
             if done:
                 await queue.landed(done)
 
@@ -160,6 +164,10 @@ class PhraseVectorService:
                 story_id,
                 {keys[t]: v for t, v in zip(wanted, vectors, strict=True)},
             )
+
+    def _count_waiting(self) -> None:
+        waiting = sum(len(ts) for q in self._queues.values() for ts in q.texts.values())
+        PHRASE_VECTORS_WAITING.set(waiting)
 
     def _keys(self, texts: Mapping[str, Sequence[str]]) -> dict[str, str]:
         """Each distinct text's `vector_key`, worked out once."""

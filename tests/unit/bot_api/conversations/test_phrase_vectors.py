@@ -5,6 +5,7 @@ import asyncio
 from collections.abc import Iterable, Mapping
 
 import pytest
+from prometheus_client import REGISTRY
 
 from bot_api.changes import ChangeFeed
 from bot_api.conversations.cache import StoryCache
@@ -122,9 +123,11 @@ async def test_vectors_land_in_the_background_and_the_next_query_uses_them(bot: 
     story = await bot.cache.story(ACCOUNT, story_id)
     assert story.semantic is not None and greet not in story.semantic
     assert await bot.answer(story_id, "howdy") != greet
+    assert REGISTRY.get_sample_value("parley_phrase_vectors_waiting") == 2
     bot.encoder.released.set()
     await bot.vectors.idle()
     assert {"hello there", "hi friend"} <= set(bot.encoder.encoded)
+    assert REGISTRY.get_sample_value("parley_phrase_vectors_waiting") == 0
     story = await bot.cache.story(ACCOUNT, story_id)
     assert greet in story.semantic  # type: ignore[operator]
     assert await bot.answer(story_id, "howdy") == greet
