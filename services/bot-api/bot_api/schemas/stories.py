@@ -1,3 +1,5 @@
+from zoneinfo import available_timezones
+
 from marshmallow import Schema, fields, validate
 
 from bot_api.domain.settings import LANGUAGES, MAX_HISTORY_DAYS
@@ -22,6 +24,13 @@ class SettingsSchema(Schema):
     )
     redact = StrictBoolean(
         metadata={"description": "Replace e-mails, phone, card and IBAN numbers (default true)"}
+    )
+    timezone = fields.String(
+        validate=validate.OneOf(sorted(available_timezones())),
+        metadata={
+            "description": "IANA timezone of built-in dates and times when the conversation "
+            "has no default_timezone (default UTC): docs/entities.md"
+        },
     )
     review_below = StrictNumber(
         data_key="reviewBelow",

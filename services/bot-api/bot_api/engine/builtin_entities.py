@@ -1,0 +1,273 @@
+"""Built-in entities (`sys.number`, `sys.date`, ...): values every story may ask for
+without listing them, recognised in the story's language and normalised to JSON.
+
+Each family runs only when the story uses one of its entities, so a story without
+built-in entities pays nothing. The recognisers are libraries chosen by measurement on
+tests/data/sys_entities.jsonl (docs/entities.md "Built-in entities"): dateparser for
+dates and times, text2num for numbers said in words, price-parser for amounts,
+phonenumbers for phone numbers. What they leave (the number that precedes a unit, a
+currency's code) is looked up in the small per-language tables of `builtin_words`.
+"""
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any
+
+import phonenumbers
+from dateparser.date import DateDataParser
+from dateparser.search import search_dates
+from price_parser import Price
+from text_to_num import alpha2digit
+
+from bot_api.domain.entities import (
+    AMOUNT_OF_MONEY,
+    ANY,
+    DATE,
+    DATE_TIME,
+    DURATION,
+    EMAIL,
+    NUMBER,
+    ORDINAL,
+    PERCENTAGE,
+    PHONE_NUMBER,
+    TIME,
+    URL,
+)
+from bot_api.domain.redaction import EMAIL as EMAIL_PATTERN
+from bot_api.domain.settings import LANGUAGE_TAGS
+from bot_api.engine.builtin_words import (
+    CURRENCY_WORDS,
+    DECIMAL_COMMA,
+    DURATION_UNITS,
+    ORDINAL_SUFFIX,
+    PERCENT_WORDS,
+    PHONE_REGIONS,
+    TEXT2NUM_LANGUAGES,
+)
+from bot_api.engine.entities import Mention
+from bot_api.engine.text import tokens
+
+MAX_CHARACTERS = 512
+"""Characters of a message the built-in recognisers read: dateparser's search takes
+about 0.5 ms per 10 words, so a message's cost stays bounded whatever is sent."""
+
+_DATES = frozenset({DATE, TIME, DATE_TIME})
+_NUMBERS = frozenset({NUMBER, ORDINAL, PERCENTAGE, DURATION})
+_URL = re.compile(r"\b(?:https?://|www\.)[^\s<>\"']+", re.IGNORECASE)
+_TRAILING_PUNCTUATION = ".,;:!?)"
+_ABBREVIATION = re.compile(r"[^\W\d]{1,2}")
+"""A date said as one word of one or two letters is taken for no date: dateparser reads
+weekday abbreviations there ("we are six" -> Wednesday)."""
+
+
+@dataclass(frozen=True)
+class _Found:
+    """A value and the characters it was said in (of the text the recogniser read)."""
+
+    entity: str
+    value: Any
+    start: int
+    end: int
+    said_in: str = ""
+    """The text `start` and `end` count in, when not the message as sent (numbers said
+    in words are read after text2num turned them into digits)."""
+
+
+class BuiltinRecognizer:
+    """Recognises the built-in entities of `used` in messages in `language`."""
+
+    def __init__(self, used: Iterable[str], language: str) -> None:
+        self.used = frozenset(used)
+        self.language = language
+        self._tag = LANGUAGE_TAGS.get(language, "en")
+        self._comma = self._tag in DECIMAL_COMMA
+
+    def find(self, text: str, now: datetime) -> list[Mention]:
+        """The built-in values said in `text`, positioned on its words (`tokens`);
+        dates and times are resolved against `now` (in the conversation's timezone)."""
+        text = text[:MAX_CHARACTERS]
+        found: list[_Found] = []
+        if self.used & _NUMBERS:
+            found.extend(self._numbers(text))
+        if self.used & _DATES:
+            found.extend(self._dates(text, now))
+        if AMOUNT_OF_MONEY in self.used:
+            found.extend(self._money(text))
+        if EMAIL in self.used:
+            found.extend(_Found(EMAIL, m.group(), m.start(), m.end()) for m in _emails(text))
+        if URL in self.used:
+            found.extend(_urls(text))
+        if PHONE_NUMBER in self.used:
+            found.extend(self._phones(text))
+        return [_mention(text, f) for f in found if f.entity in self.used]
+
+    def _numbers(self, text: str) -> Iterator[_Found]:
+        """Numbers, ordinals, percentages and durations: said in words they are turned
+        into digits first (text2num), then read as digits."""
+        digits = text
+        if self._tag in TEXT2NUM_LANGUAGES:
+            digits = alpha2digit(text, self._tag, threshold=0)
+        number = r"-?\d{1,3}(?:\.\d{3})+(?:,\d+)?|-?\d+(?:,\d+)?"
+        if not self._comma:
+            number = r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?"
+        ordinal = ORDINAL_SUFFIX.get(self._tag)
+        percent = "|".join(PERCENT_WORDS.get(self._tag, ("%",)))
+        units = DURATION_UNITS.get(self._tag, {})
+        for match in re.finditer(rf"(?<![\w.,])({number})(?![\w]|[.,]\d)", digits):
+            value = self._number(match.group(1))
+            rest = digits[match.end() :]
+            yield _Found(NUMBER, value, match.start(), match.end(), digits)
+            said = re.match(rf"\s*(?:{percent})", rest, re.IGNORECASE)
+            if said:
+                end = match.end() + said.end()
+                yield _Found(PERCENTAGE, value, match.start(), end, digits)
+            unit = re.match(r"\s*(\w+)", rest)
+            if unit and unit.group(1).lower() in units and isinstance(value, int):
+                duration = _iso_duration(value, units[unit.group(1).lower()])
+                end = match.end() + unit.end()
+                yield _Found(DURATION, duration, match.start(), end, digits)
+        if ordinal is not None:
+            for match in re.finditer(ordinal, digits, re.IGNORECASE):
+                yield _Found(ORDINAL, int(match.group(1)), match.start(), match.end(), digits)
+
+    def _number(self, said: str) -> int | float:
+        group, decimal = (".", ",") if self._comma else (",", ".")
+        plain = said.replace(group, "").replace(decimal, ".")
+        value = float(plain)
+        return int(value) if value.is_integer() and "." not in plain else value
+
+    def _dates(self, text: str, now: datetime) -> Iterator[_Found]:
+        """Dates, times and date-times (a day, week, month or year said without a time
+        is a range: {"start", "end"}), by dateparser, in the conversation's timezone."""
+        settings = _date_settings(now)
+        hits = search_dates(text, languages=[self._tag], settings=settings) or []
+        parser = DateDataParser(languages=[self._tag], settings=settings)
+        position = 0
+        for hit, _ in hits:
+            said = self._without_leading_number(hit, parser)
+            if _ABBREVIATION.fullmatch(said):
+                continue
+            start = text.find(said, position)
+            if start < 0:
+                continue
+            position = start + len(said)
+            data = parser.get_date_data(said)
+            if data.date_obj is None:
+                continue
+            moment = data.date_obj.replace(tzinfo=now.tzinfo)
+            end = start + len(said)
+            if data.period == "time":
+                yield _Found(DATE_TIME, moment.isoformat(), start, end)
+                yield _Found(TIME, moment.time().isoformat(), start, end)
+                yield _Found(DATE, moment.date().isoformat(), start, end)
+            elif data.period in ("day", "week", "month", "year"):
+                first, last = _period(moment.date(), data.period)
+                if data.period == "day":
+                    yield _Found(DATE, first.isoformat(), start, end)
+                yield _Found(DATE_TIME, _range(first, last, now), start, end)
+
+    def _without_leading_number(self, said: str, parser: DateDataParser) -> str:
+        """The date without the number dateparser's search takes in before it ("4
+        tomorrow", "one tomorrow": the number is the guests', not part of the date)."""
+        first, _, rest = said.partition(" ")
+        said_in_words = self._tag in TEXT2NUM_LANGUAGES and first.isalpha()
+        if not rest or not (first.isdigit() or said_in_words):
+            return said
+        if said_in_words and alpha2digit(first, self._tag, threshold=0) == first:
+            return said
+        return rest if parser.get_date_data(rest).date_obj is not None else said
+
+    def _money(self, text: str) -> Iterator[_Found]:
+        price = Price.fromstring(text, decimal_separator="," if self._comma else ".")
+        if price.amount is None or price.amount_text is None:
+            return
+        start = text.find(price.amount_text)
+        currency = _currency(price.currency) or _currency_near(text, start, len(price.amount_text))
+        if currency is None:
+            return
+        amount = float(price.amount)
+        value = {"amount": int(amount) if amount.is_integer() else amount, "currency": currency}
+        yield _Found(AMOUNT_OF_MONEY, value, start, start + len(price.amount_text))
+
+    def _phones(self, text: str) -> Iterator[_Found]:
+        region = PHONE_REGIONS.get(self._tag)
+        for match in phonenumbers.PhoneNumberMatcher(text, region):
+            number = phonenumbers.format_number(match.number, phonenumbers.PhoneNumberFormat.E164)
+            yield _Found(PHONE_NUMBER, number, match.start, match.end)
+
+
+def free_text(text: str, words: int) -> Mention:
+    """`sys.any`: the whole message, the answer to the parameter being asked for."""
+    return Mention(ANY, text.strip(), 0, words, text.strip())
+
+
+def _emails(text: str) -> Iterator[re.Match[str]]:
+    return EMAIL_PATTERN.finditer(text)
+
+
+def _urls(text: str) -> Iterator[_Found]:
+    for match in _URL.finditer(text):
+        said = match.group().rstrip(_TRAILING_PUNCTUATION)
+        yield _Found(URL, said, match.start(), match.start() + len(said))
+
+
+def _date_settings(now: datetime) -> dict[str, Any]:
+    return {
+        "RELATIVE_BASE": now.replace(tzinfo=None),
+        "PREFER_DATES_FROM": "future",
+        "RETURN_TIME_AS_PERIOD": True,
+    }
+
+
+def _period(day: date, period: str) -> tuple[date, date]:
+    """The first day of the period `day` stands for, and the first day after it."""
+    if period == "week":
+        monday = day - timedelta(days=day.weekday())
+        return monday, monday + timedelta(days=7)
+    if period == "month":
+        first = day.replace(day=1)
+        return first, (first + timedelta(days=32)).replace(day=1)
+    if period == "year":
+        return day.replace(month=1, day=1), day.replace(year=day.year + 1, month=1, day=1)
+    return day, day + timedelta(days=1)
+
+
+def _range(first: date, last: date, now: datetime) -> dict[str, str]:
+    def midnight(day: date) -> str:
+        return datetime(day.year, day.month, day.day, tzinfo=now.tzinfo).isoformat()
+
+    return {"start": midnight(first), "end": midnight(last)}
+
+
+def _iso_duration(amount: int, unit: str) -> str:
+    """ISO 8601 for `amount` units ("S", "MIN", "H", "D", "W", "MON", "Y"); a week is
+    seven days, as Dialogflow and Duckling count it."""
+    if unit == "W":
+        return f"P{amount * 7}D"
+    if unit in ("S", "MIN", "H"):
+        return f"PT{amount}{unit[0]}"
+    return f"P{amount}{unit[0]}"
+
+
+def _currency(said: str | None) -> str | None:
+    if not said:
+        return None
+    key = said.strip().lower()
+    if key in CURRENCY_WORDS:
+        return CURRENCY_WORDS[key]
+    return said.strip().upper() if re.fullmatch(r"[A-Za-z]{3}", said.strip()) else None
+
+
+def _currency_near(text: str, start: int, length: int) -> str | None:
+    """A currency said as a word just after the amount ("100 dollars")."""
+    after = re.match(r"\s*(\w+)", text[start + length :])
+    return _currency(after.group(1)) if after else None
+
+
+def _mention(text: str, found: _Found) -> Mention:
+    text = found.said_in or text
+    start = len(tokens(text[: found.start]))
+    end = max(start + 1, len(tokens(text[: found.end])))
+    return Mention(found.entity, found.value, start, end, text[found.start : found.end])
