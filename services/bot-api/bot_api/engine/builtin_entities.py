@@ -12,11 +12,11 @@ currency's code) is looked up in the small per-language tables of `builtin_words
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any
 
 import phonenumbers
-from dateparser.date import DateDataParser
+from dateparser.date import DateData, DateDataParser
 from dateparser.search import search_dates
 from price_parser import Price
 from text_to_num import alpha2digit
@@ -38,9 +38,12 @@ from bot_api.domain.entities import (
 from bot_api.domain.redaction import EMAIL as EMAIL_PATTERN
 from bot_api.domain.settings import LANGUAGE_TAGS
 from bot_api.engine.builtin_words import (
+    CLOCK_WORDS,
     CURRENCY_WORDS,
     DECIMAL_COMMA,
     DURATION_UNITS,
+    MINUS,
+    ONE_UNIT,
     ORDINAL_SUFFIX,
     PERCENT_WORDS,
     PHONE_REGIONS,
@@ -53,8 +56,12 @@ MAX_CHARACTERS = 512
 """Characters of a message the built-in recognisers read: dateparser's search takes
 about 0.5 ms per 10 words, so a message's cost stays bounded whatever is sent."""
 
+WORD_NUMBERS_FROM = 2
+"""A lone "one" said in words is no number: in German and Spanish it is also the article
+("ein Tisch für zwölf" would give 1 guest); "one hundred" still is."""
 _DATES = frozenset({DATE, TIME, DATE_TIME})
-_NUMBERS = frozenset({NUMBER, ORDINAL, PERCENTAGE, DURATION})
+_CARDINALS = frozenset({NUMBER, PERCENTAGE, DURATION})
+_NUMBERS = _CARDINALS | {ORDINAL}
 _URL = re.compile(r"\b(?:https?://|www\.)[^\s<>\"']+", re.IGNORECASE)
 _TRAILING_PUNCTUATION = ".,;:!?)"
 _ABBREVIATION = re.compile(r"[^\W\d]{1,2}")
@@ -106,17 +113,32 @@ class BuiltinRecognizer:
     def _numbers(self, text: str) -> Iterator[_Found]:
         """Numbers, ordinals, percentages and durations: said in words they are turned
         into digits first (text2num), then read as digits."""
-        digits = text
-        if self._tag in TEXT2NUM_LANGUAGES:
-            digits = alpha2digit(text, self._tag, threshold=0)
+        if self.used & _CARDINALS:
+            yield from self._cardinals(self._in_digits(text, WORD_NUMBERS_FROM))
+        ordinal = ORDINAL_SUFFIX.get(self._tag)
+        if ORDINAL in self.used and ordinal is not None:
+            digits = self._in_digits(text, 0)  # "first" is an ordinal whatever the article
+            for match in re.finditer(ordinal, digits, re.IGNORECASE):
+                yield _Found(ORDINAL, int(match.group(1)), match.start(), match.end(), digits)
+
+    def _in_digits(self, text: str, threshold: int) -> str:
+        if self._tag not in TEXT2NUM_LANGUAGES:
+            return text
+        digits: str = alpha2digit(text, self._tag, threshold=threshold)
+        return digits
+
+    def _cardinals(self, digits: str) -> Iterator[_Found]:
         number = r"-?\d{1,3}(?:\.\d{3})+(?:,\d+)?|-?\d+(?:,\d+)?"
         if not self._comma:
             number = r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?"
-        ordinal = ORDINAL_SUFFIX.get(self._tag)
         percent = "|".join(PERCENT_WORDS.get(self._tag, ("%",)))
         units = DURATION_UNITS.get(self._tag, {})
+        minus = MINUS.get(self._tag)
         for match in re.finditer(rf"(?<![\w.,])({number})(?![\w]|[.,]\d)", digits):
             value = self._number(match.group(1))
+            before = digits[: match.start()]
+            if minus and re.search(rf"\b{minus}\s+$", before, re.IGNORECASE):
+                value = -value
             rest = digits[match.end() :]
             yield _Found(NUMBER, value, match.start(), match.end(), digits)
             said = re.match(rf"\s*(?:{percent})", rest, re.IGNORECASE)
@@ -128,9 +150,13 @@ class BuiltinRecognizer:
                 duration = _iso_duration(value, units[unit.group(1).lower()])
                 end = match.end() + unit.end()
                 yield _Found(DURATION, duration, match.start(), end, digits)
-        if ordinal is not None:
-            for match in re.finditer(ordinal, digits, re.IGNORECASE):
-                yield _Found(ORDINAL, int(match.group(1)), match.start(), match.end(), digits)
+        articles = "|".join(ONE_UNIT.get(self._tag, ()))
+        said_one = re.finditer(rf"\b(?:{articles})\s+(\w+)", digits, re.IGNORECASE)
+        for match in said_one if articles else ():
+            unit_said = match.group(1).lower()
+            if unit_said in units:
+                duration = _iso_duration(1, units[unit_said])
+                yield _Found(DURATION, duration, match.start(), match.end(), digits)
 
     def _number(self, said: str) -> int | float:
         group, decimal = (".", ",") if self._comma else (",", ".")
@@ -141,43 +167,43 @@ class BuiltinRecognizer:
     def _dates(self, text: str, now: datetime) -> Iterator[_Found]:
         """Dates, times and date-times (a day, week, month or year said without a time
         is a range: {"start", "end"}), by dateparser, in the conversation's timezone."""
+        clock = CLOCK_WORDS.get(self._tag)
+        if clock is not None:
+            text = re.sub(*clock, text, flags=re.IGNORECASE)
         settings = _date_settings(now)
         hits = search_dates(text, languages=[self._tag], settings=settings) or []
         parser = DateDataParser(languages=[self._tag], settings=settings)
         position = 0
-        for hit, _ in hits:
-            said = self._without_leading_number(hit, parser)
-            if _ABBREVIATION.fullmatch(said):
-                continue
+        for hit, found in hits:
+            said = self._without_leading_number(hit, found, parser)
             start = text.find(said, position)
-            if start < 0:
+            if start < 0 or _ABBREVIATION.fullmatch(said):
                 continue
-            position = start + len(said)
+            position = end = start + len(said)
             data = parser.get_date_data(said)
-            if data.date_obj is None:
-                continue
-            moment = data.date_obj.replace(tzinfo=now.tzinfo)
-            end = start + len(said)
-            if data.period == "time":
+            period = _period_said(data, found, now)
+            moment = (data.date_obj or found).replace(tzinfo=now.tzinfo)
+            if period == "time":
                 yield _Found(DATE_TIME, moment.isoformat(), start, end)
                 yield _Found(TIME, moment.time().isoformat(), start, end)
                 yield _Found(DATE, moment.date().isoformat(), start, end)
-            elif data.period in ("day", "week", "month", "year"):
-                first, last = _period(moment.date(), data.period)
-                if data.period == "day":
+            else:
+                first, last = _period(moment.date(), period)
+                if period == "day":
                     yield _Found(DATE, first.isoformat(), start, end)
                 yield _Found(DATE_TIME, _range(first, last, now), start, end)
 
-    def _without_leading_number(self, said: str, parser: DateDataParser) -> str:
+    def _without_leading_number(self, said: str, found: datetime, parser: DateDataParser) -> str:
         """The date without the number dateparser's search takes in before it ("4
-        tomorrow", "one tomorrow": the number is the guests', not part of the date)."""
+        tomorrow", "one tomorrow": the guests', not part of the date): dropped when the
+        rest alone is the same date ("24 de diciembre" keeps its 24)."""
         first, _, rest = said.partition(" ")
         said_in_words = self._tag in TEXT2NUM_LANGUAGES and first.isalpha()
         if not rest or not (first.isdigit() or said_in_words):
             return said
         if said_in_words and alpha2digit(first, self._tag, threshold=0) == first:
             return said
-        return rest if parser.get_date_data(rest).date_obj is not None else said
+        return rest if parser.get_date_data(rest).date_obj == found else said
 
     def _money(self, text: str) -> Iterator[_Found]:
         price = Price.fromstring(text, decimal_separator="," if self._comma else ".")
@@ -219,6 +245,16 @@ def _date_settings(now: datetime) -> dict[str, Any]:
         "PREFER_DATES_FROM": "future",
         "RETURN_TIME_AS_PERIOD": True,
     }
+
+
+def _period_said(data: DateData, found: datetime, now: datetime) -> str:
+    """ "time" when a time of day was said, else the day, week, month or year meant:
+    dateparser's own period when it parses the words alone (more carefully than its
+    search: "the day after tomorrow"), else a time of day other than midnight and
+    now's is taken as said."""
+    if data.date_obj is not None and data.period in ("time", "day", "week", "month", "year"):
+        return str(data.period)
+    return "day" if found.time() in (time(0), now.replace(tzinfo=None).time()) else "time"
 
 
 def _period(day: date, period: str) -> tuple[date, date]:

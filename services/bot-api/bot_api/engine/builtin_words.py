@@ -12,7 +12,7 @@ DECIMAL_COMMA = frozenset(
 
 ORDINAL_SUFFIX = {
     "en": r"\b(\d+)(?:st|nd|rd|th)\b",
-    "de": r"\b(\d+)\.(?=\s+[^\W\d])",
+    "de": r"\b(\d+)\.(?=\s+[^\W\d]|\s*$)",
     "es": r"\b(\d+)\.?[ºª°](?!\w)",
     "fr": r"\b(\d+)(?:er|re|e|ème)\b",
     "it": r"\b(\d+)[ºª°](?!\w)",
@@ -25,7 +25,7 @@ ORDINAL_SUFFIX = {
 PERCENT_WORDS = {
     "en": ("%", "percent", "per cent"),
     "de": ("%", "prozent"),
-    "es": ("%", "por ciento"),
+    "es": ("%", "por ciento", "por 100"),
     "fr": ("%", "pour cent", "pourcent"),
     "it": ("%", "per cento", "percento"),
     "pt": ("%", "por cento"),
@@ -53,6 +53,19 @@ DURATION_UNITS = {
 }  # fmt: skip
 """A number followed by one of these is a duration (unit as `_iso_duration` takes it)."""
 
+ONE_UNIT = {
+    "en": ("a", "an"), "de": ("ein", "eine", "einen"), "es": ("un", "una"),
+    "fr": ("un", "une"), "it": ("un", "una", "uno"), "pt": ("um", "uma"), "nl": ("een",),
+    "da": ("en", "et"),
+}  # fmt: skip
+"""Articles that say one of a unit ("a week"): text2num leaves them as words."""
+
+MINUS = {
+    "en": "minus", "de": "minus", "es": "menos", "fr": "moins", "it": "meno", "pt": "menos",
+    "nl": "min", "da": "minus",
+}  # fmt: skip
+"""The word making the number after it negative ("minus 7"): text2num leaves it."""
+
 CURRENCY_WORDS = {
     "$": "USD", "us$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR", "fr.": "CHF",
     "euro": "EUR", "euros": "EUR", "dollar": "USD", "dollars": "USD", "dólar": "USD",
@@ -67,3 +80,7 @@ PHONE_REGIONS = {
     "tr": "TR", "ro": "RO", "hu": "HU", "el": "GR", "ga": "IE", "lt": "LT", "et": "EE",
 }  # fmt: skip
 """The country a phone number written without its +code is read in, by language."""
+
+CLOCK_WORDS = {"de": (r"(?<=\d) Uhr\b", ":00 ")}
+"""Hours said with a clock word dateparser does not read ("um 20 Uhr" would be the 20th),
+written as the clock time it reads, in as many characters (positions stay right)."""
