@@ -59,6 +59,18 @@ about 0.5 ms per 10 words, so a message's cost stays bounded whatever is sent.""
 WORD_NUMBERS_FROM = 2
 """A lone "one" said in words is no number: in German and Spanish it is also the article
 ("ein Tisch für zwölf" would give 1 guest); "one hundred" still is."""
+_ISO_CODE = re.compile(r"[A-Z]{3}")
+_CURRENCY_NAMES = "|".join(
+    re.escape(word) if not word[0].isalpha() else rf"(?<!\w)(?i:{re.escape(word)})(?!\w)"
+    for word in sorted(CURRENCY_WORDS, key=len, reverse=True)
+)
+_CURRENCY = rf"{_CURRENCY_NAMES}|(?<![A-Za-z])[A-Z]{{3}}(?![A-Za-z])"
+_AMOUNT = r"(?<![\d.,])\d(?:[\d.,]*\d)?"
+_MONEY = re.compile(
+    rf"(?P<amount_before>{_AMOUNT})\s?(?P<currency_after>{_CURRENCY})"
+    rf"|(?P<currency_before>{_CURRENCY})\s?(?P<amount_after>{_AMOUNT})"
+)
+"""An amount with its currency just before or after it."""
 _DATES = frozenset({DATE, TIME, DATE_TIME})
 _CARDINALS = frozenset({NUMBER, PERCENTAGE, DURATION})
 _NUMBERS = _CARDINALS | {ORDINAL}
@@ -108,7 +120,7 @@ class BuiltinRecognizer:
             found.extend(_urls(text))
         if PHONE_NUMBER in self.used:
             found.extend(self._phones(text))
-        return [_mention(text, f) for f in found if f.entity in self.used]
+        return _outside_others([_mention(text, f) for f in found if f.entity in self.used])
 
     def _numbers(self, text: str) -> Iterator[_Found]:
         """Numbers, ordinals, percentages and durations: said in words they are turned
@@ -206,16 +218,18 @@ class BuiltinRecognizer:
         return rest if parser.get_date_data(rest).date_obj == found else said
 
     def _money(self, text: str) -> Iterator[_Found]:
-        price = Price.fromstring(text, decimal_separator="," if self._comma else ".")
-        if price.amount is None or price.amount_text is None:
-            return
-        start = text.find(price.amount_text)
-        currency = _currency(price.currency) or _currency_near(text, start, len(price.amount_text))
-        if currency is None:
-            return
-        amount = float(price.amount)
-        value = {"amount": int(amount) if amount.is_integer() else amount, "currency": currency}
-        yield _Found(AMOUNT_OF_MONEY, value, start, start + len(price.amount_text))
+        """Each amount said beside a currency (a symbol, an ISO code, a name: "$20",
+        "20 €", "EUR 250", "100 dollars"); price-parser reads the amount."""
+        separator = "," if self._comma else "."
+        for match in _MONEY.finditer(text):
+            said = match.group("amount_before") or match.group("amount_after")
+            currency = _currency(match.group("currency_before") or match.group("currency_after"))
+            amount = Price.fromstring(said, decimal_separator=separator).amount
+            if amount is None or currency is None:
+                continue
+            number = float(amount)
+            value = {"amount": int(number) if number.is_integer() else number, "currency": currency}
+            yield _Found(AMOUNT_OF_MONEY, value, match.start(), match.end())
 
     def _phones(self, text: str) -> Iterator[_Found]:
         region = PHONE_REGIONS.get(self._tag)
@@ -287,19 +301,22 @@ def _iso_duration(amount: int, unit: str) -> str:
     return f"P{amount}{unit[0]}"
 
 
-def _currency(said: str | None) -> str | None:
-    if not said:
-        return None
-    key = said.strip().lower()
-    if key in CURRENCY_WORDS:
-        return CURRENCY_WORDS[key]
-    return said.strip().upper() if re.fullmatch(r"[A-Za-z]{3}", said.strip()) else None
+def _currency(said: str) -> str | None:
+    return CURRENCY_WORDS.get(said.lower(), said if _ISO_CODE.fullmatch(said) else None)
 
 
-def _currency_near(text: str, start: int, length: int) -> str | None:
-    """A currency said as a word just after the amount ("100 dollars")."""
-    after = re.match(r"\s*(\w+)", text[start + length :])
-    return _currency(after.group(1)) if after else None
+def _outside_others(mentions: list[Mention]) -> list[Mention]:
+    """The mentions less the numbers and ordinals said within another value: the 20 of
+    "$20", the 2 of "in 2 hours", the 24 of "am 24. Dezember" (when the story uses both
+    entities; a story asking only for numbers still reads them there)."""
+
+    def within_other(m: Mention) -> bool:
+        return m.entity in (NUMBER, ORDINAL) and any(
+            o.entity not in (NUMBER, ORDINAL) and o.start <= m.start and m.end <= o.end
+            for o in mentions
+        )
+
+    return [m for m in mentions if not within_other(m)]
 
 
 def _mention(text: str, found: _Found) -> Mention:

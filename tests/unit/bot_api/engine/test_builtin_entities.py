@@ -154,3 +154,14 @@ def test_responses_say_money_and_ranges_plainly() -> None:
     assert [item.message for item in outcome.fulfillment] == [  # type: ignore[union-attr]
         "20 EUR in 2026-11-30T00:00:00+01:00/2026-12-07T00:00:00+01:00"
     ]
+
+
+def test_a_number_within_another_value_is_that_value_only() -> None:
+    entities = {"sys.number", "sys.amount-of-money", "sys.duration"}
+    found = values(entities, "4 people, $20 each, for 2 hours")
+    assert found == {
+        "sys.number": [4],
+        "sys.amount-of-money": [{"amount": 20, "currency": "USD"}],
+        "sys.duration": ["PT2H"],
+    }
+    assert values({"sys.number"}, "$20 for 2 hours") == {"sys.number": [20, 2]}
