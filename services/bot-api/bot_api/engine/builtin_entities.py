@@ -187,7 +187,7 @@ class BuiltinRecognizer:
         parser = DateDataParser(languages=[self._tag], settings=settings)
         position = 0
         for hit, found in hits:
-            said = self._without_leading_number(hit, found, parser)
+            said = self._without_leading_number(hit, found, settings)
             start = text.find(said, position)
             if start < 0 or _ABBREVIATION.fullmatch(said):
                 continue
@@ -205,7 +205,7 @@ class BuiltinRecognizer:
                     yield _Found(DATE, first.isoformat(), start, end)
                 yield _Found(DATE_TIME, _range(first, last, now), start, end)
 
-    def _without_leading_number(self, said: str, found: datetime, parser: DateDataParser) -> str:
+    def _without_leading_number(self, said: str, found: datetime, settings: dict[str, Any]) -> str:
         """The date without the number dateparser's search takes in before it ("4
         tomorrow", "one tomorrow": the guests', not part of the date): dropped when the
         rest alone is the same date ("24 de diciembre" keeps its 24)."""
@@ -215,7 +215,8 @@ class BuiltinRecognizer:
             return said
         if said_in_words and alpha2digit(first, self._tag, threshold=0) == first:
             return said
-        return rest if parser.get_date_data(rest).date_obj == found else said
+        alone = search_dates(rest, languages=[self._tag], settings=settings) or []
+        return rest if [(rest, found)] == alone else said
 
     def _money(self, text: str) -> Iterator[_Found]:
         """Each amount said beside a currency (a symbol, an ISO code, a name: "$20",

@@ -165,3 +165,10 @@ def test_a_number_within_another_value_is_that_value_only() -> None:
         "sys.duration": ["PT2H"],
     }
     assert values({"sys.number"}, "$20 for 2 hours") == {"sys.number": [20, 2]}
+
+
+def test_a_number_dateparser_takes_into_a_date_stays_a_number() -> None:
+    found = values({"sys.number", "sys.date"}, "ein Tisch für zwölf am 24. Dezember", "german")
+    assert found == {"sys.number": [12], "sys.date": ["2026-12-24"]}
+    found = values({"sys.number", "sys.date"}, "a table for 4 tomorrow")
+    assert found == {"sys.number": [4], "sys.date": ["2026-11-26"]}
