@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+from functools import cache
 from typing import Any
 
 import phonenumbers
@@ -102,6 +103,8 @@ class BuiltinRecognizer:
         self.language = language
         self._tag = LANGUAGE_TAGS.get(language, "en")
         self._comma = self._tag in DECIMAL_COMMA
+        if self.used & _DATES:
+            _load_date_language(self._tag)
 
     def find(self, text: str, now: datetime) -> list[Mention]:
         """The built-in values said in `text`, positioned on its words (`tokens`);
@@ -237,6 +240,14 @@ class BuiltinRecognizer:
         for match in phonenumbers.PhoneNumberMatcher(text, region):
             number = phonenumbers.format_number(match.number, phonenumbers.PhoneNumberFormat.E164)
             yield _Found(PHONE_NUMBER, number, match.start, match.end)
+
+
+@cache
+def _load_date_language(tag: str) -> None:
+    """dateparser loads a language's data on its first use, once a process: 100 to
+    500 ms measured for the first language (bench/sys_entities.py). Done as the story
+    is compiled (in the story cache's worker) rather than in its first message's turn."""
+    search_dates("tomorrow", languages=[tag])
 
 
 def free_text(text: str, words: int) -> Mention:
