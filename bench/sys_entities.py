@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from bench.matching import build, turn_seconds
 from bench.report import write_section
-from bot_api.domain.entities import ANY, BUILTIN_ENTITIES
+from bot_api.domain.entities import ANY, BUILTIN_ENTITIES, DATE_TIME, NUMBER
 from bot_api.engine.builtin_entities import BuiltinRecognizer, free_text
 from bot_api.engine.text import tokens
 
@@ -74,6 +75,22 @@ def latency_ms(language: str) -> tuple[float, list[float]]:
     return first, times
 
 
+def turn_ms(entities: tuple[str, ...]) -> float:
+    """p50 milliseconds of a whole engine turn over the English texts of the set, on a
+    small booking story whose one interaction asks for `entities`."""
+    slots = " ".join(f"{{{{{entity}:p{n}}}}}" for n, entity in enumerate(entities))
+    parameters = [{"alias": f"p{n}", "entity": e, "prompts": []} for n, e in enumerate(entities)]
+    story = build(
+        [
+            {"name": "Book", "userSays": [f"book a table {slots}"], "parameters": parameters},
+            {"name": "Hours", "userSays": ["when are you open"]},
+        ]
+    )
+    texts = [c.text for c in cases() if c.language == "english"] * 5
+    turn_seconds(story, texts[:1])
+    return statistics.median(turn_seconds(story, texts)) * 1000
+
+
 def main() -> None:
     languages = sorted({c.language for c in cases()})
     latencies = {language: latency_ms(language) for language in languages}  # cold first
@@ -109,6 +126,15 @@ def main() -> None:
     right = sum(r for r, _ in table.values())
     total = sum(t for _, t in table.values())
     lines.append(f"| all | {right / total:.3f} ({right}/{total}) | | | |")
+    kinds = {
+        "none": (),
+        "sys.number": (NUMBER,),
+        "sys.date-time": (DATE_TIME,),
+        "all twelve": tuple(sorted(BUILTIN_ENTITIES)),
+    }
+    lines += ["", "A whole engine turn (`respond`, p50) on a small English story whose interaction"]
+    lines += ["asks for:", "", "| built-in entities | turn p50 |", "|---|---|"]
+    lines += [f"| {name} | {turn_ms(entities):.2f} ms |" for name, entities in kinds.items()]
     body = "\n".join(lines) + "\n"
     print(body)
     write_section("sys-entities", "Built-in entities (python -m bench.sys_entities)", body)
