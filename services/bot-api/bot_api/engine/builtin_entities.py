@@ -41,6 +41,7 @@ from bot_api.domain.settings import LANGUAGE_TAGS
 from bot_api.engine.builtin_words import (
     CLOCK_WORDS,
     CURRENCY_WORDS,
+    DATEPARSER_TAGS,
     DECIMAL_COMMA,
     DURATION_UNITS,
     MINUS,
@@ -57,6 +58,9 @@ MAX_CHARACTERS = 512
 """Characters of a message the built-in recognisers read: dateparser's search takes
 about 0.5 ms per 10 words, so a message's cost stays bounded whatever is sent."""
 
+MAX_NUMBER = 1e15
+"""Numbers at or beyond it are not read: JSON clients in JavaScript hold integers exactly
+only up to 2**53 (about 9e15), and 600 digits would be infinity, which JSON has not."""
 WORD_NUMBERS_FROM = 2
 """A lone "one" said in words is no number: in German and Spanish it is also the article
 ("ein Tisch für zwölf" would give 1 guest); "one hundred" still is."""
@@ -103,8 +107,7 @@ class BuiltinRecognizer:
         self.language = language
         self._tag = LANGUAGE_TAGS.get(language, "en")
         self._comma = self._tag in DECIMAL_COMMA
-        if self.used & _DATES:
-            _load_date_language(self._tag)
+        self._date_tag = _date_language(DATEPARSER_TAGS.get(self._tag, self._tag))
 
     def find(self, text: str, now: datetime) -> list[Mention]:
         """The built-in values said in `text`, positioned on its words (`tokens`);
@@ -113,8 +116,8 @@ class BuiltinRecognizer:
         found: list[_Found] = []
         if self.used & _NUMBERS:
             found.extend(self._numbers(text))
-        if self.used & _DATES:
-            found.extend(self._dates(text, now))
+        if self.used & _DATES and self._date_tag is not None:
+            found.extend(self._dates(text, now, self._date_tag))
         if AMOUNT_OF_MONEY in self.used:
             found.extend(self._money(text))
         if EMAIL in self.used:
@@ -151,6 +154,8 @@ class BuiltinRecognizer:
         minus = MINUS.get(self._tag)
         for match in re.finditer(rf"(?<![\w.,])({number})(?![\w]|[.,]\d)", digits):
             value = self._number(match.group(1))
+            if value is None:
+                continue
             before = digits[: match.start()]
             if minus and re.search(rf"\b{minus}\s+$", before, re.IGNORECASE):
                 value = -value
@@ -173,24 +178,24 @@ class BuiltinRecognizer:
                 duration = _iso_duration(1, units[unit_said])
                 yield _Found(DURATION, duration, match.start(), match.end(), digits)
 
-    def _number(self, said: str) -> int | float:
+    def _number(self, said: str) -> int | float | None:
+        """The number written, None beyond `MAX_NUMBER`."""
         group, decimal = (".", ",") if self._comma else (",", ".")
         plain = said.replace(group, "").replace(decimal, ".")
-        value = float(plain)
-        return int(value) if value.is_integer() and "." not in plain else value
+        return _json_number(float(plain))
 
-    def _dates(self, text: str, now: datetime) -> Iterator[_Found]:
+    def _dates(self, text: str, now: datetime, tag: str) -> Iterator[_Found]:
         """Dates, times and date-times (a day, week, month or year said without a time
         is a range: {"start", "end"}), by dateparser, in the conversation's timezone."""
         clock = CLOCK_WORDS.get(self._tag)
         if clock is not None:
             text = re.sub(*clock, text, flags=re.IGNORECASE)
         settings = _date_settings(now)
-        hits = search_dates(text, languages=[self._tag], settings=settings) or []
-        parser = DateDataParser(languages=[self._tag], settings=settings)
+        hits = search_dates(text, languages=[tag], settings=settings) or []
+        parser = DateDataParser(languages=[tag], settings=settings)
         position = 0
         for hit, found in hits:
-            said = self._without_leading_number(hit, found, settings)
+            said = self._without_leading_number(hit, found, tag, settings)
             start = text.find(said, position)
             if start < 0 or _ABBREVIATION.fullmatch(said):
                 continue
@@ -208,7 +213,9 @@ class BuiltinRecognizer:
                     yield _Found(DATE, first.isoformat(), start, end)
                 yield _Found(DATE_TIME, _range(first, last, now), start, end)
 
-    def _without_leading_number(self, said: str, found: datetime, settings: dict[str, Any]) -> str:
+    def _without_leading_number(
+        self, said: str, found: datetime, tag: str, settings: dict[str, Any]
+    ) -> str:
         """The date without the number dateparser's search takes in before it ("4
         tomorrow", "one tomorrow": the guests', not part of the date): dropped when the
         rest alone is the same date ("24 de diciembre" keeps its 24)."""
@@ -218,7 +225,7 @@ class BuiltinRecognizer:
             return said
         if said_in_words and alpha2digit(first, self._tag, threshold=0) == first:
             return said
-        alone = search_dates(rest, languages=[self._tag], settings=settings) or []
+        alone = search_dates(rest, languages=[tag], settings=settings) or []
         return rest if [(rest, found)] == alone else said
 
     def _money(self, text: str) -> Iterator[_Found]:
@@ -228,11 +235,11 @@ class BuiltinRecognizer:
         for match in _MONEY.finditer(text):
             said = match.group("amount_before") or match.group("amount_after")
             currency = _currency(match.group("currency_before") or match.group("currency_after"))
-            amount = Price.fromstring(said, decimal_separator=separator).amount
+            price = Price.fromstring(said, decimal_separator=separator).amount
+            amount = None if price is None else _json_number(float(price))
             if amount is None or currency is None:
                 continue
-            number = float(amount)
-            value = {"amount": int(number) if number.is_integer() else number, "currency": currency}
+            value = {"amount": amount, "currency": currency}
             yield _Found(AMOUNT_OF_MONEY, value, match.start(), match.end())
 
     def _phones(self, text: str) -> Iterator[_Found]:
@@ -243,11 +250,23 @@ class BuiltinRecognizer:
 
 
 @cache
-def _load_date_language(tag: str) -> None:
-    """dateparser loads a language's data on its first use, once a process: 100 to
-    500 ms measured for the first language (bench/sys_entities.py). Done as the story
-    is compiled (in the story cache's worker) rather than in its first message's turn."""
-    search_dates("tomorrow", languages=[tag])
+def _date_language(tag: str) -> str | None:
+    """`tag` if dateparser reads the language (None: no dates in it), its data loaded:
+    dateparser loads it on first use, once a process, 100 to 500 ms measured for the
+    first language (bench/sys_entities.py); done here, as the story is compiled (in the
+    story cache's worker), rather than in its first message's turn."""
+    try:
+        search_dates("tomorrow", languages=[tag])
+    except ValueError:  # "Unknown language(s)"
+        return None
+    return tag
+
+
+def _json_number(value: float) -> int | float | None:
+    """Whole numbers as integers; None beyond `MAX_NUMBER` (or not finite)."""
+    if not abs(value) < MAX_NUMBER:
+        return None
+    return int(value) if value.is_integer() else value
 
 
 def free_text(text: str, words: int) -> Mention:

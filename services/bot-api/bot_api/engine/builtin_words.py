@@ -84,3 +84,6 @@ PHONE_REGIONS = {
 CLOCK_WORDS = {"de": (r"(?<=\d) Uhr\b", ":00 ")}
 """Hours said with a clock word dateparser does not read ("um 20 Uhr" would be the 20th),
 written as the clock time it reads, in as many characters (positions stay right)."""
+
+DATEPARSER_TAGS = {"no": "nb"}
+"""Where dateparser's language code is not the story language's ISO 639-1 tag."""

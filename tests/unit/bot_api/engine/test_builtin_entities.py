@@ -172,3 +172,20 @@ def test_a_number_dateparser_takes_into_a_date_stays_a_number() -> None:
     assert found == {"sys.number": [12], "sys.date": ["2026-12-24"]}
     found = values({"sys.number", "sys.date"}, "a table for 4 tomorrow")
     assert found == {"sys.number": [4], "sys.date": ["2026-11-26"]}
+
+
+def test_numbers_beyond_what_json_clients_hold_are_not_read() -> None:
+    assert values({"sys.number"}, "1" * 600) == {}
+    assert values({"sys.amount-of-money"}, "$" + "9" * 400) == {}
+    assert values({"sys.number"}, "1e15 is no number, 999999999999999 is") == {
+        "sys.number": [999999999999999]
+    }
+
+
+@pytest.mark.parametrize(("language", "expected"), [("norwegian", "2026-11-26"), ("sesotho", None)])
+def test_dates_in_every_story_language_dateparser_reads_and_none_in_others(
+    language: str, expected: str | None
+) -> None:
+    found = values({"sys.date", "sys.number"}, "4 i morgen", language)
+    assert found.get("sys.date") == (None if expected is None else [expected])
+    assert found["sys.number"] == [4]
