@@ -54,9 +54,18 @@ from bot_api.engine.builtin_words import (
 from bot_api.engine.entities import Mention
 from bot_api.engine.text import tokens
 
+MAX_WORDS = 64
+"""Words (runs without spaces) of a message the built-in recognisers read, at most
+`MAX_CHARACTERS` characters: as matching reads a message by its first 64 words."""
 MAX_CHARACTERS = 512
-"""Characters of a message the built-in recognisers read: dateparser's search takes
-about 0.5 ms per 10 words, so a message's cost stays bounded whatever is sent."""
+MAX_DATE_WORDS = 16
+MAX_DATE_NUMBERS = 6
+"""Dates are looked for in the first 16 words, up to the sixth with a digit: dateparser's
+search grows faster than the dates in a text (measured, loaded 2-core machine: 16
+"2026-11-11" take 105 ms, 32 take 361 ms); with this window the worst message measured
+takes 28 ms with every built-in entity on (2048 characters of "2026-11-11 "), a booking
+message 1-2 ms."""
+_SPACED = re.compile(r"\S+")
 
 MAX_NUMBER = 1e15
 """Numbers at or beyond it are not read: JSON clients in JavaScript hold integers exactly
@@ -112,12 +121,13 @@ class BuiltinRecognizer:
     def find(self, text: str, now: datetime) -> list[Mention]:
         """The built-in values said in `text`, positioned on its words (`tokens`);
         dates and times are resolved against `now` (in the conversation's timezone)."""
-        text = text[:MAX_CHARACTERS]
+        text = _beginning(text, MAX_WORDS)
         found: list[_Found] = []
         if self.used & _NUMBERS:
             found.extend(self._numbers(text))
         if self.used & _DATES and self._date_tag is not None:
-            found.extend(self._dates(text, now, self._date_tag))
+            window = _beginning(text, MAX_DATE_WORDS, MAX_DATE_NUMBERS)
+            found.extend(self._dates(window, now, self._date_tag))
         if AMOUNT_OF_MONEY in self.used:
             found.extend(self._money(text))
         if EMAIL in self.used:
@@ -260,6 +270,17 @@ def _date_language(tag: str) -> str | None:
     except ValueError:  # "Unknown language(s)"
         return None
     return tag
+
+
+def _beginning(text: str, words: int, numbered: int | None = None) -> str:
+    """The first `words` words of `text` (and no more than `numbered` with a digit), at
+    most `MAX_CHARACTERS` characters."""
+    numbers = 0
+    for count, word in enumerate(_SPACED.finditer(text), 1):
+        numbers += any(c.isdigit() for c in word.group())
+        if count == words or numbers == numbered:
+            return text[: min(word.end(), MAX_CHARACTERS)]
+    return text[:MAX_CHARACTERS]
 
 
 def _json_number(value: float) -> int | float | None:

@@ -189,3 +189,10 @@ def test_dates_in_every_story_language_dateparser_reads_and_none_in_others(
     found = values({"sys.date", "sys.number"}, "4 i morgen", language)
     assert found.get("sys.date") == (None if expected is None else [expected])
     assert found["sys.number"] == [4]
+
+
+def test_dates_are_looked_for_in_a_bounded_beginning_of_the_message() -> None:
+    assert values({"sys.date"}, "1 2 3 4 5 tomorrow") == {"sys.date": ["2026-11-26"]}
+    assert values({"sys.date"}, "1 2 3 4 5 6 tomorrow") == {}
+    assert values({"sys.date"}, "so " * 16 + "tomorrow") == {}
+    assert values({"sys.number"}, "so " * 16 + "4") == {"sys.number": [4]}
