@@ -35,6 +35,15 @@ BUILTIN_ENTITIES = frozenset(
     | {EMAIL, PHONE_NUMBER, URL, ANY}
 )
 
+BUILTIN_EXAMPLES = {
+    NUMBER: "2", ORDINAL: "first", PERCENTAGE: "10 percent", DATE: "tomorrow",
+    TIME: "8 pm", DATE_TIME: "tomorrow at 8 pm", DURATION: "2 hours",
+    AMOUNT_OF_MONEY: "10 dollars", EMAIL: "name@example.com",
+    PHONE_NUMBER: "+1 212 555 0100", URL: "example.com", ANY: "something",
+}  # fmt: skip
+"""What a built-in entity's slot reads as for the semantic stage's encoder (English,
+the language of its model), as a user entity's slot reads as its first value."""
+
 
 def is_builtin(name: str) -> bool:
     return name.startswith(SYS_PREFIX)

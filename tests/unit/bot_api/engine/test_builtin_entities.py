@@ -10,6 +10,7 @@ import pytest
 from bench.sys_entities import shares
 from bot_api.engine.builtin_entities import BuiltinRecognizer
 from bot_api.engine.conversation import respond
+from bot_api.engine.semantic import interaction_texts, representatives
 from bot_api.engine.text import tokens
 from bot_api.engine.turn import SessionState, Turn
 from support.stories import interaction, story
@@ -196,3 +197,8 @@ def test_dates_are_looked_for_in_a_bounded_beginning_of_the_message() -> None:
     assert values({"sys.date"}, "1 2 3 4 5 6 tomorrow") == {}
     assert values({"sys.date"}, "so " * 16 + "tomorrow") == {}
     assert values({"sys.number"}, "so " * 16 + "4") == {"sys.number": [4]}
+
+
+def test_a_built_in_slot_reads_as_an_example_value_for_the_encoder() -> None:
+    texts = interaction_texts(booking().interactions.values(), representatives(()))
+    assert texts["book"][0] == "a table for 2 tomorrow"
