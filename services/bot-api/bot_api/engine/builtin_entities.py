@@ -45,6 +45,7 @@ from bot_api.engine.builtin_words import (
     DECIMAL_COMMA,
     DURATION_UNITS,
     MINUS,
+    NUMBER_SPELLINGS,
     ONE_UNIT,
     ORDINAL_SUFFIX,
     PERCENT_WORDS,
@@ -152,6 +153,8 @@ class BuiltinRecognizer:
     def _in_digits(self, text: str, threshold: int) -> str:
         if self._tag not in TEXT2NUM_LANGUAGES:
             return text
+        for said, known in NUMBER_SPELLINGS.get(self._tag, {}).items():
+            text = re.sub(rf"\b{said}\b", known, text, flags=re.IGNORECASE)
         digits: str = alpha2digit(text, self._tag, threshold=threshold)
         return digits
 

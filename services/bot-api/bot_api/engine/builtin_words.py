@@ -5,6 +5,10 @@ which country a phone number without its code is from. Keyed by ISO 639-1 tag.""
 TEXT2NUM_LANGUAGES = frozenset({"fr", "es", "en", "pt", "de", "nl", "da", "it"})
 """The languages text2num 3.1 turns number words into digits in."""
 
+NUMBER_SPELLINGS = {"es": {"veintiún": "veintiuno"}}
+"""Forms of number words text2num 3.1 does not know, as it knows them ("veintiún
+invitados", the apocope before a masculine noun)."""
+
 DECIMAL_COMMA = frozenset(
     {"de", "es", "fr", "it", "pt", "nl", "da", "sv", "no", "fi", "pl", "cs", "ru", "tr", "ro"}
 )

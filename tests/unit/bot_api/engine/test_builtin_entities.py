@@ -18,7 +18,7 @@ from support.stories import interaction, story
 BERLIN = ZoneInfo("Europe/Berlin")
 WEDNESDAY = datetime(2026, 11, 25, 10, 0, tzinfo=BERLIN)
 
-MEASURED = {"english": 65, "german": 64, "spanish": 60}
+MEASURED = {"english": 65, "german": 64, "spanish": 61}
 """Utterances of tests/data/sys_entities.jsonl (67 per language) recognised right when
 the recognisers were chosen (docs/benchmarks.md): a change may only add to these."""
 
