@@ -10,7 +10,7 @@ currency's code) is looked up in the small per-language tables of `builtin_words
 """
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from functools import cache
@@ -200,9 +200,8 @@ class BuiltinRecognizer:
     def _dates(self, text: str, now: datetime, tag: str) -> Iterator[_Found]:
         """Dates, times and date-times (a day, week, month or year said without a time
         is a range: {"start", "end"}), by dateparser, in the conversation's timezone."""
-        clock = CLOCK_WORDS.get(self._tag)
-        if clock is not None:
-            text = re.sub(*clock, text, flags=re.IGNORECASE)
+        for said, read in CLOCK_WORDS.get(self._tag, ()):
+            text = re.sub(said, _padded(read), text, flags=re.IGNORECASE)
         settings = _date_settings(now)
         hits = search_dates(text, languages=[tag], settings=settings) or []
         parser = DateDataParser(languages=[tag], settings=settings)
@@ -273,6 +272,11 @@ def _date_language(tag: str) -> str | None:
     except ValueError:  # "Unknown language(s)"
         return None
     return tag
+
+
+def _padded(read: str) -> Callable[[re.Match[str]], str]:
+    """Replaces what it matches by `read` and as many spaces as keep the length."""
+    return lambda match: read.ljust(len(match.group()))
 
 
 def _beginning(text: str, words: int, numbered: int | None = None) -> str:

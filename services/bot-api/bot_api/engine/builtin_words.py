@@ -85,9 +85,16 @@ PHONE_REGIONS = {
 }  # fmt: skip
 """The country a phone number written without its +code is read in, by language."""
 
-CLOCK_WORDS = {"de": (r"(?<=\d) Uhr\b", ":00 ")}
-"""Hours said with a clock word dateparser does not read ("um 20 Uhr" would be the 20th),
-written as the clock time it reads, in as many characters (positions stay right)."""
+CLOCK_WORDS = {
+    "de": ((r"(?<=\d) Uhr\b", ":00"),),
+    "es": (
+        (r"(?<=\d) de la mañana\b", " am"),
+        (r"(?<=\d) de la (?:tarde|noche)\b", " pm"),
+    ),
+}
+"""Hours said with clock words dateparser misreads ("um 20 Uhr" would be the 20th, "a las
+9 de la mañana" tomorrow), written as it reads them, padded with spaces to as many
+characters (positions stay right)."""
 
 DATEPARSER_TAGS = {"no": "nb"}
 """Where dateparser's language code is not the story language's ISO 639-1 tag."""

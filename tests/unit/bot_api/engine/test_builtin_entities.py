@@ -18,7 +18,7 @@ from support.stories import interaction, story
 BERLIN = ZoneInfo("Europe/Berlin")
 WEDNESDAY = datetime(2026, 11, 25, 10, 0, tzinfo=BERLIN)
 
-MEASURED = {"english": 65, "german": 64, "spanish": 61}
+MEASURED = {"english": 65, "german": 64, "spanish": 62}
 """Utterances of tests/data/sys_entities.jsonl (67 per language) recognised right when
 the recognisers were chosen (docs/benchmarks.md): a change may only add to these."""
 
@@ -202,3 +202,8 @@ def test_dates_are_looked_for_in_a_bounded_beginning_of_the_message() -> None:
 def test_a_built_in_slot_reads_as_an_example_value_for_the_encoder() -> None:
     texts = interaction_texts(booking().interactions.values(), representatives(()))
     assert texts["book"][0] == "a table for 2 tomorrow"
+
+
+def test_spanish_de_la_manana_is_the_morning_not_tomorrow() -> None:
+    found = values({"sys.date", "sys.time"}, "a las 9 de la mañana", "spanish")
+    assert found == {"sys.time": ["09:00:00"], "sys.date": ["2026-11-26"]}
