@@ -132,7 +132,8 @@ class BuiltinRecognizer:
         if AMOUNT_OF_MONEY in self.used:
             found.extend(self._money(text))
         if EMAIL in self.used:
-            found.extend(_Found(EMAIL, m.group(), m.start(), m.end()) for m in _emails(text))
+            emails = EMAIL_PATTERN.finditer(text)
+            found.extend(_Found(EMAIL, m.group(), m.start(), m.end()) for m in emails)
         if URL in self.used:
             found.extend(_urls(text))
         if PHONE_NUMBER in self.used:
@@ -300,10 +301,6 @@ def _json_number(value: float) -> int | float | None:
 def free_text(text: str, words: int) -> Mention:
     """`sys.any`: the whole message, the answer to the parameter being asked for."""
     return Mention(ANY, text.strip(), 0, words, text.strip())
-
-
-def _emails(text: str) -> Iterator[re.Match[str]]:
-    return EMAIL_PATTERN.finditer(text)
 
 
 def _urls(text: str) -> Iterator[_Found]:
