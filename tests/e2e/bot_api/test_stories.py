@@ -39,6 +39,7 @@ async def test_a_new_story_reads_with_welcome_fallback_and_default_settings(api:
         "historyDays": 30,
         "redact": True,
         "reviewBelow": None,
+        "timezone": "UTC",
     }
     welcome, fallback = story["order"]
     assert story["story"] == [{"id": welcome, "childrens": []}, {"id": fallback, "childrens": []}]
@@ -68,6 +69,7 @@ async def test_settings_are_taken_on_create_and_merged_on_update(api: Api) -> No
         "historyDays": 30,
         "redact": True,
         "reviewBelow": None,
+        "timezone": "UTC",
     }
     await api.ok(
         "PUT",
@@ -87,6 +89,7 @@ async def test_settings_are_taken_on_create_and_merged_on_update(api: Api) -> No
         "historyDays": 7,
         "redact": False,
         "reviewBelow": None,
+        "timezone": "UTC",
     }
 
 

@@ -14,3 +14,36 @@ class Entry:
 class Entity:
     name: str
     entries: tuple[Entry, ...]
+
+
+SYS_PREFIX = "sys."
+"""Entity names beginning with it are the built-in entities' (reserved)."""
+NUMBER = "sys.number"
+ORDINAL = "sys.ordinal"
+PERCENTAGE = "sys.percentage"
+DATE = "sys.date"
+TIME = "sys.time"
+DATE_TIME = "sys.date-time"
+DURATION = "sys.duration"
+AMOUNT_OF_MONEY = "sys.amount-of-money"
+EMAIL = "sys.email"
+PHONE_NUMBER = "sys.phone-number"
+URL = "sys.url"
+ANY = "sys.any"
+BUILTIN_ENTITIES = frozenset(
+    {NUMBER, ORDINAL, PERCENTAGE, DATE, TIME, DATE_TIME, DURATION, AMOUNT_OF_MONEY}
+    | {EMAIL, PHONE_NUMBER, URL, ANY}
+)
+
+BUILTIN_EXAMPLES = {
+    NUMBER: "2", ORDINAL: "first", PERCENTAGE: "10 percent", DATE: "tomorrow",
+    TIME: "8 pm", DATE_TIME: "tomorrow at 8 pm", DURATION: "2 hours",
+    AMOUNT_OF_MONEY: "10 dollars", EMAIL: "name@example.com",
+    PHONE_NUMBER: "+1 212 555 0100", URL: "example.com", ANY: "something",
+}  # fmt: skip
+"""What a built-in entity's slot reads as for the semantic stage's encoder (English,
+the language of its model), as a user entity's slot reads as its first value."""
+
+
+def is_builtin(name: str) -> bool:
+    return name.startswith(SYS_PREFIX)

@@ -31,7 +31,8 @@ MAX_USER_SAYS = 99
 MAX_TRIGGERS = 1024
 MAX_NAME_LENGTH = 128
 
-ENTITY_SLOT = re.compile(r"\{\{\s*([\w-]+)\s*:\s*([\w-]+)\s*\}\}")
+ENTITY_SLOT = re.compile(r"\{\{\s*((?:sys\.)?[\w-]+)\s*:\s*([\w-]+)\s*\}\}")
+"""`{{entity:alias}}`; a built-in entity's name begins with `sys.` (domain/entities.py)."""
 
 
 @dataclass(frozen=True)

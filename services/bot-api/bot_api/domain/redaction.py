@@ -44,9 +44,13 @@ def redact(text: str, region: str | None) -> str:
 
 
 def redact_value(value: Any, region: str | None) -> Any:
-    """A parameter's value with every string in it redacted."""
+    """A parameter's value with every string in it redacted, and every whole number
+    whose digits are a card or phone number (a built-in `sys.number` may hold one)."""
     if isinstance(value, str):
         return redact(value, region)
+    if isinstance(value, int) and not isinstance(value, bool):
+        redacted = redact(str(value), region)
+        return value if redacted == str(value) else redacted
     if isinstance(value, Mapping):
         return {key: redact_value(item, region) for key, item in value.items()}
     if isinstance(value, list | tuple):

@@ -43,6 +43,9 @@ class Settings:
     """How long a recorded turn is kept."""
     redact: bool = True
     """E-mail addresses, phone, card and IBAN numbers are replaced before a turn is stored."""
+    timezone: str = "UTC"
+    """IANA name: built-in dates and times are resolved in it when a conversation
+    does not supply `default_timezone`."""
     review_below: float | None = None
     """Matched turns scoring below it go to the misses inbox beside the fallbacks (None:
     the confidence + `REVIEW_MARGIN`)."""

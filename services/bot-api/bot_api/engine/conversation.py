@@ -19,11 +19,15 @@ message is matched as any other.
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from bot_api.domain.entities import ANY
 from bot_api.domain.history import ScoredCandidate
 from bot_api.domain.interactions import Interaction
 from bot_api.domain.responses import FulfillmentItem, Text
+from bot_api.engine.builtin_entities import free_text
 from bot_api.engine.entities import Mention
 from bot_api.engine.fulfillment import Choose, fulfillment
 from bot_api.engine.matching import Scored
@@ -126,7 +130,10 @@ class _Conversation:
 
     def _said(self, text: str) -> _Answer:
         words = tokens(text)[:MAX_WORDS_CONSIDERED]
-        mentions = self.story.entities.find(words, self.story.index.known_words())
+        mentions = [
+            *self.story.entities.find(words, self.story.index.known_words()),
+            *self._builtin_mentions(text, words),
+        ]
         if self.pending is not None:
             answered = self._answer_pending(self.pending, words, mentions)
             if answered is not None:
@@ -153,6 +160,24 @@ class _Conversation:
             fulfillment(fallback.responses, self.parameters, self.choose),
             debug=debug,
         )
+
+    def _builtin_mentions(self, text: str, words: Sequence[str]) -> list[Mention]:
+        """Built-in values said (none when the story uses no built-in entity), and the
+        whole message for a `sys.any` parameter being asked for."""
+        builtin = self.story.builtin
+        mentions = builtin.find(text, self._now()) if builtin.used else []
+        pending = self.pending
+        if pending is not None:
+            asked = self.story.interactions[pending.interaction_id].parameter(pending.alias)
+            if asked.entity == ANY and text.strip():
+                mentions.append(free_text(text, len(words)))
+        return mentions
+
+    def _now(self) -> datetime:
+        """The turn's moment in the conversation's `default_timezone`, or else the
+        story's timezone (a name that is no IANA timezone is not one)."""
+        zone = _zone(self.parameters.get("default_timezone")) or _zone(self.story.settings.timezone)
+        return self.turn.now.astimezone(zone or UTC)
 
     def _ranked(
         self, words: Sequence[str], mentions: Sequence[Mention]
@@ -356,6 +381,15 @@ class _Conversation:
             top=self.top,
             vector=self.vector,
         )
+
+
+def _zone(name: object) -> ZoneInfo | None:
+    if not isinstance(name, str) or not name:
+        return None
+    try:
+        return ZoneInfo(name)
+    except (ValueError, ZoneInfoNotFoundError):
+        return None
 
 
 def _why(winner: Scored, candidates: Sequence[Candidate]) -> str:

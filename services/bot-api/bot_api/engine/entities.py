@@ -8,6 +8,7 @@ they are, which keeps the common case exact and fast.
 
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from rapidfuzz import fuzz
 
@@ -27,7 +28,8 @@ BYTES_PER_SYNONYM = 450
 @dataclass(frozen=True)
 class Mention:
     entity: str
-    value: str
+    value: Any
+    """The entry's value (a string); a built-in entity's normalised JSON value."""
     start: int
     end: int
     text: str

@@ -60,10 +60,16 @@ def fill(template: str, parameters: Mapping[str, Any]) -> str:
 
 
 def _as_text(value: Any) -> str:
+    """A parameter as a response says it: a built-in amount of money as "20 EUR", a
+    range of times as an ISO 8601 interval ("start/end")."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, dict) and value.keys() == {"amount", "currency"}:
+        return f"{value['amount']} {value['currency']}"
+    if isinstance(value, dict) and value.keys() == {"start", "end"}:
+        return f"{value['start']}/{value['end']}"
     return str(value)
 
 

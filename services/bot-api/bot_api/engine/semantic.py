@@ -16,7 +16,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from bot_api.domain.entities import Entity
+from bot_api.domain.entities import BUILTIN_EXAMPLES, Entity
 from bot_api.domain.interactions import ENTITY_SLOT, Interaction
 from bot_api.engine.text import tokens
 
@@ -174,8 +174,9 @@ class PhraseVectors:
 
 
 def representatives(entities: Iterable[Entity]) -> dict[str, str]:
-    """Each entity's first value: what its slot reads as in a phrase's vector."""
-    return {e.name: e.entries[0].value for e in entities if e.entries}
+    """Each entity's first value: what its slot reads as in a phrase's vector (a
+    built-in entity's slot reads as an example of its values)."""
+    return BUILTIN_EXAMPLES | {e.name: e.entries[0].value for e in entities if e.entries}
 
 
 def interaction_texts(

@@ -14,10 +14,13 @@ MAX_READINGS = 8
 
 def with_slot_words(words: Sequence[str], mentions: Sequence[Mention]) -> list[list[str]]:
     """The words with each mention replaced by its entity's slot word; a span read as
-    several entities gives one variant per reading (at most MAX_READINGS variants)."""
+    several entities gives one variant per reading (at most MAX_READINGS variants). Of
+    overlapping spans (a built-in date may hold a number) the earliest, longest counts."""
     spans: dict[tuple[int, int], list[str]] = {}
-    for mention in mentions:
-        spans.setdefault((mention.start, mention.end), []).append(slot_word(mention.entity))
+    for mention in sorted(mentions, key=lambda m: (m.start, -m.end)):
+        overlapping = any(s < mention.end and mention.start < e for s, e in spans)
+        if (mention.start, mention.end) in spans or not overlapping:
+            spans.setdefault((mention.start, mention.end), []).append(slot_word(mention.entity))
     variants: list[list[str]] = []
     for choice in itertools.islice(itertools.product(*spans.values()), MAX_READINGS):
         variant: list[str] = []

@@ -6,12 +6,13 @@ consistent, whatever edits land meanwhile.
 """
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
-from bot_api.domain.entities import Entity
+from bot_api.domain.entities import Entity, is_builtin
 from bot_api.domain.interactions import FALLBACK, Interaction
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
+from bot_api.engine.builtin_entities import BuiltinRecognizer
 from bot_api.engine.entities import EntityRecognizer
 from bot_api.engine.matching import MatchIndex
 from bot_api.engine.semantic import (
@@ -43,6 +44,9 @@ class CompiledStory:
     fallback_id: str
     semantic: SemanticIndex | None = None
     """The phrase vectors that have landed, when the story has a semantic stage."""
+    builtin: BuiltinRecognizer = field(default_factory=lambda: BuiltinRecognizer((), "english"))
+    """Recognises the built-in entities (`sys.*`) the interactions use, in the story's
+    language."""
 
     @property
     def entities_used(self) -> set[str]:
@@ -202,6 +206,7 @@ class CompiledStory:
             recognizer = previous.entities
         else:
             recognizer = EntityRecognizer(e for n, e in account_entities.items() if n in used)
+        builtin = BuiltinRecognizer({n for n in used if is_builtin(n)}, settings.language)
         triggers = {t.lower(): i.id for i in interactions.values() for t in i.triggers}
         fallback = next(i.id for i in interactions.values() if i.kind == FALLBACK)
         return cls(
@@ -216,4 +221,5 @@ class CompiledStory:
             positions={i: n for n, i in enumerate(structure.walk())},
             fallback_id=fallback,
             semantic=semantic,
+            builtin=builtin,
         )

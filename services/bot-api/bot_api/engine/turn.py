@@ -4,6 +4,7 @@ carried from turn to turn, and the outcome of a turn (rendered for HTTP by
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from typing import Any
 
 from bot_api.domain.history import OutcomeKind, ScoredCandidate
@@ -61,6 +62,8 @@ class Turn:
     lifespan: int | None = None
     reset: bool = False
     debug: bool = False
+    now: datetime = field(default_factory=lambda: datetime.now(UTC))
+    """When the message arrived: what built-in dates ("tomorrow") are resolved against."""
 
 
 @dataclass(frozen=True)

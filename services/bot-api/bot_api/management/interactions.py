@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from bot_api.changes import ChangeFeed, StoryEdited
+from bot_api.domain.entities import BUILTIN_ENTITIES, is_builtin
 from bot_api.domain.interactions import (
     EMPTY_INTERACTION,
     STANDARD,
@@ -207,6 +208,17 @@ class InteractionService:
         new webhook naming a connection names one of this story's."""
         stores = self._stores
         wanted = referenced_entities(content)
+        unknown_builtin = sorted(n for n in wanted if is_builtin(n) and n not in BUILTIN_ENTITIES)
+        if unknown_builtin:
+            raise ValidationFailed(
+                f"parameters: no built-in entity {', '.join(repr(n) for n in unknown_builtin)}",
+                {
+                    "parameters": {
+                        "entity": [f"Unknown built-in entity {n!r}." for n in unknown_builtin]
+                    }
+                },
+            )
+        wanted = {n for n in wanted if not is_builtin(n)}
         missing = sorted(wanted - await stores.entities.existing_names(account_id, wanted))
         if missing:
             raise ValidationFailed(

@@ -8,6 +8,10 @@ from shared.envelope_schemas import created_schema, success_schema
 from shared.schema_fields import FullMatch
 
 NAME_PATTERN = FullMatch(r"^[\w-]+$", error="Only letters, digits, '_' and '-' are allowed.")
+ENTITY_NAME_PATTERN = FullMatch(
+    r"^(?:sys\.)?[\w-]+$",
+    error="Only letters, digits, '_' and '-' are allowed, after 'sys.' for a built-in entity.",
+)
 
 
 def text(max_length: int, min_length: int = 0, **kwargs: Any) -> fields.String:

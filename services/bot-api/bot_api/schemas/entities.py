@@ -2,6 +2,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from bot_api.domain.entities import is_builtin
 from bot_api.schemas.common import NAME_PATTERN, text
 from shared.schema_fields import WriteSchema
 
@@ -24,10 +25,19 @@ class EntrySchema(Schema):
             )
 
 
+def not_reserved(name: str) -> None:
+    if is_builtin(name):
+        raise ValidationError("Names beginning with 'sys.' are reserved for the built-in entities.")
+
+
 class EntityWriteSchema(WriteSchema):
     read_only = ("id",)
 
-    name = fields.String(required=True, validate=[validate.Length(min=1, max=128), NAME_PATTERN])
+    name = fields.String(
+        required=True,
+        validate=[validate.Length(min=1, max=128), not_reserved, NAME_PATTERN],
+        metadata={"description": "Names beginning with 'sys.' are the built-in entities'"},
+    )
     entries = fields.List(
         fields.Nested(EntrySchema), required=True, validate=validate.Length(max=2000)
     )

@@ -1,7 +1,7 @@
 from marshmallow import Schema, ValidationError, fields, validate
 
 from bot_api.domain.interactions import MAX_USER_SAYS, is_required
-from bot_api.schemas.common import NAME_PATTERN, text, text_list
+from bot_api.schemas.common import ENTITY_NAME_PATTERN, NAME_PATTERN, text, text_list
 from bot_api.schemas.responses import stored_response
 from shared.ids import is_object_id
 from shared.schema_fields import FullMatch, StrictBoolean, WriteSchema
@@ -26,7 +26,11 @@ class ParameterSchema(WriteSchema):
     read_only = ("required",)
 
     alias = fields.String(required=True, validate=[validate.Length(min=1, max=128), NAME_PATTERN])
-    entity = fields.String(required=True, validate=[validate.Length(min=1, max=128), NAME_PATTERN])
+    entity = fields.String(
+        required=True,
+        validate=[validate.Length(min=1, max=128), ENTITY_NAME_PATTERN],
+        metadata={"description": "An entity of the account, or a built-in one (sys.number, ...)"},
+    )
     prompts = text_list(99, 1024, min_length=1, load_default=list)
 
 

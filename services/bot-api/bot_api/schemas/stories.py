@@ -1,8 +1,17 @@
-from marshmallow import Schema, fields, validate
+from zoneinfo import available_timezones
+
+from marshmallow import Schema, ValidationError, fields, validate
 
 from bot_api.domain.settings import LANGUAGES, MAX_HISTORY_DAYS
 from bot_api.schemas.common import text
 from shared.schema_fields import StrictBoolean, StrictNumber, WriteSchema
+
+TIMEZONES = frozenset(available_timezones())
+
+
+def iana_timezone(name: str) -> None:
+    if name not in TIMEZONES:
+        raise ValidationError(f"{name!r} is no IANA timezone name (such as Europe/Berlin).")
 
 
 class SettingsSchema(Schema):
@@ -22,6 +31,13 @@ class SettingsSchema(Schema):
     )
     redact = StrictBoolean(
         metadata={"description": "Replace e-mails, phone, card and IBAN numbers (default true)"}
+    )
+    timezone = fields.String(
+        validate=iana_timezone,
+        metadata={
+            "description": "IANA timezone of built-in dates and times when the conversation "
+            "has no default_timezone (default UTC): docs/entities.md"
+        },
     )
     review_below = StrictNumber(
         data_key="reviewBelow",

@@ -1,6 +1,7 @@
 """What a webhook call sends (docs/webhooks.md): the webhook-block fields a backend
 expects, plus `sessionId` and `result`, the query result as it stands before the call."""
 
+import json
 import uuid
 from typing import Any
 
@@ -33,7 +34,15 @@ def request_body(
             "webhookName": "" if connection is None else connection.name,
         },
         "userAttributes": {k: v for k, v in parameters.items() if k.startswith("default_")},
-        "attributes": {k: "" if v is None else str(v) for k, v in parameters.items()},
+        "attributes": {k: _attribute(v) for k, v in parameters.items()},
         "sessionId": session_id,
         "result": result_body(turn, outcome),
     }
+
+
+def _attribute(value: Any) -> str:
+    """Attributes are strings (SPEC); a built-in entity's object value (an amount of
+    money, a range of times) is sent as its JSON text."""
+    if value is None:
+        return ""
+    return json.dumps(value) if isinstance(value, dict) else str(value)

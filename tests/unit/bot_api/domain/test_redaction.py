@@ -45,3 +45,13 @@ def test_a_national_number_is_read_in_the_story_s_language_region() -> None:
 def test_every_string_inside_a_parameter_value_is_redacted() -> None:
     value = {"contact": ["a@b.io", 4], "card": "4111111111111111", "count": 2}
     assert redact_value(value, "US") == {"contact": ["[email]", 4], "card": "[card]", "count": 2}
+
+
+def test_a_whole_number_that_is_a_card_or_phone_number_is_redacted() -> None:
+    value = {"guests": 4, "card": 378282246310005, "phone": 4155552671, "yes": True}
+    assert redact_value(value, "US") == {
+        "guests": 4,
+        "card": "[card]",
+        "phone": "[phone]",
+        "yes": True,
+    }
