@@ -28,6 +28,12 @@ STORY_CACHE_HITS = Counter("parley_story_cache_hits", "Queries answered from a c
 STORY_CACHE_MISSES = Counter("parley_story_cache_misses", "Queries that compiled their story")
 STORY_COMPILE_SECONDS = Histogram("parley_story_compile_seconds", "Time to compile a whole story")
 
+INBOX_CLUSTERING_SECONDS = Histogram(
+    "parley_inbox_clustering_seconds",
+    "Time of one clustering of a story's misses inbox (requests sharing it count once)",
+    buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0),
+)
+
 HISTORY_BACKLOG = Gauge("parley_history_backlog", "Turns waiting to be written to the history")
 HISTORY_TURNS_DROPPED = Counter(
     "parley_history_turns_dropped",

@@ -84,6 +84,8 @@ class Cluster:
     texts: tuple[str, ...]
     """Every distinct text of the cluster, most frequent first (the leader's first)."""
     members: tuple[Miss, ...]
+    vector: tuple[float, ...] | None = None
+    """The leader's sentence vector, if its turns have one."""
 
     @property
     def representative(self) -> str:
@@ -346,4 +348,5 @@ def _cluster(groups: Sequence[_Group]) -> Cluster:
         last=max(times),
         texts=tuple(texts),
         members=tuple(misses),
+        vector=groups[0].vector,
     )

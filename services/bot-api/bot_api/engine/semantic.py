@@ -40,6 +40,23 @@ class Encoder(Protocol):
     def __call__(self, texts: Sequence[str]) -> Vectors: ...
 
 
+class KnownVectors:
+    """An encoder answering the texts whose vectors are known already (a turn's, as the
+    history keeps it) without encoding them again; the others it asks `encoder` for."""
+
+    def __init__(self, encoder: Encoder, known: Mapping[str, Sequence[float] | Vectors]) -> None:
+        self.model_id = encoder.model_id
+        self.languages = encoder.languages
+        self._encoder = encoder
+        self._known = known
+
+    def __call__(self, texts: Sequence[str]) -> Vectors:
+        missing = [t for t in texts if t not in self._known]
+        encoded = dict(zip(missing, self._encoder(missing), strict=True)) if missing else {}
+        rows = [self._known[t] if t in self._known else encoded[t] for t in texts]
+        return np.array(rows, dtype=np.float32)
+
+
 def phrase_text(source: str, representatives: Mapping[str, str]) -> str:
     """The phrase as the encoder reads it: normalised words, each `{{entity:alias}}` slot
     replaced by a value of its entity (its name when the account has no such entity)."""
