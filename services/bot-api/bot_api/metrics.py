@@ -28,9 +28,11 @@ STORY_CACHE_HITS = Counter("parley_story_cache_hits", "Queries answered from a c
 STORY_CACHE_MISSES = Counter("parley_story_cache_misses", "Queries that compiled their story")
 STORY_COMPILE_SECONDS = Histogram("parley_story_compile_seconds", "Time to compile a whole story")
 
-INBOX_CLUSTERING_SECONDS = Histogram(
-    "parley_inbox_clustering_seconds",
-    "Time of one clustering of a story's misses inbox (requests sharing it count once)",
+INBOX_SECONDS = Histogram(
+    "parley_inbox_seconds",
+    "Time of the misses inbox's parts: read (a story's unresolved turns) and clustering, "
+    "once for the requests sharing them; suggestions, once per inbox read",
+    ["part"],
     buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0),
 )
 

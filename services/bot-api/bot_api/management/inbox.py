@@ -24,6 +24,7 @@ from bot_api.engine.turn import SessionState, Turn
 from bot_api.management.inbox_clustering import InboxClusterings
 from bot_api.management.interactions import InteractionService
 from bot_api.management.stories import load_story
+from bot_api.metrics import INBOX_SECONDS
 from bot_api.storage import Stores
 from bot_api.storage.protocols import InboxStore
 from shared.errors import NotFound, ValidationFailed
@@ -49,7 +50,8 @@ class InboxService:
         found = await self._clusters(account_id, story_id)
         story = await self.stories.story(account_id, story_id)
         shown = found[:MAX_CLUSTERS]
-        suggestions = await asyncio.to_thread(_suggestions, story, shown, self.encoder)
+        with INBOX_SECONDS.labels("suggestions").time():
+            suggestions = await asyncio.to_thread(_suggestions, story, shown, self.encoder)
         return {
             "total": len(found),
             "clusters": [

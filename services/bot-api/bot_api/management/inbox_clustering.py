@@ -11,7 +11,6 @@ or action starts (0.05 to 0.6 s for 10,000 turns, docs/benchmarks.md).
 """
 
 import asyncio
-import time
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -19,7 +18,7 @@ from dataclasses import dataclass
 
 from bot_api.conversations.background import Drain
 from bot_api.engine.clustering import Cluster, Miss, clusters
-from bot_api.metrics import INBOX_CLUSTERING_SECONDS
+from bot_api.metrics import INBOX_SECONDS
 from shared.budget import beyond_request
 
 Read = Callable[[], Awaitable[list[Miss]]]
@@ -67,7 +66,8 @@ class InboxClusterings:
             del self._shared[story_id]
 
     async def _read_and_cluster(self, story_id: str, read: Read) -> list[Cluster]:
-        misses = await read()
+        with INBOX_SECONDS.labels("read").time():
+            misses = await read()
         found: asyncio.Future[list[Cluster]] = asyncio.get_running_loop().create_future()
         self._waiting.setdefault(story_id, deque()).append((misses, found))
         self._worker.wake()
@@ -85,13 +85,11 @@ class InboxClusterings:
                 del self._waiting[story_id]
             if found.done():  # its request was cancelled
                 continue
-            started = time.perf_counter()
             try:
-                result = await loop.run_in_executor(self._thread, clusters, misses)
+                with INBOX_SECONDS.labels("clustering").time():
+                    result = await loop.run_in_executor(self._thread, clusters, misses)
             except Exception as error:
                 found.set_exception(error)
                 continue
-            finally:
-                INBOX_CLUSTERING_SECONDS.observe(time.perf_counter() - started)
             if not found.done():
                 found.set_result(result)

@@ -12,7 +12,7 @@ from bot_api.management.inbox_clustering import InboxClusterings
 from support.metrics import sample
 
 T0 = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
-CLUSTERINGS = "parley_inbox_clustering_seconds_count"
+CLUSTERINGS = "parley_inbox_seconds_count"
 
 
 class Turns:
@@ -30,7 +30,7 @@ class Turns:
 
 
 def clusterings_counted() -> float:
-    return sample(generate_latest().decode(), CLUSTERINGS)
+    return sample(generate_latest().decode(), CLUSTERINGS, part="clustering")
 
 
 def texts(found: list[Cluster]) -> list[tuple[str, ...]]:
