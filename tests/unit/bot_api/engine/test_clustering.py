@@ -197,3 +197,17 @@ def test_texts_beyond_ascii_compare_by_their_characters() -> None:
         misses("où est ma commande", "ou est ma commande", "我的订单在哪里", "我的订单在哪")
     )
     assert sorted(c.count for c in found) == [2, 2]
+
+
+def test_texts_of_the_same_characters_cluster_as_their_definition_says() -> None:
+    """Anagrams pass the bound on characters nearly always: past a share of the pairs,
+    every pair is scored."""
+    rng = random.Random(18)
+    letters = list("abcdefghij")
+    found = []
+    for n in range(600):
+        rng.shuffle(letters)
+        found.append(Miss(f"t{n}", "".join(letters[:9]) + " " + "".join(letters[6:]), T0))
+    expected = one_by_one(found)
+    assert {frozenset(m.turn_id for m in c.members) for c in clusters(found)} == expected
+    assert 300 < len(expected) < 600
