@@ -1,6 +1,7 @@
 """The semantic stage beside the lexical one, with a stand-in encoder."""
 
 import numpy as np
+import pytest
 
 from bot_api.engine.matching import MatchIndex, calibrated
 from bot_api.engine.ranking import BLEND_KNEE, DECISIVE, SHARE_KNEE, confidence, rank
@@ -9,6 +10,7 @@ from bot_api.engine.semantic import (
     KnownVectors,
     PhraseVectors,
     SemanticIndex,
+    VectorUnknown,
     phrase_text,
     vector_key,
 )
@@ -132,7 +134,7 @@ def test_the_message_s_vector_comes_back_when_it_was_encoded_and_only_then() -> 
 
 def test_a_known_vector_ranks_as_encoding_the_message_would_without_encoding_it() -> None:
     """The inbox's suggestions: the vector a turn kept stands for encoding its message
-    again (as stored, float16); a text without one is still encoded."""
+    again (as stored, float16); a text without one is named, to be encoded in a batch."""
     encoder = ConceptEncoder()
     index = semantic(encoder, PHRASES)
     message = "howdy greetings"
@@ -141,5 +143,7 @@ def test_a_known_vector_ranks_as_encoding_the_message_would_without_encoding_it(
     known = KnownVectors(encoder, {message: stored})
     assert ranked(message, index, known) == ranked(message, index, ConceptEncoder())
     assert encoder.encoded == []
-    assert ranked("rain", index, known)[0].interaction_id == "weather"
-    assert encoder.encoded == ["rain"]
+    with pytest.raises(VectorUnknown) as unknown:
+        ranked("rain", index, known)
+    assert unknown.value.texts == ["rain"]
+    assert ranked("order a pizza", index, known)[0].interaction_id == "pizza"  # decisive
