@@ -130,9 +130,9 @@ class _Group:
 def clusters(misses: Iterable[Miss]) -> list[Cluster]:
     """The misses grouped by meaning, the biggest cluster first (then the most recent).
 
-    BLAS is held to one thread: on this 2-core machine shared with other work, its two
-    threads made the worst case 3 to 10 times slower (each waits for the other's core),
-    and one clustering takes at most one core (docs/benchmarks.md)."""
+    BLAS is held to one thread, so one clustering takes at most one core: on this 2-core
+    machine shared with other work, the worst case's products took 2.1 to 6.2 s with
+    BLAS's two threads (each waiting for the other's core) and 0.5 s with one."""
     groups = _groups(misses)
     with_vector = [i for i, g in enumerate(groups) if g.vector is not None]
     without = [i for i, g in enumerate(groups) if g.vector is None]
