@@ -25,6 +25,10 @@ Read = Callable[[], Awaitable[list[Miss]]]
 """Reads the story's unresolved turns."""
 
 
+_Waiting = tuple[list[Miss], "asyncio.Future[list[Cluster]]"]
+"""Turns read, to be clustered into the future."""
+
+
 @dataclass(frozen=True)
 class _Shared:
     version: object
@@ -35,8 +39,7 @@ class _Shared:
 class InboxClusterings:
     def __init__(self) -> None:
         self._shared: dict[str, _Shared] = {}
-        self._waiting: OrderedDict[str, deque[tuple[list[Miss], asyncio.Future[list[Cluster]]]]]
-        self._waiting = OrderedDict()
+        self._waiting: OrderedDict[str, deque[_Waiting]] = OrderedDict()
         """By story, the one whose turn it is first."""
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="inbox-clustering")
         self._worker = Drain(self._cluster_waiting)
