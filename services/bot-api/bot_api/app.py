@@ -40,6 +40,7 @@ from bot_api.management.analytics import AnalyticsReports
 from bot_api.management.entities import EntityService
 from bot_api.management.history import HistoryService
 from bot_api.management.inbox import InboxService
+from bot_api.management.inbox_clustering import InboxClusterings
 from bot_api.management.interactions import InteractionService
 from bot_api.management.quotas import StoredQuotas
 from bot_api.management.stories import StoryService
@@ -97,15 +98,18 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     app[HISTORY] = HistoryService(stores)
     inbox_store = InboxRepository(app[DATABASE])
     await inbox_store.ensure_indexes()
+    clusterings = InboxClusterings()
     app[INBOX] = InboxService(
         stores=stores,
         inbox=inbox_store,
         interactions=app[INTERACTIONS],
         stories=cache,
+        clusterings=clusterings,
         encoder=None if vectors is None else vectors.encoder,
     )
     changes.listen(app[INBOX])
     yield
+    await clusterings.close()
     cache.close()
     if sweeper is not None:
         await sweeper.close()

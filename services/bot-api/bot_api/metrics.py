@@ -36,6 +36,14 @@ ENCODER_BATCH_TEXTS = Histogram(
     buckets=(1, 2, 4, 8, 16, 32, 64),
 )
 
+INBOX_SECONDS = Histogram(
+    "parley_inbox_seconds",
+    "Time of the misses inbox's parts: read (a story's unresolved turns) and clustering, "
+    "once for the requests sharing them; suggestions, once per inbox read",
+    ["part"],
+    buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0),
+)
+
 HISTORY_BACKLOG = Gauge("parley_history_backlog", "Turns waiting to be written to the history")
 HISTORY_TURNS_DROPPED = Counter(
     "parley_history_turns_dropped",

@@ -2,8 +2,9 @@
 into the story's `turns` collection, clustered by the API, and the actions on a cluster
 live on the very next /query."""
 
+import asyncio
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -239,3 +240,16 @@ async def test_deleting_the_story_forgets_its_ignored_texts(inbox: Inbox, config
     assert await ignored.count_documents({"storyId": inbox.story}) == 1
     await inbox.api.ok("DELETE", f"/stories/{inbox.story}")
     assert await ignored.count_documents({"storyId": inbox.story}) == 0
+
+
+async def test_concurrent_reads_of_two_stories_all_answer_their_own_clusters(inbox: Inbox) -> None:
+    """Reads of one story share a clustering and stories take turns in one worker
+    (tests/unit/bot_api/management/test_inbox_clustering.py): every read still answers."""
+    other = replace(inbox, story=await inbox.api.create_story("Other shop"))
+    await inbox.miss(OPEN, "what time do you opne today")
+    await other.miss("do you sell gift cards", "do you sell gift card")
+    answers = await asyncio.gather(*(story.clusters() for story in (inbox, other) * 3))
+    assert [[c["examples"] for c in a] for a in answers] == [
+        [[OPEN, "what time do you opne today"]],
+        [["do you sell gift card", "do you sell gift cards"]],
+    ] * 3

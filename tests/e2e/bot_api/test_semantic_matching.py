@@ -4,15 +4,21 @@ with any phrase still finds its interaction once the phrase vectors have landed.
 import asyncio
 import dataclasses
 import time
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
-from bot_api.keys import RECORDER, STORES
+from bot_api.domain.history import TurnRecord
+from bot_api.engine.clustering import normalised
+from bot_api.keys import PHRASE_VECTORS, RECORDER, STORES
+from bot_api.storage.turns import turn_to_document
+from shared import mongo
 from shared.config import Config
 from support.api import Api
 
 VECTORS_TIMEOUT = 60.0
+T0 = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture
@@ -24,6 +30,17 @@ async def ask(api: Api, story_id: str, query: str) -> dict[str, Any]:
     body = {"sessionId": "s", "storyId": story_id, "query": query, "debug": True}
     result: dict[str, Any] = (await api.ok("POST", "/query", body))["result"]
     return result
+
+
+async def vectors_landed(api: Api, story_id: str) -> None:
+    """Wait until a paraphrase of Weather's phrases is scored by the semantic stage."""
+    deadline = time.monotonic() + VECTORS_TIMEOUT
+    while True:
+        candidates = (await ask(api, story_id, "will I need an umbrella"))["debug"]["candidates"]
+        if candidates and candidates[0]["semantic"] is not None:
+            return
+        assert time.monotonic() < deadline, "the phrase vectors never landed"
+        await asyncio.sleep(0.2)
 
 
 async def test_a_paraphrase_matches_once_the_vectors_land_and_debug_shows_both_stages(
@@ -59,13 +76,7 @@ async def test_the_history_keeps_the_sentence_vector_the_semantic_stage_encoded(
         story_id, "Weather", userSays=["what is the weather like", "is it sunny outside"]
     )
     await api.create_interaction(story_id, "Music", userSays=["play some music"])
-    deadline = time.monotonic() + VECTORS_TIMEOUT
-    while True:
-        candidates = (await ask(api, story_id, "will I need an umbrella"))["debug"]["candidates"]
-        if candidates and candidates[0]["semantic"] is not None:
-            break
-        assert time.monotonic() < deadline, "the phrase vectors never landed"
-        await asyncio.sleep(0.2)
+    await vectors_landed(api, story_id)
     exact = {"sessionId": "s", "storyId": story_id, "query": "play some music"}
     await api.ok("POST", "/query", exact)
     app = api.client.server.app
@@ -77,3 +88,34 @@ async def test_the_history_keeps_the_sentence_vector_the_semantic_stage_encoded(
     assert said_exactly.vector is None, "an exact phrase answers without encoding"
     transcript = await api.ok("GET", f"/stories/{story_id}/conversations/s")
     assert "vector" not in transcript["turns"][-2]
+
+
+async def test_the_inbox_suggests_as_a_query_would_from_the_vectors_its_turns_keep(
+    api: Api, config: Config
+) -> None:
+    """A miss whose turn kept its sentence vector is suggested from it, one without is
+    encoded (docs/history.md): both as /query would rank them."""
+    story_id = await api.create_story("Home")
+    weather = await api.create_interaction(
+        story_id, "Weather", userSays=["what is the weather like", "is it sunny outside"]
+    )
+    await api.create_interaction(story_id, "Music", userSays=["play some music"])
+    await vectors_landed(api, story_id)
+    kept, encoded = "will I need an umbrella tomorrow", "should I bring a raincoat today"
+    vector = api.client.server.app[PHRASE_VECTORS].encoder([normalised(kept)])[0]
+    client = mongo.open_client(config.mongodb_url)
+    documents = [
+        turn_to_document(
+            TurnRecord("account", story_id, text, T0, "fallback", query=text, vector=v),
+            T0 + timedelta(days=30),
+        )
+        for text, v in ((kept, tuple(map(float, vector))), (encoded, None))
+    ]
+    await client[config.bot_database]["turns"].insert_many(documents)
+    await client.close()
+    clusters = (await api.ok("GET", f"/stories/{story_id}/inbox"))["clusters"]
+    for cluster in clusters:
+        best = (await ask(api, story_id, cluster["examples"][0]))["debug"]["candidates"][0]
+        assert cluster["suggested"]["id"] == best["id"] == weather
+        assert cluster["suggested"]["score"] == pytest.approx(best["score"], abs=0.01)
+    assert sorted(c["examples"][0] for c in clusters) == sorted([kept, encoded])

@@ -40,6 +40,29 @@ class Encoder(Protocol):
     def __call__(self, texts: Sequence[str]) -> Vectors: ...
 
 
+class VectorUnknown(Exception):
+    def __init__(self, texts: Sequence[str]) -> None:
+        super().__init__(f"no vector known for {len(texts)} texts")
+        self.texts = list(texts)
+
+
+class KnownVectors:
+    """An encoder that only answers texts whose vectors are known already (a turn's, as
+    the history keeps it). Asked for others, it raises `VectorUnknown` naming them, so
+    that the caller can encode all such texts in one batch and ask again."""
+
+    def __init__(self, encoder: Encoder, known: Mapping[str, Sequence[float] | Vectors]) -> None:
+        self.model_id = encoder.model_id
+        self.languages = encoder.languages
+        self._known = known
+
+    def __call__(self, texts: Sequence[str]) -> Vectors:
+        unknown = [t for t in texts if t not in self._known]
+        if unknown:
+            raise VectorUnknown(unknown)
+        return np.array([self._known[t] for t in texts], dtype=np.float32)
+
+
 def phrase_text(source: str, representatives: Mapping[str, str]) -> str:
     """The phrase as the encoder reads it: normalised words, each `{{entity:alias}}` slot
     replaced by a value of its entity (its name when the account has no such entity)."""

@@ -22,9 +22,11 @@ from shared.ids import is_object_id
 from shared.mongo import Database
 
 MAX_INBOX_TURNS = 10_000
-"""Unresolved turns one inbox read takes, newest first: clustering them took 0.05 to 0.65 s
-when messages repeat and 0.6 to 2.3 s when no two are alike, on a loaded 2-core machine
-(docs/benchmarks.md, "The misses inbox's clustering")."""
+"""Unresolved turns one inbox read takes, newest first. Clustering 10,000 took 0.05 to 0.25 s
+when messages repeat and 0.45 to 0.6 s when no two are alike on a quiet 2-core machine
+(about 1 s when it ran 3 times the work it has cores for); reading them from nx-27017
+takes longer, 1 to 4 s (docs/benchmarks.md, "The misses inbox's clustering" and "The
+misses inbox over HTTP")."""
 PAGE = 1000
 """Ids or texts per query."""
 DUPLICATE_KEY = 11000

@@ -1,9 +1,21 @@
 """The misses inbox's clustering, as pure code: same text, near-identical text and close
 sentence vectors group together; unrelated messages do not; the biggest comes first."""
 
+import random
 from datetime import UTC, datetime, timedelta
 
-from bot_api.engine.clustering import EXAMPLES, Miss, cluster_id, clusters
+import numpy as np
+from rapidfuzz import fuzz
+
+from bot_api.engine.clustering import (
+    EXAMPLES,
+    LEXICAL_SIMILARITY,
+    SEMANTIC_SIMILARITY,
+    Miss,
+    cluster_id,
+    clusters,
+    normalised,
+)
 
 T0 = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
 
@@ -103,3 +115,99 @@ def test_many_batches_of_vectors_cluster_as_one_pass_would() -> None:
 def test_nothing_to_cluster() -> None:
     assert clusters([]) == []
     assert clusters(misses("?!", "...")) == []
+
+
+def one_by_one(found: list[Miss]) -> set[frozenset[str]]:
+    """The clusters by their definition, one pair at a time: texts the biggest first,
+    each joins the first leader alike, those with vectors before those without."""
+    by_key: dict[str, list[Miss]] = {}
+    for miss in found:
+        by_key.setdefault(normalised(miss.text), []).append(miss)
+    keys = sorted(by_key, key=lambda k: (-len(by_key[k]), k))
+    vector = {k: unit(by_key[k][0].vector) for k in keys}
+
+    def alike(key: str, leader: str) -> bool:
+        own, other = vector[key], vector[leader]
+        if own is not None:
+            return other is not None and float(own @ other) >= SEMANTIC_SIMILARITY
+        return fuzz.ratio(key, leader) >= LEXICAL_SIMILARITY
+
+    leaders: list[str] = []
+    members: dict[str, set[str]] = {}
+    for key in [k for k in keys if vector[k] is not None] + [k for k in keys if vector[k] is None]:
+        leader = next((leader for leader in leaders if alike(key, leader)), None)
+        if leader is None:
+            leaders.append(key)
+        members.setdefault(leader or key, set()).update(m.turn_id for m in by_key[key])
+    return {frozenset(ids) for ids in members.values()}
+
+
+def unit(vector: tuple[float, ...] | None) -> np.ndarray | None:
+    return None if vector is None else np.array(vector) / np.linalg.norm(vector)
+
+
+def test_many_vectors_cluster_as_their_definition_says() -> None:
+    """Unrelated vectors (the bound on part of the dimensions leaves few pairs to compute
+    in full) and copies of some with noise (cosines 0.55 to 0.92) in later batches; a few
+    of the copies alike only in the dimensions the bound leaves out."""
+    rng = np.random.default_rng(18)
+    vectors = rng.standard_normal((700, 128))
+    vectors[600:] = vectors[:100] + rng.standard_normal((100, 128)) * 1.15
+    vectors[:3, 80:] *= 3
+    vectors[600:603, 80:] = vectors[:3, 80:]
+    found = [
+        Miss(f"t{n}", f"message {n:04d}", T0, tuple(map(float, v))) for n, v in enumerate(vectors)
+    ]
+    expected = one_by_one(found)
+    assert {frozenset(m.turn_id for m in c.members) for c in clusters(found)} == expected
+    assert 600 < len(expected) < 650
+
+
+def test_many_texts_cluster_as_their_definition_says() -> None:
+    """Typos of sentences made of the same few words, over several batches: the bound on
+    characters lets through more than it should, never less."""
+    rng = random.Random(18)
+    words = ["where", "is", "my", "order", "refund", "please", "cancel", "plan", "card"]
+    sentences = [" ".join(rng.choices(words, k=5)) for _ in range(200)]
+    found = []
+    for n in range(700):
+        text = sentences[rng.randrange(len(sentences))]
+        at = rng.randrange(len(text))
+        found.append(Miss(f"t{n}", text[:at] + text[at + 1 :], T0))
+    expected = one_by_one(found)
+    assert {frozenset(m.turn_id for m in c.members) for c in clusters(found)} == expected
+    assert 50 < len(expected) < 300
+
+
+def test_lexical_likeness_exactly_at_the_threshold_joins() -> None:
+    found = clusters(
+        misses(
+            "abcdefghijklmnopqrst",
+            "abcdefghijklmnopqxyz",  # ratio 85
+            "abcdefghijklmnopwxyz",  # 80
+            "tsrqponmlkjihgfedcba",  # the same characters, in another order
+        )
+    )
+    assert sorted(c.count for c in found) == [1, 1, 2]
+    assert found[0].texts == ("abcdefghijklmnopqrst", "abcdefghijklmnopqxyz")
+
+
+def test_texts_beyond_ascii_compare_by_their_characters() -> None:
+    found = clusters(
+        misses("où est ma commande", "ou est ma commande", "我的订单在哪里", "我的订单在哪")
+    )
+    assert sorted(c.count for c in found) == [2, 2]
+
+
+def test_texts_of_the_same_characters_cluster_as_their_definition_says() -> None:
+    """Anagrams pass the bound on characters nearly always: past a share of the pairs,
+    every pair is scored."""
+    rng = random.Random(18)
+    letters = list("abcdefghij")
+    found = []
+    for n in range(600):
+        rng.shuffle(letters)
+        found.append(Miss(f"t{n}", "".join(letters[:9]) + " " + "".join(letters[6:]), T0))
+    expected = one_by_one(found)
+    assert {frozenset(m.turn_id for m in c.members) for c in clusters(found)} == expected
+    assert 300 < len(expected) < 600

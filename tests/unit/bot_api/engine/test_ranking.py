@@ -1,10 +1,16 @@
 """The semantic stage beside the lexical one, with a stand-in encoder."""
 
+import numpy as np
+import pytest
+
 from bot_api.engine.matching import MatchIndex, calibrated
 from bot_api.engine.ranking import BLEND_KNEE, DECISIVE, SHARE_KNEE, confidence, rank
 from bot_api.engine.semantic import (
+    Encoder,
+    KnownVectors,
     PhraseVectors,
     SemanticIndex,
+    VectorUnknown,
     phrase_text,
     vector_key,
 )
@@ -25,7 +31,7 @@ def semantic(encoder: ConceptEncoder, phrases: dict[str, list[str]]) -> Semantic
     )
 
 
-def ranked(text: str, index: SemanticIndex | None, encoder: ConceptEncoder | None) -> list:
+def ranked(text: str, index: SemanticIndex | None, encoder: Encoder | None) -> list:
     return rank(MatchIndex.build(PHRASES), index, encoder, [tokens(text)], lambda i: True)[0]
 
 
@@ -124,3 +130,20 @@ def test_the_message_s_vector_comes_back_when_it_was_encoded_and_only_then() -> 
     assert vector.tolist() == encoder(["howdy"])[0].tolist()
     assert rank(lexical, index, encoder, [tokens("order a pizza")], bool)[1] is None
     assert rank(lexical, None, None, [tokens("howdy")], bool)[1] is None
+
+
+def test_a_known_vector_ranks_as_encoding_the_message_would_without_encoding_it() -> None:
+    """The inbox's suggestions: the vector a turn kept stands for encoding its message
+    again (as stored, float16); a text without one is named, to be encoded in a batch."""
+    encoder = ConceptEncoder()
+    index = semantic(encoder, PHRASES)
+    message = "howdy greetings"
+    stored = tuple(float(x) for x in encoder([message])[0].astype(np.float16))
+    encoder.encoded.clear()
+    known = KnownVectors(encoder, {message: stored})
+    assert ranked(message, index, known) == ranked(message, index, ConceptEncoder())
+    assert encoder.encoded == []
+    with pytest.raises(VectorUnknown) as unknown:
+        ranked("rain", index, known)
+    assert unknown.value.texts == ["rain"]
+    assert ranked("order a pizza", index, known)[0].interaction_id == "pizza"  # decisive
