@@ -13,9 +13,8 @@ def main() -> None:
         write_section("inbox", "The misses inbox over HTTP (make bench)", inbox)
     with running_stack("load", semantic_matching=False) as stack:
         write_section("load", "/query under load (make bench)", query_load.load_table(stack))
-    with running_stack("history", semantic_matching=False) as stack:
-        body = history_load.history_table(stack)
-        write_section("history", "/query with the history on and off (make bench)", body)
+    body = history_load.history_table()
+    write_section("history", "/query with the history on and off (make bench)", body)
     with running_stack("edit") as stack:
         write_section("edit", "Index cost after an edit (make bench)", query_load.edit_table(stack))
     with running_stack("capacity", semantic_matching=False) as stack:
