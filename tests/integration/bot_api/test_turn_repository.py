@@ -112,6 +112,29 @@ async def test_the_filters_choose_the_conversations(turns: TurnStore) -> None:
     assert await sessions(turns, b, ConversationFilter(outcome="incomplete")) == []
 
 
+async def test_a_conversation_over_several_batches_adds_up_in_its_summary(
+    turns: TurnStore,
+) -> None:
+    """Each batch changes only what it must in the stored summary: what it adds to the
+    counts and sets, and the first turn when an older one comes late."""
+    a, b, _ = seed()
+    await turns.insert_many([turn(a, "long", 5, "hello", "matched")])
+    await turns.insert_many([turn(a, "long", 6, "hello again", "matched")])
+    await turns.insert_many(
+        [turn(a, "long", 7, "what now", "fallback"), turn(b, "long", 7, "hi", "matched")]
+    )
+    await turns.insert_many([turn(a, "long", 3, "an old one", "matched")])
+    (summary,) = (await turns.conversations_page(a, ConversationFilter(), None, 10)).items
+    assert (summary.turns, summary.fallbacks) == (4, 1)
+    assert summary.started == START + timedelta(minutes=3)
+    assert summary.last_at == START + timedelta(minutes=7)
+    assert await sessions(turns, a, ConversationFilter(outcome="fallback")) == ["long"]
+    assert await sessions(turns, a, ConversationFilter(outcome="matched")) == ["long"]
+    assert await sessions(turns, a, ConversationFilter(interaction="i-fallback")) == ["long"]
+    assert await sessions(turns, a, ConversationFilter(interaction="i-order")) == ["long"]
+    assert await sessions(turns, b, ConversationFilter(outcome="fallback")) == []
+
+
 async def test_a_transcript_is_that_conversation_oldest_first(turns: TurnStore) -> None:
     _, b, batch = seed()
     await turns.insert_many(batch[::-1])

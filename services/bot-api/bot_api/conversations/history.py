@@ -10,6 +10,7 @@ listeners (the analytics counters) are told.
 """
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections import deque
@@ -38,9 +39,12 @@ MAX_BACKLOG = 10_000
 at full load (docs/benchmarks.md), held in memory as Python values: about 30 MB, 150 MB
 when each holds a sentence vector (384 floats as a tuple)."""
 RETRY_SECONDS = 2.0
-GATHER_SECONDS = 0.5
-"""How long the first turn queued waits for others to join its batch: one write of many
-turns costs MongoDB far less than many writes of a few (docs/benchmarks.md)."""
+GATHER_SECONDS = 2.0
+"""How long the first turn queued waits for others to join its batch (unless `idle` or
+`close` asks for it now): a batch costs the database about 14 ms of CPU in the analytics
+counters and the summaries' lookup whatever its size (nx-27017, measured), so at 230
+/query a second 0.5 s batches of ~115 turns paid 0.13 ms a turn for it and 2 s batches
+of ~460 pay 0.03 ms (docs/benchmarks.md)."""
 FLUSH_SECONDS = 5.0
 """At shutdown, how long what is queued may take to be written before it is given up."""
 SUMMARY_CHARACTERS = 500
@@ -61,6 +65,8 @@ class TurnRecorder:
         self._retry_seconds = retry_seconds
         self._gather_seconds = gather_seconds
         self._queue: deque[StoredTurn] = deque()
+        self._now = asyncio.Event()
+        """Set by `idle` and `close`: what is queued is written without gathering more."""
         self._drain = Drain(self._write_queued)
 
     def answered(
@@ -107,14 +113,16 @@ class TurnRecorder:
         return len(self._queue)
 
     async def idle(self) -> None:
-        """Wait until every turn queued so far is stored (or dropped)."""
+        """Wait until every turn queued so far is stored (or dropped), without waiting for
+        more turns to join the batch."""
+        self._now.set()
         await self._drain.idle()
 
     async def close(self) -> None:
         """Give what is queued `FLUSH_SECONDS` to be stored."""
         try:
             async with asyncio.timeout(FLUSH_SECONDS):
-                await self._drain.idle()
+                await self.idle()
         except TimeoutError:
             log.warning("history: %d turns not stored at shutdown", len(self._queue))
         await self._drain.close()
@@ -122,7 +130,7 @@ class TurnRecorder:
     async def _write_queued(self) -> None:
         while self._queue:
             if len(self._queue) < BATCH:
-                await asyncio.sleep(self._gather_seconds)
+                await self._gather()
             batch = [self._queue.popleft() for _ in range(min(BATCH, len(self._queue)))]
             HISTORY_BACKLOG.set(len(self._queue))
             try:
@@ -135,6 +143,13 @@ class TurnRecorder:
                 await asyncio.sleep(self._retry_seconds)
                 continue
             await self._tell([stored.turn for stored in batch])
+        self._now.clear()
+
+    async def _gather(self) -> None:
+        """Let more turns join the batch, for `gather_seconds` or until asked to write."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(self._gather_seconds):
+                await self._now.wait()
 
     async def _tell(self, turns: list[TurnRecord]) -> None:
         for listener in self._listeners:

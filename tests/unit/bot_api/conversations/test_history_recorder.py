@@ -195,3 +195,19 @@ async def test_at_shutdown_what_is_queued_is_written_first() -> None:
     recorder.record(stored("last words"))
     await recorder.close()
     assert [t.query for t in await store.transcript("s1", "visitor")] == ["last words"]
+
+
+async def test_waiting_for_the_queue_to_be_stored_does_not_wait_for_the_batch_to_fill() -> None:
+    store = TurnsInMemory()
+    recorder = TurnRecorder(store, gather_seconds=60)
+    recorder.record(stored("now"))
+    await asyncio.sleep(0.01)
+    async with asyncio.timeout(5):
+        await recorder.idle()
+    assert [t.query for t in await store.transcript("s1", "visitor")] == ["now"]
+    recorder.record(stored("later"))
+    await asyncio.sleep(0.05)
+    assert store.batches == [1], "once written, the next batch gathers again"
+    async with asyncio.timeout(5):
+        await recorder.idle()
+    assert store.batches == [1, 1]

@@ -1,9 +1,10 @@
 """Redaction before a turn is stored: what is personal goes, what only looks like it
 (a wrong check digit, an order number, a date) stays."""
 
+import phonenumbers
 import pytest
 
-from bot_api.domain.redaction import phone_region, redact, redact_value
+from bot_api.domain.redaction import fewest_phone_digits, phone_region, redact, redact_value
 
 
 @pytest.mark.parametrize(
@@ -55,3 +56,44 @@ def test_a_whole_number_that_is_a_card_or_phone_number_is_redacted() -> None:
         "phone": "[phone]",
         "yes": True,
     }
+
+
+def example_numbers() -> list[tuple[str, str]]:
+    """(region, number) for libphonenumber's example number of every type of every
+    region, shortest types included (Niue's 4 digits)."""
+    found = []
+    for region in sorted(phonenumbers.SUPPORTED_REGIONS):
+        for kind in vars(phonenumbers.PhoneNumberType).values():
+            if not isinstance(kind, int):
+                continue
+            number = phonenumbers.example_number_for_type(region, kind)
+            if number is not None:
+                found.append((region, number))
+    return found
+
+
+def test_a_message_too_short_for_a_phone_number_is_not_searched_for_one() -> None:
+    assert fewest_phone_digits("US") == 6, "a US national number has 10, +43 and 4 digits 6"
+    assert fewest_phone_digits(None) == 6
+    assert fewest_phone_digits("NU") == 4
+    assert redact("call +683 7290", None) == "call [phone]"
+    assert redact("2 pizzas at 7pm, 3 cokes", "US") == "2 pizzas at 7pm, 3 cokes"
+
+
+def test_every_region_s_example_numbers_are_still_redacted() -> None:
+    """The digit count that spares short messages the phone matcher misses none of them:
+    written as the region writes them and with their country code."""
+    national = phonenumbers.PhoneNumberFormat.NATIONAL
+    international = phonenumbers.PhoneNumberFormat.INTERNATIONAL
+    missed = [
+        (region, written, where)
+        for region, number in example_numbers()
+        for written, where in (
+            (phonenumbers.format_number(number, national), region),
+            (phonenumbers.format_number(number, international), None),
+        )
+        if phonenumbers.is_valid_number(number)
+        and "[phone]" not in redact(f"reach me on {written} today", where)
+        and "[card]" not in redact(f"reach me on {written} today", where)
+    ]
+    assert missed == []
