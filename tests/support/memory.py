@@ -42,6 +42,8 @@ from bot_api.storage.turns import (
     encode_cursor,
     resolution_to_document,
     summary_changes,
+    turn_from_document,
+    turn_to_document,
     vector_from_document,
 )
 from shared.errors import Conflict
@@ -572,10 +574,11 @@ class VectorsInMemory:
 
 class TurnsInMemory:
     """The `turns` and `conversations` collections as `storage.turns.TurnRepository`
-    keeps them: a turn stored twice (a batch tried again) counts once."""
+    keeps them: each turn as the document it stores (`turns`, by id), which the inbox's
+    fake reads too; a turn stored twice (a batch tried again) counts once."""
 
     def __init__(self) -> None:
-        self.turns: dict[str, StoredTurn] = {}
+        self.turns: dict[str, dict[str, Any]] = {}
         self.summaries: dict[tuple[str, str], dict[str, Any]] = {}
         self.away = False
         """True: every write fails as with MongoDB unreachable."""
@@ -590,7 +593,9 @@ class TurnsInMemory:
             raise AutoReconnect("the database is away")
         self.batches.append(len(turns))
         fresh = [t for t in turns if t.id not in self.turns]
-        self.turns.update({t.id: t for t in fresh})
+        for stored in fresh:
+            document = turn_to_document(stored.turn, stored.expires_at)
+            self.turns[stored.id] = {"_id": ObjectId(stored.id), **document}
         for key, change in summary_changes(fresh).items():
             summary = self.summaries.setdefault(key, {**change, "turns": 0, "fallbacks": 0})
             summary["startedMs"] = min(summary["startedMs"], change["startedMs"])
@@ -604,9 +609,9 @@ class TurnsInMemory:
         self, story_id: str, found: ConversationFilter, cursor: str | None, limit: int
     ) -> ConversationPage:
         saying = {
-            t.turn.session_id
-            for t in self.turns.values()
-            if found.text is not None and found.text.lower() in (t.turn.query or "").lower()
+            d["sessionId"]
+            for d in self.turns.values()
+            if found.text is not None and found.text.lower() in (d.get("query") or "").lower()
         }
         position = None if cursor is None else decode_cursor(cursor)
         chosen = [
@@ -635,13 +640,13 @@ class TurnsInMemory:
         return ConversationPage(items[:limit], encode_cursor(items[limit - 1]) if more else None)
 
     async def transcript(self, story_id: str, session_id: str) -> list[TurnRecord]:
-        turns = [t.turn for t in self._of_story(story_id) if t.turn.session_id == session_id]
+        turns = [t for t in self._of_story(story_id) if t.session_id == session_id]
         return sorted(turns, key=lambda t: t.at)[:MAX_TRANSCRIPT_TURNS]
 
     async def export(
         self, story_id: str, since: datetime | None, until: datetime | None, limit: int
     ) -> AsyncIterator[TurnRecord]:
-        turns = sorted((t.turn for t in self._of_story(story_id)), key=lambda t: t.at)
+        turns = sorted(self._of_story(story_id), key=lambda t: t.at)
         chosen = [
             t for t in turns if (since is None or since <= t.at) and (until is None or t.at < until)
         ]
@@ -649,35 +654,42 @@ class TurnsInMemory:
             yield turn
 
     async def delete_conversation(self, story_id: str, session_id: str) -> bool:
-        for stored in self._of_story(story_id):
-            if stored.turn.session_id == session_id:
-                del self.turns[stored.id]
+        for turn_id, document in list(self.turns.items()):
+            if document["storyId"] == story_id and document["sessionId"] == session_id:
+                del self.turns[turn_id]
         return self.summaries.pop((story_id, session_id), None) is not None
 
     async def delete_for_story(self, story_id: str) -> None:
-        for stored in self._of_story(story_id):
-            del self.turns[stored.id]
+        for turn_id, document in list(self.turns.items()):
+            if document["storyId"] == story_id:
+                del self.turns[turn_id]
         for key in [k for k in self.summaries if k[0] == story_id]:
             del self.summaries[key]
 
-    def _of_story(self, story_id: str) -> list[StoredTurn]:
-        return [t for t in self.turns.values() if t.turn.story_id == story_id]
+    def _of_story(self, story_id: str) -> list[TurnRecord]:
+        return [turn_from_document(d) for d in self.turns.values() if d["storyId"] == story_id]
 
 
 class InboxInMemory:
     """The misses inbox's view of the `turns` collection and its ignored texts, as
-    `storage.inbox.InboxRepository` keeps them: `turns` holds turn documents
-    (`storage.turns.turn_to_document` with an `_id`)."""
+    `storage.inbox.InboxRepository` keeps them: it reads the turn documents of the
+    `TurnsInMemory` it is given, as the repository reads what `TurnRepository` wrote."""
 
-    def __init__(self) -> None:
-        self.turns: list[dict[str, Any]] = []
+    def __init__(self, collection: TurnsInMemory) -> None:
+        self.collection = collection
         self.ignored: dict[str, set[str]] = {}
+
+    @property
+    def turns(self) -> list[dict[str, Any]]:
+        return list(self.collection.turns.values())
 
     async def ensure_indexes(self) -> None:
         """Nothing to index in memory."""
 
     async def insert_turns(self, documents: Iterable[dict[str, Any]]) -> None:
-        self.turns += [copy.deepcopy(d) for d in documents]
+        """Turn documents as a test writes them straight into the collection."""
+        for document in documents:
+            self.collection.turns[str(document["_id"])] = copy.deepcopy(document)
 
     async def unresolved(self, story_id: str, review_below: float) -> list[Miss]:
         def missed(document: dict[str, Any]) -> bool:

@@ -13,9 +13,14 @@ from pymongo import AsyncMongoClient
 
 from bot_api.domain.history import AnsweredBy, OutcomeKind, Resolution, TurnRecord
 from bot_api.storage.inbox import MAX_INBOX_TURNS, InboxRepository
-from bot_api.storage.turns import turn_from_document, turn_to_document
+from bot_api.storage.turns import (
+    StoredTurn,
+    TurnRepository,
+    turn_from_document,
+    turn_to_document,
+)
 from shared.config import Config
-from support.memory import InboxInMemory
+from support.memory import InboxInMemory, TurnsInMemory
 
 T0 = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
 STORY, OTHER = str(ObjectId()), str(ObjectId())
@@ -25,6 +30,8 @@ RESOLVED = Resolution("account-1", "assigned", T0, "i-1")
 @dataclass
 class Backend:
     inbox: InboxRepository | InboxInMemory
+    turns: TurnRepository | TurnsInMemory
+    """What the history recorder writes through, to the same `turns` collection."""
     insert: Callable[[list[dict[str, Any]]], Awaitable[None]]
     read: Callable[[str], Awaitable[dict[str, Any]]]
 
@@ -34,15 +41,18 @@ async def backend(
     request: pytest.FixtureRequest, config: Config, mongo_client: AsyncMongoClient
 ) -> AsyncIterator[Backend]:
     if request.param == "memory":
-        fake = InboxInMemory()
+        collection = TurnsInMemory()
+        fake = InboxInMemory(collection)
 
         async def read_fake(turn_id: str) -> dict[str, Any]:
             return next(d for d in fake.turns if str(d["_id"]) == turn_id)
 
-        yield Backend(fake, fake.insert_turns, read_fake)
+        yield Backend(fake, collection, fake.insert_turns, read_fake)
         return
     repository = InboxRepository(mongo_client[config.bot_database])
     await repository.ensure_indexes()
+    turns = TurnRepository(mongo_client[config.bot_database])
+    await turns.ensure_indexes()
 
     async def insert(documents: list[dict[str, Any]]) -> None:
         await repository.turns.insert_many(documents)
@@ -52,7 +62,7 @@ async def backend(
         assert document is not None
         return document
 
-    yield Backend(repository, insert, read)
+    yield Backend(repository, turns, insert, read)
 
 
 def turn(
@@ -77,6 +87,23 @@ def turn(
         vector=vector,
     )
     return {"_id": ObjectId(), **turn_to_document(record, T0 + timedelta(days=30))}
+
+
+async def test_a_turn_the_recorder_stored_is_read_by_the_inbox(backend: Backend) -> None:
+    """The recorder's store and the inbox share the `turns` collection: a miss written
+    through the one is in the other, with its sentence vector (stored as float16)."""
+    missed = TurnRecord(
+        "account-1", STORY, "visitor", T0, "fallback", query="gift cards?", vector=(0.5, -0.25)
+    )
+    matched = TurnRecord("account-1", STORY, "visitor", T0, "matched", query="hours", score=0.9)
+    stored = [StoredTurn(str(ObjectId()), t, T0 + timedelta(days=30)) for t in (missed, matched)]
+
+    await backend.turns.insert_many(stored)
+
+    misses = await backend.inbox.unresolved(STORY, review_below=0.65)
+    assert [(m.turn_id, m.text, m.vector) for m in misses] == [
+        (stored[0].id, "gift cards?", (0.5, -0.25))
+    ]
 
 
 async def test_the_inbox_holds_fallbacks_and_matches_below_review_newest_first(
