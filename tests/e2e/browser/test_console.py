@@ -219,3 +219,36 @@ def test_lists_are_shown_a_page_at_a_time(page: Page, stack: Stack) -> None:
     pages.get_by_role("button", name="Next page").click()
     expect(pages).to_contain_text(f"51\N{EN DASH}{total} of {total}")
     expect(cards).to_have_count(total - 50)
+
+
+def test_the_story_settings_form_sets_the_timezone_and_the_history(
+    page: Page, stack: Stack
+) -> None:
+    story_id = call(page, stack, "POST", "/stories", {"name": "Desk", "description": ""})["id"]
+    sign_in(page, stack)
+    page.goto(f"{stack.bot_api}/console/stories/{story_id}")
+    loaded(page)
+    expect(page.get_by_label("Timezone")).to_have_value("UTC")
+    expect(page.get_by_label("Keep a history of conversations")).to_be_checked()
+    expect(page.get_by_label("Misses inbox: review matches scoring below (0–1)")).to_have_value("")
+
+    page.get_by_label("Timezone").fill("Europe/Berlin")
+    page.get_by_label("Keep a history of conversations").uncheck()
+    page.get_by_label("Keep turns for (days, 1–365)").fill("7")
+    page.get_by_label("Misses inbox: review matches scoring below (0–1)").fill("0.7")
+    page.get_by_role("button", name="Save settings").click()
+    expect(page.locator("#notice")).to_contain_text("Saved")
+
+    settings = call(page, stack, "GET", f"/stories/{story_id}")["settings"]
+    assert (settings["timezone"], settings["history"], settings["historyDays"]) == (
+        "Europe/Berlin",
+        False,
+        7,
+    )
+    assert (settings["redact"], settings["reviewBelow"]) == (True, 0.7)
+
+    page.get_by_label("Timezone").fill("Mars/Olympus")
+    page.get_by_role("button", name="Save settings").click()
+    expect(page.locator('.field-error[data-error-path="settings.timezone"]')).to_contain_text(
+        "IANA"
+    )

@@ -69,6 +69,11 @@ async function load() {
   byId("story-lifespan").value = story.settings.lifespan;
   byId("story-fallback").checked = story.settings.fallback;
   languageOptions(byId("story-language"), story.settings.language);
+  byId("story-timezone").value = story.settings.timezone;
+  byId("story-history").checked = story.settings.history;
+  byId("story-history-days").value = story.settings.historyDays;
+  byId("story-redact").checked = story.settings.redact;
+  byId("story-review-below").value = story.settings.reviewBelow ?? "";
 }
 
 async function save(method, path, body, form) {
@@ -119,6 +124,11 @@ export async function start() {
       lifespan: numberOf(byId("story-lifespan")),
       fallback: byId("story-fallback").checked,
       language: byId("story-language").value,
+      timezone: byId("story-timezone").value.trim() || undefined,
+      history: byId("story-history").checked,
+      historyDays: numberOf(byId("story-history-days")),
+      redact: byId("story-redact").checked,
+      reviewBelow: byId("story-review-below").value === "" ? null : numberOf(byId("story-review-below")),
     };
     const body = { name: byId("story-name").value, description: byId("story-description").value, settings };
     save("PUT", storyPath, body, event.target);
@@ -128,6 +138,9 @@ export async function start() {
       await call("DELETE", storyPath);
       location.assign("/console/stories");
     }),
+  );
+  byId("timezones").replaceChildren(
+    ...Intl.supportedValuesOf("timeZone").map((zone) => h("option", { value: zone })),
   );
   startChat(page.story);
 }
