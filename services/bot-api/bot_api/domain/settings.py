@@ -4,14 +4,20 @@ from dataclasses import dataclass
 
 import Stemmer
 
-LANGUAGES = tuple(sorted(set(Stemmer.algorithms()) - {"porter", "dutch_porter"}))
-"""The languages a story may be in: those the Snowball stemmer offers."""
+STEMMED_LANGUAGES = frozenset(Stemmer.algorithms()) - {"porter", "dutch_porter"}
+"""The languages the Snowball stemmer offers (its Porter ones are older english and
+dutch)."""
+SEGMENTED_LANGUAGES = frozenset({"chinese", "japanese"})
+"""Languages written without spaces between words: a library finds them
+(engine/analysis.py)."""
+LANGUAGES = tuple(sorted(STEMMED_LANGUAGES | SEGMENTED_LANGUAGES))
+"""The languages a story may be in."""
 
 LANGUAGE_TAGS = {
-    "arabic": "ar", "armenian": "hy", "basque": "eu", "catalan": "ca", "czech": "cs",
-    "danish": "da", "dutch": "nl", "english": "en", "esperanto": "eo", "estonian": "et",
-    "finnish": "fi", "french": "fr", "german": "de", "greek": "el", "hindi": "hi",
-    "hungarian": "hu", "indonesian": "id", "irish": "ga", "italian": "it",
+    "arabic": "ar", "armenian": "hy", "basque": "eu", "catalan": "ca", "chinese": "zh",
+    "czech": "cs", "danish": "da", "dutch": "nl", "english": "en", "esperanto": "eo",
+    "estonian": "et", "finnish": "fi", "french": "fr", "german": "de", "greek": "el", "hindi": "hi",
+    "hungarian": "hu", "indonesian": "id", "irish": "ga", "italian": "it", "japanese": "ja",
     "lithuanian": "lt", "nepali": "ne", "norwegian": "no", "persian": "fa", "polish": "pl",
     "portuguese": "pt", "romanian": "ro", "russian": "ru", "serbian": "sr",
     "sesotho": "st", "spanish": "es", "swedish": "sv", "tamil": "ta", "turkish": "tr",
@@ -36,7 +42,8 @@ class Settings:
     lifespan: int = 2
     """Misses a child context survives, and attempts to fill a prompted parameter."""
     language: str = "english"
-    """How phrases are stemmed; the semantic stage runs only if its model covers it."""
+    """How text is read (engine/analysis.py); the semantic stage runs only if its model
+    covers it."""
     history: bool = True
     """Each /query turn is recorded (docs/history.md)."""
     history_days: int = 30

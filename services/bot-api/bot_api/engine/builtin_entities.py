@@ -38,6 +38,7 @@ from bot_api.domain.entities import (
 )
 from bot_api.domain.redaction import EMAIL as EMAIL_PATTERN
 from bot_api.domain.settings import LANGUAGE_TAGS
+from bot_api.engine.analysis import Analyser, analyser
 from bot_api.engine.builtin_words import (
     CLOCK_WORDS,
     CURRENCY_WORDS,
@@ -53,7 +54,6 @@ from bot_api.engine.builtin_words import (
     TEXT2NUM_LANGUAGES,
 )
 from bot_api.engine.entities import Mention
-from bot_api.engine.text import tokens
 
 MAX_WORDS = 64
 """Words (runs without spaces) of a message the built-in recognisers read, at most
@@ -115,13 +115,15 @@ class BuiltinRecognizer:
     def __init__(self, used: Iterable[str], language: str) -> None:
         self.used = frozenset(used)
         self.language = language
+        self._analyser = analyser(language)
         self._tag = LANGUAGE_TAGS.get(language, "en")
         self._comma = self._tag in DECIMAL_COMMA
         self._date_tag = _date_language(DATEPARSER_TAGS.get(self._tag, self._tag))
 
     def find(self, text: str, now: datetime) -> list[Mention]:
-        """The built-in values said in `text`, positioned on its words (`tokens`);
-        dates and times are resolved against `now` (in the conversation's timezone)."""
+        """The built-in values said in `text`, positioned on its words (as the language's
+        analyser reads them); dates and times are resolved against `now` (in the
+        conversation's timezone)."""
         text = _beginning(text, MAX_WORDS)
         found: list[_Found] = []
         if self.used & _NUMBERS:
@@ -138,7 +140,8 @@ class BuiltinRecognizer:
             found.extend(_urls(text))
         if PHONE_NUMBER in self.used:
             found.extend(self._phones(text))
-        return _outside_others([_mention(text, f) for f in found if f.entity in self.used])
+        mentions = [_mention(text, f, self._analyser) for f in found if f.entity in self.used]
+        return _outside_others(mentions)
 
     def _numbers(self, text: str) -> Iterator[_Found]:
         """Numbers, ordinals, percentages and durations: said in words they are turned
@@ -375,8 +378,8 @@ def _outside_others(mentions: list[Mention]) -> list[Mention]:
     return [m for m in mentions if not within_other(m)]
 
 
-def _mention(text: str, found: _Found) -> Mention:
+def _mention(text: str, found: _Found, analysis: Analyser) -> Mention:
     text = found.said_in or text
-    start = len(tokens(text[: found.start]))
-    end = max(start + 1, len(tokens(text[: found.end])))
+    start = len(analysis.words(text[: found.start]))
+    end = max(start + 1, len(analysis.words(text[: found.end])))
     return Mention(found.entity, found.value, start, end, text[found.start : found.end])
