@@ -24,7 +24,19 @@ LANGUAGE_TAGS = {
     "yiddish": "yi",
 }  # fmt: skip
 """Each language's BCP 47 tag, for HTML `lang` (the console's spellcheck and screen
-readers)."""
+readers); a story's `language` may be given as it (`language_named`)."""
+_LANGUAGE_OF_TAG = {tag: name for name, tag in LANGUAGE_TAGS.items()}
+
+
+def language_named(given: str) -> str | None:
+    """The story language `given` names, any case: a name ("german"), or an ISO 639-1
+    code, with a region or script as Dialogflow and browsers write them ("de",
+    "pt-BR", "zh_CN", "zh-Hant-TW"); None for no story language."""
+    lowered = given.lower()
+    if lowered in LANGUAGE_TAGS:
+        return lowered
+    return _LANGUAGE_OF_TAG.get(lowered.replace("_", "-").split("-")[0])
+
 
 MAX_HISTORY_DAYS = 365
 """The longest a story keeps its turns: a year of a busy story is already the biggest
@@ -42,8 +54,8 @@ class Settings:
     lifespan: int = 2
     """Misses a child context survives, and attempts to fill a prompted parameter."""
     language: str = "english"
-    """How text is read (engine/analysis.py); the semantic stage runs only if its model
-    covers it."""
+    """How text is read (engine/analysis.py): a name of `LANGUAGES`, as `language_named`
+    reads a name or code given; the semantic stage runs only if its model covers it."""
     history: bool = True
     """Each /query turn is recorded (docs/history.md)."""
     history_days: int = 30
