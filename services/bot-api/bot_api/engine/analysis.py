@@ -37,8 +37,9 @@ three characters, each carrying meaning: 机票 and 订票 share 票). Measured 
 lexical stage, rjieba: four-letter pieces 0.842, pairs 0.872, characters 0.878,
 characters and pairs 0.914 (0.874 without the spaces at the ends); ja 0.928 alike."""
 _WORD = re.compile(r"[^\W_]+")
-_EAST_ASIAN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f]")
-"""Kana and CJK ideographs."""
+EAST_ASIAN_LETTERS = "\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f"
+"""Kana and CJK ideographs, as a regular expression's character class holds them."""
+_EAST_ASIAN = re.compile(f"[{EAST_ASIAN_LETTERS}]")
 
 
 class Analyser:

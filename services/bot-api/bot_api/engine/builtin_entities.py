@@ -38,7 +38,7 @@ from bot_api.domain.entities import (
 )
 from bot_api.domain.redaction import EMAIL as EMAIL_PATTERN
 from bot_api.domain.settings import LANGUAGE_TAGS
-from bot_api.engine.analysis import Analyser, analyser
+from bot_api.engine.analysis import EAST_ASIAN_LETTERS, Analyser, analyser
 from bot_api.engine.builtin_words import (
     CLOCK_WORDS,
     CURRENCY_WORDS,
@@ -91,6 +91,11 @@ _CARDINALS = frozenset({NUMBER, PERCENTAGE, DURATION})
 _NUMBERS = _CARDINALS | {ORDINAL}
 _URL = re.compile(r"\b(?:https?://|www\.)[^\s<>\"']+", re.IGNORECASE)
 _TRAILING_PUNCTUATION = ".,;:!?)"
+_BESIDE_EAST_ASIAN = re.compile(
+    rf"(?<=[{EAST_ASIAN_LETTERS}])(?=\d)|(?<=\d)(?=[{EAST_ASIAN_LETTERS}])"
+)
+"""Where digits touch Chinese or Japanese letters ("2个人", "3時に"): with a space there a
+number is read as in a spaced language."""
 _ABBREVIATION = re.compile(r"[^\W\d]{1,2}")
 """A date said as one word of one or two letters is taken for no date: dateparser reads
 weekday abbreviations there ("we are six" -> Wednesday)."""
@@ -156,7 +161,7 @@ class BuiltinRecognizer:
 
     def _in_digits(self, text: str, threshold: int) -> str:
         if self._tag not in TEXT2NUM_LANGUAGES:
-            return text
+            return _BESIDE_EAST_ASIAN.sub(" ", text)
         for said, known in NUMBER_SPELLINGS.get(self._tag, {}).items():
             text = re.sub(rf"\b{said}\b", known, text, flags=re.IGNORECASE)
         digits: str = alpha2digit(text, self._tag, threshold=threshold)
