@@ -61,11 +61,10 @@ XSID_LANGUAGES = {
     "nl": "dutch",
     "it": "italian",
     "id": "indonesian",
-    "ja": "english",
-    "zh": "english",
+    "ja": "japanese",
+    "zh": "chinese",
 }
-"""Each xSID language's story `language`: Japanese and Chinese are not story languages
-yet, so their stories take the default (no stemming applies to their scripts)."""
+"""Each xSID language's story `language`."""
 OFF_TOPIC = Path(__file__).resolve().parent / "data" / "off_topic.txt"
 OFF_TOPIC_STORIES = (*BRAUN, "xsid_en")
 """The small stories the off-topic messages are asked of."""

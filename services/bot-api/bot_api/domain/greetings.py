@@ -4,7 +4,7 @@ may be in (settings.LANGUAGES): the greetings the welcome answers and the defaul
 
 English greetings are answered in every language (people greet bots in English
 everywhere); the story's own language adds its greetings. Written by hand: no library
-offers greetings and these two sentences for all 34 Snowball languages.
+offers greetings and these two sentences for all 36 story languages.
 """
 
 from dataclasses import dataclass
@@ -44,6 +44,11 @@ TEXTS = {
         ("hola", "bon dia", "bona tarda", "bona nit"),
         "Hola {{default_name}}!",
         ("Ho sento, no ho he entès.", "Ho pots dir d'una altra manera?"),
+    ),
+    "chinese": DefaultTexts(
+        ("你好", "您好", "早上好", "下午好", "晚上好"),
+        "你好 {{default_name}}！",
+        ("抱歉，我没有听懂。", "您能换个说法吗？"),
     ),
     "czech": DefaultTexts(
         ("ahoj", "čau", "dobrý den", "dobré ráno", "dobrý večer"),
@@ -115,6 +120,11 @@ TEXTS = {
         ("ciao", "salve", "buongiorno", "buonasera"),
         "Ciao {{default_name}}!",
         ("Scusa, non ho capito.", "Puoi dirlo in un altro modo?"),
+    ),
+    "japanese": DefaultTexts(
+        ("こんにちは", "おはよう", "おはようございます", "こんばんは"),
+        "こんにちは {{default_name}}！",
+        ("すみません、よく分かりませんでした。", "別の言い方で言っていただけますか？"),
     ),
     "lithuanian": DefaultTexts(
         ("labas", "sveiki", "laba diena", "labas rytas", "labas vakaras"),

@@ -21,7 +21,7 @@ EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 IBAN_CANDIDATE = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b", re.IGNORECASE)
 CARD_CANDIDATE = re.compile(r"\b(?:\d[ -]?){12,18}\d\b")
 DIGIT = re.compile(r"\d")
-REGION_OF_LANGUAGE = {"english": "US"}
+REGION_OF_LANGUAGE = {"english": "US", "chinese": "CN", "japanese": "JP"}
 """The region whose national phone numbers a story's messages are read with; else the
 language's own tag when it is a region (`fr`, `de`...), else only numbers written with
 their country code (+44...)."""

@@ -4,21 +4,39 @@ from dataclasses import dataclass
 
 import Stemmer
 
-LANGUAGES = tuple(sorted(set(Stemmer.algorithms()) - {"porter", "dutch_porter"}))
-"""The languages a story may be in: those the Snowball stemmer offers."""
+STEMMED_LANGUAGES = frozenset(Stemmer.algorithms()) - {"porter", "dutch_porter"}
+"""The languages the Snowball stemmer offers (its Porter ones are older english and
+dutch)."""
+SEGMENTED_LANGUAGES = frozenset({"chinese", "japanese"})
+"""Languages written without spaces between words: a library finds them
+(engine/analysis.py)."""
+LANGUAGES = tuple(sorted(STEMMED_LANGUAGES | SEGMENTED_LANGUAGES))
+"""The languages a story may be in."""
 
 LANGUAGE_TAGS = {
-    "arabic": "ar", "armenian": "hy", "basque": "eu", "catalan": "ca", "czech": "cs",
-    "danish": "da", "dutch": "nl", "english": "en", "esperanto": "eo", "estonian": "et",
-    "finnish": "fi", "french": "fr", "german": "de", "greek": "el", "hindi": "hi",
-    "hungarian": "hu", "indonesian": "id", "irish": "ga", "italian": "it",
+    "arabic": "ar", "armenian": "hy", "basque": "eu", "catalan": "ca", "chinese": "zh",
+    "czech": "cs", "danish": "da", "dutch": "nl", "english": "en", "esperanto": "eo",
+    "estonian": "et", "finnish": "fi", "french": "fr", "german": "de", "greek": "el", "hindi": "hi",
+    "hungarian": "hu", "indonesian": "id", "irish": "ga", "italian": "it", "japanese": "ja",
     "lithuanian": "lt", "nepali": "ne", "norwegian": "no", "persian": "fa", "polish": "pl",
     "portuguese": "pt", "romanian": "ro", "russian": "ru", "serbian": "sr",
     "sesotho": "st", "spanish": "es", "swedish": "sv", "tamil": "ta", "turkish": "tr",
     "yiddish": "yi",
 }  # fmt: skip
 """Each language's BCP 47 tag, for HTML `lang` (the console's spellcheck and screen
-readers)."""
+readers); a story's `language` may be given as it (`language_named`)."""
+_LANGUAGE_OF_TAG = {tag: name for name, tag in LANGUAGE_TAGS.items()}
+
+
+def language_named(given: str) -> str | None:
+    """The story language `given` names, any case: a name ("german"), or an ISO 639-1
+    code, with a region or script as Dialogflow and browsers write them ("de",
+    "pt-BR", "zh_CN", "zh-Hant-TW"); None for no story language."""
+    lowered = given.lower()
+    if lowered in LANGUAGE_TAGS:
+        return lowered
+    return _LANGUAGE_OF_TAG.get(lowered.replace("_", "-").split("-")[0])
+
 
 MAX_HISTORY_DAYS = 365
 """The longest a story keeps its turns: a year of a busy story is already the biggest
@@ -36,7 +54,8 @@ class Settings:
     lifespan: int = 2
     """Misses a child context survives, and attempts to fill a prompted parameter."""
     language: str = "english"
-    """How phrases are stemmed; the semantic stage runs only if its model covers it."""
+    """How text is read (engine/analysis.py): a name of `LANGUAGES`, as `language_named`
+    reads a name or code given; the semantic stage runs only if its model covers it."""
     history: bool = True
     """Each /query turn is recorded (docs/history.md)."""
     history_days: int = 30

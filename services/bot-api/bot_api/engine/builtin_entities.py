@@ -38,6 +38,7 @@ from bot_api.domain.entities import (
 )
 from bot_api.domain.redaction import EMAIL as EMAIL_PATTERN
 from bot_api.domain.settings import LANGUAGE_TAGS
+from bot_api.engine.analysis import EAST_ASIAN_LETTERS, Analyser, analyser
 from bot_api.engine.builtin_words import (
     CLOCK_WORDS,
     CURRENCY_WORDS,
@@ -53,7 +54,6 @@ from bot_api.engine.builtin_words import (
     TEXT2NUM_LANGUAGES,
 )
 from bot_api.engine.entities import Mention
-from bot_api.engine.text import tokens
 
 MAX_WORDS = 64
 """Words (runs without spaces) of a message the built-in recognisers read, at most
@@ -91,6 +91,11 @@ _CARDINALS = frozenset({NUMBER, PERCENTAGE, DURATION})
 _NUMBERS = _CARDINALS | {ORDINAL}
 _URL = re.compile(r"\b(?:https?://|www\.)[^\s<>\"']+", re.IGNORECASE)
 _TRAILING_PUNCTUATION = ".,;:!?)"
+_BESIDE_EAST_ASIAN = re.compile(
+    rf"(?<=[{EAST_ASIAN_LETTERS}])(?=\d)|(?<=\d)(?=[{EAST_ASIAN_LETTERS}])"
+)
+"""Where digits touch Chinese or Japanese letters ("2个人", "3時に"): with a space there a
+number is read as in a spaced language."""
 _ABBREVIATION = re.compile(r"[^\W\d]{1,2}")
 """A date said as one word of one or two letters is taken for no date: dateparser reads
 weekday abbreviations there ("we are six" -> Wednesday)."""
@@ -115,13 +120,15 @@ class BuiltinRecognizer:
     def __init__(self, used: Iterable[str], language: str) -> None:
         self.used = frozenset(used)
         self.language = language
+        self._analyser = analyser(language)
         self._tag = LANGUAGE_TAGS.get(language, "en")
         self._comma = self._tag in DECIMAL_COMMA
         self._date_tag = _date_language(DATEPARSER_TAGS.get(self._tag, self._tag))
 
     def find(self, text: str, now: datetime) -> list[Mention]:
-        """The built-in values said in `text`, positioned on its words (`tokens`);
-        dates and times are resolved against `now` (in the conversation's timezone)."""
+        """The built-in values said in `text`, positioned on its words (as the language's
+        analyser reads them); dates and times are resolved against `now` (in the
+        conversation's timezone)."""
         text = _beginning(text, MAX_WORDS)
         found: list[_Found] = []
         if self.used & _NUMBERS:
@@ -138,7 +145,8 @@ class BuiltinRecognizer:
             found.extend(_urls(text))
         if PHONE_NUMBER in self.used:
             found.extend(self._phones(text))
-        return _outside_others([_mention(text, f) for f in found if f.entity in self.used])
+        mentions = [_mention(text, f, self._analyser) for f in found if f.entity in self.used]
+        return _outside_others(mentions)
 
     def _numbers(self, text: str) -> Iterator[_Found]:
         """Numbers, ordinals, percentages and durations: said in words they are turned
@@ -153,7 +161,7 @@ class BuiltinRecognizer:
 
     def _in_digits(self, text: str, threshold: int) -> str:
         if self._tag not in TEXT2NUM_LANGUAGES:
-            return text
+            return _BESIDE_EAST_ASIAN.sub(" ", text)
         for said, known in NUMBER_SPELLINGS.get(self._tag, {}).items():
             text = re.sub(rf"\b{said}\b", known, text, flags=re.IGNORECASE)
         digits: str = alpha2digit(text, self._tag, threshold=threshold)
@@ -375,8 +383,8 @@ def _outside_others(mentions: list[Mention]) -> list[Mention]:
     return [m for m in mentions if not within_other(m)]
 
 
-def _mention(text: str, found: _Found) -> Mention:
+def _mention(text: str, found: _Found, analysis: Analyser) -> Mention:
     text = found.said_in or text
-    start = len(tokens(text[: found.start]))
-    end = max(start + 1, len(tokens(text[: found.end])))
+    start = len(analysis.words(text[: found.start]))
+    end = max(start + 1, len(analysis.words(text[: found.end])))
     return Mention(found.entity, found.value, start, end, text[found.start : found.end])

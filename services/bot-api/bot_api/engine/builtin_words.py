@@ -82,6 +82,7 @@ PHONE_REGIONS = {
     "en": "US", "de": "DE", "es": "ES", "fr": "FR", "it": "IT", "pt": "PT", "nl": "NL",
     "da": "DK", "sv": "SE", "no": "NO", "fi": "FI", "pl": "PL", "cs": "CZ", "ru": "RU",
     "tr": "TR", "ro": "RO", "hu": "HU", "el": "GR", "ga": "IE", "lt": "LT", "et": "EE",
+    "zh": "CN", "ja": "JP",
 }  # fmt: skip
 """The country a phone number written without its +code is read in, by language."""
 

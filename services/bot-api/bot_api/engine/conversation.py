@@ -35,7 +35,6 @@ from bot_api.engine.ranking import rank
 from bot_api.engine.semantic import Encoder, Vectors
 from bot_api.engine.slots import values_for, values_for_pending, with_slot_words
 from bot_api.engine.story import CompiledStory
-from bot_api.engine.text import tokens
 from bot_api.engine.turn import (
     ActiveContext,
     Candidate,
@@ -129,7 +128,7 @@ class _Conversation:
         return interaction_id
 
     def _said(self, text: str) -> _Answer:
-        words = tokens(text)[:MAX_WORDS_CONSIDERED]
+        words = self.story.index.analyser.words(text)[:MAX_WORDS_CONSIDERED]
         mentions = [
             *self.story.entities.find(words, self.story.index.known_words()),
             *self._builtin_mentions(text, words),

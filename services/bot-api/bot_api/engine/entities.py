@@ -13,7 +13,7 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from bot_api.domain.entities import Entity
-from bot_api.engine.text import tokens
+from bot_api.engine.analysis import Analyser
 from bot_api.engine.typos import (
     MAX_LOOKUPS_PER_MESSAGE,
     TYPO_CUTOFF,
@@ -43,13 +43,14 @@ class _Synonym:
 
 
 class EntityRecognizer:
-    def __init__(self, entities: Iterable[Entity]) -> None:
+    def __init__(self, entities: Iterable[Entity], analysis: Analyser) -> None:
+        """`analysis`: the story language's, which reads the messages' words too."""
         self._by_first_word: dict[str, list[_Synonym]] = {}
         self._synonym_count = 0
         for entity in entities:
             for entry in entity.entries:
                 for synonym in entry.synonyms:
-                    words = tuple(tokens(synonym))
+                    words = tuple(analysis.words(synonym))
                     if words:
                         self._synonym_count += 1
                         self._by_first_word.setdefault(words[0], []).append(

@@ -1,11 +1,13 @@
 """Scoring what a user said against a story's user-says phrases, with no training step.
 
 Each phrase becomes a vector of terms weighted by inverse document frequency: its
-word stems, and the four-letter pieces of its words (which catch what stemming misses:
-other word forms, compounds, typos). `{{entity:alias}}` slots become a term `@entity`.
-An interaction is represented by the centroid of its phrase vectors (a Rocchio
-classifier) and by its phrases themselves; its score blends the query's cosine with the
-centroid and with its closest phrase. A phrase said exactly scores 1.
+word stems, and the pieces of its words (four letters; characters in Chinese and
+Japanese), which catch what stemming misses: other word forms, compounds, typos. How
+each language's text becomes words, stems and pieces is engine/analysis.py.
+`{{entity:alias}}` slots become a term `@entity`. An interaction is represented by the
+centroid of its phrase vectors (a Rocchio classifier) and by its phrases themselves; its
+score blends the query's cosine with the centroid and with its closest phrase. A phrase
+said exactly scores 1.
 
 The blend is calibrated so that the default confidence, 0.5, sits below nearly every
 right match: on the public intent data of docs/benchmarks.md right best matches blend
@@ -29,17 +31,15 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-import Stemmer
 
 from bot_api.domain.interactions import ENTITY_SLOT
+from bot_api.engine.analysis import Analyser, analyser, pieces
 from bot_api.engine.segments import Ids, Segment, Weights, term_counts
-from bot_api.engine.text import tokens
 from bot_api.engine.typos import MAX_LOOKUPS_PER_MESSAGE, TypoIndex, may_be_typo
 
 SLOT_MARK = "@"
 CENTROID_SHARE = 0.8
 CALIBRATION_KNEE = 0.10
-PIECE_LENGTH = 4
 PIECE_MARK = "#"
 CANDIDATES = 4
 SELECTIVE_POSTINGS = 16
@@ -87,16 +87,17 @@ def slot_word(entity: str) -> str:
     return SLOT_MARK + entity
 
 
-def compile_phrase(source: str) -> Phrase:
+def compile_phrase(source: str, analysis: Analyser) -> Phrase:
+    """The phrase's words as `analysis` reads them, its slots as slot words."""
     words: list[str] = []
     slots: list[tuple[str, str]] = []
     position = 0
     for match in ENTITY_SLOT.finditer(source):
-        words.extend(tokens(source[position : match.start()]))
+        words.extend(analysis.words(source[position : match.start()]))
         words.append(slot_word(match.group(1)))
         slots.append((match.group(1), match.group(2)))
         position = match.end()
-    words.extend(tokens(source[position:]))
+    words.extend(analysis.words(source[position:]))
     return Phrase(source, tuple(words), tuple(slots))
 
 
@@ -115,7 +116,7 @@ class MatchIndex:
     def __init__(self, language: str = "english") -> None:
         """An empty index; `build` and `updated` make the ones worth searching."""
         self.language = language
-        self._stemmer = Stemmer.Stemmer(language)
+        self.analyser = analyser(language)
         self._vocabulary: dict[str, int] = {}
         """Term -> term id; it only grows until the next full build."""
         self._frequency: npt.NDArray[np.int32] = np.zeros(0, np.int32)
@@ -137,7 +138,8 @@ class MatchIndex:
     def build(
         cls, user_says: Mapping[str, Sequence[str]], language: str = "english"
     ) -> "MatchIndex":
-        """The index of each interaction's user-says phrases, stemmed for `language`."""
+        """The index of each interaction's user-says phrases, read as `language` is
+        (engine/analysis.py)."""
         index = cls(language)
         index._base = index._segment(user_says)
         index._base_alive = np.ones(len(index._base.ids), np.bool_)
@@ -178,18 +180,14 @@ class MatchIndex:
         return index
 
     def terms(self, words: Sequence[str]) -> list[str]:
-        """Stems of the words and their four-letter pieces; slot words stay as they are."""
+        """Stems of the words and their pieces; slot words stay as they are."""
         terms: list[str] = []
         for word in words:
             if word.startswith(SLOT_MARK):
                 terms.append(word)
                 continue
-            terms.append(self._stemmer.stemWord(word))
-            padded = f" {word} "
-            terms.extend(
-                PIECE_MARK + padded[i : i + PIECE_LENGTH]
-                for i in range(max(1, len(padded) - PIECE_LENGTH + 1))
-            )
+            terms.append(self.analyser.stem(word))
+            terms.extend(PIECE_MARK + piece for piece in pieces(word))
         return terms
 
     def size_estimate(self) -> int:
@@ -345,7 +343,7 @@ class MatchIndex:
                 interaction_id = segment.ids[row]
                 if self._where.get(interaction_id) != (segment, row):
                     continue
-                phrase = compile_phrase(segment.sources[row][place])
+                phrase = compile_phrase(segment.sources[row][place], self.analyser)
                 if phrase.text == text and interaction_id not in found:
                     found[interaction_id] = Scored(interaction_id, 1.0, phrase, 1.0, 1.0)
         return found
@@ -386,7 +384,7 @@ class MatchIndex:
     def _closest(self, interaction_id: str, centroid: float, query: _Query) -> Scored:
         segment, row = self._where[interaction_id]
         closest, place = segment.closest(row, _fitted(query.distinctive, segment))
-        phrase = compile_phrase(segment.sources[row][place])
+        phrase = compile_phrase(segment.sources[row][place], self.analyser)
         score = calibrated(_blend(centroid, closest))
         return Scored(interaction_id, score, phrase, centroid, closest)
 
@@ -399,7 +397,7 @@ class MatchIndex:
         lengths: list[int] = []
         terms_of: dict[str, list[int]] = {}
         for interaction_id, said in user_says.items():
-            phrases = [p for p in map(compile_phrase, said) if p.words]
+            phrases = [p for p in (compile_phrase(s, self.analyser) for s in said) if p.words]
             if not phrases:
                 continue
             ids.append(interaction_id)
@@ -447,7 +445,7 @@ class MatchIndex:
             segment.centroid_terms(row), minlength=width
         ).astype(np.int32)
         for source in segment.sources[row]:
-            for word in compile_phrase(source).words:
+            for word in compile_phrase(source, self.analyser).words:
                 self._word_counts[word] -= 1
                 if not self._word_counts[word]:
                     del self._word_counts[word]

@@ -200,12 +200,18 @@ class CompiledStory:
         semantic: SemanticIndex | None,
     ) -> "CompiledStory":
         """`previous`: a story with the same account entities, whose recognizer is kept
-        when the entities the interactions use did not change."""
+        when the entities the interactions use and the language did not change."""
         used = {p.entity for i in interactions.values() for p in i.parameters}
-        if previous is not None and used == previous.entities_used:
+        if (
+            previous is not None
+            and used == previous.entities_used
+            and index.language == previous.index.language
+        ):
             recognizer = previous.entities
         else:
-            recognizer = EntityRecognizer(e for n, e in account_entities.items() if n in used)
+            recognizer = EntityRecognizer(
+                (e for n, e in account_entities.items() if n in used), index.analyser
+            )
         builtin = BuiltinRecognizer({n for n in used if is_builtin(n)}, settings.language)
         triggers = {t.lower(): i.id for i in interactions.values() for t in i.triggers}
         fallback = next(i.id for i in interactions.values() if i.kind == FALLBACK)

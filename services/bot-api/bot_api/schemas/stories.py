@@ -1,8 +1,9 @@
+from typing import Any
 from zoneinfo import available_timezones
 
 from marshmallow import Schema, ValidationError, fields, validate
 
-from bot_api.domain.settings import LANGUAGES, MAX_HISTORY_DAYS
+from bot_api.domain.settings import LANGUAGES, MAX_HISTORY_DAYS, language_named
 from bot_api.schemas.common import text
 from shared.schema_fields import StrictBoolean, StrictNumber, WriteSchema
 
@@ -14,13 +15,30 @@ def iana_timezone(name: str) -> None:
         raise ValidationError(f"{name!r} is no IANA timezone name (such as Europe/Berlin).")
 
 
+class Language(fields.String):
+    """A story language by name or ISO 639-1 code ("german", "de", "pt-BR"), read as its
+    name: one spelling per language for the console, the greetings and the stemmer."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        given = super()._deserialize(value, attr, data, **kwargs)
+        named = language_named(given)
+        if named is None:
+            raise ValidationError(
+                f"{given!r} is no story language: give its name ({', '.join(LANGUAGES)}) "
+                "or its ISO 639-1 code, with a region or not (de, pt-BR, zh-CN)."
+            )
+        return named
+
+
 class SettingsSchema(Schema):
     confidence = StrictNumber(validate=validate.Range(min=0, max=1))
     fallback = StrictBoolean()
     lifespan = fields.Integer(strict=True, validate=validate.Range(min=1, max=10))
-    language = fields.String(
-        validate=validate.OneOf(LANGUAGES),
-        metadata={"description": "The story's language (default english): docs/matching.md"},
+    language = Language(
+        metadata={
+            "description": "The story's language (default english), by name or ISO 639-1 "
+            "code ('de', 'pt-BR', 'zh-CN'); read back by name: docs/api.md",
+        },
     )
     history = StrictBoolean(metadata={"description": "Record each /query turn (default true)"})
     history_days = fields.Integer(

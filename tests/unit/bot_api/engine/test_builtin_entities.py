@@ -37,6 +37,26 @@ def test_the_test_set_is_recognised_at_least_as_well_as_measured() -> None:
         assert right >= floor, (language, right)
 
 
+@pytest.mark.parametrize(
+    ("language", "said", "guests"),
+    [("chinese", "我们2个人，要第3排", "我们2个人"), ("japanese", "2人で3時に行きます", "2人です")],  # noqa: RUF001
+)
+def test_digits_touching_chinese_or_japanese_letters_are_numbers(
+    language: str, said: str, guests: str
+) -> None:
+    assert values({"sys.number"}, said, language) == {"sys.number": [2, 3]}
+    model = story(
+        interaction(
+            "book",
+            "{{sys.number:guests}}",
+            parameters=[{"alias": "guests", "entity": "sys.number", "prompts": []}],
+        ),
+        language=language,
+    )
+    _, outcome = respond(model, SessionState(), Turn(query=guests, now=WEDNESDAY))
+    assert outcome.parameters["guests"] == 2
+
+
 def test_numbers_in_digits_and_words_become_json_numbers() -> None:
     assert values({"sys.number"}, "a table for 4 and twenty one more") == {"sys.number": [4, 21]}
     assert values({"sys.number"}, "2,5 Kilo und 1.200 Besucher", "german") == {

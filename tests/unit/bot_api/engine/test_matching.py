@@ -1,5 +1,6 @@
 """Scoring phrases: exact, paraphrased, misspelled; incremental edits."""
 
+from bot_api.engine.analysis import analyser
 from bot_api.engine.matching import MatchIndex, calibrated, compile_phrase
 from bot_api.engine.text import tokens
 
@@ -20,7 +21,9 @@ def best(built: MatchIndex, text: str) -> tuple[str, float]:
 
 
 def test_a_slot_becomes_a_word_for_its_entity() -> None:
-    phrase = compile_phrase("Can I get a {{size:size}} pizza, {{ city : to }}?")
+    phrase = compile_phrase(
+        "Can I get a {{size:size}} pizza, {{ city : to }}?", analyser("english")
+    )
     assert phrase.words == ("can", "i", "get", "a", "@size", "pizza", "@city")
     assert phrase.slots == (("size", "size"), ("city", "to"))
 

@@ -1,6 +1,7 @@
 """Normalising text and finding entity values in it."""
 
 from bot_api.domain.entities import Entity, Entry
+from bot_api.engine.analysis import analyser
 from bot_api.engine.entities import EntityRecognizer
 from bot_api.engine.text import tokens
 
@@ -26,7 +27,8 @@ def recognizer() -> EntityRecognizer:
                 (Entry("large", ("large", "extra big")), Entry("small", ("small", "tiny"))),
             ),
             Entity("city", (Entry("New York", ("New York", "NYC")),)),
-        ]
+        ],
+        analyser("english"),
     )
 
 

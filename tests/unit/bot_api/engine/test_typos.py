@@ -10,6 +10,7 @@ import pytest
 from rapidfuzz import fuzz
 
 from bot_api.domain.entities import Entity, Entry
+from bot_api.engine.analysis import analyser
 from bot_api.engine.entities import EntityRecognizer
 from bot_api.engine.matching import MatchIndex
 from bot_api.engine.typos import MAX_COMPARED, MAX_LOOKUPS_PER_MESSAGE, TypoIndex
@@ -66,7 +67,7 @@ def test_entity_typos_in_a_message_of_unseen_words_are_bounded_too(
 ) -> None:
     synonyms = made_up_words(6000, seed=3)
     entries = tuple(Entry(s, (s,)) for s in synonyms)
-    recognizer = EntityRecognizer([Entity("thing", entries)])
+    recognizer = EntityRecognizer([Entity("thing", entries)], analyser("english"))
     message = made_up_words(300, seed=4)
 
     recognizer.find(message)
@@ -75,6 +76,8 @@ def test_entity_typos_in_a_message_of_unseen_words_are_bounded_too(
 
 
 def test_a_typo_of_an_entity_value_is_still_recognised_after_many_unseen_words() -> None:
-    recognizer = EntityRecognizer([Entity("size", (Entry("large", ("large",)),))])
+    recognizer = EntityRecognizer(
+        [Entity("size", (Entry("large", ("large",)),))], analyser("english")
+    )
     mentions = recognizer.find(["lagre", "pizza"])
     assert [(m.value, m.text) for m in mentions] == [("large", "lagre")]
