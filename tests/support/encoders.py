@@ -32,14 +32,11 @@ class ConceptEncoder:
 
     def __init__(self) -> None:
         self.encoded: list[str] = []
-        self.runs: list[list[str]] = []
-        """The texts of each call, in order (a call is listed as it starts)."""
         self.released = threading.Event()
         """Cleared, the encoder waits (in its worker thread) until it is set again."""
         self.released.set()
 
     def __call__(self, texts: Sequence[str]) -> Vectors:
-        self.runs.append(list(texts))
         assert self.released.wait(timeout=10), "the test never released the encoder"
         self.encoded.extend(texts)
         rows = np.zeros((len(texts), DIMENSIONS), np.float32)

@@ -15,7 +15,6 @@ from bot_api.conversations.cache import StoryCache
 from bot_api.conversations.history import TurnRecorder
 from bot_api.conversations.sweep import VectorSweeper
 from bot_api.conversations.vectors import PhraseVectorService
-from bot_api.encoding.batching import MicroBatchingEncoder
 from bot_api.encoding.minilm import MiniLmEncoder
 from bot_api.keys import (
     ACCOUNTS,
@@ -139,7 +138,7 @@ async def conversations(app: web.Application) -> AsyncIterator[None]:
         sessions=app[STORES].sessions,
         deliveries=deliveries,
         idle_timeout=timedelta(seconds=app[CONFIG].session_idle_seconds),
-        encoder=None if vectors is None else MicroBatchingEncoder(vectors.encoder),
+        encoder=None if vectors is None else vectors.encoder,
         recorder=app[RECORDER],
     )
     yield

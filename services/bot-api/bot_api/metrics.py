@@ -30,11 +30,6 @@ STORY_COMPILE_SECONDS = Histogram("parley_story_compile_seconds", "Time to compi
 PHRASE_VECTORS_WAITING = Gauge(
     "parley_phrase_vectors_waiting", "Phrase texts queued for their sentence vector"
 )
-ENCODER_BATCH_TEXTS = Histogram(
-    "parley_encoder_batch_texts",
-    "Messages of /query turns encoded in one run of the model",
-    buckets=(1, 2, 4, 8, 16, 32, 64),
-)
 
 INBOX_SECONDS = Histogram(
     "parley_inbox_seconds",
