@@ -34,6 +34,7 @@ class MicroBatchingEncoder:
     def __init__(self, encoder: Encoder) -> None:
         self.model_id = encoder.model_id
         self.languages = encoder.languages
+        self.calibration = encoder.calibration
         self._encoder = encoder
         self._changed = threading.Condition()
         self._waiting: list[_Call] = []

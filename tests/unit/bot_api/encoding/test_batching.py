@@ -51,6 +51,7 @@ def test_a_call_of_several_texts_gets_its_rows_in_order() -> None:
 class _Failing:
     model_id = "failing"
     languages = frozenset({"english"})
+    calibration = ConceptEncoder.calibration
 
     def __init__(self) -> None:
         self.fail = True
