@@ -7,7 +7,7 @@ formulas; `make eval` stays the figure of record. Run by hand: `python -m bench.
 """
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -39,6 +39,12 @@ from bot_api.engine.turn import SessionState, Turn
 CACHE = Path("/tmp/parley-vectors")
 CANDIDATES: dict[str, tuple[Scoring, Calibration]] = {
     "now": (SCORING, CALIBRATION),
+    "share knee 0.40": (SCORING, replace(CALIBRATION, share_knee=0.40)),
+    "share knee 0.42": (SCORING, replace(CALIBRATION, share_knee=0.42)),
+    "share knee 0.44": (SCORING, replace(CALIBRATION, share_knee=0.44)),
+    "share knee 0.45": (SCORING, replace(CALIBRATION, share_knee=0.45)),
+    "temperature 0.06": (SCORING, replace(CALIBRATION, temperature=0.06)),
+    "lexical share 0.4": (replace(SCORING, lexical_share=0.4), CALIBRATION),
 }
 """What is tried, by name: the first is the default."""
 

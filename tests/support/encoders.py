@@ -31,7 +31,7 @@ class ConceptEncoder:
     model_id = "concepts-v1"
     languages = frozenset({"english"})
     calibration = Calibration(temperature=0.05, share_knee=0.40, blend_knee=0.20)
-    """MiniLM's, so that the tests read scores as the service does."""
+    """MiniLM's numbers (its share knee as first measured): the tests read round scores."""
 
     def __init__(self) -> None:
         self.encoded: list[str] = []
