@@ -32,6 +32,7 @@ from bot_api.engine.entities import Mention
 from bot_api.engine.fulfillment import Choose, fulfillment
 from bot_api.engine.matching import Scored
 from bot_api.engine.ranking import rank
+from bot_api.engine.scoring import SCORING, Scoring
 from bot_api.engine.semantic import Encoder, Vectors
 from bot_api.engine.slots import values_for, values_for_pending, with_slot_words
 from bot_api.engine.story import CompiledStory
@@ -74,10 +75,12 @@ def respond(
     turn: Turn,
     choose: Choose = random.choice,
     encoder: Encoder | None = None,
+    scoring: Scoring = SCORING,
 ) -> tuple[SessionState, Outcome]:
     """The new session state and what the turn answered. With an `encoder` (it may take
-    milliseconds: call from a worker thread), the story's semantic stage is used."""
-    return _Conversation(story, state, turn, choose, encoder).run()
+    milliseconds: call from a worker thread), the story's semantic stage is used;
+    `scoring` is tried in bench/tuning.py, every story answers with the default."""
+    return _Conversation(story, state, turn, choose, encoder, scoring).run()
 
 
 class _Conversation:
@@ -88,8 +91,10 @@ class _Conversation:
         turn: Turn,
         choose: Choose,
         encoder: Encoder | None,
+        scoring: Scoring,
     ):
         self.story = story
+        self.scoring = scoring
         covered = encoder is not None and story.settings.language in encoder.languages
         self.encoder = encoder if covered else None
         self.turn = turn
@@ -203,6 +208,7 @@ class _Conversation:
             variants,
             eligible,
             every_candidate=self.turn.debug,
+            scoring=self.scoring,
         )
         positions = self.story.positions
         ranked.sort(

@@ -10,9 +10,8 @@ score blends the query's cosine with the centroid and with its closest phrase. A
 said exactly scores 1.
 
 The blend is calibrated so that the default confidence, 0.5, sits below nearly every
-right match: on the public intent data of docs/benchmarks.md right best matches blend
-above 0.1 (nine in ten above 0.2), so 0.1 maps to 0.5, linearly below and above (the
-ranking is unchanged).
+right match (linearly below and above, so the ranking is unchanged). The numbers of the
+blend are the `Scoring` value's (engine/scoring.py), given to each search.
 
 The index is held in compact arrays (`engine/segments.py`): a base segment built with
 the index, and a recent one holding the interactions edited since. An index is a value:
@@ -34,16 +33,12 @@ import numpy.typing as npt
 
 from bot_api.domain.interactions import ENTITY_SLOT
 from bot_api.engine.analysis import Analyser, analyser, pieces
+from bot_api.engine.scoring import SCORING, Scoring
 from bot_api.engine.segments import Ids, Segment, Weights, term_counts
 from bot_api.engine.typos import MAX_LOOKUPS_PER_MESSAGE, TypoIndex, may_be_typo
 
 SLOT_MARK = "@"
-CENTROID_SHARE = 0.8
-CALIBRATION_KNEE = 0.10
 PIECE_MARK = "#"
-CANDIDATES = 4
-SELECTIVE_POSTINGS = 16
-COMMON_PHRASE_SHARE = 0.3
 MAX_CORRECTIONS = 10_000
 REWEIGH_AFTER_SHARE = 0.1
 BYTES_PER_VOCABULARY_TERM = 150
@@ -77,10 +72,9 @@ class Scored:
     semantic: float | None = None
     """With the semantic stage: the semantic similarity, None without the phrase vectors."""
 
-    @property
-    def blend(self) -> float:
+    def blend(self, scoring: Scoring) -> float:
         """The lexical similarity before calibration."""
-        return _blend(self.centroid, self.closest)
+        return _blend(self.centroid, self.closest, scoring)
 
 
 def slot_word(entity: str) -> str:
@@ -109,7 +103,7 @@ class _Query:
     weights: Weights
     full: Weights
     distinctive: Weights
-    """Only the terms fewer than `COMMON_PHRASE_SHARE` of the phrases use."""
+    """Only the terms fewer than `Scoring.common_phrase_share` of the phrases use."""
 
 
 class MatchIndex:
@@ -252,6 +246,7 @@ class MatchIndex:
         variants: Sequence[Sequence[str]],
         eligible: Callable[[str], bool],
         every_candidate: bool = False,
+        scoring: Scoring = SCORING,
     ) -> list[Scored]:
         """Eligible interactions worth considering, best first, for the query's word
         variants (the words as said, and with recognised entity values as slot words).
@@ -261,7 +256,7 @@ class MatchIndex:
         best: dict[str, Scored] = {}
         for words in variants:
             floor = max((s.score for s in best.values()), default=0.0)
-            for scored in self._search_one(words, eligible, floor, every_candidate):
+            for scored in self._search_one(words, eligible, floor, every_candidate, scoring):
                 known = best.get(scored.interaction_id)
                 if known is None or scored.score > known.score:
                     best[scored.interaction_id] = scored
@@ -273,31 +268,35 @@ class MatchIndex:
         eligible: Callable[[str], bool],
         floor: float,
         every_candidate: bool,
+        scoring: Scoring,
     ) -> list[Scored]:
         exact = {i: s for i, s in self._said_exactly(" ".join(words)).items() if eligible(i)}
         if exact and not every_candidate:
             return list(exact.values())
-        query = self._query(words)
+        query = self._query(words, scoring)
         by_centroid = sorted(
             (
                 (self._centroid_score(i, query), i)
-                for i in self._candidates(query, eligible)
+                for i in self._candidates(query, eligible, scoring)
                 if i not in exact
             ),
             reverse=True,
         )
         results = list(exact.values())
         for centroid, interaction_id in by_centroid:
-            reachable = calibrated(_blend(centroid, 1.0))
+            reachable = calibrated(_blend(centroid, 1.0, scoring), scoring.calibration_knee)
             if not every_candidate and reachable < floor:
                 continue
-            scored = self._closest(interaction_id, centroid, query)
+            scored = self._closest(interaction_id, centroid, query, scoring)
             floor = max(floor, scored.score)
             results.append(scored)
         return results
 
     def score_each(
-        self, variants: Sequence[Sequence[str]], interaction_ids: Iterable[str]
+        self,
+        variants: Sequence[Sequence[str]],
+        interaction_ids: Iterable[str],
+        scoring: Scoring = SCORING,
     ) -> dict[str, Scored]:
         """Each interaction's lexical score (its best over the word variants), whether or
         not it is among the search's candidates."""
@@ -305,10 +304,10 @@ class MatchIndex:
         best: dict[str, Scored] = {}
         for words in variants:
             exact = self._said_exactly(" ".join(words))
-            query = self._query(words)
+            query = self._query(words, scoring)
             for interaction_id in wanted:
                 scored = exact.get(interaction_id) or self._closest(
-                    interaction_id, self._centroid_score(interaction_id, query), query
+                    interaction_id, self._centroid_score(interaction_id, query), query, scoring
                 )
                 known = best.get(interaction_id)
                 if known is None or scored.score > known.score:
@@ -319,7 +318,7 @@ class MatchIndex:
         term_id = self._vocabulary.get(term)
         return 0 if term_id is None else int(self._frequency[term_id])
 
-    def _query(self, words: Sequence[str]) -> _Query:
+    def _query(self, words: Sequence[str], scoring: Scoring) -> _Query:
         counts = _counts(self.corrected(self.terms(words)))
         weighed = {t: (1 + math.log(count)) * self.weight(t) for t, count in counts.items()}
         norm = math.sqrt(sum(w * w for w in weighed.values())) or 1.0
@@ -330,7 +329,9 @@ class MatchIndex:
         full = np.zeros(len(self._vocabulary), np.float32)
         full[terms] = weights
         distinctive = full.copy()
-        distinctive[terms[self._frequency[terms] > COMMON_PHRASE_SHARE * self._phrase_count]] = 0
+        distinctive[
+            terms[self._frequency[terms] > scoring.common_phrase_share * self._phrase_count]
+        ] = 0
         return _Query(terms, weights, full, distinctive)
 
     def _said_exactly(self, text: str) -> dict[str, Scored]:
@@ -348,11 +349,13 @@ class MatchIndex:
                     found[interaction_id] = Scored(interaction_id, 1.0, phrase, 1.0, 1.0)
         return found
 
-    def _candidates(self, query: _Query, eligible: Callable[[str], bool]) -> list[str]:
+    def _candidates(
+        self, query: _Query, eligible: Callable[[str], bool], scoring: Scoring
+    ) -> list[str]:
         """The eligible interactions closest to the query's centroid score, found through
         its selective terms: a term most interactions share adds about the same to each of
         them, so it is left out of the search (never out of the score)."""
-        common = max(SELECTIVE_POSTINGS, len(self._where) // 10)
+        common = max(scoring.selective_postings, len(self._where) // 10)
         selective = self._centroid_frequency[query.terms] <= common
         if not selective.any():
             selective[:] = True
@@ -371,7 +374,7 @@ class MatchIndex:
         ids = [i for segment_ids in owners for i in segment_ids]
         found: list[str] = []
         for position in np.argsort(-together, kind="stable"):
-            if together[position] <= 0 or len(found) == CANDIDATES:
+            if together[position] <= 0 or len(found) == scoring.lexical_candidates:
                 break
             if eligible(ids[position]):
                 found.append(ids[position])
@@ -381,11 +384,13 @@ class MatchIndex:
         segment, row = self._where[interaction_id]
         return segment.centroid_score(row, _fitted(query.full, segment))
 
-    def _closest(self, interaction_id: str, centroid: float, query: _Query) -> Scored:
+    def _closest(
+        self, interaction_id: str, centroid: float, query: _Query, scoring: Scoring
+    ) -> Scored:
         segment, row = self._where[interaction_id]
         closest, place = segment.closest(row, _fitted(query.distinctive, segment))
         phrase = compile_phrase(segment.sources[row][place], self.analyser)
-        score = calibrated(_blend(centroid, closest))
+        score = calibrated(_blend(centroid, closest, scoring), scoring.calibration_knee)
         return Scored(interaction_id, score, phrase, centroid, closest)
 
     def _segment(self, user_says: Mapping[str, Sequence[str]]) -> Segment:
@@ -464,12 +469,13 @@ def _fitted(query: Weights, segment: Segment) -> Weights:
     return query[: segment.phrases.shape[1]]
 
 
-def _blend(centroid: float, closest: float) -> float:
+def _blend(centroid: float, closest: float, scoring: Scoring) -> float:
     """The lexical similarity: the centroid's cosine and the closest phrase's, weighed."""
-    return CENTROID_SHARE * centroid + (1 - CENTROID_SHARE) * closest
+    share = scoring.lexical_centroid_share
+    return share * centroid + (1 - share) * closest
 
 
-def calibrated(blend: float, knee: float = CALIBRATION_KNEE) -> float:
+def calibrated(blend: float, knee: float) -> float:
     """The blended similarity on the 0..1 scale the confidence threshold reads: `knee`
     reads as 0.5, linear below and above."""
     blend = min(max(blend, 0.0), 1.0)

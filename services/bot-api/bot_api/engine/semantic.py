@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from bot_api.domain.entities import BUILTIN_EXAMPLES, Entity
 from bot_api.domain.interactions import ENTITY_SLOT, Interaction
+from bot_api.engine.scoring import Calibration, Scoring
 from bot_api.engine.text import tokens
 
 Vectors = npt.NDArray[np.float32]
@@ -25,17 +26,15 @@ StoredVectors = npt.NDArray[np.float16]
 PhraseRows = Vectors | StoredVectors
 """Phrase vectors as computed (float32) or as stored (float16): a story at the limits
 holds 100,000 while its semantic index is built, 73 MiB fewer as stored."""
-CENTROID_SHARE = 0.3
-NEAREST_PHRASES = 3
-"""Semantic similarity: 0.3 × cosine with the centroid + 0.7 × the mean cosine with the
-three nearest phrases (docs/matching.md)."""
 
 
 class Encoder(Protocol):
-    """Turns texts into unit-length sentence vectors (one row each)."""
+    """Turns texts into unit-length sentence vectors (one row each), and says how its
+    cosines read as a confidence."""
 
     model_id: str
     languages: frozenset[str]
+    calibration: Calibration
 
     def __call__(self, texts: Sequence[str]) -> Vectors: ...
 
@@ -54,6 +53,7 @@ class KnownVectors:
     def __init__(self, encoder: Encoder, known: Mapping[str, Sequence[float] | Vectors]) -> None:
         self.model_id = encoder.model_id
         self.languages = encoder.languages
+        self.calibration = encoder.calibration
         self._known = known
 
     def __call__(self, texts: Sequence[str]) -> Vectors:
@@ -87,12 +87,12 @@ class _Block:
 class Similarity:
     centroid: float
     nearest: float
-    """The mean cosine with the interaction's `NEAREST_PHRASES` nearest phrases (all of
-    them when it has fewer)."""
+    """The mean cosine with the interaction's `Scoring.nearest_phrases` nearest phrases
+    (all of them when it has fewer)."""
 
-    @property
-    def value(self) -> float:
-        return CENTROID_SHARE * self.centroid + (1 - CENTROID_SHARE) * self.nearest
+    def value(self, scoring: Scoring) -> float:
+        share = scoring.semantic_centroid_share
+        return share * self.centroid + (1 - share) * self.nearest
 
 
 class SemanticIndex:
@@ -150,13 +150,15 @@ class SemanticIndex:
                     break
         return found
 
-    def similarity(self, query: Vectors, interaction_id: str) -> Similarity | None:
+    def similarity(
+        self, query: Vectors, interaction_id: str, nearest_phrases: int
+    ) -> Similarity | None:
         block = self._blocks.get(interaction_id)
         if block is None:
             return None
         cosines = block.phrases.astype(np.float32) @ query
-        if len(cosines) > NEAREST_PHRASES:
-            cosines = np.partition(cosines, -NEAREST_PHRASES)[-NEAREST_PHRASES:]
+        if len(cosines) > nearest_phrases:
+            cosines = np.partition(cosines, -nearest_phrases)[-nearest_phrases:]
         return Similarity(float(block.centroid @ query), float(cosines.mean()))
 
 

@@ -2,6 +2,7 @@
 
 from bot_api.engine.analysis import analyser
 from bot_api.engine.matching import MatchIndex, calibrated, compile_phrase
+from bot_api.engine.scoring import SCORING
 from bot_api.engine.text import tokens
 
 
@@ -33,9 +34,10 @@ def test_a_phrase_said_exactly_scores_one() -> None:
 
 
 def test_the_blend_is_calibrated_so_that_a_tenth_reads_as_one_half() -> None:
-    assert [calibrated(b) for b in (0.0, 0.1, 1.0, 1.7, -0.2)] == [0.0, 0.5, 1.0, 1.0, 0.0]
-    assert calibrated(0.05) == 0.25
-    assert calibrated(0.55) == 0.75
+    knee = SCORING.calibration_knee
+    assert [calibrated(b, knee) for b in (0.0, 0.1, 1.0, 1.7, -0.2)] == [0.0, 0.5, 1.0, 1.0, 0.0]
+    assert calibrated(0.05, knee) == 0.25
+    assert calibrated(0.55, knee) == 0.75
 
 
 def test_paraphrases_and_typos_find_the_right_interaction() -> None:

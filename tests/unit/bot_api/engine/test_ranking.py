@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from bot_api.engine.matching import MatchIndex, calibrated
-from bot_api.engine.ranking import BLEND_KNEE, DECISIVE, SHARE_KNEE, confidence, rank
+from bot_api.engine.ranking import confidence, rank
+from bot_api.engine.scoring import SCORING
 from bot_api.engine.semantic import (
     Encoder,
     KnownVectors,
@@ -16,6 +17,8 @@ from bot_api.engine.semantic import (
 )
 from bot_api.engine.text import tokens
 from support.encoders import ConceptEncoder
+
+CALIBRATION = ConceptEncoder.calibration
 
 PHRASES = {
     "greet": ["hello there", "hi friend"],
@@ -61,7 +64,7 @@ def test_a_clear_lexical_winner_is_decisive_and_a_weak_one_is_not() -> None:
     index = semantic(encoder, PHRASES)
     encoder.encoded.clear()
     lexical = MatchIndex.build(PHRASES).search([tokens("it will rain today")], bool)
-    assert lexical[0].score >= DECISIVE
+    assert lexical[0].score >= SCORING.decisive
     ranked("it will rain today", index, encoder)
     assert encoder.encoded == []
     ranked("sunny", index, encoder)
@@ -94,21 +97,23 @@ def test_a_message_as_close_to_another_interaction_scores_lower() -> None:
 
 
 def test_the_calibration_reads_a_share_of_forty_hundredths_as_one_half() -> None:
-    readings = [calibrated(r, SHARE_KNEE) for r in (0.0, 0.2, 0.4, 0.7, 1.0, 1.5)]
+    readings = [calibrated(r, CALIBRATION.share_knee) for r in (0.0, 0.2, 0.4, 0.7, 1.0, 1.5)]
     assert readings == [0, 0.25, 0.5, 0.75, 1, 1]
-    assert calibrated(0.2, BLEND_KNEE) == 0.5
+    assert calibrated(0.2, CALIBRATION.blend_knee) == 0.5
 
 
 def test_the_score_is_the_softmax_share_capped_by_the_blend_alone() -> None:
     # Alone: a share of 1, so the blend's own reading decides.
-    assert confidence(0.6, [0.6]) == calibrated(0.6, BLEND_KNEE) == 0.75
+    assert confidence(0.6, [0.6], CALIBRATION) == calibrated(0.6, CALIBRATION.blend_knee) == 0.75
     # Two candidates 0.05 apart: the leader's share is e / (1 + e), 0.73.
-    assert round(confidence(0.9, [0.9, 0.85]), 3) == round(calibrated(0.731, SHARE_KNEE), 3)
+    assert round(confidence(0.9, [0.9, 0.85], CALIBRATION), 3) == round(
+        calibrated(0.731, CALIBRATION.share_knee), 3
+    )
     # Three equal candidates: a third each, below the default confidence.
-    assert confidence(0.9, [0.9, 0.9, 0.9]) < 0.5
+    assert confidence(0.9, [0.9, 0.9, 0.9], CALIBRATION) < 0.5
     # Alone but far from every phrase: the blend's own reading caps the score.
-    assert confidence(0.1, [0.1]) == calibrated(0.1, BLEND_KNEE) == 0.25
-    ordered = [confidence(b, [0.3, 0.4, 0.5]) for b in (0.3, 0.4, 0.5)]
+    assert confidence(0.1, [0.1], CALIBRATION) == calibrated(0.1, CALIBRATION.blend_knee) == 0.25
+    ordered = [confidence(b, [0.3, 0.4, 0.5], CALIBRATION) for b in (0.3, 0.4, 0.5)]
     assert ordered == sorted(ordered)
 
 
