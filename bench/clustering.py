@@ -2,6 +2,7 @@
 storage/inbox.py), with sentence vectors, without, and the worst case where no two
 messages are alike; medians of several runs (the goal: within 1 s)."""
 
+import asyncio
 import json
 import random
 import statistics
@@ -15,6 +16,7 @@ from bson import ObjectId
 from prometheus_client.parser import text_string_to_metric_families
 from pymongo import MongoClient
 
+from bench.history_load import semantic_ready
 from bench.stack import Stack, running_stack
 from bot_api.domain.history import TurnRecord
 from bot_api.engine.clustering import Miss, clusters
@@ -162,14 +164,7 @@ def _story_with_interactions(stack: Stack, misses: list[Miss]) -> str:
             stack, "POST", f"/stories/{story_id}/interactions", {"name": word, "userSays": phrases}
         )
     if stack.config.semantic_matching:
-        query = {"sessionId": "bench", "storyId": story_id, "query": "zzz qqq", "debug": True}
-        deadline = time.monotonic() + 120
-        while not any(
-            c["semantic"] is not None
-            for c in _call(stack, "POST", "/query", query)["result"]["debug"]["candidates"]  # type: ignore[index]
-        ):
-            assert time.monotonic() < deadline, "the phrase vectors never landed"
-            time.sleep(0.5)
+        asyncio.run(semantic_ready(stack, [story_id]))
     return story_id
 
 

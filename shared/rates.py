@@ -65,8 +65,8 @@ class Buckets:
 
     def wait(self, caller: object, rate: Rate) -> float:
         """Seconds before `caller` may make a request (0: now)."""
-        if rate.per_second <= 0:
-            return 0.0
+        if rate.per_second <= 0 or caller not in self._buckets:
+            return 0.0  # a caller without a bucket has a full one: none is kept for it
         tokens = self._refilled(caller, rate).tokens
         return 0.0 if tokens >= 1 else (1 - tokens) / rate.per_second
 

@@ -54,8 +54,10 @@ class _Entry:
     """The compiled story's estimated bytes (CompiledStory.size_estimate)."""
     marks: Marks = field(default_factory=Marks)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    """Held while changes are taken in: a query arriving then waits, since the marks it
-    would see are already taken (else it would be answered by the story from before)."""
+    """Held while changes are taken in or the semantic stage is added."""
+    refreshing: bool = False
+    """Changes are being taken in: a query arriving then waits, since the marks it would
+    see are already taken (else it would be answered by the story from before)."""
     semantic: "asyncio.Task[None] | None" = None
     """Adding the story's semantic stage, while it runs: refreshes meanwhile leave the
     phrase vectors to it."""
@@ -118,7 +120,7 @@ class StoryCache:
         else:
             STORY_CACHE_HITS.inc()
             self._entries.move_to_end(key)
-        if entry.marks or entry.lock.locked():
+        if entry.marks or entry.refreshing:
             await self._refresh(key, entry)
         return entry.story
 
@@ -228,6 +230,7 @@ class StoryCache:
             if not entry.marks:
                 return  # refreshed by the turn that held the lock before
             marks, entry.marks = entry.marks, Marks()
+            entry.refreshing = True
             try:
                 story = await self._compiler.edited(
                     key, entry.story, marks, semantic_pending=entry.semantic is not None
@@ -238,6 +241,8 @@ class StoryCache:
             except BaseException:
                 entry.marks.merge(marks)
                 raise
+            finally:
+                entry.refreshing = False
             if marks.vectors_landed and entry.semantic is not None:
                 entry.vectors_due |= marks.vectors_landed
             self._set_story(key, entry, story)

@@ -27,7 +27,7 @@ from bot_api.domain.entities import ANY
 from bot_api.domain.history import ScoredCandidate
 from bot_api.domain.interactions import Interaction
 from bot_api.domain.responses import FulfillmentItem, Text
-from bot_api.engine.builtin_entities import free_text
+from bot_api.engine.builtin_entities import MAX_WORDS, free_text
 from bot_api.engine.entities import Mention
 from bot_api.engine.fulfillment import Choose, fulfillment
 from bot_api.engine.matching import Scored
@@ -49,9 +49,7 @@ from bot_api.engine.turn import (
 from shared.errors import NotFound, ValidationFailed
 
 MAX_ACTIVE_CONTEXTS = 5
-MAX_WORDS_CONSIDERED = 64
-"""Words of a message matched: a longer message is read by its beginning, so the work of
-one turn is bounded whatever is sent (docs/reliability.md)."""
+MAX_WORDS_CONSIDERED = MAX_WORDS
 DEBUG_CANDIDATES = 5
 TOP_CANDIDATES = 3
 """Candidates every outcome carries, debug or not, for the history: the runners-up
@@ -209,6 +207,7 @@ class _Conversation:
             eligible,
             every_candidate=self.turn.debug,
             scoring=self.scoring,
+            query=self.vector,
         )
         positions = self.story.positions
         ranked.sort(

@@ -29,10 +29,12 @@ def rank(
     eligible: Eligible,
     every_candidate: bool = False,
     scoring: Scoring = SCORING,
+    query: Vectors | None = None,
 ) -> tuple[list[Scored], Vectors | None]:
     """Eligible interactions worth considering, best first, and the message's sentence
     vector when the semantic stage encoded it (the history keeps it for the inbox).
-    `variants[-1]` is the message's words as said: the text the encoder reads."""
+    `variants[-1]` is the message's words as said: the text the encoder reads. `query`:
+    its vector when the turn encoded it already (a second ranking of the same message)."""
     lexical = index.search(variants, eligible, every_candidate, scoring)
     if (
         not semantic
@@ -40,8 +42,9 @@ def rank(
         or encoder.model_id != semantic.model_id
         or (lexical and lexical[0].score >= scoring.decisive)
     ):
-        return lexical, None
-    query = encoder([" ".join(variants[-1])])[0]
+        return lexical, query
+    if query is None:
+        query = encoder([" ".join(variants[-1])])[0]
     candidates = dict.fromkeys(
         [s.interaction_id for s in lexical[: scoring.lexical_candidates]]
         + semantic.nearest(query, scoring.semantic_candidates, eligible)

@@ -6,7 +6,7 @@ consistent, whatever edits land meanwhile.
 """
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from bot_api.domain.entities import Entity, is_builtin
 from bot_api.domain.interactions import FALLBACK, Interaction
@@ -42,11 +42,11 @@ class CompiledStory:
     """Each interaction's place in the story (roots in order, each followed by what it
     owns): the last tie-break between equal scores."""
     fallback_id: str
-    semantic: SemanticIndex | None = None
-    """The phrase vectors that have landed, when the story has a semantic stage."""
-    builtin: BuiltinRecognizer = field(default_factory=lambda: BuiltinRecognizer((), "english"))
+    builtin: BuiltinRecognizer
     """Recognises the built-in entities (`sys.*`) the interactions use, in the story's
     language."""
+    semantic: SemanticIndex | None = None
+    """The phrase vectors that have landed, when the story has a semantic stage."""
 
     @property
     def entities_used(self) -> set[str]:

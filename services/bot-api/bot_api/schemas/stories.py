@@ -1,3 +1,4 @@
+import functools
 from typing import Any
 from zoneinfo import available_timezones
 
@@ -7,11 +8,15 @@ from bot_api.domain.settings import LANGUAGES, MAX_HISTORY_DAYS, language_named
 from bot_api.schemas.common import text
 from shared.schema_fields import StrictBoolean, StrictNumber, WriteSchema
 
-TIMEZONES = frozenset(available_timezones())
+
+@functools.cache
+def _timezones() -> frozenset[str]:
+    """Read from tzdata when a timezone is first checked (40 ms), not at start-up."""
+    return frozenset(available_timezones())
 
 
 def iana_timezone(name: str) -> None:
-    if name not in TIMEZONES:
+    if name not in _timezones():
         raise ValidationError(f"{name!r} is no IANA timezone name (such as Europe/Berlin).")
 
 

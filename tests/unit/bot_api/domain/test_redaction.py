@@ -3,8 +3,16 @@
 
 import phonenumbers
 import pytest
+from phonenumbers import PhoneMetadata
 
-from bot_api.domain.redaction import fewest_phone_digits, phone_region, redact, redact_value
+from bot_api.domain.redaction import (
+    SHORTEST_WITH_COUNTRY_CODE,
+    fewest_phone_digits,
+    phone_region,
+    redact,
+    redact_value,
+    shortest_national,
+)
 
 
 @pytest.mark.parametrize(
@@ -97,3 +105,16 @@ def test_every_region_s_example_numbers_are_still_redacted() -> None:
         and "[card]" not in redact(f"reach me on {written} today", where)
     ]
     assert missed == []
+
+
+def test_the_shortest_number_with_a_country_code_is_what_the_metadata_gives() -> None:
+    regions = [
+        len(str(phonenumbers.country_code_for_region(r)))
+        + shortest_national(PhoneMetadata.metadata_for_region(r))
+        for r in phonenumbers.SUPPORTED_REGIONS
+    ]
+    non_geographic = [
+        len(str(code)) + shortest_national(PhoneMetadata.metadata_for_nongeo_region(code))
+        for code in phonenumbers.COUNTRY_CODES_FOR_NON_GEO_REGIONS
+    ]
+    assert min(regions + non_geographic) == SHORTEST_WITH_COUNTRY_CODE

@@ -137,6 +137,24 @@ def test_the_message_s_vector_comes_back_when_it_was_encoded_and_only_then() -> 
     assert rank(lexical, None, None, [tokens("howdy")], bool)[1] is None
 
 
+def test_a_message_ranked_again_in_its_turn_reuses_its_vector() -> None:
+    """A turn whose interaction asked for a parameter ranks the message twice (for the
+    interaction, then at the root level): the model encodes it once."""
+    encoder = ConceptEncoder()
+    index = semantic(encoder, PHRASES)
+    lexical = MatchIndex.build(PHRASES)
+    first, vector = rank(lexical, index, encoder, [tokens("howdy")], bool)
+    encoder.encoded.clear()
+
+    again, same = rank(
+        lexical, index, encoder, [tokens("howdy")], lambda i: i != "greet", query=vector
+    )
+
+    assert encoder.encoded == []
+    assert same is vector
+    assert first[0].interaction_id == "greet" and again[0].interaction_id != "greet"
+
+
 def test_a_known_vector_ranks_as_encoding_the_message_would_without_encoding_it() -> None:
     """The inbox's suggestions: the vector a turn kept stands for encoding its message
     again (as stored, float16); a text without one is named, to be encoded in a batch."""

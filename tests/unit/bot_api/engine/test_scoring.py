@@ -2,10 +2,9 @@
 
 from dataclasses import replace
 
-from bot_api.encoding.minilm import CALIBRATION, MiniLmEncoder
 from bot_api.engine.matching import MatchIndex
 from bot_api.engine.ranking import rank
-from bot_api.engine.scoring import SCORING, Calibration, Scoring
+from bot_api.engine.scoring import SCORING, Scoring
 from bot_api.engine.semantic import Encoder, KnownVectors, SemanticIndex
 from bot_api.engine.text import tokens
 from support.encoders import ConceptEncoder
@@ -27,26 +26,6 @@ def ranked(encoder: Encoder, scoring: Scoring = SCORING) -> list[tuple[str, floa
     lexical = MatchIndex.build(PHRASES)
     found, _ = rank(lexical, semantic, encoder, [tokens(MESSAGE)], bool, scoring=scoring)
     return [(s.interaction_id, s.score) for s in found]
-
-
-def test_the_default_scoring_and_minilm_s_calibration_are_the_measured_numbers() -> None:
-    assert (
-        Scoring(
-            lexical_centroid_share=0.8,
-            calibration_knee=0.10,
-            lexical_candidates=4,
-            selective_postings=16,
-            common_phrase_share=0.3,
-            decisive=0.8,
-            semantic_candidates=6,
-            semantic_centroid_share=0.3,
-            nearest_phrases=3,
-            lexical_share=0.3,
-        )
-        == SCORING
-    )
-    assert MiniLmEncoder.calibration == CALIBRATION
-    assert Calibration(temperature=0.05, share_knee=0.44, blend_knee=0.20) == CALIBRATION
 
 
 def test_the_scoring_given_decides_the_ranking() -> None:
