@@ -16,14 +16,11 @@ from datetime import timedelta
 from typing import Any
 
 from pymongo import UpdateOne
-from pymongo.asynchronous.collection import AsyncCollection
-from pymongo.errors import BulkWriteError
 
 from bot_api.domain.analytics import BucketKey, Conversation, SessionKey, Tally
-from shared.mongo import Database, Document
+from shared.mongo import Database, insert_new
 from shared.timeutil import utcnow
 
-DUPLICATE_KEY = 11000
 CONVERSATION_DAYS = 400
 """A conversation's mark is kept a little longer than the longest report (366 days),
 then its TTL index removes it."""
@@ -109,24 +106,7 @@ class AnalyticsRepository:
             }
             for key in keys
         ]
-        return {
-            keys[i] for i in await self._insert_ignoring_duplicates(self.conversations, documents)
-        }
-
-    @staticmethod
-    async def _insert_ignoring_duplicates(
-        collection: AsyncCollection[Document], documents: list[dict[str, Any]]
-    ) -> list[int]:
-        """Insert what is not stored yet; the indexes of the documents that were."""
-        try:
-            await collection.insert_many(documents, ordered=False)
-        except BulkWriteError as error:
-            details = error.details
-            errors = details["writeErrors"]
-            if details.get("writeConcernErrors") or any(e["code"] != DUPLICATE_KEY for e in errors):
-                raise
-            return [e["index"] for e in errors]
-        return []
+        return {keys[i] for i in await insert_new(self.conversations, documents)}
 
     async def replace_conversation(
         self, key: SessionKey, before: Conversation, after: Conversation
@@ -145,7 +125,7 @@ class AnalyticsRepository:
         increments = {key: i for key, tally in tallies.items() if (i := tally_to_increments(tally))}
         if not increments:
             return
-        await self._insert_ignoring_duplicates(
+        await insert_new(
             self.hours,
             [
                 {"_id": _hour_id(key), "storyId": key[0], "hour": key[1], **EMPTY_HOUR}

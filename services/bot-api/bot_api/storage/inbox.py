@@ -7,19 +7,18 @@ The inbox reads the newest `MAX_INBOX_TURNS` such turns: what one request cluste
 answers is bounded however many a story collects (docs/history.md).
 """
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
 from bson import ObjectId
 from pymongo import DESCENDING
-from pymongo.errors import BulkWriteError
 
 from bot_api.domain.history import Resolution
 from bot_api.engine.clustering import Miss, normalised
 from bot_api.storage.turns import resolution_to_document, vector_from_document
 from shared.ids import is_object_id
-from shared.mongo import Database
+from shared.mongo import Database, in_pages, insert_new
 
 MAX_INBOX_TURNS = 10_000
 """Unresolved turns one inbox read takes, newest first. Clustering 10,000 took 0.05 to 0.25 s
@@ -27,9 +26,6 @@ when messages repeat and 0.45 to 0.6 s when no two are alike on a quiet 2-core m
 (about 1 s when it ran 3 times the work it has cores for); reading them from nx-27017
 takes longer, 1 to 4 s (docs/benchmarks.md, "The misses inbox's clustering" and "The
 misses inbox over HTTP")."""
-PAGE = 1000
-"""Ids or texts per query."""
-DUPLICATE_KEY = 11000
 UNRESOLVED = {"$eq": None}
 """`resolution` null or missing: the embedded server's `{"resolution": None}` matches
 nothing (docs/mongodb-compatibility.md); `$eq` means the same on MongoDB."""
@@ -83,13 +79,13 @@ class InboxRepository:
         """Put these resolved turns of the story back in the inbox (an undo), the texts
         of those that were ignored no longer ignored; how many."""
         ignored = []
-        for page in _pages([_turn_key(t) for t in turn_ids]):
+        for page in in_pages([_turn_key(t) for t in turn_ids]):
             query = {"_id": {"$in": page}, "storyId": story_id}
             async for document in self.turns.find(query, ["query", "resolution"]):
                 if (document.get("resolution") or {}).get("action") == "ignored":
                     ignored.append(normalised(document["query"]))
-        for page in _pages(sorted(set(ignored))):
-            await self.ignored.delete_many({"storyId": story_id, "text": {"$in": page}})
+        for texts in in_pages(sorted(set(ignored))):
+            await self.ignored.delete_many({"storyId": story_id, "text": {"$in": texts}})
         return await self._set(story_id, turn_ids, {"$type": "object"}, None)
 
     async def _set(
@@ -100,7 +96,7 @@ class InboxRepository:
         resolution: dict[str, Any] | None,
     ) -> int:
         changed = 0
-        for page in _pages([_turn_key(t) for t in turn_ids]):
+        for page in in_pages([_turn_key(t) for t in turn_ids]):
             result = await self.turns.update_many(
                 {"_id": {"$in": page}, "storyId": story_id, "resolution": current},
                 {"$set": {"resolution": resolution}},
@@ -112,19 +108,15 @@ class InboxRepository:
         """Remember these texts (by their normalised form) as ignored for the story."""
         keys = sorted({normalised(t) for t in texts} - {""})
         documents = [{"storyId": story_id, "text": k, "by": by, "at": at} for k in keys]
-        for start in range(0, len(documents), PAGE):
-            try:
-                await self.ignored.insert_many(documents[start : start + PAGE], ordered=False)
-            except BulkWriteError as error:
-                if any(e["code"] != DUPLICATE_KEY for e in error.details["writeErrors"]):
-                    raise
+        for page in in_pages(documents):
+            await insert_new(self.ignored, page)
 
     async def delete_for_story(self, story_id: str) -> None:
         await self.ignored.delete_many({"storyId": story_id})
 
     async def _vectors(self, turn_ids: Sequence[Any]) -> dict[Any, tuple[float, ...]]:
         found: dict[Any, tuple[float, ...]] = {}
-        for page in _pages(turn_ids):
+        for page in in_pages(turn_ids):
             async for document in self.turns.find({"_id": {"$in": page}}, ["vector"]):
                 if document.get("vector") is not None:
                     found[document["_id"]] = vector_from_document(document["vector"])
@@ -132,7 +124,7 @@ class InboxRepository:
 
     async def _ignored(self, story_id: str, keys: set[str]) -> set[str]:
         found: set[str] = set()
-        for page in _pages(sorted(keys)):
+        for page in in_pages(sorted(keys)):
             cursor = self.ignored.find({"storyId": story_id, "text": {"$in": page}}, ["text"])
             found |= {d["text"] async for d in cursor}
         return found
@@ -141,8 +133,3 @@ class InboxRepository:
 def _turn_key(turn_id: str) -> object:
     """Turns are inserted with ObjectIds; an id given as text is one again."""
     return ObjectId(turn_id) if is_object_id(turn_id) else turn_id
-
-
-def _pages(items: Sequence[Any]) -> Iterator[list[Any]]:
-    for start in range(0, len(items), PAGE):
-        yield list(items[start : start + PAGE])

@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 from bson import Binary, ObjectId
 from pymongo import UpdateOne
-from pymongo.errors import BulkWriteError
 
 from bot_api.domain.history import (
     AnsweredBy,
@@ -27,9 +26,7 @@ from bot_api.domain.history import (
     ScoredCandidate,
     TurnRecord,
 )
-from shared.mongo import Database
-
-DUPLICATE_KEY = 11000
+from shared.mongo import Database, insert_new
 
 
 def turn_to_document(turn: TurnRecord, expires_at: datetime) -> dict[str, Any]:
@@ -243,11 +240,7 @@ class TurnRepository:
         documents = [
             {"_id": ObjectId(t.id), **turn_to_document(t.turn, t.expires_at)} for t in turns
         ]
-        try:
-            await self.turns.insert_many(documents, ordered=False)
-        except BulkWriteError as error:
-            if any(e["code"] != DUPLICATE_KEY for e in error.details["writeErrors"]):
-                raise
+        await insert_new(self.turns, documents)
         changes = summary_changes(turns)
         keys = [summary_key(story, session) for story, session in changes]
         existing = {
@@ -262,13 +255,8 @@ class TurnRepository:
             if summary_key(story, session) not in existing
         ]
         if fresh:
-            try:
-                await self.conversations.insert_many(fresh, ordered=False)
-            except BulkWriteError as error:
-                if any(e["code"] != DUPLICATE_KEY for e in error.details["writeErrors"]):
-                    raise
-                for e in error.details["writeErrors"]:
-                    existing[fresh[e["index"]]["_id"]] = {}
+            for index in await insert_new(self.conversations, fresh):
+                existing[fresh[index]["_id"]] = {}
         updates = [
             UpdateOne({"_id": key}, _summary_update(change, existing[key]))
             for key, change in zip(keys, changes.values(), strict=True)

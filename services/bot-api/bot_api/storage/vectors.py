@@ -16,16 +16,13 @@ the story off a vector it has just read, and then the next compile that misses i
 encodes it again (docs/matching.md).
 """
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 
 import numpy as np
-from pymongo.errors import BulkWriteError
 
 from bot_api.engine.semantic import StoredVectors, Vectors
-from shared.mongo import Database
+from shared.mongo import Database, in_pages, insert_new
 
-DUPLICATE_KEY = 11000
-PAGE = 1000
 """Keys per query: a story's vectors are read in pages of this many ids."""
 
 
@@ -40,7 +37,7 @@ class PhraseVectorRepository:
     async def take(self, story_id: str, keys: Iterable[str]) -> dict[str, StoredVectors]:
         """The stored vectors of these keys, each now marked as used by the story."""
         found: dict[str, StoredVectors] = {}
-        for page in _pages(list(dict.fromkeys(keys))):
+        for page in in_pages(list(dict.fromkeys(keys))):
             marked = await self._ids({"_id": {"$in": page}, **_marked_by(story_id)})
             unmarked = [k for k in page if k not in marked]
             if unmarked:
@@ -66,20 +63,16 @@ class PhraseVectorRepository:
             }
             for key, vector in vectors.items()
         ]
-        try:
-            await self.collection.insert_many(documents, ordered=False)
-        except BulkWriteError as error:
-            details = error.details
-            errors = details["writeErrors"]
-            if details.get("writeConcernErrors") or any(e["code"] != DUPLICATE_KEY for e in errors):
-                raise
-            await self._mark([documents[e["index"]]["_id"] for e in errors], story_id)
+        stored = await insert_new(self.collection, documents)
+        if stored:
+            keys = list(vectors)
+            await self._mark([keys[i] for i in stored], story_id)
 
     async def sweep(self, story_id: str, keep: set[str], limit: int) -> int:
         """Take the story off up to `limit` of the vectors it no longer uses (those not in
         `keep`), and delete those no story uses any more; how many it was taken off."""
         unused = [k for k in await self._ids(_marked_by(story_id)) if k not in keep][:limit]
-        for page in _pages(unused):
+        for page in in_pages(unused):
             await self.collection.update_many(
                 {"_id": {"$in": page}}, {"$pull": {"stories": story_id}}
             )
@@ -104,8 +97,3 @@ def _marked_by(story_id: str) -> dict[str, object]:
     """`{"stories": story_id}` as `$in`: the embedded server's equality on an indexed
     array finds nothing (docs/mongodb-compatibility.md)."""
     return {"stories": {"$in": [story_id]}}
-
-
-def _pages(keys: Sequence[str]) -> Iterator[list[str]]:
-    for start in range(0, len(keys), PAGE):
-        yield list(keys[start : start + PAGE])
