@@ -56,6 +56,10 @@ class Settings:
     language: str = "english"
     """How text is read (engine/analysis.py): a name of `LANGUAGES`, as `language_named`
     reads a name or code given; the semantic stage runs only if its model covers it."""
+    answer_any_language: bool = False
+    """Messages in any language of the multilingual model are understood, not only in
+    `language` (docs/matching.md): the story's phrases and messages are then encoded by
+    that model, and a turn's `default_language` says what the user wrote."""
     history: bool = True
     """Each /query turn is recorded (docs/history.md)."""
     history_days: int = 30

@@ -45,6 +45,13 @@ class SettingsSchema(Schema):
             "code ('de', 'pt-BR', 'zh-CN'); read back by name: docs/api.md",
         },
     )
+    answer_any_language = StrictBoolean(
+        data_key="answerAnyLanguage",
+        metadata={
+            "description": "Understand messages in any language of the multilingual model, "
+            "not only the story's (default false): docs/matching.md"
+        },
+    )
     history = StrictBoolean(metadata={"description": "Record each /query turn (default true)"})
     history_days = fields.Integer(
         strict=True,
