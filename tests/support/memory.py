@@ -45,6 +45,7 @@ from bot_api.storage.turns import (
     turn_from_document,
     turn_to_document,
     vector_from_document,
+    vector_model,
 )
 from shared.errors import Conflict
 from shared.events import ConnectionChanged
@@ -691,7 +692,9 @@ class InboxInMemory:
         for document in documents:
             self.collection.turns[str(document["_id"])] = copy.deepcopy(document)
 
-    async def unresolved(self, story_id: str, review_below: float) -> list[Miss]:
+    async def unresolved(
+        self, story_id: str, review_below: float, model_id: str | None
+    ) -> list[Miss]:
         def missed(document: dict[str, Any]) -> bool:
             return document["outcome"] == "fallback" or (
                 document["outcome"] == "matched" and document["score"] < review_below
@@ -716,7 +719,7 @@ class InboxInMemory:
                 d["query"],
                 d["at"],
                 vector_from_document(d["vector"])
-                if d["_id"] in carrying and d["vector"] is not None
+                if d["_id"] in carrying and model_id and vector_model(d) == model_id
                 else None,
             )
             for d in kept

@@ -16,6 +16,8 @@ from bot_api.conversations.history import TurnRecorder
 from bot_api.conversations.sweep import VectorSweeper
 from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.encoding.minilm import MiniLmEncoder
+from bot_api.encoding.use_multilingual import UseMultilingualEncoder
+from bot_api.engine.semantic import Encoders
 from bot_api.keys import (
     ACCOUNTS,
     ANALYTICS,
@@ -78,7 +80,9 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     vectors = sweeper = None
     if config.semantic_matching:
         vector_store = PhraseVectorRepository(app[DATABASE])
-        vectors = PhraseVectorService(vector_store, MiniLmEncoder())
+        vectors = PhraseVectorService(
+            vector_store, Encoders((MiniLmEncoder(), UseMultilingualEncoder()))
+        )
         sweeper = VectorSweeper(stores, vector_store, vectors)
         await vector_store.ensure_indexes()
     cache = StoryCache(stores, vectors, budget_bytes=config.story_cache_mb * 2**20)
@@ -104,7 +108,7 @@ async def management(app: web.Application) -> AsyncIterator[None]:
         interactions=app[INTERACTIONS],
         stories=cache,
         clusterings=clusterings,
-        encoder=None if vectors is None else vectors.encoder,
+        encoders=None if vectors is None else vectors.encoders,
     )
     changes.listen(app[INBOX])
     yield
@@ -138,7 +142,7 @@ async def conversations(app: web.Application) -> AsyncIterator[None]:
         sessions=app[STORES].sessions,
         deliveries=deliveries,
         idle_timeout=timedelta(seconds=app[CONFIG].session_idle_seconds),
-        encoder=None if vectors is None else vectors.encoder,
+        encoders=None if vectors is None else vectors.encoders,
         recorder=app[RECORDER],
     )
     yield

@@ -14,6 +14,7 @@ from pymongo import AsyncMongoClient
 from bot_api.domain.history import AnsweredBy, OutcomeKind, Resolution, TurnRecord
 from bot_api.storage.inbox import MAX_INBOX_TURNS, InboxRepository
 from bot_api.storage.turns import (
+    FIRST_VECTOR_MODEL,
     StoredTurn,
     TurnRepository,
     turn_from_document,
@@ -24,6 +25,7 @@ from support.memory import InboxInMemory, TurnsInMemory
 
 T0 = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
 STORY, OTHER = str(ObjectId()), str(ObjectId())
+MODEL = "model-1"
 RESOLVED = Resolution("account-1", "assigned", T0, "i-1")
 
 
@@ -72,6 +74,7 @@ def turn(
     minutes: int = 0,
     story: str = STORY,
     vector: tuple[float, ...] | None = None,
+    vector_model: str = MODEL,
 ) -> dict[str, Any]:
     record = TurnRecord(
         account_id="account-1",
@@ -85,6 +88,7 @@ def turn(
         score=score,
         threshold=0.5,
         vector=vector,
+        vector_model=None if vector is None else vector_model,
     )
     return {"_id": ObjectId(), **turn_to_document(record, T0 + timedelta(days=30))}
 
@@ -93,14 +97,21 @@ async def test_a_turn_the_recorder_stored_is_read_by_the_inbox(backend: Backend)
     """The recorder's store and the inbox share the `turns` collection: a miss written
     through the one is in the other, with its sentence vector (stored as float16)."""
     missed = TurnRecord(
-        "account-1", STORY, "visitor", T0, "fallback", query="gift cards?", vector=(0.5, -0.25)
+        "account-1",
+        STORY,
+        "visitor",
+        T0,
+        "fallback",
+        query="gift cards?",
+        vector=(0.5, -0.25),
+        vector_model=MODEL,
     )
     matched = TurnRecord("account-1", STORY, "visitor", T0, "matched", query="hours", score=0.9)
     stored = [StoredTurn(str(ObjectId()), t, T0 + timedelta(days=30)) for t in (missed, matched)]
 
     await backend.turns.insert_many(stored)
 
-    misses = await backend.inbox.unresolved(STORY, review_below=0.65)
+    misses = await backend.inbox.unresolved(STORY, 0.65, MODEL)
     assert [(m.turn_id, m.text, m.vector) for m in misses] == [
         (stored[0].id, "gift cards?", (0.5, -0.25))
     ]
@@ -118,7 +129,7 @@ async def test_the_inbox_holds_fallbacks_and_matches_below_review_newest_first(
             turn("other story", story=OTHER, minutes=5),
         ]
     )
-    misses = await backend.inbox.unresolved(STORY, review_below=0.65)
+    misses = await backend.inbox.unresolved(STORY, 0.65, MODEL)
     assert [(m.text, m.at, m.vector) for m in misses] == [
         ("close call", T0 + timedelta(minutes=2), None),
         ("refund please", T0 + timedelta(minutes=1), (0.5, 0.25)),
@@ -129,11 +140,13 @@ async def test_resolved_turns_leave_the_inbox_and_keep_who_resolved_them(
     backend: Backend,
 ) -> None:
     await backend.insert([turn("refund please"), turn("refund please", minutes=1)])
-    first, second = await backend.inbox.unresolved(STORY, 0.65)
+    first, second = await backend.inbox.unresolved(STORY, 0.65, MODEL)
     assert await backend.inbox.resolve(STORY, [first.turn_id], RESOLVED) == 1
     assert await backend.inbox.resolve(OTHER, [second.turn_id], RESOLVED) == 0
     assert await backend.inbox.resolve(STORY, [first.turn_id], RESOLVED) == 0
-    assert [m.turn_id for m in await backend.inbox.unresolved(STORY, 0.65)] == [second.turn_id]
+    assert [m.turn_id for m in await backend.inbox.unresolved(STORY, 0.65, MODEL)] == [
+        second.turn_id
+    ]
     assert turn_from_document(await backend.read(first.turn_id)).resolution == RESOLVED
 
 
@@ -142,16 +155,16 @@ async def test_an_ignored_text_never_comes_back_in_any_spelling(backend: Backend
     await backend.inbox.ignore(STORY, ["refund   PLEASE"], "account-1", T0)
     await backend.inbox.ignore(STORY, ["refund please"], "account-1", T0)  # twice is fine
     await backend.insert([turn("refund, please", minutes=9)])
-    assert [m.text for m in await backend.inbox.unresolved(STORY, 0.65)] == ["what is this"]
+    assert [m.text for m in await backend.inbox.unresolved(STORY, 0.65, MODEL)] == ["what is this"]
     await backend.insert([turn("refund please", story=OTHER)])
-    assert [m.text for m in await backend.inbox.unresolved(OTHER, 0.65)] == ["refund please"]
+    assert [m.text for m in await backend.inbox.unresolved(OTHER, 0.65, MODEL)] == ["refund please"]
     await backend.inbox.delete_for_story(STORY)
-    assert len(await backend.inbox.unresolved(STORY, 0.65)) == 3
+    assert len(await backend.inbox.unresolved(STORY, 0.65, MODEL)) == 3
 
 
 async def test_the_inbox_reads_the_newest_turns_only(backend: Backend) -> None:
     await backend.insert([turn(f"message {n}", minutes=n) for n in range(MAX_INBOX_TURNS + 5)])
-    misses = await backend.inbox.unresolved(STORY, 0.65)
+    misses = await backend.inbox.unresolved(STORY, 0.65, MODEL)
     assert len(misses) == MAX_INBOX_TURNS
     assert misses[0].text == f"message {MAX_INBOX_TURNS + 4}"
     assert misses[-1].text == "message 5"
@@ -163,7 +176,9 @@ async def test_reopened_turns_come_back_and_their_ignored_texts_are_forgotten(
     await backend.insert(
         [turn("refund please"), turn("What is this?", minutes=1), turn("what is this", minutes=2)]
     )
-    refund, other, same = sorted(await backend.inbox.unresolved(STORY, 0.65), key=lambda m: m.at)
+    refund, other, same = sorted(
+        await backend.inbox.unresolved(STORY, 0.65, MODEL), key=lambda m: m.at
+    )
     await backend.inbox.resolve(STORY, [refund.turn_id], RESOLVED)
     await backend.inbox.ignore(STORY, ["what is this"], "account-1", T0)
     ignored = Resolution("account-1", "ignored", T0)
@@ -171,9 +186,9 @@ async def test_reopened_turns_come_back_and_their_ignored_texts_are_forgotten(
     assert await backend.inbox.reopen(OTHER, [refund.turn_id, other.turn_id]) == 0
     assert await backend.inbox.reopen(STORY, [refund.turn_id]) == 1
     assert await backend.inbox.reopen(STORY, [refund.turn_id]) == 0
-    assert [m.text for m in await backend.inbox.unresolved(STORY, 0.65)] == ["refund please"]
+    assert [m.text for m in await backend.inbox.unresolved(STORY, 0.65, MODEL)] == ["refund please"]
     assert await backend.inbox.reopen(STORY, [other.turn_id]) == 1
-    assert [m.text for m in await backend.inbox.unresolved(STORY, 0.65)] == [
+    assert [m.text for m in await backend.inbox.unresolved(STORY, 0.65, MODEL)] == [
         "What is this?",
         "refund please",
     ]
@@ -187,9 +202,27 @@ async def test_the_newest_turn_of_each_text_carries_its_vector(backend: Backend)
             turn("hello there", minutes=3),
         ]
     )
-    misses = await backend.inbox.unresolved(STORY, 0.65)
+    misses = await backend.inbox.unresolved(STORY, 0.65, MODEL)
     assert [(m.text, m.vector) for m in misses] == [
         ("hello there", None),
         ("Refund please!", (0.5, 0.25)),
         ("refund please", None),
     ]
+
+
+async def test_only_vectors_of_the_model_reading_the_story_are_carried(backend: Backend) -> None:
+    """A story whose language or answerAnyLanguage changed is read by another model: the
+    vectors of its earlier turns are not comparable with the new ones."""
+    earlier = turn("refund please", minutes=1, vector=(0.5, 0.25), vector_model="model-0")
+    unnamed = turn("opening hours", minutes=2, vector=(0.25, 0.5))
+    del unnamed["vectorModel"]  # recorded before turns named their model
+    await backend.insert([earlier, unnamed, turn("gift cards", minutes=3, vector=(1.0, 0.0))])
+    misses = await backend.inbox.unresolved(STORY, 0.65, MODEL)
+    assert [(m.text, m.vector) for m in misses] == [
+        ("gift cards", (1.0, 0.0)),
+        ("opening hours", None),
+        ("refund please", None),
+    ]
+    misses = await backend.inbox.unresolved(STORY, 0.65, FIRST_VECTOR_MODEL)
+    assert [m.vector for m in misses] == [None, (0.25, 0.5), None]
+    assert [m.vector for m in await backend.inbox.unresolved(STORY, 0.65, None)] == [None] * 3

@@ -12,7 +12,7 @@ import pymongo
 from pymongo import AsyncMongoClient
 
 from bot_api.conversations.vectors import PhraseVectorService
-from bot_api.engine.semantic import vector_key
+from bot_api.engine.semantic import Encoders, vector_key
 from bot_api.storage.vectors import PhraseVectorRepository
 from shared.config import Config
 from support.encoders import ConceptEncoder
@@ -78,7 +78,7 @@ async def test_vectors_a_request_queued_are_stored_after_its_deadline(
     repository = PhraseVectorRepository(mongo_client[config.bot_database])
     encoder = ConceptEncoder()
     encoder.released.clear()
-    service = PhraseVectorService(repository, encoder)
+    service = PhraseVectorService(repository, Encoders((encoder,)))
     landed = asyncio.Event()
 
     async def on_landed(interaction_ids: set[str]) -> None:
@@ -86,7 +86,7 @@ async def test_vectors_a_request_queued_are_stored_after_its_deadline(
 
     text = f"hello there {uuid.uuid4()}"
     with pymongo.timeout(0.5):
-        assert (await service.load("story", {"greet": [text]}, on_landed)).by_key == {}
+        assert (await service.load("story", encoder, {"greet": [text]}, on_landed)).by_key == {}
     await asyncio.sleep(0.6)
     encoder.released.set()
     try:

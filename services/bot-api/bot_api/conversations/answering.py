@@ -10,7 +10,7 @@ from datetime import timedelta
 from bot_api.conversations.cache import StoryCache
 from bot_api.conversations.history import TurnRecorder
 from bot_api.engine.conversation import respond
-from bot_api.engine.semantic import Encoder
+from bot_api.engine.semantic import Encoders
 from bot_api.engine.turn import Outcome, Turn
 from bot_api.metrics import record_query
 from bot_api.storage.protocols import SessionStore
@@ -27,9 +27,9 @@ class ConversationService:
     sessions: SessionStore
     deliveries: Deliveries
     idle_timeout: timedelta
-    encoder: Encoder | None = None
-    """The semantic stage's encoder: turns then run in a worker thread, since encoding a
-    message takes milliseconds of CPU."""
+    encoders: Encoders | None = None
+    """The semantic stage's encoders: a turn of a story one of them reads runs in a
+    worker thread, since encoding a message takes milliseconds of CPU."""
     recorder: TurnRecorder | None = None
     """Where each answered turn goes when its story keeps a history."""
 
@@ -43,11 +43,12 @@ class ConversationService:
         answers: Answers = {}
         for attempt in range(MAX_SAVE_ATTEMPTS):
             stored = await self.sessions.load(story.id, session_id)
-            if self.encoder is None:
+            encoder = None if self.encoders is None else self.encoders.for_story(story.settings)
+            if encoder is None:
                 state, outcome = respond(story, stored.state, turn)
             else:
                 state, outcome = await asyncio.to_thread(
-                    respond, story, stored.state, turn, encoder=self.encoder
+                    respond, story, stored.state, turn, encoder=encoder
                 )
             outcome = await self.deliveries.deliver(
                 account_id=account_id,

@@ -184,7 +184,7 @@ class StoryCache:
                 if self._changes_while_loading[key] == changes_before:
                     entry = _Entry(story, story.size_estimate())
                     self._keep(key, entry)
-                    if self._compiler.semantic(story.settings.language):
+                    if self._compiler.encoder_for(story.settings) is not None:
                         entry.semantic = beyond_request(self._add_semantic(key, entry))
                     return entry
         finally:
@@ -197,8 +197,8 @@ class StoryCache:
         try:
             while True:
                 try:
-                    await self._try_add_semantic(key, entry)
-                    return
+                    if await self._try_add_semantic(key, entry):
+                        return
                 except Exception:
                     log.exception(
                         "phrase vectors of story %s could not be read; tried again in %g s",
@@ -209,18 +209,21 @@ class StoryCache:
         finally:
             entry.semantic = None
 
-    async def _try_add_semantic(self, key: StoryKey, entry: _Entry) -> None:
+    async def _try_add_semantic(self, key: StoryKey, entry: _Entry) -> bool:
         """The stage built from the story as compiled, then, under the story's lock, the
-        edits and vectors landed meanwhile taken in."""
+        edits and vectors landed meanwhile taken in. False: the story's settings chose
+        another encoder meanwhile, so its stage is to be read again."""
         stage = await self._compiler.semantic_stage(key, entry.story)
         if stage is None or self._entries.get(key) is not entry:
-            return
+            return True
         async with entry.lock:
             current = entry.story
+            if not self._compiler.same_encoder(stage.indexed.settings, current.settings):
+                return False
             story = await self._compiler.with_semantic_stage(key, current, stage, entry.vectors_due)
-            if self._compiler.semantic(current.settings.language):
-                self._set_story(key, entry, story)
+            self._set_story(key, entry, story)
             entry.vectors_due = set()
+        return True
 
     async def _refresh(self, key: StoryKey, entry: _Entry) -> None:
         """Read what the changes touched, then swap in the story made from it (made whole
@@ -245,7 +248,11 @@ class StoryCache:
                 entry.refreshing = False
             if marks.vectors_landed and entry.semantic is not None:
                 entry.vectors_due |= marks.vectors_landed
+            switched = not self._compiler.same_encoder(entry.story.settings, story.settings)
             self._set_story(key, entry, story)
+            if switched and entry.semantic is None:
+                # another model reads the story now: its vectors are read whole, as at a start
+                entry.semantic = beyond_request(self._add_semantic(key, entry))
 
     def _set_story(self, key: StoryKey, entry: _Entry, story: CompiledStory) -> None:
         entry.story = story

@@ -20,7 +20,8 @@ from typing import TypeVar
 
 from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.domain.entities import Entity
-from bot_api.engine.semantic import PhraseVectors
+from bot_api.domain.settings import Settings
+from bot_api.engine.semantic import Encoder, PhraseVectors
 from bot_api.engine.story import CompiledStory
 from bot_api.metrics import STORY_COMPILE_SECONDS
 from bot_api.storage import Stores
@@ -56,10 +57,11 @@ class Marks:
 
 @dataclass(frozen=True)
 class SemanticStage:
-    """A story's semantic index built from the vectors stored when it was read, and the
-    phrases that had none (to be encoded)."""
+    """A story's semantic index built from the vectors stored when it was read, by the
+    encoder its settings chose, and the phrases that had none (to be encoded)."""
 
     indexed: CompiledStory
+    encoder: Encoder
     missing: dict[str, list[str]]
 
 
@@ -78,9 +80,13 @@ class StoryCompiler:
         """Stop the worker thread; a compile under way is abandoned."""
         self._worker.shutdown(wait=False, cancel_futures=True)
 
-    def semantic(self, language: str) -> bool:
-        """Whether stories in this language get a semantic stage."""
-        return self._vectors is not None and language in self._vectors.encoder.languages
+    def encoder_for(self, settings: Settings) -> Encoder | None:
+        """The encoder of a story with these settings; None: no semantic stage."""
+        return None if self._vectors is None else self._vectors.encoders.for_story(settings)
+
+    def same_encoder(self, before: Settings, after: Settings) -> bool:
+        """Whether a story's phrase vectors stay those of the same model."""
+        return _model(self.encoder_for(before)) == _model(self.encoder_for(after))
 
     async def compile(self, key: StoryKey) -> CompiledStory:
         """The story compiled lexically from what is stored now."""
@@ -110,7 +116,9 @@ class StoryCompiler:
         self, key: StoryKey, current: CompiledStory, marks: Marks, semantic_pending: bool
     ) -> CompiledStory:
         """`current` with what the marks name read again and taken in. While the story's
-        semantic stage is being added (`semantic_pending`), phrase vectors are left to it."""
+        semantic stage is being added (`semantic_pending`), or when the new settings
+        choose another encoder (a stage of its own is then due), phrase vectors are left
+        to the stage."""
         record = None
         if marks.story:
             record = await self._stores.stories.get(key[0], current.id)
@@ -122,9 +130,11 @@ class StoryCompiler:
         entities = await self._entities(key[0]) if marks.entities else None
         interactions = [interaction_from_document(d) for d in documents.values()]
         settings = current.settings if record is None else record.settings
+        encoder = self.encoder_for(settings)
+        leave_to_stage = semantic_pending or not self.same_encoder(current.settings, settings)
         vectors = (
-            await self._phrase_vectors(key, current.to_encode(interactions, entities))
-            if self.semantic(settings.language) and not semantic_pending
+            await self._phrase_vectors(key, encoder, current.to_encode(interactions, entities))
+            if encoder is not None and not leave_to_stage
             else None
         )
         story = await self._in_worker(
@@ -137,26 +147,27 @@ class StoryCompiler:
                 vectors=vectors,
             )
         )
-        if marks.vectors_landed and not semantic_pending:
-            story = await self.with_stored_vectors(key, story, marks.vectors_landed)
+        if marks.vectors_landed and encoder is not None and not leave_to_stage:
+            story = await self.with_stored_vectors(key, encoder, story, marks.vectors_landed)
         return story
 
     async def semantic_stage(self, key: StoryKey, snapshot: CompiledStory) -> SemanticStage | None:
         """The snapshot's phrase vectors read and indexed, one story at a time (so one
         story's vectors are in memory as read: up to 73 MiB at the limits); None without
         an encoder."""
+        encoder = self.encoder_for(snapshot.settings)
+        if encoder is None:
+            return None
         async with self._adding_semantic:
             texts = await self._in_worker(
                 functools.partial(snapshot.phrase_texts, snapshot.interactions)
             )
-            vectors = await self._phrase_vectors(key, texts, encode_missing=False)
-            if vectors is None:
-                return None
+            vectors = await self._phrase_vectors(key, encoder, texts, encode_missing=False)
             missing = await self._in_worker(functools.partial(vectors.missing, texts))
             indexed = await self._in_worker(
                 functools.partial(snapshot.with_vectors, snapshot.interactions, vectors)
             )
-        return SemanticStage(indexed, missing)
+        return SemanticStage(indexed, encoder, missing)
 
     async def with_semantic_stage(
         self, key: StoryKey, current: CompiledStory, stage: SemanticStage, due: set[str]
@@ -169,34 +180,32 @@ class StoryCompiler:
         story = current.with_semantic_of(stage.indexed)
         if changed:
             changed_texts = await self._in_worker(functools.partial(story.phrase_texts, changed))
-            stored = await self._phrase_vectors(key, changed_texts)
-            if stored is not None:
-                story = await self._in_worker(
-                    functools.partial(story.with_vectors, changed, stored)
-                )
+            stored = await self._phrase_vectors(key, stage.encoder, changed_texts)
+            story = await self._in_worker(functools.partial(story.with_vectors, changed, stored))
         if self._vectors is not None:
             unchanged = {i: ts for i, ts in stage.missing.items() if i not in changed}
-            self._vectors.enqueue(key[1], unchanged, self._landed_for(key))
+            self._vectors.enqueue(key[1], stage.encoder, unchanged, self._landed_for(key))
         return story
 
     async def with_stored_vectors(
-        self, key: StoryKey, story: CompiledStory, interaction_ids: set[str]
+        self, key: StoryKey, encoder: Encoder, story: CompiledStory, interaction_ids: set[str]
     ) -> CompiledStory:
         """The story with the stored vectors of these interactions (that landed since)."""
         stored = await self._phrase_vectors(
-            key, story.phrase_texts(interaction_ids), encode_missing=False
+            key, encoder, story.phrase_texts(interaction_ids), encode_missing=False
         )
-        if stored is None:
-            return story
         return await self._in_worker(functools.partial(story.with_vectors, interaction_ids, stored))
 
     async def _phrase_vectors(
-        self, key: StoryKey, texts: dict[str, list[str]], encode_missing: bool = True
-    ) -> PhraseVectors | None:
-        if self._vectors is None:
-            return None
+        self,
+        key: StoryKey,
+        encoder: Encoder,
+        texts: dict[str, list[str]],
+        encode_missing: bool = True,
+    ) -> PhraseVectors:
+        assert self._vectors is not None, "an encoder was chosen, so vectors are on"
         landed = self._landed_for(key) if encode_missing else None
-        return await self._vectors.load(key[1], texts, landed)
+        return await self._vectors.load(key[1], encoder, texts, landed)
 
     def _landed_for(self, key: StoryKey) -> Callable[[set[str]], Awaitable[None]]:
         async def landed(interaction_ids: set[str]) -> None:
@@ -209,3 +218,7 @@ class StoryCompiler:
 
     async def _entities(self, account_id: str) -> list[Entity]:
         return [entity_from_document(d) for d in await self._stores.entities.list(account_id)]
+
+
+def _model(encoder: Encoder | None) -> str | None:
+    return None if encoder is None else encoder.model_id

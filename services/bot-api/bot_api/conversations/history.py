@@ -208,6 +208,7 @@ def turn_record(
         default_source=_text_or_none(parameters.get("default_source")),
         default_language=_text_or_none(parameters.get("default_language")),
         vector=None if outcome.vector is None else tuple(outcome.vector.tolist()),
+        vector_model=outcome.vector_model,
     )
     expires_at = at + timedelta(days=settings.history_days)
     return StoredTurn(new_object_id(), record, expires_at)

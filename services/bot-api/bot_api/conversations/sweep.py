@@ -97,10 +97,10 @@ class VectorSweeper:
 
     async def _keys_in_use(self, account_id: str, story_id: str) -> set[str]:
         """The vector keys of the story's current phrases (none once it is deleted, or
-        when its language has no semantic stage)."""
+        when no encoder reads it); those of the model it read before are let go."""
         story = await self._stores.stories.get(account_id, story_id)
-        encoder = self._vectors.encoder
-        if story is None or story.settings.language not in encoder.languages:
+        encoder = None if story is None else self._vectors.encoders.for_story(story.settings)
+        if story is None or encoder is None:
             return set()
         documents = await self._stores.interactions.find(story.id, story.structure.contexts)
         interactions = [interaction_from_document(d) for d in documents.values()]

@@ -17,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from bot_api.conversations.background import Drain
-from bot_api.engine.semantic import Encoder, PhraseVectors, vector_key
+from bot_api.engine.semantic import Encoder, Encoders, PhraseVectors, vector_key
 from bot_api.metrics import PHRASE_VECTORS_WAITING
 from bot_api.storage.protocols import VectorStore
 
@@ -37,15 +37,20 @@ after the other stories have had their turn: vectors are never given up on."""
 
 
 class _StoryQueue:
-    """The phrase texts of one story still to encode, by interaction, oldest first. An
-    interaction queued again replaces what it had queued: at most a story's phrases
-    wait, however often it is edited."""
+    """The phrase texts of one story still to encode, by interaction, oldest first, and
+    the encoder the story is read by. An interaction queued again replaces what it had
+    queued: at most a story's phrases wait, however often it is edited; a story whose
+    encoder changed (its language or `answerAnyLanguage`) drops what it had queued."""
 
-    def __init__(self, landed: Landed) -> None:
+    def __init__(self, encoder: Encoder, landed: Landed) -> None:
+        self.encoder = encoder
         self.texts: dict[str, list[str]] = {}
         self.landed = landed
 
-    def add(self, texts: Mapping[str, Sequence[str]], landed: Landed) -> None:
+    def add(self, encoder: Encoder, texts: Mapping[str, Sequence[str]], landed: Landed) -> None:
+        if encoder.model_id != self.encoder.model_id:
+            self.encoder = encoder
+            self.texts.clear()
         for interaction_id, interaction_texts in texts.items():
             self.texts.pop(interaction_id, None)
             self.texts[interaction_id] = list(interaction_texts)
@@ -80,34 +85,43 @@ class _StoryQueue:
 
 class PhraseVectorService:
     def __init__(
-        self, store: VectorStore, encoder: Encoder, retry_seconds: float = RETRY_SECONDS
+        self, store: VectorStore, encoders: Encoders, retry_seconds: float = RETRY_SECONDS
     ) -> None:
         self._store = store
-        self.encoder = encoder
+        self.encoders = encoders
         self._retry_seconds = retry_seconds
         self._queues: OrderedDict[str, _StoryQueue] = OrderedDict()
         """By story, the one whose turn it is first."""
         self._worker = Drain(self._encode_queued)
 
     async def load(
-        self, story_id: str, texts: Mapping[str, Sequence[str]], landed: Landed | None
+        self,
+        story_id: str,
+        encoder: Encoder,
+        texts: Mapping[str, Sequence[str]],
+        landed: Landed | None,
     ) -> PhraseVectors:
-        """The stored vectors of these interactions' phrase texts. With `landed`, the
-        missing ones are queued for encoding, and `landed` is called as each
-        interaction's are stored."""
-        keys = self._keys(texts)
-        vectors = PhraseVectors(
-            self.encoder.model_id, await self._store.take(story_id, keys.values())
-        )
+        """The stored vectors, by this encoder, of these interactions' phrase texts. With
+        `landed`, the missing ones are queued for encoding, and `landed` is called as
+        each interaction's are stored."""
+        keys = _keys(encoder, texts)
+        vectors = PhraseVectors(encoder.model_id, await self._store.take(story_id, keys.values()))
         if landed is not None:
-            self.enqueue(story_id, vectors.missing(texts), landed)
+            self.enqueue(story_id, encoder, vectors.missing(texts), landed)
         return vectors
 
-    def enqueue(self, story_id: str, texts: Mapping[str, Sequence[str]], landed: Landed) -> None:
+    def enqueue(
+        self,
+        story_id: str,
+        encoder: Encoder,
+        texts: Mapping[str, Sequence[str]],
+        landed: Landed,
+    ) -> None:
         """Encode these phrase texts (those stored meanwhile are skipped); `landed` is
         called as each interaction's are stored."""
         if texts:
-            self._queues.setdefault(story_id, _StoryQueue(landed)).add(texts, landed)
+            queue = self._queues.setdefault(story_id, _StoryQueue(encoder, landed))
+            queue.add(encoder, texts, landed)
             self._count_waiting()
             self._worker.wake()
 
@@ -130,7 +144,7 @@ class PhraseVectorService:
             chunk = queue.next_chunk()
             try:
                 await self._encode(
-                    story_id, [t for _, texts, taken in chunk for t in texts[:taken]]
+                    story_id, queue.encoder, [t for _, texts, taken in chunk for t in texts[:taken]]
                 )
             except Exception:
                 log.exception(
@@ -153,14 +167,14 @@ class PhraseVectorService:
             if done:
                 await queue.landed(done)
 
-    async def _encode(self, story_id: str, texts: Sequence[str]) -> None:
-        keys = self._keys({"": texts})
+    async def _encode(self, story_id: str, encoder: Encoder, texts: Sequence[str]) -> None:
+        keys = _keys(encoder, {"": texts})
         known = await self._store.take(story_id, keys.values())
         wanted = [t for t, key in keys.items() if key not in known]
         if wanted:
-            vectors = await asyncio.to_thread(self.encoder, wanted)
+            vectors = await asyncio.to_thread(encoder, wanted)
             await self._store.put(
-                self.encoder.model_id,
+                encoder.model_id,
                 story_id,
                 {keys[t]: v for t, v in zip(wanted, vectors, strict=True)},
             )
@@ -169,8 +183,8 @@ class PhraseVectorService:
         waiting = sum(len(ts) for q in self._queues.values() for ts in q.texts.values())
         PHRASE_VECTORS_WAITING.set(waiting)
 
-    def _keys(self, texts: Mapping[str, Sequence[str]]) -> dict[str, str]:
-        """Each distinct text's `vector_key`, worked out once."""
-        model = self.encoder.model_id
-        distinct = dict.fromkeys(t for ts in texts.values() for t in ts)
-        return {t: vector_key(model, t) for t in distinct}
+
+def _keys(encoder: Encoder, texts: Mapping[str, Sequence[str]]) -> dict[str, str]:
+    """Each distinct text's `vector_key`, worked out once."""
+    distinct = dict.fromkeys(t for ts in texts.values() for t in ts)
+    return {t: vector_key(encoder.model_id, t) for t in distinct}

@@ -67,6 +67,8 @@ class TurnRecord:
     default_language: str | None = None
     vector: tuple[float, ...] | None = None
     """The message's sentence vector when the semantic stage encoded it."""
+    vector_model: str | None = None
+    """The model that made `vector`."""
     resolution: Resolution | None = None
 
 

@@ -42,6 +42,7 @@ class MiniLmEncoder:
     model_id = MODEL_ID
     languages = LANGUAGES
     calibration = CALIBRATION
+    cross_lingual = False
 
     def __init__(self) -> None:
         options = onnxruntime.SessionOptions()

@@ -30,6 +30,7 @@ from bot_api.domain.responses import FulfillmentItem, Text
 from bot_api.engine.builtin_entities import MAX_WORDS, free_text
 from bot_api.engine.entities import Mention
 from bot_api.engine.fulfillment import Choose, fulfillment
+from bot_api.engine.language_detection import language_of
 from bot_api.engine.matching import Scored
 from bot_api.engine.ranking import rank
 from bot_api.engine.scoring import SCORING, Scoring
@@ -102,6 +103,8 @@ class _Conversation:
         start = SessionState() if turn.reset else state
         self.contexts = [c for c in start.contexts if c.id in story.interactions]
         self.parameters = {**start.parameters, **turn.parameters}
+        if self.encoder and story.settings.answer_any_language and turn.query:
+            self._note_language(turn.query)
         self.collected_by = {
             alias: interaction_id
             for alias, interaction_id in start.collected_by.items()
@@ -111,6 +114,15 @@ class _Conversation:
         self.vector: Vectors | None = None
         pending = start.pending
         self.pending = pending if pending and pending.interaction_id in story.interactions else None
+
+    def _note_language(self, query: str) -> None:
+        if self.encoder is not None and "default_language" not in self.turn.parameters:
+            self.parameters["default_language"] = language_of(
+                query,
+                self.encoder.languages,
+                self.parameters.get("default_language"),
+                self.story.settings.language,
+            )
 
     def run(self) -> tuple[SessionState, Outcome]:
         if self.turn.trigger is not None:
@@ -369,6 +381,7 @@ class _Conversation:
             lifespan = self.contexts[0].lifespan if self.contexts else 0
         interactions = self.story.interactions
         matched = answer.interaction_id
+        encoded_by = self.encoder.model_id if self.encoder and self.vector is not None else None
         return Outcome(
             story_id=self.story.id,
             interaction=None if matched is None else interactions[matched],
@@ -384,6 +397,7 @@ class _Conversation:
             debug=answer.debug,
             top=self.top,
             vector=self.vector,
+            vector_model=encoded_by,
         )
 
 

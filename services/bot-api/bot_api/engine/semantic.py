@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from bot_api.domain.entities import BUILTIN_EXAMPLES, Entity
 from bot_api.domain.interactions import ENTITY_SLOT, Interaction
+from bot_api.domain.settings import Settings
 from bot_api.engine.scoring import Calibration, Scoring
 from bot_api.engine.text import tokens
 
@@ -35,8 +36,27 @@ class Encoder(Protocol):
     model_id: str
     languages: frozenset[str]
     calibration: Calibration
+    cross_lingual: bool
+    """A sentence and its translation get close vectors, whatever their languages."""
 
     def __call__(self, texts: Sequence[str]) -> Vectors: ...
+
+
+@dataclass(frozen=True)
+class Encoders:
+    """The sentence encoders a process offers, the preferred first. A story is read by
+    the first that covers its language and, when it answers any language, is
+    cross-lingual; by none (lexically only) when no encoder does."""
+
+    choices: tuple[Encoder, ...]
+
+    def for_story(self, settings: Settings) -> Encoder | None:
+        for encoder in self.choices:
+            if settings.language in encoder.languages and (
+                encoder.cross_lingual or not settings.answer_any_language
+            ):
+                return encoder
+        return None
 
 
 class VectorUnknown(Exception):
@@ -54,6 +74,7 @@ class KnownVectors:
         self.model_id = encoder.model_id
         self.languages = encoder.languages
         self.calibration = encoder.calibration
+        self.cross_lingual = encoder.cross_lingual
         self._known = known
 
     def __call__(self, texts: Sequence[str]) -> Vectors:

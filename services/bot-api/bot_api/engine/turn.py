@@ -123,6 +123,9 @@ class Outcome:
     vector: Vectors | None = field(default=None, compare=False)
     """The message's sentence vector when the semantic stage encoded it (an array: not
     compared, as `==` on arrays has no single truth)."""
+    vector_model: str | None = None
+    """The model that made `vector`: a story's vectors are compared only with those of
+    the same model."""
 
     def with_webhook_answer(
         self, responses: Sequence[Block], attributes: Mapping[str, str], choose: Choose

@@ -16,9 +16,10 @@ from bot_api.changes import Change, StoryDeleted
 from bot_api.conversations.cache import StoryCache
 from bot_api.domain.history import Resolution, ScoredCandidate
 from bot_api.domain.interactions import FALLBACK, MAX_USER_SAYS
+from bot_api.domain.settings import Settings
 from bot_api.engine.clustering import Cluster, normalised
 from bot_api.engine.conversation import respond
-from bot_api.engine.semantic import Encoder, KnownVectors, Vectors, VectorUnknown
+from bot_api.engine.semantic import Encoder, Encoders, KnownVectors, Vectors, VectorUnknown
 from bot_api.engine.story import CompiledStory
 from bot_api.engine.turn import SessionState, Turn
 from bot_api.management.inbox_clustering import InboxClusterings
@@ -42,8 +43,9 @@ class InboxService:
     interactions: InteractionService
     stories: StoryCache
     clusterings: InboxClusterings
-    encoder: Encoder | None = None
-    """The semantic stage's encoder, for the suggestions (then made in a worker thread)."""
+    encoders: Encoders | None = None
+    """The semantic stage's encoders, for the clustering by meaning and the suggestions
+    (then made in a worker thread)."""
 
     async def clusters(self, *, account_id: str, story_id: str) -> dict[str, Any]:
         """The biggest `MAX_CLUSTERS` clusters, each with its suggested interaction."""
@@ -51,7 +53,8 @@ class InboxService:
         story = await self.stories.story(account_id, story_id)
         shown = found[:MAX_CLUSTERS]
         with INBOX_SECONDS.labels("suggestions").time():
-            suggestions = await asyncio.to_thread(_suggestions, story, shown, self.encoder)
+            encoder = self._encoder(story.settings)
+            suggestions = await asyncio.to_thread(_suggestions, story, shown, encoder)
         return {
             "total": len(found),
             "clusters": [
@@ -152,9 +155,17 @@ class InboxService:
     async def _clusters(self, account_id: str, story_id: str) -> list[Cluster]:
         story = await load_story(self.stores, account_id, story_id)
         review_below = story.settings.review_score()
+        encoder = self._encoder(story.settings)
+        model_id = None if encoder is None else encoder.model_id
         return await self.clusterings.clusters(
-            story.id, review_below, lambda: self.inbox.unresolved(story.id, review_below)
+            story.id,
+            (review_below, model_id),
+            lambda: self.inbox.unresolved(story.id, review_below, model_id),
         )
+
+    def _encoder(self, settings: Settings) -> Encoder | None:
+        """The encoder reading the story now: only its vectors are compared."""
+        return None if self.encoders is None else self.encoders.for_story(settings)
 
     async def _cluster(self, account_id: str, story_id: str, cluster_id: str) -> Cluster:
         for cluster in await self._clusters(account_id, story_id):

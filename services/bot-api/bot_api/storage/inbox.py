@@ -16,7 +16,7 @@ from pymongo import DESCENDING
 
 from bot_api.domain.history import Resolution
 from bot_api.engine.clustering import Miss, normalised
-from bot_api.storage.turns import resolution_to_document, vector_from_document
+from bot_api.storage.turns import resolution_to_document, vector_from_document, vector_model
 from shared.ids import is_object_id
 from shared.mongo import Database, in_pages, insert_new
 
@@ -44,10 +44,13 @@ class InboxRepository:
         )
         await self.ignored.create_index([("storyId", 1), ("text", 1)], unique=True)
 
-    async def unresolved(self, story_id: str, review_below: float) -> list[Miss]:
+    async def unresolved(
+        self, story_id: str, review_below: float, model_id: str | None
+    ) -> list[Miss]:
         """The newest `MAX_INBOX_TURNS` unresolved turns that fell back or matched with a
         score below `review_below`, but those whose text was ignored; newest first. The
-        newest turn of each normalised text carries its vector (what clustering uses):
+        newest turn of each normalised text carries its vector if `model_id` made it
+        (what clustering uses; None: no vectors):
         vectors are most of a turn's bytes, so the others' are not read. (No `$type` in
         the filters: the embedded server takes 3 ms a document to check one, against 0.3
         ms to read it.)"""
@@ -64,7 +67,9 @@ class InboxRepository:
         documents = documents[:MAX_INBOX_TURNS]
         newest = {normalised(d["query"]): d["_id"] for d in reversed(documents)}
         ignored = await self._ignored(story_id, set(newest))
-        vectors = await self._vectors([i for k, i in newest.items() if k not in ignored])
+        vectors = await self._vectors(
+            [i for k, i in newest.items() if k not in ignored] if model_id else [], model_id
+        )
         return [
             Miss(str(d["_id"]), d["query"], d["at"], vectors.get(d["_id"]))
             for d in documents
@@ -114,11 +119,14 @@ class InboxRepository:
     async def delete_for_story(self, story_id: str) -> None:
         await self.ignored.delete_many({"storyId": story_id})
 
-    async def _vectors(self, turn_ids: Sequence[Any]) -> dict[Any, tuple[float, ...]]:
+    async def _vectors(
+        self, turn_ids: Sequence[Any], model_id: str | None
+    ) -> dict[Any, tuple[float, ...]]:
         found: dict[Any, tuple[float, ...]] = {}
         for page in in_pages(turn_ids):
-            async for document in self.turns.find({"_id": {"$in": page}}, ["vector"]):
-                if document.get("vector") is not None:
+            query = {"_id": {"$in": page}}
+            async for document in self.turns.find(query, ["vector", "vectorModel"]):
+                if vector_model(document) == model_id:
                     found[document["_id"]] = vector_from_document(document["vector"])
         return found
 

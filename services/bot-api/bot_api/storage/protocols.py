@@ -185,7 +185,9 @@ class TurnStore(Indexed, Protocol):
 class InboxStore(Indexed, Protocol):
     """The misses inbox's reads and writes (storage/inbox.py)."""
 
-    async def unresolved(self, story_id: str, review_below: float) -> list[Miss]:
+    async def unresolved(
+        self, story_id: str, review_below: float, model_id: str | None
+    ) -> list[Miss]:
         """The newest unresolved turns that fell back or matched below `review_below`,
         newest first, but those whose text the story ignored; the newest of each
         normalised text carries its vector."""

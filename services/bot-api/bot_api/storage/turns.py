@@ -55,9 +55,23 @@ def turn_to_document(turn: TurnRecord, expires_at: datetime) -> dict[str, Any]:
         "defaultSource": turn.default_source,
         "defaultLanguage": turn.default_language,
         "vector": None if turn.vector is None else vector_to_document(turn.vector),
+        "vectorModel": turn.vector_model,
         "resolution": None if resolution is None else resolution_to_document(resolution),
         "expiresAt": expires_at,
     }
+
+
+FIRST_VECTOR_MODEL = "all-MiniLM-L6-v2-int8"
+"""The model of the vectors of turns recorded before turns named theirs: the only one
+then."""
+
+
+def vector_model(document: Mapping[str, Any]) -> str | None:
+    """The model that made a turn document's vector (None: it has none)."""
+    if document.get("vector") is None:
+        return None
+    model = document.get("vectorModel")
+    return model if isinstance(model, str) else FIRST_VECTOR_MODEL
 
 
 def vector_to_document(vector: Sequence[float]) -> Binary:
@@ -108,6 +122,7 @@ def turn_from_document(document: Mapping[str, Any]) -> TurnRecord:
         default_source=document.get("defaultSource"),
         default_language=document.get("defaultLanguage"),
         vector=None if vector is None else vector_from_document(vector),
+        vector_model=vector_model(document),
         resolution=None
         if resolution is None
         else Resolution(

@@ -12,7 +12,7 @@ from bot_api.conversations.cache import StoryCache
 from bot_api.conversations.sweep import VectorSweeper
 from bot_api.conversations.vectors import CHUNK, PhraseVectorService
 from bot_api.engine.conversation import respond
-from bot_api.engine.semantic import StoredVectors, Vectors, vector_key
+from bot_api.engine.semantic import Encoders, StoredVectors, Vectors, vector_key
 from bot_api.engine.turn import SessionState, Turn
 from bot_api.management.entities import EntityService
 from bot_api.management.interactions import InteractionService
@@ -55,7 +55,9 @@ class Bot:
         feed = ChangeFeed()
         self.encoder = ConceptEncoder()
         self.store = VectorsInMemory() if store is None else store
-        self.vectors = PhraseVectorService(self.store, self.encoder, retry_seconds=0.01)
+        self.vectors = PhraseVectorService(
+            self.store, Encoders((self.encoder,)), retry_seconds=0.01
+        )
         self.cache = StoryCache(stores, self.vectors, budget_bytes=2**30, retry_seconds=0.01)
         feed.listen(self.cache)
         self.sweeper = VectorSweeper(stores, self.store, self.vectors, delay_seconds=0)

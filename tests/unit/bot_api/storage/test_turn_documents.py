@@ -26,6 +26,7 @@ def test_a_turn_comes_back_from_its_document_as_it_went_in() -> None:
         default_source="web",
         default_language="en",
         vector=(0.25, -0.5),
+        vector_model="all-MiniLM-L6-v2-int8",
         resolution=Resolution("a1", "assigned", AT, "i1"),
     )
     document = turn_to_document(turn, AT + timedelta(days=30))
