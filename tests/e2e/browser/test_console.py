@@ -67,7 +67,7 @@ def test_sign_in_build_a_story_and_chat_in_the_test_panel(page: Page, stack: Sta
     order = page.locator("#tree > li", has_text="Order")
     expect(order.locator("ul li")).to_contain_text("Drinks")
 
-    page.get_by_label("Message").fill("I want a large pizza")
+    page.get_by_label("Message", exact=True).fill("I want a large pizza")
     page.get_by_role("button", name="Send", exact=True).click()
     log = page.locator("#chat-log")
     expect(log).to_contain_text("One large pizza coming up!")
@@ -195,9 +195,9 @@ def test_the_interaction_editor_at_360px(page: Page, stack: Stack) -> None:
 
     page.goto(f"{stack.bot_api}/console/stories/{story_id}")
     loaded(page)
-    expect(page.get_by_label("Language")).to_have_value("spanish")
+    expect(page.get_by_label("Language", exact=True)).to_have_value("spanish")
     page.get_by_role("link", name="Test chat").click()
-    expect(page.get_by_label("Message")).to_be_in_viewport()
+    expect(page.get_by_label("Message", exact=True)).to_be_in_viewport()
     assert not missing, missing
     favicon = page.request.get(f"{stack.bot_api}/favicon.ico")
     assert (favicon.status, favicon.headers["content-type"]) == (200, "image/svg+xml")
@@ -231,8 +231,12 @@ def test_the_story_settings_form_sets_the_timezone_and_the_history(
     expect(page.get_by_label("Timezone")).to_have_value("UTC")
     expect(page.get_by_label("Keep a history of conversations")).to_be_checked()
     expect(page.get_by_label("Misses inbox: review matches scoring below")).to_have_value("")
+    any_language = page.get_by_label("Understand messages in any language")
+    expect(any_language).not_to_be_checked()
+    expect(any_language).to_have_accessible_description(re.compile("multilingual model"))
 
     page.get_by_label("Timezone").fill("Europe/Berlin")
+    any_language.check()
     page.get_by_label("Keep a history of conversations").uncheck()
     page.get_by_label("Keep turns for").fill("7")
     page.get_by_label("Misses inbox: review matches scoring below").fill("0.7")
@@ -246,6 +250,10 @@ def test_the_story_settings_form_sets_the_timezone_and_the_history(
         7,
     )
     assert (settings["redact"], settings["reviewBelow"]) == (True, 0.7)
+    assert settings["answerAnyLanguage"] is True
+    page.reload()
+    loaded(page)
+    expect(any_language).to_be_checked()
 
     page.get_by_label("Timezone").fill("Mars/Olympus")
     page.get_by_role("button", name="Save settings").click()

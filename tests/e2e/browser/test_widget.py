@@ -201,7 +201,7 @@ def test_only_web_mail_and_phone_links_of_a_webhook_answer_become_links(
     sign_in(page, stack)
     page.goto(f"{stack.bot_api}/console/stories/{story_id}")
     loaded(page)
-    page.get_by_label("Message").fill("where to go")
+    page.get_by_label("Message", exact=True).fill("where to go")
     page.get_by_role("button", name="Send", exact=True).click()
     test_chat = page.locator("#chat-log")
     expect(test_chat).to_contain_text("Where to?")

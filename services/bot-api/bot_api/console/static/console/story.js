@@ -69,6 +69,7 @@ async function load() {
   byId("story-lifespan").value = story.settings.lifespan;
   byId("story-fallback").checked = story.settings.fallback;
   languageOptions(byId("story-language"), story.settings.language);
+  byId("story-any-language").checked = story.settings.answerAnyLanguage;
   byId("story-timezone").value = story.settings.timezone;
   byId("story-history").checked = story.settings.history;
   byId("story-history-days").value = story.settings.historyDays;
@@ -124,6 +125,7 @@ export async function start() {
       lifespan: numberOf(byId("story-lifespan")),
       fallback: byId("story-fallback").checked,
       language: byId("story-language").value,
+      answerAnyLanguage: byId("story-any-language").checked,
       timezone: byId("story-timezone").value.trim() || undefined,
       history: byId("story-history").checked,
       historyDays: numberOf(byId("story-history-days")),
