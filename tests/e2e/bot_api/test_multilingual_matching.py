@@ -1,0 +1,113 @@
+"""Meaning in other languages, with the real multilingual model, over HTTP: a German
+story understands a German paraphrase; an English story with `answerAnyLanguage`
+understands German and French, and says in `default_language` what the user wrote."""
+
+import asyncio
+import dataclasses
+import time
+from typing import Any
+
+import pytest
+
+from shared.config import Config
+from support.api import Api
+
+VECTORS_TIMEOUT = 60.0
+
+
+@pytest.fixture
+def config(config: Config) -> Config:
+    return dataclasses.replace(config, semantic_matching=True)
+
+
+async def ask(api: Api, story_id: str, query: str, **fields: Any) -> dict[str, Any]:
+    body = {"sessionId": "s", "storyId": story_id, "query": query, "debug": True, **fields}
+    result: dict[str, Any] = (await api.ok("POST", "/query", body))["result"]
+    return result
+
+
+async def asked_by_meaning(api: Api, story_id: str, query: str) -> dict[str, Any]:
+    """The answer to `query` once the semantic stage scores it (the vectors landed)."""
+    deadline = time.monotonic() + VECTORS_TIMEOUT
+    while True:
+        result = await ask(api, story_id, query)
+        candidates = result["debug"]["candidates"]
+        if candidates and candidates[0]["semantic"] is not None:
+            return result
+        assert time.monotonic() < deadline, "the phrase vectors never landed"
+        await asyncio.sleep(0.2)
+
+
+async def weather_and_music(api: Api, story_id: str, language: str) -> str:
+    phrases = {
+        "english": (
+            ["what is the weather like", "is it sunny outside"],
+            ["play some music", "put on a song I like"],
+        ),
+        "german": (
+            ["wie ist das wetter heute", "scheint draußen die sonne"],
+            ["spiel etwas musik", "leg ein lied auf das ich mag"],
+        ),
+    }[language]
+    weather = await api.create_interaction(story_id, "Weather", userSays=phrases[0])
+    await api.create_interaction(story_id, "Music", userSays=phrases[1])
+    return weather
+
+
+async def test_a_german_story_understands_a_german_paraphrase(api: Api) -> None:
+    story_id = await api.create_story("Zuhause", settings={"language": "de"})
+    weather = await weather_and_music(api, story_id, "german")
+    result = await asked_by_meaning(api, story_id, "wird es morgen regnen")
+    assert result["interaction"]["id"] == weather
+    best = result["debug"]["candidates"][0]
+    assert best["lexical"] < 0.5 <= result["score"]
+    assert "default_language" not in result["parameters"]
+
+
+async def test_an_english_story_answering_any_language_understands_german_and_french(
+    api: Api,
+) -> None:
+    settings = {"language": "english", "answerAnyLanguage": True}
+    story_id = await api.create_story("Home", settings=settings)
+    weather = await weather_and_music(api, story_id, "english")
+    german = await asked_by_meaning(api, story_id, "wie wird das wetter morgen in berlin")
+    assert (german["interaction"]["id"], german["parameters"]["default_language"]) == (
+        weather,
+        "de",
+    )
+    assert german["score"] >= 0.5
+    french = await ask(api, story_id, "quel temps fera-t-il demain à paris")
+    assert (french["interaction"]["id"], french["parameters"]["default_language"]) == (
+        weather,
+        "fr",
+    )
+    supplied = await ask(
+        api, story_id, "wie wird das wetter morgen", parameters={"default_language": "de-AT"}
+    )
+    assert supplied["parameters"]["default_language"] == "de-AT"
+
+
+async def test_turning_answer_any_language_on_reads_the_story_with_the_multilingual_model(
+    api: Api,
+) -> None:
+    story_id = await api.create_story("Home")
+    weather = await weather_and_music(api, story_id, "english")
+    english = await asked_by_meaning(api, story_id, "will I need an umbrella tomorrow")
+    assert english["interaction"]["id"] == weather
+    german = await ask(api, story_id, "wie wird das wetter morgen in berlin")
+    assert german["score"] < 0.5
+    assert "default_language" not in german["parameters"]
+
+    body = {"name": "Home", "description": "", "settings": {"answerAnyLanguage": True}}
+    await api.ok("PUT", f"/stories/{story_id}", body)
+    deadline = time.monotonic() + VECTORS_TIMEOUT
+    while True:
+        german = await ask(api, story_id, "wie wird das wetter morgen in berlin")
+        if german["score"] >= 0.5:
+            break
+        assert time.monotonic() < deadline, "the story never understood German"
+        await asyncio.sleep(0.2)
+    assert (german["interaction"]["id"], german["parameters"]["default_language"]) == (
+        weather,
+        "de",
+    )

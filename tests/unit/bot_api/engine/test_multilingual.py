@@ -1,0 +1,74 @@
+"""Which encoder reads a story, and the language a message is written in."""
+
+from dataclasses import dataclass
+
+import pytest
+
+from bot_api.domain.settings import Settings
+from bot_api.encoding import use_multilingual
+from bot_api.engine.language_detection import language_of, written_in
+from bot_api.engine.scoring import Calibration
+from bot_api.engine.semantic import Encoders, Vectors
+
+CALIBRATION = Calibration(0.05, 0.44, 0.2)
+
+
+@dataclass(frozen=True)
+class Named:
+    model_id: str
+    languages: frozenset[str]
+    cross_lingual: bool
+    calibration = CALIBRATION
+
+    def __call__(self, texts: object) -> Vectors:
+        raise AssertionError("not called here")
+
+
+ENGLISH = Named("english-only", frozenset({"english"}), cross_lingual=False)
+MANY = Named("many", frozenset({"english", "german", "japanese"}), cross_lingual=True)
+
+
+@pytest.mark.parametrize(
+    ("settings", "chosen"),
+    [
+        (Settings(), ENGLISH),
+        (Settings(answer_any_language=True), MANY),
+        (Settings(language="german"), MANY),
+        (Settings(language="japanese", answer_any_language=True), MANY),
+        (Settings(language="danish"), None),
+        (Settings(language="danish", answer_any_language=True), None),
+    ],
+)
+def test_a_story_is_read_by_the_first_encoder_that_covers_it(
+    settings: Settings, chosen: Named | None
+) -> None:
+    assert Encoders((ENGLISH, MANY)).for_story(settings) is chosen
+
+
+def test_without_a_cross_lingual_encoder_a_story_answering_any_language_is_lexical() -> None:
+    assert Encoders((ENGLISH,)).for_story(Settings(answer_any_language=True)) is None
+    assert Encoders((ENGLISH,)).for_story(Settings(language="german")) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("wie wird das wetter morgen in berlin", "de"),
+        ("quel temps fera-t-il demain à paris", "fr"),
+        ("what time is it in tokyo", "en"),
+        ("明天北京的天气怎么样", "zh"),
+        ("今日の天気はどうですか", "ja"),
+        ("¿a qué hora abre la tienda?", "es"),
+    ],
+)
+def test_a_message_is_said_to_be_in_its_language(text: str, code: str) -> None:
+    assert written_in(text, use_multilingual.LANGUAGES) == code
+
+
+def test_when_unsure_the_language_noted_before_or_else_the_storys_is_kept() -> None:
+    languages = use_multilingual.LANGUAGES
+    assert written_in("ok", languages) is None
+    assert language_of("ok", languages, "de", "english") == "de"
+    assert language_of("ok", languages, None, "english") == "en"
+    assert language_of("ok", languages, 7, "spanish") == "es"
+    assert language_of("wie spät ist es", languages, "fr", "english") == "de"
