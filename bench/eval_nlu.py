@@ -68,9 +68,7 @@ XSID_LANGUAGES = {
 }
 """Each xSID language's story `language`."""
 OFF_TOPIC = Path(__file__).resolve().parent / "data" / "off_topic.txt"
-ENCODED_LANGUAGES = minilm.LANGUAGES | use_multilingual.LANGUAGES
-"""Story languages with a semantic stage: their stories are asked once every phrase
-vector is in."""
+
 OFF_TOPIC_STORIES = (*BRAUN, "xsid_en")
 """The small stories the off-topic messages are asked of."""
 
@@ -93,6 +91,14 @@ def load(name: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
         [(s["text"], s["intent"]) for s in data["train"]],
         [(s["text"], s["intent"]) for s in data["test"]],
     )
+
+
+def encoded(settings: dict[str, Any]) -> bool:
+    """Whether a story of these settings has a semantic stage: it is asked once every
+    phrase vector is in."""
+    if settings.get("answerAnyLanguage"):
+        return settings["language"] in use_multilingual.LANGUAGES
+    return settings["language"] in minilm.LANGUAGES
 
 
 def choose_phrases(texts: list[str]) -> list[str]:
@@ -158,7 +164,7 @@ async def evaluate(
             async with http.post(f"/stories/{story_id}/interactions", json=body) as reply:
                 assert reply.status == 200, await reply.text()
                 names[(await reply.json())["id"]] = intent
-        if stack.config.semantic_matching and settings["language"] in ENCODED_LANGUAGES:
+        if stack.config.semantic_matching and encoded(settings):
             await vectors_landed(http, story_id)
         results: dict[str, list[Prediction]] = {}
         for asked_name, messages in asked.items():

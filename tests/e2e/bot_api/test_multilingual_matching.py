@@ -1,6 +1,7 @@
-"""Meaning in other languages, with the real multilingual model, over HTTP: a German
-story understands a German paraphrase; an English story with `answerAnyLanguage`
-understands German and French, and says in `default_language` what the user wrote."""
+"""Meaning in other languages, with the real multilingual model, over HTTP: stories
+answering any language understand a paraphrase in their own language and messages in
+others, and say in `default_language` what the user wrote; without the setting, a
+German story is matched lexically."""
 
 import asyncio
 import dataclasses
@@ -54,14 +55,23 @@ async def weather_and_music(api: Api, story_id: str, language: str) -> str:
     return weather
 
 
-async def test_a_german_story_understands_a_german_paraphrase(api: Api) -> None:
-    story_id = await api.create_story("Zuhause", settings={"language": "de"})
+async def test_a_german_story_answering_any_language_understands_a_german_paraphrase(
+    api: Api,
+) -> None:
+    lexical = await api.create_story("Zuhause", settings={"language": "de"})
+    await weather_and_music(api, lexical, "german")
+    result = await ask(api, lexical, "wird es morgen regnen")
+    assert all(c["semantic"] is None for c in result["debug"]["candidates"])
+    assert "default_language" not in result["parameters"]
+
+    settings = {"language": "de", "answerAnyLanguage": True}
+    story_id = await api.create_story("Zuhause", settings=settings)
     weather = await weather_and_music(api, story_id, "german")
     result = await asked_by_meaning(api, story_id, "wird es morgen regnen")
     assert result["interaction"]["id"] == weather
     best = result["debug"]["candidates"][0]
     assert best["lexical"] < 0.5 <= result["score"]
-    assert "default_language" not in result["parameters"]
+    assert result["parameters"]["default_language"] == "de"
 
 
 async def test_an_english_story_answering_any_language_understands_german_and_french(

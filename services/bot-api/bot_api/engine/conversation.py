@@ -27,10 +27,11 @@ from bot_api.domain.entities import ANY
 from bot_api.domain.history import ScoredCandidate
 from bot_api.domain.interactions import Interaction
 from bot_api.domain.responses import FulfillmentItem, Text
+from bot_api.domain.settings import LANGUAGE_TAGS
 from bot_api.engine.builtin_entities import MAX_WORDS, free_text
 from bot_api.engine.entities import Mention
 from bot_api.engine.fulfillment import Choose, fulfillment
-from bot_api.engine.language_detection import language_of
+from bot_api.engine.language_detection import language_of, written_in
 from bot_api.engine.matching import Scored
 from bot_api.engine.ranking import rank
 from bot_api.engine.scoring import SCORING, Scoring
@@ -104,7 +105,7 @@ class _Conversation:
         self.contexts = [c for c in start.contexts if c.id in story.interactions]
         self.parameters = {**start.parameters, **turn.parameters}
         if self.encoder and story.settings.answer_any_language and turn.query:
-            self._note_language(turn.query)
+            self._read_language(self.encoder, turn.query)
         self.collected_by = {
             alias: interaction_id
             for alias, interaction_id in start.collected_by.items()
@@ -115,13 +116,18 @@ class _Conversation:
         pending = start.pending
         self.pending = pending if pending and pending.interaction_id in story.interactions else None
 
-    def _note_language(self, query: str) -> None:
-        if self.encoder is not None and "default_language" not in self.turn.parameters:
+    def _read_language(self, encoder: Encoder, query: str) -> None:
+        """For a story answering any language: a message not surely in the story's
+        language is matched by meaning alone (its words are no evidence to a lexical
+        stage reading the story's language: xSID's English story asked in German 0.778
+        blended, 0.790 so; in English 0.900 either way), and `default_language` says
+        what the user wrote."""
+        written = written_in(query)
+        if written != LANGUAGE_TAGS[self.story.settings.language]:
+            self.scoring = replace(self.scoring, lexical_share=0.0)
+        if "default_language" not in self.turn.parameters:
             self.parameters["default_language"] = language_of(
-                query,
-                self.encoder.languages,
-                self.parameters.get("default_language"),
-                self.story.settings.language,
+                written, self.parameters.get("default_language"), self.story.settings.language
             )
 
     def run(self) -> tuple[SessionState, Outcome]:

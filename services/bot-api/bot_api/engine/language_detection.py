@@ -2,15 +2,13 @@
 `default_language` then says what the user wrote (docs/matching.md).
 
 py3langid (langid.py's naive Bayes over byte n-grams, its model in the package) chooses
-among the languages the story's model reads, since a message is understood only in
-those. Measured on xSID's test messages among 20 languages: 0.88 (Danish) to 1.00
-(Japanese) right, 0.05 ms a message; Lingua's low-accuracy mode scored 0.48 to 1.00 in
-0.4 ms (docs/matching.md). A short message ("ok", "hi") reads as many languages alike,
-so below `SURE` no language is claimed.
+among the story languages it knows (all but Yiddish). Measured on xSID's test messages
+among 20 languages: 0.88 (Danish) to 1.00 (Japanese) right, 0.05 ms a message; Lingua's
+low-accuracy mode scored 0.48 to 1.00 in 0.4 ms (docs/matching.md). A short message
+("ok", "hi") reads as many languages alike, so below `SURE` no language is claimed.
 """
 
 import threading
-from collections.abc import Iterable
 from functools import cache
 
 from py3langid.langid import MODEL_FILE, LanguageIdentifier
@@ -24,38 +22,32 @@ about: "set an alarm for 7" reads 0.48 English, "what time is it" 0.998."""
 _loading = threading.Lock()
 
 
-def written_in(text: str, languages: Iterable[str]) -> str | None:
-    """The ISO 639-1 code of the story language (one of `languages`, by name) the text is
-    most likely in; None when no language is likely enough."""
-    tags = frozenset(LANGUAGE_TAGS[name] for name in languages if name in LANGUAGE_TAGS)
-    identifier = _identifier(tags)
-    if identifier is None:
-        return None
-    tag, probability = identifier.classify(text)
+def written_in(text: str) -> str | None:
+    """The ISO 639-1 code of the story language the text is most likely in; None when no
+    language is likely enough."""
+    tag, probability = _identifier().classify(text)
     return str(tag) if probability >= SURE else None
 
 
-def language_of(text: str, languages: Iterable[str], noted: object, story_language: str) -> str:
+def language_of(written: str | None, noted: object, story_language: str) -> str:
     """A turn's `default_language` when the turn does not supply it: the language the
-    text is written in; when unsure, the one `noted` before, or the story's."""
+    text is `written` in (`written_in`); when unsure, the one `noted` before, or the
+    story's."""
     return (
-        written_in(text, languages)
+        written
         or (noted if isinstance(noted, str) and noted else None)
         or LANGUAGE_TAGS[story_language]
     )
 
 
-def _identifier(tags: frozenset[str]) -> LanguageIdentifier | None:
-    """One identifier per set of languages, read once (0.8 s) on first use."""
+def _identifier() -> LanguageIdentifier:
+    """Read once (0.8 s), on first use."""
     with _loading:
-        return _read_identifier(tags)
+        return _read_identifier()
 
 
 @cache
-def _read_identifier(tags: frozenset[str]) -> LanguageIdentifier | None:
+def _read_identifier() -> LanguageIdentifier:
     identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
-    known = sorted(tags & set(identifier.nb_classes))
-    if len(known) < 2:
-        return None
-    identifier.set_languages(known)
+    identifier.set_languages(sorted(set(LANGUAGE_TAGS.values()) & set(identifier.nb_classes)))
     return identifier

@@ -45,15 +45,18 @@ class Encoder(Protocol):
 @dataclass(frozen=True)
 class Encoders:
     """The sentence encoders a process offers, the preferred first. A story is read by
-    the first that covers its language and, when it answers any language, is
-    cross-lingual; by none (lexically only) when no encoder does."""
+    the first that covers its language and is cross-lingual exactly when the story
+    answers any language; by none (lexically only) when no encoder does. (On xSID, the
+    multilingual model read a story's own language worse than the lexical stage alone:
+    docs/matching.md.)"""
 
     choices: tuple[Encoder, ...]
 
     def for_story(self, settings: Settings) -> Encoder | None:
         for encoder in self.choices:
-            if settings.language in encoder.languages and (
-                encoder.cross_lingual or not settings.answer_any_language
+            if (
+                settings.language in encoder.languages
+                and encoder.cross_lingual == settings.answer_any_language
             ):
                 return encoder
         return None

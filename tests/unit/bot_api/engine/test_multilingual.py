@@ -5,7 +5,6 @@ from dataclasses import dataclass
 import pytest
 
 from bot_api.domain.settings import Settings
-from bot_api.encoding import use_multilingual
 from bot_api.engine.language_detection import language_of, written_in
 from bot_api.engine.scoring import Calibration
 from bot_api.engine.semantic import Encoders, Vectors
@@ -33,13 +32,13 @@ MANY = Named("many", frozenset({"english", "german", "japanese"}), cross_lingual
     [
         (Settings(), ENGLISH),
         (Settings(answer_any_language=True), MANY),
-        (Settings(language="german"), MANY),
-        (Settings(language="japanese", answer_any_language=True), MANY),
+        (Settings(language="german"), None),
+        (Settings(language="german", answer_any_language=True), MANY),
         (Settings(language="danish"), None),
         (Settings(language="danish", answer_any_language=True), None),
     ],
 )
-def test_a_story_is_read_by_the_first_encoder_that_covers_it(
+def test_a_story_answering_any_language_is_read_by_a_cross_lingual_encoder_others_not(
     settings: Settings, chosen: Named | None
 ) -> None:
     assert Encoders((ENGLISH, MANY)).for_story(settings) is chosen
@@ -47,7 +46,7 @@ def test_a_story_is_read_by_the_first_encoder_that_covers_it(
 
 def test_without_a_cross_lingual_encoder_a_story_answering_any_language_is_lexical() -> None:
     assert Encoders((ENGLISH,)).for_story(Settings(answer_any_language=True)) is None
-    assert Encoders((ENGLISH,)).for_story(Settings(language="german")) is None
+    assert Encoders((MANY,)).for_story(Settings()) is None
 
 
 @pytest.mark.parametrize(
@@ -59,16 +58,16 @@ def test_without_a_cross_lingual_encoder_a_story_answering_any_language_is_lexic
         ("明天北京的天气怎么样", "zh"),
         ("今日の天気はどうですか", "ja"),
         ("¿a qué hora abre la tienda?", "es"),
+        ("apakah besok akan hujan di jakarta", "id"),
     ],
 )
 def test_a_message_is_said_to_be_in_its_language(text: str, code: str) -> None:
-    assert written_in(text, use_multilingual.LANGUAGES) == code
+    assert written_in(text) == code
 
 
 def test_when_unsure_the_language_noted_before_or_else_the_storys_is_kept() -> None:
-    languages = use_multilingual.LANGUAGES
-    assert written_in("ok", languages) is None
-    assert language_of("ok", languages, "de", "english") == "de"
-    assert language_of("ok", languages, None, "english") == "en"
-    assert language_of("ok", languages, 7, "spanish") == "es"
-    assert language_of("wie spät ist es", languages, "fr", "english") == "de"
+    assert written_in("ok") is None
+    assert language_of(None, "de", "english") == "de"
+    assert language_of(None, None, "english") == "en"
+    assert language_of(None, 7, "spanish") == "es"
+    assert language_of("de", "fr", "english") == "de"
