@@ -14,7 +14,7 @@ from typing import Any
 from aiohttp import web
 from pymongo.errors import ConnectionFailure
 
-from shared.errors import STATUSES, ApiError
+from shared.errors import STATUSES, ApiError, from_domain
 from shared.keys import STATUS_FIELD
 from shared.metrics import MONGODB_ERRORS
 from shared.timeutil import iso, utcnow
@@ -80,8 +80,13 @@ async def envelope_middleware(request: web.Request, handler: Handler) -> web.Str
         response = error_response(
             request, 503, STATUSES[503].error_type, "the database is unavailable"
         )
-    except Exception:
-        log.exception("unhandled error (request %s)", request[REQUEST_ID])
-        response = error_response(request, 500, STATUSES[500].error_type, "internal server error")
+    except Exception as error:
+        answer = from_domain(error)
+        if answer is None:
+            log.exception("unhandled error (request %s)", request[REQUEST_ID])
+            answer = ApiError("internal server error")
+        response = error_response(
+            request, answer.status, answer.error_type, answer.details, answer.errors
+        )
     response.headers["X-Request-Id"] = request[REQUEST_ID]
     return response

@@ -1,7 +1,11 @@
 """The error vocabulary of both services (docs/api.md "Envelope and errors").
 
-Domain and handler code raise `ApiError`; the error middleware turns it, and anything
-else, into the one JSON envelope. `STATUSES` names each HTTP status the services answer
+Handler and use-case code raise `ApiError`; the error middleware turns it, and anything
+else, into the one JSON envelope. Code that must know nothing of HTTP (bot-api's engine and
+domain) raises exceptions of its own that declare their `kind`: "invalid" (with a field
+`path` and a `message`), "unknown" or "clash". `from_domain` answers them as a 400
+`validation_error`, a 404 and a 409, by those attributes alone, so shared imports nothing of
+the services. `STATUSES` names each HTTP status the services answer
 with: its error type in the envelope and what it means in the OpenAPI document.
 """
 
@@ -163,3 +167,19 @@ def _first_messages(node: Any, limit: int) -> tuple[Any, int]:
             total += count
         return items, total
     return (str(node) if limit > 0 else None), 1
+
+
+def from_domain(error: BaseException) -> ApiError | None:
+    """The answer to an exception that declares its `kind` (see the module docstring);
+    None for any other exception."""
+    kind = getattr(error, "kind", None)
+    if kind == "invalid":
+        path, message = getattr(error, "path", None), getattr(error, "message", None)
+        if isinstance(path, tuple) and isinstance(message, str):
+            return ValidationFailed.at(path, message)
+        return ValidationFailed(str(error))
+    if kind == "unknown":
+        return NotFound(str(error))
+    if kind == "clash":
+        return Conflict(str(error))
+    return None

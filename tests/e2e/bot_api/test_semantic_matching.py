@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from bot_api.domain.history import TurnRecord
+from bot_api.domain.settings import Settings
 from bot_api.engine.clustering import normalised
 from bot_api.keys import PHRASE_VECTORS, RECORDER, STORES
 from bot_api.storage.turns import turn_to_document
@@ -102,11 +103,22 @@ async def test_the_inbox_suggests_as_a_query_would_from_the_vectors_its_turns_ke
     await api.create_interaction(story_id, "Music", userSays=["play some music"])
     await vectors_landed(api, story_id)
     kept, encoded = "will I need an umbrella tomorrow", "should I bring a raincoat today"
-    vector = api.client.server.app[PHRASE_VECTORS].encoder([normalised(kept)])[0]
+    encoder = api.client.server.app[PHRASE_VECTORS].encoders.for_story(Settings())
+    assert encoder is not None
+    vector = encoder([normalised(kept)])[0]
     client = mongo.open_client(config.mongodb_url)
     documents = [
         turn_to_document(
-            TurnRecord("account", story_id, text, T0, "fallback", query=text, vector=v),
+            TurnRecord(
+                "account",
+                story_id,
+                text,
+                T0,
+                "fallback",
+                query=text,
+                vector=v,
+                vector_model=encoder.model_id if v else None,
+            ),
             T0 + timedelta(days=30),
         )
         for text, v in ((kept, tuple(map(float, vector))), (encoded, None))

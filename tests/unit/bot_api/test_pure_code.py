@@ -1,4 +1,5 @@
-"""The engine and the domain rules are plain Python: no web framework, no database."""
+"""The engine and the domain rules are plain Python: no web framework, no database, nothing
+of shared/ (their errors are their own, bot_api.domain.errors)."""
 
 import ast
 from pathlib import Path
@@ -6,7 +7,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[3] / "services" / "bot-api" / "bot_api"
-FORBIDDEN = ("aiohttp", "pymongo", "bson", "motor", "nats")
+FORBIDDEN = ("aiohttp", "pymongo", "bson", "motor", "nats", "shared")
 
 
 MODULES = sorted(

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from bot_api.domain.errors import Invalid
 from bot_api.domain.history import TurnRecord
-from shared.errors import ValidationFailed
 
 HOUR = timedelta(hours=1)
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -176,11 +176,11 @@ class Span:
         """`start` rounded down and `end` up to whole intervals (UTC days for `day`)."""
         step = INTERVAL_HOURS[interval]
         if start < EARLIEST or end > LATEST:
-            raise ValidationFailed.at(("from",), "Times must be from 1970 to 8999.")
+            raise Invalid.at(("from",), "Times must be from 1970 to 8999.")
         if end <= start:
-            raise ValidationFailed.at(("to",), "Must be after from.")
+            raise Invalid.at(("to",), "Must be after from.")
         if end - start > timedelta(days=MAX_RANGE_DAYS):
-            raise ValidationFailed.at(("to",), f"The range may span at most {MAX_RANGE_DAYS} days.")
+            raise Invalid.at(("to",), f"The range may span at most {MAX_RANGE_DAYS} days.")
         first = hour_of(start) // step * step
         last = hour_of(end - timedelta(microseconds=1))
         return cls(first, (last // step + 1) * step, step)

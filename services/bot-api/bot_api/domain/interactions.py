@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from bot_api.domain.errors import Clash, Invalid
 from bot_api.domain.greetings import texts_for
 from bot_api.domain.responses import (
     Block,
@@ -20,7 +21,6 @@ from bot_api.domain.responses import (
     QuickReplies,
     TextChoice,
 )
-from shared.errors import Conflict, ValidationFailed
 
 WELCOME = "welcome"
 FALLBACK = "fallback"
@@ -116,7 +116,7 @@ def prepare(
     aliases = [p["alias"] for p in parameters]
     for index, alias in enumerate(aliases):
         if alias in aliases[:index]:
-            raise ValidationFailed.at(("parameters", index, "alias"), f"{alias!r} is used twice")
+            raise Invalid.at(("parameters", index, "alias"), f"{alias!r} is used twice")
 
     user_says = list(result["userSays"])
     if previous is not None:
@@ -128,7 +128,7 @@ def prepare(
     for index, phrase in enumerate(user_says):
         for entity, alias in entity_slots(phrase):
             if max(len(entity), len(alias)) > MAX_NAME_LENGTH:
-                raise ValidationFailed.at(
+                raise Invalid.at(
                     ("userSays", index),
                     f"an entity or alias in {{{{entity:alias}}}} is longer than {MAX_NAME_LENGTH}",
                 )
@@ -137,12 +137,12 @@ def prepare(
                 parameters.append({"alias": alias, "entity": entity, "prompts": []})
                 aliases.append(alias)
             elif bound != entity:
-                raise ValidationFailed.at(
+                raise Invalid.at(
                     ("userSays", index),
                     f"parameter {alias!r} is bound to entity {bound!r}, not {entity!r}",
                 )
     if len(parameters) > MAX_PARAMETERS:
-        raise ValidationFailed.at(
+        raise Invalid.at(
             ("parameters",),
             f"{len(parameters)} with those used in userSays; at most {MAX_PARAMETERS}",
         )
@@ -152,7 +152,7 @@ def prepare(
     result["triggers"] = _checked_triggers(list(result["triggers"]), kind)
     quick_replies = [i for i, r in enumerate(result["responses"]) if r["type"] == "quickReply"]
     if len(quick_replies) > 1:
-        raise ValidationFailed.at(
+        raise Invalid.at(
             ("responses", quick_replies[1]), "an interaction has at most one quickReply block"
         )
     return result
@@ -174,16 +174,16 @@ def _checked_triggers(triggers: list[str], kind: str) -> list[str]:
     for index, trigger in enumerate(triggers):
         folded = trigger.lower()
         if folded in seen:
-            raise ValidationFailed.at(("triggers", index), f"{trigger!r} is listed twice")
+            raise Invalid.at(("triggers", index), f"{trigger!r} is listed twice")
         if folded == WELCOME_TRIGGER and kind != WELCOME:
-            raise ValidationFailed.at(
+            raise Invalid.at(
                 ("triggers", index), f"{trigger!r} is reserved for the welcome interaction"
             )
         seen.add(folded)
     if kind == WELCOME and WELCOME_TRIGGER not in seen:
         triggers.insert(0, WELCOME_TRIGGER)
     if len(triggers) > MAX_TRIGGERS:
-        raise ValidationFailed.at(
+        raise Invalid.at(
             ("triggers",), f"at most {MAX_TRIGGERS}, the welcome interaction's 'welcome' included"
         )
     return triggers
@@ -210,9 +210,7 @@ def check_unique_triggers(
             continue
         clash = wanted & {t.lower() for t in other_triggers}
         if clash:
-            raise Conflict(
-                f"trigger {sorted(clash)[0]!r} is already used by interaction {other_id}"
-            )
+            raise Clash(f"trigger {sorted(clash)[0]!r} is already used by interaction {other_id}")
 
 
 def interaction_from_content(

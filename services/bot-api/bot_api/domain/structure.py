@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from shared.errors import NotFound, ValidationFailed
+from bot_api.domain.errors import Invalid, Unknown
 
 MAX_CONTEXT_LIST = 50
 
@@ -62,10 +62,10 @@ class Structure:
     def add_child(self, parent_id: str, interaction_id: str) -> "Structure":
         parent = self.contexts.get(parent_id)
         if parent is None:
-            raise NotFound(f"no interaction {parent_id} in this story")
+            raise Unknown(f"no interaction {parent_id} in this story")
         self._refuse_listed(interaction_id)
         if len(parent.context_out) >= MAX_CONTEXT_LIST:
-            raise ValidationFailed.at(
+            raise Invalid.at(
                 (parent_id, "contextOut"), f"more than {MAX_CONTEXT_LIST} interactions"
             )
         contexts = {
@@ -80,16 +80,16 @@ class Structure:
         invariant of a checked structure but the length of its parent's list: the adds
         check only that, so their cost does not grow with the story."""
         if interaction_id in self.contexts:
-            raise ValidationFailed.at((interaction_id,), "is an interaction of this story already")
+            raise Invalid.at((interaction_id,), "is an interaction of this story already")
 
     def apply(self, changes: Iterable[ContextChange]) -> "Structure":
         contexts = dict(self.contexts)
         seen: set[str] = set()
         for index, change in enumerate(changes):
             if change.id not in contexts:
-                raise NotFound(f"[{index}].id: no interaction {change.id} in this story")
+                raise Unknown(f"[{index}].id: no interaction {change.id} in this story")
             if change.id in seen:
-                raise ValidationFailed.at((index, "id"), f"{change.id} is listed twice")
+                raise Invalid.at((index, "id"), f"{change.id} is listed twice")
             seen.add(change.id)
             contexts[change.id] = Context(change.root, change.context_out, change.references)
         kept_roots = [i for i in self.order if contexts[i].root]
@@ -124,10 +124,10 @@ class Structure:
         requested = list(interaction_ids)
         unknown = [i for i in requested if i not in self.contexts]
         if unknown:
-            raise NotFound(f"no interaction {', '.join(unknown)} in this story")
+            raise Unknown(f"no interaction {', '.join(unknown)} in this story")
         permanent = [i for i in requested if i in self.permanent]
         if permanent:
-            raise ValidationFailed.at(
+            raise Invalid.at(
                 (requested.index(permanent[0]),),
                 f"the welcome and fallback interactions cannot be deleted: {', '.join(permanent)}",
             )
@@ -168,20 +168,20 @@ class Structure:
                 ("references", context.references),
             ):
                 if len(ids) > MAX_CONTEXT_LIST:
-                    raise ValidationFailed.at(
+                    raise Invalid.at(
                         (interaction_id, name), f"more than {MAX_CONTEXT_LIST} interactions"
                     )
                 if len(set(ids)) != len(ids):
-                    raise ValidationFailed.at((interaction_id, name), "an id is listed twice")
+                    raise Invalid.at((interaction_id, name), "an id is listed twice")
                 unknown = [i for i in ids if i not in contexts]
                 if unknown:
-                    raise ValidationFailed.at(
+                    raise Invalid.at(
                         (interaction_id, name),
                         f"{', '.join(unknown)} is not an interaction of this story",
                     )
             stray = set(context.references) - set(context.context_out)
             if stray:
-                raise ValidationFailed.at(
+                raise Invalid.at(
                     (interaction_id, "references"),
                     f"{', '.join(sorted(stray))} must also be in contextOut",
                 )
@@ -189,24 +189,24 @@ class Structure:
         for owner, context in contexts.items():
             for child in context.owned:
                 if child in owners:
-                    raise ValidationFailed.at(
+                    raise Invalid.at(
                         (owner, "contextOut"),
                         f"{child} is owned by {owners[child]} already; list it in references",
                     )
                 if contexts[child].root:
-                    raise ValidationFailed.at(
+                    raise Invalid.at(
                         (owner, "contextOut"),
                         f"{child} is a root interaction; list it in references",
                     )
                 owners[child] = owner
         for interaction_id in self.permanent:
             if not contexts[interaction_id].root:
-                raise ValidationFailed.at(
+                raise Invalid.at(
                     (interaction_id, "root"), "the welcome and fallback interactions stay root"
                 )
         for interaction_id, context in contexts.items():
             if not context.root and interaction_id not in owners:
-                raise ValidationFailed.at(
+                raise Invalid.at(
                     (interaction_id, "root"),
                     "neither root nor in any contextOut: it would be unreachable",
                 )
@@ -216,11 +216,9 @@ class Structure:
             while current in owners:
                 current = owners[current]
                 if current in seen:
-                    raise ValidationFailed.at(
-                        (interaction_id, "contextOut"), "ownership forms a cycle"
-                    )
+                    raise Invalid.at((interaction_id, "contextOut"), "ownership forms a cycle")
                 seen.add(current)
         roots = [i for i, c in contexts.items() if c.root]
         if sorted(self.order) != sorted(roots):
-            raise ValidationFailed.at(("order",), "must list every root interaction exactly once")
+            raise Invalid.at(("order",), "must list every root interaction exactly once")
         return self

@@ -24,6 +24,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot_api.domain.entities import ANY
+from bot_api.domain.errors import Invalid, Unknown
 from bot_api.domain.history import ScoredCandidate
 from bot_api.domain.interactions import Interaction
 from bot_api.domain.responses import FulfillmentItem, Text
@@ -48,7 +49,6 @@ from bot_api.engine.turn import (
     SessionState,
     Turn,
 )
-from shared.errors import NotFound, ValidationFailed
 
 MAX_ACTIVE_CONTEXTS = 5
 MAX_WORDS_CONSIDERED = MAX_WORDS
@@ -135,7 +135,7 @@ class _Conversation:
             answer = self._enter(self._triggered(self.turn.trigger), 1.0, [], None)
         elif self.turn.goto is not None:
             if self.turn.goto not in self.story.interactions:
-                raise NotFound(f"goto: no interaction {self.turn.goto} in this story")
+                raise Unknown(f"goto: no interaction {self.turn.goto} in this story")
             answer = self._enter(self.turn.goto, 1.0, [], None)
         else:
             answer = self._said(self.turn.query or "")
@@ -145,7 +145,7 @@ class _Conversation:
     def _triggered(self, trigger: str) -> str:
         interaction_id = self.story.triggers.get(trigger.lower())
         if interaction_id is None:
-            raise ValidationFailed.at(("trigger",), f"no interaction has the trigger {trigger!r}")
+            raise Invalid.at(("trigger",), f"no interaction has the trigger {trigger!r}")
         return interaction_id
 
     def _said(self, text: str) -> _Answer:

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from bot_api.changes import ChangeFeed, StoryEdited
 from bot_api.domain.entities import BUILTIN_ENTITIES, is_builtin
+from bot_api.domain.errors import DomainError
 from bot_api.domain.interactions import (
     EMPTY_INTERACTION,
     STANDARD,
@@ -112,7 +113,7 @@ class InteractionService:
             )
         try:
             await until_written(stores, account_id, story_id, attempt, story)
-        except ApiError:
+        except (ApiError, DomainError):
             await stores.interactions.delete_many(story.id, [new_id])
             raise
         await self._changes.announce(StoryEdited(account_id, story.id, frozenset({new_id})))

@@ -4,6 +4,7 @@ from typing import Any
 
 import pytest
 
+from bot_api.domain.errors import Clash, Invalid
 from bot_api.domain.interactions import (
     EMPTY_INTERACTION,
     FALLBACK,
@@ -14,7 +15,6 @@ from bot_api.domain.interactions import (
     prepare,
     strip_slots,
 )
-from shared.errors import Conflict, ValidationFailed
 
 
 def interaction(**fields: Any) -> dict[str, Any]:
@@ -44,13 +44,13 @@ def test_a_declared_parameter_keeps_its_prompts_when_a_phrase_uses_it() -> None:
 
 def test_a_slot_may_not_rebind_an_alias_to_another_entity() -> None:
     declared = {"alias": "size", "entity": "size", "prompts": []}
-    with pytest.raises(ValidationFailed, match="bound to entity 'size'"):
+    with pytest.raises(Invalid, match="bound to entity 'size'"):
         prepare(interaction(userSays=["{{colour:size}}"], parameters=[declared]))
 
 
 def test_aliases_are_unique() -> None:
     twice = [{"alias": "a", "entity": "x", "prompts": []}] * 2
-    with pytest.raises(ValidationFailed, match="used twice"):
+    with pytest.raises(Invalid, match="used twice"):
         prepare(interaction(parameters=twice))
 
 
@@ -76,25 +76,25 @@ def test_stripping_slots_leaves_other_slots_and_collapses_spaces() -> None:
 
 def test_slots_beyond_ninety_nine_parameters_are_refused() -> None:
     declared = [{"alias": f"p{i}", "entity": "x", "prompts": []} for i in range(99)]
-    with pytest.raises(ValidationFailed, match="at most 99"):
+    with pytest.raises(Invalid, match="at most 99"):
         prepare(interaction(parameters=declared, userSays=["{{x:one_more}}"]))
 
 
 def test_the_welcome_trigger_is_reserved_for_the_welcome_interaction() -> None:
-    with pytest.raises(ValidationFailed, match="reserved"):
+    with pytest.raises(Invalid, match="reserved"):
         prepare(interaction(triggers=["Welcome"]))
     welcome = prepare(interaction(triggers=["hello"]), kind=WELCOME)
     assert welcome["triggers"] == ["welcome", "hello"]
 
 
 def test_triggers_are_listed_once() -> None:
-    with pytest.raises(ValidationFailed, match="listed twice"):
+    with pytest.raises(Invalid, match="listed twice"):
         prepare(interaction(triggers=["start", "start"]))
 
 
 def test_a_trigger_starts_one_interaction_of_a_story() -> None:
     others = {"other": ["Start"], "self": ["stop"]}
-    with pytest.raises(Conflict, match="already used by interaction other"):
+    with pytest.raises(Clash, match="already used by interaction other"):
         check_unique_triggers("self", ["start"], others)
     check_unique_triggers("self", ["stop", "go"], others)
 
@@ -102,7 +102,7 @@ def test_a_trigger_starts_one_interaction_of_a_story() -> None:
 def test_an_interaction_has_at_most_one_quick_reply_block() -> None:
     block = {"type": "quickReply", "title": "Size?", "replies": ["S", "L"]}
     prepare(interaction(responses=[block]))
-    with pytest.raises(ValidationFailed, match=r"responses\[1\]"):
+    with pytest.raises(Invalid, match=r"responses\[1\]"):
         prepare(interaction(responses=[block, block]))
 
 

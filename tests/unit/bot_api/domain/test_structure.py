@@ -2,8 +2,8 @@
 
 import pytest
 
+from bot_api.domain.errors import Invalid, Unknown
 from bot_api.domain.structure import ContextChange, Structure
-from shared.errors import NotFound, ValidationFailed
 
 WELCOME, FALLBACK = "welcome-id", "fallback-id"
 
@@ -47,7 +47,7 @@ def test_roots_are_appended_to_the_order_and_children_hang_under_their_owner() -
 
 
 def test_a_child_of_an_unknown_interaction_is_not_found() -> None:
-    with pytest.raises(NotFound):
+    with pytest.raises(Unknown):
         new_story().add_child("nobody", "child")
 
 
@@ -105,13 +105,13 @@ def test_contexts_updates_that_break_an_invariant_are_refused(
     changes: list[ContextChange], message: str
 ) -> None:
     structure = new_story().add_root("a").add_root("b").add_child("a", "x")
-    with pytest.raises(ValidationFailed, match=message):
+    with pytest.raises(Invalid, match=message):
         structure.apply(changes)
 
 
 def test_ownership_cycles_are_refused() -> None:
     structure = new_story().add_root("a").add_child("a", "x").add_child("x", "y")
-    with pytest.raises(ValidationFailed, match="cycle"):
+    with pytest.raises(Invalid, match="cycle"):
         structure.apply([change("a", root=True), change("y", context_out=("x",))])
 
 
@@ -122,16 +122,16 @@ def test_context_lists_hold_at_most_fifty() -> None:
     fifty = tuple(f"r{i}" for i in range(50))
     accepted = structure.apply([change("r50", root=True, context_out=fifty, references=fifty)])
     assert len(accepted.contexts["r50"].context_out) == 50
-    with pytest.raises(ValidationFailed, match="more than 50"):
+    with pytest.raises(Invalid, match="more than 50"):
         structure.apply(
             [change("r50", root=True, context_out=(*fifty, "r50"), references=(*fifty, "r50"))]
         )
 
 
 def test_an_unknown_or_twice_listed_id_in_a_contexts_update() -> None:
-    with pytest.raises(NotFound):
+    with pytest.raises(Unknown):
         new_story().apply([change("ghost")])
-    with pytest.raises(ValidationFailed, match="listed twice"):
+    with pytest.raises(Invalid, match="listed twice"):
         new_story().add_root("a").apply([change("a", root=True), change("a", root=True)])
 
 
@@ -148,9 +148,9 @@ def test_removing_an_interaction_removes_its_subtree_and_every_reference_to_it()
 
 def test_removing_is_all_or_nothing() -> None:
     structure = new_story().add_root("a")
-    with pytest.raises(NotFound):
+    with pytest.raises(Unknown):
         structure.remove(["a", "ghost"])
-    with pytest.raises(ValidationFailed, match="cannot be deleted"):
+    with pytest.raises(Invalid, match="cannot be deleted"):
         structure.remove(["a", WELCOME])
     assert "a" in structure
 
@@ -159,5 +159,5 @@ def test_reordering_must_list_exactly_the_roots() -> None:
     structure = new_story().add_root("a").add_child("a", "x")
     assert structure.reorder(["a", FALLBACK, WELCOME]).order == ("a", FALLBACK, WELCOME)
     for wrong in (["a", WELCOME], ["a", WELCOME, FALLBACK, "x"], ["a", "a", WELCOME, FALLBACK]):
-        with pytest.raises(ValidationFailed, match="order"):
+        with pytest.raises(Invalid, match="order"):
             structure.reorder(wrong)

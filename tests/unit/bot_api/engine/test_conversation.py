@@ -5,11 +5,11 @@ from typing import Any
 
 import pytest
 
+from bot_api.domain.errors import Invalid, Unknown
 from bot_api.domain.responses import Button, ButtonTemplate, Card, Image, QuickReplies, Text
 from bot_api.engine.conversation import respond
 from bot_api.engine.story import CompiledStory
 from bot_api.engine.turn import Outcome, OutcomeContext, SessionState, Turn
-from shared.errors import NotFound, ValidationFailed
 from support.stories import interaction, story
 
 
@@ -69,9 +69,9 @@ def test_a_placeholder_without_a_value_leaves_no_trace() -> None:
 
 
 def test_an_unknown_trigger_or_goto_is_refused() -> None:
-    with pytest.raises(ValidationFailed, match="'dance'"):
+    with pytest.raises(Invalid, match="'dance'"):
         say(pizza_story(), SessionState(), trigger="dance")
-    with pytest.raises(NotFound):
+    with pytest.raises(Unknown):
         say(pizza_story(), SessionState(), goto="nowhere")
 
 

@@ -6,9 +6,10 @@ from typing import Any
 import pytest
 
 from bot_api.changes import StoryEdited
+from bot_api.domain.errors import Clash, Unknown
 from bot_api.management.interactions import InteractionService
 from bot_api.management.stories import MAX_CONCURRENT_RETRIES, StoryService
-from shared.errors import Conflict, NotFound, ValidationFailed
+from shared.errors import Conflict, ValidationFailed
 from support.changes import Announced
 from support.memory import Action, ConnectionDirectory, Database
 
@@ -86,7 +87,7 @@ async def test_a_child_whose_parent_was_deleted_meanwhile_leaves_no_document(
         database.stories.bump(story_id, current.remove([parent_id])[0])
 
     database.meanwhile("stories.add_interaction", another_writer_deletes_the_parent)
-    with pytest.raises(NotFound):
+    with pytest.raises(Unknown):
         await interactions.create(
             account_id=ACCOUNT, story_id=story_id, data=greeting(name="Child"), parent_id=parent_id
         )
@@ -113,7 +114,7 @@ async def test_a_trigger_another_interaction_starts_is_a_conflict(
     announced.clear()
     before = set(database.interactions.documents)
 
-    with pytest.raises(Conflict, match="'hi'"):
+    with pytest.raises(Clash, match="'hi'"):
         await interactions.create(
             account_id=ACCOUNT, story_id=story_id, data=greeting(name="Other", triggers=["HI"])
         )
