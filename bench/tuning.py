@@ -36,7 +36,7 @@ from bot_api.engine.story import CompiledStory
 from bot_api.engine.text import tokens
 from bot_api.engine.turn import SessionState, Turn
 
-CACHE = Path("/tmp/parley-vectors")
+CACHE = Path(f"/tmp/parley-vectors-{MODEL_ID}")
 CANDIDATES: dict[str, tuple[Scoring, Calibration]] = {
     "now": (SCORING, CALIBRATION),
     "share knee 0.40": (SCORING, replace(CALIBRATION, share_knee=0.40)),

