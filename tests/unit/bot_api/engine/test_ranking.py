@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from bot_api.engine import semantic as semantic_module
 from bot_api.engine.matching import MatchIndex, calibrated
 from bot_api.engine.ranking import confidence, rank
 from bot_api.engine.scoring import SCORING
@@ -170,3 +171,19 @@ def test_a_known_vector_ranks_as_encoding_the_message_would_without_encoding_it(
         ranked("rain", index, known)
     assert unknown.value.texts == ["rain"]
     assert ranked("order a pizza", index, known)[0].interaction_id == "pizza"  # decisive
+
+
+def test_a_small_story_keeps_its_phrase_vectors_as_float32_a_large_one_as_float16(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(semantic_module, "FLOAT32_PHRASES", 4)
+    encoder = ConceptEncoder()
+    small = semantic(encoder, {"greet": PHRASES["greet"], "weather": PHRASES["weather"]})
+    large = small.updated({"pizza": [encoder(PHRASES["pizza"])[0]] * 2})
+    query = encoder(["hello"])[0]
+    centroids = 2 * 4 * 4  # each interaction's, and the stacked copy: 4 float32 dimensions
+    assert small.nbytes == 4 * 4 * 4 + 2 * centroids  # 4 phrases, float32
+    assert large.nbytes == 6 * 4 * 2 + 3 * centroids  # 6 phrases, float16
+    assert small.similarity(query, "greet", 3) == large.similarity(query, "greet", 3)
+    back = large.updated({}, removed=["pizza"])
+    assert back.nbytes == small.nbytes
