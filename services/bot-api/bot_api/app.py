@@ -10,7 +10,7 @@ from bot_api.api.common import MANAGEMENT_STATUS_FIELD
 from bot_api.changes import ChangeFeed
 from bot_api.console.pages import add_console
 from bot_api.conversations.analytics import AnalyticsCounters
-from bot_api.conversations.answering import ConversationService
+from bot_api.conversations.answering import ConversationService, turn_threads
 from bot_api.conversations.cache import StoryCache
 from bot_api.conversations.history import TurnRecorder
 from bot_api.conversations.sweep import VectorSweeper
@@ -137,16 +137,19 @@ async def conversations(app: web.Application) -> AsyncIterator[None]:
         caller=caller, connections=app[STORES].connections, report=delivery_reporter(app)
     )
     vectors = app[PHRASE_VECTORS]
+    turns = turn_threads()
     app[CONVERSATIONS] = ConversationService(
         stories=app[STORY_CACHE],
         sessions=app[STORES].sessions,
         deliveries=deliveries,
         idle_timeout=timedelta(seconds=app[CONFIG].session_idle_seconds),
         encoders=None if vectors is None else vectors.encoders,
+        turns=turns,
         recorder=app[RECORDER],
     )
     yield
     await caller.close()
+    turns.shutdown(wait=False, cancel_futures=True)
 
 
 async def counters(app: web.Application) -> AsyncIterator[None]:
