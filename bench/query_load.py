@@ -219,8 +219,9 @@ def edit_table(stack: Stack) -> str:
             f"| PUT /stories/:story/interactions/:id | {put:.0f} ms |",
             "| from that answer to a /query answered with the edit (goal ≤ 200 ms) "
             f"| {visible:.0f} ms |",
-            "| first /query after start (the story compiled from the database, stored vectors "
-            f"included; goal ≤ 1.5 s) | {cold:.0f} ms |",
+            "| first /query after start (the story compiled from the database and answered "
+            "lexically while its 99,000 stored vectors are read; goal ≤ 1.5 s) "
+            f"| {cold:.0f} ms |",
             f"| /query one at a time, {SEQUENTIAL_QUERIES} reworded phrases, p50 (goal ≤ 10 ms) "
             f"| {sequential:.1f} ms |",
             f"| /query one at a time on the HWU64 story, {SEQUENTIAL_QUERIES} of its test "

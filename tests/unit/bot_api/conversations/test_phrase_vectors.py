@@ -8,6 +8,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from bot_api.changes import ChangeFeed
+from bot_api.conversations import cache as cache_module
 from bot_api.conversations.cache import StoryCache
 from bot_api.conversations.sweep import VectorSweeper
 from bot_api.conversations.vectors import CHUNK, PhraseVectorService
@@ -226,6 +227,24 @@ async def test_a_story_answers_lexically_while_its_vectors_are_read_then_by_mean
     assert story.semantic is not None and greet in story.semantic
     assert await bot.answer(story_id, "howdy") == greet
     assert "greetings all" in bot.encoder.encoded and "hello there" not in bot.encoder.encoded
+
+
+async def test_a_story_whose_vectors_take_longer_than_the_wait_is_answered_lexically_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A story with more phrases than are read while its first query may wait: that
+    query does not wait (here the wait is a minute, the vector read held)."""
+    monkeypatch.setattr(cache_module, "SEMANTIC_WAIT_SECONDS", 60.0)
+    monkeypatch.setattr(cache_module, "VECTORS_READ_PER_SECOND", 1 / 60)
+    store = HeldVectors()
+    bot = Bot(store)
+    story_id, greet = await bot.new_story("hello there", "hi friend")
+    store.released.clear()
+    story = await asyncio.wait_for(bot.cache.story(ACCOUNT, story_id), 5)
+    assert story.semantic is None
+    assert await asyncio.wait_for(bot.answer(story_id, "hello there"), 5) == greet
+    store.released.set()
+    await bot.cache.idle()
 
 
 async def test_edits_and_a_story_delete_shrink_the_vectors_to_what_live_phrases_use(
