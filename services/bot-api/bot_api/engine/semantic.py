@@ -127,12 +127,12 @@ class Similarity:
         return share * self.centroid + (1 - share) * self.nearest
 
 
-FLOAT32_PHRASES = 20_000
-"""A story with at most this many phrase vectors keeps them as float32 (30 MB for
-MiniLM), a larger one as stored, float16: a turn compares the message with the phrases
-of about six interactions, and converting a block of 99 float16 rows costs 66 µs where
-the product itself takes 3 (0.4 ms of a 2.5 ms turn). A story at the limits (100,000
-phrases) keeps half the bytes instead."""
+FLOAT32_PHRASES = 10_000
+"""A story with at most this many phrase vectors keeps them as float32 (at most 7.7 MB
+more than float16 for MiniLM), a larger one as stored, float16: a turn compares the
+message with the phrases of about six interactions, and converting a block of 99
+float16 rows costs 66 µs where the product itself takes 3 (0.4 ms of a 2.5 ms turn).
+Larger stories keep the bytes instead (the 1,000 × 99 one of make bench: 94 MiB)."""
 
 
 class SemanticIndex:
