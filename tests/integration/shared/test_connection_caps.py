@@ -23,6 +23,7 @@ MAX_CONNECTIONS = 50
 PER_CLIENT = 20
 HOLDERS = ("127.0.0.2", "127.0.0.3", "127.0.0.4")
 VICTIM = "127.0.0.9"
+NEWCOMER = "127.0.0.6"
 PROXY = "127.0.0.5"
 SLOW_REQUEST = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: "
 
@@ -69,6 +70,21 @@ async def healthz_from(port: int, source: str, times: int) -> list[int]:
         return statuses
 
 
+async def ask(connection: Connection) -> bytes:
+    """The status line of a whole /healthz asked on `connection`, which is kept alive."""
+    reader, writer = connection
+    writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    await writer.drain()
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout=10)
+    [length] = [
+        line.split(b":", 1)[1]
+        for line in head.split(b"\r\n")
+        if line.lower().startswith(b"content-length:")
+    ]
+    await asyncio.wait_for(reader.readexactly(int(length)), timeout=10)
+    return head.split(b"\r\n", 1)[0]
+
+
 def close(connections: list[Connection]) -> None:
     for _, writer in connections:
         writer.close()
@@ -106,6 +122,33 @@ async def test_a_full_process_closes_the_idlest_connection_to_serve_a_new_client
         reopened = [await hold(port, HOLDERS[0]) for _ in range(10)]
         held += reopened
         assert await healthz_from(port, VICTIM, 20) == [200] * 20
+    finally:
+        close(held)
+
+
+async def test_the_idlest_connection_is_closed_not_the_oldest(port: int) -> None:
+    """An old connection that has just been answered is busier than a newer one that has
+    sent nothing since it opened: making room closes the newer idle one."""
+    old = [
+        await asyncio.open_connection(HOST, port, local_addr=(HOLDERS[0], 0))
+        for _ in range(MAX_CONNECTIONS - 2 * PER_CLIENT)
+    ]
+    await asyncio.sleep(0.05)
+    newer = [await hold(port, source) for source in HOLDERS[1:] for _ in range(PER_CLIENT)]
+    held = old + newer  # the process is full
+    try:
+        await asyncio.sleep(0.05)
+        for connection in old:  # used now: the old ones have been idle the shortest
+            assert await ask(connection) == b"HTTP/1.1 200 OK"
+        for idlest in newer[:PER_CLIENT]:
+            held.append(await hold(port, NEWCOMER))  # one past the cap of the process
+            assert await answer(idlest) == b""
+        for connection in old:
+            assert await ask(connection) == b"HTTP/1.1 200 OK"
+        for connection in newer[PER_CLIENT:]:  # still open: their requests complete
+            connection[1].write(b"1\r\n\r\n")
+            head = await asyncio.wait_for(connection[0].readuntil(b"\r\n\r\n"), timeout=10)
+            assert head.startswith(b"HTTP/1.1 200"), head
     finally:
         close(held)
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from shared.clients import is_trusted, trusted_networks
 from shared.config import Config, InvalidSetting
 
 CONFIGURATION = Path(__file__).resolve().parents[3] / "docs" / "configuration.md"
@@ -46,6 +47,8 @@ def test_unset_or_empty_settings_take_their_defaults() -> None:
         ("STARTUP_WAIT_SECONDS", "soon", "STARTUP_WAIT_SECONDS must be a whole number"),
         ("DATABASE_PREFIX", "a.b", "DATABASE_PREFIX must be 1 to 40 letters"),
         ("WEBHOOK_ALLOW", "10.0.0.0/33", "WEBHOOK_ALLOW must list networks"),
+        ("TRUSTED_PROXIES", "10.0.0.1,gateway", "TRUSTED_PROXIES must list networks such as"),
+        ("TRUSTED_PROXIES", "172.30.87.10/33", "TRUSTED_PROXIES must list networks"),
         ("HOST", "example.org", "HOST must be an IP address"),
         ("LOG_LEVEL", "loud", "LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR, not 'loud'"),
         ("LOG_FORMAT", "yaml", "LOG_FORMAT must be one of text, json, not 'yaml'"),
@@ -59,6 +62,27 @@ def test_a_bad_value_is_named_in_one_line(name: str, value: str, said: str) -> N
     assert said in str(raised.value)
     assert "\n" not in str(raised.value)
     assert "secret" not in str(raised.value)  # a URL's password is never repeated
+
+
+def test_trusted_proxies_are_loopback_by_default() -> None:
+    assert Config.from_env_mapping({}).trusted_proxies == ("127.0.0.0/8", "::1/128")
+    assert Config.from_env_mapping({"TRUSTED_PROXIES": " "}).trusted_proxies == (
+        "127.0.0.0/8",
+        "::1/128",
+    )
+
+
+def test_trusted_proxies_take_a_list_of_addresses_and_networks() -> None:
+    config = Config.from_env_mapping(
+        {"TRUSTED_PROXIES": " 172.30.87.10/32, 10.0.0.0/8 ,192.168.1.7,fd00::/8,"}
+    )
+    assert config.trusted_proxies == ("172.30.87.10/32", "10.0.0.0/8", "192.168.1.7", "fd00::/8")
+    assert Config.from_env_mapping(config.as_env()) == config
+    trusted = trusted_networks(config.trusted_proxies)
+    assert [is_trusted(a, trusted) for a in ("192.168.1.7", "10.9.8.7", "fd00::1")] == [True] * 3
+    assert [is_trusted(a, trusted) for a in ("127.0.0.1", "172.30.87.11", "192.168.1.8")] == [
+        False
+    ] * 3
 
 
 def test_levels_and_formats_are_taken_in_any_case() -> None:
