@@ -7,8 +7,9 @@ licence. Nothing is downloaded: docs/matching.md says why this model and this ca
 The package stores the weights as int8 but multiplies in float32: onnxruntime turns
 them into 90 MB of float weights, and a short message then spends its 4 to 5 ms
 streaming them from memory. Quantised again for onnxruntime's int8 matrix products
-(`quantize_dynamic`, per channel), the same message takes about 1.5 ms, for the same
-figures on every data set of make eval (docs/matching.md). That takes 2 to 4 s of one
+(`quantize_dynamic`, per channel), the same message takes about 1.5 ms, for nearly the
+same figures (make eval: Braun 0.949 against 0.956, two messages; HWU64 0.844 against
+0.846; docs/matching.md). Quantising takes 2 to 4 s of one
 core, so it is done once per process, in a thread of its own started with the encoder:
 the first encoding waits for it.
 """
