@@ -68,7 +68,6 @@ XSID_LANGUAGES = {
 }
 """Each xSID language's story `language`."""
 OFF_TOPIC = Path(__file__).resolve().parent / "data" / "off_topic.txt"
-
 OFF_TOPIC_STORIES = (*BRAUN, "xsid_en")
 """The small stories the off-topic messages are asked of."""
 

@@ -67,9 +67,8 @@ class InboxRepository:
         documents = documents[:MAX_INBOX_TURNS]
         newest = {normalised(d["query"]): d["_id"] for d in reversed(documents)}
         ignored = await self._ignored(story_id, set(newest))
-        vectors = await self._vectors(
-            [i for k, i in newest.items() if k not in ignored] if model_id else [], model_id
-        )
+        kept = [i for k, i in newest.items() if k not in ignored]
+        vectors = await self._vectors(kept, model_id) if model_id else {}
         return [
             Miss(str(d["_id"]), d["query"], d["at"], vectors.get(d["_id"]))
             for d in documents
@@ -120,7 +119,7 @@ class InboxRepository:
         await self.ignored.delete_many({"storyId": story_id})
 
     async def _vectors(
-        self, turn_ids: Sequence[Any], model_id: str | None
+        self, turn_ids: Sequence[Any], model_id: str
     ) -> dict[Any, tuple[float, ...]]:
         found: dict[Any, tuple[float, ...]] = {}
         for page in in_pages(turn_ids):
