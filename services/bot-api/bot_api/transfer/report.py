@@ -22,3 +22,8 @@ class Translated:
 
     document: dict[str, Any]
     unmapped: tuple[Unmapped, ...]
+
+
+class TranslationError(ValueError):
+    """The upload is no bot this service reads: a file missing or not parsable (the
+    message names it)."""
