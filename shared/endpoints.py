@@ -55,6 +55,7 @@ class EndpointSpec:
     paged: bool
     body_bytes: int | None
     query: Schema | None = None
+    uploads: tuple[str, ...] = ()
 
 
 def endpoint(
@@ -72,6 +73,7 @@ def endpoint(
     paged: bool = False,
     body_bytes: int | None = None,
     query: Schema | None = None,
+    uploads: tuple[str, ...] = (),
 ) -> Callable[[Callable[..., Awaitable[Any]]], Handler]:
     """Wrap a handler `(request[, body]) -> data | Response`.
 
@@ -86,6 +88,8 @@ def endpoint(
     `body_bytes` caps the body below the service's `MAX_BODY_BYTES` (a 413 beyond).
     With `query`, the query string is loaded by that schema into `request[QUERY]` (a
     400 naming the parameter), and its fields are the operation's query parameters.
+    With `uploads` (media types), the body is read, not parsed, and passed as an `Upload`:
+    the handler decodes it; `body` is then the schema of its JSON form, for OpenAPI.
     """
     spec = EndpointSpec(
         summary,
@@ -101,6 +105,7 @@ def endpoint(
         paged,
         body_bytes,
         query,
+        uploads,
     )
 
     def decorate(handler: Callable[..., Awaitable[Any]]) -> Handler:
@@ -119,7 +124,9 @@ def endpoint(
                 request[PAGE] = page_of(request)
             if spec.query is not None:
                 request[QUERY] = load(spec.query, dict(request.query))
-            if spec.body is not None:
+            if spec.uploads:
+                result = await handler(request, await read_upload(request, spec))
+            elif spec.body is not None:
                 body = await parse_body(request, spec.body, spec.body_bytes)
                 result = await handler(request, body)
             else:
@@ -184,6 +191,25 @@ async def parse_body(request: web.Request, schema: Body, max_bytes: int | None) 
         max_bytes=min(max_bytes or config.max_body_bytes, config.max_body_bytes),
     )
     return await json_body.decode(raw, app[BODY_WORKER], functools.partial(load, schema))
+
+
+@dataclass(frozen=True)
+class Upload:
+    """A body an endpoint decodes itself: its media type and bytes."""
+
+    media_type: str
+    data: bytes
+
+
+async def read_upload(request: web.Request, spec: EndpointSpec) -> Upload:
+    config = request.app[CONFIG]
+    data = await json_body.read(
+        request,
+        read_seconds=config.body_read_seconds,
+        max_bytes=min(spec.body_bytes or config.max_body_bytes, config.max_body_bytes),
+        media_types=spec.uploads,
+    )
+    return Upload(request.content_type, data)
 
 
 async def list_response(schema: Body | None, items: list[Any], total: int) -> web.Response:

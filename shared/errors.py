@@ -61,14 +61,14 @@ class ValidationFailed(ApiError):
     error_type = "validation_error"
 
     @classmethod
-    def of_tree(cls, tree: dict[Any, Any]) -> "ValidationFailed":
-        """An error from marshmallow's error tree, listing at most MAX_FIELD_ERRORS
-        messages so a body with many faults cannot make a huge answer."""
+    def of_tree(cls, tree: dict[Any, Any], limit: int = MAX_FIELD_ERRORS) -> "ValidationFailed":
+        """An error from marshmallow's error tree, listing at most `limit` messages so a
+        body with many faults cannot make a huge answer."""
         path, message = first_error_path(tree)
-        kept, total = _first_messages(tree, MAX_FIELD_ERRORS)
+        kept, total = _first_messages(tree, limit)
         details = f"{path}: {message}"
-        if total > MAX_FIELD_ERRORS:
-            details += f" (and {total - MAX_FIELD_ERRORS} more errors)"
+        if total > limit:
+            details += f" (and {total - limit} more errors)"
         return cls(details, kept)
 
     @classmethod

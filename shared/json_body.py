@@ -135,12 +135,18 @@ def check_text(value: Any) -> None:
         raise BodyRefused("a string holds a lone surrogate (\\ud800-\\udfff)") from None
 
 
-async def read(request: web.Request, *, read_seconds: float, max_bytes: int) -> bytes:
-    """The JSON body of `request`, undecoded: at most `max_bytes`, read within
-    `read_seconds`."""
-    if request.content_type != "application/json":
+async def read(
+    request: web.Request,
+    *,
+    read_seconds: float,
+    max_bytes: int,
+    media_types: tuple[str, ...] = ("application/json",),
+) -> bytes:
+    """The body of `request` (JSON unless `media_types` says more), undecoded: at most
+    `max_bytes`, read within `read_seconds`."""
+    if request.content_type not in media_types:
         raise UnsupportedMediaType(
-            f"send the body as application/json, not {request.content_type or 'nothing'}"
+            f"send the body as {' or '.join(media_types)}, not {request.content_type or 'nothing'}"
         )
     charset = (request.charset or "utf-8").lower()
     if charset not in {"utf-8", "utf8"}:

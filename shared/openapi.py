@@ -55,6 +55,9 @@ def build_document(app: web.Application, title: str, version: str) -> dict[str, 
     return spec.to_dict()
 
 
+_BINARY = {"type": "string", "format": "binary"}
+
+
 def _schema_or_property(plugin: MarshmallowPlugin, body: Body) -> Any:
     if isinstance(body, Schema):
         return body
@@ -88,9 +91,13 @@ def _operation(
     if parameters:
         operation["parameters"] = parameters
     if declared.body is not None:
+        schema = _schema_or_property(plugin, declared.body)
         operation["requestBody"] = {
             "required": True,
-            "content": {"application/json": {"schema": _schema_or_property(plugin, declared.body)}},
+            "content": {
+                media: {"schema": schema if media.endswith(("json", "yaml")) else _BINARY}
+                for media in declared.uploads or ("application/json",)
+            },
         }
         if declared.body_bytes is not None:
             operation["requestBody"]["description"] = (

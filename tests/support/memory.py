@@ -372,6 +372,15 @@ class EntitiesInMemory(_InMemory):
         del self.documents[entity_id]
         return True
 
+    async def with_names(self, account_id: str, names: Iterable[str]) -> Sequence[dict[str, Any]]:
+        await self._database.record("entities.with_names", account_id)
+        wanted = set(names)
+        return [
+            copy.deepcopy(entity)
+            for entity in self.documents.values()
+            if entity["accountId"] == account_id and entity["name"] in wanted
+        ]
+
     async def existing_names(self, account_id: str, names: Iterable[str]) -> set[str]:
         wanted = _ids(names)
         await self._database.record("entities.existing_names", wanted)
@@ -448,6 +457,17 @@ class ConnectionsInMemory(_InMemory):
         kept = self.events.get(event.connection_id)
         if kept is None or kept.revision < event.revision:
             self.events[event.connection_id] = event
+
+    async def names(self, account_id: str, story_id: str, ids: Iterable[str]) -> dict[str, str]:
+        await self._database.record("connections.names", story_id)
+        wanted = set(ids)
+        return {
+            event.connection_id: event.name
+            for event in self.events.values()
+            if event.connection_id in wanted
+            and (event.account_id, event.story_id) == (account_id, story_id)
+            and not event.deleted
+        }
 
     async def for_webhook(self, account_id: str, story_id: str, webhook: str) -> Connection | None:
         await self._database.record("connections.for_webhook", webhook)

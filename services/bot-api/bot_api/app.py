@@ -1,11 +1,21 @@
 """bot-api's application: what it opens, in order, and the routes it serves."""
 
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 from aiohttp import web
 
-from bot_api.api import analytics, entities, history, inbox, interactions, query, stories
+from bot_api.api import (
+    analytics,
+    entities,
+    history,
+    inbox,
+    interactions,
+    query,
+    stories,
+    transfer,
+)
 from bot_api.api.common import MANAGEMENT_STATUS_FIELD
 from bot_api.changes import ChangeFeed
 from bot_api.console.pages import add_console
@@ -36,6 +46,8 @@ from bot_api.keys import (
     STORES,
     STORIES,
     STORY_CACHE,
+    TRANSFER,
+    TRANSFER_WORKER,
 )
 from bot_api.management.analytics import AnalyticsReports
 from bot_api.management.entities import EntityService
@@ -45,6 +57,7 @@ from bot_api.management.inbox_clustering import InboxClusterings
 from bot_api.management.interactions import InteractionService
 from bot_api.management.quotas import StoredQuotas
 from bot_api.management.stories import StoryService
+from bot_api.management.transfer import StoryTransfer
 from bot_api.messaging import (
     NatsConnectionDirectory,
     connection_events,
@@ -98,6 +111,8 @@ async def management(app: web.Application) -> AsyncIterator[None]:
         stores=stores, changes=changes, connections=directory, quotas=quotas
     )
     app[ENTITIES] = EntityService(stores=stores, changes=changes, quotas=quotas)
+    app[TRANSFER] = StoryTransfer(stores=stores, changes=changes, quotas=quotas)
+    app[TRANSFER_WORKER] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="transfer")
     app[HISTORY] = HistoryService(stores)
     inbox_store = InboxRepository(app[DATABASE])
     await inbox_store.ensure_indexes()
@@ -112,6 +127,7 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     )
     changes.listen(app[INBOX])
     yield
+    app[TRANSFER_WORKER].shutdown(wait=False, cancel_futures=True)
     await clusterings.close()
     cache.close()
     if sweeper is not None:
@@ -190,6 +206,7 @@ def create_app(config: Config) -> web.Application:
         history.routes,
         analytics.routes,
         inbox.routes,
+        transfer.routes,
     ):
         app.router.add_routes(routes)
     add_console(app)

@@ -1,5 +1,7 @@
 """Every application key of bot-api: the shared plumbing's it uses, and its own."""
 
+from concurrent.futures import ThreadPoolExecutor
+
 from aiohttp import web
 
 from bot_api.changes import ChangeFeed
@@ -14,6 +16,7 @@ from bot_api.management.history import HistoryService
 from bot_api.management.inbox import InboxService
 from bot_api.management.interactions import InteractionService
 from bot_api.management.stories import StoryService
+from bot_api.management.transfer import StoryTransfer
 from bot_api.storage import Stores
 from shared.keys import ACCOUNTS, CONFIG, DATABASE, NATS, OUTBOX, RATE_LIMITS
 
@@ -32,6 +35,10 @@ PHRASE_VECTORS = web.AppKey[PhraseVectorService | None]("phrase_vectors")
 ANALYTICS = web.AppKey("analytics", AnalyticsCounters)
 """A listener of the history recorder: counts each batch of turns it stores."""
 ANALYTICS_REPORTS = web.AppKey("analytics_reports", AnalyticsReports)
+TRANSFER = web.AppKey("transfer", StoryTransfer)
+TRANSFER_WORKER = web.AppKey("transfer_worker", ThreadPoolExecutor)
+"""The one thread that reads uploads (translating, checking) and writes exports, off
+the event loop; one import per account at a time (StoryTransfer) keeps it fair."""
 
 __all__ = [
     "ACCOUNTS",
@@ -53,4 +60,6 @@ __all__ = [
     "STORES",
     "STORIES",
     "STORY_CACHE",
+    "TRANSFER",
+    "TRANSFER_WORKER",
 ]

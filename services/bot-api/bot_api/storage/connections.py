@@ -3,7 +3,7 @@ events: an older revision never overwrites a newer one, and a deletion stays as 
 tombstone so a late event cannot bring it back."""
 
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,6 +65,19 @@ class ConnectionViewRepository:
                 {"$set": fields},
                 upsert=True,
             )
+
+    async def names(self, account_id: str, story_id: str, ids: Iterable[str]) -> dict[str, str]:
+        """The name of each of the story's connections among `ids`, by id."""
+        cursor = self.collection.find(
+            {
+                "_id": {"$in": list(ids)},
+                "accountId": account_id,
+                "storyId": story_id,
+                "deleted": False,
+            },
+            projection=["name"],
+        )
+        return {document["_id"]: document["name"] async for document in cursor}
 
     async def for_webhook(self, account_id: str, story_id: str, webhook: str) -> Connection | None:
         """The story's connection a webhook names: by id, or by a URL equal to its url."""

@@ -1,6 +1,6 @@
 """The `entities` collection; names are unique per account."""
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from bson import ObjectId
@@ -89,6 +89,10 @@ class EntityRepository:
             return False
         result = await self.collection.delete_one({"_id": key, "accountId": account_id})
         return result.deleted_count == 1
+
+    async def with_names(self, account_id: str, names: Iterable[str]) -> Sequence[dict[str, Any]]:
+        cursor = self.collection.find({"accountId": account_id, "name": {"$in": list(names)}})
+        return [document async for document in cursor]
 
     async def existing_names(self, account_id: str, names: Iterable[str]) -> set[str]:
         cursor = self.collection.find(

@@ -123,6 +123,9 @@ class EntityStore(Indexed, Protocol):
 
     async def delete(self, account_id: str, entity_id: str) -> bool: ...
 
+    async def with_names(self, account_id: str, names: Iterable[str]) -> Sequence[dict[str, Any]]:
+        """The account's entities of those names."""
+
     async def existing_names(self, account_id: str, names: Iterable[str]) -> set[str]: ...
 
 
@@ -145,6 +148,9 @@ class SessionStore(Indexed, Protocol):
 class ConnectionView(Indexed, Protocol):
     async def apply(self, event: ConnectionChanged) -> None:
         """Keep the event unless the view holds the same or a newer revision."""
+
+    async def names(self, account_id: str, story_id: str, ids: Iterable[str]) -> dict[str, str]:
+        """The name of each of the story's connections among `ids`, by id."""
 
     async def for_webhook(
         self, account_id: str, story_id: str, webhook: str

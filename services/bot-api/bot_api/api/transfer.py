@@ -1,0 +1,83 @@
+"""A story as a file: `GET /stories/:id/export` and `POST /stories/import`
+(docs/import-export.md)."""
+
+import asyncio
+import json
+from typing import Any
+
+from aiohttp import web
+
+from bot_api.api.common import MANAGEMENT_STATUS_FIELD, account_of
+from bot_api.keys import TRANSFER, TRANSFER_WORKER
+from bot_api.management.transfer import ImportRefused
+from bot_api.schemas.story_document import (
+    ExportQuerySchema,
+    ImportedSchema,
+    ImportQuerySchema,
+    StoryDocumentSchema,
+    exported_document,
+    problems_error,
+    read_upload,
+)
+from bot_api.transfer.layout import as_yaml
+from bot_api.transfer.sources import MEDIA_TYPES
+from shared.endpoints import QUERY, Upload, endpoint
+from shared.envelope import envelope
+
+routes = web.RouteTableDef()
+
+
+@routes.get("/stories/{story}/export")
+@endpoint(
+    summary="The story as a document: settings, interactions by key, entities, connections",
+    tag="stories",
+    query=ExportQuerySchema(),
+    response=StoryDocumentSchema(),
+    errors=(404,),
+)
+async def export_story(request: web.Request) -> web.Response:
+    exported = await request.app[TRANSFER].export(
+        account_id=account_of(request), story_id=request.match_info["story"]
+    )
+    as_yaml_text = request[QUERY]["format"] == "yaml"
+    encode = as_yaml if as_yaml_text else _as_json
+    loop = asyncio.get_running_loop()
+    text = await loop.run_in_executor(
+        request.app[TRANSFER_WORKER], lambda: encode(exported_document(exported))
+    )
+    media_type = "application/yaml" if as_yaml_text else "application/json"
+    return web.Response(text=text, content_type=media_type)
+
+
+@routes.post("/stories/import")
+@endpoint(
+    summary="Create a story from a story document, a Dialogflow ES agent or a Rasa project",
+    tag="stories",
+    body=StoryDocumentSchema(),
+    uploads=MEDIA_TYPES,
+    query=ImportQuerySchema(),
+    response=ImportedSchema(),
+    errors=(409,),
+)
+async def import_story(request: web.Request, upload: Upload) -> Any:
+    account_id = account_of(request)
+    transfer = request.app[TRANSFER]
+    dry_run = request[QUERY]["dry_run"]
+    transfer.begin_import(account_id)
+    try:
+        loop = asyncio.get_running_loop()
+        story = await loop.run_in_executor(
+            request.app[TRANSFER_WORKER], read_upload, upload.media_type, upload.data
+        )
+        story_id, report = await transfer.import_story(
+            account_id=account_id, upload=story, dry_run=dry_run
+        )
+    except ImportRefused as refused:
+        raise problems_error(refused.problems) from None
+    finally:
+        transfer.end_import(account_id)
+    return envelope(MANAGEMENT_STATUS_FIELD, 200, "success", id=story_id, report=report)
+
+
+def _as_json(document: dict[str, Any]) -> str:
+    return json.dumps(document, ensure_ascii=False)

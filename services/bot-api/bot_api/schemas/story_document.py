@@ -1,0 +1,224 @@
+"""The story document (docs/import-export.md) as a request body and an answer.
+
+A document is read in two steps, so each interaction is checked by the very schema
+`POST /stories/:id/interactions` uses: this schema checks the document's own fields
+(format, keys, contexts), then `bot_api.transfer.document.read_document` resolves the
+keys, and each interaction's fields are loaded by `InteractionWriteSchema`.
+"""
+
+from collections.abc import Sequence
+from dataclasses import asdict, replace
+from typing import Any
+
+from marshmallow import INCLUDE, Schema, ValidationError, fields, validate
+
+from bot_api.domain.interactions import FALLBACK, STANDARD, WELCOME, default_interactions
+from bot_api.domain.settings import Settings
+from bot_api.management.transfer import Exported, StoryUpload
+from bot_api.schemas.common import text
+from bot_api.schemas.entities import EntityWriteSchema
+from bot_api.schemas.interactions import InteractionWriteSchema
+from bot_api.schemas.stories import SettingsSchema
+from bot_api.transfer import sources
+from bot_api.transfer.document import (
+    FORMAT,
+    KEY_PATTERN,
+    VERSION,
+    Problem,
+    read_document,
+    to_document,
+)
+from bot_api.transfer.report import TranslationError
+from shared.envelope_schemas import created_schema
+from shared.errors import BadRequest, ValidationFailed
+from shared.schema_fields import FullMatch, StrictBoolean
+
+MAX_DOCUMENT_INTERACTIONS = 5_000
+"""The most interactions a story may have at the highest quota an account can be given."""
+MAX_REPORTED_PROBLEMS = 500
+"""Problems a refused import lists (the rest are counted): every one of a real bot's,
+few enough to read."""
+
+
+def key(**kwargs: Any) -> fields.String:
+    return fields.String(
+        validate=FullMatch(KEY_PATTERN.pattern, error="1 to 128 letters, digits, '_', '.' or '-'."),
+        **kwargs,
+    )
+
+
+def keys() -> fields.List[str]:
+    return fields.List(key(), validate=validate.Length(max=50))
+
+
+class DocumentInteractionSchema(Schema):
+    """An interaction's place in the document; its own fields pass on, to be checked by
+    `InteractionWriteSchema` once keys are resolved."""
+
+    class Meta:
+        unknown = INCLUDE
+
+    key = key(required=True)
+    type = fields.String(validate=validate.OneOf([STANDARD, WELCOME, FALLBACK]))
+    root = StrictBoolean()
+    contextOut = keys()
+    references = keys()
+    connection = text(128, min_length=1, metadata={"description": "A webhook connection's name"})
+
+
+class StoryDocumentSchema(Schema):
+    format = fields.String(required=True, validate=validate.Equal(FORMAT))
+    version = fields.Integer(
+        strict=True,
+        required=True,
+        validate=validate.Equal(VERSION, error=f"This service reads version {VERSION}."),
+    )
+    name = text(1024, min_length=1, required=True)
+    description = text(2048, load_default="")
+    settings = fields.Nested(SettingsSchema, load_default=dict)
+    interactions = fields.List(
+        fields.Nested(DocumentInteractionSchema),
+        required=True,
+        validate=validate.Length(max=MAX_DOCUMENT_INTERACTIONS),
+    )
+    entities = fields.List(fields.Nested(EntityWriteSchema), load_default=list)
+    connections = fields.List(text(128, min_length=1), load_default=list)
+
+
+class UnmappedSchema(Schema):
+    place = fields.String(required=True)
+    element = fields.String(required=True)
+    reason = fields.String(required=True)
+
+
+class ImportedInteractionSchema(Schema):
+    key = fields.String(required=True)
+    name = fields.String(required=True)
+    id = fields.String(metadata={"description": "Not in a dry run"})
+
+
+class ImportedEntitySchema(Schema):
+    name = fields.String(required=True)
+    status = fields.String(
+        required=True,
+        metadata={"enum": ["created", "reused", "differs"]},
+    )
+    detail = fields.String()
+
+
+class ImportedConnectionSchema(Schema):
+    name = fields.String(required=True)
+    status = fields.String(required=True, metadata={"enum": ["missing"]})
+    interactions = fields.List(fields.String(), required=True)
+
+
+class ImportReportSchema(Schema):
+    source = fields.String(required=True, metadata={"enum": ["parley", "dialogflow", "rasa"]})
+    dryRun = fields.Boolean(required=True, attribute="dry_run")
+    name = fields.String(required=True)
+    language = fields.String(required=True)
+    interactions = fields.List(fields.Nested(ImportedInteractionSchema), required=True)
+    phrases = fields.Integer(required=True)
+    entities = fields.List(fields.Nested(ImportedEntitySchema), required=True)
+    connections = fields.List(fields.Nested(ImportedConnectionSchema), required=True)
+    added = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "welcome or fallback: the story's default one was added"},
+    )
+    unmapped = fields.List(fields.Nested(UnmappedSchema), required=True)
+
+
+class ImportedSchema(created_schema("errorType")):  # type: ignore[misc]
+    """The envelope of an import: the new story's id (none in a dry run) and the report."""
+
+    id = fields.String(allow_none=True, required=True)
+    report = fields.Nested(ImportReportSchema, required=True)
+
+
+class ImportQuerySchema(Schema):
+    dry_run = fields.Boolean(
+        truthy={"true"},
+        falsy={"false"},
+        data_key="dryRun",
+        load_default=False,
+        metadata={"description": "true: answer the report, write nothing"},
+    )
+
+
+class ExportQuerySchema(Schema):
+    format = fields.String(
+        load_default="json",
+        validate=validate.OneOf(["json", "yaml"]),
+        metadata={"description": "json (default) or yaml"},
+    )
+
+
+def exported_document(exported: Exported) -> dict[str, Any]:
+    """The export's document, its settings as the API writes them."""
+    settings = SettingsSchema().dump(asdict(exported.settings))
+    return to_document(replace(exported.story, settings=settings), exported.entities)
+
+
+def read_upload(media_type: str, data: bytes) -> StoryUpload:
+    """An upload checked whole: every problem it has, at its place, in one 400; CPU work
+    (run it in a worker thread)."""
+    try:
+        source, translated = sources.translated(media_type, data)
+    except TranslationError as error:
+        raise BadRequest(str(error)) from None
+    try:
+        document = StoryDocumentSchema().load(translated.document)
+    except ValidationError as error:
+        messages = (
+            error.messages if isinstance(error.messages, dict) else {"_schema": error.messages}
+        )
+        raise ValidationFailed.of_tree(messages, limit=MAX_REPORTED_PROBLEMS) from None
+    read = read_document(document, default_interactions)
+    errors: dict[Any, Any] = {}
+    loaded = {}
+    content_schema = InteractionWriteSchema()
+    for interaction_id, content in read.content.interactions.items():
+        try:
+            loaded[interaction_id] = {**content_schema.load(content), "type": content["type"]}
+        except ValidationError as error:
+            index = read.index_of[interaction_id]
+            errors = _merged(errors, {"interactions": {index: error.messages}})
+    for problem in read.problems:
+        errors = _merged(errors, _tree(problem))
+    if errors:
+        raise ValidationFailed.of_tree(errors, limit=MAX_REPORTED_PROBLEMS)
+    story = replace(read, content=replace(read.content, interactions=loaded))
+    return StoryUpload(
+        source=source,
+        story=story,
+        settings=Settings(**document["settings"]),
+        entities=document["entities"],
+        unmapped=translated.unmapped,
+    )
+
+
+def problems_error(problems: Sequence[Problem]) -> ValidationFailed:
+    errors: dict[Any, Any] = {}
+    for problem in problems:
+        errors = _merged(errors, _tree(problem))
+    return ValidationFailed.of_tree(errors, limit=MAX_REPORTED_PROBLEMS)
+
+
+def _tree(problem: Problem) -> dict[Any, Any]:
+    tree: Any = [problem.message]
+    for part in reversed(problem.path):
+        tree = {part: tree}
+    return dict(tree)
+
+
+def _merged(into: dict[Any, Any], tree: dict[Any, Any]) -> dict[Any, Any]:
+    for name, value in tree.items():
+        held = into.get(name)
+        if isinstance(held, dict) and isinstance(value, dict):
+            into[name] = _merged(held, value)
+        elif isinstance(held, list) and isinstance(value, list):
+            into[name] = held + value
+        else:
+            into[name] = value
+    return into

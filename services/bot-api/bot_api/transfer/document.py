@@ -1,0 +1,271 @@
+"""Parley's own story document (docs/import-export.md): interactions named by keys, never
+by ids, so a story can leave one account or server and come back in another.
+
+`to_document` writes a story's document; `read_document` turns a document (as the
+schema loaded it) into what an import writes, with every problem found and its place,
+so that an import creates the whole story or nothing.
+"""
+
+import re
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot_api.domain.errors import Invalid, Path
+from bot_api.domain.interactions import FALLBACK, STANDARD, WELCOME, entity_slots
+from bot_api.domain.structure import Context, Structure
+
+FORMAT = "parley.story"
+VERSION = 1
+KEY_PATTERN = re.compile(r"^[\w.-]{1,128}$")
+_NOT_IN_KEY = re.compile(r"[^\w.-]+")
+
+
+@dataclass(frozen=True)
+class StoryContent:
+    """What a story document says of the story itself and its interactions, by id."""
+
+    name: str
+    description: str
+    settings: Mapping[str, Any]
+    structure: Structure
+    interactions: Mapping[str, Mapping[str, Any]]
+    """Each interaction's fields as the API writes them (`type` included), by id."""
+    connection_names: Mapping[str, str] = field(default_factory=dict)
+    """The name of each webhook connection the interactions name, by its id."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something in a document an import cannot write: at `path` of the document."""
+
+    path: Path
+    message: str
+
+
+@dataclass(frozen=True)
+class ReadStory:
+    """A document read for an import: the story with new ids, the connections each
+    interaction calls (by name), the problems found, and the defaults it had to add."""
+
+    content: StoryContent
+    keys: Mapping[str, str]
+    """The key of each new id."""
+    index_of: Mapping[str, int]
+    """The place of each new id in the document's interactions."""
+    connections: Mapping[str, str]
+    """The connection name an interaction calls, by its new id."""
+    problems: tuple[Problem, ...]
+    added: tuple[str, ...]
+    """The types ("welcome", "fallback") the document lacked, added with new ids."""
+
+
+def keys_for(names: Iterable[str]) -> list[str]:
+    """A key per name, in order: the name in lower case, any other character than a
+    letter, digit, `_`, `.` or `-` as `-`; a name used again gets `-2`, `-3`..."""
+    keys: list[str] = []
+    taken: set[str] = set()
+    for name in names:
+        base = _NOT_IN_KEY.sub("-", name.lower()).strip("-")[:120] or "interaction"
+        key, number = base, 1
+        while key in taken:
+            number += 1
+            key = f"{base}-{number}"
+        taken.add(key)
+        keys.append(key)
+    return keys
+
+
+def to_document(story: StoryContent, entities: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The story's document: interactions in tree order, each root followed by what it
+    owns, so the same story always gives the same document."""
+    order = story.structure.walk()
+    key_of = dict(zip(order, keys_for(story.interactions[i]["name"] for i in order), strict=True))
+    interactions = []
+    for interaction_id in order:
+        interaction = dict(story.interactions[interaction_id])
+        context = story.structure.contexts[interaction_id]
+        webhook = interaction.pop("webhook")
+        connection = story.connection_names.get(webhook)
+        interactions.append(
+            {
+                "key": key_of[interaction_id],
+                **interaction,
+                "responses": [_keyed_buttons(r, key_of) for r in interaction["responses"]],
+                **({"connection": connection} if connection else {"webhook": webhook}),
+                "root": context.root,
+                "contextOut": [key_of[i] for i in context.context_out],
+                "references": [key_of[i] for i in context.references],
+            }
+        )
+    used = sorted(set(story.connection_names.values()))
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "name": story.name,
+        "description": story.description,
+        "settings": dict(story.settings),
+        "interactions": interactions,
+        "entities": [dict(entity) for entity in entities],
+        "connections": used,
+    }
+
+
+def _keyed_buttons(block: Mapping[str, Any], key_of: Mapping[str, str]) -> dict[str, Any]:
+    """A stored button whose postback is an interaction of the story says its key."""
+    if "buttons" not in block:
+        return dict(block)
+    buttons = [
+        {"title": b["title"], "goto": key_of[b["postback"]]} if b["postback"] in key_of else dict(b)
+        for b in block["buttons"]
+    ]
+    return {**block, "buttons": buttons}
+
+
+def read_document(
+    document: Mapping[str, Any],
+    defaults: Callable[[str], Sequence[Mapping[str, Any]]],
+    new_id: Callable[[], str] = lambda: str(uuid.uuid4()),
+) -> ReadStory:
+    """The story a loaded document describes, with a new id for each key.
+
+    `defaults(language)` gives the welcome and fallback interactions a new story starts
+    with, for a document that lacks either."""
+    problems: list[Problem] = []
+    interactions: Sequence[Mapping[str, Any]] = document["interactions"]
+    id_of: dict[str, str] = {}
+    index_of: dict[str, int] = {}
+    for index, interaction in enumerate(interactions):
+        key = interaction["key"]
+        if key in id_of:
+            problems.append(Problem(("interactions", index, "key"), f"{key!r} is used twice"))
+        else:
+            id_of[key] = new_id()
+            index_of[id_of[key]] = index
+
+    contents: dict[str, dict[str, Any]] = {}
+    contexts: dict[str, Context] = {}
+    connections: dict[str, str] = {}
+    order: list[str] = []
+    permanent: dict[str, str] = {}
+    for index, interaction in enumerate(interactions):
+        place: Path = ("interactions", index)
+        interaction_id = id_of.get(interaction["key"])
+        if interaction_id is None or interaction_id in contents:
+            continue
+        kind = interaction.get("type", STANDARD)
+        if kind in (WELCOME, FALLBACK):
+            if kind in permanent:
+                problems.append(Problem((*place, "type"), f"a second {kind} interaction"))
+            permanent.setdefault(kind, interaction_id)
+            if not interaction.get("root", True):
+                problems.append(Problem((*place, "root"), f"the {kind} interaction stays root"))
+        content = {
+            name: value
+            for name, value in interaction.items()
+            if name not in {"key", "root", "contextOut", "references", "connection"}
+        }
+        content["type"] = kind
+        content["responses"] = [
+            _resolved_buttons(block, id_of, (*place, "responses", i), problems)
+            for i, block in enumerate(interaction.get("responses", []))
+        ]
+        if "connection" in interaction:
+            connections[interaction_id] = interaction["connection"]
+        contents[interaction_id] = content
+        linked = {}
+        for name in ("contextOut", "references"):
+            linked[name] = tuple(
+                _resolved_keys(interaction.get(name, []), id_of, (*place, name), problems)
+            )
+        root = interaction.get("root", True)
+        contexts[interaction_id] = Context(root, linked["contextOut"], linked["references"])
+        if root:
+            order.append(interaction_id)
+
+    language = document.get("settings", {}).get("language", "english")
+    added = []
+    for default in defaults(language):
+        if default["type"] not in permanent:
+            interaction_id = new_id()
+            added.append(default["type"])
+            permanent[default["type"]] = interaction_id
+            contents[interaction_id] = dict(default)
+            contexts[interaction_id] = Context(root=True)
+            order.append(interaction_id)
+
+    structure = Structure(tuple(order), contexts, frozenset(permanent.values()))
+    if not problems:
+        try:
+            structure = structure.checked()
+        except Invalid as error:
+            key_of = {interaction_id: key for key, interaction_id in id_of.items()}
+            message = re.sub(r"[0-9a-f-]{36}", lambda m: key_of.get(m[0], m[0]), error.message)
+            problems.append(Problem(_structure_place(error.path, index_of), message))
+    return ReadStory(
+        content=StoryContent(
+            name=document["name"],
+            description=document.get("description", ""),
+            settings=document.get("settings", {}),
+            structure=structure,
+            interactions=contents,
+        ),
+        keys={interaction_id: key for key, interaction_id in id_of.items()},
+        index_of=index_of,
+        connections=connections,
+        problems=tuple(problems),
+        added=tuple(added),
+    )
+
+
+def _resolved_keys(
+    keys: Iterable[str], id_of: Mapping[str, str], place: Path, problems: list[Problem]
+) -> list[str]:
+    resolved = []
+    for index, key in enumerate(keys):
+        if key in id_of:
+            resolved.append(id_of[key])
+        else:
+            problems.append(Problem((*place, index), f"no interaction has the key {key!r}"))
+    return resolved
+
+
+def _resolved_buttons(
+    block: Mapping[str, Any], id_of: Mapping[str, str], place: Path, problems: list[Problem]
+) -> dict[str, Any]:
+    """A button's `goto` key becomes the postback naming that interaction's new id."""
+    if "buttons" not in block:
+        return dict(block)
+    buttons = []
+    for index, button in enumerate(block["buttons"]):
+        if "goto" not in button:
+            buttons.append(dict(button))
+            continue
+        target = id_of.get(button["goto"])
+        if target is None:
+            problems.append(
+                Problem(
+                    (*place, "buttons", index, "goto"),
+                    f"no interaction has the key {button['goto']!r}",
+                )
+            )
+        buttons.append({"title": button["title"], "postback": target or button["title"]})
+    return {**block, "buttons": buttons}
+
+
+def _structure_place(path: Path, index_of: Mapping[str, int]) -> Path:
+    """A structure error's place in the document: an interaction's index for its id."""
+    if path and path[0] in index_of:
+        return ("interactions", index_of[str(path[0])], *path[1:])
+    return ("interactions",)
+
+
+def used_entities(interactions: Iterable[Mapping[str, Any]]) -> set[str]:
+    """The names of the entities the interactions' parameters and phrases use."""
+    names = set()
+    for interaction in interactions:
+        names |= {p["entity"] for p in interaction.get("parameters", [])}
+        for phrase in interaction.get("userSays", []):
+            names |= {entity for entity, _ in entity_slots(phrase)}
+    return names

@@ -1,0 +1,89 @@
+"""What an import reads: Parley's document (JSON or YAML, or its git layout in a ZIP),
+a Dialogflow ES agent or a Rasa project (ZIPs), each as a Parley document."""
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import yaml
+
+from bot_api.transfer import dialogflow, rasa
+from bot_api.transfer.archive import ArchiveError, read_archive, without_top_folder
+from bot_api.transfer.layout import STORY_FILE, from_layout
+from bot_api.transfer.report import Translated, TranslationError
+
+JSON = "application/json"
+YAML = "application/yaml"
+ZIP = "application/zip"
+MEDIA_TYPES = (JSON, YAML, ZIP)
+
+
+def translated(media_type: str, data: bytes) -> tuple[str, Translated]:
+    """The source ("parley", "dialogflow", "rasa") and its document."""
+    if media_type == ZIP:
+        return from_archive(data)
+    text = _text(data, "the body")
+    document = parse_json(text) if media_type == JSON else parse_yaml(text, "the body")
+    return "parley", Translated(document, ())
+
+
+def from_archive(data: bytes) -> tuple[str, Translated]:
+    try:
+        files = read_archive(data)
+    except ArchiveError as error:
+        raise TranslationError(str(error)) from None
+    names = {path.rsplit("/", 1)[-1] for path in files}
+    if "agent.json" in names:
+        return "dialogflow", dialogflow.translate(files)
+    if "domain.yml" in names or any(path.split("/")[0] == "domain" for path in files):
+        return "rasa", rasa.translate(files)
+    if STORY_FILE in names:
+        return "parley", Translated(read_layout(without_top_folder(files, STORY_FILE)), ())
+    raise TranslationError(
+        "the ZIP holds neither a Dialogflow ES agent (agent.json), a Rasa project "
+        f"(domain.yml) nor a Parley story ({STORY_FILE})"
+    )
+
+
+def read_layout(files: Mapping[str, bytes]) -> dict[str, Any]:
+    """A story kept in its git layout (transfer/layout.py)."""
+    return from_layout(
+        {
+            path: parse_yaml(_text(data, path), path)
+            for path, data in files.items()
+            if path.endswith((".yaml", ".yml"))
+        }
+    )
+
+
+def parse_json(text: str) -> Any:
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise TranslationError("the document is nested too deeply") from None
+    except ValueError as error:
+        raise TranslationError(f"malformed JSON: {error}") from None
+
+
+def parse_yaml(text: str, place: str) -> Any:
+    """Plain YAML only: an alias (`*name`) is refused, since a few of them can make a
+    document of billions of nodes (the "billion laughs")."""
+    try:
+        if any(isinstance(event, yaml.AliasEvent) for event in yaml.parse(text, yaml.SafeLoader)):
+            raise TranslationError(f"{place}: YAML aliases (*name) are not read")
+        return yaml.safe_load(text)
+    except RecursionError:
+        raise TranslationError(f"{place}: nested too deeply") from None
+    except yaml.YAMLError as error:
+        raise TranslationError(f"{place}: malformed YAML: {error}") from None
+
+
+def _text(data: bytes, place: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise TranslationError(f"{place} is not UTF-8 text") from None
+
+
+def _no_constant(name: str) -> Any:
+    raise TranslationError(f"malformed JSON: {name} is not a JSON number")

@@ -1,0 +1,187 @@
+"""A story as a file through the API: export (JSON and YAML), import of the document,
+dry runs, and refusals listing every problem with its place (docs/import-export.md)."""
+
+import copy
+from typing import Any
+
+import yaml
+
+from support.api import Api, Tenant
+
+
+async def pizza_story(api: Api) -> str:
+    """The README's walk-through story, less its connection."""
+    story_id = await api.create_story("Pizza", description="Takes orders")
+    if (await api.get("/entities")).body == []:
+        await api.ok(
+            "POST",
+            "/entities",
+            {
+                "name": "size",
+                "entries": [
+                    {"value": "large", "synonyms": [{"value": "large"}, {"value": "big"}]},
+                    {"value": "small", "synonyms": [{"value": "small"}, {"value": "little"}]},
+                ],
+            },
+        )
+    order = await api.create_interaction(
+        story_id,
+        "Order",
+        action="order",
+        userSays=["I want a {{size:size}} pizza", "a pizza please"],
+        parameters=[{"alias": "size", "entity": "size", "prompts": ["Which size?"]}],
+        responses=[
+            {"type": "text", "messages": ["One {{size}} pizza coming up!"]},
+            {"type": "quickReply", "title": "Anything else?", "replies": ["Drinks", "No"]},
+        ],
+    )
+    await api.create_interaction(
+        story_id,
+        "Drinks",
+        parent=order,
+        userSays=["drinks", "something to drink"],
+        responses=[{"type": "text", "messages": ["Cola or water?"]}],
+    )
+    return story_id
+
+
+async def export(api: Api, story_id: str) -> dict[str, Any]:
+    return dict(await api.ok("GET", f"/stories/{story_id}/export"))
+
+
+async def import_document(api: Api, document: Any, query: str = "") -> Any:
+    return await api.call("POST", f"/stories/import{query}", document)
+
+
+async def test_the_export_names_interactions_by_key_and_carries_the_entities(api: Api) -> None:
+    document = await export(api, await pizza_story(api))
+    assert document["format"] == "parley.story" and document["version"] == 1
+    assert document["name"] == "Pizza" and document["description"] == "Takes orders"
+    assert document["settings"]["language"] == "english"
+    assert [i["key"] for i in document["interactions"]] == ["welcome", "fallback", "order", "drinks"]
+    order = document["interactions"][2]
+    assert order["root"] is True and order["contextOut"] == ["drinks"]
+    assert order["parameters"] == [{"alias": "size", "entity": "size", "prompts": ["Which size?"]}]
+    assert document["interactions"][3]["root"] is False
+    assert [e["name"] for e in document["entities"]] == ["size"]
+    assert document["connections"] == []
+    assert "id" not in order
+
+
+async def test_export_then_import_then_export_gives_the_same_document(api: Api) -> None:
+    first = await export(api, await pizza_story(api))
+    reply = await import_document(api, first)
+    assert reply.status == 200, reply.body
+    assert reply.body["status"] == {"code": 200, "errorType": "success"}
+    report = reply.body["report"]
+    assert report["entities"] == [{"name": "size", "status": "reused", "detail": ""}]
+    assert [i["key"] for i in report["interactions"]] == ["welcome", "fallback", "order", "drinks"]
+    assert await export(api, reply.body["id"]) == first
+
+
+async def test_the_imported_story_answers_as_the_exported_one(api: Api, alice: Tenant) -> None:
+    first = await export(api, await pizza_story(api))
+    story_id = (await import_document(api, first)).body["id"]
+    query = {"storyId": story_id, "sessionId": "s1", "query": "i want a big pizza"}
+    result = (await alice.public.ok("POST", "/query", query))["result"]
+    assert result["interaction"]["name"] == "Order"
+    assert result["parameters"] == {"size": "large"}
+    query = {**query, "query": "something to drink"}
+    assert (await alice.public.ok("POST", "/query", query))["result"]["interaction"]["name"] == "Drinks"
+
+
+async def test_yaml_export_imports_as_yaml(api: Api) -> None:
+    story_id = await pizza_story(api)
+    reply = await api.client.get(
+        f"/stories/{story_id}/export?format=yaml",
+        headers={"Authorization": f"Bearer {api.token}"},
+    )
+    assert reply.status == 200 and reply.content_type == "application/yaml"
+    text = await reply.text()
+    assert yaml.safe_load(text) == await export(api, story_id)
+    imported = await api.send_raw("/stories/import", text.encode(), "application/yaml")
+    assert imported.status == 200, imported.body
+    assert await export(api, imported.body["id"]) == await export(api, story_id)
+
+
+async def test_a_dry_run_reports_and_writes_nothing(api: Api) -> None:
+    document = await export(api, await pizza_story(api))
+    stories_before = await api.ok("GET", "/stories")
+    reply = await import_document(api, document, "?dryRun=true")
+    assert reply.status == 200, reply.body
+    assert reply.body["id"] is None
+    assert reply.body["report"]["dryRun"] is True
+    assert all("id" not in i for i in reply.body["report"]["interactions"])
+    assert await api.ok("GET", "/stories") == stories_before
+
+
+async def test_an_entity_brought_is_created_and_one_that_differs_is_reported(
+    api: Api, alice: Tenant
+) -> None:
+    document = await export(api, await pizza_story(api))
+    document["entities"].append(
+        {"name": "topping", "entries": [{"value": "ham", "synonyms": [{"value": "ham"}]}]}
+    )
+    document["entities"][0]["entries"].pop()
+    report = (await import_document(api, document)).body["report"]
+    assert report["entities"][0]["name"] == "size" and report["entities"][0]["status"] == "differs"
+    assert "'small'" in report["entities"][0]["detail"]
+    assert report["entities"][1] == {"name": "topping", "status": "created", "detail": ""}
+    assert "topping" in [e["name"] for e in await api.ok("GET", "/entities")]
+
+
+async def test_every_problem_is_answered_at_its_place_and_nothing_is_written(api: Api) -> None:
+    document = await export(api, await pizza_story(api))
+    broken = copy.deepcopy(document)
+    broken["interactions"][2]["userSays"].append("x" * 3000)
+    broken["interactions"][3]["contextOut"] = ["nowhere"]
+    broken["interactions"][1]["triggers"] = ["welcome"]
+    broken["interactions"][2]["parameters"][0]["entity"] = "colour"
+    stories_before = await api.ok("GET", "/stories")
+    reply = await import_document(api, broken)
+    assert reply.error == (400, "validation_error")
+    errors = reply.body["status"]["errors"]["interactions"]
+    assert set(errors) == {"2", "3"}, errors
+    assert "userSays" in errors["2"]
+    assert errors["3"] == {"contextOut": {"0": ["no interaction has the key 'nowhere'"]}}
+    assert await api.ok("GET", "/stories") == stories_before
+    broken = copy.deepcopy(document)
+    broken["interactions"][1]["triggers"] = ["welcome"]
+    broken["interactions"][2]["parameters"][0]["entity"] = "colour"
+    broken["interactions"][2]["userSays"] = ["I want a {{colour:size}} pizza"]
+    reply = await import_document(api, broken)
+    assert reply.error == (400, "validation_error")
+    errors = reply.body["status"]["errors"]["interactions"]
+    assert "reserved for the welcome" in str(errors["1"]["triggers"])
+    assert "neither in the document nor in the account" in str(errors["2"]["parameters"])
+    assert await api.ok("GET", "/stories") == stories_before
+
+
+async def test_a_document_of_another_format_or_version_is_refused(api: Api) -> None:
+    document = await export(api, await pizza_story(api))
+    reply = await import_document(api, {**document, "version": 2})
+    assert reply.error == (400, "validation_error") and "version" in reply.details
+    reply = await import_document(api, {**document, "format": "dialogflow"})
+    assert reply.error == (400, "validation_error") and "format" in reply.details
+    reply = await api.send_raw("/stories/import", b"a: *b", "application/yaml")
+    assert reply.status == 400
+    reply = await api.send_raw("/stories/import", b"PK\x03\x04 not a zip", "application/zip")
+    assert reply.error == (400, "bad_request") and "ZIP" in reply.details
+    reply = await api.send_raw("/stories/import", b"name: x", "text/plain")
+    assert reply.status == 415
+
+
+async def test_a_document_without_welcome_or_fallback_gets_the_defaults(api: Api) -> None:
+    document = {
+        "format": "parley.story",
+        "version": 1,
+        "name": "Hours",
+        "settings": {"language": "de"},
+        "interactions": [{"key": "hours", "name": "Hours", "userSays": ["wann habt ihr offen"]}],
+    }
+    reply = await import_document(api, document)
+    assert reply.status == 200, reply.body
+    assert reply.body["report"]["added"] == ["welcome", "fallback"]
+    exported = await export(api, reply.body["id"])
+    assert [i["type"] for i in exported["interactions"]] == ["standard", "welcome", "fallback"]
+    assert exported["settings"]["language"] == "german"
