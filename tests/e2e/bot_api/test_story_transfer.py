@@ -7,42 +7,7 @@ from typing import Any
 import yaml
 
 from support.api import Api, Tenant
-
-
-async def pizza_story(api: Api) -> str:
-    """The README's walk-through story, less its connection."""
-    story_id = await api.create_story("Pizza", description="Takes orders")
-    if (await api.get("/entities")).body == []:
-        await api.ok(
-            "POST",
-            "/entities",
-            {
-                "name": "size",
-                "entries": [
-                    {"value": "large", "synonyms": [{"value": "large"}, {"value": "big"}]},
-                    {"value": "small", "synonyms": [{"value": "small"}, {"value": "little"}]},
-                ],
-            },
-        )
-    order = await api.create_interaction(
-        story_id,
-        "Order",
-        action="order",
-        userSays=["I want a {{size:size}} pizza", "a pizza please"],
-        parameters=[{"alias": "size", "entity": "size", "prompts": ["Which size?"]}],
-        responses=[
-            {"type": "text", "messages": ["One {{size}} pizza coming up!"]},
-            {"type": "quickReply", "title": "Anything else?", "replies": ["Drinks", "No"]},
-        ],
-    )
-    await api.create_interaction(
-        story_id,
-        "Drinks",
-        parent=order,
-        userSays=["drinks", "something to drink"],
-        responses=[{"type": "text", "messages": ["Cola or water?"]}],
-    )
-    return story_id
+from support.walkthrough import pizza_story
 
 
 async def export(api: Api, story_id: str) -> dict[str, Any]:
@@ -58,7 +23,12 @@ async def test_the_export_names_interactions_by_key_and_carries_the_entities(api
     assert document["format"] == "parley.story" and document["version"] == 1
     assert document["name"] == "Pizza" and document["description"] == "Takes orders"
     assert document["settings"]["language"] == "english"
-    assert [i["key"] for i in document["interactions"]] == ["welcome", "fallback", "order", "drinks"]
+    assert [i["key"] for i in document["interactions"]] == [
+        "welcome",
+        "fallback",
+        "order",
+        "drinks",
+    ]
     order = document["interactions"][2]
     assert order["root"] is True and order["contextOut"] == ["drinks"]
     assert order["parameters"] == [{"alias": "size", "entity": "size", "prompts": ["Which size?"]}]
@@ -87,7 +57,9 @@ async def test_the_imported_story_answers_as_the_exported_one(api: Api, alice: T
     assert result["interaction"]["name"] == "Order"
     assert result["parameters"] == {"size": "large"}
     query = {**query, "query": "something to drink"}
-    assert (await alice.public.ok("POST", "/query", query))["result"]["interaction"]["name"] == "Drinks"
+    assert (await alice.public.ok("POST", "/query", query))["result"]["interaction"][
+        "name"
+    ] == "Drinks"
 
 
 async def test_yaml_export_imports_as_yaml(api: Api) -> None:

@@ -1,0 +1,183 @@
+"""`python -m bot_api story export|import`: a story as a file, for scripts and git.
+
+It calls the HTTP API like any client (docs/import-export.md), so what it does is what
+the API allows: the address is `--url` (or PARLEY_API_URL, or the stack `make run` is
+running), the token `--token` (or PARLEY_TOKEN, or the local account `make run` made).
+"""
+
+import argparse
+import io
+import json
+import sys
+import urllib.error
+import urllib.request
+import zipfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from bot_api.transfer.layout import to_layout
+from shared.cli import running_stack_settings, var_dir
+
+MEDIA_TYPES = {
+    ".json": "application/json",
+    ".yaml": "application/yaml",
+    ".yml": "application/yaml",
+    ".zip": "application/zip",
+}
+LAYOUT_FOLDERS = ("interactions", "entities")
+TIMEOUT_SECONDS = 120
+
+
+class CommandError(Exception):
+    """What went wrong, in one line for the terminal."""
+
+
+def main(arguments: Sequence[str], environ: Mapping[str, str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bot_api story")
+    parser.add_argument("--url", help="bot-api's address (default: PARLEY_API_URL, or make run's)")
+    parser.add_argument(
+        "--token", help="the developer token (default: PARLEY_TOKEN, or make run's)"
+    )
+    actions = parser.add_subparsers(dest="action", required=True)
+    export = actions.add_parser("export", help="write a story's document")
+    export.add_argument("story", help="the story's id")
+    export.add_argument("--format", choices=["json", "yaml", "dir"], default="json")
+    export.add_argument("--out", type=Path, help="a file, or the folder of --format dir")
+    imported = actions.add_parser("import", help="create a story from a file or folder")
+    imported.add_argument(
+        "path",
+        type=Path,
+        help="a document (.json, .yaml), a folder in the git layout, or a Dialogflow ES "
+        "agent or Rasa project (a .zip or its folder)",
+    )
+    imported.add_argument("--dry-run", action="store_true", help="report only, write nothing")
+    args = parser.parse_args(arguments)
+    try:
+        api = Api(args.url or _default_url(environ), args.token or _default_token(environ))
+        if args.action == "export":
+            _export(api, args.story, args.format, args.out)
+        else:
+            print(json.dumps(_import(api, args.path, args.dry_run), indent=2, ensure_ascii=False))
+    except CommandError as error:
+        print(f"python -m bot_api story: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+class Api:
+    def __init__(self, url: str, token: str) -> None:
+        self.url = url.rstrip("/")
+        self.token = token
+
+    def call(self, method: str, path: str, data: bytes | None = None, media: str = "") -> bytes:
+        headers = {"Authorization": f"Bearer {self.token}"}
+        if media:
+            headers["Content-Type"] = media
+        request = urllib.request.Request(self.url + path, data, headers, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as reply:
+                return bytes(reply.read())
+        except urllib.error.HTTPError as error:
+            raise CommandError(_refusal(error.code, error.read())) from None
+        except OSError as error:
+            raise CommandError(f"cannot reach {self.url}: {error}") from None
+
+
+def _export(api: Api, story_id: str, form: str, out: Path | None) -> None:
+    query = "?format=yaml" if form == "yaml" else ""
+    document = api.call("GET", f"/stories/{story_id}/export{query}")
+    if form != "dir":
+        if out is None:
+            sys.stdout.buffer.write(document)
+        else:
+            out.write_bytes(document)
+        return
+    if out is None:
+        raise CommandError("--format dir needs --out FOLDER")
+    write_layout(out, to_layout(json.loads(document)))
+
+
+def write_layout(folder: Path, files: Mapping[str, str]) -> None:
+    """The layout's files in `folder`; an interaction or entity file no longer in the
+    story is removed, so git shows it gone."""
+    for name in LAYOUT_FOLDERS:
+        for stale in (folder / name).glob("*.yaml"):
+            if f"{name}/{stale.name}" not in files:
+                stale.unlink()
+    for path, text in files.items():
+        target = folder / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+
+
+def _import(api: Api, path: Path, dry_run: bool) -> Any:
+    data, media = read_source(path)
+    query = "?dryRun=true" if dry_run else ""
+    return json.loads(api.call("POST", f"/stories/import{query}", data, media))
+
+
+def read_source(path: Path) -> tuple[bytes, str]:
+    """The body and its media type: a folder (the git layout, an agent, a project)
+    travels as a ZIP of its files."""
+    if path.is_dir():
+        return _zipped(path), "application/zip"
+    media = MEDIA_TYPES.get(path.suffix.lower())
+    if media is None:
+        raise CommandError(f"{path}: give a .json, .yaml, .yml or .zip file, or a folder")
+    try:
+        return path.read_bytes(), media
+    except OSError as error:
+        raise CommandError(f"cannot read {path}: {error.strerror}") from None
+
+
+def _zipped(folder: Path) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for file in sorted(folder.rglob("*")):
+            if file.is_file() and ".git" not in file.relative_to(folder).parts:
+                archive.write(file, file.relative_to(folder).as_posix())
+    return buffer.getvalue()
+
+
+def _refusal(status: int, body: bytes) -> str:
+    """The API's error envelope in a few lines: its details and every field error."""
+    try:
+        answer = json.loads(body)["status"]
+    except (ValueError, KeyError, TypeError):
+        return f"HTTP {status}"
+    lines = [f"HTTP {status} {answer.get('errorType', '')}: {answer.get('errorDetails', '')}"]
+    lines += [f"  {place}: {message}" for place, message in _flattened(answer.get("errors") or {})]
+    return "\n".join(lines)
+
+
+def _flattened(tree: Any, place: str = "") -> list[tuple[str, str]]:
+    if isinstance(tree, list):
+        return [(place, str(message)) for message in tree]
+    found = []
+    for name, below in tree.items():
+        found += _flattened(
+            below, f"{place}[{name}]" if name.isdigit() else f"{place}.{name}".lstrip(".")
+        )
+    return found
+
+
+def _default_url(environ: Mapping[str, str]) -> str:
+    if "PARLEY_API_URL" in environ:
+        return environ["PARLEY_API_URL"]
+    port = running_stack_settings(environ).get("BOT_API_PORT")
+    if port is None:
+        raise CommandError("give --url (or PARLEY_API_URL), or start the stack with make run")
+    return f"http://127.0.0.1:{port}"
+
+
+def _default_token(environ: Mapping[str, str]) -> str:
+    if "PARLEY_TOKEN" in environ:
+        return environ["PARLEY_TOKEN"]
+    try:
+        saved = json.loads((var_dir(environ) / "local-account.json").read_text())
+    except (OSError, ValueError):
+        raise CommandError(
+            "give --token (or PARLEY_TOKEN), or start the stack with make run"
+        ) from None
+    return str(saved["developerToken"])
