@@ -293,6 +293,23 @@ class InteractionsInMemory(_InMemory):
             fields = copy.deepcopy({name: content[name] for name in CONTENT_FIELDS})
             self.documents[interaction_id].update(fields)
 
+    async def await_connections(self, story_id: str, names: Mapping[str, str]) -> None:
+        await self._database.record("interactions.await_connections", story_id, _ids(names))
+        for interaction_id, name in names.items():
+            if self._of_story(story_id, interaction_id) is not None:
+                self.documents[interaction_id]["awaitedConnection"] = name
+
+    async def connect_awaiting(self, story_id: str, name: str, connection_id: str) -> list[str]:
+        await self._database.record("interactions.connect_awaiting", story_id, name)
+        connected = []
+        for interaction_id, document in self.documents.items():
+            if document["storyId"] == story_id and document.get("awaitedConnection") == name:
+                del document["awaitedConnection"]
+                if document["webhook"] == "":
+                    document["webhook"] = connection_id
+                    connected.append(interaction_id)
+        return connected
+
     async def delete_many(self, story_id: str, ids: Iterable[str]) -> None:
         wanted = _ids(ids)
         await self._database.record("interactions.delete_many", story_id, wanted)

@@ -166,7 +166,17 @@ async def connection_events(app: web.Application) -> AsyncIterator[None]:
     subjects = app[CONFIG].subjects
 
     async def on_connection(data: bytes) -> None:
-        await app[STORES].connections.apply(decode(ConnectionChanged, data))
+        event = decode(ConnectionChanged, data)
+        stores = app[STORES]
+        await stores.connections.apply(event)
+        if event.deleted:
+            return
+        connected = await stores.interactions.connect_awaiting(
+            event.story_id, event.name, event.connection_id
+        )
+        if connected:
+            edited = StoryEdited(event.account_id, event.story_id, frozenset(connected))
+            await app[CHANGES].announce(edited)
 
     consumer = subjects.consumer(CONNECTIONS_CONSUMER)
     async with pulling(app[NATS], subjects.connection_changed, consumer, on_connection):

@@ -104,6 +104,11 @@ class StoryTransfer:
             structure=story.structure,
             interactions=interactions,
             connection_names=names,
+            awaited={
+                i: document["awaitedConnection"]
+                for i, document in documents.items()
+                if "awaitedConnection" in document
+            },
         )
         listed = sorted(
             ({"name": e["name"], "entries": e["entries"]} for e in entities),
@@ -250,6 +255,8 @@ class StoryTransfer:
                 story_id,
                 [{**content, "id": interaction_id} for interaction_id, content in prepared.items()],
             )
+            if upload.story.connections:
+                await stores.interactions.await_connections(story_id, upload.story.connections)
             content = upload.story.content
             await stores.stories.insert(
                 story_id,
@@ -295,7 +302,8 @@ def _trigger_clashes(read: ReadStory, prepared: Mapping[str, Mapping[str, Any]])
 
 def _connections(read: ReadStory) -> list[dict[str, Any]]:
     """Each connection the interactions name, with the keys of those that call it: a new
-    story has no connection yet, so each is to be made and set (docs/import-export.md)."""
+    story has no connection yet; once one of that name is made for it, they call it
+    (docs/import-export.md)."""
     calling: dict[str, list[str]] = {}
     for interaction_id, name in read.connections.items():
         calling.setdefault(name, []).append(read.keys[interaction_id])

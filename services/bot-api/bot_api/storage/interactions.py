@@ -103,6 +103,35 @@ class InteractionRepository:
             },
         )
 
+    async def await_connections(self, story_id: str, names: Mapping[str, str]) -> None:
+        """Each interaction (by id) is to call the connection of that name once the story
+        has one (an imported story: docs/import-export.md)."""
+        for interaction_id, name in names.items():
+            await self.collection.update_one(
+                {"_id": interaction_id, "storyId": story_id},
+                {"$set": {"awaitedConnection": name}},
+            )
+
+    async def connect_awaiting(self, story_id: str, name: str, connection_id: str) -> list[str]:
+        """The interactions awaiting the connection `name` call it now, unless given a
+        webhook meanwhile; the ids of those that changed."""
+        cursor = self.collection.find(
+            {"storyId": story_id, "awaitedConnection": name}, projection=["webhook"]
+        )
+        awaiting = {document["_id"]: document["webhook"] async for document in cursor}
+        connected = [i for i, webhook in awaiting.items() if webhook == ""]
+        if connected:
+            await self.collection.update_many(
+                {"storyId": story_id, "_id": {"$in": connected}},
+                {"$set": {"webhook": connection_id, "updatedAt": utcnow()}},
+            )
+        if awaiting:
+            await self.collection.update_many(
+                {"storyId": story_id, "_id": {"$in": list(awaiting)}},
+                {"$unset": {"awaitedConnection": ""}},
+            )
+        return connected
+
     async def delete_many(self, story_id: str, ids: Iterable[str]) -> None:
         await self.collection.delete_many({"storyId": story_id, "_id": {"$in": list(ids)}})
 

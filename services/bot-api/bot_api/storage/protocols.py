@@ -95,6 +95,14 @@ class InteractionStore(Indexed, Protocol):
 
     async def delete_many(self, story_id: str, ids: Iterable[str]) -> None: ...
 
+    async def await_connections(self, story_id: str, names: Mapping[str, str]) -> None:
+        """Each interaction (by id) is to call the connection of that name once the story
+        has one."""
+
+    async def connect_awaiting(self, story_id: str, name: str, connection_id: str) -> list[str]:
+        """The interactions awaiting the connection `name` call it now, unless given a
+        webhook meanwhile; the ids of those that changed."""
+
     async def delete_for_story(self, story_id: str) -> None: ...
 
     async def using_entity(self, account_id: str, entity: str) -> list[dict[str, Any]]:

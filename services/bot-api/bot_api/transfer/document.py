@@ -34,6 +34,9 @@ class StoryContent:
     """Each interaction's fields as the API writes them (`type` included), by id."""
     connection_names: Mapping[str, str] = field(default_factory=dict)
     """The name of each webhook connection the interactions name, by its id."""
+    awaited: Mapping[str, str] = field(default_factory=dict)
+    """The connection an imported interaction without a webhook is to call once the
+    story has a connection of that name, by the interaction's id."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +90,9 @@ def to_document(story: StoryContent, entities: Sequence[Mapping[str, Any]]) -> d
         interaction = dict(story.interactions[interaction_id])
         context = story.structure.contexts[interaction_id]
         webhook = interaction.pop("webhook")
-        connection = story.connection_names.get(webhook)
+        connection = story.connection_names.get(webhook) or (
+            None if webhook else story.awaited.get(interaction_id)
+        )
         interactions.append(
             {
                 "key": key_of[interaction_id],
@@ -99,7 +104,7 @@ def to_document(story: StoryContent, entities: Sequence[Mapping[str, Any]]) -> d
                 "references": [key_of[i] for i in context.references],
             }
         )
-    used = sorted(set(story.connection_names.values()))
+    used = sorted({i["connection"] for i in interactions if "connection" in i})
     return {
         "format": FORMAT,
         "version": VERSION,
