@@ -8,6 +8,7 @@ from bench import (
     matching,
     query_load,
     semantic_load,
+    transfer,
 )
 from bench.report import REPORT, write_section
 from bench.stack import running_stack
@@ -33,6 +34,7 @@ def main() -> None:
         write_section(
             "analytics", "Analytics report (make bench)", analytics.analytics_table(stack)
         )
+    write_section("transfer", "A story as a file (make bench)", transfer.table())
     print(REPORT.read_text())
 
 

