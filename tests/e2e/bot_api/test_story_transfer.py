@@ -2,6 +2,7 @@
 dry runs, and refusals listing every problem with its place (docs/import-export.md)."""
 
 import copy
+import json
 from typing import Any
 
 import yaml
@@ -141,6 +142,9 @@ async def test_a_document_of_another_format_or_version_is_refused(api: Api) -> N
     assert reply.error == (400, "bad_request") and "ZIP" in reply.details
     reply = await api.send_raw("/stories/import", b"name: x", "text/plain")
     assert reply.status == 415
+    lone_surrogate = json.dumps({**document, "name": "\ud800"}).encode()
+    reply = await api.send_raw("/stories/import", lone_surrogate, "application/json")
+    assert reply.error == (400, "bad_request") and "surrogate" in reply.details
 
 
 async def test_a_document_without_welcome_or_fallback_gets_the_defaults(api: Api) -> None:

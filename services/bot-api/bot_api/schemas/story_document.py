@@ -31,6 +31,7 @@ from bot_api.transfer.document import (
 from bot_api.transfer.report import TranslationError
 from shared.envelope_schemas import created_schema
 from shared.errors import BadRequest, ValidationFailed
+from shared.json_body import check_text
 from shared.schema_fields import FullMatch, StrictBoolean
 
 MAX_DOCUMENT_INTERACTIONS = 5_000
@@ -167,6 +168,7 @@ def read_upload(media_type: str, data: bytes) -> StoryUpload:
         source, translated = sources.translated(media_type, data)
     except TranslationError as error:
         raise BadRequest(str(error)) from None
+    check_text(translated.document)
     try:
         document = StoryDocumentSchema().load(translated.document)
     except ValidationError as error:
