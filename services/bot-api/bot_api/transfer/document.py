@@ -205,8 +205,7 @@ def read_document(
         try:
             structure = structure.checked()
         except Invalid as error:
-            key_of = {interaction_id: key for key, interaction_id in id_of.items()}
-            message = re.sub(r"[0-9a-f-]{36}", lambda m: key_of.get(m[0], m[0]), error.message)
+            message = _with_keys(error.message, id_of)
             problems.append(Problem(_structure_place(error.path, index_of), message))
     return ReadStory(
         content=StoryContent(
@@ -257,6 +256,13 @@ def _resolved_buttons(
             )
         buttons.append({"title": button["title"], "postback": target or button["title"]})
     return {**block, "buttons": buttons}
+
+
+def _with_keys(message: str, id_of: Mapping[str, str]) -> str:
+    """A structure rule's message, which names interactions by id, naming them by key."""
+    key_of = {interaction_id: key for key, interaction_id in id_of.items()}
+    ids = re.compile("|".join(re.escape(i) for i in sorted(key_of, key=len, reverse=True)))
+    return ids.sub(lambda found: key_of[found[0]], message)
 
 
 def _structure_place(path: Path, index_of: Mapping[str, int]) -> Path:
