@@ -281,7 +281,8 @@ def button_blocks(
     unmapped: list[Unmapped],
 ) -> list[dict[str, Any]]:
     """Up to 3 buttons: a button template titled with the text; more: quick replies,
-    whose replies are the titles the user sends."""
+    whose replies are the titles the user sends, titled with the text if it fits (else
+    the text comes first, in a text block)."""
     parsed = [
         (str(b.get("title") or ""), str(b.get("payload") or ""))
         for b in buttons
@@ -303,13 +304,14 @@ def button_blocks(
                 "buttons": [stored_button(title, payload, goto_keys) for title, payload in parsed],
             }
         ]
-    blocks = text_blocks([text], place, unmapped) if text else []
+    fits_title = 0 < len(text) <= MAX_QUICK_REPLY_TITLE
+    blocks = [] if fits_title or not text else text_blocks([text], place, unmapped)
     replies = [title[:MAX_BUTTON_TITLE] for title, _ in parsed]
     if len(replies) > MAX_QUICK_REPLIES:
         unmapped.append(
             Unmapped(place, f"{len(replies) - MAX_QUICK_REPLIES} buttons", "quick replies hold 11")
         )
-    title = text if 0 < len(text) <= MAX_QUICK_REPLY_TITLE else "Choose one"
+    title = text if fits_title else "Choose one"
     blocks.append({"type": "quickReply", "title": title, "replies": replies[:MAX_QUICK_REPLIES]})
     return blocks
 
