@@ -58,4 +58,6 @@ def without_top_folder(files: dict[str, bytes], marker: str) -> dict[str, bytes]
     if not holders or holders[0] == ".":
         return files
     prefix = holders[0] + "/"
-    return {path[len(prefix) :]: content for path, content in files.items() if path.startswith(prefix)}
+    return {
+        path[len(prefix) :]: content for path, content in files.items() if path.startswith(prefix)
+    }
