@@ -73,7 +73,21 @@ class Tree:
         self.responses, self.unmapped = responses, unmapped
         self.keys = Keys()
         self.roots = {intent: self.keys.make(key_part(intent)) for intent in self.intents}
-        self.nodes = self.build_tree()
+        answers = self.root_answers()
+        self.nodes = {
+            key: Node(key, intent, answers.get(intent, ()), root=True)
+            for intent, key in self.roots.items()
+        }
+        welcome = self.welcome_intent()
+        if welcome is not None:
+            self.nodes[self.roots[welcome]].kind = "welcome"
+        self.children: dict[tuple[str, str], str] = {}
+        """(parent key, intent) -> the child answering the intent after the parent."""
+        for conversation in conversations:
+            self.walk(conversation)
+        fallback = self.fallback_node(answers)
+        if fallback is not None:
+            self.nodes[fallback.key] = fallback
 
     def expanded(self, intents: tuple[str, ...]) -> list[str]:
         """The interactions' intents a rule or story's intents stand for (a retrieval
@@ -100,44 +114,24 @@ class Tree:
             for intent in {*ruled, *counted}
         }
 
-    def build_tree(self) -> dict[str, Node]:
-        answers = self.root_answers()
-        nodes = {
-            key: Node(key, intent, answers.get(intent, ()), root=True)
-            for intent, key in self.roots.items()
-        }
-        welcome = self.welcome_intent()
-        if welcome is not None:
-            nodes[self.roots[welcome]].kind = "welcome"
-        children: dict[tuple[str, str], str] = {}
-        for conversation in self.conversations:
-            current: list[str] = []
-            for turn in conversation.turns:
-                if turn.digression:
-                    self.unmapped.append(
-                        Unmapped(
-                            turn.place,
-                            f"intent {' / '.join(turn.intents)} while a form asks",
-                            "a task switch or digression: the intent answers as it does alone",
-                        )
-                    )
-                following = (
-                    []
-                    if turn.digression
-                    else self.follow(
-                        nodes, children, current, turn.actions, turn.intents, turn.place
+    def walk(self, conversation: Conversation) -> None:
+        """Link the interactions answering each turn to those answering the turn before."""
+        current: list[str] = []
+        for turn in conversation.turns:
+            if turn.digression:
+                self.unmapped.append(
+                    Unmapped(
+                        turn.place,
+                        f"intent {' / '.join(turn.intents)} while a form asks",
+                        "a task switch or digression: the intent answers as it does alone",
                     )
                 )
-                current = following
-        fallback = self.fallback_node(answers)
-        if fallback is not None:
-            nodes[fallback.key] = fallback
-        return nodes
+                current = []
+            else:
+                current = self.follow(current, turn.actions, turn.intents, turn.place)
 
     def follow(
         self,
-        nodes: dict[str, Node],
-        children: dict[tuple[str, str], str],
         current: list[str],
         answer: tuple[str, ...],
         intents: tuple[str, ...],
@@ -147,25 +141,31 @@ class Tree:
         reached: list[str] = []
         for intent in self.expanded(intents):
             if intent not in self.roots:
+                if intent != NLU_FALLBACK:
+                    self.unmapped.append(
+                        Unmapped(
+                            place, f"intent '{intent}'", "neither in the NLU data nor in the domain"
+                        )
+                    )
                 continue
             root = self.roots[intent]
             if not current:
                 reached.append(root)
             for parent_key in current:
-                parent = nodes[parent_key]
-                if not answer or answer == nodes[root].answer:
+                parent = self.nodes[parent_key]
+                if not answer or answer == self.nodes[root].answer:
                     if root != parent_key and root not in parent.context_out:
                         self.link(parent, root, place, reference=True)
                     reached.append(root)
                     continue
-                child_key = children.get((parent_key, intent))
+                child_key = self.children.get((parent_key, intent))
                 if child_key is None:
                     child_key = self.keys.make(f"{parent_key}.{key_part(intent)}")
                     if not self.link(parent, child_key, place, reference=False):
                         continue
-                    nodes[child_key] = Node(child_key, intent, answer, root=False)
-                    children[(parent_key, intent)] = child_key
-                elif nodes[child_key].answer != answer:
+                    self.nodes[child_key] = Node(child_key, intent, answer, root=False)
+                    self.children[(parent_key, intent)] = child_key
+                elif self.nodes[child_key].answer != answer:
                     self.unmapped.append(
                         Unmapped(
                             place,

@@ -303,6 +303,14 @@ def test_an_answer_after_another_intent_that_differs_is_a_child_owned_by_it() ->
   - action: utter_happy
   - intent: deny
   - action: utter_goodbye
+- story: sad, otherwise
+  steps:
+  - intent: mood_unhappy
+  - action: utter_cheer_up
+  - intent: affirm
+  - action: utter_greet
+  - intent: ask_weather
+  - action: utter_ok
 - story: affirm alone
   steps:
   - intent: affirm
@@ -312,7 +320,8 @@ def test_an_answer_after_another_intent_that_differs_is_a_child_owned_by_it() ->
   - intent: affirm
   - action: utter_ok
 """
-    document = checked(translate(project(MOOD_NLU, MOOD_DOMAIN, stories=stories)))
+    translated = translate(project(MOOD_NLU, MOOD_DOMAIN, stories=stories))
+    document = checked(translated)
     interactions = by_name(document)
     assert interactions["affirm"]["responses"] == [{"type": "text", "messages": ["OK."]}]
     child = interactions["mood_unhappy.affirm"]
@@ -325,6 +334,10 @@ def test_an_answer_after_another_intent_that_differs_is_a_child_owned_by_it() ->
     assert [i["key"] for i in document["interactions"]] == [
         "greet", "mood_unhappy", "mood_unhappy.affirm", "affirm", "deny",
     ]  # fmt: skip
+    assert [(u.place, u.element) for u in translated.unmapped] == [
+        ("data/stories.yml: stories[1].steps[2]", "answer to 'affirm' after 'mood_unhappy'"),
+        ("data/stories.yml: stories[1].steps[4]", "intent 'ask_weather'"),
+    ]
 
 
 def test_a_rule_answer_wins_over_the_stories() -> None:
