@@ -1,0 +1,363 @@
+"""A Rasa 2.x/3.x project as a Parley story document (docs/import-export.md, "The Rasa
+importer"): the files read, then each intent an interaction (rasa_tree.py links them),
+with its phrases and entities (rasa_nlu.py), responses (rasa_dialogue.py) and the
+parameters of the forms it starts (rasa_forms.py). Plain Python like the engine.
+"""
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+import yaml
+
+from bot_api.domain.interactions import MAX_PARAMETERS, MAX_USER_SAYS, entity_slots
+from bot_api.domain.settings import language_named
+from bot_api.transfer import archive
+from bot_api.transfer.rasa_dialogue import (
+    NLU_FALLBACK,
+    Conversation,
+    read_conversations,
+    response_blocks,
+)
+from bot_api.transfer.rasa_forms import Forms
+from bot_api.transfer.rasa_nlu import Nlu, builtin_entities, entity_document, read_nlu
+from bot_api.transfer.rasa_tree import Node, Tree, sub_intents
+from bot_api.transfer.report import Translated, TranslationError, Unmapped
+
+MAX_RESPONSES = 11
+YAML_SUFFIXES = (".yml", ".yaml")
+
+
+class RasaYamlLoader(yaml.SafeLoader):
+    """PyYAML's safe loader reading booleans as YAML 1.2 does, as Rasa's own reader does:
+    only true and false. YAML 1.1 would make a button titled `Yes` the boolean True.
+    An alias (`*name`) is refused: a few of them make a file of billions of nodes."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not read", mark)
+        return super().compose_node(parent, index)
+
+
+RasaYamlLoader.yaml_implicit_resolvers = {
+    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+RasaYamlLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+
+
+def load_yaml(path: str, content: bytes) -> Any:
+    try:
+        return yaml.load(content.decode("utf-8-sig"), Loader=RasaYamlLoader)
+    except UnicodeDecodeError:
+        raise TranslationError(f"{path}: not UTF-8 text") from None
+    except yaml.YAMLError as error:
+        raise TranslationError(f"{path}: not valid YAML ({error})".replace("\n", " ")) from None
+
+
+def load_mapping(path: str, content: bytes) -> dict[str, Any]:
+    """A YAML file holding a mapping; an empty file is an empty one."""
+    loaded = load_yaml(path, content)
+    if loaded is None:
+        return {}
+    if not isinstance(loaded, dict):
+        raise TranslationError(
+            f"{path}: a Rasa file holds a mapping, not a {type(loaded).__name__}"
+        )
+    return loaded
+
+
+@dataclass
+class Project:
+    """The parts of a Rasa project a story is made from."""
+
+    domain: dict[str, Any]
+    config: dict[str, Any]
+    data: list[tuple[str, dict[str, Any]]]
+
+
+def read_project(files: Mapping[str, bytes], unmapped: list[Unmapped]) -> Project:
+    """domain.yml (or the files of domain/, merged), config.yml and the YAML of data/."""
+    marker = (
+        "domain.yml" if any(PurePosixPath(p).name == "domain.yml" for p in files) else "config.yml"
+    )
+    files = archive.without_top_folder(dict(files), marker)
+    domain_paths: list[str] = [p for p in ("domain.yml", "domain.yaml") if p in files] or sorted(
+        p for p in files if p.startswith("domain/") and p.endswith(YAML_SUFFIXES)
+    )
+    if not domain_paths:
+        raise TranslationError(
+            "domain.yml: missing (a Rasa project has a domain.yml or a domain/ folder)"
+        )
+    domain: dict[str, Any] = {}
+    for path in domain_paths:
+        merge_domain(domain, load_mapping(path, files[path]))
+    config = load_mapping("config.yml", files["config.yml"]) if "config.yml" in files else {}
+    data = []
+    for path in sorted(p for p in files if p.startswith("data/")):
+        if path.endswith(YAML_SUFFIXES):
+            data.append((path, load_mapping(path, files[path])))
+        else:
+            unmapped.append(
+                Unmapped(path, "file", "not read: Rasa 2 and 3 training data is YAML (.yml)")
+            )
+    for _, content in data:
+        merge_domain(domain, {"responses": content.get("responses") or {}})
+    return Project(domain, config, data)
+
+
+def merge_domain(domain: dict[str, Any], part: Mapping[str, Any]) -> None:
+    """Rasa merges a domain split in files: lists are joined, mappings united."""
+    for key, value in part.items():
+        if isinstance(value, list) and isinstance(domain.get(key), list):
+            domain[key] = [*domain[key], *value]
+        elif isinstance(value, dict) and isinstance(domain.get(key), dict):
+            domain[key] = {**domain[key], **value}
+        else:
+            domain[key] = value
+
+
+def translate(files: Mapping[str, bytes]) -> Translated:
+    """The story document of a Rasa project (its files as `archive.read_archive` gives
+    them), and what it leaves out."""
+    unmapped: list[Unmapped] = []
+    project = read_project(files, unmapped)
+    return Translation(project, unmapped).translated()
+
+
+class Translation:
+    """One project's translation: its parts are read once, then each interaction built."""
+
+    def __init__(self, project: Project, unmapped: list[Unmapped]) -> None:
+        self.project, self.unmapped = project, unmapped
+        domain = project.domain
+        nlu_sections = [(p, c["nlu"]) for p, c in project.data if isinstance(c.get("nlu"), list)]
+        if not nlu_sections:
+            raise TranslationError("data/: no NLU training data (a YAML file with an nlu: list)")
+        self.nlu: Nlu = read_nlu(nlu_sections, builtin_entities(project.config), unmapped)
+        self.responses: dict[str, Any] = dict(domain.get("responses") or {})
+        forms = domain.get("forms") or {}
+        self.forms = Forms(forms, domain.get("slots") or {}, self.responses, self.nlu, unmapped)
+        self.conversations: list[Conversation] = []
+        for path, content in project.data:
+            for kind in ("rules", "stories"):
+                if isinstance(content.get(kind), list):
+                    self.conversations += read_conversations(
+                        path, kind, content[kind], frozenset(forms), unmapped
+                    )
+        self.intents = self.intent_names()
+        self.tree = Tree(self.intents, self.conversations, self.responses, unmapped)
+        self.used_responses: set[str] = set()
+        self.block_cache: dict[str, list[dict[str, Any]]] = {}
+
+    def intent_names(self) -> list[str]:
+        """The intents with examples, then those the domain lists without any (a
+        retrieval intent's parent excluded: its sub-intents are the interactions)."""
+        names = [name for name in self.nlu.phrases if name != NLU_FALLBACK]
+        for index, item in enumerate(self.project.domain.get("intents") or []):
+            name = str(next(iter(item)) if isinstance(item, dict) else item)
+            if name in names or name == NLU_FALLBACK or sub_intents(name, names):
+                continue
+            names.append(name)
+            self.unmapped.append(
+                Unmapped(
+                    f"domain: intents[{index}]",
+                    f"intent '{name}' without examples",
+                    "its interaction has no phrases: only a button or goto reaches it",
+                )
+            )
+        return names
+
+    def translated(self) -> Translated:
+        interactions = [self.interaction(node) for node in self.tree.ordered()]
+        parameters_entities = {
+            parameter["entity"] for i in interactions for parameter in i["parameters"]
+        }
+        entities = [
+            entity_document(name, self.nlu.values.get(name, {}), self.unmapped)
+            for name in sorted(parameters_entities)
+            if not name.startswith("sys.")
+        ]
+        self.report_leftovers(parameters_entities, interactions)
+        language = self.language()
+        document = {
+            "format": "parley.story",
+            "version": 1,
+            "name": str(self.project.config.get("assistant_id") or "Rasa project"),
+            "description": "Imported from a Rasa project",
+            "settings": {"language": language},
+            "interactions": interactions,
+            "entities": entities,
+            "connections": [],
+        }
+        return Translated(document, tuple(self.unmapped))
+
+    def language(self) -> str:
+        code = self.project.config.get("language")
+        if code is None:
+            return "english"
+        named = language_named(str(code))
+        if named is None:
+            self.unmapped.append(
+                Unmapped("config.yml: language", f"language '{code}'", "no story language: english")
+            )
+        return named or "english"
+
+    def interaction(self, node: Node) -> dict[str, Any]:
+        place = self.nlu.places.get(node.intent, "domain: intents")
+        phrases = self.nlu.phrases.get(node.intent, [])
+        if len(phrases) > MAX_USER_SAYS and node.root:
+            self.unmapped.append(
+                Unmapped(
+                    place,
+                    f"{len(phrases) - MAX_USER_SAYS} examples of '{node.intent}'",
+                    f"an interaction holds {MAX_USER_SAYS} phrases",
+                )
+            )
+        if node.root and not node.answer and node.kind == "standard":
+            self.unmapped.append(
+                Unmapped(
+                    place,
+                    f"answer to '{node.intent}'",
+                    "no rule or story answers it (outside a form): its interaction says nothing",
+                )
+            )
+        phrases, parameters = self.phrases_and_parameters(node, phrases[:MAX_USER_SAYS], place)
+        return {
+            "key": node.key,
+            "type": node.kind,
+            "name": node.intent,
+            "action": node.intent,
+            "triggers": ["welcome"] if node.kind == "welcome" else [],
+            "userSays": phrases,
+            "parameters": parameters,
+            "responses": self.answer_blocks(node),
+            "webhook": "",
+            "root": node.root,
+            "contextOut": node.context_out,
+            "references": node.references,
+        }
+
+    def phrases_and_parameters(
+        self, node: Node, phrases: list[str], place: str
+    ) -> tuple[list[str], list[dict[str, Any]]]:
+        """The phrases' slots as parameters, then the slots of the forms the answer starts,
+        with their prompts (an alias bound to two entities keeps the first)."""
+        entity_of: dict[str, str] = {}
+        kept = []
+        for phrase in phrases:
+            slots = entity_slots(phrase)
+            if any(entity_of.get(alias, entity) != entity for entity, alias in slots):
+                if node.root:
+                    self.unmapped.append(
+                        Unmapped(
+                            place,
+                            f"example '{phrase}'",
+                            "its alias names another entity elsewhere in the intent",
+                        )
+                    )
+                continue
+            entity_of |= {alias: entity for entity, alias in slots}
+            kept.append(phrase)
+        parameters = [{"alias": a, "entity": e, "prompts": []} for a, e in entity_of.items()]
+        for form in (a for a in node.answer if a in self.forms.names):
+            for parameter in self.forms.parameters(form):
+                bound = entity_of.get(parameter["alias"])
+                if bound is None:
+                    parameters.append(dict(parameter))
+                    entity_of[parameter["alias"]] = parameter["entity"]
+                elif bound == parameter["entity"]:
+                    existing = next(p for p in parameters if p["alias"] == parameter["alias"])
+                    existing["prompts"] = parameter["prompts"]
+                else:
+                    self.unmapped.append(
+                        Unmapped(
+                            place,
+                            f"slot '{parameter['alias']}' of form '{form}'",
+                            "the intent's phrases bind it to another entity",
+                        )
+                    )
+            self.used_responses |= self.forms.prompt_responses(form)
+        return kept, parameters[:MAX_PARAMETERS]
+
+    def answer_blocks(self, node: Node) -> list[dict[str, Any]]:
+        """The blocks of the answer's responses, within Parley's limits (11 blocks, one of
+        quick replies)."""
+        blocks: list[dict[str, Any]] = []
+        for action in node.answer:
+            name = self.response_name(action, node.intent)
+            if name in self.responses:
+                self.used_responses.add(name)
+                if name not in self.block_cache:
+                    goto = self.tree.roots
+                    self.block_cache[name] = response_blocks(
+                        name, self.responses[name], goto, self.unmapped
+                    )
+                blocks += self.block_cache[name]
+            elif action.startswith("utter_"):
+                self.unmapped.append(
+                    Unmapped(f"interaction {node.key}", f"response '{action}'", "not in the domain")
+                )
+        quick_replies = [b for b in blocks if b["type"] == "quickReply"]
+        kept = [b for b in blocks if b["type"] != "quickReply" or b is quick_replies[0]]
+        if len(kept) < len(blocks) or len(kept) > MAX_RESPONSES:
+            self.unmapped.append(
+                Unmapped(
+                    f"interaction {node.key}",
+                    "response blocks",
+                    f"at most {MAX_RESPONSES}, one of quick replies",
+                )
+            )
+        return kept[:MAX_RESPONSES]
+
+    def response_name(self, action: str, intent: str) -> str:
+        """A retrieval intent's response `utter_faq` is `utter_faq/ask_x` for `faq/ask_x`."""
+        parent, _, sub = intent.partition("/")
+        if sub and action == f"utter_{parent}" and f"utter_{intent}" in self.responses:
+            return f"utter_{intent}"
+        return action
+
+    def report_leftovers(self, used_entities: set[str], interactions: list[dict[str, Any]]) -> None:
+        """Responses, slots and entities no interaction uses."""
+        for name in self.responses:
+            if name not in self.used_responses:
+                self.unmapped.append(
+                    Unmapped(
+                        f"domain: responses.{name}",
+                        "response",
+                        "no rule, story or form prompt says it",
+                    )
+                )
+        aliases = {p["alias"] for i in interactions for p in i["parameters"]}
+        for slot in self.project.domain.get("slots") or {}:
+            if slot not in aliases and slot != "requested_slot":
+                self.unmapped.append(
+                    Unmapped(
+                        f"domain: slots.{slot}", "slot", "no phrase or form fills it as a parameter"
+                    )
+                )
+        used_actions = {a for c in self.conversations for t in c.turns for a in t.actions}
+        for index, action in enumerate(self.project.domain.get("actions") or []):
+            if action not in used_actions and action not in self.responses:
+                self.unmapped.append(
+                    Unmapped(
+                        f"domain: actions[{index}]",
+                        f"custom action '{action}'",
+                        "its code is not imported",
+                    )
+                )
+        declared = [
+            str(next(iter(e)) if isinstance(e, dict) else e)
+            for e in self.project.domain.get("entities") or []
+        ]
+        for entity in dict.fromkeys([*declared, *self.nlu.values]):
+            parley_name = self.nlu.slot_entity(entity)
+            if parley_name not in used_entities:
+                self.unmapped.append(
+                    Unmapped(f"entity {entity}", "entity", "no phrase or form parameter uses it")
+                )

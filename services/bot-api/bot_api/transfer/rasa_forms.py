@@ -1,0 +1,136 @@
+"""Rasa forms as Parley's required parameters (docs/import-export.md, "The Rasa importer").
+
+A form asks for its slots in turn until each is filled; a Parley interaction does the
+same with its parameters that have prompts. So the interaction whose answer starts a
+form gets one parameter per slot Parley can read: a `from_entity` slot reads its
+entity, a `from_text` slot the whole answer (`sys.any`), and the prompts are the texts
+of `utter_ask_<form>_<slot>`, else `utter_ask_<slot>`.
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+from bot_api.domain.entities import ANY
+from bot_api.transfer.rasa_dialogue import with_slots
+from bot_api.transfer.rasa_nlu import Nlu, name_of
+from bot_api.transfer.report import Unmapped
+
+MAX_PROMPTS = 99
+MAX_PROMPT_LENGTH = 1024
+FORM_SETTINGS = frozenset({"required_slots", "ignored_intents"})
+
+
+class Forms:
+    def __init__(
+        self,
+        forms: Mapping[str, Any],
+        slots: Mapping[str, Any],
+        responses: Mapping[str, Any],
+        nlu: Nlu,
+        unmapped: list[Unmapped],
+    ) -> None:
+        self.forms, self.slots, self.responses = forms, slots, responses
+        self.nlu, self.unmapped = nlu, unmapped
+        self.names = frozenset(forms)
+        self._parameters: dict[str, list[dict[str, Any]]] = {}
+        self._prompts: dict[str, set[str]] = {}
+
+    def required_slots(self, form: str) -> dict[str, list[Any]]:
+        """Each slot the form asks for, with its mappings: Rasa 3 lists the slots and maps
+        them in `slots:`; Rasa 2 maps them in the form (`required_slots:` or the form
+        itself)."""
+        definition = self.forms.get(form) or {}
+        required = (
+            definition.get("required_slots", definition) if isinstance(definition, Mapping) else []
+        )
+        if isinstance(required, Mapping):
+            return {str(s): list(m or []) for s, m in required.items() if s not in FORM_SETTINGS}
+        found = {}
+        for slot in required if isinstance(required, list) else []:
+            definition = self.slots.get(slot)
+            mappings = definition.get("mappings") if isinstance(definition, Mapping) else None
+            found[str(slot)] = list(mappings or [])
+        return found
+
+    def parameters(self, form: str) -> list[dict[str, Any]]:
+        """The form's slots as parameters, built (and what they lose reported) once."""
+        if form not in self._parameters:
+            self._parameters[form], self._prompts[form] = [], set()
+            for slot, mappings in self.required_slots(form).items():
+                parameter = self.parameter(form, slot, mappings)
+                if parameter is not None:
+                    self._parameters[form].append(parameter)
+        return self._parameters[form]
+
+    def prompt_responses(self, form: str) -> set[str]:
+        self.parameters(form)
+        return self._prompts[form]
+
+    def parameter(self, form: str, slot: str, mappings: list[Any]) -> dict[str, Any] | None:
+        place = f"domain: forms.{form}.{slot}"
+        entity = self.entity(slot, mappings, place)
+        if entity is None:
+            kinds = sorted({str(m.get("type")) for m in mappings if isinstance(m, Mapping)})
+            self.unmapped.append(
+                Unmapped(
+                    place,
+                    f"slot '{slot}' ({', '.join(kinds) or 'no mapping'})",
+                    "only from_entity and from_text slots become parameters",
+                )
+            )
+            return None
+        prompt_name = next(
+            (n for n in (f"utter_ask_{form}_{slot}", f"utter_ask_{slot}") if n in self.responses),
+            None,
+        )
+        prompts = [] if prompt_name is None else self.prompts(prompt_name, place)
+        if prompt_name is not None:
+            self._prompts[form].add(prompt_name)
+        if not prompts:
+            self.unmapped.append(
+                Unmapped(
+                    place,
+                    f"prompt of slot '{slot}'",
+                    "no utter_ask_ text: the parameter is optional",
+                )
+            )
+        return {"alias": name_of(slot), "entity": entity, "prompts": prompts}
+
+    def entity(self, slot: str, mappings: list[Any], place: str) -> str | None:
+        """The first mapping Parley can read: an entity with values (or a built-in one),
+        else the whole answer."""
+        for mapping in mappings:
+            kind = mapping.get("type") if isinstance(mapping, Mapping) else None
+            if kind == "from_entity":
+                entity = str(mapping.get("entity"))
+                if entity in self.nlu.builtins or name_of(entity) in self.nlu.values:
+                    return self.nlu.slot_entity(entity)
+                self.unmapped.append(
+                    Unmapped(
+                        place,
+                        f"entity '{entity}' of slot '{slot}'",
+                        "no example, synonym or lookup gives it values: the slot takes the answer",
+                    )
+                )
+                return ANY
+            if kind == "from_text":
+                return ANY
+        return None
+
+    def prompts(self, name: str, place: str) -> list[str]:
+        variants = self.responses[name] if isinstance(self.responses[name], list) else []
+        texts = [
+            with_slots(str(v["text"]))
+            for v in variants
+            if isinstance(v, Mapping) and v.get("text") is not None
+        ]
+        if any(isinstance(v, Mapping) and set(v) - {"text"} for v in variants):
+            self.unmapped.append(
+                Unmapped(
+                    f"domain: responses.{name}", "buttons or images of a prompt", "a prompt is text"
+                )
+            )
+        kept = [text for text in texts if len(text) <= MAX_PROMPT_LENGTH][:MAX_PROMPTS]
+        if len(kept) < len(texts):
+            self.unmapped.append(Unmapped(place, "prompts", "at most 99 of 1024 characters"))
+        return kept

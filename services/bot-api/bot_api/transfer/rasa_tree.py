@@ -1,0 +1,238 @@
+"""The shape of an imported Rasa story: which interactions there are and how stories
+link them (docs/import-export.md, "The Rasa importer").
+
+Rasa classifies every message against every intent, whatever came before; stories only
+steer which action follows. So each intent stays a root interaction named after it,
+answered as its rule says, else as most stories do; a story answering B after A in
+another way adds a child under A named B (key `a.b`), and one answering B as usual puts
+B among A's references (reachable and preferred after A).
+"""
+
+import re
+from collections import Counter
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from bot_api.domain.structure import MAX_CONTEXT_LIST
+from bot_api.transfer.rasa_dialogue import DEFAULT_FALLBACK, NLU_FALLBACK, Conversation
+from bot_api.transfer.report import Unmapped
+
+MAX_KEY_BASE = 120
+NOT_A_KEY_CHARACTER = re.compile(r"[^\w-]")
+
+
+class Keys:
+    """Unique interaction keys made from intent names (lower case, other characters
+    `-`; `-2`, `-3`... for a name used twice)."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+
+    def make(self, base: str) -> str:
+        base = base[:MAX_KEY_BASE]
+        key, number = base, 2
+        while key in self.used:
+            key, number = f"{base}-{number}", number + 1
+        self.used.add(key)
+        return key
+
+
+def key_part(intent: str) -> str:
+    return NOT_A_KEY_CHARACTER.sub("-", intent.lower()) or "-"
+
+
+@dataclass
+class Node:
+    """An interaction of the story being built."""
+
+    key: str
+    intent: str
+    answer: tuple[str, ...]
+    root: bool
+    kind: str = "standard"
+    context_out: list[str] = field(default_factory=list)
+    references: list[str] = field(default_factory=list)
+
+
+def sub_intents(name: str, names: Sequence[str]) -> list[str]:
+    """The sub-intents of a retrieval intent (`faq/ask_x` of `faq`)."""
+    return [n for n in names if n.startswith(name + "/")]
+
+
+class Tree:
+    """The interactions of a story and their links, built from its rules and stories."""
+
+    def __init__(
+        self,
+        intents: Sequence[str],
+        conversations: Sequence[Conversation],
+        responses: Collection[str],
+        unmapped: list[Unmapped],
+    ) -> None:
+        self.intents, self.conversations = list(intents), conversations
+        self.responses, self.unmapped = responses, unmapped
+        self.keys = Keys()
+        self.roots = {intent: self.keys.make(key_part(intent)) for intent in self.intents}
+        answers = self.root_answers()
+        self.nodes = {
+            key: Node(key, intent, answers.get(intent, ()), root=True)
+            for intent, key in self.roots.items()
+        }
+        welcome = self.welcome_intent()
+        if welcome is not None:
+            self.nodes[self.roots[welcome]].kind = "welcome"
+        self.children: dict[tuple[str, str], str] = {}
+        """(parent key, intent) -> the child answering the intent after the parent."""
+        for conversation in conversations:
+            self.walk(conversation)
+        fallback = self.fallback_node(answers)
+        if fallback is not None:
+            self.nodes[fallback.key] = fallback
+
+    def expanded(self, intents: tuple[str, ...]) -> list[str]:
+        """The interactions' intents a rule or story's intents stand for (a retrieval
+        intent stands for each of its sub-intents)."""
+        found: list[str] = []
+        for intent in intents:
+            found += sub_intents(intent, self.intents) or [intent]
+        return found
+
+    def root_answers(self) -> dict[str, tuple[str, ...]]:
+        """Each intent's answer on its own: its rule's, else the one most stories give."""
+        ruled: dict[str, tuple[str, ...]] = {}
+        counted: dict[str, Counter[tuple[str, ...]]] = {}
+        for conversation in self.conversations:
+            for index, turn in enumerate(conversation.turns):
+                if turn.digression or not turn.actions:
+                    continue
+                for intent in self.expanded(turn.intents):
+                    if conversation.kind == "rules" and index == 0:
+                        ruled.setdefault(intent, turn.actions)
+                    counted.setdefault(intent, Counter())[turn.actions] += 1
+        return {
+            intent: ruled.get(intent) or counted[intent].most_common(1)[0][0]
+            for intent in {*ruled, *counted}
+        }
+
+    def walk(self, conversation: Conversation) -> None:
+        """Link the interactions answering each turn to those answering the turn before."""
+        current: list[str] = []
+        for turn in conversation.turns:
+            if turn.digression:
+                self.unmapped.append(
+                    Unmapped(
+                        turn.place,
+                        f"intent {' / '.join(turn.intents)} while a form asks",
+                        "a task switch or digression: the intent answers as it does alone",
+                    )
+                )
+                current = []
+            else:
+                current = self.follow(current, turn.actions, turn.intents, turn.place)
+
+    def follow(
+        self,
+        current: list[str],
+        answer: tuple[str, ...],
+        intents: tuple[str, ...],
+        place: str,
+    ) -> list[str]:
+        """The interactions answering a turn after `current`; links them to it."""
+        reached: list[str] = []
+        for intent in self.expanded(intents):
+            if intent not in self.roots:
+                if intent != NLU_FALLBACK:
+                    self.unmapped.append(
+                        Unmapped(
+                            place, f"intent '{intent}'", "neither in the NLU data nor in the domain"
+                        )
+                    )
+                continue
+            root = self.roots[intent]
+            if not current:
+                reached.append(root)
+            for parent_key in current:
+                parent = self.nodes[parent_key]
+                if not answer or answer == self.nodes[root].answer:
+                    if root != parent_key and root not in parent.context_out:
+                        self.link(parent, root, place, reference=True)
+                    reached.append(root)
+                    continue
+                child_key = self.children.get((parent_key, intent))
+                if child_key is None:
+                    child_key = self.keys.make(f"{parent_key}.{key_part(intent)}")
+                    if not self.link(parent, child_key, place, reference=False):
+                        continue
+                    self.nodes[child_key] = Node(child_key, intent, answer, root=False)
+                    self.children[(parent_key, intent)] = child_key
+                elif self.nodes[child_key].answer != answer:
+                    self.unmapped.append(
+                        Unmapped(
+                            place,
+                            f"answer to '{intent}' after '{parent.intent}'",
+                            "another story answers it otherwise there; the first is kept",
+                        )
+                    )
+                reached.append(child_key)
+        return list(dict.fromkeys(reached))
+
+    def link(self, parent: Node, key: str, place: str, reference: bool) -> bool:
+        if len(parent.context_out) == MAX_CONTEXT_LIST:
+            self.unmapped.append(
+                Unmapped(
+                    place,
+                    f"what follows '{parent.intent}'",
+                    f"at most {MAX_CONTEXT_LIST} interactions follow one",
+                )
+            )
+            return False
+        parent.context_out.append(key)
+        if reference:
+            parent.references.append(key)
+        return True
+
+    def welcome_intent(self) -> str | None:
+        """The intent a `conversation_start` rule answers, else the one named greet: its
+        interaction becomes the welcome (trigger `welcome`), so no default welcome's
+        greetings compete with its phrases."""
+        for conversation in self.conversations:
+            if conversation.conversation_start and conversation.turns:
+                for intent in self.expanded(conversation.turns[0].intents):
+                    if intent in self.roots:
+                        return intent
+        return next((i for i in self.intents if i.lower() == "greet"), None)
+
+    def fallback_node(self, answers: Mapping[str, tuple[str, ...]]) -> Node | None:
+        """The fallback interaction, when an nlu_fallback rule answers with responses
+        (`action_default_fallback` says `utter_default`); a custom action cannot, and
+        the story keeps its default fallback."""
+        answer = answers.get(NLU_FALLBACK)
+        if answer is None:
+            return None
+        place = next(
+            (t.place for c in self.conversations for t in c.turns if NLU_FALLBACK in t.intents),
+            "data",
+        )
+        answer = tuple("utter_default" if a == DEFAULT_FALLBACK else a for a in answer)
+        if not any(a in self.responses for a in answer):
+            self.unmapped.append(
+                Unmapped(
+                    place,
+                    "fallback answer",
+                    f"{', '.join(answer)} is no response: the story keeps its default fallback",
+                )
+            )
+            return None
+        return Node(
+            self.keys.make("nlu_fallback"), NLU_FALLBACK, answer, root=True, kind="fallback"
+        )
+
+    def ordered(self) -> list[Node]:
+        """Each root, then what it owns (depth first), as an export lists them."""
+        ordered: list[Node] = []
+        pending = [n.key for n in reversed(list(self.nodes.values())) if n.root]
+        while pending:
+            node = self.nodes[pending.pop()]
+            ordered.append(node)
+            pending += reversed([k for k in node.context_out if k not in node.references])
+        return ordered

@@ -1,0 +1,630 @@
+"""The Rasa importer: the shared sample projects and a small project per mapping rule,
+each document checked against Parley's rules (fields, rule 2, structure, entities)."""
+
+import io
+import re
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot_api.domain.interactions import prepare
+from bot_api.domain.structure import Context, Structure
+from bot_api.schemas.entities import EntityWriteSchema
+from bot_api.schemas.interactions import InteractionWriteSchema
+from bot_api.transfer.archive import read_archive
+from bot_api.transfer.rasa import translate
+from bot_api.transfer.report import Translated, TranslationError
+
+SAMPLES = Path(__file__).resolve().parents[4] / ".." / "shared" / "samples" / "rasa"
+KEY = re.compile(r"^[\w.-]{1,128}$")
+DOCUMENT_ONLY = ("key", "type", "root", "contextOut", "references")
+
+
+def sample(name: str) -> dict[str, bytes]:
+    folder = SAMPLES / name
+    return {
+        str(path.relative_to(folder)): path.read_bytes()
+        for path in folder.rglob("*")
+        if path.is_file()
+    }
+
+
+def checked(translated: Translated) -> dict[str, Any]:
+    """The document, once every interaction, entity and the structure pass Parley's rules."""
+    document = translated.document
+    assert (document["format"], document["version"], document["connections"]) == (
+        "parley.story",
+        1,
+        [],
+    )
+    interactions = document["interactions"]
+    keys = [i["key"] for i in interactions]
+    assert len(set(keys)) == len(keys) and all(KEY.match(k) for k in keys)
+    for interaction in interactions:
+        content = {k: v for k, v in interaction.items() if k not in DOCUMENT_ONLY}
+        content["responses"] = [without_goto(block) for block in content["responses"]]
+        prepare(InteractionWriteSchema().load(content), interaction["type"])
+    for entity in document["entities"]:
+        EntityWriteSchema().load(entity)
+    used = {p["entity"] for i in interactions for p in i["parameters"]}
+    assert {e["name"] for e in document["entities"]} == {
+        e for e in used if not e.startswith("sys.")
+    }
+    assert [i["type"] for i in interactions].count("welcome") <= 1
+    assert [i["type"] for i in interactions].count("fallback") <= 1
+    Structure(
+        order=tuple(i["key"] for i in interactions if i["root"]),
+        contexts={
+            i["key"]: Context(i["root"], tuple(i["contextOut"]), tuple(i["references"]))
+            for i in interactions
+        },
+        permanent=frozenset(i["key"] for i in interactions if i["type"] != "standard"),
+    ).checked()
+    return document
+
+
+def without_goto(block: dict[str, Any]) -> dict[str, Any]:
+    """A stored block as the API takes it: a `goto` button's postback is an interaction."""
+    if "buttons" not in block:
+        return block
+    buttons = [
+        {"title": b["title"], "postback": b.get("postback", b.get("goto"))}
+        for b in block["buttons"]
+    ]
+    return {**block, "buttons": buttons}
+
+
+def by_name(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {i["key"]: i for i in document["interactions"]}
+
+
+def kinds(translated: Translated) -> list[str]:
+    return [u.element for u in translated.unmapped]
+
+
+def project(
+    nlu: str,
+    domain: str = "",
+    rules: str = "",
+    stories: str = "",
+    config: str = "language: en\n",
+) -> dict[str, bytes]:
+    files = {
+        "domain.yml": f'version: "3.1"\n{domain}'.encode(),
+        "config.yml": config.encode(),
+        "data/nlu.yml": f'version: "3.1"\nnlu:\n{nlu}'.encode(),
+    }
+    if rules:
+        files["data/rules.yml"] = f'version: "3.1"\nrules:\n{rules}'.encode()
+    if stories:
+        files["data/stories.yml"] = f'version: "3.1"\nstories:\n{stories}'.encode()
+    return files
+
+
+MOOD_NLU = """\
+- intent: greet
+  examples: |
+    - hi
+    - hello
+- intent: mood_unhappy
+  examples: |
+    - I am sad
+- intent: affirm
+  examples: |
+    - yes
+- intent: deny
+  examples: |
+    - no
+"""
+MOOD_DOMAIN = """\
+responses:
+  utter_greet:
+  - text: Hey! How are you?
+  utter_cheer_up:
+  - text: "Here is something to cheer you up:"
+    image: https://example.com/cat.jpg
+  utter_did_that_help:
+  - text: Did that help you?
+  utter_happy:
+  - text: Great, carry on!
+  - text: Wonderful!
+  utter_ok:
+  - text: OK.
+  utter_goodbye:
+  - text: Bye {name}
+"""
+
+
+# The shared samples
+
+
+def test_fallback_button_every_intent_is_a_root_answered_as_its_rule_or_story_says() -> None:
+    translated = translate(sample("fallback-button"))
+    document = checked(translated)
+    interactions = by_name(document)
+    assert list(interactions) == [
+        "greet", "goodbye", "affirm", "deny", "mood_great", "mood_unhappy",
+        "bot_challenge", "new_order", "what_happened", "inform",
+    ]  # fmt: skip
+    assert all(i["root"] and i["name"] == i["key"] for i in interactions.values())
+    assert sum(len(i["userSays"]) for i in interactions.values()) == 88
+    greet = interactions["greet"]
+    assert (greet["type"], greet["triggers"]) == ("welcome", ["welcome"])
+    assert greet["userSays"][:3] == ["hey", "hello", "hi"]
+    assert greet["responses"] == [{"type": "text", "messages": ["Hey! How are you?"]}]
+    assert interactions["mood_unhappy"]["responses"] == [
+        {"type": "text", "messages": ["Here is something to cheer you up:"]},
+        {"type": "image", "imageUrl": "https://i.imgur.com/nGF1K8f.jpg"},
+        {"type": "text", "messages": ["Did that help you?"]},
+    ]
+    assert (
+        greet["contextOut"]
+        == greet["references"]
+        == ["mood_great", "mood_unhappy", "what_happened"]
+    )
+    assert interactions["mood_unhappy"]["references"] == ["affirm", "deny"]
+    assert interactions["deny"]["responses"] == [{"type": "text", "messages": ["Bye"]}]
+    assert document["settings"] == {"language": "english"}
+    assert document["entities"] == []
+    assert sorted(kinds(translated)) == [
+        "custom action 'action_custom_fallback'",
+        "fallback answer",
+        "response",
+    ]
+    assert [i["type"] for i in document["interactions"]].count("fallback") == 0
+
+
+def test_moodbot_zh_is_a_chinese_story_with_every_example() -> None:
+    translated = translate(sample("moodbot-zh"))
+    document = checked(translated)
+    interactions = by_name(document)
+    assert document["settings"]["language"] == "chinese"
+    assert list(interactions) == [
+        "greet", "goodbye", "affirm", "deny", "mood_great", "mood_unhappy", "bot_challenge",
+    ]  # fmt: skip
+    assert interactions["greet"]["type"] == "welcome"
+    assert interactions["greet"]["userSays"][:2] == ["嘿", "你好"]
+    # 67 examples, "再见" twice in goodbye and "我很伤心" in mood_unhappy
+    assert sum(len(i["userSays"]) for i in interactions.values()) == 65
+    assert interactions["bot_challenge"]["responses"] == [
+        {"type": "text", "messages": ["I am a bot, powered by Rasa."]}
+    ]
+    assert interactions["mood_unhappy"]["contextOut"] == ["affirm", "deny"]
+    assert translated.unmapped == ()
+
+
+def test_helpdesk_forms_become_required_parameters_and_annotations_slots() -> None:
+    translated = translate(sample("helpdesk-assistant"))
+    document = checked(translated)
+    interactions = by_name(document)
+    assert len(interactions) == 18  # 14 intents with examples, 3 without, the fallback
+    assert interactions["open_incident"]["userSays"][12:14] == [
+        "open an {{priority:priority}} issue",
+        "I want to open an incident, but it's {{priority:priority}} priority",
+    ]
+    form_parameters = [
+        {"alias": "email", "entity": "sys.email", "prompts": ["What is your email address?"]},
+        {
+            "alias": "priority",
+            "entity": "priority",
+            "prompts": ["What is the priority of this issue?"],
+        },
+        {
+            "alias": "problem_description",
+            "entity": "sys.any",
+            "prompts": ["What is the problem description for the issue?"],
+        },
+        {
+            "alias": "incident_title",
+            "entity": "sys.any",
+            "prompts": ["What should we use for the title of this incident?"],
+        },
+    ]
+    assert interactions["password_reset"]["parameters"] == form_parameters
+    assert interactions["problem_email"]["parameters"] == form_parameters
+    assert sorted(map(str, interactions["open_incident"]["parameters"])) == sorted(
+        map(str, form_parameters)
+    )
+    assert interactions["incident_status"]["parameters"] == form_parameters[:1]
+    assert interactions["inform"]["parameters"] == [
+        {"alias": "priority", "entity": "priority", "prompts": []}
+    ]
+    assert document["entities"] == [
+        {
+            "name": "priority",
+            "entries": [
+                {
+                    "value": "high",
+                    "synonyms": [
+                        {"value": v}
+                        for v in (
+                            "high",
+                            "urgent",
+                            "really important",
+                            "escalated",
+                            "escalate",
+                            "critical",
+                        )
+                    ],
+                },
+                {"value": "low", "synonyms": [{"value": "low"}]},
+                {"value": "medium", "synonyms": [{"value": "medium"}]},
+                {"value": "super high", "synonyms": [{"value": "super high"}]},
+            ],
+        }
+    ]
+    assert interactions["greet"]["responses"][0] == {
+        "type": "text",
+        "messages": ["Hallo! I'm your IT Helpdesk Assistant."],
+    }
+    assert len(interactions["greet"]["responses"]) == 2  # utter_greet, utter_help
+    fallback = interactions["nlu_fallback"]
+    assert fallback["type"] == "fallback"
+    assert fallback["responses"] == [
+        {"type": "text", "messages": ["I didn't quite understand that. Could you rephrase?"]}
+    ]
+    assert interactions["human_handoff"]["references"] == ["trigger_handoff", "deny"]
+    assert interactions["help"]["responses"][0]["messages"][0].startswith("I can help you")
+    unmapped = kinds(translated)
+    assert unmapped.count("custom action 'action_open_incident'") == 3
+    assert unmapped.count("active_loop: null") == 6
+    assert "slot 'confirm' (from_intent)" in unmapped
+    assert "conditional rule 'submit open incident form'" in unmapped
+    assert "intent help while a form asks" in unmapped
+    assert "intent 'restart' without examples" in unmapped
+    assert "entities of intent 'trigger_handoff'" in unmapped
+    assert "answer to 'affirm'" in unmapped
+    assert len(unmapped) == 50
+
+
+def test_a_zip_with_a_folder_around_the_project_reads_as_the_folder() -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path, content in sample("moodbot-zh").items():
+            archive.writestr(f"moodbot/{path}", content)
+    assert translate(read_archive(buffer.getvalue())) == translate(sample("moodbot-zh"))
+
+
+# One rule at a time
+
+
+def test_an_answer_after_another_intent_that_differs_is_a_child_owned_by_it() -> None:
+    stories = """\
+- story: sad
+  steps:
+  - intent: greet
+  - action: utter_greet
+  - intent: mood_unhappy
+  - action: utter_cheer_up
+  - action: utter_did_that_help
+  - intent: affirm
+  - action: utter_happy
+  - intent: deny
+  - action: utter_goodbye
+- story: sad, otherwise
+  steps:
+  - intent: mood_unhappy
+  - action: utter_cheer_up
+  - intent: affirm
+  - action: utter_greet
+  - intent: ask_weather
+  - action: utter_ok
+- story: affirm alone
+  steps:
+  - intent: affirm
+  - action: utter_ok
+- story: affirm alone again
+  steps:
+  - intent: affirm
+  - action: utter_ok
+"""
+    translated = translate(project(MOOD_NLU, MOOD_DOMAIN, stories=stories))
+    document = checked(translated)
+    interactions = by_name(document)
+    assert interactions["affirm"]["responses"] == [{"type": "text", "messages": ["OK."]}]
+    child = interactions["mood_unhappy.affirm"]
+    assert (child["name"], child["root"], child["userSays"]) == ("affirm", False, ["yes"])
+    assert child["responses"] == [{"type": "text", "messages": ["Great, carry on!", "Wonderful!"]}]
+    assert interactions["mood_unhappy"]["contextOut"] == ["mood_unhappy.affirm"]
+    assert interactions["mood_unhappy"]["references"] == []
+    assert child["contextOut"] == child["references"] == ["deny"]
+    assert interactions["deny"]["responses"] == [{"type": "text", "messages": ["Bye {{name}}"]}]
+    assert [i["key"] for i in document["interactions"]] == [
+        "greet", "mood_unhappy", "mood_unhappy.affirm", "affirm", "deny",
+    ]  # fmt: skip
+    assert [(u.place, u.element) for u in translated.unmapped] == [
+        ("data/stories.yml: stories[1].steps[2]", "answer to 'affirm' after 'mood_unhappy'"),
+        ("data/stories.yml: stories[1].steps[4]", "intent 'ask_weather'"),
+    ]
+
+
+def test_a_rule_answer_wins_over_the_stories() -> None:
+    rules = "- rule: ok\n  steps:\n  - intent: affirm\n  - action: utter_ok\n"
+    stories = "".join(
+        f"- story: s{n}\n  steps:\n  - intent: affirm\n  - action: utter_happy\n" for n in range(3)
+    )
+    interactions = by_name(checked(translate(project(MOOD_NLU, MOOD_DOMAIN, rules, stories))))
+    assert interactions["affirm"]["responses"] == [{"type": "text", "messages": ["OK."]}]
+
+
+def test_or_steps_answer_each_intent_and_checkpoints_break_the_chain() -> None:
+    stories = """\
+- story: either
+  steps:
+  - or:
+    - intent: affirm
+    - intent: deny
+  - action: utter_ok
+  - checkpoint: later
+  - intent: greet
+  - action: utter_greet
+"""
+    translated = translate(project(MOOD_NLU, MOOD_DOMAIN, stories=stories))
+    interactions = by_name(checked(translated))
+    assert interactions["affirm"]["responses"] == interactions["deny"]["responses"]
+    assert interactions["affirm"]["contextOut"] == interactions["deny"]["contextOut"] == []
+    assert (
+        kinds(translated) == ["checkpoint 'later'", "answer to 'mood_unhappy'"] + ["response"] * 4
+    )
+
+
+def test_slot_and_entity_conditions_and_custom_actions_are_reported() -> None:
+    stories = """\
+- story: conditions
+  steps:
+  - intent: greet
+    entities:
+    - name: Ann
+  - slot_was_set:
+    - name: Ann
+  - action: action_hello
+"""
+    rules = """\
+- rule: only in a form
+  condition:
+  - active_loop: some_form
+  steps:
+  - intent: deny
+  - action: utter_ok
+"""
+    translated = translate(project(MOOD_NLU, MOOD_DOMAIN, rules, stories))
+    checked(translated)
+    assert [(u.place, u.element) for u in translated.unmapped][:4] == [
+        ("data/rules.yml: rules[0]", "conditional rule 'only in a form'"),
+        ("data/stories.yml: stories[0].steps[0]", "entities of intent 'greet'"),
+        ("data/stories.yml: stories[0].steps[1]", "slot_was_set"),
+        ("data/stories.yml: stories[0].steps[2]", "custom action 'action_hello'"),
+    ]
+
+
+def test_annotations_become_slots_and_synonyms_lookups_entities() -> None:
+    nlu = """\
+- intent: order
+  examples: |
+    - a [large](size) pizza
+    - a [big](size:large) one
+    - from [Berlin]{"entity": "city", "role": "from"} to [Paris]{"entity": "city", "role": "to"}
+    - [two]{"entity": "size", "value": "small", "group": "1"} please
+- synonym: large
+  examples: |
+    - huge
+- synonym: nowhere
+  examples: |
+    - void
+- lookup: city
+  examples: |
+    - Rome
+- regex: zip
+  examples: |
+    - \\d{5}
+"""
+    translated = translate(project(nlu))
+    document = checked(translated)
+    order = by_name(document)["order"]
+    assert order["userSays"] == [
+        "a {{size:size}} pizza",
+        "a {{size:size}} one",
+        "from {{city:from}} to {{city:to}}",
+        "{{size:size}} please",
+    ]
+    assert order["parameters"] == [
+        {"alias": "size", "entity": "size", "prompts": []},
+        {"alias": "from", "entity": "city", "prompts": []},
+        {"alias": "to", "entity": "city", "prompts": []},
+    ]
+    entities = {e["name"]: e["entries"] for e in document["entities"]}
+    assert entities["size"] == [
+        {"value": "large", "synonyms": [{"value": "large"}, {"value": "big"}, {"value": "huge"}]},
+        {"value": "small", "synonyms": [{"value": "small"}, {"value": "two"}]},
+    ]
+    assert [e["value"] for e in entities["city"]] == ["Berlin", "Paris", "Rome"]
+    assert kinds(translated) == [
+        "group of 'size'",
+        "regex 'zip'",
+        "synonym 'nowhere'",
+        "answer to 'order'",
+    ]
+
+
+def test_duckling_entities_are_built_in_ones() -> None:
+    config = (
+        "language: de\npipeline:\n- name: DucklingEntityExtractor\n  dimensions: [number, email]\n"
+    )
+    nlu = "- intent: count\n  examples: |\n    - [3](number) Kinder\n"
+    document = checked(translate(project(nlu, config=config)))
+    assert document["interactions"][0]["userSays"] == ["{{sys.number:number}} Kinder"]
+    assert document["entities"] == []
+    assert document["settings"]["language"] == "german"
+
+
+def test_buttons_become_a_button_template_or_quick_replies() -> None:
+    domain = """\
+responses:
+  utter_ask:
+  - text: Did that help?
+    buttons:
+    - {title: "Yes", payload: /affirm}
+    - {title: "No, not at all really", payload: /deny}
+    - {title: Low, payload: '/inform{"priority": "low"}'}
+  utter_pick:
+  - text: Pick one
+    buttons: [{title: a, payload: a}, {title: b, payload: b}, {title: c}, {title: d}]
+  utter_only:
+  - text: only in slack
+    channel: slack
+  - text: only for friends
+    condition: [{type: slot, name: friend, value: true}]
+  - custom: {blocks: []}
+"""
+    rules = "".join(
+        f"- rule: r{n}\n  steps:\n  - intent: {intent}\n  - action: {action}\n"
+        for n, (intent, action) in enumerate(
+            [("greet", "utter_ask"), ("affirm", "utter_pick"), ("deny", "utter_only")]
+        )
+    )
+    translated = translate(project(MOOD_NLU, domain, rules))
+    interactions = by_name(checked(translated))
+    assert interactions["greet"]["responses"] == [
+        {
+            "type": "buttonTemplate",
+            "title": "Did that help?",
+            "buttons": [
+                {"title": "Yes", "goto": "affirm"},
+                {"title": "No, not at all reall", "goto": "deny"},
+                {"title": "Low", "postback": "Low"},
+            ],
+        }
+    ]
+    assert interactions["affirm"]["responses"] == [
+        {"type": "quickReply", "title": "Pick one", "replies": ["a", "b", "c", "d"]}
+    ]
+    assert interactions["deny"]["responses"] == []
+    assert kinds(translated) == [
+        "button titles",
+        "answer to 'mood_unhappy'",
+        "channel variant",
+        "condition variant",
+        "custom",
+    ]
+
+
+def test_retrieval_intents_are_one_interaction_each() -> None:
+    nlu = """\
+- intent: faq/ask_name
+  examples: |
+    - what is your name
+- intent: faq/ask_age
+  examples: |
+    - how old are you
+"""
+    domain = """\
+intents: [faq]
+responses:
+  utter_faq/ask_name:
+  - text: I am Parley.
+  utter_faq/ask_age:
+  - text: Young.
+"""
+    rules = "- rule: faq\n  steps:\n  - intent: faq\n  - action: utter_faq\n"
+    translated = translate(project(nlu, domain, rules))
+    interactions = by_name(checked(translated))
+    assert {k: (i["name"], i["responses"][0]["messages"]) for k, i in interactions.items()} == {
+        "faq-ask_name": ("faq/ask_name", ["I am Parley."]),
+        "faq-ask_age": ("faq/ask_age", ["Young."]),
+    }
+    assert translated.unmapped == ()
+
+
+def test_a_conversation_start_rule_makes_the_welcome_and_default_fallback_the_fallback() -> None:
+    rules = """\
+- rule: start
+  conversation_start: true
+  steps:
+  - intent: mood_unhappy
+  - action: utter_cheer_up
+- rule: fallback
+  steps:
+  - intent: nlu_fallback
+  - action: action_default_fallback
+"""
+    domain = MOOD_DOMAIN + "  utter_default:\n  - text: Sorry?\n"
+    translated = translate(project(MOOD_NLU, domain, rules))
+    interactions = by_name(checked(translated))
+    assert interactions["mood_unhappy"]["type"] == "welcome"
+    assert interactions["greet"]["type"] == "standard"
+    assert interactions["nlu_fallback"]["type"] == "fallback"
+    assert interactions["nlu_fallback"]["responses"] == [{"type": "text", "messages": ["Sorry?"]}]
+    assert not any("action_default_fallback" in element for element in kinds(translated))
+
+
+def test_rasa_2_forms_in_a_domain_folder() -> None:
+    files = project(
+        "- intent: book\n  examples: |\n    - book a table\n"
+        "- intent: inform\n  examples: |\n    - for [4](guests)\n",
+        rules="- rule: b\n  steps:\n  - intent: book\n  - action: booking_form\n"
+        "  - active_loop: booking_form\n",
+    )
+    del files["domain.yml"]
+    files["domain/forms.yml"] = (
+        b"forms:\n  booking_form:\n"
+        b"    guests:\n    - type: from_entity\n      entity: guests\n"
+        b"    note:\n    - type: from_intent\n      intent: affirm\n"
+    )
+    files["domain/responses.yml"] = (
+        b"responses:\n  utter_ask_booking_form_guests:\n  - text: How many?\n"
+    )
+    translated = translate(files)
+    book = by_name(checked(translated))["book"]
+    assert book["parameters"] == [{"alias": "guests", "entity": "guests", "prompts": ["How many?"]}]
+    assert "slot 'note' (from_intent)" in kinds(translated)
+
+
+def test_yes_and_no_stay_text_as_in_yaml_1_2() -> None:
+    domain = "responses:\n  utter_yes:\n  - text: yes\n  - text: No\n"
+    rules = "- rule: y\n  steps:\n  - intent: affirm\n  - action: utter_yes\n"
+    affirm = by_name(checked(translate(project(MOOD_NLU, domain, rules))))["affirm"]
+    assert affirm["responses"] == [{"type": "text", "messages": ["yes", "No"]}]
+
+
+def test_more_than_99_examples_keep_the_first_99() -> None:
+    examples = "".join(f"    - phrase {n}\n" for n in range(120))
+    translated = translate(project(f"- intent: many\n  examples: |\n{examples}"))
+    many = checked(translated)["interactions"][0]
+    assert many["userSays"][-1] == "phrase 98" and len(many["userSays"]) == 99
+    assert "21 examples of 'many'" in kinds(translated)
+
+
+def test_an_unknown_language_is_reported_and_english() -> None:
+    translated = translate(project(MOOD_NLU, config="language: xx\n"))
+    assert translated.document["settings"]["language"] == "english"
+    assert "language 'xx'" in kinds(translated)
+
+
+# Bad input
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"domain.yml": None}, "domain.yml: missing"),
+        ({"domain.yml": b"responses: [\n"}, "domain.yml: not valid YAML"),
+        ({"config.yml": b"- a list\n"}, "config.yml: a Rasa file holds a mapping"),
+        ({"data/nlu.yml": b"\xff\xfe"}, "data/nlu.yml: not UTF-8"),
+        ({"data/nlu.yml": b"rules: []\n"}, "data/: no NLU training data"),
+        ({"data/stories.yml": b"stories: {\n"}, "data/stories.yml: not valid YAML"),
+        ({"config.yml": b"a: &x [1]\nb: *x\n"}, "aliases (*name) are not read"),
+    ],
+)
+def test_a_project_missing_or_unreadable_files_is_refused_naming_the_file(
+    change: dict[str, bytes | None], message: str
+) -> None:
+    files = project(MOOD_NLU, MOOD_DOMAIN)
+    for path, content in change.items():
+        if content is None:
+            del files[path]
+        else:
+            files[path] = content
+    with pytest.raises(TranslationError, match=re.escape(message)):
+        translate(files)
