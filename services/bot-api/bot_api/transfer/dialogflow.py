@@ -49,25 +49,16 @@ def translate(files: Mapping[str, bytes]) -> Translated:
     """The story document of an agent export (`files`: what `archive.read_archive` reads)."""
     files = archive.without_top_folder(dict(files), MARKER)
     agent = _json(files, MARKER, dict)
-    unmapped: list[Unmapped] = []
     code = str(agent.get("language", ""))
     language = language_named(code)
     if language is None:
         raise TranslationError(f"agent.json: {code!r} is no language a story can have")
     if "package.json" in files:
         _json(files, "package.json", dict)
-    for other in agent.get("supportedLanguages", []):
-        unmapped.append(
-            Unmapped(
-                "agent.json: supportedLanguages",
-                f"language {other!r}",
-                f"a story is in one: {code}",
-            )
-        )
-    if agent.get("webhook", {}).get("available"):
-        unmapped.append(
-            Unmapped("agent.json: webhook", "the agent's fulfillment", "left for a connection")
-        )
+    unmapped: list[Unmapped] = []
+    with _reading(MARKER, "agent"):
+        settings = _settings(agent, language, unmapped)
+        name = _name(agent)
     entities = _entities(files, code, unmapped)
     nodes = _intents(files, code, frozenset(entities), unmapped)
     interactions = link(nodes, unmapped)
@@ -79,11 +70,11 @@ def translate(files: Mapping[str, bytes]) -> Translated:
     document = {
         "format": "parley.story",
         "version": 1,
-        "name": _name(agent),
+        "name": name,
         "description": _cut(
             str(agent.get("description", "")), MAX_DESCRIPTION, "agent.json: description", unmapped
         ),
-        "settings": _settings(agent, language, unmapped),
+        "settings": settings,
         "interactions": interactions,
         "entities": [entities[name] for name in sorted(entities) if name in used],
         "connections": [],
@@ -98,6 +89,20 @@ def _name(agent: Mapping[str, Any]) -> str:
 
 
 def _settings(agent: Mapping[str, Any], language: str, unmapped: list[Unmapped]) -> dict[str, Any]:
+    """The language and timezone; the agent's other languages and its webhook are
+    reported."""
+    for other in agent.get("supportedLanguages", []):
+        unmapped.append(
+            Unmapped(
+                "agent.json: supportedLanguages",
+                f"language {other!r}",
+                f"a story is in one: {agent['language']}",
+            )
+        )
+    if agent.get("webhook", {}).get("available"):
+        unmapped.append(
+            Unmapped("agent.json: webhook", "the agent's fulfillment", "left for a connection")
+        )
     settings: dict[str, Any] = {"language": language}
     timezone = agent.get("defaultTimezone", "")
     if timezone in available_timezones():
@@ -114,6 +119,8 @@ def _reading(path: str, what: str) -> Iterator[None]:
     """A file of the wrong shape (a list where an object belongs, ...) is no export."""
     try:
         yield
+    except TranslationError:
+        raise
     except (AttributeError, KeyError, TypeError, ValueError) as error:
         raise TranslationError(f"{path} is no Dialogflow ES {what}: {error!r}") from None
 
@@ -223,14 +230,16 @@ def _intents(
 ) -> list[IntentNode]:
     bodies = {path: _json(files, path, dict) for path in _in_folder(files, "intents", "usersays")}
     context_aliases: dict[str, set[str]] = {}
+    events: dict[str, list[str]] = {}
     for path, body in bodies.items():
         with _reading(path, "intent"):
+            events[path] = [str(event["name"]) for event in body.get("events", [])]
             response = (body.get("responses") or [{}])[0]
             aliases = {alias_of(p.get("name", "")) for p in response.get("parameters", [])}
             for context in response.get("affectedContexts", []):
                 if context.get("lifespan", 5) > 0:
                     context_aliases.setdefault(context["name"].lower(), set()).update(aliases)
-    welcome = _welcome_intent(bodies)
+    welcome = _welcome_intent(events)
     fallback = next(
         (
             p
@@ -251,7 +260,7 @@ def _intents(
         with _reading(path, "intent"):
             node = _intent(files, path, body, kind, code, entities, context_aliases, unmapped)
         node.interaction["key"] = _key(node.interaction["name"], keys)
-        node.interaction["triggers"] = _triggers(path, body, kind, triggers, unmapped)
+        node.interaction["triggers"] = _triggers(path, events[path], kind, triggers, unmapped)
         if body.get("fallbackIntent") and kind != FALLBACK:
             unmapped.append(
                 Unmapped(
@@ -264,11 +273,8 @@ def _intents(
     return nodes
 
 
-def _welcome_intent(bodies: Mapping[str, Mapping[str, Any]]) -> str | None:
+def _welcome_intent(events: Mapping[str, list[str]]) -> str | None:
     """The intent of the `WELCOME` event, else the first of a platform's `*_WELCOME`."""
-    events = {
-        path: [e.get("name", "") for e in body.get("events", [])] for path, body in bodies.items()
-    }
     exact = [path for path, names in events.items() if "WELCOME" in names]
     platform = [path for path, names in events.items() if any(map(_is_welcome, names))]
     return next(iter(exact + platform), None)
@@ -352,13 +358,12 @@ def _key(name: str, keys: set[str]) -> str:
 
 
 def _triggers(
-    path: str, body: Mapping[str, Any], kind: str, taken: set[str], unmapped: list[Unmapped]
+    path: str, events: list[str], kind: str, taken: set[str], unmapped: list[Unmapped]
 ) -> list[str]:
     """The welcome takes every `*WELCOME` event as its `welcome` trigger; an event of
     letters and digits becomes a trigger; the others are reported."""
     triggers = [WELCOME_TRIGGER] if kind == WELCOME else []
-    for index, event in enumerate(body.get("events", [])):
-        name = str(event.get("name", ""))
+    for index, name in enumerate(events):
         place = f"{path}: events[{index}]"
         if _is_welcome(name):
             if kind != WELCOME:

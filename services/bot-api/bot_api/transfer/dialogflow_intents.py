@@ -26,7 +26,7 @@ from bot_api.domain.entities import (
     TIME,
     URL,
 )
-from bot_api.domain.interactions import MAX_PARAMETERS, MAX_USER_SAYS
+from bot_api.domain.interactions import MAX_USER_SAYS
 from bot_api.transfer.dialogflow_responses import IntentTexts
 from bot_api.transfer.report import Unmapped
 
@@ -120,8 +120,6 @@ class IntentReader:
                 parameter.get("dataType") or "@sys.any", f"{self.texts.path}: {where}"
             )
             self.parameters[alias] = {"alias": alias, "entity": entity, "prompts": prompts}
-        if len(self.parameters) > MAX_PARAMETERS:
-            self.texts.note("responses[0].parameters", "parameters past the 99th", "at most 99")
 
     def _prompts(self, parameter: Mapping[str, Any], where: str) -> list[str]:
         """The prompts in the agent's language, only for a parameter Dialogflow asks for."""

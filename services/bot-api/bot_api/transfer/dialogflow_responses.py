@@ -144,12 +144,10 @@ def _add_block(
         chips = [chip.get("title", "") for chip in message.get("suggestions", [])]
         _add_quick_replies(blocks, "", chips, where, texts)
     elif kind == "3" and message.get("imageUrl"):
-        blocks.append(
-            {
-                "type": "image",
-                "imageUrl": texts.cut(message["imageUrl"], MAX_URL, where, "image URL"),
-            }
-        )
+        url = texts.cut(message["imageUrl"], MAX_URL, where, "image URL")
+        blocks.append({"type": "image", "imageUrl": url})
+    elif kind == "3":
+        texts.note(where, "image without a URL", "an image block needs one")
     elif kind == "4":
         texts.note(where, "custom payload", "a story stores no payloads; a webhook can answer one")
     else:
@@ -221,13 +219,15 @@ def _add_quick_replies(
         )
         return
     title = texts.text(title, where)
-    said_before = blocks[-1]["messages"] if blocks and blocks[-1]["type"] == "text" else []
-    if not title and len(said_before) == 1 and len(said_before[0]) <= MAX_TITLE:
-        title = blocks.pop()["messages"][0]
     kept = [texts.cut(reply, MAX_REPLY, where, "quick reply") for reply in replies if reply]
+    said_before = blocks[-1]["messages"] if blocks and blocks[-1]["type"] == "text" else []
+    if kept and not title and len(said_before) == 1 and len(said_before[0]) <= MAX_TITLE:
+        title = blocks.pop()["messages"][0]
     if not title or not kept:
         texts.note(
-            where, "quick replies without a title or replies", "a quickReply block needs both"
+            where,
+            "quick replies without a title or replies",
+            "a quickReply block needs both; a title is taken from one short text just before",
         )
         return
     if len(kept) > MAX_REPLIES:

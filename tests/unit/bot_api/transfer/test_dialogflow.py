@@ -437,6 +437,7 @@ def test_dialogflow_message_types_become_blocks() -> None:
         {"type": 3, "imageUrl": "https://x.test/i.png"},
         {"type": 4, "payload": {"x": 1}},
         {"type": 2, "title": "Again?", "replies": ["Yes"]},
+        {"type": 3, "imageUrl": ""},
         {"type": 0, "speech": "Bye", "platform": "facebook"},
         {"type": 0, "speech": "Ciao", "platform": "slack"},
     ]
@@ -459,6 +460,17 @@ def test_dialogflow_message_types_become_blocks() -> None:
         ("intents/Order.json: responses[0].messages[2]", "1 buttons past the 3rd"),
         ("intents/Order.json: responses[0].messages[5]", "custom payload"),
         ("intents/Order.json: responses[0].messages[6]", "a second set of quick replies"),
+        ("intents/Order.json: responses[0].messages[7]", "image without a URL"),
+    ]
+
+
+def test_quick_replies_without_replies_leave_the_text_before_them() -> None:
+    messages = [{"type": 0, "speech": "Pick one"}, {"type": 2, "title": "", "replies": [""]}]
+    translated = translate(agent(intent("Pick", messages=messages)))
+    responses = checked(translated)["interactions"][0]["responses"]
+    assert responses == [{"type": "text", "messages": ["Pick one"]}]
+    assert elements(translated) == [
+        ("intents/Pick.json: responses[0].messages[1]", "quick replies without a title or replies")
     ]
 
 
