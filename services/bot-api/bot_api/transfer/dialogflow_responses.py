@@ -105,7 +105,10 @@ def response_blocks(
     blocks: list[dict[str, Any]] = []
     for index, message in ours:
         if str(message.get("platform") or "") == chosen:
-            _add_block(blocks, message, f"responses[0].messages[{index}]", texts)
+            where = f"responses[0].messages[{index}]"
+            if message.get("condition"):
+                texts.note(where, "condition", "a story's responses are always sent")
+            _add_block(blocks, message, where, texts)
     if len(blocks) > MAX_BLOCKS:
         texts.note(
             "responses[0].messages",

@@ -434,7 +434,7 @@ def test_dialogflow_message_types_become_blocks() -> None:
         {"type": 0, "lang": "de", "speech": "Hallo"},
         card,
         {"type": 2, "title": "Size?", "replies": ["Small", "Large"]},
-        {"type": 3, "imageUrl": "https://x.test/i.png"},
+        {"type": 3, "imageUrl": "https://x.test/i.png", "condition": "$size = 'big'"},
         {"type": 4, "payload": {"x": 1}},
         {"type": 2, "title": "Again?", "replies": ["Yes"]},
         {"type": 3, "imageUrl": ""},
@@ -458,6 +458,7 @@ def test_dialogflow_message_types_become_blocks() -> None:
     assert elements(translated) == [
         ("intents/Order.json: responses[0].messages", "messages for facebook, slack"),
         ("intents/Order.json: responses[0].messages[2]", "1 buttons past the 3rd"),
+        ("intents/Order.json: responses[0].messages[4]", "condition"),
         ("intents/Order.json: responses[0].messages[5]", "custom payload"),
         ("intents/Order.json: responses[0].messages[6]", "a second set of quick replies"),
         ("intents/Order.json: responses[0].messages[7]", "image without a URL"),
