@@ -9,9 +9,13 @@ from typing import Any
 
 import pytest
 
-from bot_api.domain.entities import BUILTIN_ENTITIES
-from bot_api.domain.interactions import prepare
+from bot_api.domain.entities import BUILTIN_ENTITIES, Entity, Entry
+from bot_api.domain.interactions import interaction_from_content, prepare
+from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Context, Structure
+from bot_api.engine.conversation import respond
+from bot_api.engine.story import CompiledStory
+from bot_api.engine.turn import ActiveContext, SessionState, Turn
 from bot_api.schemas.entities import EntityWriteSchema
 from bot_api.schemas.interactions import InteractionWriteSchema
 from bot_api.schemas.stories import StoryCreateSchema
@@ -42,7 +46,15 @@ def checked(translated: Translated) -> dict[str, Any]:
         assert {p["entity"] for p in interaction["parameters"]} <= entities | BUILTIN_ENTITIES
     assert [i["type"] for i in interactions].count("welcome") <= 1
     assert [i["type"] for i in interactions].count("fallback") <= 1
-    Structure(
+    structure_of(document)
+    json.dumps(document)
+    return document
+
+
+def structure_of(document: Mapping[str, Any]) -> Structure:
+    """The document's tree, checked, with the keys as ids."""
+    interactions = document["interactions"]
+    return Structure(
         order=tuple(i["key"] for i in interactions if i["root"]),
         contexts={
             i["key"]: Context(i["root"], tuple(i["contextOut"]), tuple(i["references"]))
@@ -50,8 +62,25 @@ def checked(translated: Translated) -> dict[str, Any]:
         },
         permanent=frozenset(i["key"] for i in interactions if i["type"] != "standard"),
     ).checked()
-    json.dumps(document)
-    return document
+
+
+def compiled(document: Mapping[str, Any]) -> CompiledStory:
+    """The story the engine would answer with, had the document been imported."""
+    interactions = [
+        interaction_from_content(i["key"], i["type"], prepare({k: i[k] for k in FIELDS}, i["type"]))
+        for i in document["interactions"]
+    ]
+    entities = [
+        Entity(
+            e["name"],
+            tuple(
+                Entry(x["value"], tuple(s["value"] for s in x["synonyms"])) for x in e["entries"]
+            ),
+        )
+        for e in document["entities"]
+    ]
+    settings = Settings(**document["settings"])
+    return CompiledStory.compile("story", settings, structure_of(document), interactions, entities)
 
 
 def sample(name: str) -> Translated:
@@ -271,6 +300,38 @@ def test_place_finder() -> None:
         ("intents/place_search.json: webhookUsed", "webhook fulfillment"),
         ("intents/rating.json: responses[0].messages[0]", "context reference '#rating.param'"),
     ]
+
+
+@pytest.mark.parametrize("name", ["temperature-converter", "bike-shop", "place-finder"])
+def test_every_phrase_of_a_sample_is_answered_by_the_interaction_named_after_its_intent(
+    name: str,
+) -> None:
+    """Each phrase as Dialogflow stored it, in a new conversation; an intent that needs an
+    input context in the context of the interaction that owns it."""
+    document = sample(name).document
+    story = compiled(document)
+    owners = {
+        child: i["key"]
+        for i in document["interactions"]
+        for child in i["contextOut"]
+        if child not in i["references"]
+    }
+    folder = next(path for path in (SAMPLES / name).iterdir() if path.is_dir())
+    asked = answered = 0
+    for phrases in sorted(folder.glob("intents/*_usersays_en.json")):
+        definition = phrases.with_name(phrases.name.replace("_usersays_en", ""))
+        intent_name = json.loads(definition.read_bytes())["name"]
+        key = next(i["key"] for i in document["interactions"] if i["name"] == intent_name)
+        state = SessionState((ActiveContext(owners[key], 2),) if key in owners else ())
+        for phrase in json.loads(phrases.read_bytes()):
+            text = "".join(piece["text"] for piece in phrase["data"])
+            _, outcome = respond(story, state, Turn(query=text), choose=lambda options: options[0])
+            asked += 1
+            answered += outcome.interaction is not None and outcome.interaction.id == key
+    assert (answered, asked) == (
+        asked,
+        {"temperature-converter": 15, "bike-shop": 13}.get(name, 70),
+    )
 
 
 # Small hand-made agents, one rule each.
