@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot_api.domain.interactions import STANDARD
+from bot_api.domain.settings import Settings
 from bot_api.domain.structure import MAX_CONTEXT_LIST
 from bot_api.transfer.report import Unmapped
 
-STORY_LIFESPAN = 2
-"""A story's default `lifespan`: the turns every context of it lasts."""
+STORY_LIFESPAN = Settings().lifespan
+"""The turns every context of an imported story lasts."""
 
 
 @dataclass

@@ -172,7 +172,7 @@ class IntentReader:
 
     def _template_slot(self, match: re.Match[str], place: str) -> str:
         name = match.group(1)
-        if name not in SYSTEM_ENTITIES and name not in self.entities:
+        if not name.startswith("sys.") and name not in self.entities:
             return match.group(0)  # an e-mail address or a word, not a slot
         alias = match.group(2) or name.removeprefix("sys.")
         return self._slot(f"@{name}", alias, place) or alias

@@ -383,20 +383,32 @@ def test_phrases_join_their_pieces_and_annotated_ones_become_slots() -> None:
                 said("@size:size pizza, @sys.number-integer:n of them, to a@b.c", template=True),
                 said("a pizza @size", template=True),
                 said("   "),
+                said("pizza in @sys.geo-city:city", template=True),
+                said(("3", "@sys.number", "size"), " pizzas"),
+                said("x" * 2049),
             ]
         },
         entities=SIZE,
     )
-    order = checked(translate(files))["interactions"][0]
+    translated = translate(files)
+    order = checked(translated)["interactions"][0]
     assert order["userSays"] == [
         "a {{size:size}} pizza for {{sys.number:n}}",
         "a pepperoni pizza",
         "{{size:size}} pizza, {{sys.number:n}} of them, to a@b.c",
         "a pizza {{size:size}}",
+        "pizza in city",
+        "3 pizzas",
     ]
     assert order["parameters"] == [
         {"alias": "size", "entity": "size", "prompts": []},
         {"alias": "n", "entity": "sys.number", "prompts": []},
+        {"alias": "city", "entity": "sys.any", "prompts": []},
+    ]
+    assert elements(translated) == [
+        ("intents/Order_usersays_en.json: [5]", "entity '@sys.geo-city'"),
+        ("intents/Order_usersays_en.json: [6]", "annotation @sys.number:size"),
+        ("intents/Order_usersays_en.json: [7]", "phrase over 2048 characters"),
     ]
 
 
