@@ -678,6 +678,24 @@ def test_contexts_form_a_tree_and_what_does_not_fit_is_reported() -> None:
     ]
 
 
+def test_a_follow_up_of_a_missing_intent_is_a_root_and_an_intent_follows_at_most_50() -> None:
+    followers = [intent(f"Topping {n:02}", contexts=["menu"]) for n in range(51)]
+    files = agent(
+        intent("Menu", affectedContexts=[{"name": "menu", "lifespan": 2}]),
+        intent("Orphan", parentId="id-gone"),
+        *followers,
+    )
+    translated = translate(files)
+    interactions = by_name(checked(translated))
+    assert interactions["Orphan"]["root"] is True
+    assert len(interactions["Menu"]["contextOut"]) == 50
+    assert interactions["Topping 50"]["root"] is True
+    assert elements(translated) == [
+        ("intents/Orphan.json: parentId", "follow-up of a missing intent"),
+        ("intents/Menu.json: responses[0].affectedContexts", "followed by 'Topping 50'"),
+    ]
+
+
 def test_entities_keep_entries_and_synonyms_and_report_what_lists_cannot_hold() -> None:
     entities = {
         "size": ({"isEnum": True}, [{"value": "large", "synonyms": ["big"]}, {"value": "large"}]),
