@@ -1,0 +1,386 @@
+"""A Dialogflow ES agent export as a Parley story document (docs/import-export.md,
+"Dialogflow ES": the mapping and what is not mapped).
+
+An export is `agent.json`, `package.json`, `intents/<Name>.json` with
+`intents/<Name>_usersays_<lang>.json`, and `entities/<Name>.json` with
+`entities/<Name>_entries_<lang>.json`. Each intent becomes an interaction named exactly
+after it, so a team finds its bot again; what the story cannot hold is reported, never
+dropped silently. Phrases and parameters: transfer/dialogflow_intents.py; messages:
+transfer/dialogflow_responses.py; contexts: transfer/dialogflow_contexts.py.
+"""
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import PurePosixPath
+from typing import Any
+from zoneinfo import available_timezones
+
+from bot_api.domain.interactions import (
+    FALLBACK,
+    MAX_PARAMETERS,
+    STANDARD,
+    WELCOME,
+    WELCOME_TRIGGER,
+    strip_slots,
+)
+from bot_api.domain.settings import language_named
+from bot_api.transfer import archive
+from bot_api.transfer.dialogflow_contexts import IntentNode, link
+from bot_api.transfer.dialogflow_intents import IntentReader, alias_of
+from bot_api.transfer.dialogflow_responses import IntentTexts, response_blocks
+from bot_api.transfer.report import Translated, TranslationError, Unmapped
+
+MARKER = "agent.json"
+DEFAULT_NAME = "Dialogflow agent"
+MAX_DESCRIPTION = 2048
+MAX_ENTRIES = 2000
+MAX_SYNONYMS = 99
+MAX_VALUE = 1024
+MAX_KEY = 120
+"""Room for a `-2` suffix within the 128 characters of a key."""
+TRIGGER = re.compile(r"^[A-Za-z0-9]{1,50}$")
+KIND_ORDER = (WELCOME, STANDARD, FALLBACK)
+"""Roots in the order of a new story: the welcome first, the fallback last."""
+
+
+def translate(files: Mapping[str, bytes]) -> Translated:
+    """The story document of an agent export (`files`: what `archive.read_archive` reads)."""
+    files = archive.without_top_folder(dict(files), MARKER)
+    agent = _json(files, MARKER, dict)
+    code = str(agent.get("language", ""))
+    language = language_named(code)
+    if language is None:
+        raise TranslationError(f"agent.json: {code!r} is no language a story can have")
+    if "package.json" in files:
+        _json(files, "package.json", dict)
+    unmapped: list[Unmapped] = []
+    with _reading(MARKER, "agent"):
+        settings = _settings(agent, language, unmapped)
+        name = _name(agent)
+    entities = _entities(files, code, unmapped)
+    nodes = _intents(files, code, frozenset(entities), unmapped)
+    interactions = link(nodes, unmapped)
+    used = {p["entity"] for i in interactions for p in i["parameters"]}
+    for name in sorted(set(entities) - used):
+        unmapped.append(
+            Unmapped(f"entities/{name}.json", f"entity {name!r}", "used by no intent: not imported")
+        )
+    document = {
+        "format": "parley.story",
+        "version": 1,
+        "name": name,
+        "description": _cut(
+            str(agent.get("description", "")), MAX_DESCRIPTION, "agent.json: description", unmapped
+        ),
+        "settings": settings,
+        "interactions": interactions,
+        "entities": [entities[name] for name in sorted(entities) if name in used],
+        "connections": [],
+    }
+    return Translated(document, tuple(unmapped))
+
+
+def _name(agent: Mapping[str, Any]) -> str:
+    """An export names its agent only in the Google project it answers for, if at all."""
+    project = agent.get("googleAssistant", {}).get("project", "")
+    return str(agent.get("displayName") or agent.get("name") or project or DEFAULT_NAME)[:1024]
+
+
+def _settings(agent: Mapping[str, Any], language: str, unmapped: list[Unmapped]) -> dict[str, Any]:
+    """The language and timezone; the agent's other languages and its webhook are
+    reported."""
+    for other in agent.get("supportedLanguages", []):
+        unmapped.append(
+            Unmapped(
+                "agent.json: supportedLanguages",
+                f"language {other!r}",
+                f"a story is in one: {agent['language']}",
+            )
+        )
+    if agent.get("webhook", {}).get("available"):
+        unmapped.append(
+            Unmapped("agent.json: webhook", "the agent's fulfillment", "left for a connection")
+        )
+    settings: dict[str, Any] = {"language": language}
+    timezone = agent.get("defaultTimezone", "")
+    if timezone in available_timezones():
+        settings["timezone"] = timezone
+    elif timezone:
+        unmapped.append(
+            Unmapped("agent.json: defaultTimezone", f"timezone {timezone!r}", "no IANA name: UTC")
+        )
+    return settings
+
+
+@contextmanager
+def _reading(path: str, what: str) -> Iterator[None]:
+    """A file of the wrong shape (a list where an object belongs, ...) is no export."""
+    try:
+        yield
+    except TranslationError:
+        raise
+    except (AttributeError, KeyError, TypeError, ValueError) as error:
+        raise TranslationError(f"{path} is no Dialogflow ES {what}: {error!r}") from None
+
+
+def _json(files: Mapping[str, bytes], path: str, shape: type) -> Any:
+    """The file's JSON, of the given shape (an object or a list)."""
+    if path not in files:
+        raise TranslationError(f"{path} is missing: not a Dialogflow ES agent export")
+    try:
+        content = json.loads(files[path].decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise TranslationError(f"{path} is not JSON: {error}") from None
+    if not isinstance(content, shape):
+        raise TranslationError(f"{path} holds no JSON {'object' if shape is dict else 'list'}")
+    return content
+
+
+def _in_folder(files: Mapping[str, bytes], folder: str, part: str) -> list[str]:
+    """The definition files of a folder (not their `_<part>_<lang>.json` companions)."""
+    return sorted(
+        path
+        for path in files
+        if path.startswith(f"{folder}/")
+        and path.endswith(".json")
+        and "/" not in path[len(folder) + 1 :]
+        and not re.search(rf"_{part}_[^/_]+\.json$", path)
+    )
+
+
+def _companion(files: Mapping[str, bytes], path: str, part: str, code: str) -> list[Any]:
+    companion = f"{path.removesuffix('.json')}_{part}_{code}.json"
+    return _json(files, companion, list) if companion in files else []
+
+
+def _entities(
+    files: Mapping[str, bytes], code: str, unmapped: list[Unmapped]
+) -> dict[str, dict[str, Any]]:
+    """The map entities by name; regexp and composite ones are reported."""
+    entities: dict[str, dict[str, Any]] = {}
+    for path in _in_folder(files, "entities", "entries"):
+        with _reading(path, "entity"):
+            entity = _entity(files, path, code, unmapped)
+        if entity:
+            entities[entity["name"]] = entity
+    return entities
+
+
+def _entity(
+    files: Mapping[str, bytes], path: str, code: str, unmapped: list[Unmapped]
+) -> dict[str, Any] | None:
+    """A map entity with its entries in the agent's language; None for one reported."""
+    definition = _json(files, path, dict)
+    name = str(definition.get("name", PurePosixPath(path).stem))
+    rows = _companion(files, path, "entries", code)
+    if definition.get("isRegexp"):
+        unmapped.append(Unmapped(path, f"regexp entity {name!r}", "a story's entities are lists"))
+        return None
+    if any("@" in synonym for row in rows for synonym in row.get("synonyms", [])):
+        unmapped.append(
+            Unmapped(path, f"composite entity {name!r}", "a story's entities are lists")
+        )
+        return None
+    if not re.fullmatch(r"[\w-]{1,128}", name) or name.startswith("sys."):
+        unmapped.append(Unmapped(path, f"entity {name!r}", "no valid name of a story's entity"))
+        return None
+    if definition.get("automatedExpansion"):
+        unmapped.append(
+            Unmapped(path, "automatedExpansion", "only the listed values are recognised")
+        )
+    entries_path = f"{path.removesuffix('.json')}_entries_{code}.json"
+    return {"name": name, "entries": _entries(rows, entries_path, unmapped)}
+
+
+def _entries(rows: list[Any], path: str, unmapped: list[Unmapped]) -> list[dict[str, Any]]:
+    entries: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for index, row in enumerate(rows):
+        value = str(row.get("value", "")).strip()[:MAX_VALUE]
+        if not value or value in seen:
+            unmapped.append(Unmapped(f"{path}: [{index}]", f"entry {value!r}", "empty or repeated"))
+            continue
+        seen.add(value)
+        synonyms = list(
+            dict.fromkeys([value, *(s.strip()[:MAX_VALUE] for s in row.get("synonyms", []))])
+        )
+        synonyms = [s for s in synonyms if s]
+        if len(synonyms) > MAX_SYNONYMS:
+            unmapped.append(
+                Unmapped(
+                    f"{path}: [{index}]",
+                    f"{len(synonyms) - MAX_SYNONYMS} synonyms past the 99th",
+                    "at most 99",
+                )
+            )
+        entries.append(
+            {"value": value, "synonyms": [{"value": s} for s in synonyms[:MAX_SYNONYMS]]}
+        )
+    if len(entries) > MAX_ENTRIES:
+        unmapped.append(
+            Unmapped(path, f"{len(entries) - MAX_ENTRIES} entries past the 2000th", "at most 2000")
+        )
+    return entries[:MAX_ENTRIES]
+
+
+def _intents(
+    files: Mapping[str, bytes], code: str, entities: frozenset[str], unmapped: list[Unmapped]
+) -> list[IntentNode]:
+    bodies = {path: _json(files, path, dict) for path in _in_folder(files, "intents", "usersays")}
+    context_aliases: dict[str, set[str]] = {}
+    events: dict[str, list[str]] = {}
+    for path, body in bodies.items():
+        with _reading(path, "intent"):
+            events[path] = [str(event["name"]) for event in body.get("events", [])]
+            response = (body.get("responses") or [{}])[0]
+            aliases = {alias_of(p.get("name", "")) for p in response.get("parameters", [])}
+            for context in response.get("affectedContexts", []):
+                if context.get("lifespan", 5) > 0:
+                    context_aliases.setdefault(context["name"].lower(), set()).update(aliases)
+    welcome = _welcome_intent(events)
+    fallback = next(
+        (
+            p
+            for p, body in bodies.items()
+            if body.get("fallbackIntent") and not body.get("contexts") and p != welcome
+        ),
+        None,
+    )
+    kinds = {
+        path: WELCOME if path == welcome else FALLBACK if path == fallback else STANDARD
+        for path in bodies
+    }
+    keys: set[str] = set()
+    triggers: set[str] = {WELCOME_TRIGGER}
+    nodes = []
+    for path in sorted(bodies, key=lambda p: KIND_ORDER.index(kinds[p])):
+        body, kind = bodies[path], kinds[path]
+        with _reading(path, "intent"):
+            node = _intent(files, path, body, kind, code, entities, context_aliases, unmapped)
+        node.interaction["key"] = _key(node.interaction["name"], keys)
+        node.interaction["triggers"] = _triggers(path, events[path], kind, triggers, unmapped)
+        if body.get("fallbackIntent") and kind != FALLBACK:
+            unmapped.append(
+                Unmapped(
+                    path,
+                    "fallback intent" + (" bound to contexts" if body.get("contexts") else ""),
+                    "a story has one fallback, answering anywhere: a standard interaction",
+                )
+            )
+        nodes.append(node)
+    return nodes
+
+
+def _welcome_intent(events: Mapping[str, list[str]]) -> str | None:
+    """The intent of the `WELCOME` event, else the first of a platform's `*_WELCOME`."""
+    exact = [path for path, names in events.items() if "WELCOME" in names]
+    platform = [path for path, names in events.items() if any(map(_is_welcome, names))]
+    return next(iter(exact + platform), None)
+
+
+def _is_welcome(event: str) -> bool:
+    return event == "WELCOME" or event.endswith("_WELCOME")
+
+
+def _intent(
+    files: Mapping[str, bytes],
+    path: str,
+    body: Mapping[str, Any],
+    kind: str,
+    code: str,
+    entities: frozenset[str],
+    context_aliases: Mapping[str, set[str]],
+    unmapped: list[Unmapped],
+) -> IntentNode:
+    response = (body.get("responses") or [{}])[0]
+    declared = {alias_of(p.get("name", "")) for p in response.get("parameters", [])}
+    texts = IntentTexts(path, declared, context_aliases)
+    reader = IntentReader(texts, entities, code)
+    reader.read_parameters(response.get("parameters", []))
+    usersays = f"{path.removesuffix('.json')}_usersays_{code}.json"
+    phrases = reader.read_phrases(_companion(files, path, "usersays", code), usersays)
+    parameters = list(reader.parameters.values())
+    if len(parameters) > MAX_PARAMETERS:
+        dropped = {p["alias"] for p in parameters[MAX_PARAMETERS:]}
+        unmapped.append(Unmapped(path, f"parameters {', '.join(sorted(dropped))}", "at most 99"))
+        parameters = parameters[:MAX_PARAMETERS]
+        phrases = [kept for phrase in phrases if (kept := strip_slots(phrase, dropped))]
+    texts.aliases = {p["alias"] for p in parameters}
+    responses = response_blocks(response.get("messages", []), code, texts)
+    unmapped += texts.unmapped
+    for flag, element in (
+        ("webhookUsed", "webhook fulfillment"),
+        ("webhookForSlotFilling", "webhook for slot filling"),
+    ):
+        if body.get(flag):
+            unmapped.append(Unmapped(f"{path}: {flag}", element, "left for a connection"))
+    if response.get("resetContexts"):
+        unmapped.append(
+            Unmapped(
+                f"{path}: resetContexts", "reset of every context", "a story's contexts end alone"
+            )
+        )
+    interaction = {
+        "key": "",
+        "type": kind,
+        "name": str(body.get("name") or PurePosixPath(path).stem),
+        "action": str(response.get("action", ""))[:1024],
+        "triggers": [],
+        "userSays": phrases,
+        "parameters": parameters,
+        "responses": responses,
+        "webhook": "",
+    }
+    return IntentNode(
+        path=path,
+        intent_id=str(body.get("id", "")),
+        parent_id=str(body.get("parentId") or ""),
+        needs=tuple(str(c).lower() for c in body.get("contexts", [])),
+        sets={
+            str(c["name"]).lower(): int(c.get("lifespan", 5))
+            for c in response.get("affectedContexts", [])
+        },
+        interaction=interaction,
+    )
+
+
+def _key(name: str, keys: set[str]) -> str:
+    """The name in lower case, other characters as `-`; `-2`, `-3`… for one taken."""
+    base = re.sub(r"[^\w.-]", "-", name.lower())[:MAX_KEY] or "intent"
+    key, number = base, 1
+    while key in keys:
+        number += 1
+        key = f"{base}-{number}"
+    keys.add(key)
+    return key
+
+
+def _triggers(
+    path: str, events: list[str], kind: str, taken: set[str], unmapped: list[Unmapped]
+) -> list[str]:
+    """The welcome takes every `*WELCOME` event as its `welcome` trigger; an event of
+    letters and digits becomes a trigger; the others are reported."""
+    triggers = [WELCOME_TRIGGER] if kind == WELCOME else []
+    for index, name in enumerate(events):
+        place = f"{path}: events[{index}]"
+        if _is_welcome(name):
+            if kind != WELCOME:
+                unmapped.append(Unmapped(place, f"event {name!r}", "another intent is the welcome"))
+        elif not TRIGGER.fullmatch(name) or name.lower() in taken:
+            unmapped.append(
+                Unmapped(
+                    place, f"event {name!r}", "a trigger is 1 to 50 letters and digits, unique"
+                )
+            )
+        else:
+            taken.add(name.lower())
+            triggers.append(name)
+    return triggers
+
+
+def _cut(value: str, limit: int, place: str, unmapped: list[Unmapped]) -> str:
+    if len(value) > limit:
+        unmapped.append(Unmapped(place, f"text of {len(value)} characters", f"cut to {limit}"))
+    return value[:limit]
