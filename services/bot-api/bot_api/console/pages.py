@@ -74,6 +74,11 @@ async def stories(request: web.Request) -> web.Response:
     return _page(request, "stories.html", page="stories")
 
 
+@routes.get("/console/import")
+async def import_story(request: web.Request) -> web.Response:
+    return _page(request, "import.html", page="import")
+
+
 @routes.get("/console/stories/{story}")
 async def story(request: web.Request) -> web.Response:
     return _page(request, "story.html", page="story", story=_story_id(request))

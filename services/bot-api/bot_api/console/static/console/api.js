@@ -14,24 +14,37 @@ export class ApiError extends Error {
   }
 }
 
-async function send(method, path, body, { base = "", signOutOn401 = true } = {}) {
+// `type`: the body is sent as it is (a File or Blob) with this Content-Type, not as JSON.
+async function send(method, path, body, { base = "", signOutOn401 = true, type = "" } = {}) {
   const headers = { Authorization: `Bearer ${token()}` };
-  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (body !== undefined) headers["Content-Type"] = type || "application/json";
   const response = await fetch(base + path, {
     method,
     headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined || type ? body : JSON.stringify(body),
   });
   const text = await response.text();
   const answer = text ? JSON.parse(text) : null;
-  if (!response.ok) {
-    if (response.status === 401 && signOutOn401) {
-      forgetToken();
-      location.assign("/console/");
-    }
-    throw new ApiError(response.status, answer);
-  }
+  if (!response.ok) refused(response.status, answer, signOutOn401);
   return { answer, headers: response.headers };
+}
+
+function refused(status, answer, signOutOn401 = true) {
+  if (status === 401 && signOutOn401) {
+    forgetToken();
+    location.assign("/console/");
+  }
+  throw new ApiError(status, answer);
+}
+
+// A file the API answers (an export): fetched with the token, so it never is in a URL.
+export async function file(path) {
+  const response = await fetch(path, { headers: { Authorization: `Bearer ${token()}` } });
+  if (!response.ok) {
+    const text = await response.text();
+    refused(response.status, text ? JSON.parse(text) : null);
+  }
+  return response.blob();
 }
 
 export async function call(method, path, body, options) {

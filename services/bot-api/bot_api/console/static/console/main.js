@@ -12,6 +12,7 @@ const pages = {
   connections: () => import("./connections.js"),
   history: () => import("./history.js"),
   inbox: () => import("./inbox.js"),
+  import: () => import("./import_story.js"),
 };
 
 if (page.page !== "sign-in" && !token()) {

@@ -1,7 +1,9 @@
 // A story: its context tree, new interactions, root order, references and settings.
-import { call, everything, page } from "./api.js";
+import { call, everything, file, page } from "./api.js";
 import { startChat } from "./chat.js";
-import { byId, clearErrors, confirmThen, h, languageOptions, notice, showErrors } from "./ui.js";
+import {
+  byId, clearErrors, confirmThen, h, languageOptions, notice, saveFile, showErrors,
+} from "./ui.js";
 
 const storyPath = `/stories/${page.story}`;
 let story;
@@ -91,6 +93,17 @@ async function save(method, path, body, form) {
   }
 }
 
+// The story's document (docs/import-export.md), as pizza.parley.json or pizza.parley.yaml.
+async function exportStory(format) {
+  try {
+    const blob = await file(`${storyPath}/export?format=${format}`);
+    const stem = story.name.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "-").replace(/^-+|-+$/g, "");
+    saveFile(blob, `${stem || "story"}.parley.${format}`);
+  } catch (error) {
+    notice(`Not exported: ${error.message}`, "error");
+  }
+}
+
 const numberOf = (input) => (input.value === "" ? undefined : Number(input.value));
 
 export async function start() {
@@ -134,6 +147,10 @@ export async function start() {
     };
     const body = { name: byId("story-name").value, description: byId("story-description").value, settings };
     save("PUT", storyPath, body, event.target);
+  });
+  byId("story-export").addEventListener("submit", (event) => {
+    event.preventDefault();
+    exportStory(byId("export-format").value);
   });
   byId("story-delete").addEventListener("click", () =>
     confirmThen(`Delete the story "${story.name}" and all its interactions?`, async () => {

@@ -22,6 +22,13 @@ export function notice(text, kind = "info") {
   box.dataset.kind = kind;
 }
 
+// Hands a Blob to the browser as a download named `name`.
+export function saveFile(blob, name) {
+  const url = URL.createObjectURL(blob);
+  h("a", { href: url, download: name }).click();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000); // once the browser has read it
+}
+
 export function confirmThen(question, action) {
   if (window.confirm(question)) action();
 }
