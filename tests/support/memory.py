@@ -1,8 +1,9 @@
-"""bot-api's repositories in memory (plain dicts), for unit tests of the layers above
-storage. Each keeps the semantics of its MongoDB twin in bot_api.storage: a story
-update is conditional on its revision and counts phrases only for a story that has the
-counter, entity names are unique per account, a session
-save is conditional on its version, the connection view keeps the newest revision.
+"""bot-api's repositories in memory (dicts of the typed values they take and return), for
+unit tests of the layers above storage; the repository tests of tests/integration hold
+each to the contract of its MongoDB twin in bot_api.storage: a story update is conditional
+on its revision and counts phrases only for a story that has the counter, entity names
+are unique per account, a session save is conditional on its version, the connection
+view keeps the newest revision.
 
 Every call is written to the database's `journal`, so a test can say what was read and
 written, in which order; `meanwhile` makes something happen in the middle of a call, as
