@@ -67,7 +67,7 @@ async def read_story(request: web.Request) -> Any:
 )
 async def update_story(request: web.Request, body: dict[str, Any]) -> Any:
     story_id = request.match_info["story"]
-    await request.app[STORIES].update(account_id=account_of(request), story_id=story_id, data=body)
+    await request.app[STORIES].update(account_id=account_of(request), story_id=story_id, **body)
     return success()
 
 

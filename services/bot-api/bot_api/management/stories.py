@@ -1,7 +1,7 @@
 """Stories, and the one way to change a story's structure safely under concurrency."""
 
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -138,14 +138,23 @@ class StoryService:
             },
         }
 
-    async def update(self, *, account_id: str, story_id: str, data: dict[str, Any]) -> None:
-        """`data["settings"]`: the settings to change; the others keep their values."""
+    async def update(
+        self,
+        *,
+        account_id: str,
+        story_id: str,
+        name: str,
+        description: str,
+        settings: Mapping[str, Any] | None = None,
+        order: list[str] | None = None,
+    ) -> None:
+        """`settings`: those to change, by their names in `Settings` (the others keep
+        their values); `order`: the root interactions in a new order (None: it stays)."""
 
         def edit(story: StoryRecord) -> tuple[Structure, StoryFields]:
-            order = data.get("order")
             structure = story.structure if order is None else story.structure.reorder(order)
-            settings = replace(story.settings, **data.get("settings", {}))
-            return structure, StoryFields(data["name"], data["description"], settings)
+            changed = replace(story.settings, **(settings or {}))
+            return structure, StoryFields(name, description, changed)
 
         story, _ = await edit_story(self._stores, account_id, story_id, edit)
         await self._changes.announce(StoryEdited(account_id, story.id))

@@ -55,7 +55,9 @@ async def test_an_edit_is_applied_again_on_top_of_a_concurrent_structural_change
     await stories.update(
         account_id=ACCOUNT,
         story_id=story_id,
-        data={"name": "Pasta", "description": "now pasta", "settings": {"lifespan": 5}},
+        name="Pasta",
+        description="now pasta",
+        settings={"lifespan": 5},
     )
 
     record = database.stories.records[story_id]
@@ -74,7 +76,7 @@ async def test_an_edit_outlasts_one_fewer_concurrent_writers_than_the_limit(
         database.stories.bump(story_id)
 
     database.meanwhile("stories.update", another_writer, times=MAX_CONCURRENT_RETRIES - 1)
-    await stories.update(account_id=ACCOUNT, story_id=story_id, data=PIZZA | {"name": "Pasta"})
+    await stories.update(account_id=ACCOUNT, story_id=story_id, **PIZZA | {"name": "Pasta"})
 
     assert database.stories.records[story_id].name == "Pasta"
 
@@ -90,7 +92,7 @@ async def test_too_many_concurrent_writers_make_an_edit_a_conflict_that_announce
 
     database.meanwhile("stories.update", another_writer, times=MAX_CONCURRENT_RETRIES)
     with pytest.raises(Conflict):
-        await stories.update(account_id=ACCOUNT, story_id=story_id, data=PIZZA | {"name": "Pasta"})
+        await stories.update(account_id=ACCOUNT, story_id=story_id, **PIZZA | {"name": "Pasta"})
 
     assert database.stories.records[story_id].name == "Pizza"
     assert announced == []
