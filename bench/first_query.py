@@ -6,6 +6,7 @@ so nothing of the upload is in its memory. Run: `python -m bench.first_query`.""
 import asyncio
 import time
 import uuid
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +16,10 @@ from bench.capacity import resident_bytes
 from bench.stack import Stack, running_stack, serve
 from bench.synthetic import story_interactions
 from bench.vectors import random_vectors, store
-from bot_api.domain.interactions import EMPTY_INTERACTION, STANDARD, default_interactions
+from bot_api.domain.interactions import default_interactions
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Context, Structure
+from bot_api.schemas.interactions import InteractionWriteSchema
 from bot_api.storage.interactions import InteractionRepository
 from bot_api.storage.stories import StoryRepository
 from shared import mongo
@@ -40,14 +42,12 @@ def peak_bytes(pid: int) -> int:
 async def seed(stack: Stack, interactions: list[dict[str, Any]]) -> str:
     """The story written straight to the database, as the API would have stored it (the
     API takes minutes to add 5,000 interactions one by one)."""
+    schema = InteractionWriteSchema()
     contents = [
-        *({**d, "id": str(uuid.uuid4())} for d in default_interactions()),
-        *(
-            {**EMPTY_INTERACTION, **i, "id": str(uuid.uuid4()), "type": STANDARD}
-            for i in interactions
-        ),
+        *(replace(d, id=str(uuid.uuid4())) for d in default_interactions()),
+        *(replace(schema.load(i), id=str(uuid.uuid4())) for i in interactions),
     ]
-    ids = tuple(c["id"] for c in contents)
+    ids = tuple(c.id for c in contents)
     structure = Structure(ids, {i: Context(root=True) for i in ids}, frozenset(ids[:2]))
     story_id = new_object_id()
     account_id = stack.tokens.account_id
@@ -55,7 +55,7 @@ async def seed(stack: Stack, interactions: list[dict[str, Any]]) -> str:
     try:
         database = client[stack.config.bot_database]
         await InteractionRepository(database).insert_many(account_id, story_id, contents)
-        phrases = sum(len(c["userSays"]) for c in contents)
+        phrases = sum(len(c.user_says) for c in contents)
         await StoryRepository(database).insert(
             story_id, account_id, "limits", "", Settings(), structure, phrases
         )

@@ -7,16 +7,12 @@ import statistics
 import time
 import tracemalloc
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from bench.synthetic import queries, story_interactions
 from bench.vectors import random_vectors
-from bot_api.domain.interactions import (
-    EMPTY_INTERACTION,
-    STANDARD,
-    default_interactions,
-    interaction_from_content,
-)
+from bot_api.domain.interactions import default_interactions
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Context, Structure
 from bot_api.encoding.minilm import MiniLmEncoder
@@ -25,6 +21,7 @@ from bot_api.engine.semantic import PhraseVectors
 from bot_api.engine.story import CompiledStory
 from bot_api.engine.text import tokens
 from bot_api.engine.turn import SessionState, Turn
+from bot_api.schemas.interactions import InteractionWriteSchema
 
 SIZES = (150, 1000)
 RUNS = 5
@@ -34,16 +31,14 @@ QUERIES = 1000
 def build(
     interactions: list[dict[str, Any]], vectors: PhraseVectors | None = None
 ) -> CompiledStory:
-    contents = [
-        *({**d, "id": d["type"]} for d in default_interactions()),
-        *(
-            {**EMPTY_INTERACTION, **i, "id": f"i{n}", "type": STANDARD}
-            for n, i in enumerate(interactions)
-        ),
+    """A story of the welcome, the fallback and `interactions` (API bodies), all roots."""
+    schema = InteractionWriteSchema()
+    typed = [
+        *(replace(d, id=d.kind) for d in default_interactions()),
+        *(replace(schema.load(i), id=f"i{n}") for n, i in enumerate(interactions)),
     ]
-    ids = tuple(c["id"] for c in contents)
+    ids = tuple(i.id for i in typed)
     structure = Structure(ids, {i: Context(root=True) for i in ids}, frozenset(ids[:2]))
-    typed = [interaction_from_content(c["id"], c["type"], c) for c in contents]
     model = CompiledStory.compile("bench", Settings(), structure, typed, [], vectors)
     model.index.search([["warm"]], lambda i: True)
     return model

@@ -1,8 +1,9 @@
-"""bot-api's repositories in memory (plain dicts), for unit tests of the layers above
-storage. Each keeps the semantics of its MongoDB twin in bot_api.storage: a story
-update is conditional on its revision and counts phrases only for a story that has the
-counter, entity names are unique per account, a session
-save is conditional on its version, the connection view keeps the newest revision.
+"""bot-api's repositories in memory (dicts of the typed values they take and return), for
+unit tests of the layers above storage; the repository tests of tests/integration hold
+each to the contract of its MongoDB twin in bot_api.storage: a story update is conditional
+on its revision and counts phrases only for a story that has the counter, entity names
+are unique per account, a session save is conditional on its version, the connection
+view keeps the newest revision.
 
 Every call is written to the database's `journal`, so a test can say what was read and
 written, in which order; `meanwhile` makes something happen in the middle of a call, as
@@ -20,7 +21,9 @@ from bson import ObjectId
 from pymongo.errors import AutoReconnect
 
 from bot_api.domain.analytics import BucketKey, Conversation, SessionKey, Tally
+from bot_api.domain.entities import Entity
 from bot_api.domain.history import Resolution, TurnRecord
+from bot_api.domain.interactions import Interaction, referenced_entities
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
 from bot_api.engine.clustering import Miss, normalised
@@ -28,10 +31,11 @@ from bot_api.engine.semantic import StoredVectors, Vectors
 from bot_api.engine.turn import SessionState
 from bot_api.storage import Stores, object_id
 from bot_api.storage.connections import Connection
+from bot_api.storage.entities import StoredEntity
 from bot_api.storage.inbox import MAX_INBOX_TURNS
-from bot_api.storage.interactions import CONTENT_FIELDS
+from bot_api.storage.interactions import InteractionSummary
 from bot_api.storage.sessions import StoredSession, session_key
-from bot_api.storage.stories import StoryRecord
+from bot_api.storage.stories import StoryFields, StoryRecord
 from bot_api.storage.turns import (
     MAX_TRANSCRIPT_TURNS,
     ConversationFilter,
@@ -155,7 +159,7 @@ class StoriesInMemory(_InMemory):
     async def update(
         self,
         story: StoryRecord,
-        changes: dict[str, Any],
+        changes: StoryFields | None = None,
         structure: Structure | None = None,
         added_phrases: int = 0,
     ) -> bool:
@@ -163,12 +167,15 @@ class StoriesInMemory(_InMemory):
         current = self._unchanged_since(story)
         if current is None:
             return False
-        settings = changes.get("settings")
+        if changes is not None:
+            current = replace(
+                current,
+                name=changes.name,
+                description=changes.description,
+                settings=changes.settings,
+            )
         self.records[story.id] = replace(
             current,
-            name=changes.get("name", current.name),
-            description=changes.get("description", current.description),
-            settings=current.settings if settings is None else Settings(**settings),
             structure=current.structure if structure is None else structure,
             revision=current.revision + 1,
             phrases=_plus(current.phrases, added_phrases),
@@ -233,81 +240,99 @@ class StoriesInMemory(_InMemory):
         )
 
 
+@dataclass(frozen=True)
+class OwnedInteraction:
+    """An interaction and the account and story it belongs to."""
+
+    account_id: str
+    story_id: str
+    interaction: Interaction
+    awaited_connection: str | None = None
+
+
 class InteractionsInMemory(_InMemory):
     def __init__(self, database: Database) -> None:
         super().__init__(database)
-        self.documents: dict[str, dict[str, Any]] = {}
+        self.records: dict[str, OwnedInteraction] = {}
+        """By id."""
 
     async def insert_many(
-        self, account_id: str, story_id: str, interactions: list[dict[str, Any]]
+        self, account_id: str, story_id: str, interactions: Sequence[Interaction]
     ) -> None:
         await self._database.record(
-            "interactions.insert_many", story_id, _ids(i["id"] for i in interactions)
+            "interactions.insert_many", story_id, _ids(i.id for i in interactions)
         )
         for interaction in interactions:
-            self.documents[interaction["id"]] = {
-                "_id": interaction["id"],
-                "accountId": account_id,
-                "storyId": story_id,
-                **copy.deepcopy({name: interaction[name] for name in CONTENT_FIELDS}),
-            }
+            self.records[interaction.id] = OwnedInteraction(account_id, story_id, interaction)
 
     async def with_triggers(self, story_id: str, triggers: list[str]) -> dict[str, list[str]]:
         await self._database.record("interactions.with_triggers", story_id)
+        wanted = {t.lower() for t in triggers}
         return {
-            i: list(d["triggers"])
-            for i, d in self.documents.items()
-            if d["storyId"] == story_id
-            and {t.lower() for t in d["triggers"]} & {t.lower() for t in triggers}
+            i: list(r.interaction.triggers)
+            for i, r in self.records.items()
+            if r.story_id == story_id and {t.lower() for t in r.interaction.triggers} & wanted
         }
 
-    async def find(
-        self, story_id: str, ids: Iterable[str], projection: list[str] | None = None
-    ) -> dict[str, dict[str, Any]]:
+    async def find(self, story_id: str, ids: Iterable[str]) -> dict[str, Interaction]:
         wanted = _ids(ids)
         await self._database.record("interactions.find", story_id, wanted)
-        found = {}
-        for interaction_id in wanted:
-            document = self._of_story(story_id, interaction_id)
-            if document is not None:
-                if projection is not None:
-                    document = {k: v for k, v in document.items() if k in {"_id", *projection}}
-                found[interaction_id] = document
-        return found
+        found = {i: self._of_story(story_id, i) for i in wanted}
+        return {i: interaction for i, interaction in found.items() if interaction is not None}
+
+    async def summaries(self, story_id: str, ids: Iterable[str]) -> dict[str, InteractionSummary]:
+        wanted = _ids(ids)
+        await self._database.record("interactions.summaries", story_id, wanted)
+        found = {i: self._of_story(story_id, i) for i in wanted}
+        return {
+            i: InteractionSummary(interaction.name, interaction.webhook)
+            for i, interaction in found.items()
+            if interaction is not None
+        }
 
     async def count_phrases(self, story_id: str, ids: Iterable[str]) -> int:
         wanted = _ids(ids)
         await self._database.record("interactions.count_phrases", story_id, wanted)
-        documents = (self._of_story(story_id, i) for i in wanted)
-        return sum(len(d["userSays"]) for d in documents if d is not None)
+        found = (self._of_story(story_id, i) for i in wanted)
+        return sum(len(interaction.user_says) for interaction in found if interaction is not None)
 
-    async def get(self, story_id: str, interaction_id: str) -> dict[str, Any] | None:
+    async def get(self, story_id: str, interaction_id: str) -> Interaction | None:
         await self._database.record("interactions.get", story_id, interaction_id)
         return self._of_story(story_id, interaction_id)
 
-    async def replace_content(
-        self, story_id: str, interaction_id: str, content: dict[str, Any]
-    ) -> None:
-        await self._database.record("interactions.replace_content", story_id, interaction_id)
-        if self._of_story(story_id, interaction_id) is not None:
-            fields = copy.deepcopy({name: content[name] for name in CONTENT_FIELDS})
-            self.documents[interaction_id].update(fields)
+    async def replace_content(self, story_id: str, interaction: Interaction) -> None:
+        await self._database.record("interactions.replace_content", story_id, interaction.id)
+        if self._of_story(story_id, interaction.id) is not None:
+            owned = self.records[interaction.id]
+            self.records[interaction.id] = replace(owned, interaction=interaction)
 
     async def await_connections(self, story_id: str, names: Mapping[str, str]) -> None:
         await self._database.record("interactions.await_connections", story_id, _ids(names))
         for interaction_id, name in names.items():
             if self._of_story(story_id, interaction_id) is not None:
-                self.documents[interaction_id]["awaitedConnection"] = name
+                owned = self.records[interaction_id]
+                self.records[interaction_id] = replace(owned, awaited_connection=name)
+
+    async def awaited_connections(self, story_id: str) -> dict[str, str]:
+        await self._database.record("interactions.awaited_connections", story_id)
+        return {
+            i: r.awaited_connection
+            for i, r in self.records.items()
+            if r.story_id == story_id and r.awaited_connection is not None
+        }
 
     async def connect_awaiting(self, story_id: str, name: str, connection_id: str) -> list[str]:
         await self._database.record("interactions.connect_awaiting", story_id, name)
         connected = []
-        for interaction_id, document in self.documents.items():
-            if document["storyId"] == story_id and document.get("awaitedConnection") == name:
-                del document["awaitedConnection"]
-                if document["webhook"] == "":
-                    document["webhook"] = connection_id
+        for interaction_id, owned in list(self.records.items()):
+            if owned.story_id == story_id and owned.awaited_connection == name:
+                interaction = owned.interaction
+                if interaction.webhook == "":
+                    interaction = replace(interaction, webhook=connection_id)
                     connected.append(interaction_id)
+                self.records[interaction_id] = replace(
+                    owned, interaction=interaction, awaited_connection=None
+                )
         return connected
 
     async def delete_many(self, story_id: str, ids: Iterable[str]) -> None:
@@ -315,107 +340,110 @@ class InteractionsInMemory(_InMemory):
         await self._database.record("interactions.delete_many", story_id, wanted)
         for interaction_id in wanted:
             if self._of_story(story_id, interaction_id) is not None:
-                del self.documents[interaction_id]
+                del self.records[interaction_id]
 
     async def delete_for_story(self, story_id: str) -> None:
         await self._database.record("interactions.delete_for_story", story_id)
-        for interaction_id, document in list(self.documents.items()):
-            if document["storyId"] == story_id:
-                del self.documents[interaction_id]
+        for interaction_id, owned in list(self.records.items()):
+            if owned.story_id == story_id:
+                del self.records[interaction_id]
 
-    async def using_entity(self, account_id: str, entity: str) -> list[dict[str, Any]]:
+    async def using_entity(self, account_id: str, entity: str) -> dict[str, str]:
         await self._database.record("interactions.using_entity", entity)
-        return [
-            {"_id": d["_id"], "storyId": d["storyId"]}
-            for d in self.documents.values()
-            if d["accountId"] == account_id and any(p["entity"] == entity for p in d["parameters"])
-        ]
+        return {
+            i: r.story_id
+            for i, r in self.records.items()
+            if r.account_id == account_id and entity in referenced_entities(r.interaction)
+        }
 
-    def _of_story(self, story_id: str, interaction_id: str) -> dict[str, Any] | None:
-        document = self.documents.get(interaction_id)
-        if document is None or document["storyId"] != story_id:
-            return None
-        return copy.deepcopy(document)
+    def _of_story(self, story_id: str, interaction_id: str) -> Interaction | None:
+        owned = self.records.get(interaction_id)
+        return None if owned is None or owned.story_id != story_id else owned.interaction
+
+
+@dataclass(frozen=True)
+class OwnedEntity:
+    """An entity and the account it belongs to."""
+
+    account_id: str
+    entity: Entity
 
 
 class EntitiesInMemory(_InMemory):
     def __init__(self, database: Database) -> None:
         super().__init__(database)
-        self.documents: dict[str, dict[str, Any]] = {}
+        self.records: dict[str, OwnedEntity] = {}
         """By id, oldest first."""
 
-    async def insert(
-        self, account_id: str, entity: dict[str, Any], entity_id: str | None = None
-    ) -> str:
-        await self._database.record("entities.insert", entity["name"])
-        self._refuse_taken_name(account_id, None, entity["name"])
-        key = ObjectId(entity_id)
-        self.documents[str(key)] = {"_id": key, "accountId": account_id, **copy.deepcopy(entity)}
-        return str(key)
+    async def insert(self, account_id: str, entity: Entity, entity_id: str | None = None) -> str:
+        await self._database.record("entities.insert", entity.name)
+        self._refuse_taken_name(account_id, None, entity.name)
+        key = str(ObjectId(entity_id))
+        self.records[key] = OwnedEntity(account_id, entity)
+        return key
 
-    async def list(self, account_id: str, page: Page = EVERY_ITEM) -> list[dict[str, Any]]:
+    async def list(self, account_id: str, page: Page = EVERY_ITEM) -> list[StoredEntity]:
         await self._database.record("entities.list", account_id)
         entities = [
-            copy.deepcopy(d) for d in self.documents.values() if d["accountId"] == account_id
+            StoredEntity(i, r.entity) for i, r in self.records.items() if r.account_id == account_id
         ]
         return page.of(entities)
 
     async def count(self, account_id: str) -> int:
-        return sum(d["accountId"] == account_id for d in self.documents.values())
+        return sum(r.account_id == account_id for r in self.records.values())
 
     async def totals(self, account_id: str) -> tuple[int, int]:
         await self._database.record("entities.totals", account_id)
-        owned = [d for d in self.documents.values() if d["accountId"] == account_id]
-        return len(owned), sum(len(d["entries"]) for d in owned)
+        owned = [r.entity for r in self.records.values() if r.account_id == account_id]
+        return len(owned), sum(len(entity.entries) for entity in owned)
 
-    async def get(self, account_id: str, entity_id: str) -> dict[str, Any] | None:
+    async def get(self, account_id: str, entity_id: str) -> StoredEntity | None:
         await self._database.record("entities.get", entity_id)
-        document = self._of_account(account_id, entity_id)
-        return None if document is None else copy.deepcopy(document)
+        owned = self._of_account(account_id, entity_id)
+        return None if owned is None else StoredEntity(entity_id, owned.entity)
 
-    async def replace(self, account_id: str, entity_id: str, entity: dict[str, Any]) -> bool:
+    async def replace(self, account_id: str, entity_id: str, entity: Entity) -> bool:
         await self._database.record("entities.replace", entity_id)
-        document = self._of_account(account_id, entity_id)
-        if document is None:
+        if self._of_account(account_id, entity_id) is None:
             return False
-        self._refuse_taken_name(account_id, entity_id, entity["name"])
-        document.update(copy.deepcopy(entity))
+        self._refuse_taken_name(account_id, entity_id, entity.name)
+        self.records[entity_id] = OwnedEntity(account_id, entity)
         return True
 
     async def delete(self, account_id: str, entity_id: str) -> bool:
         await self._database.record("entities.delete", entity_id)
         if self._of_account(account_id, entity_id) is None:
             return False
-        del self.documents[entity_id]
+        del self.records[entity_id]
         return True
 
-    async def with_names(self, account_id: str, names: Iterable[str]) -> Sequence[dict[str, Any]]:
+    async def with_names(self, account_id: str, names: Iterable[str]) -> Sequence[StoredEntity]:
         await self._database.record("entities.with_names", account_id)
         wanted = set(names)
         return [
-            copy.deepcopy(entity)
-            for entity in self.documents.values()
-            if entity["accountId"] == account_id and entity["name"] in wanted
+            StoredEntity(entity_id, r.entity)
+            for entity_id, r in self.records.items()
+            if r.account_id == account_id and r.entity.name in wanted
         ]
 
     async def existing_names(self, account_id: str, names: Iterable[str]) -> set[str]:
         wanted = _ids(names)
         await self._database.record("entities.existing_names", wanted)
         return {
-            d["name"]
-            for d in self.documents.values()
-            if d["accountId"] == account_id and d["name"] in wanted
+            r.entity.name
+            for r in self.records.values()
+            if r.account_id == account_id and r.entity.name in wanted
         }
 
-    def _of_account(self, account_id: str, entity_id: str) -> dict[str, Any] | None:
+    def _of_account(self, account_id: str, entity_id: str) -> OwnedEntity | None:
         if object_id(entity_id) is None:
             return None
-        document = self.documents.get(entity_id)
-        return document if document is not None and document["accountId"] == account_id else None
+        owned = self.records.get(entity_id)
+        return owned if owned is not None and owned.account_id == account_id else None
 
     def _refuse_taken_name(self, account_id: str, entity_id: str | None, name: str) -> None:
-        for key, document in self.documents.items():
-            same_name = (document["accountId"], document["name"]) == (account_id, name)
+        for key, owned in self.records.items():
+            same_name = (owned.account_id, owned.entity.name) == (account_id, name)
             if same_name and key != entity_id:
                 raise Conflict(f"an entity named {name!r} already exists")
 

@@ -1,32 +1,49 @@
-"""EntityRepository against the embedded MongoDB: three accounts with three entities each,
-some names shared between accounts; every call reads or changes exactly the entity it
-names, through its own account only."""
+"""EntityRepository on the embedded MongoDB and its in-memory twin, held to one contract:
+three accounts with three entities each, some names shared between accounts; every call
+reads or changes exactly the entity it names, through its own account only."""
+
+from collections.abc import AsyncIterator
 
 import pytest
 from pymongo import AsyncMongoClient
 
-from bot_api.storage.entities import EntityRepository
+from bot_api.domain.entities import Entity, Entry
+from bot_api.storage.entities import EntityRepository, StoredEntity
+from bot_api.storage.protocols import EntityStore
 from shared.config import Config
 from shared.errors import Conflict
 from support.documents import ACCOUNTS, Documents, changed, contents
+from support.memory import Database, EntitiesInMemory
 
 NAMES = {ACCOUNTS[0]: ("city", "size", "color"), ACCOUNTS[1]: ("city", "topping", "drink")}
 NAMES[ACCOUNTS[2]] = ("size", "crust", "sauce")
 
 
-def entity(name: str, *values: str) -> dict[str, object]:
-    entries = [{"value": v, "synonyms": [{"value": v}]} for v in values or (name,)]
-    return {"name": name, "entries": entries}
+def entity(name: str, *values: str) -> Entity:
+    return Entity(name, tuple(Entry(v, (v, v.upper())) for v in values or (name,)))
 
 
 @pytest.fixture
-async def entities(mongo_client: AsyncMongoClient, config: Config) -> EntityRepository:
+async def repository(mongo_client: AsyncMongoClient, config: Config) -> EntityRepository:
     repository = EntityRepository(mongo_client[config.bot_database])
     await repository.ensure_indexes()
     return repository
 
 
-async def seed(entities: EntityRepository) -> dict[tuple[str, str], str]:
+@pytest.fixture(params=["mongodb", "memory"])
+async def entities(
+    request: pytest.FixtureRequest, mongo_client: AsyncMongoClient, config: Config
+) -> AsyncIterator[EntityStore]:
+    store: EntityStore
+    if request.param == "mongodb":
+        store = EntityRepository(mongo_client[config.bot_database])
+    else:
+        store = Database().entities
+    await store.ensure_indexes()
+    yield store
+
+
+async def seed(entities: EntityStore) -> dict[tuple[str, str], str]:
     """(account, name) -> entity id, created in turns across the accounts."""
     ids = {}
     for n in range(3):
@@ -36,12 +53,15 @@ async def seed(entities: EntityRepository) -> dict[tuple[str, str], str]:
     return ids
 
 
-async def snapshot(entities: EntityRepository) -> Documents:
-    return await contents(entities.collection)
+async def snapshot(entities: EntityStore) -> Documents:
+    if isinstance(entities, EntityRepository):
+        return await contents(entities.collection)
+    assert isinstance(entities, EntitiesInMemory)
+    return dict(entities.records)
 
 
 async def test_insert_adds_one_entity_and_refuses_a_name_the_account_holds(
-    entities: EntityRepository,
+    entities: EntityStore,
 ) -> None:
     await seed(entities)
     before = await snapshot(entities)
@@ -53,33 +73,35 @@ async def test_insert_adds_one_entity_and_refuses_a_name_the_account_holds(
     entity_id = await entities.insert(ACCOUNTS[0], entity("topping", "ham"))
     after = await snapshot(entities)
     assert changed(before, after) == {entity_id}
-    stored = next(d for k, d in after.items() if str(k) == entity_id)
-    assert (stored["accountId"], stored["name"]) == (ACCOUNTS[0], "topping")
+    assert await entities.get(ACCOUNTS[0], entity_id) == StoredEntity(
+        entity_id, entity("topping", "ham")
+    )
+    assert await entities.totals(ACCOUNTS[0]) == (4, 4)
 
 
 async def test_list_returns_the_account_s_entities_oldest_first(
-    entities: EntityRepository,
+    entities: EntityStore,
 ) -> None:
     ids = await seed(entities)
     for account in ACCOUNTS:
         listed = await entities.list(account)
-        assert [str(d["_id"]) for d in listed] == [ids[account, n] for n in NAMES[account]]
+        assert listed == [StoredEntity(ids[account, n], entity(n)) for n in NAMES[account]]
 
 
 async def test_get_finds_an_entity_only_through_its_own_account(
-    entities: EntityRepository,
+    entities: EntityStore,
 ) -> None:
     ids = await seed(entities)
     for (account, name), entity_id in ids.items():
         found = await entities.get(account, entity_id)
-        assert found is not None and found["name"] == name
+        assert found == StoredEntity(entity_id, entity(name))
         for other in ACCOUNTS:
             if other != account:
                 assert await entities.get(other, entity_id) is None
     assert await entities.get(ACCOUNTS[0], "not-an-id") is None
 
 
-async def test_replace_changes_one_entity_of_its_own_account(entities: EntityRepository) -> None:
+async def test_replace_changes_one_entity_of_its_own_account(entities: EntityStore) -> None:
     ids = await seed(entities)
     target = ids[ACCOUNTS[1], "topping"]
     before = await snapshot(entities)
@@ -91,13 +113,12 @@ async def test_replace_changes_one_entity_of_its_own_account(entities: EntityRep
     assert await entities.replace(ACCOUNTS[1], target, entity("crust", "thin", "thick"))
     after = await snapshot(entities)
     assert changed(before, after) == {target}
-    assert (await entities.get(ACCOUNTS[1], target) or {})["entries"] == entity(
-        "crust", "thin", "thick"
-    )["entries"]
+    replaced = await entities.get(ACCOUNTS[1], target)
+    assert replaced == StoredEntity(target, entity("crust", "thin", "thick"))
 
 
 async def test_replace_refuses_a_name_another_entity_of_the_account_holds(
-    entities: EntityRepository,
+    entities: EntityStore,
 ) -> None:
     ids = await seed(entities)
     before = await snapshot(entities)
@@ -108,7 +129,7 @@ async def test_replace_refuses_a_name_another_entity_of_the_account_holds(
     assert await snapshot(entities) == before
 
 
-async def test_delete_deletes_one_entity_of_its_own_account(entities: EntityRepository) -> None:
+async def test_delete_deletes_one_entity_of_its_own_account(entities: EntityStore) -> None:
     ids = await seed(entities)
     target = ids[ACCOUNTS[0], "city"]
     before = await snapshot(entities)
@@ -123,7 +144,7 @@ async def test_delete_deletes_one_entity_of_its_own_account(entities: EntityRepo
     assert len(after) == len(before) - 1
 
 
-async def test_existing_names_are_the_account_s_own(entities: EntityRepository) -> None:
+async def test_existing_names_are_the_account_s_own(entities: EntityStore) -> None:
     await seed(entities)
     asked = ["city", "size", "crust", "nothing"]
 
@@ -131,3 +152,18 @@ async def test_existing_names_are_the_account_s_own(entities: EntityRepository) 
     assert await entities.existing_names(ACCOUNTS[1], asked) == {"city"}
     assert await entities.existing_names(ACCOUNTS[2], asked) == {"size", "crust"}
     assert await entities.existing_names(ACCOUNTS[2], []) == set()
+
+
+async def test_the_stored_document_keeps_the_format_existing_databases_hold(
+    repository: EntityRepository,
+) -> None:
+    entity_id = await repository.insert(ACCOUNTS[0], entity("size", "small", "large"))
+
+    stored = await repository.collection.find_one({"accountId": ACCOUNTS[0]})
+
+    assert stored is not None and str(stored["_id"]) == entity_id
+    assert list(stored) == ["_id", "accountId", "name", "entries", "createdAt", "updatedAt"]
+    assert stored["entries"] == [
+        {"value": "small", "synonyms": [{"value": "small"}, {"value": "SMALL"}]},
+        {"value": "large", "synonyms": [{"value": "large"}, {"value": "LARGE"}]},
+    ]

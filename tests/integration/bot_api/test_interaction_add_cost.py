@@ -10,7 +10,7 @@ import uuid
 from aiohttp.test_utils import TestClient
 from pymongo import AsyncMongoClient
 
-from bot_api.domain.interactions import EMPTY_INTERACTION, STANDARD
+from bot_api.domain.interactions import STANDARD, Interaction
 from bot_api.storage.interactions import InteractionRepository
 from bot_api.storage.stories import StoryRepository
 from shared.config import Config
@@ -29,7 +29,7 @@ async def grown_story(api: Api, account_id: str, database: object, size: int) ->
         account_id,
         story_id,
         [
-            {**EMPTY_INTERACTION, "id": i, "type": STANDARD, "name": f"I{n}", "triggers": [f"t{n}"]}
+            Interaction(id=i, kind=STANDARD, name=f"I{n}", triggers=(f"t{n}",))
             for n, i in enumerate(ids)
         ],
     )
@@ -38,7 +38,7 @@ async def grown_story(api: Api, account_id: str, database: object, size: int) ->
     structure = story.structure
     for i in ids:
         structure = structure.add_root(i)
-    assert await stories.update(story, {}, structure)
+    assert await stories.update(story, None, structure)
     return story_id
 
 

@@ -1,25 +1,43 @@
-"""PhraseVectorRepository against the embedded MongoDB: vectors come back as stored
-(float16 precision), only those asked for; a key stored already keeps its vector; each
-read or put marks the story using the vector, and a sweep deletes a vector once no
-story marks it; and the background encoding stores them whatever the deadline of the
-request that asked."""
+"""PhraseVectorRepository on the embedded MongoDB (and, where its in-memory twin exists
+for, that twin too, held to the same contract): vectors come back as stored (float16
+precision), only those asked for; a key stored already keeps its vector; each read or
+put marks the story using the vector, and a sweep deletes a vector once no story marks
+it; and the background encoding stores them whatever the deadline of the request that
+asked."""
 
 import asyncio
 import uuid
+from collections.abc import AsyncIterator
 
 import numpy as np
 import pymongo
+import pytest
 from pymongo import AsyncMongoClient
 
 from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.engine.semantic import Encoders, vector_key
+from bot_api.storage.protocols import VectorStore
 from bot_api.storage.vectors import PhraseVectorRepository
 from shared.config import Config
 from support.encoders import ConceptEncoder
+from support.memory import VectorsInMemory
 
 
-async def test_vectors_round_trip_by_key(mongo_client: AsyncMongoClient, config: Config) -> None:
-    repository = PhraseVectorRepository(mongo_client[config.bot_database])
+@pytest.fixture(params=["mongodb", "memory"])
+async def vectors(
+    request: pytest.FixtureRequest, mongo_client: AsyncMongoClient, config: Config
+) -> AsyncIterator[VectorStore]:
+    store: VectorStore
+    if request.param == "mongodb":
+        store = PhraseVectorRepository(mongo_client[config.bot_database])
+    else:
+        store = VectorsInMemory()
+    await store.ensure_indexes()
+    yield store
+
+
+async def test_vectors_round_trip_by_key(vectors: VectorStore) -> None:
+    repository = vectors
     rows = np.random.default_rng(3).standard_normal((3, 384)).astype(np.float32)
     keys = [vector_key("m", t) for t in ("a", "b", "c")]
     await repository.put("m", "story-1", dict(zip(keys, rows, strict=True)))
@@ -36,10 +54,9 @@ async def test_vectors_round_trip_by_key(mongo_client: AsyncMongoClient, config:
 
 
 async def test_a_vector_is_deleted_once_no_story_that_marked_it_keeps_it(
-    mongo_client: AsyncMongoClient, config: Config
+    vectors: VectorStore,
 ) -> None:
-    repository = PhraseVectorRepository(mongo_client[config.bot_database])
-    await repository.ensure_indexes()
+    repository = vectors
     run = uuid.uuid4().hex
     first, second = f"first-{run}", f"second-{run}"
     keys = [vector_key("m", f"{t} {run}") for t in ("shared", "first only", "put twice")]

@@ -1,6 +1,8 @@
-"""SessionRepository against the embedded MongoDB: stories of three accounts with two
-sessions each; every call reads or changes exactly the session (or story) it names."""
+"""SessionRepository on the embedded MongoDB and its in-memory twin, held to one contract:
+stories of three accounts with two sessions each; every call reads or changes exactly the
+session (or story) it names."""
 
+from collections.abc import AsyncIterator
 from datetime import timedelta
 
 import pytest
@@ -8,10 +10,11 @@ from pymongo import AsyncMongoClient
 
 from bot_api.engine.turn import SessionState
 from bot_api.storage import new_object_id
+from bot_api.storage.protocols import SessionStore
 from bot_api.storage.sessions import SessionRepository, StoredSession, session_key
 from shared.config import Config
-from shared.timeutil import utcnow
 from support.documents import ACCOUNTS, Documents, changed, contents
+from support.memory import Database, SessionsInMemory
 
 IDLE = timedelta(minutes=10)
 
@@ -20,14 +23,20 @@ def state(**parameters: object) -> SessionState:
     return SessionState(parameters=parameters)
 
 
-@pytest.fixture
-async def sessions(mongo_client: AsyncMongoClient, config: Config) -> SessionRepository:
-    repository = SessionRepository(mongo_client[config.bot_database])
-    await repository.ensure_indexes()
-    return repository
+@pytest.fixture(params=["mongodb", "memory"])
+async def sessions(
+    request: pytest.FixtureRequest, mongo_client: AsyncMongoClient, config: Config
+) -> AsyncIterator[SessionStore]:
+    store: SessionStore
+    if request.param == "mongodb":
+        store = SessionRepository(mongo_client[config.bot_database])
+    else:
+        store = Database().sessions
+    await store.ensure_indexes()
+    yield store
 
 
-async def seed(sessions: SessionRepository) -> list[str]:
+async def seed(sessions: SessionStore) -> list[str]:
     """Two stories per account (sessions know stories, not accounts), two sessions on each,
     "s1" and "s2", each saved once; the story ids. The second session of each story is
     named after the first story, so a match on the bare story id would show."""
@@ -38,11 +47,14 @@ async def seed(sessions: SessionRepository) -> list[str]:
     return stories
 
 
-async def snapshot(sessions: SessionRepository) -> Documents:
-    return await contents(sessions.collection)
+async def snapshot(sessions: SessionStore) -> Documents:
+    if isinstance(sessions, SessionRepository):
+        return await contents(sessions.collection)
+    assert isinstance(sessions, SessionsInMemory)
+    return dict(sessions.sessions)
 
 
-async def test_load_reads_the_state_of_that_session(sessions: SessionRepository) -> None:
+async def test_load_reads_the_state_of_that_session(sessions: SessionStore) -> None:
     stories = await seed(sessions)
     for story in stories:
         for session in ("s1", stories[0]):
@@ -52,7 +64,7 @@ async def test_load_reads_the_state_of_that_session(sessions: SessionRepository)
 
 
 async def test_an_expired_session_loads_empty_and_a_save_at_the_version_read_succeeds(
-    sessions: SessionRepository,
+    sessions: SessionStore,
 ) -> None:
     """MongoDB keeps an expired document until its TTL monitor runs (version kept);
     nx-27017 drops it at once (version 0): either way the save that follows succeeds."""
@@ -67,7 +79,7 @@ async def test_an_expired_session_loads_empty_and_a_save_at_the_version_read_suc
 
 
 async def test_a_first_save_adds_one_session_and_loses_to_an_earlier_first_save(
-    sessions: SessionRepository,
+    sessions: SessionStore,
 ) -> None:
     stories = await seed(sessions)
     before = await snapshot(sessions)
@@ -75,14 +87,14 @@ async def test_a_first_save_adds_one_session_and_loses_to_an_earlier_first_save(
     assert await sessions.save(stories[3], "new", 0, state(step=1), IDLE)
     after = await snapshot(sessions)
     assert changed(before, after) == {session_key(stories[3], "new")}
-    assert after[session_key(stories[3], "new")]["expiresAt"] > utcnow()
+    assert await sessions.load(stories[3], "new") == StoredSession(state(step=1), 1)
 
     assert not await sessions.save(stories[3], "new", 0, state(step="lost"), IDLE)
     assert await snapshot(sessions) == after
 
 
 async def test_a_save_at_the_version_read_replaces_that_session_only(
-    sessions: SessionRepository,
+    sessions: SessionStore,
 ) -> None:
     stories = await seed(sessions)
     before = await snapshot(sessions)
@@ -94,7 +106,7 @@ async def test_a_save_at_the_version_read_replaces_that_session_only(
     assert await sessions.load(stories[4], "s1") == StoredSession(state(step=2), 2)
 
 
-async def test_a_save_at_a_stale_version_changes_nothing(sessions: SessionRepository) -> None:
+async def test_a_save_at_a_stale_version_changes_nothing(sessions: SessionStore) -> None:
     stories = await seed(sessions)
     assert await sessions.save(stories[5], "s1", 1, state(step=2), IDLE)
     before = await snapshot(sessions)
@@ -106,7 +118,7 @@ async def test_a_save_at_a_stale_version_changes_nothing(sessions: SessionReposi
 
 
 async def test_delete_for_story_deletes_that_story_s_sessions_only(
-    sessions: SessionRepository,
+    sessions: SessionStore,
 ) -> None:
     stories = await seed(sessions)
     before = await snapshot(sessions)

@@ -1,8 +1,10 @@
-"""StoryRepository against the embedded MongoDB: three accounts with three stories each;
-every call reads or changes exactly the story it names, through its own account only."""
+"""StoryRepository on the embedded MongoDB and its in-memory twin, held to one contract:
+three accounts with three stories each; every call reads or changes exactly the story it
+names, through its own account only."""
 
 import dataclasses
 import uuid
+from collections.abc import AsyncIterator
 
 import pytest
 from bson import ObjectId
@@ -11,22 +13,30 @@ from pymongo import AsyncMongoClient
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
 from bot_api.storage import new_object_id
-from bot_api.storage.stories import StoryRepository
+from bot_api.storage.protocols import StoryStore
+from bot_api.storage.stories import StoryFields, StoryRepository
 from shared.config import Config
 from shared.pages import Page
 from support.documents import ACCOUNTS, Documents, changed, contents
+from support.memory import Database, StoriesInMemory
 
 STRUCTURE = Structure.for_new_story(["welcome", "fallback"]).add_root("order")
 
 
-@pytest.fixture
-async def stories(mongo_client: AsyncMongoClient, config: Config) -> StoryRepository:
-    repository = StoryRepository(mongo_client[config.bot_database])
-    await repository.ensure_indexes()
-    return repository
+@pytest.fixture(params=["mongodb", "memory"])
+async def stories(
+    request: pytest.FixtureRequest, mongo_client: AsyncMongoClient, config: Config
+) -> AsyncIterator[StoryStore]:
+    store: StoryStore
+    if request.param == "mongodb":
+        store = StoryRepository(mongo_client[config.bot_database])
+    else:
+        store = Database().stories
+    await store.ensure_indexes()
+    yield store
 
 
-async def seed(stories: StoryRepository) -> dict[tuple[str, int], str]:
+async def seed(stories: StoryStore) -> dict[tuple[str, int], str]:
     """Three stories per account, created in turns across the accounts: (account, n) -> id."""
     ids = {}
     for n in range(3):
@@ -38,12 +48,24 @@ async def seed(stories: StoryRepository) -> dict[tuple[str, int], str]:
     return ids
 
 
-async def snapshot(stories: StoryRepository) -> Documents:
-    return await contents(stories.collection)
+async def snapshot(stories: StoryStore) -> Documents:
+    if isinstance(stories, StoryRepository):
+        return await contents(stories.collection)
+    assert isinstance(stories, StoriesInMemory)
+    return dict(stories.records)
+
+
+async def forget_the_counter(stories: StoryStore, story_id: str) -> None:
+    """The story as stored before the phrase counter existed."""
+    if isinstance(stories, StoryRepository):
+        await stories.collection.update_one({"_id": ObjectId(story_id)}, {"$unset": {"phrases": 1}})
+    else:
+        assert isinstance(stories, StoriesInMemory)
+        stories.records[story_id] = dataclasses.replace(stories.records[story_id], phrases=None)
 
 
 async def test_insert_adds_one_story_with_default_settings_and_revision_1(
-    stories: StoryRepository,
+    stories: StoryStore,
 ) -> None:
     await seed(stories)
     before = await snapshot(stories)
@@ -64,7 +86,7 @@ async def test_insert_adds_one_story_with_default_settings_and_revision_1(
 
 
 async def test_list_returns_the_account_s_stories_oldest_first_with_name_and_description(
-    stories: StoryRepository,
+    stories: StoryStore,
 ) -> None:
     ids = await seed(stories)
     for account in ACCOUNTS:
@@ -73,7 +95,7 @@ async def test_list_returns_the_account_s_stories_oldest_first_with_name_and_des
         assert all(set(d) == {"_id", "name", "description"} for d in listed)
 
 
-async def test_get_finds_a_story_only_through_its_own_account(stories: StoryRepository) -> None:
+async def test_get_finds_a_story_only_through_its_own_account(stories: StoryStore) -> None:
     ids = await seed(stories)
     for (account, n), story_id in ids.items():
         record = await stories.get(account, story_id)
@@ -85,41 +107,47 @@ async def test_get_finds_a_story_only_through_its_own_account(stories: StoryRepo
     assert await stories.get(ACCOUNTS[0], "not-an-id") is None
 
 
-async def test_update_changes_the_story_read_at_its_revision_only(stories: StoryRepository) -> None:
+async def test_update_changes_the_story_read_at_its_revision_only(stories: StoryStore) -> None:
     ids = await seed(stories)
     story = await stories.get(ACCOUNTS[1], ids[ACCOUNTS[1], 1])
     assert story is not None
     before = await snapshot(stories)
 
     structure = STRUCTURE.add_root("track")
-    assert await stories.update(story, {"name": "Renamed"}, structure, added_phrases=-1)
+    fields = StoryFields("Renamed", "new", Settings(lifespan=4, review_below=0.7))
+    assert await stories.update(story, fields, structure, added_phrases=-1)
 
     after = await snapshot(stories)
     assert changed(before, after) == {story.id}
     updated = await stories.get(ACCOUNTS[1], story.id)
     assert updated is not None
     assert (updated.name, updated.revision, updated.structure) == ("Renamed", 2, structure)
+    assert (updated.description, updated.settings) == ("new", fields.settings)
     assert updated.phrases == 0
+    assert await stories.update(updated, None, STRUCTURE)
+    kept = await stories.get(ACCOUNTS[1], story.id)
+    assert kept == dataclasses.replace(updated, structure=STRUCTURE, revision=3)
 
 
 async def test_update_of_a_stale_revision_or_through_another_account_changes_nothing(
-    stories: StoryRepository,
+    stories: StoryStore,
 ) -> None:
     ids = await seed(stories)
     story = await stories.get(ACCOUNTS[2], ids[ACCOUNTS[2], 0])
     assert story is not None
-    assert await stories.update(story, {"name": "First"})
+    assert await stories.update(story, StoryFields("First", "", Settings()))
     before = await snapshot(stories)
 
-    assert not await stories.update(story, {"name": "Stale"})
+    assert not await stories.update(story, StoryFields("Stale", "", Settings()))
     fresh = await stories.get(ACCOUNTS[2], story.id)
     assert fresh is not None
-    assert not await stories.update(dataclasses.replace(fresh, account_id=ACCOUNTS[0]), {"a": 1})
+    stranger = dataclasses.replace(fresh, account_id=ACCOUNTS[0])
+    assert not await stories.update(stranger, StoryFields("Stolen", "", Settings()))
 
     assert await snapshot(stories) == before
 
 
-async def test_delete_deletes_one_story_of_its_own_account(stories: StoryRepository) -> None:
+async def test_delete_deletes_one_story_of_its_own_account(stories: StoryStore) -> None:
     ids = await seed(stories)
     target = ids[ACCOUNTS[0], 2]
     before = await snapshot(stories)
@@ -135,7 +163,7 @@ async def test_delete_deletes_one_story_of_its_own_account(stories: StoryReposit
 
 
 async def test_add_interaction_lists_a_root_or_a_child_in_the_story_read_at_its_revision_only(
-    stories: StoryRepository,
+    stories: StoryStore,
 ) -> None:
     ids = await seed(stories)
     story = await stories.get(ACCOUNTS[0], ids[ACCOUNTS[0], 2])
@@ -157,12 +185,12 @@ async def test_add_interaction_lists_a_root_or_a_child_in_the_story_read_at_its_
 
 
 async def test_add_interaction_of_a_stale_revision_or_through_another_account_changes_nothing(
-    stories: StoryRepository,
+    stories: StoryStore,
 ) -> None:
     ids = await seed(stories)
     story = await stories.get(ACCOUNTS[1], ids[ACCOUNTS[1], 0])
     assert story is not None
-    assert await stories.update(story, {"name": "First"})
+    assert await stories.update(story, StoryFields("First", "", Settings()))
     before = await snapshot(stories)
 
     assert not await stories.add_interaction(story, str(uuid.uuid4()), None, 1)
@@ -175,7 +203,7 @@ async def test_add_interaction_of_a_stale_revision_or_through_another_account_ch
 
 
 async def test_add_phrases_counts_on_the_story_of_its_own_account_only(
-    stories: StoryRepository,
+    stories: StoryStore,
 ) -> None:
     ids = await seed(stories)
     story = await stories.get(ACCOUNTS[2], ids[ACCOUNTS[2], 1])
@@ -195,11 +223,11 @@ async def test_add_phrases_counts_on_the_story_of_its_own_account_only(
 
 
 async def test_a_story_stored_without_a_counter_counts_nothing_until_one_is_set(
-    stories: StoryRepository,
+    stories: StoryStore,
 ) -> None:
     ids = await seed(stories)
     target = ids[ACCOUNTS[1], 2]
-    await stories.collection.update_one({"_id": ObjectId(target)}, {"$unset": {"phrases": 1}})
+    await forget_the_counter(stories, target)
     story = await stories.get(ACCOUNTS[1], target)
     assert story is not None and story.phrases is None
     before = await snapshot(stories)

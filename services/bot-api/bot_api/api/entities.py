@@ -3,6 +3,7 @@ from typing import Any
 from aiohttp import web
 
 from bot_api.api.common import account_of, created_once, success
+from bot_api.domain.entities import Entity
 from bot_api.keys import ENTITIES
 from bot_api.schemas.common import CreatedSchema, SuccessSchema
 from bot_api.schemas.entities import EntitySchema, EntityWriteSchema
@@ -33,9 +34,9 @@ async def list_entities(request: web.Request) -> Any:
     response=CreatedSchema(),
     errors=(409,),
 )
-async def create_entity(request: web.Request, body: dict[str, Any]) -> Any:
+async def create_entity(request: web.Request, body: Entity) -> Any:
     async def create(account_id: str, new_id: str | None) -> str:
-        return await request.app[ENTITIES].create(account_id=account_id, data=body, new_id=new_id)
+        return await request.app[ENTITIES].create(account_id=account_id, entity=body, new_id=new_id)
 
     return await created_once(request, body, create)
 
@@ -55,10 +56,10 @@ async def read_entity(request: web.Request) -> Any:
     response=SuccessSchema(),
     errors=(404, 409),
 )
-async def update_entity(request: web.Request, body: dict[str, Any]) -> Any:
+async def update_entity(request: web.Request, body: Entity) -> Any:
     entity_id = request.match_info["id"]
     await request.app[ENTITIES].update(
-        account_id=account_of(request), entity_id=entity_id, data=body
+        account_id=account_of(request), entity_id=entity_id, entity=body
     )
     return success()
 

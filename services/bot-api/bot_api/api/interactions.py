@@ -4,6 +4,8 @@ from aiohttp import web
 from marshmallow import fields
 
 from bot_api.api.common import account_of, created_once, success
+from bot_api.domain.interactions import Interaction
+from bot_api.domain.structure import ContextChange
 from bot_api.keys import INTERACTIONS
 from bot_api.schemas.common import CreatedSchema, SuccessSchema
 from bot_api.schemas.interactions import (
@@ -43,7 +45,7 @@ async def list_interactions(request: web.Request) -> Any:
     response=CreatedSchema(),
     errors=(404, 409),
 )
-async def create_root_interaction(request: web.Request, body: dict[str, Any]) -> Any:
+async def create_root_interaction(request: web.Request, body: Interaction) -> Any:
     return await _create_interaction(request, body, parent_id=None)
 
 
@@ -67,18 +69,18 @@ async def read_interaction(request: web.Request) -> Any:
     response=CreatedSchema(),
     errors=(404, 409),
 )
-async def create_child_interaction(request: web.Request, body: dict[str, Any]) -> Any:
+async def create_child_interaction(request: web.Request, body: Interaction) -> Any:
     return await _create_interaction(request, body, parent_id=request.match_info["id"])
 
 
 async def _create_interaction(
-    request: web.Request, body: dict[str, Any], parent_id: str | None
+    request: web.Request, body: Interaction, parent_id: str | None
 ) -> dict[str, Any]:
     async def create(account_id: str, new_id: str | None) -> str:
         return await request.app[INTERACTIONS].create(
             account_id=account_id,
             story_id=request.match_info["story"],
-            data=body,
+            interaction=body,
             parent_id=parent_id,
             new_id=new_id,
         )
@@ -99,7 +101,7 @@ async def update_interaction(request: web.Request, body: dict[str, Any]) -> Any:
         account_id=account_of(request),
         story_id=request.match_info["story"],
         interaction_id=request.match_info["id"],
-        data=body,
+        changes=body,
     )
     return success()
 
@@ -127,8 +129,8 @@ async def delete_interactions(request: web.Request, body: list[str]) -> Any:
     response=SuccessSchema(),
     errors=(404,),
 )
-async def update_contexts(request: web.Request, body: list[dict[str, Any]]) -> Any:
+async def update_contexts(request: web.Request, body: list[ContextChange]) -> Any:
     await request.app[INTERACTIONS].update_contexts(
-        account_id=account_of(request), story_id=request.match_info["story"], items=body
+        account_id=account_of(request), story_id=request.match_info["story"], changes=body
     )
     return success()

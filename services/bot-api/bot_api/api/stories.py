@@ -40,7 +40,7 @@ async def list_stories(request: web.Request) -> Any:
 )
 async def create_story(request: web.Request, body: dict[str, Any]) -> Any:
     async def create(account_id: str, new_id: str | None) -> str:
-        return await request.app[STORIES].create(account_id=account_id, data=body, new_id=new_id)
+        return await request.app[STORIES].create(account_id=account_id, new_id=new_id, **body)
 
     return await created_once(request, body, create)
 
@@ -67,7 +67,7 @@ async def read_story(request: web.Request) -> Any:
 )
 async def update_story(request: web.Request, body: dict[str, Any]) -> Any:
     story_id = request.match_info["story"]
-    await request.app[STORIES].update(account_id=account_of(request), story_id=story_id, data=body)
+    await request.app[STORIES].update(account_id=account_of(request), story_id=story_id, **body)
     return success()
 
 

@@ -25,8 +25,6 @@ from bot_api.engine.semantic import Encoder, PhraseVectors
 from bot_api.engine.story import CompiledStory
 from bot_api.metrics import STORY_COMPILE_SECONDS
 from bot_api.storage import Stores
-from bot_api.storage.entities import entity_from_document
-from bot_api.storage.interactions import interaction_from_document
 from shared.errors import NotFound
 
 StoryKey = tuple[str, str]
@@ -95,8 +93,8 @@ class StoryCompiler:
         if story is None:
             raise NotFound(f"no story {story_id}")
         async with self._compiling:
-            documents = await self._stores.interactions.find(story.id, story.structure.contexts)
-            interactions = [interaction_from_document(d) for d in documents.values()]
+            found = await self._stores.interactions.find(story.id, story.structure.contexts)
+            interactions = list(found.values())
             entities = await self._entities(account_id)
             started = time.perf_counter()
             compiled = await self._in_worker(
@@ -126,9 +124,9 @@ class StoryCompiler:
                 raise NotFound(f"no story {current.id}")
         structure = current.structure if record is None else record.structure
         wanted = {i for i in marks.interactions if i in structure}
-        documents = await self._stores.interactions.find(current.id, wanted) if wanted else {}
+        found = await self._stores.interactions.find(current.id, wanted) if wanted else {}
         entities = await self._entities(key[0]) if marks.entities else None
-        interactions = [interaction_from_document(d) for d in documents.values()]
+        interactions = list(found.values())
         settings = current.settings if record is None else record.settings
         encoder = self.encoder_for(settings)
         leave_to_stage = semantic_pending or not self.same_encoder(current.settings, settings)
@@ -217,7 +215,7 @@ class StoryCompiler:
         return await asyncio.get_running_loop().run_in_executor(self._worker, make)
 
     async def _entities(self, account_id: str) -> list[Entity]:
-        return [entity_from_document(d) for d in await self._stores.entities.list(account_id)]
+        return [stored.entity for stored in await self._stores.entities.list(account_id)]
 
 
 def _model(encoder: Encoder | None) -> str | None:

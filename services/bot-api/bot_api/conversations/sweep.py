@@ -22,8 +22,6 @@ from bot_api.domain.entities import Entity
 from bot_api.domain.interactions import Interaction
 from bot_api.engine.semantic import interaction_texts, representatives, vector_key
 from bot_api.storage import Stores
-from bot_api.storage.entities import entity_from_document
-from bot_api.storage.interactions import interaction_from_document
 from bot_api.storage.protocols import VectorStore
 from shared.pages import MAX_PAGE, Page
 
@@ -102,9 +100,9 @@ class VectorSweeper:
         encoder = None if story is None else self._vectors.encoders.for_story(story.settings)
         if story is None or encoder is None:
             return set()
-        documents = await self._stores.interactions.find(story.id, story.structure.contexts)
-        interactions = [interaction_from_document(d) for d in documents.values()]
-        entities = [entity_from_document(d) for d in await self._stores.entities.list(account_id)]
+        found = await self._stores.interactions.find(story.id, story.structure.contexts)
+        interactions = list(found.values())
+        entities = [stored.entity for stored in await self._stores.entities.list(account_id)]
         return await asyncio.to_thread(_keys, encoder.model_id, interactions, entities)
 
     async def _story_ids(self, account_id: str) -> list[str]:

@@ -1,26 +1,17 @@
-"""Rules an interaction obeys beyond the shape of its fields (docs/api.md "Interactions").
+"""An interaction as a typed value, and the rules it obeys beyond the shape of its fields
+(docs/api.md "Interactions").
 
-Input and output are the API's own dicts (camelCase keys), already shape-checked by
-the schemas; these functions add what needs the whole interaction, or its previous
-version, to decide.
+The schemas check each field's shape and load the body into an `Interaction`; these
+functions add what needs the whole interaction, or its previous version, to decide.
 """
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
 from bot_api.domain.errors import Clash, Invalid
 from bot_api.domain.greetings import texts_for
-from bot_api.domain.responses import (
-    Block,
-    Button,
-    ButtonTemplate,
-    Card,
-    Image,
-    QuickReplies,
-    TextChoice,
-)
+from bot_api.domain.responses import Block, QuickReplies, TextChoice
 
 WELCOME = "welcome"
 FALLBACK = "fallback"
@@ -49,53 +40,45 @@ class Parameter:
 
 @dataclass(frozen=True)
 class Interaction:
-    """An interaction as the conversation engine reads it."""
+    """An interaction as it is written, stored and read by the conversation engine; the
+    fields a body omits on create are empty."""
 
     id: str
     kind: str
     name: str
-    action: str
-    triggers: tuple[str, ...]
-    user_says: tuple[str, ...]
-    parameters: tuple[Parameter, ...]
-    responses: tuple[Block, ...]
-    webhook: str
+    action: str = ""
+    triggers: tuple[str, ...] = ()
+    user_says: tuple[str, ...] = ()
+    parameters: tuple[Parameter, ...] = ()
+    responses: tuple[Block, ...] = ()
+    webhook: str = ""
 
     def parameter(self, alias: str) -> Parameter:
         return next(p for p in self.parameters if p.alias == alias)
 
 
-EMPTY_INTERACTION: dict[str, Any] = {
-    "action": "",
-    "triggers": [],
-    "userSays": [],
-    "parameters": [],
-    "responses": [],
-    "webhook": "",
-}
-
-
-def default_interactions(language: str = "english") -> list[dict[str, Any]]:
+def default_interactions(language: str = "english") -> list[Interaction]:
     """The welcome and fallback interactions every new story starts with, answering
-    greetings and speaking in the story's language (domain/greetings.py)."""
+    greetings and speaking in the story's language (domain/greetings.py). Their ids are
+    left empty for the caller to give."""
     texts = texts_for(language)
     return [
-        {
-            **EMPTY_INTERACTION,
-            "type": WELCOME,
-            "name": "Welcome",
-            "action": "welcome",
-            "triggers": [WELCOME_TRIGGER],
-            "userSays": list(texts.greetings),
-            "responses": [{"type": "text", "messages": [texts.welcome]}],
-        },
-        {
-            **EMPTY_INTERACTION,
-            "type": FALLBACK,
-            "name": "Fallback",
-            "action": "fallback",
-            "responses": [{"type": "text", "messages": list(texts.fallback)}],
-        },
+        Interaction(
+            id="",
+            kind=WELCOME,
+            name="Welcome",
+            action="welcome",
+            triggers=(WELCOME_TRIGGER,),
+            user_says=texts.greetings,
+            responses=(TextChoice((texts.welcome,)),),
+        ),
+        Interaction(
+            id="",
+            kind=FALLBACK,
+            name="Fallback",
+            action="fallback",
+            responses=(TextChoice(tuple(texts.fallback)),),
+        ),
     ]
 
 
@@ -104,27 +87,22 @@ def entity_slots(phrase: str) -> list[tuple[str, str]]:
     return ENTITY_SLOT.findall(phrase)
 
 
-def prepare(
-    interaction: Mapping[str, Any],
-    kind: str = STANDARD,
-    previous: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
+def prepare(interaction: Interaction, previous: Interaction | None = None) -> Interaction:
     """Apply rules 2 and 3 (docs/api.md) and check the whole-interaction rules; return
     what to store."""
-    result = dict(interaction)
-    parameters = [dict(p) for p in result["parameters"]]
-    aliases = [p["alias"] for p in parameters]
+    parameters = list(interaction.parameters)
+    aliases = [p.alias for p in parameters]
     for index, alias in enumerate(aliases):
         if alias in aliases[:index]:
             raise Invalid.at(("parameters", index, "alias"), f"{alias!r} is used twice")
 
-    user_says = list(result["userSays"])
+    user_says = list(interaction.user_says)
     if previous is not None:
-        removed = {p["alias"] for p in previous["parameters"]} - set(aliases)
+        removed = {p.alias for p in previous.parameters} - set(aliases)
         stripped = (strip_slots(phrase, removed) for phrase in user_says)
         user_says = [phrase for phrase in stripped if phrase]  # a slot alone leaves nothing
 
-    entity_of = {p["alias"]: p["entity"] for p in parameters}
+    entity_of = {p.alias: p.entity for p in parameters}
     for index, phrase in enumerate(user_says):
         for entity, alias in entity_slots(phrase):
             if max(len(entity), len(alias)) > MAX_NAME_LENGTH:
@@ -134,7 +112,7 @@ def prepare(
                 )
             bound = entity_of.setdefault(alias, entity)
             if bound == entity and alias not in aliases:
-                parameters.append({"alias": alias, "entity": entity, "prompts": []})
+                parameters.append(Parameter(alias, entity))
                 aliases.append(alias)
             elif bound != entity:
                 raise Invalid.at(
@@ -147,15 +125,19 @@ def prepare(
             f"{len(parameters)} with those used in userSays; at most {MAX_PARAMETERS}",
         )
 
-    result["userSays"] = user_says
-    result["parameters"] = parameters
-    result["triggers"] = _checked_triggers(list(result["triggers"]), kind)
-    quick_replies = [i for i, r in enumerate(result["responses"]) if r["type"] == "quickReply"]
+    quick_replies = [
+        i for i, block in enumerate(interaction.responses) if isinstance(block, QuickReplies)
+    ]
     if len(quick_replies) > 1:
         raise Invalid.at(
             ("responses", quick_replies[1]), "an interaction has at most one quickReply block"
         )
-    return result
+    return replace(
+        interaction,
+        user_says=tuple(user_says),
+        parameters=tuple(parameters),
+        triggers=_checked_triggers(list(interaction.triggers), interaction.kind),
+    )
 
 
 def strip_slots(phrase: str, aliases: set[str]) -> str:
@@ -168,7 +150,7 @@ def strip_slots(phrase: str, aliases: set[str]) -> str:
     return " ".join(stripped.split())
 
 
-def _checked_triggers(triggers: list[str], kind: str) -> list[str]:
+def _checked_triggers(triggers: list[str], kind: str) -> tuple[str, ...]:
     """Triggers are case-insensitive; the welcome interaction always keeps `welcome`."""
     seen: set[str] = set()
     for index, trigger in enumerate(triggers):
@@ -186,16 +168,11 @@ def _checked_triggers(triggers: list[str], kind: str) -> list[str]:
         raise Invalid.at(
             ("triggers",), f"at most {MAX_TRIGGERS}, the welcome interaction's 'welcome' included"
         )
-    return triggers
+    return tuple(triggers)
 
 
-def is_required(parameter: Mapping[str, Any]) -> bool:
-    """Rule 1: a parameter is required exactly when it has prompts to ask for it."""
-    return bool(parameter["prompts"])
-
-
-def referenced_entities(interaction: Mapping[str, Any]) -> set[str]:
-    return {p["entity"] for p in interaction["parameters"]}
+def referenced_entities(interaction: Interaction) -> set[str]:
+    return {p.entity for p in interaction.parameters}
 
 
 def check_unique_triggers(
@@ -211,42 +188,3 @@ def check_unique_triggers(
         clash = wanted & {t.lower() for t in other_triggers}
         if clash:
             raise Clash(f"trigger {sorted(clash)[0]!r} is already used by interaction {other_id}")
-
-
-def interaction_from_content(
-    interaction_id: str, kind: str, content: Mapping[str, Any]
-) -> Interaction:
-    """The interaction whose fields are `content`, in the shape the API accepts and the
-    database stores."""
-    return Interaction(
-        id=interaction_id,
-        kind=kind,
-        name=content["name"],
-        action=content["action"],
-        triggers=tuple(content["triggers"]),
-        user_says=tuple(content["userSays"]),
-        parameters=tuple(
-            Parameter(p["alias"], p["entity"], tuple(p["prompts"])) for p in content["parameters"]
-        ),
-        responses=tuple(_block(response) for response in content["responses"]),
-        webhook=content["webhook"],
-    )
-
-
-def _buttons(buttons: Iterable[Mapping[str, str]]) -> tuple[Button, ...]:
-    return tuple(Button(b["title"], b["postback"]) for b in buttons)
-
-
-def _block(stored: Mapping[str, Any]) -> Block:
-    kind = stored["type"]
-    if kind == "text":
-        return TextChoice(tuple(stored["messages"]))
-    if kind == "quickReply":
-        return QuickReplies(stored["title"], tuple(stored["replies"]))
-    if kind == "image":
-        return Image(stored["imageUrl"])
-    if kind == "card":
-        return Card(
-            stored["title"], stored["subtitle"], stored["imageUrl"], _buttons(stored["buttons"])
-        )
-    return ButtonTemplate(stored["title"], _buttons(stored["buttons"]))

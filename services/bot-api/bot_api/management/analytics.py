@@ -21,8 +21,8 @@ class AnalyticsReports:
         steps = series(hours, span)
         total = sum((tally for _, tally in steps), Tally())
         current = list(story.structure.contexts)
-        documents = await self._stores.interactions.find(story.id, current, projection=["name"])
-        names = {interaction_id: d["name"] for interaction_id, d in documents.items()}
+        summaries = await self._stores.interactions.summaries(story.id, current)
+        names = {interaction_id: s.name for interaction_id, s in summaries.items()}
         answered = sorted(total.interactions.items(), key=lambda item: (-item[1], item[0]))
         return {
             "from": iso(hour_start(span.first)),

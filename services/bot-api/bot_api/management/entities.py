@@ -1,11 +1,11 @@
 """Entities of an account. One in use by interactions can be neither deleted nor renamed,
 so no interaction is ever left naming an entity that does not exist."""
 
-from typing import Any
-
 from bot_api.changes import ChangeFeed, EntitiesEdited
+from bot_api.domain.entities import Entity
 from bot_api.management.quotas import AccountQuotas
 from bot_api.storage import Stores
+from bot_api.storage.entities import StoredEntity
 from shared.errors import Conflict, NotFound
 from shared.pages import Page
 
@@ -16,56 +16,52 @@ class EntityService:
         self._changes = changes
         self._quotas = quotas
 
-    async def list_entities(
-        self, *, account_id: str, page: Page
-    ) -> tuple[list[dict[str, Any]], int]:
+    async def list_entities(self, *, account_id: str, page: Page) -> tuple[list[StoredEntity], int]:
         """A page of the account's entities and their total."""
         entities = self._stores.entities
         return await entities.list(account_id, page), await entities.count(account_id)
 
-    async def read(self, *, account_id: str, entity_id: str) -> dict[str, Any]:
+    async def read(self, *, account_id: str, entity_id: str) -> StoredEntity:
         return await _load(self._stores, account_id, entity_id)
 
-    async def create(
-        self, *, account_id: str, data: dict[str, Any], new_id: str | None = None
-    ) -> str:
+    async def create(self, *, account_id: str, entity: Entity, new_id: str | None = None) -> str:
         """Under `new_id` when given (a retried create), which may exist already."""
         if new_id is not None and await self._stores.entities.get(account_id, new_id):
             return new_id
         entities, entries = await self._stores.entities.totals(account_id)
         quotas = await self._quotas.of(account_id)
-        quotas.check_entities(entities + 1, entries + len(data["entries"]))
-        entity_id = await self._stores.entities.insert(account_id, data, new_id)
+        quotas.check_entities(entities + 1, entries + len(entity.entries))
+        entity_id = await self._stores.entities.insert(account_id, entity, new_id)
         await self._changes.announce(EntitiesEdited(account_id))
         return entity_id
 
-    async def update(self, *, account_id: str, entity_id: str, data: dict[str, Any]) -> None:
+    async def update(self, *, account_id: str, entity_id: str, entity: Entity) -> None:
         """Name and entries; no rename while interactions use the entity."""
-        current = await _load(self._stores, account_id, entity_id)
-        added = len(data["entries"]) - len(current["entries"])
+        current = (await _load(self._stores, account_id, entity_id)).entity
+        added = len(entity.entries) - len(current.entries)
         if added > 0:
             entities, entries = await self._stores.entities.totals(account_id)
             quotas = await self._quotas.of(account_id)
             quotas.check_entities(entities, entries + added)
-        if data["name"] != current["name"]:
-            await _refuse_if_used(self._stores, account_id, current["name"], "renamed")
-        if not await self._stores.entities.replace(account_id, entity_id, data):
+        if entity.name != current.name:
+            await _refuse_if_used(self._stores, account_id, current.name, "renamed")
+        if not await self._stores.entities.replace(account_id, entity_id, entity):
             raise NotFound(f"no entity {entity_id}")
         await self._changes.announce(EntitiesEdited(account_id))
 
     async def delete(self, *, account_id: str, entity_id: str) -> None:
         current = await _load(self._stores, account_id, entity_id)
-        await _refuse_if_used(self._stores, account_id, current["name"], "deleted")
+        await _refuse_if_used(self._stores, account_id, current.entity.name, "deleted")
         if not await self._stores.entities.delete(account_id, entity_id):
             raise NotFound(f"no entity {entity_id}")
         await self._changes.announce(EntitiesEdited(account_id))
 
 
-async def _load(stores: Stores, account_id: str, entity_id: str) -> dict[str, Any]:
-    document = await stores.entities.get(account_id, entity_id)
-    if document is None:
+async def _load(stores: Stores, account_id: str, entity_id: str) -> StoredEntity:
+    stored = await stores.entities.get(account_id, entity_id)
+    if stored is None:
         raise NotFound(f"no entity {entity_id}")
-    return document
+    return stored
 
 
 async def _refuse_if_used(stores: Stores, account_id: str, name: str, verb: str) -> None:
@@ -83,8 +79,10 @@ async def _interactions_using(stores: Stores, account_id: str, name: str) -> lis
     A document no story lists (left by a write cut short) does not count.
     """
     by_story: dict[str, list[str]] = {}
-    for document in await stores.interactions.using_entity(account_id, name):
-        by_story.setdefault(document["storyId"], []).append(document["_id"])
+    for interaction_id, story_id in (
+        await stores.interactions.using_entity(account_id, name)
+    ).items():
+        by_story.setdefault(story_id, []).append(interaction_id)
     used: list[str] = []
     for story_id, ids in by_story.items():
         story = await stores.stories.get(account_id, story_id)

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from bot_api.changes import Change, StoryDeleted
 from bot_api.conversations.cache import StoryCache
 from bot_api.domain.history import Resolution, ScoredCandidate
-from bot_api.domain.interactions import FALLBACK, MAX_USER_SAYS
+from bot_api.domain.interactions import FALLBACK, MAX_USER_SAYS, STANDARD, Interaction
 from bot_api.domain.settings import Settings
 from bot_api.engine.clustering import Cluster, normalised
 from bot_api.engine.conversation import respond
@@ -80,9 +80,9 @@ class InboxService:
         current = await self.interactions.read(
             account_id=account_id, story_id=story_id, interaction_id=interaction_id
         )
-        if current["type"] == FALLBACK:
+        if current.kind == FALLBACK:
             raise ValidationFailed.at(("interaction",), "the fallback interaction has no phrases")
-        phrases = list(current["userSays"])
+        phrases = current.user_says
         present = {normalised(p) for p in phrases}
         new = [t for t in texts if normalised(t) not in present]
         added, not_added = _fitting(new, MAX_USER_SAYS - len(phrases))
@@ -91,7 +91,7 @@ class InboxService:
                 account_id=account_id,
                 story_id=story_id,
                 interaction_id=interaction_id,
-                data={"userSays": [*phrases, *added]},
+                changes={"user_says": (*phrases, *added)},
             )
         resolved = await self._resolve(
             account_id, story_id, cluster, texts, not_added, "assigned", interaction_id
@@ -118,7 +118,9 @@ class InboxService:
         texts = _chosen(cluster, messages)
         added, not_added = _fitting(texts, MAX_USER_SAYS)
         new_id = await self.interactions.create(
-            account_id=account_id, story_id=story_id, data={"name": name, "userSays": added}
+            account_id=account_id,
+            story_id=story_id,
+            interaction=Interaction(id="", kind=STANDARD, name=name, user_says=tuple(added)),
         )
         resolved = await self._resolve(
             account_id, story_id, cluster, texts, not_added, "created", new_id

@@ -7,6 +7,7 @@ structure before their documents go.
 """
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -14,8 +15,8 @@ from bot_api.changes import ChangeFeed, StoryEdited
 from bot_api.domain.entities import BUILTIN_ENTITIES, is_builtin
 from bot_api.domain.errors import DomainError
 from bot_api.domain.interactions import (
-    EMPTY_INTERACTION,
     STANDARD,
+    Interaction,
     check_unique_triggers,
     prepare,
     referenced_entities,
@@ -24,7 +25,6 @@ from bot_api.domain.structure import ContextChange
 from bot_api.management.quotas import AccountQuotas, Quotas
 from bot_api.management.stories import edit_story, load_story, until_written
 from bot_api.storage import Stores
-from bot_api.storage.interactions import CONTENT_FIELDS
 from bot_api.storage.stories import StoryRecord
 from shared.errors import ApiError, NotFound, ValidationFailed
 from shared.ids import is_object_id
@@ -53,15 +53,15 @@ class InteractionService:
 
     async def list_interactions(
         self, *, account_id: str, story_id: str, page: Page
-    ) -> tuple[list[dict[str, Any]], int]:
+    ) -> tuple[list[Interaction], int]:
         """A page of the story's interactions in tree order, and their total."""
         story = await load_story(self._stores, account_id, story_id)
         order = list(story.structure.walk())
         wanted = page.of(order)
-        documents = await self._stores.interactions.find(story.id, wanted)
-        return [documents[i] for i in wanted], len(order)
+        found = await self._stores.interactions.find(story.id, wanted)
+        return [found[i] for i in wanted], len(order)
 
-    async def read(self, *, account_id: str, story_id: str, interaction_id: str) -> dict[str, Any]:
+    async def read(self, *, account_id: str, story_id: str, interaction_id: str) -> Interaction:
         story = await load_story(self._stores, account_id, story_id)
         return await _load_interaction(self._stores, story, interaction_id)
 
@@ -70,12 +70,13 @@ class InteractionService:
         *,
         account_id: str,
         story_id: str,
-        data: dict[str, Any],
+        interaction: Interaction,
         parent_id: str | None = None,
         new_id: str | None = None,
     ) -> str:
-        """A root interaction, or a child owned by `parent_id`; under `new_id` when given
-        (a retried create), which the story may list already.
+        """`interaction` as a new standard one (its id and kind are not read): a root, or
+        a child owned by `parent_id`; under `new_id` when given (a retried create), which
+        the story may list already.
 
         The story is read once and the add written as a change of it (not the whole
         structure again), so the cost does not grow with the story; only a write that a
@@ -87,8 +88,8 @@ class InteractionService:
             return new_id
         retried = new_id is not None and await stores.interactions.get(story.id, new_id)
         new_id = new_id or str(uuid.uuid4())
-        content = prepare({**EMPTY_INTERACTION, **data})
-        phrases = len(content["userSays"])
+        content = prepare(replace(interaction, id=new_id, kind=STANDARD))
+        phrases = len(content.user_says)
 
         async def check(story: StoryRecord) -> None:
             if parent_id is None:
@@ -108,9 +109,7 @@ class InteractionService:
         await check(story)
         await self._check_references(account_id, story, None, content)
         if not retried:
-            await stores.interactions.insert_many(
-                account_id, story.id, [{**content, "id": new_id, "type": STANDARD}]
-            )
+            await stores.interactions.insert_many(account_id, story.id, [content])
         try:
             await until_written(stores, account_id, story_id, attempt, story)
         except (ApiError, DomainError):
@@ -120,38 +119,34 @@ class InteractionService:
         return new_id
 
     async def update(
-        self, *, account_id: str, story_id: str, interaction_id: str, data: dict[str, Any]
+        self,
+        *,
+        account_id: str,
+        story_id: str,
+        interaction_id: str,
+        changes: Mapping[str, Any],
     ) -> None:
-        """Omitted fields keep their stored values."""
+        """`changes`: the fields to change, by their names in `Interaction`; the others
+        keep their stored values."""
         stores = self._stores
         story = await self._counted(await load_story(stores, account_id, story_id))
         current = await _load_interaction(stores, story, interaction_id)
-        stored = {name: current[name] for name in CONTENT_FIELDS}
-        content = prepare({**stored, **data}, current["type"], previous=stored)
-        added = len(content["userSays"]) - len(stored["userSays"])
+        content = prepare(replace(current, **changes), previous=current)
+        added = len(content.user_says) - len(current.user_says)
         await self._check_phrases(story, added, await self._quotas.of(account_id))
         await self._check_references(
-            account_id, story, interaction_id, content, stored_webhook=stored["webhook"]
+            account_id, story, interaction_id, content, stored_webhook=current.webhook
         )
-        await stores.interactions.replace_content(story.id, interaction_id, {**stored, **content})
+        await stores.interactions.replace_content(story.id, content)
         if added:
             await stores.stories.add_phrases(story, added)
         await self._changes.announce(StoryEdited(account_id, story.id, frozenset({interaction_id})))
 
     async def update_contexts(
-        self, *, account_id: str, story_id: str, items: list[dict[str, Any]]
+        self, *, account_id: str, story_id: str, changes: list[ContextChange]
     ) -> None:
-        changes = [
-            ContextChange(
-                id=item["id"],
-                root=item["root"],
-                context_out=tuple(item["contextOut"]),
-                references=tuple(item["references"]),
-            )
-            for item in items
-        ]
         story, _ = await edit_story(
-            self._stores, account_id, story_id, lambda s: (s.structure.apply(changes), {})
+            self._stores, account_id, story_id, lambda s: (s.structure.apply(changes), None)
         )
         await self._changes.announce(StoryEdited(account_id, story.id))
 
@@ -164,7 +159,7 @@ class InteractionService:
             phrases = 0
             if story.phrases is not None:
                 phrases = await stores.interactions.count_phrases(story.id, removed)
-            if await stores.stories.update(story, {}, structure, added_phrases=-phrases):
+            if await stores.stories.update(story, None, structure, added_phrases=-phrases):
                 return story, removed
             return None
 
@@ -202,7 +197,7 @@ class InteractionService:
         account_id: str,
         story: StoryRecord,
         interaction_id: str | None,
-        content: dict[str, Any],
+        content: Interaction,
         stored_webhook: str = "",
     ) -> None:
         """The entities the parameters name exist, the triggers are the story's own, and a
@@ -226,15 +221,15 @@ class InteractionService:
                 f"parameters: unknown entity {', '.join(repr(m) for m in missing)}",
                 {"parameters": {"entity": [f"Unknown entity {m!r}." for m in missing]}},
             )
-        if content["triggers"]:
+        if content.triggers:
             # Only the interactions sharing a trigger: the cost stays the same as the story grows.
-            sharing = await stores.interactions.with_triggers(story.id, content["triggers"])
+            sharing = await stores.interactions.with_triggers(story.id, list(content.triggers))
             check_unique_triggers(
                 interaction_id,
-                content["triggers"],
+                content.triggers,
                 {i: t for i, t in sharing.items() if i in story.structure},
             )
-        webhook = content["webhook"]
+        webhook = content.webhook
         if webhook == stored_webhook or not is_object_id(webhook):
             return
         if not await self._connections.is_story_connection(account_id, story.id, webhook):
@@ -243,12 +238,10 @@ class InteractionService:
             )
 
 
-async def _load_interaction(
-    stores: Stores, story: StoryRecord, interaction_id: str
-) -> dict[str, Any]:
-    document = None
+async def _load_interaction(stores: Stores, story: StoryRecord, interaction_id: str) -> Interaction:
+    interaction = None
     if interaction_id in story.structure:
-        document = await stores.interactions.get(story.id, interaction_id)
-    if document is None:
+        interaction = await stores.interactions.get(story.id, interaction_id)
+    if interaction is None:
         raise NotFound(f"no interaction {interaction_id} in this story")
-    return document
+    return interaction

@@ -1,8 +1,8 @@
 """Stories, and the one way to change a story's structure safely under concurrency."""
 
 import uuid
-from collections.abc import Awaitable, Callable
-from dataclasses import asdict, replace
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from bot_api.changes import ChangeFeed, StoryCreated, StoryDeleted, StoryEdited
@@ -11,11 +11,12 @@ from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
 from bot_api.management.quotas import AccountQuotas
 from bot_api.storage import Stores, new_object_id
-from bot_api.storage.stories import StoryRecord
+from bot_api.storage.stories import StoryFields, StoryRecord
 from shared.errors import Conflict, NotFound
 from shared.pages import Page
 
 MAX_CONCURRENT_RETRIES = 20
+DEFAULT_SETTINGS = Settings()
 
 T = TypeVar("T")
 
@@ -27,7 +28,7 @@ async def load_story(stores: Stores, account_id: str, story_id: str) -> StoryRec
     return story
 
 
-Edit = Callable[[StoryRecord], tuple[Structure, dict[str, Any]]]
+Edit = Callable[[StoryRecord], tuple[Structure, StoryFields | None]]
 
 
 async def edit_story(
@@ -35,8 +36,9 @@ async def edit_story(
 ) -> tuple[StoryRecord, Structure]:
     """Apply `edit` to the newest story and store its result in one conditional write.
 
-    `edit` returns the new structure and the story fields to set; a concurrent writer
-    makes the write miss, and the edit is applied again to what that writer left.
+    `edit` returns the new structure and the story fields to set (None: they stay); a
+    concurrent writer makes the write miss, and the edit is applied again to what that
+    writer left.
     Returns the story the stored edit started from and the structure it stored.
     """
 
@@ -72,30 +74,35 @@ class StoryService:
         self._quotas = quotas
 
     async def create(
-        self, *, account_id: str, data: dict[str, Any], new_id: str | None = None
+        self,
+        *,
+        account_id: str,
+        name: str,
+        description: str,
+        settings: Settings = DEFAULT_SETTINGS,
+        new_id: str | None = None,
     ) -> str:
         """Under `new_id` when given (a retried create), which may exist already."""
         if new_id is not None and await self._stores.stories.get(account_id, new_id):
             return new_id
         quotas = await self._quotas.of(account_id)
         quotas.check_stories(await self._stores.stories.count(account_id) + 1)
-        settings = Settings(**data.get("settings", {}))
         defaults = [
-            {**default, "id": str(uuid.uuid4())}
+            replace(default, id=str(uuid.uuid4()))
             for default in default_interactions(settings.language)
         ]
-        structure = Structure.for_new_story(i["id"] for i in defaults)
+        structure = Structure.for_new_story(i.id for i in defaults)
         # Interactions first: they are invisible until the story that lists them exists.
         story_id = new_id or new_object_id()
         await self._stores.interactions.insert_many(account_id, story_id, defaults)
         await self._stores.stories.insert(
             story_id,
             account_id,
-            data["name"],
-            data["description"],
+            name,
+            description,
             settings,
             structure,
-            phrases=sum(len(default["userSays"]) for default in defaults),
+            phrases=sum(len(default.user_says) for default in defaults),
         )
         await self._changes.announce(StoryCreated(account_id, story_id))
         return story_id
@@ -110,39 +117,44 @@ class StoryService:
     async def read(self, *, account_id: str, story_id: str) -> dict[str, Any]:
         story = await load_story(self._stores, account_id, story_id)
         structure = story.structure
-        documents = await self._stores.interactions.find(
-            story.id, structure.contexts, projection=["name", "webhook"]
-        )
+        summaries = await self._stores.interactions.summaries(story.id, structure.contexts)
         return {
             "id": story.id,
             "name": story.name,
             "description": story.description,
-            "settings": asdict(story.settings),
+            "settings": story.settings,
             "order": list(structure.order),
             "story": structure.tree(),
             "interactions": {
                 interaction_id: {
                     "id": interaction_id,
-                    "name": documents[interaction_id]["name"],
+                    "name": summaries[interaction_id].name,
                     "root": context.root,
                     "references": list(context.references),
                     "contextOut": list(context.context_out),
-                    "webhook": documents[interaction_id]["webhook"],
+                    "webhook": summaries[interaction_id].webhook,
                 }
                 for interaction_id, context in structure.contexts.items()
             },
         }
 
-    async def update(self, *, account_id: str, story_id: str, data: dict[str, Any]) -> None:
-        def edit(story: StoryRecord) -> tuple[Structure, dict[str, Any]]:
-            order = data.get("order")
+    async def update(
+        self,
+        *,
+        account_id: str,
+        story_id: str,
+        name: str,
+        description: str,
+        settings: Mapping[str, Any] | None = None,
+        order: list[str] | None = None,
+    ) -> None:
+        """`settings`: those to change, by their names in `Settings` (the others keep
+        their values); `order`: the root interactions in a new order (None: it stays)."""
+
+        def edit(story: StoryRecord) -> tuple[Structure, StoryFields]:
             structure = story.structure if order is None else story.structure.reorder(order)
-            fields = {
-                "name": data["name"],
-                "description": data["description"],
-                "settings": asdict(replace(story.settings, **data.get("settings", {}))),
-            }
-            return structure, fields
+            changed = replace(story.settings, **(settings or {}))
+            return structure, StoryFields(name, description, changed)
 
         story, _ = await edit_story(self._stores, account_id, story_id, edit)
         await self._changes.announce(StoryEdited(account_id, story.id))

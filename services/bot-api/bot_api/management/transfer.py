@@ -11,15 +11,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot_api.changes import ChangeFeed, EntitiesEdited, StoryCreated
-from bot_api.domain.entities import BUILTIN_ENTITIES, is_builtin
+from bot_api.domain.entities import BUILTIN_ENTITIES, Entity, is_builtin
 from bot_api.domain.errors import Invalid
-from bot_api.domain.interactions import EMPTY_INTERACTION, prepare
+from bot_api.domain.interactions import Interaction, prepare, referenced_entities
 from bot_api.domain.settings import Settings
+from bot_api.domain.structure import Structure
 from bot_api.management.quotas import AccountQuotas
 from bot_api.management.stories import load_story
 from bot_api.storage import Stores, new_object_id
-from bot_api.storage.interactions import CONTENT_FIELDS
-from bot_api.transfer.document import Problem, ReadStory, StoryContent, used_entities
+from bot_api.transfer.document import Problem
 from bot_api.transfer.report import Unmapped
 from shared.errors import Conflict
 from shared.ids import is_object_id
@@ -27,22 +27,43 @@ from shared.ids import is_object_id
 
 @dataclass(frozen=True)
 class StoryUpload:
-    """An uploaded story, each field checked by the API's schemas."""
+    """An uploaded story, each field checked by the API's schemas, under new ids."""
 
     source: str
     """parley, dialogflow or rasa."""
-    story: ReadStory
+    name: str
+    description: str
     settings: Settings
-    entities: Sequence[Mapping[str, Any]]
-    """As `POST /entities` takes them."""
+    structure: Structure
+    interactions: Mapping[str, Interaction]
+    """By id: the document's in its order, then the welcome or fallback it lacked."""
+    keys: Mapping[str, str]
+    """The key each of the document's interactions has there, by id."""
+    index_of: Mapping[str, int]
+    """The place of each of the document's interactions there, by id."""
+    connections: Mapping[str, str]
+    """The name of the connection an interaction calls, by its id."""
+    added: Sequence[str]
+    """welcome or fallback: the document had none; the story gets its default one."""
+    entities: Sequence[Entity]
     unmapped: Sequence[Unmapped] = ()
 
 
 @dataclass(frozen=True)
 class Exported:
-    story: StoryContent
+    """What a story's document says, as values."""
+
+    name: str
+    description: str
     settings: Settings
-    entities: Sequence[Mapping[str, Any]]
+    structure: Structure
+    interactions: Mapping[str, Interaction]
+    connection_names: Mapping[str, str]
+    """The name of each connection an interaction's webhook names, by its id."""
+    awaited: Mapping[str, str]
+    """The connection an imported interaction is to call once the story has it, by the
+    interaction's id."""
+    entities: Sequence[Entity]
 
 
 @dataclass(frozen=True)
@@ -88,33 +109,26 @@ class StoryTransfer:
     async def export(self, *, account_id: str, story_id: str) -> Exported:
         stores = self._stores
         story = await load_story(stores, account_id, story_id)
-        documents = await stores.interactions.find(story.id, story.structure.contexts)
-        interactions = {
-            interaction_id: {name: document[name] for name in CONTENT_FIELDS}
-            for interaction_id, document in documents.items()
-        }
-        webhooks = {i["webhook"] for i in interactions.values() if is_object_id(i["webhook"])}
+        interactions = await stores.interactions.find(story.id, story.structure.contexts)
+        webhooks = {i.webhook for i in interactions.values() if is_object_id(i.webhook)}
         names = await stores.connections.names(account_id, story.id, webhooks) if webhooks else {}
-        wanted = {n for n in used_entities(interactions.values()) if not is_builtin(n)}
+        wanted = {
+            name
+            for interaction in interactions.values()
+            for name in referenced_entities(interaction)
+            if not is_builtin(name)
+        }
         entities = await stores.entities.with_names(account_id, wanted) if wanted else []
-        content = StoryContent(
+        return Exported(
             name=story.name,
             description=story.description,
-            settings={},
+            settings=story.settings,
             structure=story.structure,
             interactions=interactions,
             connection_names=names,
-            awaited={
-                i: document["awaitedConnection"]
-                for i, document in documents.items()
-                if "awaitedConnection" in document
-            },
+            awaited=await stores.interactions.awaited_connections(story.id),
+            entities=sorted((e.entity for e in entities), key=lambda e: e.name),
         )
-        listed = sorted(
-            ({"name": e["name"], "entries": e["entries"]} for e in entities),
-            key=lambda e: str(e["name"]),
-        )
-        return Exported(content, story.settings, listed)
 
     def begin_import(self, account_id: str) -> None:
         """Called before the upload is read, so a second import of the account is refused
@@ -132,20 +146,16 @@ class StoryTransfer:
         """The new story's id (None in a dry run) and the report; ImportRefused listing
         every problem, or a quota refused, and nothing written."""
         stores = self._stores
-        read = upload.story
-        contents = read.content.interactions
-        problems = list(read.problems)
-        prepared: dict[str, dict[str, Any]] = {}
-        for interaction_id, content in contents.items():
-            place = _place(read, interaction_id)
+        problems: list[Problem] = []
+        prepared: dict[str, Interaction] = {}
+        for interaction_id, interaction in upload.interactions.items():
+            place = _place(upload, interaction_id)
             try:
-                prepared[interaction_id] = prepare(
-                    {**EMPTY_INTERACTION, **content}, content["type"]
-                )
+                prepared[interaction_id] = prepare(interaction)
             except Invalid as error:
                 problems.append(Problem((*place, *error.path), error.message))
                 continue
-            if is_object_id(content.get("webhook", "")):
+            if is_object_id(interaction.webhook):
                 problems.append(
                     Problem(
                         (*place, "webhook"),
@@ -153,7 +163,7 @@ class StoryTransfer:
                         "connection with `connection`",
                     )
                 )
-        problems += _trigger_clashes(read, prepared)
+        problems += _trigger_clashes(upload, prepared)
         entities, entity_problems = await self._entities(account_id, upload, prepared)
         problems += entity_problems
         if problems:
@@ -162,34 +172,33 @@ class StoryTransfer:
         quotas = await self._quotas.of(account_id)
         quotas.check_stories(await stores.stories.count(account_id) + 1)
         quotas.check_interactions(len(prepared))
-        phrases = sum(len(c["userSays"]) for c in prepared.values())
+        phrases = sum(len(i.user_says) for i in prepared.values())
         quotas.check_phrases(phrases)
-        new_entities = [e for e in upload.entities if _status(entities, e["name"]) == "created"]
+        created = {e.name for e in entities if e.status == "created"}
+        new_entities = [e for e in upload.entities if e.name in created]
         if new_entities:
             held, entries = await stores.entities.totals(account_id)
             quotas.check_entities(
-                held + len(new_entities), entries + sum(len(e["entries"]) for e in new_entities)
+                held + len(new_entities), entries + sum(len(e.entries) for e in new_entities)
             )
 
-        order = sorted(read.index_of, key=read.index_of.__getitem__)
-        order += [i for i in contents if i not in read.index_of]
         report = ImportReport(
             source=upload.source,
             dry_run=dry_run,
-            name=read.content.name,
+            name=upload.name,
             language=upload.settings.language,
             interactions=[
                 {
-                    "key": read.keys.get(i, prepared[i]["type"]),
-                    "name": prepared[i]["name"],
+                    "key": upload.keys.get(i, interaction.kind),
+                    "name": interaction.name,
                     **({} if dry_run else {"id": i}),
                 }
-                for i in order
+                for i, interaction in prepared.items()
             ],
             phrases=phrases,
             entities=entities,
-            connections=_connections(read),
-            added=list(read.added),
+            connections=_connections(upload),
+            added=list(upload.added),
             unmapped=list(upload.unmapped),
         )
         if dry_run:
@@ -198,16 +207,15 @@ class StoryTransfer:
         return story_id, report
 
     async def _entities(
-        self, account_id: str, upload: StoryUpload, prepared: Mapping[str, Mapping[str, Any]]
+        self, account_id: str, upload: StoryUpload, prepared: Mapping[str, Interaction]
     ) -> tuple[list[ImportedEntity], list[Problem]]:
         """What becomes of each entity the document brings, and the entities the
         interactions use that neither the document nor the account has."""
-        brought = {e["name"]: e for e in upload.entities}
-        held = (
-            {e["name"]: e for e in await self._stores.entities.with_names(account_id, brought)}
-            if brought
-            else {}
-        )
+        entities = self._stores.entities
+        brought = {e.name: e for e in upload.entities}
+        held = {}
+        if brought:
+            held = {e.entity.name: e.entity for e in await entities.with_names(account_id, brought)}
         report = []
         for name, entity in brought.items():
             existing = held.get(name)
@@ -217,15 +225,13 @@ class StoryTransfer:
                 report.append(ImportedEntity(name, "reused"))
             else:
                 report.append(ImportedEntity(name, "differs", _difference(existing, entity)))
-        problems = []
         used: dict[str, str] = {}
-        for interaction_id, content in prepared.items():
-            for name in used_entities([content]):
+        for interaction_id, interaction in prepared.items():
+            for name in sorted(referenced_entities(interaction)):
                 used.setdefault(name, interaction_id)
         unknown = {n for n in used if n not in brought and not is_builtin(n)}
-        known = (
-            await self._stores.entities.existing_names(account_id, unknown) if unknown else set()
-        )
+        known = await entities.existing_names(account_id, unknown) if unknown else set()
+        problems = []
         for name, interaction_id in sorted(used.items()):
             if is_builtin(name) and name not in BUILTIN_ENTITIES:
                 message = f"no built-in entity {name!r}"
@@ -233,15 +239,15 @@ class StoryTransfer:
                 message = f"entity {name!r} is neither in the document nor in the account"
             else:
                 continue
-            problems.append(Problem((*_place(upload.story, interaction_id), "parameters"), message))
+            problems.append(Problem((*_place(upload, interaction_id), "parameters"), message))
         return report, problems
 
     async def _write(
         self,
         account_id: str,
         upload: StoryUpload,
-        prepared: Mapping[str, Mapping[str, Any]],
-        new_entities: Sequence[Mapping[str, Any]],
+        prepared: Mapping[str, Interaction],
+        new_entities: Sequence[Entity],
         phrases: int,
     ) -> str:
         stores = self._stores
@@ -249,22 +255,17 @@ class StoryTransfer:
         created: list[str] = []
         try:
             for entity in new_entities:
-                created.append(await stores.entities.insert(account_id, dict(entity)))
-            await stores.interactions.insert_many(
-                account_id,
-                story_id,
-                [{**content, "id": interaction_id} for interaction_id, content in prepared.items()],
-            )
-            if upload.story.connections:
-                await stores.interactions.await_connections(story_id, upload.story.connections)
-            content = upload.story.content
+                created.append(await stores.entities.insert(account_id, entity))
+            await stores.interactions.insert_many(account_id, story_id, list(prepared.values()))
+            if upload.connections:
+                await stores.interactions.await_connections(story_id, upload.connections)
             await stores.stories.insert(
                 story_id,
                 account_id,
-                content.name,
-                content.description,
+                upload.name,
+                upload.description,
                 upload.settings,
-                content.structure,
+                upload.structure,
                 phrases=phrases,
             )
         except BaseException:
@@ -278,52 +279,46 @@ class StoryTransfer:
         return story_id
 
 
-def _place(read: ReadStory, interaction_id: str) -> tuple[str | int, ...]:
-    index = read.index_of.get(interaction_id)
+def _place(upload: StoryUpload, interaction_id: str) -> tuple[str | int, ...]:
+    index = upload.index_of.get(interaction_id)
     return ("interactions",) if index is None else ("interactions", index)
 
 
-def _trigger_clashes(read: ReadStory, prepared: Mapping[str, Mapping[str, Any]]) -> list[Problem]:
+def _trigger_clashes(upload: StoryUpload, prepared: Mapping[str, Interaction]) -> list[Problem]:
     """A trigger starts exactly one interaction of a story."""
     first: dict[str, str] = {}
     problems = []
-    for interaction_id, content in prepared.items():
-        for index, trigger in enumerate(content["triggers"]):
+    for interaction_id, interaction in prepared.items():
+        for index, trigger in enumerate(interaction.triggers):
             owner = first.setdefault(trigger.lower(), interaction_id)
             if owner != interaction_id:
                 problems.append(
                     Problem(
-                        (*_place(read, interaction_id), "triggers", index),
-                        f"{trigger!r} is a trigger of {read.keys.get(owner, owner)!r} already",
+                        (*_place(upload, interaction_id), "triggers", index),
+                        f"{trigger!r} is a trigger of {upload.keys.get(owner, owner)!r} already",
                     )
                 )
     return problems
 
 
-def _connections(read: ReadStory) -> list[dict[str, Any]]:
+def _connections(upload: StoryUpload) -> list[dict[str, Any]]:
     """Each connection the interactions name, with the keys of those that call it: a new
     story has no connection yet; once one of that name is made for it, they call it
     (docs/import-export.md)."""
     calling: dict[str, list[str]] = {}
-    for interaction_id, name in read.connections.items():
-        calling.setdefault(name, []).append(read.keys[interaction_id])
+    for interaction_id, name in upload.connections.items():
+        calling.setdefault(name, []).append(upload.keys[interaction_id])
     return [
         {"name": name, "status": "missing", "interactions": keys}
         for name, keys in sorted(calling.items())
     ]
 
 
-def _status(entities: Sequence[ImportedEntity], name: str) -> str:
-    return next(e.status for e in entities if e.name == name)
+def _entries(entity: Entity) -> dict[str, list[str]]:
+    return {entry.value: sorted(entry.synonyms) for entry in entity.entries}
 
 
-def _entries(entity: Mapping[str, Any]) -> dict[str, list[str]]:
-    return {
-        entry["value"]: sorted(s["value"] for s in entry["synonyms"]) for entry in entity["entries"]
-    }
-
-
-def _difference(held: Mapping[str, Any], brought: Mapping[str, Any]) -> str:
+def _difference(held: Entity, brought: Entity) -> str:
     mine, theirs = _entries(held), _entries(brought)
     missing = sorted(set(theirs) - set(mine))
     changed = sorted(v for v in set(theirs) & set(mine) if theirs[v] != mine[v])

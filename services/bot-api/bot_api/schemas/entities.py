@@ -1,9 +1,20 @@
+"""Entity bodies: a write loads into an `Entity`, a read dumps from a `StoredEntity`."""
+
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import (
+    Schema,
+    ValidationError,
+    fields,
+    post_load,
+    pre_dump,
+    validate,
+    validates_schema,
+)
 
-from bot_api.domain.entities import is_builtin
+from bot_api.domain.entities import Entity, Entry, is_builtin
 from bot_api.schemas.common import NAME_PATTERN, text
+from bot_api.storage.entities import StoredEntity
 from shared.schema_fields import WriteSchema
 
 
@@ -53,6 +64,28 @@ class EntityWriteSchema(WriteSchema):
                 )
             seen.add(entry["value"])
 
+    @post_load
+    def to_value(self, entity: dict[str, Any], **kwargs: Any) -> Entity:
+        return Entity(
+            entity["name"],
+            tuple(
+                Entry(entry["value"], tuple(s["value"] for s in entry["synonyms"]))
+                for entry in entity["entries"]
+            ),
+        )
+
 
 class EntitySchema(EntityWriteSchema):
-    id = fields.String(required=True, attribute="_id")
+    id = fields.String(required=True)
+
+    @pre_dump
+    def from_value(self, stored: StoredEntity, **kwargs: Any) -> dict[str, Any]:
+        entity = stored.entity
+        return {
+            "name": entity.name,
+            "entries": [
+                {"value": entry.value, "synonyms": [{"value": s} for s in entry.synonyms]}
+                for entry in entity.entries
+            ],
+            "id": stored.id,
+        }

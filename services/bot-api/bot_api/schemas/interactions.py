@@ -1,6 +1,12 @@
-from marshmallow import Schema, ValidationError, fields, validate
+"""Interaction bodies: a create loads into an `Interaction`, an update into the fields it
+gives, and a read dumps from the value."""
 
-from bot_api.domain.interactions import MAX_USER_SAYS, is_required
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, post_load, validate
+
+from bot_api.domain.interactions import MAX_USER_SAYS, STANDARD, Interaction, Parameter
+from bot_api.domain.structure import ContextChange
 from bot_api.schemas.common import ENTITY_NAME_PATTERN, NAME_PATTERN, text, text_list
 from bot_api.schemas.responses import stored_response
 from shared.ids import is_object_id
@@ -33,15 +39,21 @@ class ParameterSchema(WriteSchema):
     )
     prompts = text_list(99, 1024, min_length=1, load_default=list)
 
+    @post_load
+    def to_value(self, parameter: dict[str, Any], **kwargs: Any) -> Parameter:
+        return Parameter(parameter["alias"], parameter["entity"], tuple(parameter["prompts"]))
+
 
 class ParameterReadSchema(ParameterSchema):
     required = fields.Function(
-        is_required, metadata={"description": "True when the parameter has prompts (rule 1)"}
+        lambda parameter: parameter.required,
+        metadata={"description": "True when the parameter has prompts (rule 1)"},
     )
 
 
 class InteractionWriteSchema(WriteSchema):
-    """On create, omitted fields are empty; on update they keep their stored values."""
+    """On create, omitted fields are empty: the body loads into a new standard
+    `Interaction` (its id given when it is stored)."""
 
     read_only = ("id", "type")
 
@@ -51,23 +63,41 @@ class InteractionWriteSchema(WriteSchema):
         fields.String(validate=[validate.Length(min=1, max=50), TRIGGER]),
         validate=validate.Length(max=1024),
     )
-    userSays = text_list(MAX_USER_SAYS, 2048, min_length=1)
+    userSays = text_list(MAX_USER_SAYS, 2048, min_length=1, attribute="user_says")
     parameters = fields.List(fields.Nested(ParameterSchema), validate=validate.Length(max=99))
     responses = fields.List(stored_response(), validate=validate.Length(max=11))
     webhook = fields.String(validate=[validate.Length(max=1024), webhook_target])
 
+    @post_load
+    def to_value(self, body: dict[str, Any], **kwargs: Any) -> Any:
+        return Interaction(id="", kind=STANDARD, **typed_fields(body))
+
 
 class InteractionUpdateSchema(InteractionWriteSchema):
+    """Loads into the given fields only, by their names in `Interaction`: omitted fields
+    keep their stored values (`dataclasses.replace`)."""
+
     name = text(1024, min_length=1)
+
+    @post_load
+    def to_value(self, body: dict[str, Any], **kwargs: Any) -> Any:
+        return typed_fields(body)
+
+
+def typed_fields(body: dict[str, Any]) -> dict[str, Any]:
+    """The loaded fields as an `Interaction` holds them: lists become tuples."""
+    return {name: tuple(v) if isinstance(v, list) else v for name, v in body.items()}
 
 
 class InteractionSchema(Schema):
-    id = fields.String(required=True, attribute="_id")
-    type = fields.String(required=True, metadata={"enum": ["welcome", "fallback", "standard"]})
+    id = fields.String(required=True)
+    type = fields.String(
+        required=True, attribute="kind", metadata={"enum": ["welcome", "fallback", "standard"]}
+    )
     name = fields.String(required=True)
     action = fields.String(required=True)
     triggers = fields.List(fields.String(), required=True)
-    userSays = fields.List(fields.String(), required=True)
+    userSays = fields.List(fields.String(), required=True, attribute="user_says")
     parameters = fields.List(fields.Nested(ParameterReadSchema), required=True)
     responses = fields.List(stored_response(), required=True)
     webhook = fields.String(required=True)
@@ -83,6 +113,12 @@ class ContextUpdateSchema(Schema):
     root = StrictBoolean(required=True)
     references = fields.List(fields.String(), required=True, validate=validate.Length(max=50))
     contextOut = fields.List(fields.String(), required=True, validate=validate.Length(max=50))
+
+    @post_load
+    def to_value(self, item: dict[str, Any], **kwargs: Any) -> ContextChange:
+        return ContextChange(
+            item["id"], item["root"], tuple(item["contextOut"]), tuple(item["references"])
+        )
 
 
 INTERACTION_IDS = fields.List(

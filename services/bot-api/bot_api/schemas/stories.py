@@ -2,9 +2,9 @@ import functools
 from typing import Any
 from zoneinfo import available_timezones
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, ValidationError, fields, post_load, validate
 
-from bot_api.domain.settings import LANGUAGES, MAX_HISTORY_DAYS, language_named
+from bot_api.domain.settings import LANGUAGES, MAX_HISTORY_DAYS, Settings, language_named
 from bot_api.schemas.common import text
 from shared.schema_fields import StrictBoolean, StrictNumber, WriteSchema
 
@@ -80,7 +80,9 @@ class SettingsSchema(Schema):
     )
 
 
-class StoryCreateSchema(WriteSchema):
+class StoryFieldsSchema(WriteSchema):
+    """`settings` loads into the settings given, by their names in `Settings`."""
+
     read_only = ("id", "story", "interactions")
 
     name = text(1024, min_length=1, required=True)
@@ -88,7 +90,17 @@ class StoryCreateSchema(WriteSchema):
     settings = fields.Nested(SettingsSchema)
 
 
-class StoryUpdateSchema(StoryCreateSchema):
+class StoryCreateSchema(StoryFieldsSchema):
+    """The settings omitted take their defaults: `settings` loads into `Settings`."""
+
+    @post_load
+    def with_settings(self, body: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        return {**body, "settings": Settings(**body.get("settings", {}))}
+
+
+class StoryUpdateSchema(StoryFieldsSchema):
+    """The settings omitted keep their stored values (`dataclasses.replace`)."""
+
     order = fields.List(
         fields.String(),
         metadata={"description": "The root interaction ids in a new order; omit to keep it"},

@@ -12,23 +12,31 @@ from typing import Any
 
 from marshmallow import INCLUDE, Schema, ValidationError, fields, validate
 
-from bot_api.domain.interactions import FALLBACK, STANDARD, WELCOME, default_interactions
+from bot_api.domain.interactions import (
+    FALLBACK,
+    STANDARD,
+    WELCOME,
+    Interaction,
+    default_interactions,
+)
 from bot_api.domain.settings import Settings
 from bot_api.management.transfer import Exported, StoryUpload
 from bot_api.schemas.common import text
 from bot_api.schemas.entities import EntityWriteSchema
-from bot_api.schemas.interactions import InteractionWriteSchema
+from bot_api.schemas.interactions import InteractionSchema, InteractionWriteSchema
 from bot_api.schemas.stories import SettingsSchema
+from bot_api.storage.entities import entity_document
 from bot_api.transfer import sources
 from bot_api.transfer.document import (
     FORMAT,
     KEY_PATTERN,
     VERSION,
     Problem,
+    StoryContent,
     read_document,
     to_document,
 )
-from bot_api.transfer.report import TranslationError
+from bot_api.transfer.report import Translated, TranslationError
 from shared.envelope_schemas import created_schema
 from shared.errors import BadRequest, ValidationFailed
 from shared.json_body import check_text
@@ -84,6 +92,10 @@ class StoryDocumentSchema(Schema):
     )
     entities = fields.List(fields.Nested(EntityWriteSchema), load_default=list)
     connections = fields.List(text(128, min_length=1), load_default=list)
+
+
+INTERACTION = InteractionSchema()
+INTERACTION_CONTENT = InteractionWriteSchema()
 
 
 class UnmappedSchema(Schema):
@@ -156,9 +168,26 @@ class ExportQuerySchema(Schema):
 
 
 def exported_document(exported: Exported) -> dict[str, Any]:
-    """The export's document, its settings as the API writes them."""
-    settings = SettingsSchema().dump(asdict(exported.settings))
-    return to_document(replace(exported.story, settings=settings), exported.entities)
+    """The export's document: each value as the API writes it."""
+    story = StoryContent(
+        name=exported.name,
+        description=exported.description,
+        settings=SettingsSchema().dump(asdict(exported.settings)),
+        structure=exported.structure,
+        interactions={i: _as_written(v) for i, v in exported.interactions.items()},
+        connection_names=exported.connection_names,
+        awaited=exported.awaited,
+    )
+    return to_document(story, [entity_document(e) for e in exported.entities])
+
+
+def _as_written(interaction: Interaction) -> dict[str, Any]:
+    """An interaction as `POST /stories/:id/interactions` takes it, with its type."""
+    written: dict[str, Any] = INTERACTION.dump(interaction)
+    del written["id"]
+    for parameter in written["parameters"]:
+        del parameter["required"]
+    return written
 
 
 def read_upload(media_type: str, data: bytes) -> StoryUpload:
@@ -168,6 +197,11 @@ def read_upload(media_type: str, data: bytes) -> StoryUpload:
         source, translated = sources.translated(media_type, data)
     except TranslationError as error:
         raise BadRequest(str(error)) from None
+    return checked_upload(source, translated)
+
+
+def checked_upload(source: str, translated: Translated) -> StoryUpload:
+    """A translated upload checked whole (see `read_upload`)."""
     check_text(translated.document)
     try:
         document = StoryDocumentSchema().load(translated.document)
@@ -176,25 +210,36 @@ def read_upload(media_type: str, data: bytes) -> StoryUpload:
             error.messages if isinstance(error.messages, dict) else {"_schema": error.messages}
         )
         raise ValidationFailed.of_tree(messages, limit=MAX_REPORTED_PROBLEMS) from None
-    read = read_document(document, default_interactions)
+    read = read_document(document)
     errors: dict[Any, Any] = {}
-    loaded = {}
-    content_schema = InteractionWriteSchema()
+    interactions: dict[str, Interaction] = {}
     for interaction_id, content in read.content.interactions.items():
         try:
-            loaded[interaction_id] = {**content_schema.load(content), "type": content["type"]}
+            loaded = INTERACTION_CONTENT.load(content)
         except ValidationError as error:
             index = read.index_of[interaction_id]
             errors = _merged(errors, {"interactions": {index: error.messages}})
+            continue
+        interactions[interaction_id] = replace(loaded, id=interaction_id, kind=content["type"])
     for problem in read.problems:
         errors = _merged(errors, _tree(problem))
     if errors:
         raise ValidationFailed.of_tree(errors, limit=MAX_REPORTED_PROBLEMS)
-    story = replace(read, content=replace(read.content, interactions=loaded))
+    settings = Settings(**document["settings"])
+    for default in default_interactions(settings.language):
+        if default.kind in read.added:
+            interactions[read.added[default.kind]] = replace(default, id=read.added[default.kind])
     return StoryUpload(
         source=source,
-        story=story,
-        settings=Settings(**document["settings"]),
+        name=read.content.name,
+        description=read.content.description,
+        settings=settings,
+        structure=read.content.structure,
+        interactions=interactions,
+        keys=read.keys,
+        index_of=read.index_of,
+        connections=read.connections,
+        added=list(read.added),
         entities=document["entities"],
         unmapped=translated.unmapped,
     )

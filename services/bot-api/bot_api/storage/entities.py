@@ -1,6 +1,7 @@
 """The `entities` collection; names are unique per account."""
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from bson import ObjectId
@@ -14,14 +15,33 @@ from shared.pages import EVERY_ITEM, Page
 from shared.timeutil import utcnow
 
 
-def entity_from_document(document: Mapping[str, Any]) -> Entity:
-    return Entity(
+@dataclass(frozen=True)
+class StoredEntity:
+    """An entity of an account and its id."""
+
+    id: str
+    entity: Entity
+
+
+def entity_document(entity: Entity) -> dict[str, Any]:
+    return {
+        "name": entity.name,
+        "entries": [
+            {"value": entry.value, "synonyms": [{"value": s} for s in entry.synonyms]}
+            for entry in entity.entries
+        ],
+    }
+
+
+def stored_entity(document: Mapping[str, Any]) -> StoredEntity:
+    entity = Entity(
         document["name"],
         tuple(
             Entry(entry["value"], tuple(s["value"] for s in entry["synonyms"]))
             for entry in document["entries"]
         ),
     )
+    return StoredEntity(str(document["_id"]), entity)
 
 
 class EntityRepository:
@@ -31,22 +51,21 @@ class EntityRepository:
     async def ensure_indexes(self) -> None:
         await self.collection.create_index([("accountId", 1), ("name", 1)], unique=True)
 
-    async def insert(
-        self, account_id: str, entity: dict[str, Any], entity_id: str | None = None
-    ) -> str:
+    async def insert(self, account_id: str, entity: Entity, entity_id: str | None = None) -> str:
         now = utcnow()
         key = {} if entity_id is None else {"_id": ObjectId(entity_id)}
+        document = {**key, "accountId": account_id, **entity_document(entity)}
         try:
             result = await self.collection.insert_one(
-                {**key, "accountId": account_id, **entity, "createdAt": now, "updatedAt": now}
+                {**document, "createdAt": now, "updatedAt": now}
             )
         except DuplicateKeyError:
-            raise Conflict(f"an entity named {entity['name']!r} already exists") from None
+            raise Conflict(f"an entity named {entity.name!r} already exists") from None
         return str(result.inserted_id)
 
-    async def list(self, account_id: str, page: Page = EVERY_ITEM) -> list[dict[str, Any]]:
+    async def list(self, account_id: str, page: Page = EVERY_ITEM) -> list[StoredEntity]:
         cursor = self.collection.find({"accountId": account_id}).sort("createdAt", 1)
-        return [document async for document in paged(cursor, page)]
+        return [stored_entity(document) async for document in paged(cursor, page)]
 
     async def count(self, account_id: str) -> int:
         return await self.collection.count_documents({"accountId": account_id})
@@ -67,20 +86,21 @@ class EntityRepository:
         totals = await cursor.to_list()
         return (int(totals[0]["entities"]), int(totals[0]["entries"])) if totals else (0, 0)
 
-    async def get(self, account_id: str, entity_id: str) -> dict[str, Any] | None:
+    async def get(self, account_id: str, entity_id: str) -> StoredEntity | None:
         key = object_id(entity_id)
         if key is None:
             return None
-        return await self.collection.find_one({"_id": key, "accountId": account_id})
+        document = await self.collection.find_one({"_id": key, "accountId": account_id})
+        return None if document is None else stored_entity(document)
 
-    async def replace(self, account_id: str, entity_id: str, entity: dict[str, Any]) -> bool:
+    async def replace(self, account_id: str, entity_id: str, entity: Entity) -> bool:
         try:
             result = await self.collection.update_one(
                 {"_id": object_id(entity_id), "accountId": account_id},
-                {"$set": {**entity, "updatedAt": utcnow()}},
+                {"$set": {**entity_document(entity), "updatedAt": utcnow()}},
             )
         except DuplicateKeyError:
-            raise Conflict(f"an entity named {entity['name']!r} already exists") from None
+            raise Conflict(f"an entity named {entity.name!r} already exists") from None
         return result.matched_count == 1
 
     async def delete(self, account_id: str, entity_id: str) -> bool:
@@ -90,9 +110,9 @@ class EntityRepository:
         result = await self.collection.delete_one({"_id": key, "accountId": account_id})
         return result.deleted_count == 1
 
-    async def with_names(self, account_id: str, names: Iterable[str]) -> Sequence[dict[str, Any]]:
+    async def with_names(self, account_id: str, names: Iterable[str]) -> Sequence[StoredEntity]:
         cursor = self.collection.find({"accountId": account_id, "name": {"$in": list(names)}})
-        return [document async for document in cursor]
+        return [stored_entity(document) async for document in cursor]
 
     async def existing_names(self, account_id: str, names: Iterable[str]) -> set[str]:
         cursor = self.collection.find(

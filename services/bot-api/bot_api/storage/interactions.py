@@ -2,29 +2,35 @@
 
 A document is part of its story only while the story's structure lists it; a document
 the structure does not list (a create cut short) is never shown.
+
+A document holds the interaction's fields under the names the API gives them
+(`userSays`, `imageUrl`): this module is the one mapper between it and `Interaction`.
 """
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from bot_api.domain.interactions import Interaction, interaction_from_content
+from bot_api.domain.interactions import Interaction, Parameter
+from bot_api.domain.responses import (
+    Block,
+    Button,
+    ButtonTemplate,
+    Card,
+    Image,
+    QuickReplies,
+    TextChoice,
+)
 from shared.mongo import Database
 from shared.timeutil import utcnow
 
-CONTENT_FIELDS = (
-    "type",
-    "name",
-    "action",
-    "triggers",
-    "userSays",
-    "parameters",
-    "responses",
-    "webhook",
-)
 
+@dataclass(frozen=True)
+class InteractionSummary:
+    """What a story's read shows of each interaction, read without the rest of it."""
 
-def interaction_from_document(document: Mapping[str, Any]) -> Interaction:
-    return interaction_from_content(document["_id"], document["type"], document)
+    name: str
+    webhook: str
 
 
 class InteractionRepository:
@@ -37,17 +43,16 @@ class InteractionRepository:
         await self.collection.create_index([("accountId", 1), ("parameters.entity", 1)])
 
     async def insert_many(
-        self, account_id: str, story_id: str, interactions: list[dict[str, Any]]
+        self, account_id: str, story_id: str, interactions: Sequence[Interaction]
     ) -> None:
         now = utcnow()
         await self.collection.insert_many(
             [
                 {
-                    "_id": interaction["id"],
+                    "_id": interaction.id,
                     "accountId": account_id,
                     "storyId": story_id,
-                    **{name: interaction[name] for name in CONTENT_FIELDS},
-                    "triggerKeys": _trigger_keys(interaction["triggers"]),
+                    **content_document(interaction),
                     "createdAt": now,
                     "updatedAt": now,
                 }
@@ -55,13 +60,19 @@ class InteractionRepository:
             ]
         )
 
-    async def find(
-        self, story_id: str, ids: Iterable[str], projection: list[str] | None = None
-    ) -> dict[str, dict[str, Any]]:
+    async def find(self, story_id: str, ids: Iterable[str]) -> dict[str, Interaction]:
+        cursor = self.collection.find({"storyId": story_id, "_id": {"$in": list(ids)}})
+        return {document["_id"]: interaction_from_document(document) async for document in cursor}
+
+    async def summaries(self, story_id: str, ids: Iterable[str]) -> dict[str, InteractionSummary]:
+        """Name and webhook of the story's interactions `ids`, only those fields read."""
         cursor = self.collection.find(
-            {"storyId": story_id, "_id": {"$in": list(ids)}}, projection=projection
+            {"storyId": story_id, "_id": {"$in": list(ids)}}, projection=["name", "webhook"]
         )
-        return {document["_id"]: document async for document in cursor}
+        return {
+            document["_id"]: InteractionSummary(document["name"], document["webhook"])
+            async for document in cursor
+        }
 
     async def with_triggers(self, story_id: str, triggers: list[str]) -> dict[str, list[str]]:
         """The triggers of the story's interactions that may have any of `triggers` in any
@@ -86,21 +97,14 @@ class InteractionRepository:
         )
         return sum([len(document["userSays"]) async for document in cursor])
 
-    async def get(self, story_id: str, interaction_id: str) -> dict[str, Any] | None:
-        return await self.collection.find_one({"_id": interaction_id, "storyId": story_id})
+    async def get(self, story_id: str, interaction_id: str) -> Interaction | None:
+        document = await self.collection.find_one({"_id": interaction_id, "storyId": story_id})
+        return None if document is None else interaction_from_document(document)
 
-    async def replace_content(
-        self, story_id: str, interaction_id: str, content: dict[str, Any]
-    ) -> None:
+    async def replace_content(self, story_id: str, interaction: Interaction) -> None:
         await self.collection.update_one(
-            {"_id": interaction_id, "storyId": story_id},
-            {
-                "$set": {
-                    **{name: content[name] for name in CONTENT_FIELDS},
-                    "triggerKeys": _trigger_keys(content["triggers"]),
-                    "updatedAt": utcnow(),
-                }
-            },
+            {"_id": interaction.id, "storyId": story_id},
+            {"$set": {**content_document(interaction), "updatedAt": utcnow()}},
         )
 
     async def await_connections(self, story_id: str, names: Mapping[str, str]) -> None:
@@ -111,6 +115,14 @@ class InteractionRepository:
                 {"_id": interaction_id, "storyId": story_id},
                 {"$set": {"awaitedConnection": name}},
             )
+
+    async def awaited_connections(self, story_id: str) -> dict[str, str]:
+        """The connection each interaction awaits, by the interaction's id."""
+        cursor = self.collection.find(
+            {"storyId": story_id, "awaitedConnection": {"$exists": True}},
+            projection=["awaitedConnection"],
+        )
+        return {document["_id"]: document["awaitedConnection"] async for document in cursor}
 
     async def connect_awaiting(self, story_id: str, name: str, connection_id: str) -> list[str]:
         """The interactions awaiting the connection `name` call it now, unless given a
@@ -138,15 +150,92 @@ class InteractionRepository:
     async def delete_for_story(self, story_id: str) -> None:
         await self.collection.delete_many({"storyId": story_id})
 
-    async def using_entity(self, account_id: str, entity: str) -> list[dict[str, Any]]:
+    async def using_entity(self, account_id: str, entity: str) -> dict[str, str]:
         # $elemMatch, not "parameters.entity": nx-27017 finds nothing through a dotted path
         # into an indexed array (docs/mongodb-compatibility.md); on MongoDB both are the same.
         cursor = self.collection.find(
             {"accountId": account_id, "parameters": {"$elemMatch": {"entity": entity}}},
             projection={"storyId": 1},
         )
-        return [document async for document in cursor]
+        return {document["_id"]: document["storyId"] async for document in cursor}
 
 
-def _trigger_keys(triggers: list[str]) -> list[str]:
-    return sorted({trigger.lower() for trigger in triggers})
+def content_document(interaction: Interaction) -> dict[str, Any]:
+    """The fields of a document that an edit of the interaction's content sets."""
+    return {
+        "type": interaction.kind,
+        "name": interaction.name,
+        "action": interaction.action,
+        "triggers": list(interaction.triggers),
+        "userSays": list(interaction.user_says),
+        "parameters": [
+            {"alias": p.alias, "entity": p.entity, "prompts": list(p.prompts)}
+            for p in interaction.parameters
+        ],
+        "responses": [_block_document(block) for block in interaction.responses],
+        "webhook": interaction.webhook,
+        "triggerKeys": sorted({trigger.lower() for trigger in interaction.triggers}),
+    }
+
+
+def interaction_from_document(document: Mapping[str, Any]) -> Interaction:
+    return Interaction(
+        id=document["_id"],
+        kind=document["type"],
+        name=document["name"],
+        action=document["action"],
+        triggers=tuple(document["triggers"]),
+        user_says=tuple(document["userSays"]),
+        parameters=tuple(
+            Parameter(p["alias"], p["entity"], tuple(p["prompts"])) for p in document["parameters"]
+        ),
+        responses=tuple(_block(stored) for stored in document["responses"]),
+        webhook=document["webhook"],
+    )
+
+
+def _block_document(block: Block) -> dict[str, Any]:
+    match block:
+        case TextChoice():
+            return {"type": "text", "messages": list(block.messages)}
+        case QuickReplies():
+            return {"type": "quickReply", "title": block.title, "replies": list(block.replies)}
+        case Image():
+            return {"type": "image", "imageUrl": block.image_url}
+        case Card():
+            return {
+                "type": "card",
+                "title": block.title,
+                "subtitle": block.subtitle,
+                "imageUrl": block.image_url,
+                "buttons": _buttons_document(block.buttons),
+            }
+        case ButtonTemplate():
+            return {
+                "type": "buttonTemplate",
+                "title": block.title,
+                "buttons": _buttons_document(block.buttons),
+            }
+
+
+def _buttons_document(buttons: tuple[Button, ...]) -> list[dict[str, str]]:
+    return [{"title": b.title, "postback": b.postback} for b in buttons]
+
+
+def _buttons(buttons: Iterable[Mapping[str, str]]) -> tuple[Button, ...]:
+    return tuple(Button(b["title"], b["postback"]) for b in buttons)
+
+
+def _block(stored: Mapping[str, Any]) -> Block:
+    kind = stored["type"]
+    if kind == "text":
+        return TextChoice(tuple(stored["messages"]))
+    if kind == "quickReply":
+        return QuickReplies(stored["title"], tuple(stored["replies"]))
+    if kind == "image":
+        return Image(stored["imageUrl"])
+    if kind == "card":
+        return Card(
+            stored["title"], stored["subtitle"], stored["imageUrl"], _buttons(stored["buttons"])
+        )
+    return ButtonTemplate(stored["title"], _buttons(stored["buttons"]))

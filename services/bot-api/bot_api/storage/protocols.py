@@ -6,15 +6,19 @@ from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
+from bot_api.domain.entities import Entity
 from bot_api.domain.history import Resolution, TurnRecord
+from bot_api.domain.interactions import Interaction
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
 from bot_api.engine.clustering import Miss
 from bot_api.engine.semantic import StoredVectors, Vectors
 from bot_api.engine.turn import SessionState
 from bot_api.storage.connections import Connection
+from bot_api.storage.entities import StoredEntity
+from bot_api.storage.interactions import InteractionSummary
 from bot_api.storage.sessions import StoredSession
-from bot_api.storage.stories import StoryRecord
+from bot_api.storage.stories import StoryFields, StoryRecord
 from bot_api.storage.turns import ConversationFilter, ConversationPage, StoredTurn
 from shared.events import ConnectionChanged
 from shared.pages import EVERY_ITEM, Page
@@ -48,7 +52,7 @@ class StoryStore(Indexed, Protocol):
     async def update(
         self,
         story: StoryRecord,
-        changes: dict[str, Any],
+        changes: StoryFields | None = None,
         structure: Structure | None = None,
         added_phrases: int = 0,
     ) -> bool:
@@ -74,24 +78,26 @@ class StoryStore(Indexed, Protocol):
 
 class InteractionStore(Indexed, Protocol):
     async def insert_many(
-        self, account_id: str, story_id: str, interactions: list[dict[str, Any]]
+        self, account_id: str, story_id: str, interactions: Sequence[Interaction]
     ) -> None: ...
 
     async def with_triggers(self, story_id: str, triggers: list[str]) -> dict[str, list[str]]:
         """The triggers of the story's interactions that have any of `triggers`."""
 
-    async def find(
-        self, story_id: str, ids: Iterable[str], projection: list[str] | None = None
-    ) -> dict[str, dict[str, Any]]: ...
+    async def find(self, story_id: str, ids: Iterable[str]) -> dict[str, Interaction]:
+        """The story's interactions `ids` (those it has), by id."""
+
+    async def summaries(self, story_id: str, ids: Iterable[str]) -> dict[str, InteractionSummary]:
+        """Name and webhook of the story's interactions `ids`, by id, without the rest."""
 
     async def count_phrases(self, story_id: str, ids: Iterable[str]) -> int:
         """How many user-says phrases the story's interactions `ids` hold."""
 
-    async def get(self, story_id: str, interaction_id: str) -> dict[str, Any] | None: ...
+    async def get(self, story_id: str, interaction_id: str) -> Interaction | None: ...
 
-    async def replace_content(
-        self, story_id: str, interaction_id: str, content: dict[str, Any]
-    ) -> None: ...
+    async def replace_content(self, story_id: str, interaction: Interaction) -> None:
+        """The story's interaction of that id becomes `interaction` (nothing if it has
+        none)."""
 
     async def delete_many(self, story_id: str, ids: Iterable[str]) -> None: ...
 
@@ -99,24 +105,26 @@ class InteractionStore(Indexed, Protocol):
         """Each interaction (by id) is to call the connection of that name once the story
         has one."""
 
+    async def awaited_connections(self, story_id: str) -> dict[str, str]:
+        """The connection each interaction awaits, by the interaction's id."""
+
     async def connect_awaiting(self, story_id: str, name: str, connection_id: str) -> list[str]:
         """The interactions awaiting the connection `name` call it now, unless given a
         webhook meanwhile; the ids of those that changed."""
 
     async def delete_for_story(self, story_id: str) -> None: ...
 
-    async def using_entity(self, account_id: str, entity: str) -> list[dict[str, Any]]:
-        """`_id` and `storyId` of the account's interactions with a parameter of `entity`."""
+    async def using_entity(self, account_id: str, entity: str) -> dict[str, str]:
+        """The story id of each of the account's interactions (by id) with a parameter of
+        `entity`."""
 
 
 class EntityStore(Indexed, Protocol):
-    async def insert(
-        self, account_id: str, entity: dict[str, Any], entity_id: str | None = None
-    ) -> str:
+    async def insert(self, account_id: str, entity: Entity, entity_id: str | None = None) -> str:
         """The new entity's id (`entity_id` when given); Conflict if the account has an
         entity of that name."""
 
-    async def list(self, account_id: str, page: Page = EVERY_ITEM) -> list[dict[str, Any]]:
+    async def list(self, account_id: str, page: Page = EVERY_ITEM) -> list[StoredEntity]:
         """The account's entities (of `page`, or all), oldest first."""
 
     async def count(self, account_id: str) -> int: ...
@@ -124,14 +132,14 @@ class EntityStore(Indexed, Protocol):
     async def totals(self, account_id: str) -> tuple[int, int]:
         """How many entities the account has, and how many entries they hold."""
 
-    async def get(self, account_id: str, entity_id: str) -> dict[str, Any] | None: ...
+    async def get(self, account_id: str, entity_id: str) -> StoredEntity | None: ...
 
-    async def replace(self, account_id: str, entity_id: str, entity: dict[str, Any]) -> bool:
+    async def replace(self, account_id: str, entity_id: str, entity: Entity) -> bool:
         """Conflict if another entity of the account has the new name."""
 
     async def delete(self, account_id: str, entity_id: str) -> bool: ...
 
-    async def with_names(self, account_id: str, names: Iterable[str]) -> Sequence[dict[str, Any]]:
+    async def with_names(self, account_id: str, names: Iterable[str]) -> Sequence[StoredEntity]:
         """The account's entities of those names."""
 
     async def existing_names(self, account_id: str, names: Iterable[str]) -> set[str]: ...

@@ -35,6 +35,15 @@ class StoryRecord:
     phrases: int | None = None
 
 
+@dataclass(frozen=True)
+class StoryFields:
+    """What an edit of a story's own fields writes."""
+
+    name: str
+    description: str
+    settings: Settings
+
+
 def structure_to_document(structure: Structure) -> dict[str, Any]:
     return {
         "order": list(structure.order),
@@ -129,13 +138,15 @@ class StoryRepository:
     async def update(
         self,
         story: StoryRecord,
-        changes: dict[str, Any],
+        changes: StoryFields | None = None,
         structure: Structure | None = None,
         added_phrases: int = 0,
     ) -> bool:
         """Write `changes` (and a new structure, and `added_phrases` to a story that counts
         them) only if nobody changed the story meanwhile."""
-        fields = {**changes, "updatedAt": utcnow()}
+        fields: dict[str, Any] = {"updatedAt": utcnow()}
+        if changes is not None:
+            fields.update(asdict(changes))
         if structure is not None:
             fields.update(structure_to_document(structure))
         return await self._write(story, {"$set": fields}, added_phrases)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot_api.domain.errors import Invalid, Path
-from bot_api.domain.interactions import FALLBACK, STANDARD, WELCOME, entity_slots
+from bot_api.domain.interactions import FALLBACK, STANDARD, WELCOME
 from bot_api.domain.structure import Context, Structure
 
 FORMAT = "parley.story"
@@ -50,9 +50,11 @@ class Problem:
 @dataclass(frozen=True)
 class ReadStory:
     """A document read for an import: the story with new ids, the connections each
-    interaction calls (by name), the problems found, and the defaults it had to add."""
+    interaction calls (by name), the problems found, and the welcome or fallback the
+    story is to get because the document lacks it."""
 
     content: StoryContent
+    """Its interactions: the document's, each as the document writes it, less its place."""
     keys: Mapping[str, str]
     """The key of each new id."""
     index_of: Mapping[str, int]
@@ -60,8 +62,9 @@ class ReadStory:
     connections: Mapping[str, str]
     """The connection name an interaction calls, by its new id."""
     problems: tuple[Problem, ...]
-    added: tuple[str, ...]
-    """The types ("welcome", "fallback") the document lacked, added with new ids."""
+    added: Mapping[str, str]
+    """The new id of each type ("welcome", "fallback") the document lacks: the story
+    gets its default one."""
 
 
 def keys_for(names: Iterable[str]) -> list[str]:
@@ -129,14 +132,10 @@ def _keyed_buttons(block: Mapping[str, Any], key_of: Mapping[str, str]) -> dict[
 
 
 def read_document(
-    document: Mapping[str, Any],
-    defaults: Callable[[str], Sequence[Mapping[str, Any]]],
-    new_id: Callable[[], str] = lambda: str(uuid.uuid4()),
+    document: Mapping[str, Any], new_id: Callable[[], str] = lambda: str(uuid.uuid4())
 ) -> ReadStory:
-    """The story a loaded document describes, with a new id for each key.
-
-    `defaults(language)` gives the welcome and fallback interactions a new story starts
-    with, for a document that lacks either."""
+    """The story a loaded document describes, with a new id for each key, and one for
+    the welcome or fallback it lacks."""
     problems: list[Problem] = []
     interactions: Sequence[Mapping[str, Any]] = document["interactions"]
     id_of: dict[str, str] = {}
@@ -189,16 +188,12 @@ def read_document(
         if root:
             order.append(interaction_id)
 
-    language = document.get("settings", {}).get("language", "english")
-    added = []
-    for default in defaults(language):
-        if default["type"] not in permanent:
-            interaction_id = new_id()
-            added.append(default["type"])
-            permanent[default["type"]] = interaction_id
-            contents[interaction_id] = dict(default)
-            contexts[interaction_id] = Context(root=True)
-            order.append(interaction_id)
+    added = {}
+    for kind in (WELCOME, FALLBACK):
+        if kind not in permanent:
+            permanent[kind] = added[kind] = new_id()
+            contexts[added[kind]] = Context(root=True)
+            order.append(added[kind])
 
     structure = Structure(tuple(order), contexts, frozenset(permanent.values()))
     if not problems:
@@ -219,7 +214,7 @@ def read_document(
         index_of=index_of,
         connections=connections,
         problems=tuple(problems),
-        added=tuple(added),
+        added=added,
     )
 
 
@@ -270,13 +265,3 @@ def _structure_place(path: Path, index_of: Mapping[str, int]) -> Path:
     if path and path[0] in index_of:
         return ("interactions", index_of[str(path[0])], *path[1:])
     return ("interactions",)
-
-
-def used_entities(interactions: Iterable[Mapping[str, Any]]) -> set[str]:
-    """The names of the entities the interactions' parameters and phrases use."""
-    names = set()
-    for interaction in interactions:
-        names |= {p["entity"] for p in interaction.get("parameters", [])}
-        for phrase in interaction.get("userSays", []):
-            names |= {entity for entity, _ in entity_slots(phrase)}
-    return names

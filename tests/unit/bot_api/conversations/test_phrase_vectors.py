@@ -21,6 +21,8 @@ from bot_api.management.quotas import Quotas
 from bot_api.management.stories import StoryService
 from shared.config import Config
 from shared.pages import Page
+from support.bodies import entity as entity_body
+from support.bodies import interaction_changes, new_interaction
 from support.encoders import ConceptEncoder
 from support.memory import ConnectionDirectory, Database, VectorsInMemory
 
@@ -73,20 +75,20 @@ class Bot:
 
     async def empty_story(self, name: str) -> str:
         """A new story whose welcome answers no greeting: only the test's phrases count."""
-        story_id = await self.stories.create(
-            account_id=ACCOUNT, data={"name": name, "description": ""}
-        )
+        story_id = await self.stories.create(account_id=ACCOUNT, name=name, description="")
         page, _ = await self.interactions.list_interactions(
             account_id=ACCOUNT, story_id=story_id, page=Page()
         )
-        welcome = next(str(i["_id"]) for i in page if i["type"] == "welcome")
+        welcome = next(i.id for i in page if i.kind == "welcome")
         await self.edit(story_id, welcome)
         return story_id
 
     async def new_story(self, *user_says: str) -> tuple[str, str]:
         story_id = await self.empty_story("Bot")
         interaction_id = await self.interactions.create(
-            account_id=ACCOUNT, story_id=story_id, data={"name": "Greet", "userSays": [*user_says]}
+            account_id=ACCOUNT,
+            story_id=story_id,
+            interaction=new_interaction({"name": "Greet", "userSays": [*user_says]}),
         )
         return story_id, interaction_id
 
@@ -106,7 +108,7 @@ class Bot:
             account_id=ACCOUNT,
             story_id=story_id,
             interaction_id=interaction_id,
-            data={"userSays": [*user_says]},
+            changes=interaction_changes({"userSays": [*user_says]}),
         )
 
     async def answer(self, story_id: str, query: str) -> str | None:
@@ -147,7 +149,7 @@ async def test_a_text_is_encoded_once_and_an_edit_encodes_only_its_new_phrases(b
         account_id=ACCOUNT,
         story_id=second,
         interaction_id=greet,
-        data={"userSays": ["Hello there", "greetings all", "hi folks"]},
+        changes=interaction_changes({"userSays": ["Hello there", "greetings all", "hi folks"]}),
     )
     await bot.cache.story(ACCOUNT, second)
     await bot.vectors.idle()
@@ -173,7 +175,9 @@ async def test_a_story_of_one_phrase_is_encoded_before_a_large_story_queued_firs
         await bot.interactions.create(
             account_id=ACCOUNT,
             story_id=large,
-            data={"name": f"Topic {n}", "userSays": [f"topic {n} phrase {p}" for p in range(10)]},
+            interaction=new_interaction(
+                {"name": f"Topic {n}", "userSays": [f"topic {n} phrase {p}" for p in range(10)]}
+            ),
         )
     await bot.cache.story(ACCOUNT, large)
     small, greet = await bot.new_story("hello there")
@@ -217,7 +221,7 @@ async def test_a_story_answers_lexically_while_its_vectors_are_read_then_by_mean
         account_id=ACCOUNT,
         story_id=story_id,
         interaction_id=greet,
-        data={"userSays": ["hi friend", "greetings all"]},
+        changes=interaction_changes({"userSays": ["hi friend", "greetings all"]}),
     )
     assert await bot.answer(story_id, "greetings all") == greet
     store.released.set()
@@ -307,21 +311,30 @@ async def test_an_entity_edit_sweeps_the_vectors_its_old_first_value_gave_slots(
     bot: Bot,
 ) -> None:
     def sizes(*values: str) -> dict[str, object]:
-        return {"name": "size", "entries": [{"value": v, "synonyms": []} for v in values]}
+        return {
+            "name": "size",
+            "entries": [{"value": v, "synonyms": [{"value": v}]} for v in values],
+        }
 
-    size = await bot.entities.create(account_id=ACCOUNT, data=sizes("small", "large"))
+    size = await bot.entities.create(
+        account_id=ACCOUNT, entity=entity_body(sizes("small", "large"))
+    )
     story_id, order = await bot.new_story("hello there")
     await bot.interactions.update(
         account_id=ACCOUNT,
         story_id=story_id,
         interaction_id=order,
-        data={
-            "userSays": ["a {{size:size}} pizza", "hello there"],
-            "parameters": [{"alias": "size", "entity": "size", "prompts": []}],
-        },
+        changes=interaction_changes(
+            {
+                "userSays": ["a {{size:size}} pizza", "hello there"],
+                "parameters": [{"alias": "size", "entity": "size", "prompts": []}],
+            }
+        ),
     )
     await bot.settle(story_id)
-    await bot.entities.update(account_id=ACCOUNT, entity_id=size, data=sizes("large", "small"))
+    await bot.entities.update(
+        account_id=ACCOUNT, entity_id=size, entity=entity_body(sizes("large", "small"))
+    )
     live = await bot.settle(story_id)
     assert set(bot.store.by_key) == live
     assert {vector_key(bot.encoder.model_id, t) for t in ("a large pizza", "hello there")} == live

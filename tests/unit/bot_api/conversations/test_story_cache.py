@@ -18,6 +18,8 @@ from bot_api.management.quotas import Quotas
 from bot_api.management.stories import StoryService
 from shared.config import Config
 from shared.errors import NotFound
+from support.bodies import entity as entity_body
+from support.bodies import interaction_changes, new_interaction
 from support.memory import ConnectionDirectory, Database
 
 ACCOUNT = "account-1"
@@ -37,9 +39,7 @@ class Bot:
     entities: EntityService
 
     async def new_story(self, account_id: str = ACCOUNT, name: str = "Bot") -> str:
-        return await self.stories.create(
-            account_id=account_id, data={"name": name, "description": ""}
-        )
+        return await self.stories.create(account_id=account_id, name=name, description="")
 
     async def new_story_with_phrases(self) -> str:
         story_id = await self.new_story()
@@ -50,7 +50,7 @@ class Bot:
         return await self.interactions.create(
             account_id=ACCOUNT,
             story_id=story_id,
-            data={"name": "Greet", "userSays": list(user_says)},
+            interaction=new_interaction({"name": "Greet", "userSays": list(user_says)}),
         )
 
 
@@ -95,7 +95,10 @@ async def test_an_edit_rereads_only_the_story_document_and_the_interactions_it_n
     await bot.new_interaction(story_id, "goodbye now")
     await bot.cache.story(ACCOUNT, story_id)
     await bot.interactions.update(
-        account_id=ACCOUNT, story_id=story_id, interaction_id=greet, data={"userSays": ["hi"]}
+        account_id=ACCOUNT,
+        story_id=story_id,
+        interaction_id=greet,
+        changes=interaction_changes({"userSays": ["hi"]}),
     )
     bot.database.journal.clear()
 
@@ -121,14 +124,14 @@ async def test_an_entity_change_refreshes_the_entities_of_that_accounts_stories_
     bot: Bot,
 ) -> None:
     size = {"name": "size", "entries": [{"value": "large", "synonyms": [{"value": "large"}]}]}
-    size_id = await bot.entities.create(account_id=ACCOUNT, data=size)
+    size_id = await bot.entities.create(account_id=ACCOUNT, entity=entity_body(size))
     ours = await bot.new_story()
     await bot.new_interaction(ours, "a {{size:size}} pizza")
     theirs = await bot.new_story(OTHER_ACCOUNT)
     await bot.cache.story(ACCOUNT, ours)
     await bot.cache.story(OTHER_ACCOUNT, theirs)
     size["entries"] = [{"value": "large", "synonyms": [{"value": "large"}, {"value": "big"}]}]
-    await bot.entities.update(account_id=ACCOUNT, entity_id=size_id, data=size)
+    await bot.entities.update(account_id=ACCOUNT, entity_id=size_id, entity=entity_body(size))
     bot.database.journal.clear()
 
     refreshed = await bot.cache.story(ACCOUNT, ours)
@@ -319,7 +322,10 @@ async def test_an_edit_whose_refresh_fails_is_taken_in_by_the_next_query(bot: Bo
     greet = await bot.new_interaction(story_id, "hello there")
     await bot.cache.story(ACCOUNT, story_id)
     await bot.interactions.update(
-        account_id=ACCOUNT, story_id=story_id, interaction_id=greet, data={"userSays": ["hi"]}
+        account_id=ACCOUNT,
+        story_id=story_id,
+        interaction_id=greet,
+        changes=interaction_changes({"userSays": ["hi"]}),
     )
 
     async def database_away() -> None:

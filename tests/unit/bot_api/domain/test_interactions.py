@@ -1,24 +1,28 @@
 """Interaction rules beyond field shapes (docs/api.md "Interactions", triggers)."""
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from bot_api.domain.errors import Clash, Invalid
 from bot_api.domain.interactions import (
-    EMPTY_INTERACTION,
     FALLBACK,
+    STANDARD,
     WELCOME,
+    Interaction,
+    Parameter,
     check_unique_triggers,
     default_interactions,
     entity_slots,
     prepare,
     strip_slots,
 )
+from bot_api.domain.responses import QuickReplies, TextChoice
 
 
-def interaction(**fields: Any) -> dict[str, Any]:
-    return {**EMPTY_INTERACTION, "name": "Order", **fields}
+def interaction(kind: str = STANDARD, **fields: Any) -> Interaction:
+    return Interaction(id="order", kind=kind, name="Order", **fields)
 
 
 def test_slots_are_read_with_their_entity_and_alias() -> None:
@@ -29,42 +33,41 @@ def test_slots_are_read_with_their_entity_and_alias() -> None:
 
 
 def test_a_slot_in_a_user_says_phrase_adds_its_parameter() -> None:
-    prepared = prepare(interaction(userSays=["a {{size:size}} pizza to {{city:town}}"]))
-    assert prepared["parameters"] == [
-        {"alias": "size", "entity": "size", "prompts": []},
-        {"alias": "town", "entity": "city", "prompts": []},
-    ]
+    prepared = prepare(interaction(user_says=("a {{size:size}} pizza to {{city:town}}",)))
+    assert prepared.parameters == (Parameter("size", "size"), Parameter("town", "city"))
 
 
 def test_a_declared_parameter_keeps_its_prompts_when_a_phrase_uses_it() -> None:
-    declared = {"alias": "size", "entity": "size", "prompts": ["Which size?"]}
-    prepared = prepare(interaction(userSays=["a {{size:size}} pizza"], parameters=[declared]))
-    assert prepared["parameters"] == [declared]
+    declared = Parameter("size", "size", ("Which size?",))
+    prepared = prepare(interaction(user_says=("a {{size:size}} pizza",), parameters=(declared,)))
+    assert prepared.parameters == (declared,)
 
 
 def test_a_slot_may_not_rebind_an_alias_to_another_entity() -> None:
-    declared = {"alias": "size", "entity": "size", "prompts": []}
-    with pytest.raises(Invalid, match="bound to entity 'size'"):
-        prepare(interaction(userSays=["{{colour:size}}"], parameters=[declared]))
+    declared = Parameter("size", "size")
+    with pytest.raises(Invalid, match="bound to entity 'size'") as refused:
+        prepare(interaction(user_says=("fine", "{{colour:size}}"), parameters=(declared,)))
+    assert refused.value.path == ("userSays", 1)
 
 
 def test_aliases_are_unique() -> None:
-    twice = [{"alias": "a", "entity": "x", "prompts": []}] * 2
-    with pytest.raises(Invalid, match="used twice"):
+    twice = (Parameter("a", "x"),) * 2
+    with pytest.raises(Invalid, match="used twice") as refused:
         prepare(interaction(parameters=twice))
+    assert refused.value.path == ("parameters", 1, "alias")
 
 
 def test_removing_a_parameter_removes_its_slots_from_every_phrase() -> None:
-    previous = prepare(interaction(userSays=["a {{size:size}} pizza", "{{size:size}} please"]))
-    updated = prepare({**previous, "parameters": []}, previous=previous)
-    assert updated["userSays"] == ["a pizza", "please"]
-    assert updated["parameters"] == []
+    previous = prepare(interaction(user_says=("a {{size:size}} pizza", "{{size:size}} please")))
+    updated = prepare(replace(previous, parameters=()), previous=previous)
+    assert updated.user_says == ("a pizza", "please")
+    assert updated.parameters == ()
 
 
 def test_a_phrase_that_was_only_the_removed_slot_goes_with_it() -> None:
-    previous = prepare(interaction(userSays=["{{size:size}}", "a {{size:size}} pizza"]))
-    updated = prepare({**previous, "parameters": []}, previous=previous)
-    assert updated["userSays"] == ["a pizza"]
+    previous = prepare(interaction(user_says=("{{size:size}}", "a {{size:size}} pizza")))
+    updated = prepare(replace(previous, parameters=()), previous=previous)
+    assert updated.user_says == ("a pizza",)
 
 
 def test_stripping_slots_leaves_other_slots_and_collapses_spaces() -> None:
@@ -75,21 +78,21 @@ def test_stripping_slots_leaves_other_slots_and_collapses_spaces() -> None:
 
 
 def test_slots_beyond_ninety_nine_parameters_are_refused() -> None:
-    declared = [{"alias": f"p{i}", "entity": "x", "prompts": []} for i in range(99)]
+    declared = tuple(Parameter(f"p{i}", "x") for i in range(99))
     with pytest.raises(Invalid, match="at most 99"):
-        prepare(interaction(parameters=declared, userSays=["{{x:one_more}}"]))
+        prepare(interaction(parameters=declared, user_says=("{{x:one_more}}",)))
 
 
 def test_the_welcome_trigger_is_reserved_for_the_welcome_interaction() -> None:
     with pytest.raises(Invalid, match="reserved"):
-        prepare(interaction(triggers=["Welcome"]))
-    welcome = prepare(interaction(triggers=["hello"]), kind=WELCOME)
-    assert welcome["triggers"] == ["welcome", "hello"]
+        prepare(interaction(triggers=("Welcome",)))
+    welcome = prepare(interaction(WELCOME, triggers=("hello",)))
+    assert welcome.triggers == ("welcome", "hello")
 
 
 def test_triggers_are_listed_once() -> None:
     with pytest.raises(Invalid, match="listed twice"):
-        prepare(interaction(triggers=["start", "start"]))
+        prepare(interaction(triggers=("start", "start")))
 
 
 def test_a_trigger_starts_one_interaction_of_a_story() -> None:
@@ -100,14 +103,15 @@ def test_a_trigger_starts_one_interaction_of_a_story() -> None:
 
 
 def test_an_interaction_has_at_most_one_quick_reply_block() -> None:
-    block = {"type": "quickReply", "title": "Size?", "replies": ["S", "L"]}
-    prepare(interaction(responses=[block]))
+    block = QuickReplies("Size?", ("S", "L"))
+    prepare(interaction(responses=(block,)))
     with pytest.raises(Invalid, match=r"responses\[1\]"):
-        prepare(interaction(responses=[block, block]))
+        prepare(interaction(responses=(block, block)))
 
 
 def test_every_story_starts_with_welcome_and_fallback() -> None:
     welcome, fallback = default_interactions()
-    assert (welcome["type"], fallback["type"]) == (WELCOME, FALLBACK)
-    assert welcome["triggers"] == ["welcome"]
-    assert "{{default_name}}" in welcome["responses"][0]["messages"][0]
+    assert (welcome.kind, fallback.kind) == (WELCOME, FALLBACK)
+    assert welcome.triggers == ("welcome",)
+    greeting = welcome.responses[0]
+    assert isinstance(greeting, TextChoice) and "{{default_name}}" in greeting.messages[0]

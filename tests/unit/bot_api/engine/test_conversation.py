@@ -37,10 +37,7 @@ def pizza_story(**settings: Any) -> CompiledStory:
             responses=[{"type": "text", "messages": ["One {{size}} pizza for {{default_name}}!"]}],
         ),
         interaction(
-            "confirm",
-            "yes please",
-            parent="order",
-            responses=[{"type": "text", "messages": ["Confirmed."]}],
+            "confirm", "yes please", responses=[{"type": "text", "messages": ["Confirmed."]}]
         ),
         interaction(
             "yes", "yes please", responses=[{"type": "text", "messages": ["Yes to what?"]}]
@@ -48,6 +45,7 @@ def pizza_story(**settings: Any) -> CompiledStory:
         interaction(
             "hours", "when are you open", responses=[{"type": "text", "messages": ["9 to 5."]}]
         ),
+        parents={"confirm": "order"},
         entities={"size": [["large", "big"], "small"]},
         **settings,
     )
@@ -145,7 +143,8 @@ def test_a_child_is_preferred_over_a_root_of_equal_score_after_its_parent() -> N
 def test_a_child_is_not_reachable_at_the_root_level() -> None:
     model = story(
         interaction("order", "order a pizza"),
-        interaction("topping", "extra cheese on top", parent="order"),
+        interaction("topping", "extra cheese on top"),
+        parents={"topping": "order"},
     )
     _, result = say(model, SessionState(), query="extra cheese on top")
     assert result.interaction.kind == "fallback"
@@ -166,8 +165,9 @@ def test_each_miss_spends_lifespan_until_the_conversation_is_back_at_the_root() 
 def test_a_reference_lets_a_child_jump_back_to_another_step() -> None:
     model = story(
         interaction("menu", "show me the menu"),
-        interaction("pick", "I pick the margherita", parent="menu"),
-        interaction("again", "show it again", parent="pick"),
+        interaction("pick", "I pick the margherita"),
+        interaction("again", "show it again"),
+        parents={"pick": "menu", "again": "pick"},
         references={"again": ["pick"]},
     )
     state, _ = say(model, SessionState(), query="show me the menu")
@@ -261,10 +261,10 @@ def test_what_a_parent_collected_stays_for_its_children() -> None:
         interaction(
             "confirm",
             "yes please",
-            parent="order",
             parameters=size,
             responses=[{"type": "text", "messages": ["A {{size}} one, confirmed."]}],
         ),
+        parents={"confirm": "order"},
         entities={"size": ["large", "small"]},
     )
     state, _ = say(model, SessionState(), query="I want a large pizza")

@@ -6,10 +6,13 @@ from dataclasses import dataclass
 import pytest
 
 from bot_api.changes import EntitiesEdited
+from bot_api.domain.interactions import STANDARD, Interaction, Parameter
 from bot_api.management.entities import EntityService
 from bot_api.management.interactions import InteractionService
 from bot_api.management.stories import StoryService
 from shared.errors import Conflict
+from support.bodies import entity as entity_body
+from support.bodies import new_interaction
 from support.changes import Announced
 from support.memory import Database
 
@@ -32,12 +35,12 @@ async def size_in_use(
     announced: Announced,
 ) -> InUse:
     """The `size` entity, and an interaction with a parameter of it."""
-    entity_id = await entities.create(account_id=ACCOUNT, data=SIZES)
-    story_id = await stories.create(account_id=ACCOUNT, data={"name": "Bot", "description": ""})
+    entity_id = await entities.create(account_id=ACCOUNT, entity=entity_body(SIZES))
+    story_id = await stories.create(account_id=ACCOUNT, name="Bot", description="")
     interaction_id = await interactions.create(
         account_id=ACCOUNT,
         story_id=story_id,
-        data={"name": "Order", "userSays": ["a {{size:size}} pizza"]},
+        interaction=new_interaction({"name": "Order", "userSays": ["a {{size:size}} pizza"]}),
     )
     announced.clear()
     return InUse(entity_id, story_id, interaction_id)
@@ -46,21 +49,21 @@ async def size_in_use(
 async def test_a_create_announces_the_accounts_entities_changed(
     entities: EntityService, database: Database, announced: Announced
 ) -> None:
-    entity_id = await entities.create(account_id=ACCOUNT, data=SIZES)
+    entity_id = await entities.create(account_id=ACCOUNT, entity=entity_body(SIZES))
 
-    assert database.entities.documents[entity_id]["name"] == "size"
+    assert database.entities.records[entity_id].entity.name == "size"
     assert announced == [EntitiesEdited(ACCOUNT)]
 
 
 async def test_a_second_entity_of_the_same_name_is_a_conflict_that_announces_nothing(
     entities: EntityService, announced: Announced
 ) -> None:
-    await entities.create(account_id=ACCOUNT, data=SIZES)
+    await entities.create(account_id=ACCOUNT, entity=entity_body(SIZES))
     announced.clear()
 
     with pytest.raises(Conflict):
-        await entities.create(account_id=ACCOUNT, data=SIZES)
-    await entities.create(account_id="account-2", data=SIZES)
+        await entities.create(account_id=ACCOUNT, entity=entity_body(SIZES))
+    await entities.create(account_id="account-2", entity=entity_body(SIZES))
 
     assert announced == [EntitiesEdited("account-2")]
 
@@ -72,15 +75,18 @@ async def test_an_entity_in_use_cannot_be_renamed_but_its_entries_can_change(
 
     with pytest.raises(Conflict) as refused:
         await entities.update(
-            account_id=ACCOUNT, entity_id=entity_id, data={**SIZES, "name": "sizes"}
+            account_id=ACCOUNT, entity_id=entity_id, entity=entity_body({**SIZES, "name": "sizes"})
         )
     assert refused.value.errors == {"interactions": [size_in_use.interaction_id]}
     assert announced == []
 
-    more = {**SIZES, "entries": [*SIZES["entries"], {"value": "large", "synonyms": []}]}
-    await entities.update(account_id=ACCOUNT, entity_id=entity_id, data=more)
+    more = {
+        **SIZES,
+        "entries": [*SIZES["entries"], {"value": "large", "synonyms": [{"value": "large"}]}],
+    }
+    await entities.update(account_id=ACCOUNT, entity_id=entity_id, entity=entity_body(more))
 
-    assert database.entities.documents[entity_id]["entries"] == more["entries"]
+    assert database.entities.records[entity_id].entity == entity_body(more)
     assert announced == [EntitiesEdited(ACCOUNT)]
 
 
@@ -99,34 +105,26 @@ async def test_an_entity_in_use_cannot_be_deleted_until_its_interaction_is_gone(
 
     with pytest.raises(Conflict, match=user):
         await entities.delete(account_id=ACCOUNT, entity_id=entity_id)
-    assert entity_id in database.entities.documents
+    assert entity_id in database.entities.records
     assert announced == []
 
     await interactions.delete(account_id=ACCOUNT, story_id=story_id, interaction_ids=[user])
     await entities.delete(account_id=ACCOUNT, entity_id=entity_id)
 
-    assert entity_id not in database.entities.documents
+    assert entity_id not in database.entities.records
     assert announced[-1] == EntitiesEdited(ACCOUNT)
 
 
 async def test_a_document_no_story_lists_does_not_keep_an_entity_in_use(
     entities: EntityService, stories: StoryService, database: Database
 ) -> None:
-    entity_id = await entities.create(account_id=ACCOUNT, data=SIZES)
-    story_id = await stories.create(account_id=ACCOUNT, data={"name": "Bot", "description": ""})
-    left_by_a_create_cut_short = {
-        "id": "orphan",
-        "type": "standard",
-        "name": "Order",
-        "action": "",
-        "triggers": [],
-        "userSays": [],
-        "parameters": [{"alias": "size", "entity": "size", "prompts": []}],
-        "responses": [],
-        "webhook": "",
-    }
+    entity_id = await entities.create(account_id=ACCOUNT, entity=entity_body(SIZES))
+    story_id = await stories.create(account_id=ACCOUNT, name="Bot", description="")
+    left_by_a_create_cut_short = Interaction(
+        id="orphan", kind=STANDARD, name="Order", parameters=(Parameter("size", "size"),)
+    )
     await database.interactions.insert_many(ACCOUNT, story_id, [left_by_a_create_cut_short])
 
     await entities.delete(account_id=ACCOUNT, entity_id=entity_id)
 
-    assert database.entities.documents == {}
+    assert database.entities.records == {}

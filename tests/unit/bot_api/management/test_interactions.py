@@ -7,9 +7,11 @@ import pytest
 
 from bot_api.changes import StoryEdited
 from bot_api.domain.errors import Clash, Unknown
+from bot_api.domain.structure import ContextChange
 from bot_api.management.interactions import InteractionService
 from bot_api.management.stories import MAX_CONCURRENT_RETRIES, StoryService
 from shared.errors import Conflict, ValidationFailed
+from support.bodies import interaction_changes, new_interaction
 from support.changes import Announced
 from support.memory import Action, ConnectionDirectory, Database
 
@@ -22,7 +24,7 @@ def greeting(**fields: Any) -> dict[str, Any]:
 
 @pytest.fixture
 async def story_id(stories: StoryService, database: Database, announced: Announced) -> str:
-    story_id = await stories.create(account_id=ACCOUNT, data={"name": "Bot", "description": ""})
+    story_id = await stories.create(account_id=ACCOUNT, name="Bot", description="")
     announced.clear()
     database.journal.clear()
     return story_id
@@ -46,7 +48,9 @@ def another_writer(database: Database, story_id: str) -> Action:
 async def test_a_create_writes_the_document_before_the_structure_lists_it(
     interactions: InteractionService, database: Database, announced: Announced, story_id: str
 ) -> None:
-    new_id = await interactions.create(account_id=ACCOUNT, story_id=story_id, data=greeting())
+    new_id = await interactions.create(
+        account_id=ACCOUNT, story_id=story_id, interaction=new_interaction(greeting())
+    )
 
     writes = [c for c in database.journal if c[0].endswith(("insert_many", "add_interaction"))]
     assert writes == [
@@ -60,7 +64,7 @@ async def test_a_create_writes_the_document_before_the_structure_lists_it(
 async def test_a_failed_structure_write_removes_the_document_it_inserted(
     interactions: InteractionService, database: Database, announced: Announced, story_id: str
 ) -> None:
-    before = set(database.interactions.documents)
+    before = set(database.interactions.records)
     database.meanwhile(
         "stories.add_interaction",
         another_writer(database, story_id),
@@ -68,9 +72,11 @@ async def test_a_failed_structure_write_removes_the_document_it_inserted(
     )
 
     with pytest.raises(Conflict):
-        await interactions.create(account_id=ACCOUNT, story_id=story_id, data=greeting())
+        await interactions.create(
+            account_id=ACCOUNT, story_id=story_id, interaction=new_interaction(greeting())
+        )
 
-    assert set(database.interactions.documents) == before
+    assert set(database.interactions.records) == before
     assert database.operations()[-1] == "interactions.delete_many"
     assert announced == []
 
@@ -78,8 +84,10 @@ async def test_a_failed_structure_write_removes_the_document_it_inserted(
 async def test_a_child_whose_parent_was_deleted_meanwhile_leaves_no_document(
     interactions: InteractionService, database: Database, announced: Announced, story_id: str
 ) -> None:
-    parent_id = await interactions.create(account_id=ACCOUNT, story_id=story_id, data=greeting())
-    before = set(database.interactions.documents)
+    parent_id = await interactions.create(
+        account_id=ACCOUNT, story_id=story_id, interaction=new_interaction(greeting())
+    )
+    before = set(database.interactions.records)
     announced.clear()
 
     async def another_writer_deletes_the_parent() -> None:
@@ -89,10 +97,13 @@ async def test_a_child_whose_parent_was_deleted_meanwhile_leaves_no_document(
     database.meanwhile("stories.add_interaction", another_writer_deletes_the_parent)
     with pytest.raises(Unknown):
         await interactions.create(
-            account_id=ACCOUNT, story_id=story_id, data=greeting(name="Child"), parent_id=parent_id
+            account_id=ACCOUNT,
+            story_id=story_id,
+            interaction=new_interaction(greeting(name="Child")),
+            parent_id=parent_id,
         )
 
-    assert set(database.interactions.documents) == before
+    assert set(database.interactions.records) == before
     assert announced == []
 
 
@@ -101,7 +112,9 @@ async def test_a_create_lands_on_top_of_a_concurrent_structural_change(
 ) -> None:
     database.meanwhile("stories.add_interaction", another_writer_adds_a_root(database, story_id))
 
-    new_id = await interactions.create(account_id=ACCOUNT, story_id=story_id, data=greeting())
+    new_id = await interactions.create(
+        account_id=ACCOUNT, story_id=story_id, interaction=new_interaction(greeting())
+    )
 
     order = database.stories.records[story_id].structure.order
     assert order[-2:] == ("theirs", new_id)
@@ -110,16 +123,22 @@ async def test_a_create_lands_on_top_of_a_concurrent_structural_change(
 async def test_a_trigger_another_interaction_starts_is_a_conflict(
     interactions: InteractionService, database: Database, announced: Announced, story_id: str
 ) -> None:
-    await interactions.create(account_id=ACCOUNT, story_id=story_id, data=greeting(triggers=["hi"]))
+    await interactions.create(
+        account_id=ACCOUNT,
+        story_id=story_id,
+        interaction=new_interaction(greeting(triggers=["hi"])),
+    )
     announced.clear()
-    before = set(database.interactions.documents)
+    before = set(database.interactions.records)
 
     with pytest.raises(Clash, match="'hi'"):
         await interactions.create(
-            account_id=ACCOUNT, story_id=story_id, data=greeting(name="Other", triggers=["HI"])
+            account_id=ACCOUNT,
+            story_id=story_id,
+            interaction=new_interaction(greeting(name="Other", triggers=["HI"])),
         )
 
-    assert set(database.interactions.documents) == before
+    assert set(database.interactions.records) == before
     assert announced == []
 
 
@@ -129,7 +148,9 @@ async def test_a_parameter_of_an_unknown_entity_is_refused_before_any_write(
     data = greeting(userSays=["a {{size:size}} pizza"])
 
     with pytest.raises(ValidationFailed, match="'size'"):
-        await interactions.create(account_id=ACCOUNT, story_id=story_id, data=data)
+        await interactions.create(
+            account_id=ACCOUNT, story_id=story_id, interaction=new_interaction(data)
+        )
 
     assert "interactions.insert_many" not in database.operations()
     assert announced == []
@@ -146,47 +167,59 @@ async def test_a_webhook_may_name_only_a_connection_of_the_story(
 
     with pytest.raises(ValidationFailed, match=theirs):
         await interactions.create(
-            account_id=ACCOUNT, story_id=story_id, data=greeting(webhook=theirs)
+            account_id=ACCOUNT,
+            story_id=story_id,
+            interaction=new_interaction(greeting(webhook=theirs)),
         )
     assert "interactions.insert_many" not in database.operations()
 
     created = await interactions.create(
-        account_id=ACCOUNT, story_id=story_id, data=greeting(webhook=ours)
+        account_id=ACCOUNT, story_id=story_id, interaction=new_interaction(greeting(webhook=ours))
     )
     connections.known.clear()  # the connection is deleted: the stored webhook still stands
     await interactions.update(
-        account_id=ACCOUNT, story_id=story_id, interaction_id=created, data={"name": "Hi"}
+        account_id=ACCOUNT,
+        story_id=story_id,
+        interaction_id=created,
+        changes=interaction_changes({"name": "Hi"}),
     )
 
 
 async def test_a_content_update_announces_the_interaction_it_changed(
     interactions: InteractionService, database: Database, announced: Announced, story_id: str
 ) -> None:
-    new_id = await interactions.create(account_id=ACCOUNT, story_id=story_id, data=greeting())
+    new_id = await interactions.create(
+        account_id=ACCOUNT, story_id=story_id, interaction=new_interaction(greeting())
+    )
     announced.clear()
 
     await interactions.update(
-        account_id=ACCOUNT, story_id=story_id, interaction_id=new_id, data={"userSays": ["hey"]}
+        account_id=ACCOUNT,
+        story_id=story_id,
+        interaction_id=new_id,
+        changes=interaction_changes({"userSays": ["hey"]}),
     )
 
-    stored = database.interactions.documents[new_id]
-    assert (stored["name"], stored["userSays"]) == ("Greet", ["hey"])
+    stored = database.interactions.records[new_id].interaction
+    assert (stored.name, stored.user_says) == ("Greet", ("hey",))
     assert announced == [StoryEdited(ACCOUNT, story_id, frozenset({new_id}))]
 
 
 async def test_a_context_update_announces_a_structure_change(
     interactions: InteractionService, database: Database, announced: Announced, story_id: str
 ) -> None:
-    first = await interactions.create(account_id=ACCOUNT, story_id=story_id, data=greeting())
+    first = await interactions.create(
+        account_id=ACCOUNT, story_id=story_id, interaction=new_interaction(greeting())
+    )
     second = await interactions.create(
-        account_id=ACCOUNT, story_id=story_id, data=greeting(name="Bye")
+        account_id=ACCOUNT, story_id=story_id, interaction=new_interaction(greeting(name="Bye"))
     )
     announced.clear()
 
     await interactions.update_contexts(
         account_id=ACCOUNT,
         story_id=story_id,
-        items=[{"id": first, "root": True, "contextOut": [second], "references": [second]}],
+        changes=[ContextChange(first, True, (second,), (second,))],
     )
 
     assert database.stories.records[story_id].structure.contexts[first].references == (second,)
@@ -196,9 +229,14 @@ async def test_a_context_update_announces_a_structure_change(
 async def test_a_delete_writes_the_structure_before_removing_the_subtree_documents(
     interactions: InteractionService, database: Database, announced: Announced, story_id: str
 ) -> None:
-    parent = await interactions.create(account_id=ACCOUNT, story_id=story_id, data=greeting())
+    parent = await interactions.create(
+        account_id=ACCOUNT, story_id=story_id, interaction=new_interaction(greeting())
+    )
     child = await interactions.create(
-        account_id=ACCOUNT, story_id=story_id, data=greeting(name="Child"), parent_id=parent
+        account_id=ACCOUNT,
+        story_id=story_id,
+        interaction=new_interaction(greeting(name="Child")),
+        parent_id=parent,
     )
     announced.clear()
     database.journal.clear()
@@ -212,15 +250,17 @@ async def test_a_delete_writes_the_structure_before_removing_the_subtree_documen
         ("stories.update", story_id),
         ("interactions.delete_many", story_id, tuple(sorted([parent, child]))),
     ]
-    assert parent not in database.interactions.documents
-    assert child not in database.interactions.documents
+    assert parent not in database.interactions.records
+    assert child not in database.interactions.records
     assert announced == [StoryEdited(ACCOUNT, story_id)]
 
 
 async def test_a_delete_keeps_what_a_concurrent_writer_added(
     interactions: InteractionService, database: Database, story_id: str
 ) -> None:
-    doomed = await interactions.create(account_id=ACCOUNT, story_id=story_id, data=greeting())
+    doomed = await interactions.create(
+        account_id=ACCOUNT, story_id=story_id, interaction=new_interaction(greeting())
+    )
     database.meanwhile("stories.update", another_writer_adds_a_root(database, story_id))
 
     await interactions.delete(account_id=ACCOUNT, story_id=story_id, interaction_ids=[doomed])
@@ -233,7 +273,9 @@ async def test_a_delete_keeps_what_a_concurrent_writer_added(
 async def test_a_delete_that_loses_to_too_many_writers_keeps_every_document(
     interactions: InteractionService, database: Database, announced: Announced, story_id: str
 ) -> None:
-    doomed = await interactions.create(account_id=ACCOUNT, story_id=story_id, data=greeting())
+    doomed = await interactions.create(
+        account_id=ACCOUNT, story_id=story_id, interaction=new_interaction(greeting())
+    )
     announced.clear()
     database.meanwhile(
         "stories.update",
@@ -244,6 +286,6 @@ async def test_a_delete_that_loses_to_too_many_writers_keeps_every_document(
     with pytest.raises(Conflict):
         await interactions.delete(account_id=ACCOUNT, story_id=story_id, interaction_ids=[doomed])
 
-    assert doomed in database.interactions.documents
+    assert doomed in database.interactions.records
     assert "interactions.delete_many" not in database.operations()
     assert announced == []

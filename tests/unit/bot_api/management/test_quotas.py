@@ -10,12 +10,14 @@ from bot_api.management.entities import EntityService
 from bot_api.management.interactions import InteractionService
 from bot_api.management.quotas import QuotaExceeded, Quotas
 from bot_api.management.stories import StoryService
+from support.bodies import entity as entity_body
+from support.bodies import interaction_changes, new_interaction
 from support.memory import Database
 
 ACCOUNT = "account-1"
 OTHER_ACCOUNT = "account-2"
 STORY = {"name": "Pizza", "description": ""}
-WELCOME_PHRASES = len(default_interactions()[0]["userSays"])
+WELCOME_PHRASES = len(default_interactions()[0].user_says)
 """A new story's welcome answers greetings: its phrases count too."""
 
 
@@ -45,13 +47,13 @@ def writes(database: Database) -> list[str]:
 async def test_an_account_holds_at_most_its_quota_of_stories(
     stories: StoryService, database: Database
 ) -> None:
-    await stories.create(account_id=OTHER_ACCOUNT, data=STORY)
+    await stories.create(account_id=OTHER_ACCOUNT, **STORY)
     for _ in range(2):
-        await stories.create(account_id=ACCOUNT, data=STORY)
+        await stories.create(account_id=ACCOUNT, **STORY)
     database.journal.clear()
 
     with pytest.raises(QuotaExceeded) as refused:
-        await stories.create(account_id=ACCOUNT, data=STORY)
+        await stories.create(account_id=ACCOUNT, **STORY)
 
     assert refused.value.status == 409
     assert refused.value.errors == {"quota": "stories", "limit": 2}
@@ -61,13 +63,17 @@ async def test_an_account_holds_at_most_its_quota_of_stories(
 async def test_a_story_holds_at_most_its_quota_of_interactions(
     stories: StoryService, interactions: InteractionService, database: Database
 ) -> None:
-    story_id = await stories.create(account_id=ACCOUNT, data=STORY)
+    story_id = await stories.create(account_id=ACCOUNT, **STORY)
     for name in ("a", "b"):
-        await interactions.create(account_id=ACCOUNT, story_id=story_id, data={"name": name})
+        await interactions.create(
+            account_id=ACCOUNT, story_id=story_id, interaction=new_interaction({"name": name})
+        )
     database.journal.clear()
 
     with pytest.raises(QuotaExceeded) as refused:
-        await interactions.create(account_id=ACCOUNT, story_id=story_id, data={"name": "c"})
+        await interactions.create(
+            account_id=ACCOUNT, story_id=story_id, interaction=new_interaction({"name": "c"})
+        )
 
     assert refused.value.errors == {"quota": "interactionsPerStory", "limit": 4}
     assert writes(database) == []
@@ -76,12 +82,16 @@ async def test_a_story_holds_at_most_its_quota_of_interactions(
 async def test_a_story_holds_at_most_its_quota_of_phrases_by_create_or_update(
     stories: StoryService, interactions: InteractionService, database: Database
 ) -> None:
-    story_id = await stories.create(account_id=ACCOUNT, data=STORY)
+    story_id = await stories.create(account_id=ACCOUNT, **STORY)
     greet = await interactions.create(
-        account_id=ACCOUNT, story_id=story_id, data={"name": "a", "userSays": ["hi", "hello"]}
+        account_id=ACCOUNT,
+        story_id=story_id,
+        interaction=new_interaction({"name": "a", "userSays": ["hi", "hello"]}),
     )
     await interactions.create(
-        account_id=ACCOUNT, story_id=story_id, data={"name": "b", "userSays": ["x", "y", "z"]}
+        account_id=ACCOUNT,
+        story_id=story_id,
+        interaction=new_interaction({"name": "b", "userSays": ["x", "y", "z"]}),
     )
     database.journal.clear()
 
@@ -90,34 +100,41 @@ async def test_a_story_holds_at_most_its_quota_of_phrases_by_create_or_update(
             account_id=ACCOUNT,
             story_id=story_id,
             interaction_id=greet,
-            data={"userSays": ["hi", "hello", "hey"]},
+            changes=interaction_changes({"userSays": ["hi", "hello", "hey"]}),
         )
     with pytest.raises(QuotaExceeded):
         await interactions.create(
-            account_id=ACCOUNT, story_id=story_id, data={"name": "c", "userSays": ["more"]}
+            account_id=ACCOUNT,
+            story_id=story_id,
+            interaction=new_interaction({"name": "c", "userSays": ["more"]}),
         )
 
     assert refused.value.errors == {"quota": "phrasesPerStory", "limit": WELCOME_PHRASES + 5}
     assert writes(database) == []
     await interactions.update(
-        account_id=ACCOUNT, story_id=story_id, interaction_id=greet, data={"userSays": ["yo"]}
+        account_id=ACCOUNT,
+        story_id=story_id,
+        interaction_id=greet,
+        changes=interaction_changes({"userSays": ["yo"]}),
     )
 
 
 async def test_an_account_holds_at_most_its_quota_of_entities_and_entries(
     entities: EntityService, database: Database
 ) -> None:
-    await entities.create(account_id=OTHER_ACCOUNT, data=entity("size", 3))
-    size = await entities.create(account_id=ACCOUNT, data=entity("size", 1))
-    await entities.create(account_id=ACCOUNT, data=entity("crust", 1))
+    await entities.create(account_id=OTHER_ACCOUNT, entity=entity_body(entity("size", 3)))
+    size = await entities.create(account_id=ACCOUNT, entity=entity_body(entity("size", 1)))
+    await entities.create(account_id=ACCOUNT, entity=entity_body(entity("crust", 1)))
     database.journal.clear()
 
     with pytest.raises(QuotaExceeded) as too_many_entities:
-        await entities.create(account_id=ACCOUNT, data=entity("city", 1))
+        await entities.create(account_id=ACCOUNT, entity=entity_body(entity("city", 1)))
     with pytest.raises(QuotaExceeded) as too_many_entries:
-        await entities.update(account_id=ACCOUNT, entity_id=size, data=entity("size", 3))
+        await entities.update(
+            account_id=ACCOUNT, entity_id=size, entity=entity_body(entity("size", 3))
+        )
 
     assert too_many_entities.value.errors == {"quota": "entities", "limit": 2}
     assert too_many_entries.value.errors == {"quota": "entries", "limit": 3}
     assert writes(database) == []
-    await entities.update(account_id=ACCOUNT, entity_id=size, data=entity("size", 2))
+    await entities.update(account_id=ACCOUNT, entity_id=size, entity=entity_body(entity("size", 2)))

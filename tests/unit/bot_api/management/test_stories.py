@@ -18,11 +18,11 @@ PIZZA = {"name": "Pizza", "description": "orders"}
 async def test_a_create_writes_the_interactions_before_the_story_that_lists_them(
     stories: StoryService, database: Database, announced: Announced
 ) -> None:
-    story_id = await stories.create(account_id=ACCOUNT, data=PIZZA)
+    story_id = await stories.create(account_id=ACCOUNT, **PIZZA)
 
     assert database.operations() == ["stories.count", "interactions.insert_many", "stories.insert"]
     structure = database.stories.records[story_id].structure
-    assert set(structure.contexts) == set(database.interactions.documents)
+    assert set(structure.contexts) == set(database.interactions.records)
     assert announced == [StoryCreated(ACCOUNT, story_id)]
 
 
@@ -35,7 +35,7 @@ async def test_a_create_whose_story_write_fails_announces_nothing(
     database.meanwhile("stories.insert", database_unreachable)
 
     with pytest.raises(AutoReconnect):
-        await stories.create(account_id=ACCOUNT, data=PIZZA)
+        await stories.create(account_id=ACCOUNT, **PIZZA)
 
     assert database.stories.records == {}
     assert announced == []
@@ -44,7 +44,7 @@ async def test_a_create_whose_story_write_fails_announces_nothing(
 async def test_an_edit_is_applied_again_on_top_of_a_concurrent_structural_change(
     stories: StoryService, database: Database, announced: Announced
 ) -> None:
-    story_id = await stories.create(account_id=ACCOUNT, data=PIZZA)
+    story_id = await stories.create(account_id=ACCOUNT, **PIZZA)
     announced.clear()
 
     async def another_writer_adds_a_root() -> None:
@@ -55,7 +55,9 @@ async def test_an_edit_is_applied_again_on_top_of_a_concurrent_structural_change
     await stories.update(
         account_id=ACCOUNT,
         story_id=story_id,
-        data={"name": "Pasta", "description": "now pasta", "settings": {"lifespan": 5}},
+        name="Pasta",
+        description="now pasta",
+        settings={"lifespan": 5},
     )
 
     record = database.stories.records[story_id]
@@ -68,13 +70,13 @@ async def test_an_edit_is_applied_again_on_top_of_a_concurrent_structural_change
 async def test_an_edit_outlasts_one_fewer_concurrent_writers_than_the_limit(
     stories: StoryService, database: Database
 ) -> None:
-    story_id = await stories.create(account_id=ACCOUNT, data=PIZZA)
+    story_id = await stories.create(account_id=ACCOUNT, **PIZZA)
 
     async def another_writer() -> None:
         database.stories.bump(story_id)
 
     database.meanwhile("stories.update", another_writer, times=MAX_CONCURRENT_RETRIES - 1)
-    await stories.update(account_id=ACCOUNT, story_id=story_id, data=PIZZA | {"name": "Pasta"})
+    await stories.update(account_id=ACCOUNT, story_id=story_id, **PIZZA | {"name": "Pasta"})
 
     assert database.stories.records[story_id].name == "Pasta"
 
@@ -82,7 +84,7 @@ async def test_an_edit_outlasts_one_fewer_concurrent_writers_than_the_limit(
 async def test_too_many_concurrent_writers_make_an_edit_a_conflict_that_announces_nothing(
     stories: StoryService, database: Database, announced: Announced
 ) -> None:
-    story_id = await stories.create(account_id=ACCOUNT, data=PIZZA)
+    story_id = await stories.create(account_id=ACCOUNT, **PIZZA)
     announced.clear()
 
     async def another_writer() -> None:
@@ -90,7 +92,7 @@ async def test_too_many_concurrent_writers_make_an_edit_a_conflict_that_announce
 
     database.meanwhile("stories.update", another_writer, times=MAX_CONCURRENT_RETRIES)
     with pytest.raises(Conflict):
-        await stories.update(account_id=ACCOUNT, story_id=story_id, data=PIZZA | {"name": "Pasta"})
+        await stories.update(account_id=ACCOUNT, story_id=story_id, **PIZZA | {"name": "Pasta"})
 
     assert database.stories.records[story_id].name == "Pizza"
     assert announced == []
@@ -99,7 +101,7 @@ async def test_too_many_concurrent_writers_make_an_edit_a_conflict_that_announce
 async def test_a_delete_removes_the_story_first_then_what_hangs_below_it(
     stories: StoryService, database: Database, announced: Announced
 ) -> None:
-    story_id = await stories.create(account_id=ACCOUNT, data=PIZZA)
+    story_id = await stories.create(account_id=ACCOUNT, **PIZZA)
     announced.clear()
     database.journal.clear()
 
@@ -111,14 +113,14 @@ async def test_a_delete_removes_the_story_first_then_what_hangs_below_it(
         ("interactions.delete_for_story", story_id),
         ("sessions.delete_for_story", story_id),
     ]
-    assert database.interactions.documents == {}
+    assert database.interactions.records == {}
     assert announced == [StoryDeleted(ACCOUNT, story_id)]
 
 
 async def test_another_accounts_story_can_be_neither_read_nor_deleted(
     stories: StoryService, database: Database, announced: Announced
 ) -> None:
-    story_id = await stories.create(account_id=ACCOUNT, data=PIZZA)
+    story_id = await stories.create(account_id=ACCOUNT, **PIZZA)
     announced.clear()
 
     with pytest.raises(NotFound):

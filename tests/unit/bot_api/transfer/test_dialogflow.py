@@ -9,78 +9,44 @@ from typing import Any
 
 import pytest
 
-from bot_api.domain.entities import BUILTIN_ENTITIES, Entity, Entry
-from bot_api.domain.interactions import interaction_from_content, prepare
-from bot_api.domain.settings import Settings
-from bot_api.domain.structure import Context, Structure
+from bot_api.domain.entities import BUILTIN_ENTITIES
+from bot_api.domain.interactions import prepare
 from bot_api.engine.conversation import respond
 from bot_api.engine.story import CompiledStory
 from bot_api.engine.turn import ActiveContext, SessionState, Turn
-from bot_api.schemas.entities import EntityWriteSchema
-from bot_api.schemas.interactions import InteractionWriteSchema
-from bot_api.schemas.stories import StoryCreateSchema
+from bot_api.schemas.story_document import checked_upload
 from bot_api.transfer.archive import read_archive
 from bot_api.transfer.dialogflow import translate
 from bot_api.transfer.report import Translated, TranslationError
 
 SAMPLES = Path(__file__).resolve().parents[4] / ".." / "shared" / "samples" / "dialogflow"
-FIELDS = ("name", "action", "triggers", "userSays", "parameters", "responses", "webhook")
 
 
 def checked(translated: Translated) -> dict[str, Any]:
-    """The document, once it passed every rule a story keeps: the fields of each
-    interaction and entity, rules 2 and 3, triggers, and the tree (keys as ids)."""
-    document = translated.document
-    assert document["format"] == "parley.story" and document["version"] == 1
-    StoryCreateSchema().load({k: document[k] for k in ("name", "description", "settings")})
-    entities = {e["name"] for e in document["entities"]}
-    for entity in document["entities"]:
-        EntityWriteSchema().load(entity)
-    interactions = document["interactions"]
-    keys = [i["key"] for i in interactions]
-    assert len(set(keys)) == len(keys)
-    for interaction in interactions:
-        loaded = InteractionWriteSchema().load({k: interaction[k] for k in FIELDS})
-        prepared = prepare(loaded, interaction["type"])
-        assert prepared["parameters"] == interaction["parameters"], "a slot left undeclared"
-        assert {p["entity"] for p in interaction["parameters"]} <= entities | BUILTIN_ENTITIES
-    assert [i["type"] for i in interactions].count("welcome") <= 1
-    assert [i["type"] for i in interactions].count("fallback") <= 1
-    structure_of(document)
-    json.dumps(document)
-    return document
+    """The document, once the service's own reader took it (every field of each
+    interaction and entity, keys, the tree) and every slot of a phrase is a declared
+    parameter of an entity the document or the service has."""
+    upload = checked_upload("dialogflow", translated)
+    entities = {e.name for e in upload.entities}
+    for interaction in upload.interactions.values():
+        assert prepare(interaction).parameters == interaction.parameters, "a slot undeclared"
+        assert {p.entity for p in interaction.parameters} <= entities | BUILTIN_ENTITIES
+    json.dumps(translated.document)
+    return translated.document
 
 
-def structure_of(document: Mapping[str, Any]) -> Structure:
-    """The document's tree, checked, with the keys as ids."""
-    interactions = document["interactions"]
-    return Structure(
-        order=tuple(i["key"] for i in interactions if i["root"]),
-        contexts={
-            i["key"]: Context(i["root"], tuple(i["contextOut"]), tuple(i["references"]))
-            for i in interactions
-        },
-        permanent=frozenset(i["key"] for i in interactions if i["type"] != "standard"),
-    ).checked()
-
-
-def compiled(document: Mapping[str, Any]) -> CompiledStory:
-    """The story the engine would answer with, had the document been imported."""
-    interactions = [
-        interaction_from_content(i["key"], i["type"], prepare({k: i[k] for k in FIELDS}, i["type"]))
-        for i in document["interactions"]
-    ]
-    entities = [
-        Entity(
-            e["name"],
-            tuple(
-                Entry(x["value"], tuple(s["value"] for s in x["synonyms"])) for x in e["entries"]
-            ),
-        )
-        for e in document["entities"]
-    ]
-    settings = Settings(**document["settings"])
-    return CompiledStory.compile("story", settings, structure_of(document), interactions, entities)
+def compiled(document: Mapping[str, Any]) -> tuple[CompiledStory, Mapping[str, str]]:
+    """The story the engine would answer with, had the document been imported, and the
+    key of each of its interactions by id."""
+    upload = checked_upload("dialogflow", Translated(dict(document), ()))
+    story = CompiledStory.compile(
+        "story",
+        upload.settings,
+        upload.structure,
+        [prepare(i) for i in upload.interactions.values()],
+        upload.entities,
+    )
+    return story, upload.keys
 
 
 def sample(name: str) -> Translated:
@@ -309,7 +275,8 @@ def test_every_phrase_of_a_sample_is_answered_by_the_interaction_named_after_its
     """Each phrase as Dialogflow stored it, in a new conversation; an intent that needs an
     input context in the context of the interaction that owns it."""
     document = sample(name).document
-    story = compiled(document)
+    story, keys = compiled(document)
+    id_of = {key: interaction_id for interaction_id, key in keys.items()}
     owners = {
         child: i["key"]
         for i in document["interactions"]
@@ -322,12 +289,12 @@ def test_every_phrase_of_a_sample_is_answered_by_the_interaction_named_after_its
         definition = phrases.with_name(phrases.name.replace("_usersays_en", ""))
         intent_name = json.loads(definition.read_bytes())["name"]
         key = next(i["key"] for i in document["interactions"] if i["name"] == intent_name)
-        state = SessionState((ActiveContext(owners[key], 2),) if key in owners else ())
+        state = SessionState((ActiveContext(id_of[owners[key]], 2),) if key in owners else ())
         for phrase in json.loads(phrases.read_bytes()):
             text = "".join(piece["text"] for piece in phrase["data"])
             _, outcome = respond(story, state, Turn(query=text), choose=lambda options: options[0])
             asked += 1
-            answered += outcome.interaction is not None and outcome.interaction.id == key
+            answered += outcome.interaction is not None and outcome.interaction.id == id_of[key]
     assert (answered, asked) == (
         asked,
         {"temperature-converter": 15, "bike-shop": 13}.get(name, 70),

@@ -4,14 +4,12 @@ back into a story with new ids and every problem at its place."""
 import itertools
 from typing import Any
 
-from bot_api.domain.interactions import default_interactions
 from bot_api.domain.structure import Context, Structure
 from bot_api.transfer.document import (
     StoryContent,
     keys_for,
     read_document,
     to_document,
-    used_entities,
 )
 
 
@@ -86,13 +84,14 @@ def test_the_document_names_by_key_in_tree_order() -> None:
 
 def test_a_document_reads_back_as_the_same_story_under_new_ids() -> None:
     document = to_document(pizza(), [])
-    read = read_document(document, default_interactions, new_ids())
-    assert read.problems == () and read.added == ("fallback",)
+    read = read_document(document, new_ids())
+    assert read.problems == () and list(read.added) == ["fallback"]
     id_of = {key: i for i, key in read.keys.items()}
     structure = read.content.structure
     assert structure.order[:2] == (id_of["welcome"], id_of["order"])
     assert structure.contexts[id_of["order"]].context_out == (id_of["drinks"], id_of["welcome"])
-    assert structure.permanent == {id_of["welcome"], structure.order[2]}
+    assert structure.order[2] == read.added["fallback"]
+    assert structure.permanent == {id_of["welcome"], read.added["fallback"]}
     order = read.content.interactions[id_of["order"]]
     assert order["responses"][0]["buttons"][0] == {"title": "Drinks", "postback": id_of["drinks"]}
     assert read.connections == {id_of["order"]: "Orders"}
@@ -104,8 +103,11 @@ def test_a_document_reads_back_as_the_same_story_under_new_ids() -> None:
             settings={"language": "english"},
             structure=read.content.structure,
             interactions={
-                i: {**content(""), **c, "webhook": "c1" if i == id_of["order"] else ""}
-                for i, c in read.content.interactions.items()
+                **{
+                    i: {**content(""), **c, "webhook": "c1" if i == id_of["order"] else ""}
+                    for i, c in read.content.interactions.items()
+                },
+                read.added["fallback"]: content("Fallback", type="fallback"),
             },
             connection_names={"c1": "Orders"},
         ),
@@ -122,7 +124,7 @@ def test_every_problem_is_found_with_its_place() -> None:
     interactions[1]["references"] = []
     interactions[1]["responses"][0]["buttons"][0]["goto"] = "gone"
     interactions.append({**interactions[0], "key": "hello"})  # a second welcome
-    read = read_document(document, default_interactions, new_ids())
+    read = read_document(document, new_ids())
     assert {(p.path, p.message) for p in read.problems} == {
         (("interactions", 3, "key"), "'drinks' is used twice"),
         (("interactions", 1, "contextOut", 1), "no interaction has the key 'nowhere'"),
@@ -137,15 +139,7 @@ def test_every_problem_is_found_with_its_place() -> None:
 def test_a_broken_tree_is_told_by_key() -> None:
     document = to_document(pizza(), [])
     document["interactions"][0]["contextOut"] = ["drinks"]  # which order owns too
-    read = read_document(document, default_interactions, new_ids())
+    read = read_document(document, new_ids())
     [problem] = read.problems
     assert problem.path == ("interactions", 1, "contextOut")
     assert "drinks is owned by welcome already" in problem.message
-
-
-def test_used_entities_come_from_parameters_and_slots() -> None:
-    interactions = [
-        content("a", parameters=[{"alias": "s", "entity": "size", "prompts": []}]),
-        content("b", userSays=["{{sys.number:n}} of {{topping:t}}"]),
-    ]
-    assert used_entities(interactions) == {"size", "sys.number", "topping"}

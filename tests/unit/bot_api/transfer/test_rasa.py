@@ -10,16 +10,12 @@ from typing import Any
 import pytest
 
 from bot_api.domain.interactions import prepare
-from bot_api.domain.structure import Context, Structure
-from bot_api.schemas.entities import EntityWriteSchema
-from bot_api.schemas.interactions import InteractionWriteSchema
+from bot_api.schemas.story_document import checked_upload
 from bot_api.transfer.archive import read_archive
 from bot_api.transfer.rasa import translate
 from bot_api.transfer.report import Translated, TranslationError
 
 SAMPLES = Path(__file__).resolve().parents[4] / ".." / "shared" / "samples" / "rasa"
-KEY = re.compile(r"^[\w.-]{1,128}$")
-DOCUMENT_ONLY = ("key", "type", "root", "contextOut", "references")
 
 
 def sample(name: str) -> dict[str, bytes]:
@@ -32,48 +28,17 @@ def sample(name: str) -> dict[str, bytes]:
 
 
 def checked(translated: Translated) -> dict[str, Any]:
-    """The document, once every interaction, entity and the structure pass Parley's rules."""
+    """The document, once the service's own reader took it (every field of each
+    interaction and entity, keys, the tree), every slot of a phrase a declared parameter,
+    and the entities it brings exactly those its interactions use."""
     document = translated.document
-    assert (document["format"], document["version"], document["connections"]) == (
-        "parley.story",
-        1,
-        [],
-    )
-    interactions = document["interactions"]
-    keys = [i["key"] for i in interactions]
-    assert len(set(keys)) == len(keys) and all(KEY.match(k) for k in keys)
-    for interaction in interactions:
-        content = {k: v for k, v in interaction.items() if k not in DOCUMENT_ONLY}
-        content["responses"] = [without_goto(block) for block in content["responses"]]
-        prepare(InteractionWriteSchema().load(content), interaction["type"])
-    for entity in document["entities"]:
-        EntityWriteSchema().load(entity)
-    used = {p["entity"] for i in interactions for p in i["parameters"]}
-    assert {e["name"] for e in document["entities"]} == {
-        e for e in used if not e.startswith("sys.")
-    }
-    assert [i["type"] for i in interactions].count("welcome") <= 1
-    assert [i["type"] for i in interactions].count("fallback") <= 1
-    Structure(
-        order=tuple(i["key"] for i in interactions if i["root"]),
-        contexts={
-            i["key"]: Context(i["root"], tuple(i["contextOut"]), tuple(i["references"]))
-            for i in interactions
-        },
-        permanent=frozenset(i["key"] for i in interactions if i["type"] != "standard"),
-    ).checked()
+    assert document["connections"] == []
+    upload = checked_upload("rasa", translated)
+    for interaction in upload.interactions.values():
+        assert prepare(interaction).parameters == interaction.parameters, "a slot undeclared"
+    used = {p.entity for i in upload.interactions.values() for p in i.parameters}
+    assert {e.name for e in upload.entities} == {e for e in used if not e.startswith("sys.")}
     return document
-
-
-def without_goto(block: dict[str, Any]) -> dict[str, Any]:
-    """A stored block as the API takes it: a `goto` button's postback is an interaction."""
-    if "buttons" not in block:
-        return block
-    buttons = [
-        {"title": b["title"], "postback": b.get("postback", b.get("goto"))}
-        for b in block["buttons"]
-    ]
-    return {**block, "buttons": buttons}
 
 
 def by_name(document: dict[str, Any]) -> dict[str, dict[str, Any]]:

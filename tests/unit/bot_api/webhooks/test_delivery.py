@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from bot_api.domain.interactions import interaction_from_content
 from bot_api.domain.responses import Text
 from bot_api.engine.turn import Outcome, Turn
 from bot_api.storage.connections import Connection
@@ -45,10 +44,9 @@ ANSWER = {
 
 
 def outcome(webhook: str = BACKEND_URL, incomplete: bool = False) -> Outcome:
-    content = interaction("track", "where is my order", webhook=webhook)
     return Outcome(
         story_id=STORY,
-        interaction=interaction_from_content("track", "standard", content),
+        interaction=interaction("track", "where is my order", webhook=webhook),
         score=1.0,
         threshold=0.5,
         lifespan=2,

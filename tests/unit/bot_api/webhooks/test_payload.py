@@ -2,16 +2,14 @@
 
 import json
 
-from bot_api.domain.interactions import interaction_from_content
 from bot_api.engine.turn import Outcome, Turn
 from bot_api.webhooks.payload import request_body
 from support.stories import interaction
 
 
 def test_attributes_are_strings_and_built_in_objects_their_json() -> None:
-    content = interaction("pay", "I pay", webhook="https://backend.example/hook")
+    pay = interaction("pay", "I pay", webhook="https://backend.example/hook")
     money = {"amount": 20, "currency": "EUR"}
-    pay = interaction_from_content("pay", "standard", content)
     outcome = Outcome(
         story_id="story-1",
         interaction=pay,
