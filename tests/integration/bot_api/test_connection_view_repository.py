@@ -138,3 +138,17 @@ async def test_a_deleted_connection_stays_as_a_tombstone_no_webhook_finds(
     assert await view.for_webhook(ACCOUNTS[1], STORIES[1], gone.connection_id) is None
     kept = await view.for_webhook(ACCOUNTS[1], STORIES[1], URL)
     assert kept is not None and kept.id == events[ACCOUNTS[1], STORIES[1], 1].connection_id
+
+
+async def test_names_are_those_of_the_story_s_own_live_connections(view: ConnectionView) -> None:
+    events = await seed(view)
+    mine = events[ACCOUNTS[0], STORIES[0], 0]
+    other_story = events[ACCOUNTS[0], STORIES[1], 1]
+    other_account = events[ACCOUNTS[1], STORIES[0], 1]
+    gone = events[ACCOUNTS[0], STORIES[0], 1]
+    await view.apply(dataclasses.replace(gone, deleted=True, revision=2))
+    asked = [e.connection_id for e in (mine, other_story, other_account, gone)]
+
+    assert await view.names(ACCOUNTS[0], STORIES[0], asked) == {mine.connection_id: "Hook 0"}
+    assert await view.names(ACCOUNTS[0], STORIES[1], asked) == {other_story.connection_id: "Hook 1"}
+    assert await view.names(ACCOUNTS[2], STORIES[0], asked) == {}

@@ -154,6 +154,18 @@ async def test_existing_names_are_the_account_s_own(entities: EntityStore) -> No
     assert await entities.existing_names(ACCOUNTS[2], []) == set()
 
 
+async def test_with_names_are_the_account_s_own_entities_whole(entities: EntityStore) -> None:
+    ids = await seed(entities)
+    asked = ["city", "size", "crust", "nothing"]
+
+    found = await entities.with_names(ACCOUNTS[2], asked)
+    assert sorted((e.id, e.entity) for e in found) == sorted(
+        [(ids[ACCOUNTS[2], "size"], entity("size")), (ids[ACCOUNTS[2], "crust"], entity("crust"))]
+    )
+    assert [e.entity.name for e in await entities.with_names(ACCOUNTS[1], asked)] == ["city"]
+    assert await entities.with_names(ACCOUNTS[0], ["nothing"]) == []
+
+
 async def test_the_stored_document_keeps_the_format_existing_databases_hold(
     repository: EntityRepository,
 ) -> None:

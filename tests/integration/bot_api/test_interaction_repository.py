@@ -309,3 +309,32 @@ async def test_the_stored_document_keeps_the_format_existing_databases_hold(
         "triggerKeys": ["start", "welcome"],
     }
     assert await repository.get(story_id, every_block.id) == every_block
+
+
+async def test_awaiting_interactions_call_the_connection_of_their_story_once_it_comes(
+    interactions: InteractionStore,
+) -> None:
+    ids, stories = await seed(interactions)
+    story = stories[ACCOUNTS[0], 1]
+    order, size, bye = (ids[ACCOUNTS[0], 1, n] for n in range(3))
+    elsewhere = stories[ACCOUNTS[1], 1]
+    await interactions.await_connections(story, {order: "Orders", size: "Orders", bye: "Sizes"})
+    await interactions.await_connections(elsewhere, {ids[ACCOUNTS[1], 1, 0]: "Orders"})
+    given = replace(content("Size"), id=size, webhook="https://hooks.test/size")
+    await interactions.replace_content(story, given)
+
+    assert await interactions.awaited_connections(story) == {
+        order: "Orders",
+        size: "Orders",
+        bye: "Sizes",
+    }
+    assert await interactions.connect_awaiting(story, "Orders", "c" * 24) == [order]
+    found = await interactions.find(story, [order, size, bye])
+    assert (found[order].webhook, found[size].webhook, found[bye].webhook) == (
+        "c" * 24,
+        "https://hooks.test/size",
+        "",
+    )
+    assert await interactions.awaited_connections(story) == {bye: "Sizes"}
+    assert await interactions.awaited_connections(elsewhere) == {ids[ACCOUNTS[1], 1, 0]: "Orders"}
+    assert await interactions.connect_awaiting(story, "Orders", "d" * 24) == []
