@@ -2,7 +2,9 @@
 dry runs, and refusals listing every problem with its place (docs/import-export.md)."""
 
 import copy
+import io
 import json
+import zipfile
 from typing import Any
 
 import yaml
@@ -161,3 +163,17 @@ async def test_a_document_without_welcome_or_fallback_gets_the_defaults(api: Api
     exported = await export(api, reply.body["id"])
     assert [i["type"] for i in exported["interactions"]] == ["standard", "welcome", "fallback"]
     assert exported["settings"]["language"] == "german"
+
+
+async def test_a_project_holding_a_value_json_cannot_is_refused(api: Api) -> None:
+    """YAML can say what a story cannot hold (`!!binary`, `!!set`): a 400, not a 500."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("domain.yml", "responses:\n  utter_hi:\n  - text: !!binary aGk=\n")
+        archive.writestr("data/nlu.yml", "nlu:\n- intent: hi\n  examples: |\n    - hi\n")
+        archive.writestr(
+            "data/rules.yml", "rules:\n- rule: hi\n  steps:\n  - intent: hi\n  - action: utter_hi\n"
+        )
+    reply = await api.send_raw("/stories/import", buffer.getvalue(), "application/zip")
+    assert reply.error == (400, "bad_request"), reply.body
+    assert reply.details == "domain.yml: holds a value JSON has no form for"

@@ -4,6 +4,7 @@ with its phrases and entities (rasa_nlu.py), responses (rasa_dialogue.py) and th
 parameters of the forms it starts (rasa_forms.py). Plain Python like the engine.
 """
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -30,9 +31,14 @@ MAX_RESPONSES = 11
 YAML_SUFFIXES = (".yml", ".yaml")
 
 
+YAML_1_1_ONLY = frozenset({"tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp"})
+"""Resolvers YAML 1.2, which Rasa reads, does not have: `yes` and dates are text there."""
+
+
 class RasaYamlLoader(yaml.SafeLoader):
     """PyYAML's safe loader reading booleans as YAML 1.2 does, as Rasa's own reader does:
-    only true and false. YAML 1.1 would make a button titled `Yes` the boolean True.
+    only true and false. YAML 1.1 would make a button titled `Yes` the boolean True, and a
+    date a date object.
     An alias (`*name`) is refused: a few of them make a file of billions of nodes."""
 
     def compose_node(self, parent: Any, index: Any) -> Any:
@@ -43,7 +49,7 @@ class RasaYamlLoader(yaml.SafeLoader):
 
 
 RasaYamlLoader.yaml_implicit_resolvers = {
-    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:bool"]
+    first: [(tag, pattern) for tag, pattern in resolvers if tag not in YAML_1_1_ONLY]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 RasaYamlLoader.add_implicit_resolver(
@@ -52,12 +58,18 @@ RasaYamlLoader.add_implicit_resolver(
 
 
 def load_yaml(path: str, content: bytes) -> Any:
+    """The file's YAML, holding only what JSON holds (no `!!binary`, no `!!set`)."""
     try:
-        return yaml.load(content.decode("utf-8-sig"), Loader=RasaYamlLoader)
+        loaded = yaml.load(content.decode("utf-8-sig"), Loader=RasaYamlLoader)
     except UnicodeDecodeError:
         raise TranslationError(f"{path}: not UTF-8 text") from None
     except yaml.YAMLError as error:
         raise TranslationError(f"{path}: not valid YAML ({error})".replace("\n", " ")) from None
+    try:
+        json.dumps(loaded)
+    except (TypeError, ValueError):
+        raise TranslationError(f"{path}: holds a value JSON has no form for") from None
+    return loaded
 
 
 def load_mapping(path: str, content: bytes) -> dict[str, Any]:

@@ -65,19 +65,36 @@ def parse_json(text: str) -> Any:
         raise TranslationError(f"malformed JSON: {error}") from None
 
 
+class _DocumentLoader(yaml.CSafeLoader):
+    """libyaml's safe reader, a date written plainly kept as the text it is (a phrase
+    "2020-01-01" is no date object)."""
+
+
+_DocumentLoader.yaml_implicit_resolvers = {
+    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.CSafeLoader.yaml_implicit_resolvers.items()
+}
+
+
 def parse_yaml(text: str, place: str) -> Any:
-    """Plain YAML only: an alias (`*name`) is refused, since a few of them can make a
-    document of billions of nodes (the "billion laughs"). Read by libyaml: 0.6 s for the
-    1000 × 99 story, where PyYAML's own reader takes 4.5 s."""
+    """Plain YAML of what JSON holds: an alias (`*name`) is refused, since a few of them
+    can make a document of billions of nodes (the "billion laughs"), and so is a value
+    JSON has no form for (`!!binary`, `!!set`). Read by libyaml: 0.6 s for the 1000 × 99
+    story, where PyYAML's own reader takes 4.5 s."""
     try:
-        events = yaml.parse(text, yaml.CSafeLoader)
+        events = yaml.parse(text, _DocumentLoader)
         if any(isinstance(event, yaml.AliasEvent) for event in events):
             raise TranslationError(f"{place}: YAML aliases (*name) are not read")
-        return yaml.load(text, yaml.CSafeLoader)
+        document = yaml.load(text, _DocumentLoader)
     except RecursionError:
         raise TranslationError(f"{place}: nested too deeply") from None
     except yaml.YAMLError as error:
         raise TranslationError(f"{place}: malformed YAML: {error}") from None
+    try:
+        json.dumps(document)
+    except (TypeError, ValueError):
+        raise TranslationError(f"{place}: holds a value JSON has no form for") from None
+    return document
 
 
 def _text(data: bytes, place: str) -> str:

@@ -51,6 +51,8 @@ def test_the_git_layout_in_a_zip_reads_as_the_document() -> None:
         (JSON, b"[" * 100_000, "nested"),
         (YAML, b"a: &x [1]\nb: *x\n", "aliases"),
         (YAML, b"a: [", "malformed YAML"),
+        (YAML, b"a: !!binary aGk=", "JSON has no form"),
+        (YAML, b"a: !!set {b}", "JSON has no form"),
         (YAML, b"\xff\xfe", "UTF-8"),
         (ZIP, b"PK", "not a ZIP"),
     ],
@@ -58,6 +60,11 @@ def test_the_git_layout_in_a_zip_reads_as_the_document() -> None:
 def test_an_unreadable_upload_says_why(media: str, body: bytes, message: str) -> None:
     with pytest.raises(TranslationError, match=message):
         translated(media, body)
+
+
+def test_a_date_written_plainly_stays_text() -> None:
+    _, result = translated(YAML, b"userSays: [2020-01-01]\n")
+    assert result.document == {"userSays": ["2020-01-01"]}
 
 
 def test_a_zip_of_no_bot_says_what_it_looked_for() -> None:
