@@ -56,6 +56,7 @@ class EndpointSpec:
     body_bytes: int | None
     query: Schema | None = None
     uploads: tuple[str, ...] = ()
+    answers: tuple[str, ...] = ("application/json",)
 
 
 def endpoint(
@@ -74,6 +75,7 @@ def endpoint(
     body_bytes: int | None = None,
     query: Schema | None = None,
     uploads: tuple[str, ...] = (),
+    answers: tuple[str, ...] = ("application/json",),
 ) -> Callable[[Callable[..., Awaitable[Any]]], Handler]:
     """Wrap a handler `(request[, body]) -> data | Response`.
 
@@ -90,6 +92,8 @@ def endpoint(
     400 naming the parameter), and its fields are the operation's query parameters.
     With `uploads` (media types), the body is read, not parsed, and passed as an `Upload`:
     the handler decodes it; `body` is then the schema of its JSON form, for OpenAPI.
+    `answers`: the media types a success is answered in (the handler's own Response
+    when more than JSON), each with the `response` schema in the OpenAPI document.
     """
     spec = EndpointSpec(
         summary,
@@ -106,6 +110,7 @@ def endpoint(
         body_bytes,
         query,
         uploads,
+        answers,
     )
 
     def decorate(handler: Callable[..., Awaitable[Any]]) -> Handler:

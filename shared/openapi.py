@@ -105,9 +105,8 @@ def _operation(
             )
     success: dict[str, Any] = {"description": "Success"}
     if declared.response is not None:
-        success["content"] = {
-            "application/json": {"schema": _schema_or_property(plugin, declared.response)}
-        }
+        schema = _schema_or_property(plugin, declared.response)
+        success["content"] = {media: {"schema": schema} for media in declared.answers}
     if declared.paged:
         success["headers"] = {
             TOTAL_HEADER: {"description": "Items in all pages", "schema": {"type": "integer"}}

@@ -33,6 +33,7 @@ routes = web.RouteTableDef()
     tag="stories",
     query=ExportQuerySchema(),
     response=StoryDocumentSchema(),
+    answers=("application/json", "application/yaml"),
     errors=(404,),
 )
 async def export_story(request: web.Request) -> web.Response:
