@@ -17,29 +17,24 @@ from pathlib import PurePosixPath
 from typing import Any
 from zoneinfo import available_timezones
 
-from bot_api.domain.interactions import (
-    FALLBACK,
-    MAX_PARAMETERS,
-    STANDARD,
-    WELCOME,
-    WELCOME_TRIGGER,
-    strip_slots,
-)
+from bot_api.domain.interactions import FALLBACK, STANDARD, WELCOME, WELCOME_TRIGGER, strip_slots
 from bot_api.domain.settings import language_named
 from bot_api.transfer import archive
 from bot_api.transfer.dialogflow_contexts import IntentNode, link
 from bot_api.transfer.dialogflow_intents import IntentReader, alias_of
 from bot_api.transfer.dialogflow_responses import IntentTexts, response_blocks
+from bot_api.transfer.document import Keys, key_base
+from bot_api.transfer.limits import (
+    MAX_DESCRIPTION,
+    MAX_ENTRIES,
+    MAX_PARAMETERS,
+    MAX_SYNONYMS,
+    MAX_VALUE,
+)
 from bot_api.transfer.report import Translated, TranslationError, Unmapped
 
 MARKER = "agent.json"
 DEFAULT_NAME = "Dialogflow agent"
-MAX_DESCRIPTION = 2048
-MAX_ENTRIES = 2000
-MAX_SYNONYMS = 99
-MAX_VALUE = 1024
-MAX_KEY = 120
-"""Room for a `-2` suffix within the 128 characters of a key."""
 TRIGGER = re.compile(r"^[A-Za-z0-9]{1,50}$")
 KIND_ORDER = (WELCOME, STANDARD, FALLBACK)
 """Roots in the order of a new story: the welcome first, the fallback last."""
@@ -252,14 +247,14 @@ def _intents(
         path: WELCOME if path == welcome else FALLBACK if path == fallback else STANDARD
         for path in bodies
     }
-    keys: set[str] = set()
+    keys = Keys()
     triggers: set[str] = {WELCOME_TRIGGER}
     nodes = []
     for path in sorted(bodies, key=lambda p: KIND_ORDER.index(kinds[p])):
         body, kind = bodies[path], kinds[path]
         with _reading(path, "intent"):
             node = _intent(files, path, body, kind, code, entities, context_aliases, unmapped)
-        node.interaction["key"] = _key(node.interaction["name"], keys)
+        node.interaction["key"] = keys.make(key_base(node.interaction["name"]))
         node.interaction["triggers"] = _triggers(path, events[path], kind, triggers, unmapped)
         if body.get("fallbackIntent") and kind != FALLBACK:
             unmapped.append(
@@ -344,17 +339,6 @@ def _intent(
         },
         interaction=interaction,
     )
-
-
-def _key(name: str, keys: set[str]) -> str:
-    """The name in lower case, other characters as `-`; `-2`, `-3`… for one taken."""
-    base = re.sub(r"[^\w.-]", "-", name.lower())[:MAX_KEY] or "intent"
-    key, number = base, 1
-    while key in keys:
-        number += 1
-        key = f"{base}-{number}"
-    keys.add(key)
-    return key
 
 
 def _triggers(

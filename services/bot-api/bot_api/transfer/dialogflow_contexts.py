@@ -13,7 +13,7 @@ from typing import Any
 
 from bot_api.domain.interactions import STANDARD
 from bot_api.domain.settings import Settings
-from bot_api.domain.structure import MAX_CONTEXT_LIST
+from bot_api.transfer.limits import MAX_CONTEXT_LIST
 from bot_api.transfer.report import Unmapped
 
 STORY_LIFESPAN = Settings().lifespan

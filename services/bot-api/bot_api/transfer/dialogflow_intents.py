@@ -26,14 +26,9 @@ from bot_api.domain.entities import (
     TIME,
     URL,
 )
-from bot_api.domain.interactions import MAX_USER_SAYS
 from bot_api.transfer.dialogflow_responses import IntentTexts
+from bot_api.transfer.limits import MAX_ALIAS, MAX_PHRASE, MAX_PROMPT, MAX_PROMPTS, MAX_USER_SAYS
 from bot_api.transfer.report import Unmapped
-
-MAX_PHRASE = 2048
-MAX_PROMPTS = 99
-MAX_PROMPT = 1024
-MAX_ALIAS = 128
 
 SYSTEM_ENTITIES = {
     "sys.number": NUMBER,

@@ -11,17 +11,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot_api.transfer.limits import (
+    MAX_BLOCKS,
+    MAX_BUTTON_TITLE,
+    MAX_BUTTONS,
+    MAX_MESSAGES,
+    MAX_REPLIES,
+    MAX_REPLY,
+    MAX_TEXT,
+    MAX_TITLE,
+    MAX_URL,
+)
 from bot_api.transfer.report import Unmapped
 
-MAX_BLOCKS = 11
-MAX_MESSAGES = 20
-MAX_TEXT = 2048
-MAX_TITLE = 80
-MAX_BUTTON_TITLE = 20
-MAX_BUTTONS = 3
-MAX_REPLIES = 11
-MAX_REPLY = 20
-MAX_URL = 2048
 GOOGLE = "google"
 
 OWN_PARAMETER = re.compile(r"\$([A-Za-z_][\w-]*)(\.original)?")

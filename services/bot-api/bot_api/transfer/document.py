@@ -15,6 +15,7 @@ from typing import Any
 from bot_api.domain.errors import Invalid, Path
 from bot_api.domain.interactions import FALLBACK, STANDARD, WELCOME
 from bot_api.domain.structure import Context, Structure
+from bot_api.transfer.limits import MAX_KEY_BASE
 
 FORMAT = "parley.story"
 VERSION = 1
@@ -67,20 +68,33 @@ class ReadStory:
     gets its default one."""
 
 
-def keys_for(names: Iterable[str]) -> list[str]:
-    """A key per name, in order: the name in lower case, any other character than a
-    letter, digit, `_`, `.` or `-` as `-`; a name used again gets `-2`, `-3`..."""
-    keys: list[str] = []
-    taken: set[str] = set()
-    for name in names:
-        base = _NOT_IN_KEY.sub("-", name.lower()).strip("-")[:120] or "interaction"
+def key_base(name: str) -> str:
+    """A name as a key: in lower case, any other character than a letter, digit, `_`,
+    `.` or `-` as `-`."""
+    return _NOT_IN_KEY.sub("-", name.lower()).strip("-") or "interaction"
+
+
+class Keys:
+    """Keys told apart: a base taken already gets `-2`, `-3`...; a long one is cut to
+    leave room for that within a key's 128 characters."""
+
+    def __init__(self) -> None:
+        self._taken: set[str] = set()
+
+    def make(self, base: str) -> str:
+        base = base[:MAX_KEY_BASE]
         key, number = base, 1
-        while key in taken:
+        while key in self._taken:
             number += 1
             key = f"{base}-{number}"
-        taken.add(key)
-        keys.append(key)
-    return keys
+        self._taken.add(key)
+        return key
+
+
+def keys_for(names: Iterable[str]) -> list[str]:
+    """A key per name, in order (`key_base`, told apart by `Keys`)."""
+    keys = Keys()
+    return [keys.make(key_base(name)) for name in names]
 
 
 def to_document(story: StoryContent, entities: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

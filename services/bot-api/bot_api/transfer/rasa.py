@@ -13,9 +13,10 @@ from typing import Any
 
 import yaml
 
-from bot_api.domain.interactions import MAX_PARAMETERS, MAX_USER_SAYS, entity_slots
+from bot_api.domain.interactions import entity_slots
 from bot_api.domain.settings import language_named
 from bot_api.transfer import archive
+from bot_api.transfer.limits import MAX_BLOCKS, MAX_PARAMETERS, MAX_USER_SAYS
 from bot_api.transfer.rasa_dialogue import (
     NLU_FALLBACK,
     Conversation,
@@ -27,7 +28,6 @@ from bot_api.transfer.rasa_nlu import Nlu, builtin_entities, entity_document, re
 from bot_api.transfer.rasa_tree import Node, Tree, sub_intents
 from bot_api.transfer.report import Translated, TranslationError, Unmapped
 
-MAX_RESPONSES = 11
 YAML_SUFFIXES = (".yml", ".yaml")
 
 
@@ -317,15 +317,15 @@ class Translation:
                 )
         quick_replies = [b for b in blocks if b["type"] == "quickReply"]
         kept = [b for b in blocks if b["type"] != "quickReply" or b is quick_replies[0]]
-        if len(kept) < len(blocks) or len(kept) > MAX_RESPONSES:
+        if len(kept) < len(blocks) or len(kept) > MAX_BLOCKS:
             self.unmapped.append(
                 Unmapped(
                     f"interaction {node.key}",
                     "response blocks",
-                    f"at most {MAX_RESPONSES}, one of quick replies",
+                    f"at most {MAX_BLOCKS}, one of quick replies",
                 )
             )
-        return kept[:MAX_RESPONSES]
+        return kept[:MAX_BLOCKS]
 
     def response_name(self, action: str, intent: str) -> str:
         """A retrieval intent's response `utter_faq` is `utter_faq/ask_x` for `faq/ask_x`."""

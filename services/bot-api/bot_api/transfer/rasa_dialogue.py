@@ -11,20 +11,22 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot_api.transfer.limits import (
+    MAX_BUTTON_TITLE,
+    MAX_BUTTONS,
+    MAX_MESSAGES,
+    MAX_REPLIES,
+    MAX_TEMPLATE_TITLE,
+    MAX_TEXT,
+    MAX_TITLE,
+    MAX_URL,
+)
 from bot_api.transfer.report import Unmapped
 
 LISTEN = "action_listen"
 DEFAULT_FALLBACK = "action_default_fallback"
 NLU_FALLBACK = "nlu_fallback"
 
-MAX_MESSAGES = 20
-MAX_MESSAGE_LENGTH = 2048
-MAX_TEMPLATE_TITLE = 640
-MAX_QUICK_REPLY_TITLE = 80
-MAX_BUTTON_TITLE = 20
-MAX_TEMPLATE_BUTTONS = 3
-MAX_QUICK_REPLIES = 11
-MAX_URL_LENGTH = 2048
 
 SLOT_IN_TEXT = re.compile(r"(?<!\{)\{([\w-]+)\}(?!\})")
 """A slot in a Rasa response, `{name}`: Parley writes `{{name}}`."""
@@ -242,9 +244,9 @@ def response_blocks(
             texts.append(text)
     blocks = text_blocks(texts, place, unmapped)
     for image in images[:1]:
-        if len(image) <= MAX_URL_LENGTH:
+        if len(image) <= MAX_URL:
             blocks.append({"type": "image", "imageUrl": image})
-    if len(images) > 1 or any(len(image) > MAX_URL_LENGTH for image in images[:1]):
+    if len(images) > 1 or any(len(image) > MAX_URL for image in images[:1]):
         unmapped.append(
             Unmapped(place, "images", "one image per response, of at most 2048 characters")
         )
@@ -261,13 +263,13 @@ def response_blocks(
 
 
 def text_blocks(texts: list[str], place: str, unmapped: list[Unmapped]) -> list[dict[str, Any]]:
-    kept = [text for text in texts if len(text) <= MAX_MESSAGE_LENGTH][:MAX_MESSAGES]
+    kept = [text for text in texts if len(text) <= MAX_TEXT][:MAX_MESSAGES]
     if len(kept) < len(texts):
         unmapped.append(
             Unmapped(
                 place,
                 f"{len(texts) - len(kept)} text variants",
-                f"a text block holds {MAX_MESSAGES} messages of at most {MAX_MESSAGE_LENGTH}",
+                f"a text block holds {MAX_MESSAGES} messages of at most {MAX_TEXT}",
             )
         )
     return [{"type": "text", "messages": kept}] if kept else []
@@ -296,7 +298,7 @@ def button_blocks(
                 place, "button titles", f"cut to {MAX_BUTTON_TITLE} characters, Parley's limit"
             )
         )
-    if len(parsed) <= MAX_TEMPLATE_BUTTONS and len(text) <= MAX_TEMPLATE_TITLE:
+    if len(parsed) <= MAX_BUTTONS and len(text) <= MAX_TEMPLATE_TITLE:
         return [
             {
                 "type": "buttonTemplate",
@@ -304,15 +306,15 @@ def button_blocks(
                 "buttons": [stored_button(title, payload, goto_keys) for title, payload in parsed],
             }
         ]
-    fits_title = 0 < len(text) <= MAX_QUICK_REPLY_TITLE
+    fits_title = 0 < len(text) <= MAX_TITLE
     blocks = [] if fits_title or not text else text_blocks([text], place, unmapped)
     replies = [title[:MAX_BUTTON_TITLE] for title, _ in parsed]
-    if len(replies) > MAX_QUICK_REPLIES:
+    if len(replies) > MAX_REPLIES:
         unmapped.append(
-            Unmapped(place, f"{len(replies) - MAX_QUICK_REPLIES} buttons", "quick replies hold 11")
+            Unmapped(place, f"{len(replies) - MAX_REPLIES} buttons", "quick replies hold 11")
         )
     title = text if fits_title else "Choose one"
-    blocks.append({"type": "quickReply", "title": title, "replies": replies[:MAX_QUICK_REPLIES]})
+    blocks.append({"type": "quickReply", "title": title, "replies": replies[:MAX_REPLIES]})
     return blocks
 
 

@@ -11,12 +11,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from bot_api.domain.entities import ANY
+from bot_api.transfer.limits import MAX_PROMPT, MAX_PROMPTS
 from bot_api.transfer.rasa_dialogue import with_slots
 from bot_api.transfer.rasa_nlu import Nlu, name_of
 from bot_api.transfer.report import Unmapped
 
-MAX_PROMPTS = 99
-MAX_PROMPT_LENGTH = 1024
 FORM_SETTINGS = frozenset({"required_slots", "ignored_intents"})
 
 
@@ -130,7 +129,7 @@ class Forms:
                     f"domain: responses.{name}", "buttons or images of a prompt", "a prompt is text"
                 )
             )
-        kept = [text for text in texts if len(text) <= MAX_PROMPT_LENGTH][:MAX_PROMPTS]
+        kept = [text for text in texts if len(text) <= MAX_PROMPT][:MAX_PROMPTS]
         if len(kept) < len(texts):
             self.unmapped.append(Unmapped(place, "prompts", "at most 99 of 1024 characters"))
         return kept

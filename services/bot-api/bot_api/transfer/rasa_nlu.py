@@ -15,13 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot_api.domain import entities as builtin
+from bot_api.transfer.limits import MAX_ENTRIES, MAX_PHRASE, MAX_SYNONYMS, MAX_VALUE
 from bot_api.transfer.report import Unmapped
-
-MAX_PHRASES = 99
-MAX_PHRASE_LENGTH = 2048
-MAX_ENTRIES = 2000
-MAX_SYNONYMS = 99
-MAX_VALUE_LENGTH = 1024
 
 ANNOTATION = re.compile(
     r"\[(?P<text>[^\]]+)\]"
@@ -141,9 +136,9 @@ def read_intent(nlu: Nlu, intent: str, examples: Any, place: str, unmapped: list
     for index, line in enumerate(example_lines(examples)):
         example_place = f"{place}.examples[{index}]"
         phrase = annotated_phrase(nlu, line, example_place, unmapped)
-        if len(phrase) > MAX_PHRASE_LENGTH:
+        if len(phrase) > MAX_PHRASE:
             unmapped.append(
-                Unmapped(example_place, "example", f"longer than {MAX_PHRASE_LENGTH} characters")
+                Unmapped(example_place, "example", f"longer than {MAX_PHRASE} characters")
             )
         elif phrase not in phrases:
             phrases.append(phrase)
@@ -216,8 +211,8 @@ def entity_document(
     """A Parley entity within its limits: at most 2000 entries of 99 synonyms."""
     kept: list[dict[str, Any]] = []
     for value, synonyms in entries.items():
-        fitting = [s for s in synonyms if len(s) <= MAX_VALUE_LENGTH]
-        if len(value) > MAX_VALUE_LENGTH or len(kept) == MAX_ENTRIES:
+        fitting = [s for s in synonyms if len(s) <= MAX_VALUE]
+        if len(value) > MAX_VALUE or len(kept) == MAX_ENTRIES:
             unmapped.append(
                 Unmapped(f"entity {name}", f"value '{value[:80]}'", "beyond Parley's limits")
             )

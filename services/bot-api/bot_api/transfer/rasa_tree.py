@@ -13,31 +13,17 @@ from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from bot_api.domain.structure import MAX_CONTEXT_LIST
+from bot_api.transfer.document import Keys
+from bot_api.transfer.limits import MAX_CONTEXT_LIST
 from bot_api.transfer.rasa_dialogue import DEFAULT_FALLBACK, NLU_FALLBACK, Conversation
 from bot_api.transfer.report import Unmapped
 
-MAX_KEY_BASE = 120
 NOT_A_KEY_CHARACTER = re.compile(r"[^\w-]")
 
 
-class Keys:
-    """Unique interaction keys made from intent names (lower case, other characters
-    `-`; `-2`, `-3`... for a name used twice)."""
-
-    def __init__(self) -> None:
-        self.used: set[str] = set()
-
-    def make(self, base: str) -> str:
-        base = base[:MAX_KEY_BASE]
-        key, number = base, 2
-        while key in self.used:
-            key, number = f"{base}-{number}", number + 1
-        self.used.add(key)
-        return key
-
-
 def key_part(intent: str) -> str:
+    """An intent's name as a part of a key: a child's key joins its parent's and its own
+    with `.`, so no `.` inside a part."""
     return NOT_A_KEY_CHARACTER.sub("-", intent.lower()) or "-"
 
 
