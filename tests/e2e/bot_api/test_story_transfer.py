@@ -177,3 +177,15 @@ async def test_a_project_holding_a_value_json_cannot_is_refused(api: Api) -> Non
     reply = await api.send_raw("/stories/import", buffer.getvalue(), "application/zip")
     assert reply.error == (400, "bad_request"), reply.body
     assert reply.details == "domain.yml: holds a value JSON has no form for"
+
+
+async def test_import_takes_a_post_only_and_keys_are_ascii(api: Api) -> None:
+    for method in ("GET", "PUT", "DELETE", "OPTIONS"):
+        reply = await api.call(method, "/stories/import")
+        assert reply.error == (405, "method_not_allowed"), method
+        assert reply.headers["Allow"] == "POST"
+    document = await export(api, await pizza_story(api))
+    document["interactions"][0]["key"] = "grüße"
+    reply = await import_document(api, document)
+    assert reply.error == (400, "validation_error")
+    assert "ASCII" in str(reply.body["status"]["errors"]["interactions"]["0"]["key"])

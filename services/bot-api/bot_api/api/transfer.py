@@ -80,5 +80,12 @@ async def import_story(request: web.Request, upload: Upload) -> Any:
     return envelope(MANAGEMENT_STATUS_FIELD, 200, "success", id=story_id, report=report)
 
 
+@routes.route("*", "/stories/import")
+async def import_only_posts(request: web.Request) -> web.Response:
+    """`/stories/import` takes a POST only; without this, `/stories/{story}` would answer
+    any other method as if `import` were a story's id."""
+    raise web.HTTPMethodNotAllowed(request.method, ["POST"])
+
+
 def _as_json(document: dict[str, Any]) -> str:
     return json.dumps(document, ensure_ascii=False)

@@ -51,7 +51,9 @@ few enough to read."""
 
 def key(**kwargs: Any) -> fields.String:
     return fields.String(
-        validate=FullMatch(KEY_PATTERN.pattern, error="1 to 128 letters, digits, '_', '.' or '-'."),
+        validate=FullMatch(
+            KEY_PATTERN.pattern, error="1 to 128 ASCII letters, digits, '_', '.' or '-'."
+        ),
         **kwargs,
     )
 

@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from anyascii import anyascii
+
 from bot_api.domain.errors import Invalid, Path
 from bot_api.domain.interactions import FALLBACK, STANDARD, WELCOME
 from bot_api.domain.structure import Context, Structure
@@ -19,8 +21,10 @@ from bot_api.transfer.limits import MAX_KEY_BASE
 
 FORMAT = "parley.story"
 VERSION = 1
-KEY_PATTERN = re.compile(r"^[\w.-]{1,128}$")
-_NOT_IN_KEY = re.compile(r"[^\w.-]+")
+KEY_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+r"""ASCII, so a key means the same to every tool that reads the document: a file name of
+the git layout, a JSON Schema pattern (ECMA's `\w` is ASCII, Python's is not)."""
+_NOT_IN_KEY = re.compile(r"[^a-z0-9_.-]+")
 
 
 @dataclass(frozen=True)
@@ -69,9 +73,10 @@ class ReadStory:
 
 
 def key_base(name: str) -> str:
-    """A name as a key: in lower case, any other character than a letter, digit, `_`,
-    `.` or `-` as `-`."""
-    return _NOT_IN_KEY.sub("-", name.lower()).strip("-") or "interaction"
+    """A name as a key: in ASCII letters (anyascii transliterates: "Grüße" is "grusse",
+    "你好" "nihao"), lower case, any other character than a letter, digit, `_`, `.` or `-`
+    as `-`."""
+    return _NOT_IN_KEY.sub("-", anyascii(name).lower()).strip("-") or "interaction"
 
 
 class Keys:

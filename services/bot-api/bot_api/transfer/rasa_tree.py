@@ -8,23 +8,20 @@ another way adds a child under A named B (key `a.b`), and one answering B as usu
 B among A's references (reachable and preferred after A).
 """
 
-import re
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from bot_api.transfer.document import Keys
+from bot_api.transfer.document import Keys, key_base
 from bot_api.transfer.limits import MAX_CONTEXT_LIST
 from bot_api.transfer.rasa_dialogue import DEFAULT_FALLBACK, NLU_FALLBACK, Conversation
 from bot_api.transfer.report import Unmapped
-
-NOT_A_KEY_CHARACTER = re.compile(r"[^\w-]")
 
 
 def key_part(intent: str) -> str:
     """An intent's name as a part of a key: a child's key joins its parent's and its own
     with `.`, so no `.` inside a part."""
-    return NOT_A_KEY_CHARACTER.sub("-", intent.lower()) or "-"
+    return key_base(intent).replace(".", "-")
 
 
 @dataclass

@@ -60,7 +60,7 @@ def parse_json(text: str) -> Any:
     try:
         return json.loads(text, parse_constant=_no_constant)
     except RecursionError:
-        raise TranslationError("the document is nested too deeply") from None
+        raise TranslationError("the document is nested deeper than it can be read") from None
     except ValueError as error:
         raise TranslationError(f"malformed JSON: {error}") from None
 
@@ -87,7 +87,7 @@ def parse_yaml(text: str, place: str) -> Any:
             raise TranslationError(f"{place}: YAML aliases (*name) are not read")
         document = yaml.load(text, _DocumentLoader)
     except RecursionError:
-        raise TranslationError(f"{place}: nested too deeply") from None
+        raise TranslationError(f"{place}: nested deeper than it can be read") from None
     except yaml.YAMLError as error:
         raise TranslationError(f"{place}: malformed YAML: {error}") from None
     try:

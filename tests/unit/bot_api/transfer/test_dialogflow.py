@@ -698,7 +698,7 @@ def test_entities_keep_entries_and_synonyms_and_report_what_lists_cannot_hold() 
 def test_keys_are_made_from_names_and_unique() -> None:
     files = agent(intent("Order: Pizza!"), intent("order--pizza-"), intent("Ünïcode ok"))
     keys = [i["key"] for i in checked(translate(files))["interactions"]]
-    assert keys == ["order-pizza", "order--pizza", "ünïcode-ok"]
+    assert keys == ["order-pizza", "order--pizza", "unicode-ok"]
 
 
 def test_phrases_past_the_99th_are_reported() -> None:

@@ -59,12 +59,13 @@ def new_ids() -> Any:
 
 
 def test_keys_are_made_from_names_and_told_apart() -> None:
-    assert keys_for(["Order pizza", "Order pizza", "Grüße!", "", "a/b"]) == [
+    assert keys_for(["Order pizza", "Order pizza", "Grüße!", "", "a/b", "你好"]) == [
         "order-pizza",
         "order-pizza-2",
-        "grüße",
+        "grusse",
         "interaction",
         "a-b",
+        "nihao",
     ]
 
 

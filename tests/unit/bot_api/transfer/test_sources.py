@@ -19,7 +19,7 @@ DOCUMENT = {
     "settings": {},
     "interactions": [
         {"key": "hours", "name": "Hours", "userSays": ["when are you open"]},
-        {"key": "déjà-vu", "name": "Déjà vu", "userSays": ["2020-01-01"]},
+        {"key": "deja-vu", "name": "Déjà vu", "userSays": ["2020-01-01"]},
     ],
     "entities": [
         {"name": "day", "entries": [{"value": "monday", "synonyms": [{"value": "monday"}]}]}
