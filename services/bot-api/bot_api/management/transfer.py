@@ -7,7 +7,7 @@ visible in one write; a failure on the way removes what was written.
 """
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from bot_api.changes import ChangeFeed, EntitiesEdited, StoryCreated
@@ -86,7 +86,7 @@ class ImportReport:
     entities: list[ImportedEntity]
     connections: list[dict[str, Any]]
     added: list[str]
-    unmapped: Sequence[Unmapped] = field(default_factory=list)
+    unmapped: Sequence[Unmapped]
 
 
 class ImportRefused(Exception):
