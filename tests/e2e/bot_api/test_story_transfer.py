@@ -189,3 +189,16 @@ async def test_import_takes_a_post_only_and_keys_are_ascii(api: Api) -> None:
     reply = await import_document(api, document)
     assert reply.error == (400, "validation_error")
     assert "ASCII" in str(reply.body["status"]["errors"]["interactions"]["0"]["key"])
+
+
+async def test_an_import_retried_with_its_idempotency_key_makes_one_story(api: Api) -> None:
+    document = await export(api, await pizza_story(api))
+    headers = {"Idempotency-Key": "import-1"}
+    first = await api.call("POST", "/stories/import", document, headers)
+    again = await api.call("POST", "/stories/import", document, headers)
+    assert first.status == again.status == 200, (first.body, again.body)
+    assert again.body["id"] == first.body["id"]
+    assert again.body["report"] == first.body["report"]
+    assert len(await api.ok("GET", "/stories")) == 2
+    other = await api.call("POST", "/stories/import", {**document, "name": "Other"}, headers)
+    assert other.error == (409, "conflict")

@@ -2,6 +2,7 @@
 (docs/import-export.md)."""
 
 import asyncio
+import hashlib
 import json
 from typing import Any
 
@@ -23,8 +24,10 @@ from bot_api.transfer.layout import as_yaml
 from bot_api.transfer.sources import MEDIA_TYPES
 from shared.endpoints import QUERY, Upload, endpoint
 from shared.envelope import envelope
+from shared.keys import IDEMPOTENCY
 
 routes = web.RouteTableDef()
+IMPORTED = ImportedSchema()
 
 
 @routes.get("/stories/{story}/export")
@@ -64,20 +67,30 @@ async def import_story(request: web.Request, upload: Upload) -> Any:
     account_id = account_of(request)
     transfer = request.app[TRANSFER]
     dry_run = request[QUERY]["dry_run"]
-    transfer.begin_import(account_id)
-    try:
+
+    async def create(new_id: str | None) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
         story = await loop.run_in_executor(
             request.app[TRANSFER_WORKER], read_upload, upload.media_type, upload.data
         )
-        story_id, report = await transfer.import_story(
-            account_id=account_id, upload=story, dry_run=dry_run
+        try:
+            story_id, report = await transfer.import_story(
+                account_id=account_id, upload=story, dry_run=dry_run, new_id=new_id
+            )
+        except ImportRefused as refused:
+            raise problems_error(refused.problems) from None
+        answer = envelope(MANAGEMENT_STATUS_FIELD, 200, "success", id=story_id, report=report)
+        return dict(IMPORTED.dump(answer))
+
+    sent = {"media": upload.media_type, "sha256": hashlib.sha256(upload.data).hexdigest()}
+    transfer.begin_import(account_id)
+    try:
+        answer = await request.app[IDEMPOTENCY].once(
+            request, account_id, {**sent, "dryRun": dry_run}, create
         )
-    except ImportRefused as refused:
-        raise problems_error(refused.problems) from None
     finally:
         transfer.end_import(account_id)
-    return envelope(MANAGEMENT_STATUS_FIELD, 200, "success", id=story_id, report=report)
+    return web.json_response(answer)
 
 
 @routes.route("*", "/stories/import")

@@ -141,10 +141,12 @@ class StoryTransfer:
         self._importing.discard(account_id)
 
     async def import_story(
-        self, *, account_id: str, upload: StoryUpload, dry_run: bool
+        self, *, account_id: str, upload: StoryUpload, dry_run: bool, new_id: str | None = None
     ) -> tuple[str | None, ImportReport]:
         """The new story's id (None in a dry run) and the report; ImportRefused listing
-        every problem, or a quota refused, and nothing written."""
+        every problem, or a quota refused, and nothing written. Under `new_id` when given
+        (a retried import, `Idempotency-Key`): if that story exists, the retry's write had
+        landed, and it is answered again (its interactions' ids are not in the report)."""
         stores = self._stores
         problems: list[Problem] = []
         prepared: dict[str, Interaction] = {}
@@ -169,18 +171,12 @@ class StoryTransfer:
         if problems:
             raise ImportRefused(problems)
 
-        quotas = await self._quotas.of(account_id)
-        quotas.check_stories(await stores.stories.count(account_id) + 1)
-        quotas.check_interactions(len(prepared))
+        landed = new_id is not None and await stores.stories.get(account_id, new_id) is not None
         phrases = sum(len(i.user_says) for i in prepared.values())
-        quotas.check_phrases(phrases)
         created = {e.name for e in entities if e.status == "created"}
         new_entities = [e for e in upload.entities if e.name in created]
-        if new_entities:
-            held, entries = await stores.entities.totals(account_id)
-            quotas.check_entities(
-                held + len(new_entities), entries + sum(len(e.entries) for e in new_entities)
-            )
+        if not landed:
+            await self._check_quotas(account_id, len(prepared), phrases, new_entities)
 
         report = ImportReport(
             source=upload.source,
@@ -191,7 +187,7 @@ class StoryTransfer:
                 {
                     "key": upload.keys.get(i, interaction.kind),
                     "name": interaction.name,
-                    **({} if dry_run else {"id": i}),
+                    **({} if dry_run or landed else {"id": i}),
                 }
                 for i, interaction in prepared.items()
             ],
@@ -203,8 +199,24 @@ class StoryTransfer:
         )
         if dry_run:
             return None, report
-        story_id = await self._write(account_id, upload, prepared, new_entities, phrases)
+        if landed:
+            return new_id, report
+        story_id = new_id or new_object_id()
+        await self._write(account_id, story_id, upload, prepared, new_entities, phrases)
         return story_id, report
+
+    async def _check_quotas(
+        self, account_id: str, interactions: int, phrases: int, new_entities: Sequence[Entity]
+    ) -> None:
+        quotas = await self._quotas.of(account_id)
+        quotas.check_stories(await self._stores.stories.count(account_id) + 1)
+        quotas.check_interactions(interactions)
+        quotas.check_phrases(phrases)
+        if new_entities:
+            held, entries = await self._stores.entities.totals(account_id)
+            quotas.check_entities(
+                held + len(new_entities), entries + sum(len(e.entries) for e in new_entities)
+            )
 
     async def _entities(
         self, account_id: str, upload: StoryUpload, prepared: Mapping[str, Interaction]
@@ -245,13 +257,13 @@ class StoryTransfer:
     async def _write(
         self,
         account_id: str,
+        story_id: str,
         upload: StoryUpload,
         prepared: Mapping[str, Interaction],
         new_entities: Sequence[Entity],
         phrases: int,
-    ) -> str:
+    ) -> None:
         stores = self._stores
-        story_id = new_object_id()
         created: list[str] = []
         try:
             for entity in new_entities:
@@ -276,7 +288,6 @@ class StoryTransfer:
         if created:
             await self._changes.announce(EntitiesEdited(account_id))
         await self._changes.announce(StoryCreated(account_id, story_id))
-        return story_id
 
 
 def _place(upload: StoryUpload, interaction_id: str) -> tuple[str | int, ...]:

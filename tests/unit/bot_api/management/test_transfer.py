@@ -173,3 +173,24 @@ def test_one_import_of_an_account_runs_at_a_time(transfer: StoryTransfer) -> Non
     transfer.begin_import("account-2")
     transfer.end_import(ACCOUNT)
     transfer.begin_import(ACCOUNT)
+
+
+async def test_a_retried_import_whose_write_landed_is_answered_again(
+    transfer: StoryTransfer, database: Database, announced: Announced
+) -> None:
+    """Under the id its `Idempotency-Key` gives: the first attempt wrote, then its answer
+    was lost (a 503 while MongoDB came back)."""
+    new_id = "0123456789abcdef01234567"
+    story_id, _ = await transfer.import_story(
+        account_id=ACCOUNT, upload=upload(document()), dry_run=False, new_id=new_id
+    )
+    written = len(database.operations())
+
+    again, report = await transfer.import_story(
+        account_id=ACCOUNT, upload=upload(document()), dry_run=False, new_id=new_id
+    )
+
+    assert story_id == again == new_id
+    assert not [o for o in database.operations()[written:] if o in WRITES]
+    assert len(database.stories.records) == 1 and len(announced) == 2
+    assert all("id" not in i for i in report.interactions)
