@@ -36,7 +36,6 @@ from bot_api.storage.inbox import MAX_INBOX_TURNS
 from bot_api.storage.interactions import InteractionSummary
 from bot_api.storage.sessions import StoredSession, session_key
 from bot_api.storage.stories import StoryFields, StoryRecord
-from bot_api.storage.versions import StoryVersion, VersionSummary
 from bot_api.storage.turns import (
     MAX_TRANSCRIPT_TURNS,
     ConversationFilter,
@@ -52,6 +51,7 @@ from bot_api.storage.turns import (
     vector_from_document,
     vector_model,
 )
+from bot_api.storage.versions import StoryVersion, VersionSummary
 from shared.errors import Conflict
 from shared.events import ConnectionChanged
 from shared.ids import is_object_id
