@@ -51,6 +51,7 @@ from bot_api.storage.turns import (
     vector_from_document,
     vector_model,
 )
+from bot_api.storage.versions import StoryVersion, VersionSummary
 from shared.errors import Conflict
 from shared.events import ConnectionChanged
 from shared.ids import is_object_id
@@ -72,6 +73,7 @@ class Database:
         self.sessions = SessionsInMemory(self)
         self.connections = ConnectionsInMemory(self)
         self.turns = TurnsInMemory()
+        self.versions = VersionsInMemory(self)
 
     def stores(self) -> Stores:
         return Stores(
@@ -81,6 +83,7 @@ class Database:
             sessions=self.sessions,
             connections=self.connections,
             turns=self.turns,
+            versions=self.versions,
         )
 
     def meanwhile(self, operation: str, action: Action, times: int = 1) -> None:
@@ -173,6 +176,7 @@ class StoriesInMemory(_InMemory):
                 name=changes.name,
                 description=changes.description,
                 settings=changes.settings,
+                published=changes.published,
             )
         self.records[story.id] = replace(
             current,
@@ -238,6 +242,55 @@ class StoriesInMemory(_InMemory):
             structure=current.structure if structure is None else structure,
             revision=current.revision + 1,
         )
+
+
+class VersionsInMemory(_InMemory):
+    """Numbers the story's versions as the unique index does: one past its highest."""
+
+    def __init__(self, database: Database) -> None:
+        super().__init__(database)
+        self.versions: dict[str, StoryVersion] = {}
+
+    def _of(self, account_id: str, story_id: str) -> list[StoryVersion]:
+        return [
+            v
+            for v in self.versions.values()
+            if (v.account_id, v.story_id) == (account_id, story_id)
+        ]
+
+    async def add(self, version: StoryVersion) -> StoryVersion:
+        await self._database.record("versions.add", version.story_id)
+        numbers = [v.number for v in self._of(version.account_id, version.story_id)]
+        numbered = replace(version, number=max(numbers, default=0) + 1)
+        self.versions[version.id] = numbered
+        return numbered
+
+    async def list(self, account_id: str, story_id: str, page: Page) -> list[VersionSummary]:
+        await self._database.record("versions.list", story_id)
+        newest_first = sorted(self._of(account_id, story_id), key=lambda v: -v.number)
+        return page.of([v.summary() for v in newest_first])
+
+    async def count(self, account_id: str, story_id: str) -> int:
+        return len(self._of(account_id, story_id))
+
+    async def get(self, account_id: str, story_id: str, version_id: str) -> StoryVersion | None:
+        await self._database.record("versions.get", version_id)
+        version = self.versions.get(version_id)
+        mine = version is not None and (version.account_id, version.story_id) == (
+            account_id,
+            story_id,
+        )
+        return version if mine else None
+
+    async def delete(self, account_id: str, story_id: str, version_id: str) -> bool:
+        if await self.get(account_id, story_id, version_id) is None:
+            return False
+        del self.versions[version_id]
+        return True
+
+    async def delete_for_story(self, account_id: str, story_id: str) -> None:
+        for version in self._of(account_id, story_id):
+            del self.versions[version.id]
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from bot_api.api import (
     query,
     stories,
     transfer,
+    versions,
 )
 from bot_api.api.common import MANAGEMENT_STATUS_FIELD
 from bot_api.changes import ChangeFeed
@@ -48,6 +49,7 @@ from bot_api.keys import (
     STORY_CACHE,
     TRANSFER,
     TRANSFER_WORKER,
+    VERSIONS,
 )
 from bot_api.management.analytics import AnalyticsReports
 from bot_api.management.entities import EntityService
@@ -58,6 +60,7 @@ from bot_api.management.interactions import InteractionService
 from bot_api.management.quotas import StoredQuotas
 from bot_api.management.stories import StoryService
 from bot_api.management.transfer import StoryTransfer
+from bot_api.management.versions import VersionService
 from bot_api.messaging import (
     NatsConnectionDirectory,
     connection_events,
@@ -65,6 +68,7 @@ from bot_api.messaging import (
     story_events,
     story_lookups,
 )
+from bot_api.schemas.versions import StoryDocuments
 from bot_api.storage import Stores
 from bot_api.storage.analytics import AnalyticsRepository
 from bot_api.storage.inbox import InboxRepository
@@ -98,7 +102,13 @@ async def management(app: web.Application) -> AsyncIterator[None]:
         )
         sweeper = VectorSweeper(stores, vector_store, vectors)
         await vector_store.ensure_indexes()
-    cache = StoryCache(stores, vectors, budget_bytes=config.story_cache_mb * 2**20)
+    documents = StoryDocuments()
+    cache = StoryCache(
+        stores,
+        vectors,
+        budget_bytes=config.story_cache_mb * 2**20,
+        read_version=documents.read,
+    )
     changes.listen(cache)
     if sweeper is not None:
         changes.listen(sweeper)
@@ -113,6 +123,14 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     app[ENTITIES] = EntityService(stores=stores, changes=changes, quotas=quotas)
     app[TRANSFER] = StoryTransfer(stores=stores, changes=changes, quotas=quotas)
     app[TRANSFER_WORKER] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="transfer")
+    app[VERSIONS] = VersionService(
+        stores=stores,
+        changes=changes,
+        quotas=quotas,
+        transfer=app[TRANSFER],
+        documents=documents,
+        worker=app[TRANSFER_WORKER],
+    )
     app[HISTORY] = HistoryService(stores)
     inbox_store = InboxRepository(app[DATABASE])
     await inbox_store.ensure_indexes()
@@ -207,6 +225,7 @@ def create_app(config: Config) -> web.Application:
         analytics.routes,
         inbox.routes,
         transfer.routes,
+        versions.routes,
     ):
         app.router.add_routes(routes)
     add_console(app)

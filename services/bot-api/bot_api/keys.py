@@ -17,6 +17,7 @@ from bot_api.management.inbox import InboxService
 from bot_api.management.interactions import InteractionService
 from bot_api.management.stories import StoryService
 from bot_api.management.transfer import StoryTransfer
+from bot_api.management.versions import VersionService
 from bot_api.storage import Stores
 from shared.keys import ACCOUNTS, CONFIG, DATABASE, NATS, OUTBOX, RATE_LIMITS
 
@@ -36,6 +37,7 @@ ANALYTICS = web.AppKey("analytics", AnalyticsCounters)
 """A listener of the history recorder: counts each batch of turns it stores."""
 ANALYTICS_REPORTS = web.AppKey("analytics_reports", AnalyticsReports)
 TRANSFER = web.AppKey("transfer", StoryTransfer)
+VERSIONS = web.AppKey("versions", VersionService)
 TRANSFER_WORKER = web.AppKey("transfer_worker", ThreadPoolExecutor)
 """The one thread that reads uploads (translating, checking) and writes exports, off
 the event loop; one import per account at a time (StoryTransfer) keeps it fair."""
@@ -62,4 +64,5 @@ __all__ = [
     "STORY_CACHE",
     "TRANSFER",
     "TRANSFER_WORKER",
+    "VERSIONS",
 ]

@@ -6,7 +6,7 @@ A document is read in two steps, so each interaction is checked by the very sche
 keys, and each interaction's fields are loaded by `InteractionWriteSchema`.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
 from typing import Any
 
@@ -202,8 +202,11 @@ def read_upload(media_type: str, data: bytes) -> StoryUpload:
     return checked_upload(source, translated)
 
 
-def checked_upload(source: str, translated: Translated) -> StoryUpload:
-    """A translated upload checked whole (see `read_upload`)."""
+def checked_upload(
+    source: str, translated: Translated, new_id: Callable[[], str] | None = None
+) -> StoryUpload:
+    """A translated upload checked whole (see `read_upload`), each interaction under a
+    `new_id()` (by default a new UUID) in the document's order."""
     check_text(translated.document)
     try:
         document = StoryDocumentSchema().load(translated.document)
@@ -212,7 +215,7 @@ def checked_upload(source: str, translated: Translated) -> StoryUpload:
             error.messages if isinstance(error.messages, dict) else {"_schema": error.messages}
         )
         raise ValidationFailed.of_tree(messages, limit=MAX_REPORTED_PROBLEMS) from None
-    read = read_document(document)
+    read = read_document(document) if new_id is None else read_document(document, new_id)
     errors: dict[Any, Any] = {}
     interactions: dict[str, Interaction] = {}
     for interaction_id, content in read.content.interactions.items():

@@ -20,6 +20,7 @@ from bot_api.storage.interactions import InteractionSummary
 from bot_api.storage.sessions import StoredSession
 from bot_api.storage.stories import StoryFields, StoryRecord
 from bot_api.storage.turns import ConversationFilter, ConversationPage, StoredTurn
+from bot_api.storage.versions import StoryVersion, VersionSummary
 from shared.events import ConnectionChanged
 from shared.pages import EVERY_ITEM, Page
 
@@ -171,6 +172,23 @@ class ConnectionView(Indexed, Protocol):
     async def for_webhook(
         self, account_id: str, story_id: str, webhook: str
     ) -> Connection | None: ...
+
+
+class VersionStore(Indexed, Protocol):
+    async def add(self, version: StoryVersion) -> StoryVersion:
+        """Stored under the story's next number (1 for its first): the version as stored.
+        `storage.versions.NumberTaken` if other freezes keep taking the number."""
+
+    async def list(self, account_id: str, story_id: str, page: Page) -> list[VersionSummary]:
+        """A page of the story's versions, newest first."""
+
+    async def count(self, account_id: str, story_id: str) -> int: ...
+
+    async def get(self, account_id: str, story_id: str, version_id: str) -> StoryVersion | None: ...
+
+    async def delete(self, account_id: str, story_id: str, version_id: str) -> bool: ...
+
+    async def delete_for_story(self, account_id: str, story_id: str) -> None: ...
 
 
 class VectorStore(Indexed, Protocol):

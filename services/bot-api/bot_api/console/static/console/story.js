@@ -1,6 +1,7 @@
 // A story: its context tree, new interactions, root order, references and settings.
 import { call, everything, file, page } from "./api.js";
 import { startChat } from "./chat.js";
+import { startVersions } from "./versions.js";
 import {
   byId, clearErrors, confirmThen, h, languageOptions, notice, saveFile, showErrors,
 } from "./ui.js";
@@ -161,5 +162,6 @@ export async function start() {
   byId("timezones").replaceChildren(
     ...Intl.supportedValuesOf("timeZone").map((zone) => h("option", { value: zone })),
   );
+  await startVersions(storyPath, load);
   startChat(page.story);
 }
