@@ -129,8 +129,10 @@ class ConversationTestRepository:
         self.runs = database["conversation_test_runs"]
 
     async def ensure_indexes(self) -> None:
-        """A story's tests, in the order they were made (ids grow with time)."""
-        await self.tests.create_index([("storyId", 1), ("_id", 1)])
+        """A story's tests, read in the order they were made (ids grow with time; sorted
+        after the read: nx-27017 refuses writes under an index naming `_id`, see
+        docs/mongodb-compatibility.md, and a story holds at most MAX_TESTS_PER_STORY)."""
+        await self.tests.create_index("storyId")
 
     async def insert(
         self, account_id: str, story_id: str, test: ConversationTest, test_id: str | None = None
