@@ -87,7 +87,7 @@ async def test_get_replace_and_delete_reach_only_the_named_story_s_test(
 ) -> None:
     ids = await seed(store)
     (account, story_id), made = next(iter(ids.items()))
-    other_story = [key for key in ids if key[0] == account and key[1] != story_id][0][1]
+    other_story = next(key for key in ids if key[0] == account and key[1] != story_id)[1]
     target = made[1]
     stored = await store.get(account, story_id, target)
     assert stored is not None and stored.test == conversation("t1")

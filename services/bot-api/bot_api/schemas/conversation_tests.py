@@ -25,8 +25,7 @@ from bot_api.schemas.common import NAME_PATTERN, text
 from bot_api.schemas.interactions import TRIGGER
 from bot_api.schemas.query import MAX_QUERY_PARAMETERS, ParameterValue
 from bot_api.storage.conversation_tests import EXPECTATION_FIELDS, conversation_test, written_test
-from shared.ids import is_object_id
-from shared.schema_fields import StrictBoolean
+from shared.schema_fields import FullMatch, StrictBoolean
 from shared.timeutil import iso
 
 
@@ -119,7 +118,7 @@ class DocumentTestsField(fields.List):  # type: ignore[type-arg]
 
 class RunRequestSchema(Schema):
     version = fields.String(
-        validate=lambda value: is_object_id(value),
+        validate=FullMatch(r"^[0-9a-fA-F]{24}$", error="A version's id: 24 hex digits."),
         metadata={"description": "A version's id: run against it, not the draft"},
     )
 
