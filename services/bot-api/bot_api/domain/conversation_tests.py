@@ -14,9 +14,9 @@ from typing import Any
 
 MAX_TESTS_PER_STORY = 100
 """Tests a story may hold. With `MAX_TURNS_PER_TEST` it bounds a run, which every edit
-starts, at 2,000 turns: about 1.6 s of one worker thread at the rate the bench measured
-(500 turns in ~0.4 s on the 150 × 99 story, docs/benchmarks.md "Conversation tests"),
-enough for a suite that covers every interaction of a large story once or twice."""
+starts, at 2,000 turns: 0.67 s of one worker thread on the 150 × 99 story (500 turns in
+0.17 s; docs/benchmarks.md "Conversation tests"), and enough for a suite that covers each
+interaction of a large story once or twice."""
 MAX_TURNS_PER_TEST = 20
 """Turns one test may take: a conversation through slot filling and two levels of
 contexts takes under ten; twenty leaves room and keeps a run bounded (above)."""
