@@ -159,7 +159,7 @@ def junit_xml(suite: str, run: TestRun) -> bytes:
         case = ET.SubElement(root, "testcase", name=result.name, classname=suite)
         if not result.passed:
             message = failure_message(result)
-            ET.SubElement(case, "failure", message=message, type="ConversationTestFailure").text = (
-                message
-            )
+            ET.SubElement(
+                case, "failure", message=message, type="ConversationTestFailure"
+            ).text = message
     return bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True))

@@ -18,12 +18,15 @@ from bot_api.schemas.conversation_tests import (
 from shared.endpoints import Handler, endpoint
 
 routes = web.RouteTableDef()
+READS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 @web.middleware
 async def tests_link(request: web.Request, handler: Handler) -> web.StreamResponse:
     """A successful edit of a story answers a `Link` to the run of its tests that the edit
     started (`rel="tests"`, docs/tests.md); its body stays as it was."""
+    if request.method in READS:
+        return await handler(request)
     started: set[str] = set()
     token = STARTED_RUNS.set(started)
     try:
@@ -95,6 +98,18 @@ async def last_run(request: web.Request) -> Any:
     return await request.app[CONVERSATION_TESTS].last(
         account_id=account_of(request), story_id=request.match_info["story"]
     )
+
+
+@routes.route("*", "/stories/{story}/tests/run")
+async def run_only_posts(request: web.Request) -> web.Response:
+    """Without this, `/tests/{test}` would answer any other method as if `run` were a
+    test's id."""
+    raise web.HTTPMethodNotAllowed(request.method, ["POST"])
+
+
+@routes.route("*", "/stories/{story}/tests/last")
+async def last_only_reads(request: web.Request) -> web.Response:
+    raise web.HTTPMethodNotAllowed(request.method, ["GET", "HEAD"])
 
 
 @routes.get("/stories/{story}/tests/{test}")

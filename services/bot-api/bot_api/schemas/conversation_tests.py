@@ -39,6 +39,9 @@ def parameters(**kwargs: Any) -> fields.Dict:
 
 
 class ExpectationSchema(Schema):
+    class Meta:
+        json_schema: ClassVar = {"minProperties": 1}  # checks_something, for OpenAPI
+
     interaction = text(
         1024, min_length=1, metadata={"description": "The answering interaction's name"}
     )
