@@ -73,7 +73,7 @@ def test_the_test_chat_is_saved_as_a_test(page: Page, stack: Stack) -> None:
     sign_in(page, stack)
     page.goto(f"{stack.bot_api}/console/stories/{story_id}")
     loaded(page)
-    expect(page.locator("#tests-summary")).to_have_text("Tests: not run after an edit yet.")
+    expect(page.locator("#tests-summary")).to_have_text("Tests: none run after an edit yet.")
     page.locator("#chat-input").fill("i want a pizza")
     page.get_by_role("button", name="Send", exact=True).click()
     expect(page.locator("#chat-log")).to_contain_text("One pizza coming up!")

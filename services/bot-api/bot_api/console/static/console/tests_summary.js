@@ -6,7 +6,11 @@ import { byId } from "./ui.js";
 const RETRY_MS = 300; // the run starts 0.5 s after the edit (EDIT_DEBOUNCE_SECONDS)
 const TRIES = 20;
 
+// The last run, or null: none yet, or the story has no tests (asked first, so a story
+// without tests costs no 404).
 export async function lastRun(storyId) {
+  const tests = await call("GET", `/stories/${storyId}/tests`);
+  if (tests.length === 0) return null;
   try {
     return await call("GET", `/stories/${storyId}/tests/last`);
   } catch (error) {
@@ -16,7 +20,7 @@ export async function lastRun(storyId) {
 }
 
 export function describe(run) {
-  if (!run) return { text: "Tests: not run after an edit yet.", kind: "none" };
+  if (!run) return { text: "Tests: none run after an edit yet.", kind: "none" };
   const broken = run.results.filter((result) => result.broken).map((result) => result.name);
   const text =
     `Tests: ${run.passed} passed, ${run.failed} failed` +
