@@ -123,7 +123,7 @@ async def test_the_last_run_is_kept_whole_one_per_story(store: ConversationTestS
         "two",
         False,
         turn=1,
-        difference=Difference("parameters", {"size": "large"}, {"size": None}),
+        difference=Difference("parameters", {"size": "large"}, {}),
         broken=True,
     )
     second = TestRun((TestResult("t1", "one", True), failing), 3, RAN_AT)

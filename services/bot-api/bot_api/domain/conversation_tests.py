@@ -91,7 +91,8 @@ class Difference:
 
 def first_difference(expect: Expectation, answer: Answer) -> Difference | None:
     """The first of the expectation's fields (in the order the API lists them) that the
-    answer does not meet; None when it meets them all."""
+    answer does not meet; None when it meets them all. For parameters, the wrong ones
+    only, and what the answer had of them (a missing one is absent from `got`)."""
     if expect.interaction is not None and answer.interaction != expect.interaction:
         return Difference("interaction", expect.interaction, answer.interaction)
     if expect.fallback is not None and answer.fallback != expect.fallback:
@@ -103,7 +104,7 @@ def first_difference(expect: Expectation, answer: Answer) -> Difference | None:
             if name not in answer.parameters or answer.parameters[name] != value
         }
         if wrong:
-            got = {name: answer.parameters.get(name) for name in wrong}
+            got = {name: answer.parameters[name] for name in wrong if name in answer.parameters}
             return Difference("parameters", dict(wrong), got)
     if expect.incomplete is not None and answer.incomplete != expect.incomplete:
         return Difference("incomplete", expect.incomplete, answer.incomplete)
