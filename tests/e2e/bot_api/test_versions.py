@@ -202,3 +202,30 @@ async def test_a_published_version_is_not_deleted_and_a_story_s_deletion_takes_i
 
     await api.ok("DELETE", f"/stories/{story_id}")
     assert (await api.get(f"/stories/{story_id}/versions/{kept}")).status == 404
+
+
+async def test_tests_run_against_a_version_and_guard_its_publishing(api: Api) -> None:
+    """A version whose conversation tests fail is published only with `force`."""
+    story_id = await pizza_story(api)
+    expect_order = {"query": "a big pizza please", "expect": {"interaction": "Order"}}
+    await api.ok("POST", f"/stories/{story_id}/tests", {"name": "order", "turns": [expect_order]})
+    good = await freeze(api, story_id, "orders")
+    path = f"/stories/{story_id}/interactions/{await order_id(api, story_id)}"
+    await api.ok("PUT", path, {"name": "Ordering"})
+    broken = await freeze(api, story_id, "renamed")
+
+    runs = {}
+    for version_id in (good, broken):
+        body = {"version": version_id}
+        runs[version_id] = await api.ok("POST", f"/stories/{story_id}/tests/run", body)
+    assert (runs[good]["passed"], runs[good]["failed"]) == (1, 0)
+    assert (runs[broken]["passed"], runs[broken]["failed"]) == (0, 1)
+
+    assert (await publish(api, story_id, good)).status == 200
+    refused = await publish(api, story_id, broken)
+    assert refused.error == (409, "conflict"), refused.body
+    assert (await api.story(story_id))["settings"]["published"] == good
+    assert (await publish(api, story_id, broken, force=True)).status == 200
+    assert (await api.story(story_id))["settings"]["published"] == broken
+    unknown = await api.post(f"/stories/{story_id}/tests/run", {"version": "c" * 24})
+    assert unknown.error == (404, "not_found")

@@ -130,7 +130,14 @@ class StoryCache:
         if story_id is None:
             story_id = await self._oldest_story(account_id)
         version = await self._published_version(account_id, story_id) if published else None
-        key: StoryKey = (account_id, story_id, version)
+        return await self._compiled((account_id, story_id, version))
+
+    async def version(self, account_id: str, story_id: str, version_id: str) -> CompiledStory:
+        """A version of the story, compiled (its conversation tests run against it, before
+        it is published too); NotFound when the story has no such version."""
+        return await self._compiled((account_id, story_id, version_id))
+
+    async def _compiled(self, key: StoryKey) -> CompiledStory:
         entry = self._entries.get(key)
         if entry is None:
             STORY_CACHE_MISSES.inc()

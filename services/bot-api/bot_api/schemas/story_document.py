@@ -22,9 +22,11 @@ from bot_api.domain.interactions import (
 from bot_api.domain.settings import Settings
 from bot_api.management.transfer import Exported, StoryUpload
 from bot_api.schemas.common import text
+from bot_api.schemas.conversation_tests import DocumentTestsField
 from bot_api.schemas.entities import EntityWriteSchema
 from bot_api.schemas.interactions import InteractionSchema, InteractionWriteSchema
 from bot_api.schemas.stories import SettingsSchema
+from bot_api.storage.conversation_tests import written_test
 from bot_api.storage.entities import entity_document
 from bot_api.transfer import sources
 from bot_api.transfer.document import (
@@ -94,6 +96,10 @@ class StoryDocumentSchema(Schema):
     )
     entities = fields.List(fields.Nested(EntityWriteSchema), load_default=list)
     connections = fields.List(text(128, min_length=1), load_default=list)
+    tests = DocumentTestsField(
+        load_default=list,
+        metadata={"description": "Conversation tests (docs/tests.md); interactions by name"},
+    )
 
 
 INTERACTION = InteractionSchema()
@@ -180,7 +186,11 @@ def exported_document(exported: Exported) -> dict[str, Any]:
         connection_names=exported.connection_names,
         awaited=exported.awaited,
     )
-    return to_document(story, [entity_document(e) for e in exported.entities])
+    return to_document(
+        story,
+        [entity_document(e) for e in exported.entities],
+        [written_test(t) for t in exported.tests],
+    )
 
 
 def _as_written(interaction: Interaction) -> dict[str, Any]:
@@ -247,6 +257,7 @@ def checked_upload(
         added=list(read.added),
         entities=document["entities"],
         unmapped=translated.unmapped,
+        tests=document["tests"],
     )
 
 

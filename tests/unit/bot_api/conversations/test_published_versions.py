@@ -17,7 +17,7 @@ from bot_api.management.versions import VersionService
 from bot_api.schemas.versions import StoryDocuments
 from shared.config import Config
 from support.bodies import interaction_changes, new_interaction
-from support.memory import ConnectionDirectory, Database
+from support.memory import ConnectionDirectory, ConversationTestsInMemory, Database
 
 ACCOUNT = "account-1"
 QUOTAS = Quotas.from_config(Config(mongodb_url="", nats_url=""))
@@ -55,7 +55,9 @@ def bot() -> Iterator[Bot]:
     documents = StoryDocuments()
     cache = StoryCache(stores, None, 2**30, read_version=documents.read)
     feed.listen(cache)
-    transfer = StoryTransfer(stores=stores, changes=feed, quotas=QUOTAS)
+    transfer = StoryTransfer(
+        stores=stores, changes=feed, quotas=QUOTAS, tests=ConversationTestsInMemory()
+    )
     worker = ThreadPoolExecutor(1)
     yield Bot(
         database,
