@@ -22,6 +22,7 @@ from bot_api.domain.conversation_tests import (
     StoredTest,
     TestRun,
 )
+from bot_api.engine.remembering import RememberingEncoder
 from bot_api.engine.replay import replay
 from bot_api.engine.semantic import Encoders
 from bot_api.engine.story import CompiledStory
@@ -71,6 +72,8 @@ class ConversationTestService:
         self._stories = stories
         self._worker = worker
         self._encoders = encoders
+        self._remembering: dict[str, RememberingEncoder] = {}
+        """By model id: what the runs encode, remembered for the next run."""
         self._debounce = debounce_seconds
         self._runs: dict[str, asyncio.Lock] = {}
         """Held by each account's run under way (one small lock per account that ran)."""
@@ -206,9 +209,14 @@ class ConversationTestService:
                 story = await self._stories.version(account_id, story_id, version_id)
             if tests is None:
                 tests = await self._tests.list(account_id, story_id)
-            encoder = None if self._encoders is None else self._encoders.for_story(story.settings)
-            work = functools.partial(replay, story, tests, utcnow(), encoder)
+            work = functools.partial(replay, story, tests, utcnow(), self._encoder_for(story))
             return await asyncio.get_running_loop().run_in_executor(self._worker, work)
+
+    def _encoder_for(self, story: CompiledStory) -> RememberingEncoder | None:
+        encoder = None if self._encoders is None else self._encoders.for_story(story.settings)
+        if encoder is None:
+            return None
+        return self._remembering.setdefault(encoder.model_id, RememberingEncoder(encoder))
 
     def _lock(self, account_id: str) -> asyncio.Lock:
         return self._runs.setdefault(account_id, asyncio.Lock())
