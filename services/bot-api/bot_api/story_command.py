@@ -91,7 +91,8 @@ class Api:
             with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as reply:
                 return bytes(reply.read())
         except urllib.error.HTTPError as error:
-            raise CommandError(_refusal(error.code, error.read())) from None
+            with error:
+                raise CommandError(_refusal(error.code, error.read())) from None
         except OSError as error:
             raise CommandError(f"cannot reach {self.url}: {error}") from None
 
