@@ -41,6 +41,10 @@ burst of writes (an interaction saved, then the story's order; a test saved from
 chat) landing within about 100 ms of each other: half a second runs the tests once per
 gesture, and the result is there before a person has turned to the Tests page."""
 
+CLOSE_WAIT_SECONDS = 5.0
+"""How long a shutdown waits for the runs under way: the most a story may hold (2,000
+turns) runs in under 1 s."""
+
 STARTED_RUNS: ContextVar[set[str] | None] = ContextVar("started_runs", default=None)
 """Set by the HTTP layer for each request: the stories whose tests an edit made in it
 will run, so its answer can link to the result."""
@@ -79,10 +83,19 @@ class ConversationTestService:
         """Held by each account's run under way (one small lock per account that ran)."""
         self._due: dict[tuple[str, str], asyncio.Task[None]] = {}
         """The run after the last edit of each story, waiting or running."""
+        self._waiting: set[asyncio.Task[None]] = set()
+        """Those of them still waiting out the debounce: only these are cancelled (by a
+        newer edit, or at shutdown). One that has begun reading is let finish, since a
+        database call cancelled halfway can leave its connection behind."""
 
     async def close(self) -> None:
-        """Abandon the runs after edits not done yet."""
+        """Abandon the runs after edits still waiting; give those under way a few
+        seconds to end (a run takes well under one), then abandon them too."""
         tasks = list(self._due.values())
+        for task in self._waiting:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=CLOSE_WAIT_SECONDS)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -169,19 +182,24 @@ class ConversationTestService:
         if started is not None:
             started.add(story_id)
         key = (account_id, story_id)
-        waiting = self._due.pop(key, None)
-        if waiting is not None:
-            waiting.cancel()
+        earlier = self._due.pop(key, None)
+        if earlier in self._waiting:
+            earlier.cancel()
         task = beyond_request(self._after_edit(account_id, story_id))
+        self._waiting.add(task)
         self._due[key] = task
         task.add_done_callback(lambda done: self._forget(key, done))
 
     def _forget(self, key: tuple[str, str], task: "asyncio.Task[None]") -> None:
+        self._waiting.discard(task)
         if self._due.get(key) is task:
             del self._due[key]
 
     async def _after_edit(self, account_id: str, story_id: str) -> None:
         await asyncio.sleep(self._debounce)
+        current = asyncio.current_task()
+        if current is not None:
+            self._waiting.discard(current)
         try:
             tests = await self._tests.list(account_id, story_id)
             previous = await self._tests.last_run(account_id, story_id)
