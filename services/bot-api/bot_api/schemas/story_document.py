@@ -236,10 +236,8 @@ def checked_upload(
             errors = _merged(errors, {"interactions": {index: error.messages}})
             continue
         interactions[interaction_id] = replace(loaded, id=interaction_id, kind=content["type"])
-    for problem in read.problems:
-        errors = _merged(errors, _tree(problem))
-    if errors:
-        raise ValidationFailed.of_tree(errors, limit=MAX_REPORTED_PROBLEMS)
+    if errors or read.problems:
+        raise problems_error(read.problems, errors)
     settings = Settings(**document["settings"])
     for default in default_interactions(settings.language):
         if default.kind in read.added:
@@ -261,8 +259,12 @@ def checked_upload(
     )
 
 
-def problems_error(problems: Sequence[Problem]) -> ValidationFailed:
-    errors: dict[Any, Any] = {}
+def problems_error(
+    problems: Sequence[Problem], found: dict[Any, Any] | None = None
+) -> ValidationFailed:
+    """One 400 listing the problems at their places, beside the error tree `found` by the
+    schemas, if any."""
+    errors: dict[Any, Any] = found or {}
     for problem in problems:
         errors = _merged(errors, _tree(problem))
     return ValidationFailed.of_tree(errors, limit=MAX_REPORTED_PROBLEMS)
