@@ -72,6 +72,14 @@ class Config:
     max_connections_per_client: int = 100
     # matching (docs/matching.md)
     semantic_matching: bool = True
+    # channels (docs/channels.md): where integrations-api is reached from the internet,
+    # and the messaging platforms' API base addresses (tests point them at stand-ins)
+    integrations_public_url: str = ""
+    """The base of the channels' inbound URLs; "" for the origin the API was called on."""
+    telegram_api_url: str = "https://api.telegram.org"
+    slack_api_url: str = "https://slack.com/api"
+    meta_graph_url: str = "https://graph.facebook.com/v21.0"
+    quota_channels: int = 100
 
     @property
     def subjects(self) -> Subjects:
@@ -138,6 +146,12 @@ class Config:
             "MAX_CONNECTIONS_PER_CLIENT": str(self.max_connections_per_client),
             # matching
             "SEMANTIC_MATCHING": "on" if self.semantic_matching else "off",
+            # channels
+            "INTEGRATIONS_PUBLIC_URL": self.integrations_public_url,
+            "TELEGRAM_API_URL": self.telegram_api_url,
+            "SLACK_API_URL": self.slack_api_url,
+            "META_GRAPH_URL": self.meta_graph_url,
+            "QUOTA_CHANNELS": str(self.quota_channels),
         }
 
     @classmethod
@@ -197,12 +211,21 @@ class Config:
             # matching
             semantic_matching=setting.choice("SEMANTIC_MATCHING", "on", ("on", "off")).lower()
             == "on",
+            # channels
+            integrations_public_url=setting.optional_url("INTEGRATIONS_PUBLIC_URL", _HTTP_SCHEMES),
+            telegram_api_url=setting.url("TELEGRAM_API_URL", _TELEGRAM_API, _HTTP_SCHEMES),
+            slack_api_url=setting.url("SLACK_API_URL", _SLACK_API, _HTTP_SCHEMES),
+            meta_graph_url=setting.url("META_GRAPH_URL", _META_GRAPH, _HTTP_SCHEMES),
+            quota_channels=setting.positive("QUOTA_CHANNELS", 100),
         )
 
 
 _MONGODB_SCHEMES = ("mongodb://", "mongodb+srv://")
 _NATS_SCHEMES = ("nats://", "tls://", "ws://", "wss://")
 _HTTP_SCHEMES = ("http://", "https://")
+_TELEGRAM_API = Config.telegram_api_url
+_SLACK_API = Config.slack_api_url
+_META_GRAPH = Config.meta_graph_url
 
 
 class _Reader:
