@@ -13,7 +13,7 @@ from nats.aio.msg import Msg
 
 from integrations_api.app import create_app
 from shared.config import Config
-from shared.events import ChannelTurn, ChannelTurnReply, decode, encode
+from shared.events import ChannelTurn, ChannelTurnReply, HandoffMessage, decode, encode
 from shared.messaging import connect
 from support.api import Api, Tenant
 from support.metrics import sample
@@ -364,3 +364,26 @@ async def _failures(integrations: TestClient) -> float:
     async with integrations.get("/metrics") as response:
         page = await response.text()
     return sample(page, "parley_channel_send_failures_total", type="telegram")
+
+
+async def test_a_person_s_handoff_message_reaches_the_user_on_the_channel(
+    config: Config, integrations: TestClient, telegram: TelegramStandIn, alice: Tenant,
+    bob: Tenant, story: dict[str, str],
+) -> None:  # fmt: skip
+    """The HandoffMessage events are published here as bot-api's outbox would publish
+    them (its handoff API is on branch i22-turns)."""
+    channel_id = await create_channel(channels_api(integrations, alice), story["story"])
+    account = alice.tokens.account_id
+    nats = await connect(config.nats_url, "test-handoff")
+    try:
+        for message in (
+            HandoffMessage(bob.tokens.account_id, story["story"], f"{channel_id}:4242:77", "x"),
+            HandoffMessage(account, "e" * 24, f"{channel_id}:4242:77", "other story"),
+            HandoffMessage(account, story["story"], "a-widget-session", "not a channel's"),
+            HandoffMessage(account, story["story"], f"{channel_id}:4242:77", "Hi, Bob here"),
+        ):
+            await nats.jetstream().publish(config.subjects.handoff_message, encode(message))
+        await eventually(lambda: _async(telegram.of("sendMessage")), seconds=5)
+    finally:
+        await nats.close()
+    assert telegram.of("sendMessage") == [{"chat_id": 4242, "text": "Hi, Bob here"}]

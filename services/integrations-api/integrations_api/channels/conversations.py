@@ -56,18 +56,27 @@ async def receive(
     return None
 
 
+class TurnFailed(Exception):
+    """bot-api refused the turn or did not answer it: the message says which."""
+
+
 async def answer(backends: ChannelBackends, channel: Channel, incoming: Incoming) -> None:
-    fulfillment = await _turn(backends, channel, incoming)
-    platform = PLATFORMS[channel.type]
-    outgoing = platform.render(channel.credentials, incoming, fulfillment)
-    await send_all(backends, channel, outgoing)
+    """Send the turn's answer; when there is none, what the platform still needs (a
+    click answered), and the reason on the channel's `error`."""
+    try:
+        fulfillment, problem = await _turn(backends, channel, incoming), None
+    except TurnFailed as failed:
+        fulfillment, problem = [], str(failed)
+    outgoing = PLATFORMS[channel.type].render(channel.credentials, incoming, fulfillment)
+    if await send_all(backends, channel, outgoing) and problem is not None:
+        log.warning("channel %s: no turn: %s", channel.id, problem)
+        await backends.channels.record_delivery(channel.account_id, channel.id, problem)
 
 
 async def _turn(
     backends: ChannelBackends, channel: Channel, incoming: Incoming
 ) -> list[dict[str, Any]]:
-    """The turn's fulfillment; none when bot-api refused or did not answer (the reason
-    goes on the channel's `error`), or when a click carried nothing to say."""
+    """The turn's fulfillment (none for a click that carried nothing to say)."""
     if incoming.query is None and incoming.goto is None:
         return []
     turn = ChannelTurn(
@@ -83,15 +92,11 @@ async def _turn(
     try:
         reply = await backends.turns.ask(turn)
     except TurnUnanswered as unanswered:
-        problem = str(unanswered)
-    else:
-        if reply.status == 200:
-            fulfillment: list[dict[str, Any]] = json.loads(reply.body)["result"]["fulfillment"]
-            return fulfillment
-        problem = f"bot-api answered {reply.status}: {_details(reply.body)}"
-    log.warning("channel %s: no turn: %s", channel.id, problem)
-    await backends.channels.record_delivery(channel.account_id, channel.id, problem)
-    return []
+        raise TurnFailed(str(unanswered)) from None
+    if reply.status != 200:
+        raise TurnFailed(f"bot-api answered {reply.status}: {_details(reply.body)}")
+    fulfillment: list[dict[str, Any]] = json.loads(reply.body)["result"]["fulfillment"]
+    return fulfillment
 
 
 def parameters(source: str, profile: Profile) -> dict[str, str]:
