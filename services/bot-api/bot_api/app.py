@@ -66,6 +66,7 @@ from bot_api.management.transfer import StoryTransfer
 from bot_api.management.versions import VersionService
 from bot_api.messaging import (
     NatsConnectionDirectory,
+    channel_turns,
     connection_events,
     delivery_reporter,
     story_events,
@@ -233,6 +234,7 @@ def create_app(config: Config) -> web.Application:
             recording,
             conversations,
             story_lookups,
+            channel_turns,
             story_events,
             connection_events,
         ]

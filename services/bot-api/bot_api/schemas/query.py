@@ -17,10 +17,13 @@ from bot_api.domain.responses import (
 from bot_api.engine.turn import Debug, Outcome, Turn
 from bot_api.schemas.common import NAME_PATTERN, text
 from bot_api.schemas.interactions import TRIGGER
+from shared.envelope import envelope
 from shared.envelope_schemas import status_schema
 from shared.schema_fields import StrictBoolean, StrictNumber, TypedUnion
 
 MAX_QUERY_PARAMETERS = 99
+
+QUERY_STATUS_FIELD = "type"
 
 MAX_QUERY_BODY_BYTES = 1024 * 1024
 """The most a /query body may hold. Every query the schema takes fits when sent as UTF-8
@@ -179,6 +182,29 @@ class QueryResponseSchema(Schema):
     sessionId = fields.String(required=True)
     timestamp = fields.String(required=True)
     status = fields.Nested(status_schema("type"), required=True)
+
+
+def turn_of(body: dict[str, Any]) -> Turn:
+    """The turn a loaded /query body asks for."""
+    return Turn(
+        query=body.get("query"),
+        trigger=body.get("trigger"),
+        goto=body.get("goto"),
+        parameters=body["parameters"],
+        confidence=body.get("confidence"),
+        lifespan=body.get("lifespan"),
+        reset=body["reset"],
+        debug=body["debug"],
+    )
+
+
+def query_body(session_id: str, turn: Turn, outcome: Outcome) -> dict[str, Any]:
+    """/query's answer to a turn (also a channel's, shared/events.py ChannelTurnReply)."""
+    return {
+        "result": result_body(turn, outcome),
+        "sessionId": session_id,
+        **envelope(QUERY_STATUS_FIELD, 200, "success"),
+    }
 
 
 def result_body(turn: Turn, outcome: Outcome) -> dict[str, Any]:
