@@ -24,6 +24,7 @@ from nats.js.api import DeliverPolicy
 from bot_api.changes import (
     Change,
     EntitiesEdited,
+    HandoffMessageSent,
     StoryCreated,
     StoryDeleted,
     StoryEdited,
@@ -41,6 +42,7 @@ from shared.events import (
     DeliveryResult,
     EntitiesChanged,
     Event,
+    HandoffMessage,
     StoryChanged,
     StoryLookup,
     StoryLookupReply,
@@ -151,6 +153,11 @@ class EventPublisher:
             case EntitiesEdited(account_id=account_id):
                 entities = EntitiesChanged(account_id, origin=origin)
                 await self._outbox.put(subjects.entities_changed, encode(entities))
+            case HandoffMessageSent():
+                message = HandoffMessage(
+                    change.account_id, change.story_id, change.session_id, change.text
+                )
+                await self._outbox.put(subjects.handoff_message, encode(message))
 
 
 async def story_events(app: web.Application) -> AsyncIterator[None]:
