@@ -160,7 +160,7 @@ class SessionRepository:
             "expiresAt": {"$gt": utcnow()},
             "state.handoff.lastMessageAt": {"$gt": active_since},
         }
-        cursor = self.collection.find(found, projection={"state.handoff": 1})
+        cursor = self.collection.find(found, projection=["state"])
         prefix = len(session_key(story_id, ""))
         items = [
             OpenHandoff(document["_id"][prefix:], _handoff(document["state"]["handoff"]))
