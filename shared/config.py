@@ -31,6 +31,7 @@ class Config:
     integrations_api_port: int = 8081
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     session_idle_seconds: int = 600
+    handoff_idle_seconds: int = 1800
     webhook_allow: tuple[str, ...] = ()
     trusted_proxies: tuple[str, ...] = ("127.0.0.0/8", "::1/128")
     # Browsers: CORS (docs/console.md) and the web console
@@ -108,6 +109,7 @@ class Config:
             "INTEGRATIONS_API_PORT": str(self.integrations_api_port),
             "MAX_BODY_BYTES": str(self.max_body_bytes),
             "SESSION_IDLE_SECONDS": str(self.session_idle_seconds),
+            "HANDOFF_IDLE_SECONDS": str(self.handoff_idle_seconds),
             "WEBHOOK_ALLOW": ",".join(self.webhook_allow),
             "TRUSTED_PROXIES": ",".join(self.trusted_proxies),
             # Browsers
@@ -170,6 +172,7 @@ class Config:
             integrations_api_port=setting.port("INTEGRATIONS_API_PORT", 8081),
             max_body_bytes=setting.positive("MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES),
             session_idle_seconds=setting.positive("SESSION_IDLE_SECONDS", 600),
+            handoff_idle_seconds=setting.positive("HANDOFF_IDLE_SECONDS", 1800),
             webhook_allow=setting.networks("WEBHOOK_ALLOW"),
             trusted_proxies=setting.networks("TRUSTED_PROXIES", "127.0.0.0/8,::1/128"),
             # Browsers
