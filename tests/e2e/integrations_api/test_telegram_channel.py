@@ -8,12 +8,13 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from aiohttp import web
 from aiohttp.test_utils import TestClient
 from nats.aio.msg import Msg
 
 from integrations_api.app import create_app
 from shared.config import Config
-from shared.events import ChannelTurn, ChannelTurnReply, HandoffMessage, decode, encode
+from shared.events import ChannelTurn, HandoffMessage, decode, encode
 from shared.messaging import connect
 from support.api import Api, Tenant
 from support.metrics import sample
@@ -49,24 +50,16 @@ async def integrations(
 
 
 @pytest.fixture
-async def turns(config: Config, alice: Tenant) -> AsyncIterator[list[ChannelTurn]]:
-    """TEST-ONLY STAND-IN for bot-api's ChannelTurn responder (branch i22-turns, not
-    merged yet): each turn is answered by the real bot-api's public /query, with the
-    turn's session, story, parameters and query or goto. Replace with the real
-    responder once i22-turns is merged. Yields the turns asked, in order."""
+async def turns(config: Config, bot_api: TestClient) -> AsyncIterator[list[ChannelTurn]]:
+    """The turns integrations-api asks, as one more listener on the subject hears them
+    (bot-api, the `bot_api` fixture, answers them), in order."""
     asked: list[ChannelTurn] = []
     nats = await connect(config.nats_url, "test-turns")
 
-    async def answer(message: Msg) -> None:
-        turn = decode(ChannelTurn, message.data)
-        asked.append(turn)
-        body = {"sessionId": turn.session_id, "storyId": turn.story_id,
-                "parameters": turn.parameters}  # fmt: skip
-        body.update({"goto": turn.goto} if turn.goto else {"query": turn.query})
-        reply = await alice.public.post("/query", body)
-        await message.respond(encode(ChannelTurnReply(reply.status, json.dumps(reply.body))))
+    async def hear(message: Msg) -> None:
+        asked.append(decode(ChannelTurn, message.data))
 
-    subscription = await nats.subscribe(config.subjects.channel_turn, cb=answer)
+    subscription = await nats.subscribe(config.subjects.channel_turn, cb=hear)
     yield asked
     await subscription.unsubscribe()
     await nats.close()
@@ -214,7 +207,7 @@ async def test_a_message_in_brings_the_answer_out_with_its_rich_parts(
     assert await deliver(integrations, telegram, message_update(1, "show me the menu")) == 200
 
     await eventually(lambda: _async(len(telegram.of("sendPhoto")) == 2))
-    (turn,) = turns
+    (turn,) = await heard(turns, 1)
     assert turn.session_id == f"{channel_id}:4242:77"
     assert (turn.source, turn.query, turn.goto) == ("telegram", "show me the menu", None)
     assert turn.parameters == {"default_source": "telegram", "default_name": "Ada Lovelace",
@@ -254,7 +247,10 @@ async def test_a_click_is_answered_and_says_its_postback_or_goes_to_its_interact
     assert await deliver(integrations, telegram, click_update(6, f"g:{story['sizes']}")) == 200
 
     await eventually(lambda: _async(len(telegram.of("sendMessage")) == 2))
-    assert [(t.query, t.goto) for t in turns] == [("large", None), (None, story["sizes"])]
+    assert [(t.query, t.goto) for t in await heard(turns, 2)] == [
+        ("large", None),
+        (None, story["sizes"]),
+    ]
     assert telegram.of("answerCallbackQuery") == [
         {"callback_query_id": "cq5"}, {"callback_query_id": "cq6"}
     ]  # fmt: skip
@@ -272,7 +268,7 @@ async def test_a_redelivered_update_is_answered_once(
     assert await deliver(integrations, telegram, message_update(8, "large")) == 200
 
     await eventually(lambda: _async(len(telegram.of("sendMessage")) == 2))
-    assert [t.query for t in turns] == ["large", "large"]
+    assert [t.query for t in await heard(turns, 2)] == ["large", "large"]
 
 
 @pytest.mark.parametrize("secret", [None, "wrong", ""])
@@ -291,7 +287,7 @@ async def test_a_bad_or_missing_secret_is_refused_and_nothing_is_sent(
     assert await deliver(integrations, telegram, message_update(10, "show me the menu")) == 200
 
     await eventually(lambda: _async(len(telegram.of("sendPhoto")) == 2))
-    assert [t.query for t in turns] == ["show me the menu"]
+    assert [t.query for t in await heard(turns, 1)] == ["show me the menu"]
 
 
 async def test_a_429_is_retried_after_telegram_s_retry_after(
@@ -352,6 +348,12 @@ async def test_channels_follow_their_story_renamed_then_deleted(
     await eventually(gone)
 
 
+async def heard(turns: list[ChannelTurn], count: int) -> list[ChannelTurn]:
+    """The turns heard, once `count` were (the listener hears them beside bot-api)."""
+    await eventually(lambda: _async(len(turns) >= count))
+    return turns
+
+
 async def _async(value: Any) -> Any:
     return value
 
@@ -366,12 +368,13 @@ async def _failures(integrations: TestClient) -> float:
     return sample(page, "parley_channel_send_failures_total", type="telegram")
 
 
-async def test_a_person_s_handoff_message_reaches_the_user_on_the_channel(
+async def test_a_handoff_message_is_sent_only_on_the_channel_the_user_on_the_channel(
     config: Config, integrations: TestClient, telegram: TelegramStandIn, alice: Tenant,
     bob: Tenant, story: dict[str, str],
 ) -> None:  # fmt: skip
-    """The HandoffMessage events are published here as bot-api's outbox would publish
-    them (its handoff API is on branch i22-turns)."""
+    """Events published here as bot-api's outbox would: only the one naming a channel
+    of that account and story is sent (the whole handoff through bot-api's API is the
+    next test)."""
     channel_id = await create_channel(channels_api(integrations, alice), story["story"])
     account = alice.tokens.account_id
     nats = await connect(config.nats_url, "test-handoff")
@@ -387,3 +390,62 @@ async def test_a_person_s_handoff_message_reaches_the_user_on_the_channel(
     finally:
         await nats.close()
     assert telegram.of("sendMessage") == [{"chat_id": 4242, "text": "Hi, Bob here"}]
+
+
+async def test_a_handoff_a_person_s_messages_and_the_return_to_the_bot(
+    aiohttp_server: Any, integrations: TestClient, telegram: TelegramStandIn, alice: Tenant,
+    story: dict[str, str],
+) -> None:  # fmt: skip
+    """A user asks for a person: the bot is silent while the user's messages go to the
+    story's handoff connection, the person's message (bot-api's handoff API) reaches
+    the user on Telegram, and once the conversation is given back the bot answers."""
+    delivered: list[dict[str, Any]] = []
+
+    async def person_s_side(request: web.Request) -> web.Response:
+        delivered.append(await request.json())
+        return web.json_response({})
+
+    desk = web.Application()
+    desk.router.add_post("/handoff", person_s_side)
+    desk_url = str((await aiohttp_server(desk)).make_url("/handoff"))
+    api = channels_api(integrations, alice)
+    connection = await api.post(
+        "/v2/integrations/webhook", {"storyId": story["story"], "name": "Desk", "url": desk_url}
+    )
+    assert connection.status == 201, connection.body
+    await alice.developer.create_interaction(
+        story["story"],
+        "Person",
+        userSays=["I want to talk to a person"],
+        responses=[
+            {"type": "text", "messages": ["A person will answer."]},
+            {"type": "handoff", "connection": connection.body["id"]},
+        ],
+    )
+    channel_id = await create_channel(api, story["story"])
+    session = f"{channel_id}:4242:77"
+    handoffs = f"/stories/{story['story']}/handoffs"
+
+    assert (
+        await deliver(integrations, telegram, message_update(20, "I want to talk to a person"))
+        == 200
+    )
+    await eventually(lambda: _async(telegram.of("sendMessage")))
+    assert await deliver(integrations, telegram, message_update(21, "large")) == 200
+    await eventually(lambda: _async(delivered), seconds=5)
+    assert delivered[0]["sessionId"] == session
+    assert delivered[0]["message"] == {"query": "large"}
+    listed = await alice.developer.ok("GET", handoffs)
+    assert [h["sessionId"] for h in listed] == [session]
+
+    await alice.developer.ok("POST", f"{handoffs}/{session}/messages", {"text": "Hi, Bob here"})
+    await eventually(lambda: _async(len(telegram.of("sendMessage")) == 2), seconds=5)
+    await alice.developer.ok("DELETE", f"{handoffs}/{session}")
+    assert await deliver(integrations, telegram, message_update(22, "large")) == 200
+    await eventually(lambda: _async(len(telegram.of("sendMessage")) == 3), seconds=5)
+
+    assert [m["text"] for m in telegram.of("sendMessage")] == [
+        "A person will answer.", "Hi, Bob here", "A large one, Ada Lovelace."
+    ]  # fmt: skip
+    assert len(delivered) == 1
+    assert telegram.refused == []
