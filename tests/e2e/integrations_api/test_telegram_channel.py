@@ -449,3 +449,23 @@ async def test_a_handoff_a_person_s_messages_and_the_return_to_the_bot(
     ]  # fmt: skip
     assert len(delivered) == 1
     assert telegram.refused == []
+
+
+async def test_a_client_failing_authentication_again_and_again_is_refused_early(
+    aiohttp_client: Any, config: Config, bot_api: TestClient, telegram: TelegramStandIn,
+    alice: Tenant, story: dict[str, str],
+) -> None:  # fmt: skip
+    limited = dataclasses.replace(
+        config, telegram_api_url=telegram.url, auth_failure_rate=0.01, auth_failure_burst=2
+    )
+    integrations: TestClient = await aiohttp_client(create_app(limited))
+    channel_id = await create_channel(channels_api(integrations, alice), story["story"])
+
+    statuses = []
+    for update_id in range(3):
+        wrong = {SECRET_HEADER: "wrong"}
+        path = f"/v2/channels/{channel_id}"
+        async with integrations.post(path, json=message_update(update_id, "x"), headers=wrong) as r:
+            statuses.append(r.status)
+    assert statuses == [401, 401, 429]
+    assert telegram.of("sendMessage") == []

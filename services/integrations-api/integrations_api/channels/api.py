@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from aiohttp import web
+from marshmallow import fields
 
 from integrations_api.channels import conversations, service
 from integrations_api.channels.platform import Request
@@ -18,10 +19,10 @@ from integrations_api.channels.schemas import (
 )
 from integrations_api.keys import CHANNEL_BACKENDS, CONFIG
 from integrations_api.schemas import CreatedSchema, SuccessSchema
-from shared import json_body
-from shared.endpoints import PAGE, TOTAL, endpoint, principal_of
+from shared.endpoints import PAGE, TOTAL, Upload, client_of, endpoint, principal_of
 from shared.envelope import envelope
-from shared.keys import IDEMPOTENCY
+from shared.errors import Unauthorized
+from shared.keys import IDEMPOTENCY, RATE_LIMITS
 from shared.timeutil import iso
 
 BASE = "/v2/integrations/channels"
@@ -166,17 +167,13 @@ async def delete_channel(request: web.Request) -> Any:
     summary="A messaging platform's webhook call (authenticated the platform's way)",
     tag="channels",
     auth=None,
-    errors=(400, 401, 404, 413),
+    body=fields.Dict(metadata={"description": "The platform's event, as it sends it"}),
+    uploads=INBOUND_MEDIA_TYPES,
+    body_bytes=INBOUND_BYTES,
+    errors=(400, 401, 404, 413, 415, 429),
 )
-async def inbound_call(request: web.Request) -> web.StreamResponse:
-    config = request.app[CONFIG]
-    body = await json_body.read(
-        request,
-        read_seconds=config.body_read_seconds,
-        max_bytes=min(INBOUND_BYTES, config.max_body_bytes),
-        media_types=INBOUND_MEDIA_TYPES,
-    )
-    return await _received(request, body)
+async def inbound_call(request: web.Request, upload: Upload) -> web.StreamResponse:
+    return await _received(request, upload.data)
 
 
 @routes.get(INBOUND)
@@ -184,22 +181,31 @@ async def inbound_call(request: web.Request) -> web.StreamResponse:
     summary="A messaging platform's verification call (Meta's hub.challenge)",
     tag="channels",
     auth=None,
-    errors=(401, 404),
+    errors=(401, 404, 429),
 )
 async def inbound_verification(request: web.Request) -> web.StreamResponse:
     return await _received(request, b"")
 
 
 async def _received(request: web.Request, body: bytes) -> web.StreamResponse:
+    """A client whose calls failed authentication too often is refused (429) before any
+    look-up, as one whose tokens failed (AUTH_FAILURE_RATE)."""
+    client = client_of(request)
+    limits = request.app[RATE_LIMITS]
+    limits.check_authentication(client)
     call = Request(
         method=request.method,
         headers={name.lower(): value for name, value in request.headers.items()},
         query=dict(request.query),
         body=body,
     )
-    reply = await conversations.receive(
-        _backends(request), channel_id=request.match_info["id"], request=call, now=time.time()
-    )
+    try:
+        reply = await conversations.receive(
+            _backends(request), channel_id=request.match_info["id"], request=call, now=time.time()
+        )
+    except Unauthorized:
+        limits.authentication_failed(client)
+        raise
     if reply is None:
         return web.json_response({"ok": True})
     return web.Response(status=reply.status, text=reply.text, content_type=reply.content_type)
