@@ -1,4 +1,4 @@
-"""Handing a conversation to a person (docs/channels.md "Handoff"), end to end: the
+"""Handing a conversation to a person (docs/api.md "Handoffs"), end to end: the
 connection is integrations-api's (in-process), the person's system a loopback server
 checking each call's signature as docs/webhooks.md says, HandoffMessage read from
 JetStream by a real consumer."""
