@@ -199,3 +199,21 @@ class TestIdleTimeout:
         answered = await say(alice, story_id, "hello there")
         assert answered["fulfillment"] == [{"type": "text", "message": "Hi from the bot"}]
         assert handed.person.received == []
+
+
+async def test_a_published_version_hands_over_to_the_same_connection(
+    alice: Tenant, handed: Handed
+) -> None:
+    api, story_id = alice.developer, handed.story_id
+    version = (await api.ok("POST", f"/stories/{story_id}/versions", {"note": ""}))["id"]
+    story = await api.story(story_id)
+    await api.ok(
+        "PUT",
+        f"/stories/{story_id}",
+        {"name": story["name"], "description": "", "settings": {"published": version}},
+    )
+
+    opened = await say(alice, story_id, "talk to a human")
+    assert opened["handoff"]["connection"] == handed.connection_id
+    assert (await say(alice, story_id, "hello there"))["fulfillment"] == []
+    assert [call["message"] for call in handed.person.received] == [{"query": "hello there"}]
