@@ -19,7 +19,7 @@ from bot_api.keys import STORES
 from integrations_api.app import create_app
 from shared import messaging
 from shared.config import Config
-from shared.events import HandoffMessage, decode
+from shared.events import ChannelTurn, ChannelTurnReply, HandoffMessage, decode, encode
 from support.api import Api, Tenant
 from support.waiting import eventually
 
@@ -217,3 +217,28 @@ async def test_a_published_version_hands_over_to_the_same_connection(
     assert opened["handoff"]["connection"] == handed.connection_id
     assert (await say(alice, story_id, "hello there"))["fulfillment"] == []
     assert [call["message"] for call in handed.person.received] == [{"query": "hello there"}]
+
+
+async def test_a_channel_s_turn_is_handed_over_too(
+    alice: Tenant, handed: Handed, config: Config
+) -> None:
+    client = await messaging.connect(config.nats_url, "handoff-channel-test")
+    session = "channel1:chat1:user1"
+
+    async def ask(query: str) -> dict[str, Any]:
+        turn = ChannelTurn(
+            alice.tokens.account_id, handed.story_id, session, "slack", query, None, None, {}
+        )
+        message = await client.request(config.subjects.channel_turn, encode(turn), timeout=5)
+        return dict(json.loads(decode(ChannelTurnReply, message.data).body)["result"])
+
+    try:
+        assert (await ask("talk to a human"))["handoff"]["connection"] == handed.connection_id
+        silent = await ask("hello there")
+    finally:
+        await client.drain()
+
+    assert (silent["fulfillment"], silent["parameters"]) == ([], {"default_source": "slack"})
+    (delivered,) = handed.person.received
+    assert (delivered["sessionId"], delivered["message"]) == (session, {"query": "hello there"})
+    assert delivered["parameters"] == {"default_source": "slack"}
