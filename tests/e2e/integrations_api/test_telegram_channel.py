@@ -3,6 +3,7 @@ URL as Telegram posts them, and the answers reaching a stand-in of Telegram's Bo
 (tests/support/platforms/telegram.py) that checks each call's documented shape."""
 
 import dataclasses
+import io
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -512,3 +513,24 @@ async def test_channels_per_account_are_bounded_by_the_quota(
     reply = await api.post(BASE, body)
     assert reply.error == (409, "conflict")
     assert len(await api.ok("GET", BASE)) == 2
+
+
+async def test_a_body_telegram_never_sends_is_refused_and_nothing_is_sent(
+    integrations: TestClient, telegram: TelegramStandIn, alice: Tenant, story: dict[str, str]
+) -> None:
+    channel_id = await create_channel(channels_api(integrations, alice), story["story"])
+    path = f"/v2/channels/{channel_id}"
+    secret = {SECRET_HEADER: telegram.webhook["secret_token"]}
+
+    refused = []
+    for body, content_type in (
+        (b"[]", "application/json"),
+        (b'{"update_id": "seven"}', "application/json"),
+        (b"update_id=7", "text/plain"),
+        (b"{" + b" " * (1024 * 1024) + b"}", "application/json"),
+    ):
+        headers = {**secret, "Content-Type": content_type}
+        async with integrations.post(path, data=io.BytesIO(body), headers=headers) as reply:
+            refused.append(reply.status)
+    assert refused == [400, 400, 415, 413]
+    assert [s.method for s in telegram.sent] == ["setWebhook"]
