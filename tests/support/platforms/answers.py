@@ -66,4 +66,14 @@ AT_THE_LIMITS: list[dict[str, Any]] = [
         "title": "Only a link",
         "buttons": [{"title": "Site", "postback": "https://a.example"}],
     },
+    {
+        "type": "quickReply",
+        "messages": [
+            {"type": "quickReply", "title": "From a webhook", "replies": ["r" * 100, "Site"]}
+        ],
+        "buttons": [
+            {"title": "r" * 100, "postback": "r" * 100, "type": "postback"},
+            {"title": "Site", "postback": "https://a.example", "type": "url"},
+        ],
+    },
 ]
