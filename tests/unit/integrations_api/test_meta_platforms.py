@@ -106,6 +106,8 @@ def test_messenger_reads_messages_quick_replies_and_postbacks() -> None:
     assert messenger.read(json.dumps({"object": "instagram", "entry": []}).encode()) == []
     with pytest.raises(ValueError):
         messenger.read(b'"page"')
+    with pytest.raises(ValueError):
+        messenger.read(b'{"object": "page", "entry": [{"messaging": [{"message": {}}]}]}')
 
 
 def whatsapp_call(*messages: dict[str, Any]) -> bytes:
@@ -158,6 +160,8 @@ def test_whatsapp_reads_texts_and_choices_with_the_senders_profile_name() -> Non
     assert whatsapp.read(json.dumps(only_statuses).encode()) == []
     with pytest.raises(ValueError):
         whatsapp.read(b"{}")
+    with pytest.raises(ValueError):
+        whatsapp.read(whatsapp_call({"type": "text", "text": {"body": "no id"}}))
 
 
 def calls(outgoing: list[Any]) -> list[Call]:

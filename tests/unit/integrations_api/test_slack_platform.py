@@ -159,6 +159,10 @@ def test_a_body_slack_never_sends_is_refused() -> None:
         slack.read(b"[1, 2]")
     with pytest.raises(ValueError):
         slack.read(b"not json")
+    with pytest.raises(ValueError):
+        slack.read(b'{"type": "event_callback", "event_id": "Ev1"}')
+    with pytest.raises(ValueError):
+        slack.read(b"payload=%7B%22type%22%3A%20%22block_actions%22%2C%20%22channel%22%3A%201%7D")
 
 
 def calls(outgoing: list[Any]) -> list[Call]:
@@ -198,13 +202,13 @@ def test_every_rendered_call_is_one_slack_takes(fulfillment: list[dict[str, Any]
 
     assert sent
     assert [message_problems(dict(call.json)) for call in sent] == [("", [])] * len(sent)
-    assert slack.text(CREDENTIALS, "C1", "y" * 5000).json["text"] == "y" * 3000
+    assert slack.text(CREDENTIALS, "C1", "y" * 5000).json["text"] == "y" * 4000
 
 
 def test_a_long_postback_is_said_as_the_buttons_title_and_a_long_text_in_pieces() -> None:
     first, second, _, _, card, *_ = calls(slack.render(CREDENTIALS, USER_MESSAGE, AT_THE_LIMITS))
 
-    assert (first.json["text"], second.json["text"]) == ("x" * 3000, "x" * 2000)
+    assert (first.json["text"], second.json["text"]) == ("x" * 4000, "x" * 1000)
     assert card.json["blocks"][1]["elements"][0]["value"] == "q:" + "b" * 20
 
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from integrations_api.channels import meta
-from integrations_api.channels.buttons import (
+from integrations_api.channels.answers import (
     Button,
     chunks,
     delay_seconds,
@@ -56,14 +56,17 @@ class Messenger:
     def read(self, body: bytes) -> list[Incoming]:
         """Text messages, quick-reply taps and postbacks (button clicks); echoes of
         the Page's own messages, attachments, reads and deliveries are left."""
-        call = json.loads(body)
-        if not isinstance(call, dict) or not isinstance(call.get("entry"), list):
-            raise ValueError("a Messenger call is an object with entries")
-        if call.get("object") != "page":
-            return []
-        events = [event for entry in call["entry"] for event in entry.get("messaging", [])]
-        incoming = [_read_event(event) for event in events]
-        return [one for one in incoming if one is not None]
+        try:
+            call = json.loads(body)
+            if not isinstance(call, dict) or not isinstance(call.get("entry"), list):
+                raise ValueError("a Messenger call is an object with entries")
+            if call.get("object") != "page":
+                return []
+            events = [event for entry in call["entry"] for event in entry.get("messaging", [])]
+            incoming = [_read_event(event) for event in events]
+            return [one for one in incoming if one is not None]
+        except (KeyError, TypeError, AttributeError) as error:
+            raise ValueError(f"not a call Messenger sends: {error!r}") from error
 
     def render(
         self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment

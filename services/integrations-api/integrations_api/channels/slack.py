@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qs
 
-from integrations_api.channels.buttons import (
+from integrations_api.channels.answers import (
     Button,
     chunks,
     delay_seconds,
@@ -38,9 +38,10 @@ SIGNATURE_WINDOW_SECONDS = 300
 """Slack's documented replay window: a request whose timestamp is more than five
 minutes from now is refused, even with a valid signature."""
 
-TEXT_LIMIT = 3000
-"""Characters of a section block's text, and the most a message's text is sent in at
-once (chat.postMessage truncates at 40,000; a section refuses more than 3,000)."""
+TEXT_LIMIT = 4000
+"""Characters of a message's text sent at once: Slack advises at most 4,000 (and
+truncates at 40,000); a longer text goes in several messages."""
+SECTION_TEXT_LIMIT = 3000
 BUTTON_TEXT_LIMIT = 75
 BUTTON_VALUE_LIMIT = 2000
 URL_LIMIT = 3000
@@ -81,10 +82,13 @@ class Slack:
     def read(self, body: bytes) -> list[Incoming]:
         """An Events API call (JSON) or an interactivity call (form-encoded
         `payload=<JSON>`)."""
-        if body.startswith(b"payload="):
-            [payload] = parse_qs(body.decode())["payload"]
-            return _read_interaction(_object(payload))
-        return _read_event(_object(body))
+        try:
+            if body.startswith(b"payload="):
+                [payload] = parse_qs(body.decode())["payload"]
+                return _read_interaction(_object(payload))
+            return _read_event(_object(body))
+        except (KeyError, TypeError, AttributeError) as error:
+            raise ValueError(f"not a call Slack sends: {error!r}") from error
 
     def render(
         self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment
@@ -137,8 +141,8 @@ def _read_interaction(payload: dict[str, Any]) -> list[Incoming]:
     """A click on a Parley button (its value `q:`/`g:`). A link button is opened by
     Slack itself and reported without a value: nothing to answer. Slack does not
     send an interaction again, and gives it no event id: its `trigger_id` is unique."""
-    if payload.get("type") != "block_actions":
-        return []
+    if payload.get("type") != "block_actions" or "channel" not in payload:
+        return []  # a click outside a conversation (App Home, a modal)
     clicked = [action for action in payload["actions"] if action.get("value")]
     if not clicked:
         return []
@@ -193,7 +197,7 @@ def _card(item: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _section(mrkdwn: str) -> dict[str, Any]:
-    return {"type": "section", "text": {"type": "mrkdwn", "text": mrkdwn[:TEXT_LIMIT]}}
+    return {"type": "section", "text": {"type": "mrkdwn", "text": mrkdwn[:SECTION_TEXT_LIMIT]}}
 
 
 def _image(url: str) -> dict[str, Any]:

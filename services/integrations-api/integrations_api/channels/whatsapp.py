@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from integrations_api.channels import meta
-from integrations_api.channels.buttons import (
+from integrations_api.channels.answers import (
     Button,
     chunks,
     delay_seconds,
@@ -58,23 +58,26 @@ class WhatsApp:
     def read(self, body: bytes) -> list[Incoming]:
         """Text messages and reply-button or list choices; statuses (sent, delivered,
         read), media, locations and reactions are left."""
-        call = json.loads(body)
-        if not isinstance(call, dict) or not isinstance(call.get("entry"), list):
-            raise ValueError("a WhatsApp call is an object with entries")
-        if call.get("object") != "whatsapp_business_account":
-            return []
-        values = [
-            change["value"]
-            for entry in call["entry"]
-            for change in entry.get("changes", [])
-            if change.get("field") == "messages"
-        ]
-        incoming = [
-            _read_message(message, _names(value))
-            for value in values
-            for message in value.get("messages", [])
-        ]
-        return [one for one in incoming if one is not None]
+        try:
+            call = json.loads(body)
+            if not isinstance(call, dict) or not isinstance(call.get("entry"), list):
+                raise ValueError("a WhatsApp call is an object with entries")
+            if call.get("object") != "whatsapp_business_account":
+                return []
+            values = [
+                change["value"]
+                for entry in call["entry"]
+                for change in entry.get("changes", [])
+                if change.get("field") == "messages"
+            ]
+            incoming = [
+                _read_message(message, _names(value))
+                for value in values
+                for message in value.get("messages", [])
+            ]
+            return [one for one in incoming if one is not None]
+        except (KeyError, TypeError, AttributeError) as error:
+            raise ValueError(f"not a call WhatsApp sends: {error!r}") from error
 
     def render(
         self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment

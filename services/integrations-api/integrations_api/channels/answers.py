@@ -1,4 +1,5 @@
-"""What a button of an answer does on a channel, and how a click on it comes back.
+"""What every platform does alike with an answer: what a button does on a channel and
+how a click on it comes back, a text too long for one message, an item's delay.
 
 A fulfillment button (docs/query.md) either says something (its postback is the
 query), jumps to an interaction (`type: goto`, its postback the interaction id), opens
