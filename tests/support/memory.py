@@ -35,7 +35,7 @@ from bot_api.storage.connections import Connection
 from bot_api.storage.entities import StoredEntity
 from bot_api.storage.inbox import MAX_INBOX_TURNS
 from bot_api.storage.interactions import InteractionSummary
-from bot_api.storage.sessions import StoredSession, session_key
+from bot_api.storage.sessions import OpenHandoff, StoredSession, session_key
 from bot_api.storage.stories import StoryFields, StoryRecord
 from bot_api.storage.turns import (
     MAX_TRANSCRIPT_TURNS,
@@ -538,6 +538,25 @@ class SessionsInMemory(_InMemory):
             return False
         self.sessions[key] = _Session(state, read_version + 1, utcnow() + idle_timeout)
         return True
+
+    async def open_handoffs(
+        self, story_id: str, active_since: datetime, page: Page
+    ) -> tuple[list[OpenHandoff], int]:
+        await self._database.record("sessions.open_handoffs", story_id)
+        prefix = session_key(story_id, "")
+        found = sorted(
+            (
+                (stored.state.handoff.since, key, stored.state.handoff)
+                for key, stored in self.sessions.items()
+                if key.startswith(prefix)
+                and stored.expires_at > utcnow()
+                and stored.state.handoff is not None
+                and stored.state.handoff.last_message_at > active_since
+            ),
+            key=lambda found: found[:2],
+        )
+        items = [OpenHandoff(key[len(prefix) :], handoff) for _, key, handoff in found]
+        return page.of(items), len(items)
 
     async def delete_for_story(self, story_id: str) -> None:
         await self._database.record("sessions.delete_for_story", story_id)

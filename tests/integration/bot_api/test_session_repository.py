@@ -8,11 +8,13 @@ from datetime import timedelta
 import pytest
 from pymongo import AsyncMongoClient
 
-from bot_api.engine.turn import SessionState
+from bot_api.engine.turn import HandedOver, SessionState
 from bot_api.storage import new_object_id
 from bot_api.storage.protocols import SessionStore
 from bot_api.storage.sessions import SessionRepository, StoredSession, session_key
 from shared.config import Config
+from shared.pages import Page
+from shared.timeutil import utcnow
 from support.documents import ACCOUNTS, Documents, changed, contents
 from support.memory import Database, SessionsInMemory
 
@@ -128,3 +130,37 @@ async def test_delete_for_story_deletes_that_story_s_sessions_only(
     after = await snapshot(sessions)
     assert changed(before, after) == {session_key(stories[0], s) for s in ("s1", stories[0])}
     assert len(after) == len(before) - 2
+
+
+async def test_open_handoffs_lists_the_story_s_recent_unexpired_handoffs_oldest_first(
+    sessions: SessionStore,
+) -> None:
+    stories = await seed(sessions)
+    now = utcnow().replace(microsecond=0)  # MongoDB keeps milliseconds
+
+    def handed(minutes_ago: int, last_minutes_ago: int) -> SessionState:
+        since = now - timedelta(minutes=minutes_ago)
+        last = now - timedelta(minutes=last_minutes_ago)
+        return SessionState(handoff=HandedOver("c" * 24, since, last))
+
+    story = stories[1]
+    assert await sessions.save(story, "late", 0, handed(5, 1), IDLE)
+    assert await sessions.save(story, "early", 0, handed(50, 2), IDLE)
+    assert await sessions.save(story, "idle", 0, handed(90, 60), IDLE)
+    assert await sessions.save(story, "gone", 0, handed(3, 1), timedelta(seconds=-1))
+    assert await sessions.save(stories[2], "other story", 0, handed(5, 1), IDLE)
+    assert await sessions.save(story, "given back", 0, handed(5, 1), IDLE)
+    assert await sessions.save(story, "given back", 1, SessionState(), IDLE)
+    active_since = now - timedelta(minutes=30)
+
+    items, total = await sessions.open_handoffs(story, active_since, Page(0, 10))
+
+    assert [(item.session_id, item.handoff) for item in items] == [
+        ("early", handed(50, 2).handoff),
+        ("late", handed(5, 1).handoff),
+    ]
+    assert total == 2
+    page, total = await sessions.open_handoffs(story, active_since, Page(1, 1))
+    assert ([item.session_id for item in page], total) == (["late"], 2)
+    assert (await sessions.load(story, "early")).state == handed(50, 2)
+    assert await sessions.open_handoffs(stories[3], active_since, Page(0, 10)) == ([], 0)

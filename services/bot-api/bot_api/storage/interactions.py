@@ -17,6 +17,7 @@ from bot_api.domain.responses import (
     Button,
     ButtonTemplate,
     Card,
+    Handoff,
     Image,
     QuickReplies,
     TextChoice,
@@ -216,6 +217,8 @@ def _block_document(block: Block) -> dict[str, Any]:
                 "title": block.title,
                 "buttons": _buttons_document(block.buttons),
             }
+        case Handoff():
+            return {"type": "handoff", "connection": block.connection}
 
 
 def _buttons_document(buttons: tuple[Button, ...]) -> list[dict[str, str]]:
@@ -238,4 +241,6 @@ def _block(stored: Mapping[str, Any]) -> Block:
         return Card(
             stored["title"], stored["subtitle"], stored["imageUrl"], _buttons(stored["buttons"])
         )
+    if kind == "handoff":
+        return Handoff(stored["connection"])
     return ButtonTemplate(stored["title"], _buttons(stored["buttons"]))

@@ -18,7 +18,7 @@ from bot_api.engine.turn import SessionState
 from bot_api.storage.connections import Connection
 from bot_api.storage.entities import StoredEntity
 from bot_api.storage.interactions import InteractionSummary
-from bot_api.storage.sessions import StoredSession
+from bot_api.storage.sessions import OpenHandoff, StoredSession
 from bot_api.storage.stories import StoryFields, StoryRecord
 from bot_api.storage.turns import ConversationFilter, ConversationPage, StoredTurn
 from bot_api.storage.versions import StoryVersion, VersionSummary
@@ -159,6 +159,12 @@ class SessionStore(Indexed, Protocol):
         idle_timeout: timedelta,
     ) -> bool:
         """False when someone saved the session since `read_version`."""
+
+    async def open_handoffs(
+        self, story_id: str, active_since: datetime, page: Page
+    ) -> tuple[list[OpenHandoff], int]:
+        """A page of the story's sessions in a handoff with a message after `active_since`
+        and not expired, oldest handoff first, and how many there are in all."""
 
     async def delete_for_story(self, story_id: str) -> None: ...
 

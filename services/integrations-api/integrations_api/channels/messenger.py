@@ -44,8 +44,8 @@ ELEMENT_TEXT_LIMIT = 80
 
 
 class Messenger:
-    type = "messenger"
-    credential_names = ("pageAccessToken", "appSecret", "verifyToken")
+    type: str = "messenger"
+    credential_names: tuple[str, ...] = ("pageAccessToken", "appSecret", "verifyToken")
 
     def authenticate(self, credentials: Credentials, request: Request, now: float) -> bool:
         return meta.authenticate(credentials, request)
@@ -66,7 +66,7 @@ class Messenger:
             incoming = [_read_event(event) for event in events]
             return [one for one in incoming if one is not None]
         except (KeyError, TypeError, AttributeError) as error:
-            raise ValueError(f"not a call Messenger sends: {error!r}") from error
+            raise ValueError(f"a field is missing or of another type ({error!r})") from error
 
     def render(
         self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment

@@ -50,8 +50,8 @@ ALT_TEXT = "image"
 
 
 class Slack:
-    type = "slack"
-    credential_names = ("botToken", "signingSecret")
+    type: str = "slack"
+    credential_names: tuple[str, ...] = ("botToken", "signingSecret")
 
     def authenticate(self, credentials: Credentials, request: Request, now: float) -> bool:
         """Slack's v0 request signature: HMAC-SHA256 with the signing secret of
@@ -88,7 +88,7 @@ class Slack:
                 return _read_interaction(_object(payload))
             return _read_event(_object(body))
         except (KeyError, TypeError, AttributeError) as error:
-            raise ValueError(f"not a call Slack sends: {error!r}") from error
+            raise ValueError(f"a field is missing or of another type ({error!r})") from error
 
     def render(
         self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment

@@ -46,8 +46,8 @@ story may speak any language."""
 
 
 class WhatsApp:
-    type = "whatsapp"
-    credential_names = ("accessToken", "phoneNumberId", "appSecret", "verifyToken")
+    type: str = "whatsapp"
+    credential_names: tuple[str, ...] = ("accessToken", "phoneNumberId", "appSecret", "verifyToken")
 
     def authenticate(self, credentials: Credentials, request: Request, now: float) -> bool:
         return meta.authenticate(credentials, request)
@@ -77,7 +77,7 @@ class WhatsApp:
             ]
             return [one for one in incoming if one is not None]
         except (KeyError, TypeError, AttributeError) as error:
-            raise ValueError(f"not a call WhatsApp sends: {error!r}") from error
+            raise ValueError(f"a field is missing or of another type ({error!r})") from error
 
     def render(
         self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment

@@ -1,0 +1,231 @@
+"""Telegram's Bot API (https://core.telegram.org/bots/api) as a channel platform.
+
+Calls reach `/v2/channels/:id` as updates, each authenticated by the secret token the
+channel registered with `setWebhook` (header `X-Telegram-Bot-Api-Secret-Token`).
+Parley reads `message` (its text) and `callback_query` (a button click) updates and
+ignores the others. An answer is written as Bot API methods, one per fulfillment item
+(docs/channels.md has the table).
+"""
+
+import hmac
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from integrations_api.channels.platform import (
+    Call,
+    Credentials,
+    Fulfillment,
+    Incoming,
+    Outgoing,
+    Pause,
+    Profile,
+    Reply,
+    Request,
+)
+
+SECRET_HEADER = "x-telegram-bot-api-secret-token"
+ALLOWED_UPDATES = ("message", "callback_query")
+CALLBACK_DATA_BYTES = 64
+"""Telegram's limit on a button's callback_data (1-64 bytes)."""
+TEXT_CHARACTERS = 4096
+CAPTION_CHARACTERS = 1024
+"""Telegram refuses longer texts and photo captions: Parley cuts them rather than lose
+the whole message."""
+LINK_SCHEMES = ("http://", "https://")
+"""What an inline keyboard url button may open (Telegram refuses tel: and others)."""
+
+
+class Telegram:
+    type: str = "telegram"
+    credential_names: tuple[str, ...] = ("botToken",)
+
+    def authenticate(self, credentials: Credentials, request: Request, now: float) -> bool:
+        sent = request.headers.get(SECRET_HEADER)
+        secret = credentials["webhookSecret"]
+        return sent is not None and hmac.compare_digest(sent.encode(), secret.encode())
+
+    def challenge(self, credentials: Credentials, request: Request) -> Reply | None:
+        return None  # Telegram verifies nothing: setWebhook is the registration
+
+    def read(self, body: bytes) -> list[Incoming]:
+        try:
+            return _update(json.loads(body))
+        except (KeyError, TypeError) as error:
+            raise ValueError(f"not an update Telegram sends: {error!r}") from None
+
+    def render(
+        self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment
+    ) -> list[Outgoing]:
+        token = credentials["botToken"]
+        chat = _chat_id(incoming.conversation)
+        outgoing: list[Outgoing] = []
+        if incoming.callback is not None:
+            answered = {"callback_query_id": incoming.callback}
+            outgoing.append(_method(token, "answerCallbackQuery", answered))
+        for item in fulfillment:
+            if item.get("delay"):
+                outgoing.append(Pause(item["delay"] / 1000))
+            outgoing.extend(_item(token, chat, item))
+        return outgoing
+
+    def text(self, credentials: Credentials, conversation: str, text: str) -> Call:
+        return _send_message(credentials["botToken"], _chat_id(conversation), text)
+
+
+def set_webhook(credentials: Credentials, url: str) -> Call:
+    """The registration of a channel's inbound URL, with the secret Telegram then sends
+    on every update and only the updates Parley reads."""
+    fields = {
+        "url": url,
+        "secret_token": credentials["webhookSecret"],
+        "allowed_updates": list(ALLOWED_UPDATES),
+    }
+    return _method(credentials["botToken"], "setWebhook", fields)
+
+
+def callback_data(button: Mapping[str, Any]) -> str:
+    """`g:<interaction id>` for a goto button, `q:<text>` for one that says its
+    postback; `q:<title>` when that is over Telegram's 64 bytes."""
+    postback = button.get("postback") or button["title"]
+    data = f"g:{postback}" if button.get("type") == "goto" else f"q:{postback}"
+    if len(data.encode()) > CALLBACK_DATA_BYTES:
+        title = f"q:{button['title']}".encode()[:CALLBACK_DATA_BYTES]
+        return title.decode(errors="ignore")  # never half a character
+    return data
+
+
+def _update(value: Any) -> list[Incoming]:
+    update = _object(value, "update")
+    update_id = update.get("update_id")
+    if not isinstance(update_id, int) or isinstance(update_id, bool):
+        raise ValueError("an update without update_id")
+    if "message" in update:
+        return _message(str(update_id), _object(update["message"], "message"))
+    if "callback_query" in update:
+        return _click(str(update_id), _object(update["callback_query"], "callback_query"))
+    return []
+
+
+def _object(value: Any, name: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ValueError(f"{name} is not an object")
+    return value
+
+
+def _sender(value: Any) -> tuple[str, Profile]:
+    user = _object(value, "from")
+    names = [user.get("first_name"), user.get("last_name")]
+    name = " ".join(n for n in names if isinstance(n, str) and n) or None
+    language = user.get("language_code")
+    profile = Profile(name=name, language=language if isinstance(language, str) else None)
+    return str(user["id"]), profile
+
+
+def _message(update_id: str, message: dict[str, Any]) -> list[Incoming]:
+    text = message.get("text")
+    if not isinstance(text, str) or "from" not in message:
+        return []  # a photo, a sticker, a channel post...: nothing to say to the bot
+    user, profile = _sender(message["from"])
+    chat = str(_object(message.get("chat"), "chat")["id"])
+    return [Incoming(update_id, chat, user, query=text, profile=profile)]
+
+
+def _click(update_id: str, query: dict[str, Any]) -> list[Incoming]:
+    user, profile = _sender(query.get("from"))
+    message = query.get("message")
+    chat = str(_object(message, "message")["chat"]["id"]) if message else user
+    data = query.get("data")
+    said, goto = None, None
+    if isinstance(data, str) and data.startswith("g:"):
+        goto = data[2:]
+    elif isinstance(data, str):
+        said = data.removeprefix("q:")
+    return [
+        Incoming(
+            update_id, chat, user, query=said, goto=goto, profile=profile, callback=str(query["id"])
+        )
+    ]
+
+
+def _chat_id(conversation: str) -> int | str:
+    """Telegram's chat ids are integers; a channel's @username stays a string."""
+    try:
+        return int(conversation)
+    except ValueError:
+        return conversation
+
+
+def _method(token: str, name: str, fields: Mapping[str, Any]) -> Call:
+    return Call(path=f"/bot{token}/{name}", json=fields)
+
+
+def _send_message(
+    token: str, chat: int | str, text: str, markup: Mapping[str, Any] | None = None
+) -> Call:
+    fields: dict[str, Any] = {"chat_id": chat, "text": text[:TEXT_CHARACTERS]}
+    if markup is not None:
+        fields["reply_markup"] = markup
+    return _method(token, "sendMessage", fields)
+
+
+def _send_photo(
+    token: str, chat: int | str, photo: str, caption: str, markup: Mapping[str, Any] | None
+) -> Call:
+    fields: dict[str, Any] = {"chat_id": chat, "photo": photo}
+    if caption:
+        fields["caption"] = caption[:CAPTION_CHARACTERS]
+    if markup is not None:
+        fields["reply_markup"] = markup
+    return _method(token, "sendPhoto", fields)
+
+
+def _inline_keyboard(buttons: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """One button a row; a link opens (url), any other comes back as a callback."""
+    rows = []
+    for button in buttons:
+        if _is_link(button):
+            rows.append([{"text": button["title"], "url": button["postback"]}])
+        elif button.get("type") != "phone":
+            rows.append([{"text": button["title"], "callback_data": callback_data(button)}])
+    return {"inline_keyboard": rows} if rows else None
+
+
+def _is_link(button: Mapping[str, Any]) -> bool:
+    postback = button.get("postback") or ""
+    return button.get("type") != "goto" and postback.startswith(LINK_SCHEMES)
+
+
+def _reply_keyboard(replies: list[str]) -> dict[str, Any]:
+    return {
+        "keyboard": [[{"text": reply}] for reply in replies],
+        "one_time_keyboard": True,
+        "resize_keyboard": True,
+    }
+
+
+def _item(token: str, chat: int | str, item: Mapping[str, Any]) -> list[Call]:
+    kind = item.get("type")
+    if kind == "text" and item.get("message"):
+        return [_send_message(token, chat, item["message"])]
+    if kind == "image":
+        return [_send_photo(token, chat, item["imageUrl"], "", None)]
+    if kind == "quickReply":
+        return [
+            _send_message(token, chat, message.get("title") or "…", _reply_keyboard(replies))
+            for message in item.get("messages", [])
+            if (replies := message.get("replies"))
+        ]
+    if kind == "card":
+        caption = "\n".join(p for p in (item.get("title"), item.get("subtitle")) if p)
+        markup = _inline_keyboard(item.get("buttons", []))
+        if item.get("imageUrl"):
+            return [_send_photo(token, chat, item["imageUrl"], caption, markup)]
+        return [_send_message(token, chat, caption or "…", markup)]
+    if kind == "buttonTemplate":
+        markup = _inline_keyboard(item.get("buttons", []))
+        return [_send_message(token, chat, item.get("title") or "…", markup)]
+    return []  # handoff and anything newer: nothing to show
+
+
+PLATFORM = Telegram()
