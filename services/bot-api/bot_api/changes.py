@@ -37,7 +37,7 @@ class EntitiesEdited:
 
 @dataclass(frozen=True)
 class HandoffMessageSent:
-    """A person wrote to a user whose conversation they have (docs/channels.md)."""
+    """A person wrote to a user whose conversation they have (docs/api.md "Handoffs")."""
 
     account_id: str
     story_id: str

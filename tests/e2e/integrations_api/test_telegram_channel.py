@@ -3,6 +3,7 @@ URL as Telegram posts them, and the answers reaching a stand-in of Telegram's Bo
 (tests/support/platforms/telegram.py) that checks each call's documented shape."""
 
 import dataclasses
+import io
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -469,3 +470,67 @@ async def test_a_client_failing_authentication_again_and_again_is_refused_early(
             statuses.append(r.status)
     assert statuses == [401, 401, 429]
     assert telegram.of("sendMessage") == []
+
+
+async def test_put_takes_the_full_set_of_the_type_s_credentials_or_none(
+    integrations: TestClient, telegram: TelegramStandIn, alice: Tenant, story: dict[str, str]
+) -> None:
+    api = channels_api(integrations, alice)
+    channel_id = await create_channel(api, story["story"])
+    path = f"{BASE}/{channel_id}"
+
+    for credentials, named in (
+        ({}, "credentials.botToken"),
+        ({"botToken": BOT_TOKEN, "signingSecret": "s"}, "credentials.signingSecret"),
+    ):
+        reply = await api.put(path, {"name": "Bot", "credentials": credentials})
+        assert reply.error == (400, "validation_error")
+        assert reply.details.startswith(named), reply.details
+    reply = await api.put(path, {"name": "Bot", "storyId": story["story"]})
+    assert reply.error == (400, "validation_error")
+    assert len(telegram.of("setWebhook")) == 1
+
+    other_token = "999:other-bot"
+    await api.ok("PUT", path, {"name": "Bot", "credentials": {"botToken": other_token}})
+    refused = await api.ok("GET", path)  # the stand-in knows only BOT_TOKEN: 401
+    assert (refused["status"], refused["error"]) == (
+        "error", "telegram setWebhook: HTTP 401: Unauthorized"
+    )  # fmt: skip
+    await api.ok("PUT", path, {"name": "Bot", "credentials": {"botToken": BOT_TOKEN}})
+    assert (await api.ok("GET", path))["status"] == "active"
+
+
+async def test_channels_per_account_are_bounded_by_the_quota(
+    aiohttp_client: Any, config: Config, bot_api: TestClient, telegram: TelegramStandIn,
+    alice: Tenant, story: dict[str, str],
+) -> None:  # fmt: skip
+    limited = dataclasses.replace(config, telegram_api_url=telegram.url, quota_channels=2)
+    api = channels_api(await aiohttp_client(create_app(limited)), alice)
+    await create_channel(api, story["story"])
+    await create_channel(api, story["story"])
+    body = {"storyId": story["story"], "type": "telegram", "name": "Third",
+            "credentials": {"botToken": BOT_TOKEN}}  # fmt: skip
+    reply = await api.post(BASE, body)
+    assert reply.error == (409, "conflict")
+    assert len(await api.ok("GET", BASE)) == 2
+
+
+async def test_a_body_telegram_never_sends_is_refused_and_nothing_is_sent(
+    integrations: TestClient, telegram: TelegramStandIn, alice: Tenant, story: dict[str, str]
+) -> None:
+    channel_id = await create_channel(channels_api(integrations, alice), story["story"])
+    path = f"/v2/channels/{channel_id}"
+    secret = {SECRET_HEADER: telegram.webhook["secret_token"]}
+
+    refused = []
+    for body, content_type in (
+        (b"[]", "application/json"),
+        (b'{"update_id": "seven"}', "application/json"),
+        (b"update_id=7", "text/plain"),
+        (b"{" + b" " * (1024 * 1024) + b"}", "application/json"),
+    ):
+        headers = {**secret, "Content-Type": content_type}
+        async with integrations.post(path, data=io.BytesIO(body), headers=headers) as reply:
+            refused.append(reply.status)
+    assert refused == [400, 400, 415, 413]
+    assert [s.method for s in telegram.sent] == ["setWebhook"]

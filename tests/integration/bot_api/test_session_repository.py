@@ -136,31 +136,33 @@ async def test_open_handoffs_lists_the_story_s_recent_unexpired_handoffs_oldest_
     sessions: SessionStore,
 ) -> None:
     stories = await seed(sessions)
-    now = utcnow().replace(microsecond=0)  # MongoDB keeps milliseconds
-
-    def handed(minutes_ago: int, last_minutes_ago: int) -> SessionState:
-        since = now - timedelta(minutes=minutes_ago)
-        last = now - timedelta(minutes=last_minutes_ago)
-        return SessionState(handoff=HandedOver("c" * 24, since, last))
-
-    story = stories[1]
-    assert await sessions.save(story, "late", 0, handed(5, 1), IDLE)
-    assert await sessions.save(story, "early", 0, handed(50, 2), IDLE)
-    assert await sessions.save(story, "idle", 0, handed(90, 60), IDLE)
-    assert await sessions.save(story, "gone", 0, handed(3, 1), timedelta(seconds=-1))
-    assert await sessions.save(stories[2], "other story", 0, handed(5, 1), IDLE)
-    assert await sessions.save(story, "given back", 0, handed(5, 1), IDLE)
-    assert await sessions.save(story, "given back", 1, SessionState(), IDLE)
+    now = utcnow().replace(microsecond=500_000)  # MongoDB keeps milliseconds
     active_since = now - timedelta(minutes=30)
+
+    def handed(minutes_ago: int, last: timedelta) -> SessionState:
+        since = now - timedelta(minutes=minutes_ago)
+        return SessionState(handoff=HandedOver("c" * 24, since, active_since + last))
+
+    story, minute, moment = stories[1], timedelta(minutes=1), timedelta(milliseconds=200)
+    assert await sessions.save(story, "late", 0, handed(5, 29 * minute), IDLE)
+    assert await sessions.save(story, "early", 0, handed(50, 28 * minute), IDLE)
+    # 200 ms either side of `active_since`, within its second: the list compares milliseconds
+    assert await sessions.save(story, "just active", 0, handed(40, moment), IDLE)
+    assert await sessions.save(story, "just idle", 0, handed(45, -moment), IDLE)
+    assert await sessions.save(story, "gone", 0, handed(3, 29 * minute), timedelta(seconds=-1))
+    assert await sessions.save(stories[2], "other story", 0, handed(5, 29 * minute), IDLE)
+    assert await sessions.save(story, "given back", 0, handed(5, 29 * minute), IDLE)
+    assert await sessions.save(story, "given back", 1, SessionState(), IDLE)
 
     items, total = await sessions.open_handoffs(story, active_since, Page(0, 10))
 
     assert [(item.session_id, item.handoff) for item in items] == [
-        ("early", handed(50, 2).handoff),
-        ("late", handed(5, 1).handoff),
+        ("early", handed(50, 28 * minute).handoff),
+        ("just active", handed(40, moment).handoff),
+        ("late", handed(5, 29 * minute).handoff),
     ]
-    assert total == 2
+    assert total == 3
     page, total = await sessions.open_handoffs(story, active_since, Page(1, 1))
-    assert ([item.session_id for item in page], total) == (["late"], 2)
-    assert (await sessions.load(story, "early")).state == handed(50, 2)
+    assert ([item.session_id for item in page], total) == (["just active"], 3)
+    assert (await sessions.load(story, "early")).state == handed(50, 28 * minute)
     assert await sessions.open_handoffs(stories[3], active_since, Page(0, 10)) == ([], 0)

@@ -155,3 +155,15 @@ def test_a_person_s_text_and_the_webhook_registration() -> None:
         {"url": "https://i.test/v2/channels/1", "secret_token": "s3cret_-",
          "allowed_updates": ["message", "callback_query"]},
     )  # fmt: skip
+
+
+def test_a_webhook_s_quick_replies_with_buttons_are_an_inline_keyboard() -> None:
+    item = {"type": "quickReply", "messages": [{"type": "quickReply", "title": "Next?",
+            "replies": ["Menu", "Hours"]}], "buttons": [
+            {"title": "Menu", "postback": "3f1c", "type": "goto"},
+            {"title": "Hours", "postback": "Hours", "type": "postback"}]}  # fmt: skip
+    (call,) = PLATFORM.render(CREDENTIALS, INCOMING, [item])
+    assert isinstance(call, Call)
+    assert documented(call) == ("sendMessage", {"chat_id": 4242, "text": "Next?", "reply_markup": {
+        "inline_keyboard": [[{"text": "Menu", "callback_data": "g:3f1c"}],
+                            [{"text": "Hours", "callback_data": "q:Hours"}]]}})  # fmt: skip

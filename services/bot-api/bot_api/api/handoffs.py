@@ -1,4 +1,4 @@
-"""Handoffs (docs/channels.md "Handoff"): the person's side of a conversation handed
+"""Handoffs (docs/api.md "Handoffs"): the person's side of a conversation handed
 over: the open ones, a message to the user, giving the conversation back."""
 
 from typing import Any

@@ -67,7 +67,7 @@ class ButtonTemplate:
 @dataclass(frozen=True)
 class Handoff:
     """Hands the conversation to a person: from this turn on, the user's messages go to
-    the story's webhook connection `connection` instead of the bot (docs/channels.md),
+    the story's webhook connection `connection` instead of the bot (docs/api.md "Handoffs"),
     until the person gives the conversation back. A block and its fulfillment item."""
 
     connection: str

@@ -1,4 +1,4 @@
-"""Handing a conversation to a person (docs/channels.md "Handoff").
+"""Handing a conversation to a person (docs/api.md "Handoffs").
 
 A turn whose interaction answers with a handoff block puts the session in handoff. While
 it lasts the engine does not run: the turn answers nothing (the user's message goes to

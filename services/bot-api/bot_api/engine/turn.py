@@ -32,7 +32,7 @@ class Pending:
 
 @dataclass(frozen=True)
 class HandedOver:
-    """A person has the conversation (docs/channels.md): the bot stays silent and the
+    """A person has the conversation (docs/api.md "Handoffs"): the bot stays silent and the
     user's messages go to the story's webhook connection `connection`."""
 
     connection: str

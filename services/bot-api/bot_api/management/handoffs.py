@@ -1,4 +1,4 @@
-"""The person's side of a handoff (docs/channels.md "Handoff"): a story's open handoffs,
+"""The person's side of a handoff (docs/api.md "Handoffs"): a story's open handoffs,
 a message to the user, the conversation given back; always of a story of the caller's
 account. A message is announced (`HandoffMessageSent`): the publisher puts it on the
 stream, and integrations-api sends it through the session's channel."""

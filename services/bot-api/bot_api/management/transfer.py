@@ -14,7 +14,12 @@ from bot_api.changes import ChangeFeed, EntitiesEdited, StoryCreated
 from bot_api.domain.conversation_tests import ConversationTest
 from bot_api.domain.entities import BUILTIN_ENTITIES, Entity, is_builtin
 from bot_api.domain.errors import Invalid
-from bot_api.domain.interactions import Interaction, prepare, referenced_entities
+from bot_api.domain.interactions import (
+    Interaction,
+    handoff_block,
+    prepare,
+    referenced_entities,
+)
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
 from bot_api.management.quotas import AccountQuotas
@@ -176,6 +181,15 @@ class StoryTransfer:
                         (*place, "webhook"),
                         "a connection's id means nothing to a new story: name the "
                         "connection with `connection`",
+                    )
+                )
+            handoff = handoff_block(interaction.responses)
+            if handoff is not None:
+                problems.append(
+                    Problem(
+                        (*place, "responses", handoff[0], "connection"),
+                        "a handoff names a connection of its own story: add it to the new "
+                        "story once it has the connection",
                     )
                 )
         problems += _trigger_clashes(upload, prepared)

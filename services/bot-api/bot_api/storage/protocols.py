@@ -110,9 +110,17 @@ class InteractionStore(Indexed, Protocol):
     async def awaited_connections(self, story_id: str) -> dict[str, str]:
         """The connection each interaction awaits, by the interaction's id."""
 
+    async def await_handoffs(self, story_id: str, names: Mapping[str, str]) -> None:
+        """Each interaction (by id) is to hand over to the connection of that name once the
+        story has one."""
+
+    async def awaited_handoffs(self, story_id: str) -> dict[str, str]:
+        """The handoff connection each interaction awaits, by the interaction's id."""
+
     async def connect_awaiting(self, story_id: str, name: str, connection_id: str) -> list[str]:
         """The interactions awaiting the connection `name` call it now, unless given a
-        webhook meanwhile; the ids of those that changed."""
+        webhook meanwhile, and those awaiting it as their handoff get a handoff block
+        (last), unless given one meanwhile; the ids of those that changed, sorted."""
 
     async def delete_for_story(self, story_id: str) -> None: ...
 

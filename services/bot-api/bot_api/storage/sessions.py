@@ -11,7 +11,9 @@ so without a bound a client could grow one document until every write of it fail
 
 A session in handoff (engine/handoff.py) also carries `handoffStoryId`, which only such
 sessions have: the sparse index on it lists a story's open handoffs without reading its
-other sessions.
+other sessions; and its handoff's start and last message as epoch milliseconds
+(`handoffSinceMs`, `handoffLastMs`), which order and filter the list (nx-27017 compares
+datetimes to the whole second: docs/mongodb-compatibility.md).
 """
 
 import re
@@ -141,6 +143,8 @@ class SessionRepository:
         }
         if state.handoff is not None:
             document["handoffStoryId"] = story_id
+            document["handoffSinceMs"] = epoch_ms(state.handoff.since)
+            document["handoffLastMs"] = epoch_ms(state.handoff.last_message_at)
         if read_version == 0:
             try:
                 await self.collection.insert_one(document)
@@ -158,13 +162,13 @@ class SessionRepository:
         found = {
             "handoffStoryId": story_id,
             "expiresAt": {"$gt": utcnow()},
-            "state.handoff.lastMessageAt": {"$gt": active_since},
+            "handoffLastMs": {"$gt": epoch_ms(active_since)},
         }
         cursor = self.collection.find(found, projection=["state"])
         prefix = len(session_key(story_id, ""))
         items = [
             OpenHandoff(document["_id"][prefix:], _handoff(document["state"]["handoff"]))
-            async for document in paged(cursor.sort([("state.handoff.since", 1), ("_id", 1)]), page)
+            async for document in paged(cursor.sort([("handoffSinceMs", 1), ("_id", 1)]), page)
         ]
         return items, await self.collection.count_documents(found)
 
@@ -172,6 +176,10 @@ class SessionRepository:
         """By the `_id` prefix, which the `_id` index serves: no other index to maintain on
         every message."""
         await self.collection.delete_many({"_id": {"$regex": f"^{re.escape(story_id)}:"}})
+
+
+def epoch_ms(moment: datetime) -> int:
+    return int(moment.timestamp() * 1000)
 
 
 def _aware(moment: datetime) -> datetime:

@@ -28,8 +28,9 @@ from shared.timeutil import iso
 BASE = "/v2/integrations/channels"
 INBOUND = "/v2/channels/{id}"
 INBOUND_BYTES = 1024 * 1024
-"""A platform's call is one event of a few KiB (Telegram's largest update, a message
-of 4096 characters with its entities, is under 64 KiB)."""
+"""A platform's call is one event: a Telegram message is at most 4096 characters
+(with its entities, some tens of KiB), a Slack event payload a few KiB; 1 MiB leaves
+room for any of them and refuses bigger bodies before they are read."""
 INBOUND_MEDIA_TYPES = ("application/json", "application/x-www-form-urlencoded")
 """JSON, and the form Slack posts a button click in."""
 

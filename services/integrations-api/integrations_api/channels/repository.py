@@ -28,7 +28,9 @@ why); a PUT tries again."""
 WEBHOOK_SECRET = "webhookSecret"
 DELIVERY_MEMORY = timedelta(hours=25)
 """How long a processed delivery id is remembered: Telegram keeps an unconfirmed update
-for 24 hours, and Slack and Meta retry within minutes; an hour more for clocks."""
+for 24 hours, an hour more for clocks. Every call is acknowledged at once, so a call
+processed before comes again only when its acknowledgement was lost, at the platform's
+next retry, well within that."""
 
 
 @dataclass(frozen=True)

@@ -210,6 +210,11 @@ def _item(token: str, chat: int | str, item: Mapping[str, Any]) -> list[Call]:
         return [_send_message(token, chat, item["message"])]
     if kind == "image":
         return [_send_photo(token, chat, item["imageUrl"], "", None)]
+    if kind == "quickReply" and item.get("buttons"):
+        # a webhook's quick replies are buttons that may jump (goto): only an inline
+        # keyboard's callback carries that; a reply keyboard can only say its text
+        title = item["messages"][0].get("title") or "…"
+        return [_send_message(token, chat, title, _inline_keyboard(item["buttons"]))]
     if kind == "quickReply":
         return [
             _send_message(token, chat, message.get("title") or "…", _reply_keyboard(replies))

@@ -19,11 +19,13 @@ log = logging.getLogger(__name__)
 
 CHANNEL_BACKLOG = 100
 ACCOUNT_BACKLOG = 300
-"""A turn takes ~10-50 ms and a Telegram answer ~100 ms, and the platform waits for
-none of it: 100 messages of a channel are a few seconds of work, more than a lively
-bot sees at once; an account's limit lets three such channels be busy together."""
+"""Not measured yet: a channel's turns are answered one conversation at a time and 8
+at once per account, so 100 waiting are a burst no person types into one bot, and the
+account's 300 let three such channels be busy together; past them the service would
+only be holding work the per-visitor /query limits refuse anyway."""
 ACCOUNT_RUNNING = 8
-"""Turns of one account asked of bot-api at once (its /query rate limits apply too)."""
+"""Turns of one account asked of bot-api at once, so one account cannot take all of
+bot-api's turn tasks (32 a replica: bot_api/messaging.py)."""
 
 DROPPED = Metric(
     "parley_channel_messages_dropped", "Channel messages dropped: too many waiting", ["type"]
