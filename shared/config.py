@@ -78,8 +78,8 @@ class Config:
     integrations_public_url: str = ""
     """The base of the channels' inbound URLs; "" for the origin the API was called on."""
     telegram_api_url: str = "https://api.telegram.org"
-    slack_api_url: str = "https://slack.com/api"
-    meta_graph_url: str = "https://graph.facebook.com/v21.0"
+    slack_api_url: str = "https://slack.com"
+    meta_graph_url: str = "https://graph.facebook.com"
     quota_channels: int = 100
 
     @property

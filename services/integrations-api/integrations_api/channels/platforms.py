@@ -2,11 +2,12 @@
 
 from collections.abc import Callable
 
-from integrations_api.channels import telegram
+from integrations_api.channels import messenger, slack, telegram, whatsapp
 from integrations_api.channels.platform import Call, Credentials, Platform
 
 PLATFORMS: dict[str, Platform] = {
-    telegram.PLATFORM.type: telegram.PLATFORM,
+    platform.type: platform
+    for platform in (telegram.PLATFORM, slack.PLATFORM, messenger.PLATFORM, whatsapp.PLATFORM)
 }
 
 Registration = Callable[[Credentials, str], Call]
