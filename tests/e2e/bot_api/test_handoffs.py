@@ -15,7 +15,7 @@ from aiohttp.test_utils import TestClient
 from nats.js.api import DeliverPolicy
 from standardwebhooks import Webhook
 
-from bot_api.keys import STORES
+from bot_api.keys import RECORDER, STORES
 from integrations_api.app import create_app
 from shared import messaging
 from shared.config import Config
@@ -166,6 +166,17 @@ async def test_a_handoff_reaches_the_person_and_is_given_back(
     assert (await api.delete(path)).error == (404, "not_found")
     assert await api.ok("GET", f"/stories/{story_id}/handoffs") == []
     assert len(handed.person.received) == 1
+
+    await api.client.server.app[RECORDER].idle()
+    transcript = await api.ok("GET", f"/stories/{story_id}/conversations/s1")
+    assert [(t["outcome"], t.get("query"), t["fulfillment"]) for t in transcript["turns"]] == [
+        ("matched", "talk to a human", "A person will answer | [handoff]"),
+        ("handoff", "hello there", ""),
+        ("handoff", None, "Hello, I'm Bob"),
+        ("matched", "hello there", "Hi from the bot"),
+    ]
+    handed_over = await api.ok("GET", f"/stories/{story_id}/conversations?outcome=handoff")
+    assert [c["sessionId"] for c in handed_over["items"]] == ["s1"]
 
 
 async def test_another_account_sees_no_handoff_of_the_story(
