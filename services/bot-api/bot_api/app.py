@@ -156,12 +156,6 @@ async def management(app: web.Application) -> AsyncIterator[None]:
         stores=stores, changes=changes, quotas=quotas, publish_check=app[CONVERSATION_TESTS]
     )
     app[HISTORY] = HistoryService(stores)
-    app[HANDOFFS] = HandoffService(
-        stores=stores,
-        changes=changes,
-        session_idle=timedelta(seconds=config.session_idle_seconds),
-        handoff_idle=timedelta(seconds=config.handoff_idle_seconds),
-    )
     inbox_store = InboxRepository(app[DATABASE])
     await inbox_store.ensure_indexes()
     clusterings = InboxClusterings()
@@ -196,7 +190,8 @@ async def recording(app: web.Application) -> AsyncIterator[None]:
 
 
 async def conversations(app: web.Application) -> AsyncIterator[None]:
-    """The /query service, with its webhook caller's HTTP session."""
+    """The /query service, with its webhook caller's HTTP session, and the person's side
+    of handoffs (which records in the history too)."""
     caller = WebhookCaller(app[CONFIG].webhook_allow)
     await caller.start()
     deliveries = Deliveries(
@@ -213,6 +208,13 @@ async def conversations(app: web.Application) -> AsyncIterator[None]:
         encoders=None if vectors is None else vectors.encoders,
         turns=turns,
         recorder=app[RECORDER],
+    )
+    app[HANDOFFS] = HandoffService(
+        stores=app[STORES],
+        changes=app[CHANGES],
+        recorder=app[RECORDER],
+        session_idle=timedelta(seconds=app[CONFIG].session_idle_seconds),
+        handoff_idle=timedelta(seconds=app[CONFIG].handoff_idle_seconds),
     )
     yield
     await caller.close()

@@ -15,7 +15,7 @@ from aiohttp.test_utils import TestClient
 from nats.js.api import DeliverPolicy
 from standardwebhooks import Webhook
 
-from bot_api.keys import STORES
+from bot_api.keys import RECORDER, STORES
 from integrations_api.app import create_app
 from shared import messaging
 from shared.config import Config
@@ -45,6 +45,9 @@ class Handed:
     story_id: str
     connection_id: str
     person: PersonSide
+    connections: Api
+    """integrations-api's webhook connections, with the developer token."""
+    person_url: str
 
 
 @pytest.fixture
@@ -84,15 +87,15 @@ async def handed(
         return await view.for_webhook(alice.tokens.account_id, story_id, connection_id) is not None
 
     await eventually(known)
-    return Handed(story_id, connection_id, person)
+    return Handed(story_id, connection_id, person, connections, url)
 
 
 def text(message: str) -> dict[str, Any]:
     return {"type": "text", "messages": [message]}
 
 
-async def say(alice: Tenant, story_id: str, query: str) -> dict[str, Any]:
-    body = {"storyId": story_id, "sessionId": "s1", "query": query}
+async def say(alice: Tenant, story_id: str, query: str, session: str = "s1") -> dict[str, Any]:
+    body = {"storyId": story_id, "sessionId": session, "query": query}
     return dict((await alice.public.ok("POST", "/query", body))["result"])
 
 
@@ -163,6 +166,17 @@ async def test_a_handoff_reaches_the_person_and_is_given_back(
     assert (await api.delete(path)).error == (404, "not_found")
     assert await api.ok("GET", f"/stories/{story_id}/handoffs") == []
     assert len(handed.person.received) == 1
+
+    await api.client.server.app[RECORDER].idle()
+    transcript = await api.ok("GET", f"/stories/{story_id}/conversations/s1")
+    assert [(t["outcome"], t.get("query"), t["fulfillment"]) for t in transcript["turns"]] == [
+        ("matched", "talk to a human", "A person will answer | [handoff]"),
+        ("handoff", "hello there", ""),
+        ("handoff", None, "Hello, I'm Bob"),
+        ("matched", "hello there", "Hi from the bot"),
+    ]
+    handed_over = await api.ok("GET", f"/stories/{story_id}/conversations?outcome=handoff")
+    assert [c["sessionId"] for c in handed_over["items"]] == ["s1"]
 
 
 async def test_another_account_sees_no_handoff_of_the_story(
@@ -242,3 +256,38 @@ async def test_a_channel_s_turn_is_handed_over_too(
     (delivered,) = handed.person.received
     assert (delivered["sessionId"], delivered["message"]) == (session, {"query": "hello there"})
     assert delivered["parameters"] == {"default_source": "slack"}
+
+
+async def test_an_export_names_the_handoff_s_connection_and_an_import_awaits_it(
+    alice: Tenant, handed: Handed, bot_api: TestClient
+) -> None:
+    api = alice.developer
+    document = await api.ok("GET", f"/stories/{handed.story_id}/export")
+    (human,) = [i for i in document["interactions"] if i["name"] == "Human"]
+    assert human["handoff"] == "Desk"
+    assert human["responses"] == [{"type": "text", "messages": ["A person will answer"]}]
+    assert document["connections"] == ["Desk"]
+
+    imported = await api.ok("POST", "/stories/import", document)
+    story_id = imported["id"]
+    assert imported["report"]["connections"] == [
+        {"name": "Desk", "status": "missing", "interactions": [human["key"]]}
+    ]
+    assert await api.ok("GET", f"/stories/{story_id}/export") == document  # still awaited
+    created = await handed.connections.post(
+        "/v2/integrations/webhook",
+        {"storyId": story_id, "name": "Desk", "url": handed.person_url, "token": WHSEC},
+    )
+    connection_id = created.body["id"]
+    view = bot_api.server.app[STORES].connections
+
+    async def handing_over() -> dict[str, Any] | None:
+        known = await view.for_webhook(alice.tokens.account_id, story_id, connection_id)
+        if known is None:
+            return None
+        result = await say(alice, story_id, "talk to a human", session="imported")
+        return result if "handoff" in result else None
+
+    opened = await eventually(handing_over)
+    assert opened["handoff"]["connection"] == connection_id
+    assert opened["fulfillment"][-1] == {"type": "handoff", "connection": connection_id}

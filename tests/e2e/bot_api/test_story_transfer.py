@@ -204,8 +204,11 @@ async def test_an_import_retried_with_its_idempotency_key_makes_one_story(api: A
     assert other.error == (409, "conflict")
 
 
-async def test_a_handoff_block_is_refused_by_an_import_naming_its_place(api: Api) -> None:
-    """A handoff names a connection of its story by id, which a new story cannot have."""
+async def test_a_handoff_block_naming_an_id_is_refused_by_an_import_at_its_place(
+    api: Api,
+) -> None:
+    """A document names a handoff's connection by name (`handoff`): an id means nothing
+    to a new story (tests/e2e/bot_api/test_handoffs.py has the round trip)."""
     document = await export(api, await pizza_story(api))
     handing = copy.deepcopy(document)
     handoff = {"type": "handoff", "connection": "a" * 24}
@@ -217,6 +220,6 @@ async def test_a_handoff_block_is_refused_by_an_import_naming_its_place(api: Api
     assert reply.error == (400, "validation_error")
     place = len(handing["interactions"][2]["responses"]) - 1
     errors = reply.body["status"]["errors"]["interactions"]["2"]["responses"][str(place)]
-    assert "handoff names a connection of its own story" in str(errors["connection"])
+    assert "name the connection with `handoff`" in str(errors["connection"])
     assert await api.ok("GET", "/stories") == stories_before
     assert (await import_document(api, document)).status == 200

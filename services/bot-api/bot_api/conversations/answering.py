@@ -105,7 +105,6 @@ class ConversationService:
                         outcome=outcome,
                         handoff=handoff,
                     )
-                    return outcome
                 record_query(turn, outcome)
                 if self.recorder is not None:
                     self.recorder.answered(

@@ -198,3 +198,9 @@ def handoff_block(responses: tuple[Block, ...]) -> tuple[int, Handoff] | None:
     return next(
         ((i, block) for i, block in enumerate(responses) if isinstance(block, Handoff)), None
     )
+
+
+def handoff_connection(interaction: Interaction) -> str:
+    """The id of the connection the interaction hands over to; "" without a handoff."""
+    handoff = handoff_block(interaction.responses)
+    return "" if handoff is None else handoff[1].connection

@@ -10,7 +10,8 @@ message is the bot's again.
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from bot_api.domain.responses import handoff_of
+from bot_api.domain.responses import Text, handoff_of
+from bot_api.domain.settings import Settings
 from bot_api.engine.story import CompiledStory
 from bot_api.engine.turn import HandedOver, Outcome, OutcomeContext, SessionState, Turn
 
@@ -66,3 +67,24 @@ def kept_for(state: SessionState, session_idle: timedelta, handoff_idle: timedel
     """How long a session outlives its last message: the handoff's idle timeout while in
     one, so a person's conversation is not forgotten before it would be given back."""
     return session_idle if state.handoff is None else max(session_idle, handoff_idle)
+
+
+def persons_message(
+    story_id: str, settings: Settings, state: SessionState, handoff: HandedOver, text: str
+) -> tuple[Turn, Outcome]:
+    """A person's message as the history keeps it: a turn of the bot's, with no input
+    from the user, saying `text`."""
+    turn = Turn(now=handoff.last_message_at)
+    outcome = Outcome(
+        story_id=story_id,
+        interaction=None,
+        score=0.0,
+        threshold=settings.confidence,
+        lifespan=0,
+        incomplete=False,
+        parameters=state.parameters,
+        contexts=(),
+        fulfillment=(Text(text),),
+        handoff=handoff,
+    )
+    return turn, outcome

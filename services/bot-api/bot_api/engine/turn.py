@@ -157,7 +157,10 @@ class Outcome:
 
 
 def outcome_kind(turn: Turn, outcome: Outcome) -> OutcomeKind:
-    """How /metrics counts a turn and the history files it."""
+    """How /metrics counts a turn and the history files it: `handoff` while a person has
+    the conversation (a user's message delivered to them, or the person's message)."""
+    if outcome.handoff is not None and outcome.interaction is None:
+        return "handoff"
     if turn.trigger is not None:
         return "trigger"
     if turn.goto is not None:

@@ -6,8 +6,14 @@ from datetime import UTC, datetime, timedelta
 
 from bot_api.domain.responses import Handoff, Text
 from bot_api.engine.conversation import respond
-from bot_api.engine.handoff import after_answer, kept_for, open_handoff, silent_turn
-from bot_api.engine.turn import HandedOver, SessionState, Turn
+from bot_api.engine.handoff import (
+    after_answer,
+    kept_for,
+    open_handoff,
+    persons_message,
+    silent_turn,
+)
+from bot_api.engine.turn import HandedOver, SessionState, Turn, outcome_kind
 from support.stories import interaction, story
 
 CONNECTION = "c" * 24
@@ -69,3 +75,20 @@ def test_a_session_in_handoff_is_kept_as_long_as_the_handoff_may_last() -> None:
     assert kept_for(opened, ten_minutes, IDLE) == IDLE
     assert kept_for(SessionState(), ten_minutes, IDLE) == ten_minutes
     assert kept_for(opened, timedelta(hours=1), IDLE) == timedelta(hours=1)
+
+
+def test_the_history_files_a_turn_in_handoff_and_the_person_s_message_as_handoff() -> None:
+    opened = HandedOver(CONNECTION, since=NOON, last_message_at=NOON)
+    before = SessionState(parameters={"name": "Ada"}, handoff=opened)
+    turn = Turn(query="hello there", now=NOON)
+    _, silent = silent_turn(MODEL, before, turn, opened)
+    assert outcome_kind(turn, silent) == "handoff"
+
+    person, said = persons_message(MODEL.id, MODEL.settings, before, opened, "I'm Bob")
+    assert (person.query, person.trigger, person.goto, person.now) == (None, None, None, NOON)
+    assert said.fulfillment == (Text("I'm Bob"),) and said.parameters == {"name": "Ada"}
+    assert outcome_kind(person, said) == "handoff"
+
+    asked = Turn(query="talk to a human")
+    _, opening = after_answer(*respond(MODEL, SessionState(), asked), NOON)
+    assert outcome_kind(asked, opening) == "matched"
