@@ -1,14 +1,18 @@
 """What every platform does alike with an answer (channels/answers.py)."""
 
+from collections.abc import Mapping
+from typing import Any
+
 from integrations_api.channels.answers import (
     Button,
+    calls_with_delays,
     chunks,
-    delay_seconds,
     fitted_value,
     quick_reply_buttons,
     read_buttons,
     read_click,
 )
+from integrations_api.channels.platform import Call, Pause
 
 
 def test_buttons_are_read_as_the_console_reads_them() -> None:
@@ -56,8 +60,22 @@ def test_a_click_value_too_long_is_the_title_said_and_reads_back() -> None:
     assert read_click("from an older answer") == ("from an older answer", None)
 
 
-def test_long_texts_go_in_pieces_and_delays_in_seconds() -> None:
+def test_long_texts_go_in_pieces() -> None:
     assert chunks("abcdefg", 3) == ["abc", "def", "g"]
     assert chunks("", 3) == []
-    assert delay_seconds({"type": "text", "delay": 1500}) == 1.5
-    assert delay_seconds({"type": "text"}) is None
+
+
+def test_a_delay_is_a_pause_in_seconds_before_an_item_that_shows_something() -> None:
+    def calls(item: Mapping[str, Any]) -> list[Call]:
+        return [] if item["type"] == "handoff" else [Call("/send", {"text": item["message"]})]
+
+    fulfillment = [
+        {"type": "text", "message": "a"},
+        {"type": "handoff", "connection": "c", "delay": 500},
+        {"type": "text", "message": "b", "delay": 1500},
+    ]
+    assert calls_with_delays(fulfillment, calls) == [
+        Call("/send", {"text": "a"}),
+        Pause(1.5),
+        Call("/send", {"text": "b"}),
+    ]

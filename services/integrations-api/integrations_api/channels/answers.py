@@ -14,9 +14,11 @@ the click.
 """
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from integrations_api.channels.platform import Call, Fulfillment, Outgoing, Pause
 
 QUERY_PREFIX = "q:"
 GOTO_PREFIX = "g:"
@@ -94,7 +96,16 @@ def chunks(text: str, limit: int) -> list[str]:
     return [text[start : start + limit] for start in range(0, len(text), limit)]
 
 
-def delay_seconds(item: Mapping[str, Any]) -> float | None:
-    """An item's `delay` (milliseconds, from a webhook's answer) in seconds."""
-    delay = item.get("delay")
-    return None if not delay else float(delay) / 1000
+def calls_with_delays(
+    fulfillment: Fulfillment, calls_of: Callable[[Mapping[str, Any]], list[Call]]
+) -> list[Outgoing]:
+    """The calls that show each item (`calls_of`, the platform's), in order, with a
+    `Pause` before an item that asks for a `delay` (milliseconds, from a webhook's
+    answer). An item the platform shows nothing for (a handoff) waits for nothing."""
+    outgoing: list[Outgoing] = []
+    for item in fulfillment:
+        calls = calls_of(item)
+        if calls and item.get("delay"):
+            outgoing.append(Pause(float(item["delay"]) / 1000))
+        outgoing += calls
+    return outgoing

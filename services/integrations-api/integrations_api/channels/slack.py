@@ -15,8 +15,8 @@ from urllib.parse import parse_qs
 
 from integrations_api.channels.answers import (
     Button,
+    calls_with_delays,
     chunks,
-    delay_seconds,
     fitted_value,
     quick_reply_buttons,
     read_buttons,
@@ -28,7 +28,6 @@ from integrations_api.channels.platform import (
     Fulfillment,
     Incoming,
     Outgoing,
-    Pause,
     Reply,
     Request,
 )
@@ -93,14 +92,10 @@ class Slack:
     def render(
         self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment
     ) -> list[Outgoing]:
-        outgoing: list[Outgoing] = []
-        for item in fulfillment:
-            messages = _messages(item)
-            seconds = delay_seconds(item)
-            if messages and seconds:
-                outgoing.append(Pause(seconds))
-            outgoing += [_post(credentials, incoming.conversation, m) for m in messages]
-        return outgoing
+        def calls(item: Mapping[str, Any]) -> list[Call]:
+            return [_post(credentials, incoming.conversation, m) for m in _messages(item)]
+
+        return calls_with_delays(fulfillment, calls)
 
     def text(self, credentials: Credentials, conversation: str, text: str) -> Call:
         return _post(credentials, conversation, {"text": text[:TEXT_LIMIT]})

@@ -7,18 +7,19 @@ ignores the others. An answer is written as Bot API methods, one per fulfillment
 (docs/channels.md has the table).
 """
 
+import functools
 import hmac
 import json
 from collections.abc import Mapping
 from typing import Any
 
+from integrations_api.channels.answers import calls_with_delays
 from integrations_api.channels.platform import (
     Call,
     Credentials,
     Fulfillment,
     Incoming,
     Outgoing,
-    Pause,
     Profile,
     Reply,
     Request,
@@ -63,11 +64,7 @@ class Telegram:
         if incoming.callback is not None:
             answered = {"callback_query_id": incoming.callback}
             outgoing.append(_method(token, "answerCallbackQuery", answered))
-        for item in fulfillment:
-            if item.get("delay"):
-                outgoing.append(Pause(item["delay"] / 1000))
-            outgoing.extend(_item(token, chat, item))
-        return outgoing
+        return outgoing + calls_with_delays(fulfillment, functools.partial(_item, token, chat))
 
     def text(self, credentials: Credentials, conversation: str, text: str) -> Call:
         return _send_message(credentials["botToken"], _chat_id(conversation), text)

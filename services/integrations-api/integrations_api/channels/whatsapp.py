@@ -12,8 +12,8 @@ from typing import Any
 from integrations_api.channels import meta
 from integrations_api.channels.answers import (
     Button,
+    calls_with_delays,
     chunks,
-    delay_seconds,
     fitted_value,
     quick_reply_buttons,
     read_buttons,
@@ -25,7 +25,6 @@ from integrations_api.channels.platform import (
     Fulfillment,
     Incoming,
     Outgoing,
-    Pause,
     Profile,
     Reply,
     Request,
@@ -82,14 +81,10 @@ class WhatsApp:
     def render(
         self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment
     ) -> list[Outgoing]:
-        outgoing: list[Outgoing] = []
-        for item in fulfillment:
-            messages = _messages(item)
-            seconds = delay_seconds(item)
-            if messages and seconds:
-                outgoing.append(Pause(seconds))
-            outgoing += [_send(credentials, incoming.conversation, m) for m in messages]
-        return outgoing
+        def calls(item: Mapping[str, Any]) -> list[Call]:
+            return [_send(credentials, incoming.conversation, m) for m in _messages(item)]
+
+        return calls_with_delays(fulfillment, calls)
 
     def text(self, credentials: Credentials, conversation: str, text: str) -> Call:
         return _send(credentials, conversation, _text(text[:TEXT_LIMIT]))
