@@ -27,6 +27,7 @@ from integrations_api.channels.platform import (
     Outgoing,
     Reply,
     Request,
+    shape_errors_as_value_error,
 )
 
 SEND_PATH = "/me/messages"
@@ -55,7 +56,7 @@ class Messenger:
     def read(self, body: bytes) -> list[Incoming]:
         """Text messages, quick-reply taps and postbacks (button clicks); echoes of
         the Page's own messages, attachments, reads and deliveries are left."""
-        try:
+        with shape_errors_as_value_error():
             call = json.loads(body)
             if not isinstance(call, dict) or not isinstance(call.get("entry"), list):
                 raise ValueError("a Messenger call is an object with entries")
@@ -64,8 +65,6 @@ class Messenger:
             events = [event for entry in call["entry"] for event in entry.get("messaging", [])]
             incoming = [_read_event(event) for event in events]
             return [one for one in incoming if one is not None]
-        except (KeyError, TypeError, AttributeError) as error:
-            raise ValueError(f"a field is missing or of another type ({error!r})") from error
 
     def render(
         self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment

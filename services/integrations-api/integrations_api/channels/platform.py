@@ -8,7 +8,8 @@ ask bot-api for the turn over NATS and send the calls (`channels/sender.py`, wit
 retries).
 """
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -124,3 +125,14 @@ class Platform(Protocol):
     def text(self, credentials: Credentials, conversation: str, text: str) -> Call:
         """One plain text message to a conversation (a person's, during a handoff)."""
         ...
+
+
+@contextmanager
+def shape_errors_as_value_error() -> Iterator[None]:
+    """Around a platform's `read`: a body with a field missing or of another type (the
+    KeyError, TypeError or AttributeError of reading it) is the ValueError `read`
+    raises, which the channel answers 400, not a 500."""
+    try:
+        yield
+    except (KeyError, TypeError, AttributeError) as error:
+        raise ValueError(f"a field is missing or of another type ({error!r})") from error

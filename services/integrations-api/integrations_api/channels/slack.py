@@ -30,6 +30,7 @@ from integrations_api.channels.platform import (
     Outgoing,
     Reply,
     Request,
+    shape_errors_as_value_error,
 )
 
 POST_MESSAGE = "/api/chat.postMessage"
@@ -81,13 +82,11 @@ class Slack:
     def read(self, body: bytes) -> list[Incoming]:
         """An Events API call (JSON) or an interactivity call (form-encoded
         `payload=<JSON>`)."""
-        try:
+        with shape_errors_as_value_error():
             if body.startswith(b"payload="):
                 [payload] = parse_qs(body.decode())["payload"]
                 return _read_interaction(_object(payload))
             return _read_event(_object(body))
-        except (KeyError, TypeError, AttributeError) as error:
-            raise ValueError(f"a field is missing or of another type ({error!r})") from error
 
     def render(
         self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment

@@ -23,6 +23,7 @@ from integrations_api.channels.platform import (
     Profile,
     Reply,
     Request,
+    shape_errors_as_value_error,
 )
 
 SECRET_HEADER = "x-telegram-bot-api-secret-token"
@@ -50,10 +51,8 @@ class Telegram:
         return None  # Telegram verifies nothing: setWebhook is the registration
 
     def read(self, body: bytes) -> list[Incoming]:
-        try:
+        with shape_errors_as_value_error():
             return _update(json.loads(body))
-        except (KeyError, TypeError) as error:
-            raise ValueError(f"not an update Telegram sends: {error!r}") from None
 
     def render(
         self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment

@@ -28,6 +28,7 @@ from integrations_api.channels.platform import (
     Profile,
     Reply,
     Request,
+    shape_errors_as_value_error,
 )
 
 TEXT_LIMIT = 4096
@@ -57,7 +58,7 @@ class WhatsApp:
     def read(self, body: bytes) -> list[Incoming]:
         """Text messages and reply-button or list choices; statuses (sent, delivered,
         read), media, locations and reactions are left."""
-        try:
+        with shape_errors_as_value_error():
             call = json.loads(body)
             if not isinstance(call, dict) or not isinstance(call.get("entry"), list):
                 raise ValueError("a WhatsApp call is an object with entries")
@@ -75,8 +76,6 @@ class WhatsApp:
                 for message in value.get("messages", [])
             ]
             return [one for one in incoming if one is not None]
-        except (KeyError, TypeError, AttributeError) as error:
-            raise ValueError(f"a field is missing or of another type ({error!r})") from error
 
     def render(
         self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment
