@@ -5,7 +5,6 @@ Meta sends an event again while the 200 is missing (for up to a day); each carri
 its message's `mid`, which the channel answers once.
 """
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -57,12 +56,8 @@ class Messenger:
         """Text messages, quick-reply taps and postbacks (button clicks); echoes of
         the Page's own messages, attachments, reads and deliveries are left."""
         with shape_errors_as_value_error():
-            call = json.loads(body)
-            if not isinstance(call, dict) or not isinstance(call.get("entry"), list):
-                raise ValueError("a Messenger call is an object with entries")
-            if call.get("object") != "page":
-                return []
-            events = [event for entry in call["entry"] for event in entry.get("messaging", [])]
+            entries = meta.entries(body, "page")
+            events = [event for entry in entries for event in entry.get("messaging", [])]
             incoming = [_read_event(event) for event in events]
             return [one for one in incoming if one is not None]
 

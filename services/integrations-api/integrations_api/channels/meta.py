@@ -1,9 +1,10 @@
 """What Messenger and WhatsApp share, being Meta's: the webhook's signature, its
-verification request, and the Graph API's version.
+verification request, the envelope of its calls, and the Graph API's version.
 """
 
 import hashlib
 import hmac
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -49,6 +50,15 @@ def challenge(credentials: Credentials, request: Request) -> Reply | None:
     if not verification_valid(credentials, request):
         return Reply(403, "the verify token does not match")
     return Reply(200, request.query.get("hub.challenge", ""))
+
+
+def entries(body: bytes, subscribed_object: str) -> list[Any]:
+    """The `entry` list of a webhook call; none when the call is about another `object`
+    than the channel's (`page` for Messenger, `whatsapp_business_account`)."""
+    call = json.loads(body)
+    if not isinstance(call, dict) or not isinstance(call.get("entry"), list):
+        raise ValueError("a Meta webhook call is an object with entries")
+    return list(call["entry"]) if call.get("object") == subscribed_object else []
 
 
 def graph_call(path: str, token: str, body: Mapping[str, Any]) -> Call:

@@ -5,7 +5,6 @@ Meta sends a notification again while the 200 is missing; each message carries i
 `id` (`wamid...`), which the channel answers once.
 """
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -59,14 +58,9 @@ class WhatsApp:
         """Text messages and reply-button or list choices; statuses (sent, delivered,
         read), media, locations and reactions are left."""
         with shape_errors_as_value_error():
-            call = json.loads(body)
-            if not isinstance(call, dict) or not isinstance(call.get("entry"), list):
-                raise ValueError("a WhatsApp call is an object with entries")
-            if call.get("object") != "whatsapp_business_account":
-                return []
             values = [
                 change["value"]
-                for entry in call["entry"]
+                for entry in meta.entries(body, "whatsapp_business_account")
                 for change in entry.get("changes", [])
                 if change.get("field") == "messages"
             ]
