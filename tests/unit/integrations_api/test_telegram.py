@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from integrations_api.channels.platform import Call, Incoming, Pause, Profile, Request
-from integrations_api.channels.telegram import PLATFORM, callback_data, set_webhook
+from integrations_api.channels.telegram import PLATFORM, set_webhook
 from support.platforms.telegram import CHECKS, click_update, message_update
 
 CREDENTIALS = {"botToken": "123:abc", "webhookSecret": "s3cret_-"}
@@ -128,10 +128,18 @@ def test_a_click_is_answered_before_the_answer() -> None:
 
 
 def test_callback_data_stays_within_64_bytes() -> None:
-    assert callback_data({"title": "Yes", "postback": "yes please"}) == "q:yes please"
-    assert callback_data({"title": "Yes", "postback": "y" * 63}) == "q:Yes"
-    assert callback_data({"title": "Ünïcödé" * 3, "postback": "p" * 70}).encode().__len__() <= 64
-    assert callback_data({"title": "Go", "postback": "3f1c", "type": "goto"}) == "g:3f1c"
+    template = {"type": "buttonTemplate", "title": "Pick", "buttons": [
+        {"title": "Yes", "postback": "yes please"},
+        {"title": "Yes", "postback": "y" * 63},
+        {"title": "Ünïcödé" * 10, "postback": "p" * 70},
+        {"title": "Go", "postback": "3f1c", "type": "goto"}]}  # fmt: skip
+    (call,) = PLATFORM.render(CREDENTIALS, INCOMING, [template])
+    assert isinstance(call, Call)
+    rows = documented(call)[1]["reply_markup"]["inline_keyboard"]
+    data = [button["callback_data"] for (button,) in rows]
+    assert data[0:2] + data[3:] == ["q:yes please", "q:Yes", "g:3f1c"]
+    assert len(data[2].encode()) == 63  # 64 would cut a two-byte character in half
+    assert ("q:" + "Ünïcödé" * 10).startswith(data[2])
 
 
 def test_long_texts_are_cut_to_telegram_s_limits() -> None:

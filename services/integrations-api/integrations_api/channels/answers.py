@@ -73,13 +73,20 @@ def quick_reply_buttons(item: Mapping[str, Any]) -> tuple[str, list[Button]]:
     return str(message["title"]), replies
 
 
-def fitted_value(button: Button, limit: int) -> str:
-    """The button's click value within the platform's limit (in characters). A query
-    too long for it is said as the button's title instead, which is what the user
-    sees on the button; an interaction id always fits."""
-    if len(button.value) <= limit:
+def fitted_value(
+    button: Button, limit: int, unit: Literal["characters", "bytes"] = "characters"
+) -> str:
+    """The button's click value within the platform's limit, in characters or, where
+    the platform counts them (Telegram), UTF-8 bytes. A query too long for it is said
+    as the button's title instead, which is what the user sees on the button; an
+    interaction id always fits."""
+    size = len(button.value) if unit == "characters" else len(button.value.encode())
+    if size <= limit:
         return button.value
-    return (QUERY_PREFIX + button.title)[:limit]
+    said = QUERY_PREFIX + button.title
+    if unit == "characters":
+        return said[:limit]
+    return said.encode()[:limit].decode(errors="ignore")  # never half a character
 
 
 def read_click(value: str) -> tuple[str | None, str | None]:

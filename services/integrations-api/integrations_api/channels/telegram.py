@@ -13,7 +13,14 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from integrations_api.channels.answers import calls_with_delays
+from integrations_api.channels.answers import (
+    Button,
+    calls_with_delays,
+    fitted_value,
+    quick_reply_buttons,
+    read_buttons,
+    read_click,
+)
 from integrations_api.channels.platform import (
     Call,
     Credentials,
@@ -34,8 +41,6 @@ TEXT_CHARACTERS = 4096
 CAPTION_CHARACTERS = 1024
 """Telegram refuses longer texts and photo captions: Parley cuts them rather than lose
 the whole message."""
-LINK_SCHEMES = ("http://", "https://")
-"""What an inline keyboard url button may open (Telegram refuses tel: and others)."""
 
 
 class Telegram:
@@ -80,17 +85,6 @@ def set_webhook(credentials: Credentials, url: str) -> Call:
     return _method(credentials["botToken"], "setWebhook", fields)
 
 
-def callback_data(button: Mapping[str, Any]) -> str:
-    """`g:<interaction id>` for a goto button, `q:<text>` for one that says its
-    postback; `q:<title>` when that is over Telegram's 64 bytes."""
-    postback = button.get("postback") or button["title"]
-    data = f"g:{postback}" if button.get("type") == "goto" else f"q:{postback}"
-    if len(data.encode()) > CALLBACK_DATA_BYTES:
-        title = f"q:{button['title']}".encode()[:CALLBACK_DATA_BYTES]
-        return title.decode(errors="ignore")  # never half a character
-    return data
-
-
 def _update(value: Any) -> list[Incoming]:
     update = _object(value, "update")
     update_id = update.get("update_id")
@@ -132,11 +126,7 @@ def _click(update_id: str, query: dict[str, Any]) -> list[Incoming]:
     message = query.get("message")
     chat = str(_object(message, "message")["chat"]["id"]) if message else user
     data = query.get("data")
-    said, goto = None, None
-    if isinstance(data, str) and data.startswith("g:"):
-        goto = data[2:]
-    elif isinstance(data, str):
-        said = data.removeprefix("q:")
+    said, goto = read_click(data) if isinstance(data, str) else (None, None)
     return [
         Incoming(
             update_id, chat, user, query=said, goto=goto, profile=profile, callback=str(query["id"])
@@ -176,20 +166,17 @@ def _send_photo(
     return _method(token, "sendPhoto", fields)
 
 
-def _inline_keyboard(buttons: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """One button a row; a link opens (url), any other comes back as a callback."""
+def _inline_keyboard(buttons: list[Button]) -> dict[str, Any] | None:
+    """One button a row; a link opens (url), a reply comes back as a callback, a phone
+    button is left out (an inline keyboard has none: Telegram refuses a tel: url)."""
     rows = []
     for button in buttons:
-        if _is_link(button):
-            rows.append([{"text": button["title"], "url": button["postback"]}])
-        elif button.get("type") != "phone":
-            rows.append([{"text": button["title"], "callback_data": callback_data(button)}])
+        if button.kind == "link":
+            rows.append([{"text": button.title, "url": button.target}])
+        elif button.kind == "reply":
+            data = fitted_value(button, CALLBACK_DATA_BYTES, unit="bytes")
+            rows.append([{"text": button.title, "callback_data": data}])
     return {"inline_keyboard": rows} if rows else None
-
-
-def _is_link(button: Mapping[str, Any]) -> bool:
-    postback = button.get("postback") or ""
-    return button.get("type") != "goto" and postback.startswith(LINK_SCHEMES)
 
 
 def _reply_keyboard(replies: list[str]) -> dict[str, Any]:
@@ -209,8 +196,8 @@ def _item(token: str, chat: int | str, item: Mapping[str, Any]) -> list[Call]:
     if kind == "quickReply" and item.get("buttons"):
         # a webhook's quick replies are buttons that may jump (goto): only an inline
         # keyboard's callback carries that; a reply keyboard can only say its text
-        title = item["messages"][0].get("title") or "…"
-        return [_send_message(token, chat, title, _inline_keyboard(item["buttons"]))]
+        title, buttons = quick_reply_buttons(item)
+        return [_send_message(token, chat, title or "…", _inline_keyboard(buttons))]
     if kind == "quickReply":
         return [
             _send_message(token, chat, message.get("title") or "…", _reply_keyboard(replies))
@@ -219,12 +206,12 @@ def _item(token: str, chat: int | str, item: Mapping[str, Any]) -> list[Call]:
         ]
     if kind == "card":
         caption = "\n".join(p for p in (item.get("title"), item.get("subtitle")) if p)
-        markup = _inline_keyboard(item.get("buttons", []))
+        markup = _inline_keyboard(read_buttons(item.get("buttons", [])))
         if item.get("imageUrl"):
             return [_send_photo(token, chat, item["imageUrl"], caption, markup)]
         return [_send_message(token, chat, caption or "…", markup)]
     if kind == "buttonTemplate":
-        markup = _inline_keyboard(item.get("buttons", []))
+        markup = _inline_keyboard(read_buttons(item.get("buttons", [])))
         return [_send_message(token, chat, item.get("title") or "…", markup)]
     return []  # handoff and anything newer: nothing to show
 
