@@ -3,7 +3,6 @@
 reaching a stand-in of the Graph API (tests/support/platforms/meta.py) that checks
 each call's documented shape."""
 
-import dataclasses
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -11,15 +10,21 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient
 
-from integrations_api.app import create_app
 from integrations_api.channels.meta import GRAPH_VERSION
 from shared.config import Config
 from shared.events import ChannelTurn
 from support.api import Api, Tenant
+from support.channel_e2e import (
+    CHANNELS,
+    arrived,
+    create_channel,
+    integrations_api,
+    pizza_story,
+    serve,
+    turns_heard,
+)
 from support.platforms.meta import MetaStandIn, signed_headers
-from support.platforms.story import arrived, heard, pizza_story, turns_heard
 
-BASE = "/v2/integrations/channels"
 APP_SECRET = "6c8d1e4a0b2f3c5d7e9f1a3b5c7d9e1f"
 MESSENGER = {"pageAccessToken": "EAAGm0PX4ZCpsBAPage", "appSecret": APP_SECRET,
              "verifyToken": "pizza-verify"}  # fmt: skip
@@ -34,18 +39,14 @@ async def graph(aiohttp_server: Any) -> MetaStandIn:
     stand_in = MetaStandIn(
         MESSENGER["pageAccessToken"], WHATSAPP["phoneNumberId"], WHATSAPP["accessToken"]
     )
-    stand_in.url = str((await aiohttp_server(stand_in.app())).make_url(""))
-    return stand_in
+    return await serve(aiohttp_server, stand_in)
 
 
 @pytest.fixture
 async def integrations(
     aiohttp_client: Any, config: Config, bot_api: TestClient, graph: MetaStandIn
 ) -> TestClient:
-    client: TestClient = await aiohttp_client(
-        create_app(dataclasses.replace(config, meta_graph_url=graph.url))
-    )
-    return client
+    return await integrations_api(aiohttp_client, config, meta_graph_url=graph.url)
 
 
 @pytest.fixture
@@ -59,25 +60,22 @@ async def story(alice: Tenant) -> dict[str, str]:
     return await pizza_story(alice)
 
 
-async def create_channel(
+async def meta_channel(
     integrations: TestClient, alice: Tenant, story: dict[str, str], channel_type: str
 ) -> str:
     credentials = MESSENGER if channel_type == "messenger" else WHATSAPP
-    body = {"storyId": story["story"], "type": channel_type, "name": "Pizza",
-            "credentials": credentials}  # fmt: skip
-    reply = await Api(integrations, alice.tokens.developer_token).post(BASE, body)
-    assert reply.status == 201, reply.body
-    return str(reply.body["id"])
+    api = Api(integrations, alice.tokens.developer_token)
+    return await create_channel(api, story["story"], channel_type, credentials)
 
 
 @pytest.fixture
 async def messenger(integrations: TestClient, alice: Tenant, story: dict[str, str]) -> str:
-    return await create_channel(integrations, alice, story, "messenger")
+    return await meta_channel(integrations, alice, story, "messenger")
 
 
 @pytest.fixture
 async def whatsapp(integrations: TestClient, alice: Tenant, story: dict[str, str]) -> str:
-    return await create_channel(integrations, alice, story, "whatsapp")
+    return await meta_channel(integrations, alice, story, "whatsapp")
 
 
 def messenger_call(event: dict[str, Any]) -> dict[str, Any]:
@@ -129,7 +127,7 @@ async def deliver(
 async def test_metas_verification_request_is_answered_with_the_challenge_only_for_the_verify_token(
     integrations: TestClient, alice: Tenant, story: dict[str, str], channel_type: str
 ) -> None:
-    channel_id = await create_channel(integrations, alice, story, channel_type)
+    channel_id = await meta_channel(integrations, alice, story, channel_type)
     path = f"/v2/channels/{channel_id}"
 
     right = {
@@ -149,7 +147,7 @@ async def test_a_messenger_message_in_brings_the_answer_out_as_send_api_messages
     assert await deliver(integrations, messenger, messenger_text("m_1", "show me the menu")) == 200
 
     await arrived(graph.accepted, 5)
-    (turn,) = await heard(turns, 1)
+    (turn,) = await arrived(turns, 1)
     assert (turn.session_id, turn.source) == (f"{messenger}:{PSID}:{PSID}", "messenger")
     assert turn.parameters == {"default_source": "messenger"}
     assert {call.path for call in graph.accepted} == {f"/{GRAPH_VERSION}/me/messages"}
@@ -172,7 +170,7 @@ async def test_a_whatsapp_message_in_brings_the_answer_out_with_the_users_name(
     )
 
     await arrived(graph.accepted, 5)
-    (turn,) = await heard(turns, 1)
+    (turn,) = await arrived(turns, 1)
     assert turn.session_id == f"{whatsapp}:{WA_ID}:{WA_ID}"
     assert turn.parameters == {"default_source": "whatsapp", "default_name": "Sheena Nelson"}
     assert {call.path for call in graph.accepted} == {f"/{GRAPH_VERSION}/106540352242922/messages"}
@@ -218,7 +216,7 @@ async def test_clicks_on_messenger_and_whatsapp_say_their_payload_or_jump(
     )
 
     await arrived(graph.accepted, 4)
-    assert sorted((t.source, t.query or "", t.goto or "") for t in await heard(turns, 4)) == [
+    assert sorted((t.source, t.query or "", t.goto or "") for t in await arrived(turns, 4)) == [
         ("messenger", "", story["sizes"]),
         ("messenger", "large", ""),
         ("whatsapp", "", story["sizes"]),
@@ -234,7 +232,7 @@ async def test_a_message_meta_sends_again_is_answered_once(
     assert await deliver(integrations, messenger, messenger_text("m_5", "large")) == 200
 
     await arrived(graph.accepted, 2)
-    assert [t.query for t in await heard(turns, 2)] == ["large", "large"]
+    assert [t.query for t in await arrived(turns, 2)] == ["large", "large"]
     assert len(graph.accepted) == 2
 
 
@@ -253,7 +251,7 @@ async def test_a_call_not_signed_with_the_app_secret_is_refused_and_nothing_is_s
     )
 
     await arrived(graph.accepted, 5)
-    assert [t.query for t in await heard(turns, 1)] == ["show me the menu"]
+    assert [t.query for t in await arrived(turns, 1)] == ["show me the menu"]
     assert "Large it is Sheena Nelson." not in [
         body.get("text", {}).get("body") for body in graph.bodies()
     ]
@@ -270,5 +268,5 @@ async def test_a_429_is_retried_after_graphs_retry_after(
     await arrived(graph.accepted, 1)
     assert graph.busy_calls == 0
     assert [body["text"]["body"] for body in graph.bodies()] == ["Large it is Sheena Nelson."]
-    read = await Api(integrations, alice.tokens.developer_token).ok("GET", f"{BASE}/{whatsapp}")
+    read = await Api(integrations, alice.tokens.developer_token).ok("GET", f"{CHANNELS}/{whatsapp}")
     assert read["error"] is None

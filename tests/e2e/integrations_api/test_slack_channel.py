@@ -3,7 +3,6 @@ them, posted to the channel's inbound URL, and the answers reaching a stand-in o
 Slack's chat.postMessage (tests/support/platforms/slack.py) that checks each call's
 documented shape."""
 
-import dataclasses
 import json
 import time
 from collections.abc import AsyncIterator
@@ -13,14 +12,20 @@ from urllib.parse import urlencode
 import pytest
 from aiohttp.test_utils import TestClient
 
-from integrations_api.app import create_app
 from shared.config import Config
 from shared.events import ChannelTurn
 from support.api import Api, Tenant
+from support.channel_e2e import (
+    CHANNELS,
+    arrived,
+    create_channel,
+    integrations_api,
+    pizza_story,
+    serve,
+    turns_heard,
+)
 from support.platforms.slack import SlackStandIn, signed_headers
-from support.platforms.story import arrived, heard, pizza_story, turns_heard
 
-BASE = "/v2/integrations/channels"
 CREDENTIALS = {"botToken": "xoxb-17653672481-19874698323-pdFZKVeTuE8sk7oOcBrzbqgy",
                "signingSecret": "8f742231b10e8888abcd99yyyzzz85a5"}  # fmt: skip
 CHANNEL = "C2147483705"
@@ -29,19 +34,14 @@ USER = "U2147483697"
 
 @pytest.fixture
 async def slack(aiohttp_server: Any) -> SlackStandIn:
-    stand_in = SlackStandIn(CREDENTIALS["botToken"])
-    stand_in.url = str((await aiohttp_server(stand_in.app())).make_url(""))
-    return stand_in
+    return await serve(aiohttp_server, SlackStandIn(CREDENTIALS["botToken"]))
 
 
 @pytest.fixture
 async def integrations(
     aiohttp_client: Any, config: Config, bot_api: TestClient, slack: SlackStandIn
 ) -> TestClient:
-    client: TestClient = await aiohttp_client(
-        create_app(dataclasses.replace(config, slack_api_url=slack.url))
-    )
-    return client
+    return await integrations_api(aiohttp_client, config, slack_api_url=slack.url)
 
 
 @pytest.fixture
@@ -58,15 +58,7 @@ async def story(alice: Tenant) -> dict[str, str]:
 @pytest.fixture
 async def channel_id(integrations: TestClient, alice: Tenant, story: dict[str, str]) -> str:
     api = Api(integrations, alice.tokens.developer_token)
-    body = {
-        "storyId": story["story"],
-        "type": "slack",
-        "name": "Pizza bot",
-        "credentials": CREDENTIALS,
-    }
-    reply = await api.post(BASE, body)
-    assert reply.status == 201, reply.body
-    return str(reply.body["id"])
+    return await create_channel(api, story["story"], "slack", CREDENTIALS)
 
 
 def message_event(event_id: str, text: str) -> bytes:
@@ -132,7 +124,7 @@ async def test_a_message_in_brings_the_answer_out_as_slack_blocks(
 
     await arrived(slack.accepted, 5)
     text, quick, card, template, image = slack.bodies()
-    (turn,) = await heard(turns, 1)
+    (turn,) = await arrived(turns, 1)
     assert turn.session_id == f"{channel_id}:{CHANNEL}:{USER}"
     assert (turn.source, turn.query, turn.parameters) == (
         "slack", "show me the menu", {"default_source": "slack"}
@@ -163,7 +155,7 @@ async def test_a_click_says_its_value_or_goes_to_its_interaction(
     assert await deliver(integrations, channel_id, jumped) == 200
 
     await arrived(slack.accepted, 2)
-    assert {(t.query, t.goto) for t in await heard(turns, 2)} == {
+    assert {(t.query, t.goto) for t in await arrived(turns, 2)} == {
         ("large", None),
         (None, story["sizes"]),
     }
@@ -182,7 +174,7 @@ async def test_an_event_slack_sends_again_is_answered_once(
     assert await deliver(integrations, channel_id, message_event("Ev3", "large")) == 200
 
     await arrived(slack.accepted, 2)
-    assert [t.query for t in await heard(turns, 2)] == ["large", "large"]
+    assert [t.query for t in await arrived(turns, 2)] == ["large", "large"]
     assert len(slack.accepted) == 2
 
 
@@ -205,7 +197,7 @@ async def test_a_call_not_signed_by_slack_is_refused_and_nothing_is_sent(
     assert await deliver(integrations, channel_id, message_event("Ev5", "show me the menu")) == 200
 
     await arrived(slack.accepted, 5)
-    assert [t.query for t in await heard(turns, 1)] == ["show me the menu"]
+    assert [t.query for t in await arrived(turns, 1)] == ["show me the menu"]
     assert "Large it is." not in [body["text"] for body in slack.bodies()]
 
 
@@ -219,5 +211,5 @@ async def test_a_429_is_retried_after_slacks_retry_after(
 
     await arrived(slack.accepted, 1)
     assert (slack.busy_calls, slack.bodies()) == (0, [{"channel": CHANNEL, "text": "Large it is."}])
-    read = await Api(integrations, alice.tokens.developer_token).ok("GET", f"{BASE}/{channel_id}")
-    assert read["error"] is None
+    api = Api(integrations, alice.tokens.developer_token)
+    assert (await api.ok("GET", f"{CHANNELS}/{channel_id}"))["error"] is None

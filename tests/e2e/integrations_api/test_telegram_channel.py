@@ -2,7 +2,6 @@
 URL as Telegram posts them, and the answers reaching a stand-in of Telegram's Bot API
 (tests/support/platforms/telegram.py) that checks each call's documented shape."""
 
-import dataclasses
 import io
 import json
 from collections.abc import AsyncIterator
@@ -11,13 +10,20 @@ from typing import Any
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient
-from nats.aio.msg import Msg
 
-from integrations_api.app import create_app
 from shared.config import Config
-from shared.events import ChannelTurn, HandoffMessage, decode, encode
+from shared.events import ChannelTurn, HandoffMessage, encode
 from shared.messaging import connect
 from support.api import Api, Tenant
+from support.channel_e2e import (
+    CHANNELS,
+    arrived,
+    create_channel,
+    integrations_api,
+    pizza_story,
+    serve,
+    turns_heard,
+)
 from support.metrics import sample
 from support.platforms.telegram import (
     Failure,
@@ -27,89 +33,39 @@ from support.platforms.telegram import (
 )
 from support.waiting import eventually
 
-BASE = "/v2/integrations/channels"
 BOT_TOKEN = "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11"
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 
 
 @pytest.fixture
 async def telegram(aiohttp_server: Any) -> TelegramStandIn:
-    stand_in = TelegramStandIn(BOT_TOKEN)
-    stand_in.url = str((await aiohttp_server(stand_in.app())).make_url(""))
-    return stand_in
+    return await serve(aiohttp_server, TelegramStandIn(BOT_TOKEN))
 
 
 @pytest.fixture
 async def integrations(
     aiohttp_client: Any, config: Config, bot_api: TestClient, telegram: TelegramStandIn
 ) -> TestClient:
-    """integrations-api beside a running bot-api, Telegram's API being the stand-in."""
-    client: TestClient = await aiohttp_client(
-        create_app(dataclasses.replace(config, telegram_api_url=telegram.url))
-    )
-    return client
+    return await integrations_api(aiohttp_client, config, telegram_api_url=telegram.url)
 
 
 @pytest.fixture
 async def turns(config: Config, bot_api: TestClient) -> AsyncIterator[list[ChannelTurn]]:
-    """The turns integrations-api asks, as one more listener on the subject hears them
-    (bot-api, the `bot_api` fixture, answers them), in order."""
-    asked: list[ChannelTurn] = []
-    nats = await connect(config.nats_url, "test-turns")
-
-    async def hear(message: Msg) -> None:
-        asked.append(decode(ChannelTurn, message.data))
-
-    subscription = await nats.subscribe(config.subjects.channel_turn, cb=hear)
-    yield asked
-    await subscription.unsubscribe()
-    await nats.close()
+    async with turns_heard(config) as asked:
+        yield asked
 
 
 @pytest.fixture
 async def story(alice: Tenant) -> dict[str, str]:
-    api = alice.developer
-    story_id = await api.create_story("Pizza")
-    sizes = await api.create_interaction(
-        story_id,
-        "Sizes",
-        userSays=["large"],
-        responses=[{"type": "text", "messages": ["A large one, {{default_name}}."]}],
-    )
-    await api.create_interaction(
-        story_id,
-        "Menu",
-        userSays=["show me the menu"],
-        responses=[
-            {"type": "text", "messages": ["Our menu, {{default_name}}:"]},
-            {"type": "quickReply", "title": "Size?", "replies": ["Small", "Large"]},
-            {
-                "type": "card",
-                "title": "Margherita",
-                "subtitle": "Tomato and mozzarella",
-                "imageUrl": "https://img.test/margherita.jpg",
-                "buttons": [
-                    {"title": "Large", "postback": "large"},
-                    {"title": "Recipe", "postback": "https://recipes.test/margherita"},
-                ],
-            },
-            {"type": "buttonTemplate", "title": "Anything else?", "buttons": [{"title": "No"}]},
-            {"type": "image", "imageUrl": "https://img.test/oven.jpg"},
-        ],
-    )
-    return {"story": story_id, "sizes": sizes}
+    return await pizza_story(alice)
 
 
 def channels_api(integrations: TestClient, tenant: Tenant) -> Api:
     return Api(integrations, tenant.tokens.developer_token)
 
 
-async def create_channel(api: Api, story_id: str) -> str:
-    body = {"storyId": story_id, "type": "telegram", "name": "Pizza bot",
-            "credentials": {"botToken": BOT_TOKEN}}  # fmt: skip
-    reply = await api.post(BASE, body)
-    assert reply.status == 201, reply.body
-    return str(reply.body["id"])
+async def telegram_channel(api: Api, story_id: str) -> str:
+    return await create_channel(api, story_id, "telegram", {"botToken": BOT_TOKEN})
 
 
 async def deliver(
@@ -127,9 +83,9 @@ async def test_channel_crud_registers_the_webhook_and_never_shows_a_secret(
     story: dict[str, str],
 ) -> None:  # fmt: skip
     api = channels_api(integrations, alice)
-    channel_id = await create_channel(api, story["story"])
+    channel_id = await telegram_channel(api, story["story"])
 
-    read = await api.ok("GET", f"{BASE}/{channel_id}")
+    read = await api.ok("GET", f"{CHANNELS}/{channel_id}")
     inbound = f"http://{integrations.host}:{integrations.port}/v2/channels/{channel_id}"
     assert read["inboundUrl"] == inbound
     assert (read["type"], read["name"], read["status"], read["error"]) == (
@@ -141,21 +97,21 @@ async def test_channel_crud_registers_the_webhook_and_never_shows_a_secret(
     assert registration["url"] == inbound
     assert registration["allowed_updates"] == ["message", "callback_query"]
     assert registration["secret_token"] not in json.dumps(read)
-    assert [c["id"] for c in await api.ok("GET", BASE)] == [channel_id]
+    assert [c["id"] for c in await api.ok("GET", CHANNELS)] == [channel_id]
 
     intruder = channels_api(integrations, bob)
-    assert (await intruder.get(f"{BASE}/{channel_id}")).status == 404
-    assert (await intruder.put(f"{BASE}/{channel_id}", {"name": "x"})).status == 404
-    assert (await intruder.delete(f"{BASE}/{channel_id}")).status == 404
-    assert await intruder.ok("GET", BASE) == []
+    assert (await intruder.get(f"{CHANNELS}/{channel_id}")).status == 404
+    assert (await intruder.put(f"{CHANNELS}/{channel_id}", {"name": "x"})).status == 404
+    assert (await intruder.delete(f"{CHANNELS}/{channel_id}")).status == 404
+    assert await intruder.ok("GET", CHANNELS) == []
 
-    await api.ok("PUT", f"{BASE}/{channel_id}", {**read, "name": "Renamed"})
-    assert (await api.ok("GET", f"{BASE}/{channel_id}"))["name"] == "Renamed"
+    await api.ok("PUT", f"{CHANNELS}/{channel_id}", {**read, "name": "Renamed"})
+    assert (await api.ok("GET", f"{CHANNELS}/{channel_id}"))["name"] == "Renamed"
     assert len(telegram.of("setWebhook")) == 2
     assert telegram.of("setWebhook")[1]["secret_token"] == registration["secret_token"]
 
-    await api.ok("DELETE", f"{BASE}/{channel_id}")
-    assert (await api.get(f"{BASE}/{channel_id}")).status == 404
+    await api.ok("DELETE", f"{CHANNELS}/{channel_id}")
+    assert (await api.get(f"{CHANNELS}/{channel_id}")).status == 404
     assert telegram.refused == []
 
 
@@ -177,7 +133,7 @@ async def test_a_bad_channel_is_a_400_naming_the_field(
 ) -> None:  # fmt: skip
     body = {"storyId": story["story"], "type": "telegram", "name": "Bot",
             "credentials": {"botToken": BOT_TOKEN}, **change}  # fmt: skip
-    reply = await channels_api(integrations, alice).post(BASE, body)
+    reply = await channels_api(integrations, alice).post(CHANNELS, body)
     assert reply.error == (400, "validation_error")
     assert reply.details.startswith(named), reply.details
 
@@ -189,13 +145,13 @@ async def test_a_refused_registration_is_on_the_channel_until_a_put_registers_it
         "setWebhook", Failure(400, "Bad Request: bad webhook: HTTPS url must be provided")
     )
     api = channels_api(integrations, alice)
-    channel_id = await create_channel(api, story["story"])
-    read = await api.ok("GET", f"{BASE}/{channel_id}")
+    channel_id = await telegram_channel(api, story["story"])
+    read = await api.ok("GET", f"{CHANNELS}/{channel_id}")
     assert read["status"] == "error"
     assert "HTTPS url must be provided" in read["error"]
 
-    await api.ok("PUT", f"{BASE}/{channel_id}", {"name": "Again"})
-    again = await api.ok("GET", f"{BASE}/{channel_id}")
+    await api.ok("PUT", f"{CHANNELS}/{channel_id}", {"name": "Again"})
+    again = await api.ok("GET", f"{CHANNELS}/{channel_id}")
     assert (again["status"], again["error"]) == ("active", None)
 
 
@@ -203,12 +159,12 @@ async def test_a_message_in_brings_the_answer_out_with_its_rich_parts(
     integrations: TestClient, telegram: TelegramStandIn, alice: Tenant,
     story: dict[str, str], turns: list[ChannelTurn],
 ) -> None:  # fmt: skip
-    channel_id = await create_channel(channels_api(integrations, alice), story["story"])
+    channel_id = await telegram_channel(channels_api(integrations, alice), story["story"])
 
     assert await deliver(integrations, telegram, message_update(1, "show me the menu")) == 200
 
     await eventually(lambda: _async(len(telegram.of("sendPhoto")) == 2))
-    (turn,) = await heard(turns, 1)
+    (turn,) = await arrived(turns, 1)
     assert turn.session_id == f"{channel_id}:4242:77"
     assert (turn.source, turn.query, turn.goto) == ("telegram", "show me the menu", None)
     assert turn.parameters == {"default_source": "telegram", "default_name": "Ada Lovelace",
@@ -218,7 +174,7 @@ async def test_a_message_in_brings_the_answer_out_with_its_rich_parts(
         "sendMessage", "sendMessage", "sendPhoto", "sendMessage", "sendPhoto"
     ]  # fmt: skip
     text, quick, card, template, image = (fields for _, fields in calls)
-    assert text == {"chat_id": 4242, "text": "Our menu, Ada Lovelace:"}
+    assert text == {"chat_id": 4242, "text": "Hello Ada Lovelace! Our menu:"}
     assert quick["text"] == "Size?"
     assert quick["reply_markup"] == {
         "keyboard": [[{"text": "Small"}], [{"text": "Large"}]],
@@ -242,34 +198,34 @@ async def test_a_click_is_answered_and_says_its_postback_or_goes_to_its_interact
     integrations: TestClient, telegram: TelegramStandIn, alice: Tenant,
     story: dict[str, str], turns: list[ChannelTurn],
 ) -> None:  # fmt: skip
-    await create_channel(channels_api(integrations, alice), story["story"])
+    await telegram_channel(channels_api(integrations, alice), story["story"])
 
     assert await deliver(integrations, telegram, click_update(5, "q:large")) == 200
     assert await deliver(integrations, telegram, click_update(6, f"g:{story['sizes']}")) == 200
 
     await eventually(lambda: _async(len(telegram.of("sendMessage")) == 2))
-    assert [(t.query, t.goto) for t in await heard(turns, 2)] == [
+    assert [(t.query, t.goto) for t in await arrived(turns, 2)] == [
         ("large", None),
         (None, story["sizes"]),
     ]
     assert telegram.of("answerCallbackQuery") == [
         {"callback_query_id": "cq5"}, {"callback_query_id": "cq6"}
     ]  # fmt: skip
-    assert [m["text"] for m in telegram.of("sendMessage")] == ["A large one, Ada."] * 2
+    assert [m["text"] for m in telegram.of("sendMessage")] == ["Large it is Ada."] * 2
 
 
 async def test_a_redelivered_update_is_answered_once(
     integrations: TestClient, telegram: TelegramStandIn, alice: Tenant,
     story: dict[str, str], turns: list[ChannelTurn],
 ) -> None:  # fmt: skip
-    await create_channel(channels_api(integrations, alice), story["story"])
+    await telegram_channel(channels_api(integrations, alice), story["story"])
 
     for _ in range(3):
         assert await deliver(integrations, telegram, message_update(7, "large")) == 200
     assert await deliver(integrations, telegram, message_update(8, "large")) == 200
 
     await eventually(lambda: _async(len(telegram.of("sendMessage")) == 2))
-    assert [t.query for t in await heard(turns, 2)] == ["large", "large"]
+    assert [t.query for t in await arrived(turns, 2)] == ["large", "large"]
 
 
 @pytest.mark.parametrize("secret", [None, "wrong", ""])
@@ -277,7 +233,7 @@ async def test_a_bad_or_missing_secret_is_refused_and_nothing_is_sent(
     integrations: TestClient, telegram: TelegramStandIn, alice: Tenant,
     story: dict[str, str], turns: list[ChannelTurn], secret: str | None,
 ) -> None:  # fmt: skip
-    channel_id = await create_channel(channels_api(integrations, alice), story["story"])
+    channel_id = await telegram_channel(channels_api(integrations, alice), story["story"])
     headers = {} if secret is None else {SECRET_HEADER: secret}
 
     path = f"/v2/channels/{channel_id}"
@@ -288,7 +244,7 @@ async def test_a_bad_or_missing_secret_is_refused_and_nothing_is_sent(
     assert await deliver(integrations, telegram, message_update(10, "show me the menu")) == 200
 
     await eventually(lambda: _async(len(telegram.of("sendPhoto")) == 2))
-    assert [t.query for t in await heard(turns, 1)] == ["show me the menu"]
+    assert [t.query for t in await arrived(turns, 1)] == ["show me the menu"]
 
 
 async def test_a_429_is_retried_after_telegram_s_retry_after(
@@ -296,7 +252,7 @@ async def test_a_429_is_retried_after_telegram_s_retry_after(
     story: dict[str, str], turns: list[ChannelTurn],
 ) -> None:  # fmt: skip
     api = channels_api(integrations, alice)
-    channel_id = await create_channel(api, story["story"])
+    channel_id = await telegram_channel(api, story["story"])
     telegram.fail("sendMessage", Failure(429, "Too Many Requests: retry after 1", retry_after=1))
 
     assert await deliver(integrations, telegram, message_update(11, "large")) == 200
@@ -304,7 +260,7 @@ async def test_a_429_is_retried_after_telegram_s_retry_after(
     await eventually(lambda: _async(telegram.of("sendMessage")), seconds=5)
     methods = [s.method for s in telegram.sent if s.method != "setWebhook"]
     assert methods == ["sendMessage (answered 429)", "sendMessage"]
-    assert (await api.ok("GET", f"{BASE}/{channel_id}"))["error"] is None
+    assert (await api.ok("GET", f"{CHANNELS}/{channel_id}"))["error"] is None
 
 
 async def test_a_send_that_fails_lands_on_the_channel_s_error_and_in_metrics(
@@ -312,14 +268,14 @@ async def test_a_send_that_fails_lands_on_the_channel_s_error_and_in_metrics(
     story: dict[str, str], turns: list[ChannelTurn],
 ) -> None:  # fmt: skip
     api = channels_api(integrations, alice)
-    channel_id = await create_channel(api, story["story"])
+    channel_id = await telegram_channel(api, story["story"])
     before = await _failures(integrations)
     telegram.fail("sendMessage", Failure(400, "Bad Request: chat not found"))
 
     assert await deliver(integrations, telegram, message_update(12, "large")) == 200
 
     async def error() -> Any:
-        return (await api.ok("GET", f"{BASE}/{channel_id}"))["error"]
+        return (await api.ok("GET", f"{CHANNELS}/{channel_id}"))["error"]
 
     assert await eventually(error) == "telegram sendMessage: HTTP 400: Bad Request: chat not found"
     assert await _failures(integrations) == before + 1
@@ -333,26 +289,20 @@ async def test_channels_follow_their_story_renamed_then_deleted(
     integrations: TestClient, telegram: TelegramStandIn, alice: Tenant, story: dict[str, str]
 ) -> None:
     api = channels_api(integrations, alice)
-    channel_id = await create_channel(api, story["story"])
+    channel_id = await telegram_channel(api, story["story"])
     path = f"/stories/{story['story']}"
     await alice.developer.ok("PUT", path, {"name": "Pasta", "description": ""})
 
     async def story_name() -> Any:
-        return (await api.ok("GET", f"{BASE}/{channel_id}"))["story"]["name"] == "Pasta"
+        return (await api.ok("GET", f"{CHANNELS}/{channel_id}"))["story"]["name"] == "Pasta"
 
     await eventually(story_name)
     await alice.developer.ok("DELETE", path)
 
     async def gone() -> bool:
-        return (await api.get(f"{BASE}/{channel_id}")).status == 404
+        return (await api.get(f"{CHANNELS}/{channel_id}")).status == 404
 
     await eventually(gone)
-
-
-async def heard(turns: list[ChannelTurn], count: int) -> list[ChannelTurn]:
-    """The turns heard, once `count` were (the listener hears them beside bot-api)."""
-    await eventually(lambda: _async(len(turns) >= count))
-    return turns
 
 
 async def _async(value: Any) -> Any:
@@ -376,7 +326,7 @@ async def test_a_handoff_message_is_sent_only_on_the_channel_the_user_on_the_cha
     """Events published here as bot-api's outbox would: only the one naming a channel
     of that account and story is sent (the whole handoff through bot-api's API is the
     next test)."""
-    channel_id = await create_channel(channels_api(integrations, alice), story["story"])
+    channel_id = await telegram_channel(channels_api(integrations, alice), story["story"])
     account = alice.tokens.account_id
     nats = await connect(config.nats_url, "test-handoff")
     try:
@@ -423,7 +373,7 @@ async def test_a_handoff_a_person_s_messages_and_the_return_to_the_bot(
             {"type": "handoff", "connection": connection.body["id"]},
         ],
     )
-    channel_id = await create_channel(api, story["story"])
+    channel_id = await telegram_channel(api, story["story"])
     session = f"{channel_id}:4242:77"
     handoffs = f"/stories/{story['story']}/handoffs"
 
@@ -446,7 +396,7 @@ async def test_a_handoff_a_person_s_messages_and_the_return_to_the_bot(
     await eventually(lambda: _async(len(telegram.of("sendMessage")) == 3), seconds=5)
 
     assert [m["text"] for m in telegram.of("sendMessage")] == [
-        "A person will answer.", "Hi, Bob here", "A large one, Ada Lovelace."
+        "A person will answer.", "Hi, Bob here", "Large it is Ada Lovelace."
     ]  # fmt: skip
     assert len(delivered) == 1
     assert telegram.refused == []
@@ -456,11 +406,11 @@ async def test_a_client_failing_authentication_again_and_again_is_refused_early(
     aiohttp_client: Any, config: Config, bot_api: TestClient, telegram: TelegramStandIn,
     alice: Tenant, story: dict[str, str],
 ) -> None:  # fmt: skip
-    limited = dataclasses.replace(
-        config, telegram_api_url=telegram.url, auth_failure_rate=0.01, auth_failure_burst=2
-    )
-    integrations: TestClient = await aiohttp_client(create_app(limited))
-    channel_id = await create_channel(channels_api(integrations, alice), story["story"])
+    integrations = await integrations_api(
+        aiohttp_client, config, telegram_api_url=telegram.url, auth_failure_rate=0.01,
+        auth_failure_burst=2,
+    )  # fmt: skip
+    channel_id = await telegram_channel(channels_api(integrations, alice), story["story"])
 
     statuses = []
     for update_id in range(3):
@@ -476,8 +426,8 @@ async def test_put_takes_the_full_set_of_the_type_s_credentials_or_none(
     integrations: TestClient, telegram: TelegramStandIn, alice: Tenant, story: dict[str, str]
 ) -> None:
     api = channels_api(integrations, alice)
-    channel_id = await create_channel(api, story["story"])
-    path = f"{BASE}/{channel_id}"
+    channel_id = await telegram_channel(api, story["story"])
+    path = f"{CHANNELS}/{channel_id}"
 
     for credentials, named in (
         ({}, "credentials.botToken"),
@@ -504,21 +454,23 @@ async def test_channels_per_account_are_bounded_by_the_quota(
     aiohttp_client: Any, config: Config, bot_api: TestClient, telegram: TelegramStandIn,
     alice: Tenant, story: dict[str, str],
 ) -> None:  # fmt: skip
-    limited = dataclasses.replace(config, telegram_api_url=telegram.url, quota_channels=2)
-    api = channels_api(await aiohttp_client(create_app(limited)), alice)
-    await create_channel(api, story["story"])
-    await create_channel(api, story["story"])
+    limited = await integrations_api(
+        aiohttp_client, config, telegram_api_url=telegram.url, quota_channels=2
+    )
+    api = channels_api(limited, alice)
+    await telegram_channel(api, story["story"])
+    await telegram_channel(api, story["story"])
     body = {"storyId": story["story"], "type": "telegram", "name": "Third",
             "credentials": {"botToken": BOT_TOKEN}}  # fmt: skip
-    reply = await api.post(BASE, body)
+    reply = await api.post(CHANNELS, body)
     assert reply.error == (409, "conflict")
-    assert len(await api.ok("GET", BASE)) == 2
+    assert len(await api.ok("GET", CHANNELS)) == 2
 
 
 async def test_a_body_telegram_never_sends_is_refused_and_nothing_is_sent(
     integrations: TestClient, telegram: TelegramStandIn, alice: Tenant, story: dict[str, str]
 ) -> None:
-    channel_id = await create_channel(channels_api(integrations, alice), story["story"])
+    channel_id = await telegram_channel(channels_api(integrations, alice), story["story"])
     path = f"/v2/channels/{channel_id}"
     secret = {SECRET_HEADER: telegram.webhook["secret_token"]}
 

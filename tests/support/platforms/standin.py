@@ -20,6 +20,8 @@ class StandIn:
     refused: list[tuple[Recorded, list[str]]] = field(default_factory=list)
     busy_calls: int = 0
     retry_after_seconds: int = 1
+    url: str = ""
+    """Where the stand-in listens, once served."""
 
     def rate_limit(self, calls: int = 1, retry_after_seconds: int = 1) -> None:
         """Answer the next `calls` calls 429 with `Retry-After`, then as usual."""

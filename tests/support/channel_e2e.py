@@ -1,17 +1,60 @@
-"""The story the channels' end-to-end tests talk to, and the turns integrations-api
-asks bot-api for, as one more listener on the subject hears them."""
+"""What the channels' end-to-end tests share: a platform's stand-in served on
+127.0.0.1, integrations-api calling it beside a running bot-api, the story the tests
+talk to, a channel of that story, and the turns integrations-api asks bot-api for, as
+one more listener on the subject hears them."""
 
+import dataclasses
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
+from aiohttp import web
+from aiohttp.test_utils import TestClient
 from nats.aio.msg import Msg
 
+from integrations_api.app import create_app
 from shared.config import Config
 from shared.events import ChannelTurn, decode
 from shared.messaging import connect
-from support.api import Tenant
+from support.api import Api, Tenant
 from support.waiting import eventually
+
+CHANNELS = "/v2/integrations/channels"
+
+
+class StandIn(Protocol):
+    url: str
+
+    def app(self) -> web.Application: ...
+
+
+Served = TypeVar("Served", bound=StandIn)
+Item = TypeVar("Item")
+
+
+async def serve(aiohttp_server: Any, stand_in: Served) -> Served:
+    """The stand-in listening, its `url` set."""
+    stand_in.url = str((await aiohttp_server(stand_in.app())).make_url(""))
+    return stand_in
+
+
+async def integrations_api(aiohttp_client: Any, config: Config, **settings: Any) -> TestClient:
+    """integrations-api with `settings` changed: the platform's API address
+    (`telegram_api_url`, `slack_api_url`, `meta_graph_url`: its stand-in's), a limit."""
+    client: TestClient = await aiohttp_client(create_app(dataclasses.replace(config, **settings)))
+    return client
+
+
+async def create_channel(
+    api: Api, story_id: str, channel_type: str, credentials: dict[str, str]
+) -> str:
+    """A channel of the story on the platform, through the channel API; its id."""
+    body = {"storyId": story_id, "type": channel_type, "name": "Pizza bot",
+            "credentials": credentials}  # fmt: skip
+    reply = await api.post(CHANNELS, body)
+    assert reply.status == 201, reply.body
+    return str(reply.body["id"])
+
 
 RICH_ANSWER = [
     {"type": "text", "messages": ["Hello {{default_name}}! Our menu:"]},
@@ -50,6 +93,8 @@ async def pizza_story(tenant: Tenant) -> dict[str, str]:
 
 @asynccontextmanager
 async def turns_heard(config: Config) -> AsyncIterator[list[ChannelTurn]]:
+    """The turns integrations-api asks, in order (bot-api, the `bot_api` fixture, answers
+    them)."""
     asked: list[ChannelTurn] = []
     nats = await connect(config.nats_url, "test-turns")
 
@@ -64,18 +109,8 @@ async def turns_heard(config: Config) -> AsyncIterator[list[ChannelTurn]]:
         await nats.close()
 
 
-async def heard(turns: list[ChannelTurn], count: int) -> list[ChannelTurn]:
-    """The turns heard, once `count` were."""
-
-    async def enough() -> bool:
-        return len(turns) >= count
-
-    await eventually(enough)
-    return turns
-
-
-async def arrived(values: list[Any], count: int, seconds: float = 5.0) -> list[Any]:
-    """`values` once it holds `count` items (what a stand-in accepted)."""
+async def arrived(values: list[Item], count: int, seconds: float = 5.0) -> list[Item]:
+    """`values` once it holds `count` items (what a stand-in accepted, the turns heard)."""
 
     async def enough() -> bool:
         return len(values) >= count
