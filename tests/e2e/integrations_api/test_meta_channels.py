@@ -23,15 +23,21 @@ from support.channel_e2e import (
     serve,
     turns_heard,
 )
-from support.platforms.meta import MetaStandIn, signed_headers
+from support.platforms.meta import (
+    PHONE_NUMBER_ID,
+    PSID,
+    WA_ID,
+    MetaStandIn,
+    messenger_call,
+    signed_headers,
+    whatsapp_call,
+)
 
 APP_SECRET = "6c8d1e4a0b2f3c5d7e9f1a3b5c7d9e1f"
 MESSENGER = {"pageAccessToken": "EAAGm0PX4ZCpsBAPage", "appSecret": APP_SECRET,
              "verifyToken": "pizza-verify"}  # fmt: skip
-WHATSAPP = {"accessToken": "EAAGm0PX4ZCpsBAWhatsApp", "phoneNumberId": "106540352242922",
+WHATSAPP = {"accessToken": "EAAGm0PX4ZCpsBAWhatsApp", "phoneNumberId": PHONE_NUMBER_ID,
             "appSecret": APP_SECRET, "verifyToken": "pizza-verify"}  # fmt: skip
-PSID = "6254477777772919"
-WA_ID = "16315551181"
 
 
 @pytest.fixture
@@ -78,28 +84,8 @@ async def whatsapp(integrations: TestClient, alice: Tenant, story: dict[str, str
     return await meta_channel(integrations, alice, story, "whatsapp")
 
 
-def messenger_call(event: dict[str, Any]) -> dict[str, Any]:
-    messaging = {"sender": {"id": PSID}, "recipient": {"id": "1143"}, "timestamp": 1458692752478}
-    entry = {"id": "1143", "time": 1458692752478, "messaging": [{**messaging, **event}]}
-    return {"object": "page", "entry": [entry]}
-
-
 def messenger_text(mid: str, text: str) -> dict[str, Any]:
     return messenger_call({"message": {"mid": mid, "text": text}})
-
-
-def whatsapp_call(message: dict[str, Any]) -> dict[str, Any]:
-    value = {
-        "messaging_product": "whatsapp",
-        "metadata": {
-            "display_phone_number": "15550783881",
-            "phone_number_id": WHATSAPP["phoneNumberId"],
-        },
-        "contacts": [{"profile": {"name": "Sheena Nelson"}, "wa_id": WA_ID}],
-        "messages": [{"from": WA_ID, "timestamp": "1749416383", **message}],
-    }
-    entry = {"id": "102290129340398", "changes": [{"field": "messages", "value": value}]}
-    return {"object": "whatsapp_business_account", "entry": [entry]}
 
 
 def whatsapp_text(message_id: str, text: str) -> dict[str, Any]:
@@ -173,7 +159,8 @@ async def test_a_whatsapp_message_in_brings_the_answer_out_with_the_users_name(
     (turn,) = await arrived(turns, 1)
     assert turn.session_id == f"{whatsapp}:{WA_ID}:{WA_ID}"
     assert turn.parameters == {"default_source": "whatsapp", "default_name": "Sheena Nelson"}
-    assert {call.path for call in graph.accepted} == {f"/{GRAPH_VERSION}/106540352242922/messages"}
+    whatsapp_messages = f"/{GRAPH_VERSION}/{PHONE_NUMBER_ID}/messages"
+    assert {call.path for call in graph.accepted} == {whatsapp_messages}
     text, quick, card, template, image = graph.bodies()
     assert text["text"]["body"] == "Hello Sheena Nelson! Our menu:"
     assert quick["interactive"]["type"] == "button"

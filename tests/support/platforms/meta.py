@@ -28,6 +28,34 @@ def signed_headers(app_secret: str, body: bytes) -> dict[str, str]:
     return {"X-Hub-Signature-256": f"sha256={digest}"}
 
 
+PSID = "6254477777772919"
+"""The Page-scoped id of the Messenger user in the calls below."""
+WA_ID = "16315551181"
+"""The WhatsApp user's number in the calls below (Meta's example)."""
+PHONE_NUMBER_ID = "106540352242922"
+
+
+def messenger_call(*events: dict[str, Any]) -> dict[str, Any]:
+    """A webhook call to a Page carrying these `messaging` events of the user PSID, as
+    Messenger's reference documents it."""
+    sent = {"sender": {"id": PSID}, "recipient": {"id": "1143"}, "timestamp": 1458692752478}
+    entry = {"id": "1143", "time": 1458692752478, "messaging": [{**sent, **e} for e in events]}
+    return {"object": "page", "entry": [entry]}
+
+
+def whatsapp_call(*messages: dict[str, Any]) -> dict[str, Any]:
+    """A `messages` notification to the number PHONE_NUMBER_ID carrying these messages of
+    the user WA_ID, with the user's profile name, as the Cloud API documents it."""
+    value = {
+        "messaging_product": "whatsapp",
+        "metadata": {"display_phone_number": "15550783881", "phone_number_id": PHONE_NUMBER_ID},
+        "contacts": [{"profile": {"name": "Sheena Nelson"}, "wa_id": WA_ID}],
+        "messages": [{"from": WA_ID, "timestamp": "1749416383", **m} for m in messages],
+    }
+    entry = {"id": "102290129340398", "changes": [{"field": "messages", "value": value}]}
+    return {"object": "whatsapp_business_account", "entry": [entry]}
+
+
 def send_api_problems(body: Any) -> list[str]:
     """What is wrong with a Messenger Send API body; [] when Graph takes it."""
     problems = Problems()

@@ -12,17 +12,24 @@ from integrations_api.channels.meta import GRAPH_VERSION
 from integrations_api.channels.platform import Call, Incoming, Pause, Profile, Request
 from integrations_api.channels.whatsapp import PLATFORM as whatsapp
 from support.platforms.answers import AT_THE_LIMITS, EVERY_KIND, GOTO, REPLIES
-from support.platforms.meta import send_api_problems, signed_headers, whatsapp_problems
+from support.platforms.meta import (
+    PHONE_NUMBER_ID,
+    PSID,
+    WA_ID,
+    messenger_call,
+    send_api_problems,
+    signed_headers,
+    whatsapp_call,
+    whatsapp_problems,
+)
 
 MESSENGER = {"pageAccessToken": "page-token", "appSecret": "app-secret", "verifyToken": "verify-me"}
 WHATSAPP = {
     "accessToken": "wa-token",
-    "phoneNumberId": "106540352242922",
+    "phoneNumberId": PHONE_NUMBER_ID,
     "appSecret": "app-secret",
     "verifyToken": "verify-me",
 }
-PSID = "6254477777772919"
-WA_ID = "16315551181"
 
 # The same X-Hub-Signature-256 scheme, with GitHub's documented example (Meta publishes
 # none): the body "Hello, World!" and the secret "It's a Secret to Everybody".
@@ -79,23 +86,20 @@ def test_the_verification_request_is_answered_with_its_challenge_only_with_the_v
     assert platform.challenge(credentials, post(b"{}", {})) is None
 
 
-def messenger_call(*events: dict[str, Any]) -> bytes:
-    messaging = [
-        {"sender": {"id": PSID}, "recipient": {"id": "PAGE"}, "timestamp": 1, **e} for e in events
-    ]
-    return json.dumps(
-        {"object": "page", "entry": [{"id": "PAGE", "time": 1, "messaging": messaging}]}
-    ).encode()
+def encoded(call: dict[str, Any]) -> bytes:
+    return json.dumps(call).encode()
 
 
 def test_messenger_reads_messages_quick_replies_and_postbacks() -> None:
-    body = messenger_call(
-        {"message": {"mid": "m_1", "text": "hello"}},
-        {"message": {"mid": "m_2", "text": "Large", "quick_reply": {"payload": "q:Large"}}},
-        {"postback": {"mid": "m_3", "title": "Menu", "payload": "g:" + GOTO}},
-        {"message": {"mid": "m_4", "text": "echo", "is_echo": True}},
-        {"message": {"mid": "m_5", "attachments": [{"type": "image"}]}},
-        {"read": {"watermark": 1}},
+    body = encoded(
+        messenger_call(
+            {"message": {"mid": "m_1", "text": "hello"}},
+            {"message": {"mid": "m_2", "text": "Large", "quick_reply": {"payload": "q:Large"}}},
+            {"postback": {"mid": "m_3", "title": "Menu", "payload": "g:" + GOTO}},
+            {"message": {"mid": "m_4", "text": "echo", "is_echo": True}},
+            {"message": {"mid": "m_5", "attachments": [{"type": "image"}]}},
+            {"read": {"watermark": 1}},
+        )
     )
 
     assert messenger.read(body) == [
@@ -110,40 +114,28 @@ def test_messenger_reads_messages_quick_replies_and_postbacks() -> None:
         messenger.read(b'{"object": "page", "entry": [{"messaging": [{"message": {}}]}]}')
 
 
-def whatsapp_call(*messages: dict[str, Any]) -> bytes:
-    value = {
-        "messaging_product": "whatsapp",
-        "metadata": {
-            "display_phone_number": "15550783881",
-            "phone_number_id": WHATSAPP["phoneNumberId"],
-        },
-        "contacts": [{"profile": {"name": "Sheena Nelson"}, "wa_id": WA_ID}],
-        "messages": [{"from": WA_ID, "timestamp": "1", **m} for m in messages],
-    }
-    entry = {"id": "102290129340398", "changes": [{"field": "messages", "value": value}]}
-    return json.dumps({"object": "whatsapp_business_account", "entry": [entry]}).encode()
-
-
 def test_whatsapp_reads_texts_and_choices_with_the_senders_profile_name() -> None:
-    body = whatsapp_call(
-        {"id": "wamid.1", "type": "text", "text": {"body": "hello"}},
-        {
-            "id": "wamid.2",
-            "type": "interactive",
-            "interactive": {
-                "type": "button_reply",
-                "button_reply": {"id": "q:Large", "title": "Large"},
+    body = encoded(
+        whatsapp_call(
+            {"id": "wamid.1", "type": "text", "text": {"body": "hello"}},
+            {
+                "id": "wamid.2",
+                "type": "interactive",
+                "interactive": {
+                    "type": "button_reply",
+                    "button_reply": {"id": "q:Large", "title": "Large"},
+                },
             },
-        },
-        {
-            "id": "wamid.3",
-            "type": "interactive",
-            "interactive": {
-                "type": "list_reply",
-                "list_reply": {"id": "g:" + GOTO, "title": "Menu"},
+            {
+                "id": "wamid.3",
+                "type": "interactive",
+                "interactive": {
+                    "type": "list_reply",
+                    "list_reply": {"id": "g:" + GOTO, "title": "Menu"},
+                },
             },
-        },
-        {"id": "wamid.4", "type": "image", "image": {"id": "1"}},
+            {"id": "wamid.4", "type": "image", "image": {"id": "1"}},
+        )
     )
     profile = Profile(name="Sheena Nelson")
 
@@ -161,7 +153,7 @@ def test_whatsapp_reads_texts_and_choices_with_the_senders_profile_name() -> Non
     with pytest.raises(ValueError):
         whatsapp.read(b"{}")
     with pytest.raises(ValueError):
-        whatsapp.read(whatsapp_call({"type": "text", "text": {"body": "no id"}}))
+        whatsapp.read(encoded(whatsapp_call({"type": "text", "text": {"body": "no id"}})))
 
 
 def calls(outgoing: list[Any]) -> list[Call]:
