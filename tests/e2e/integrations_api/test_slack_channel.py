@@ -7,7 +7,6 @@ import json
 import time
 from collections.abc import AsyncIterator
 from typing import Any
-from urllib.parse import urlencode
 
 import pytest
 from aiohttp.test_utils import TestClient
@@ -24,12 +23,17 @@ from support.channel_e2e import (
     serve,
     turns_heard,
 )
-from support.platforms.slack import SlackStandIn, signed_headers
+from support.platforms.slack import (
+    CHANNEL,
+    USER,
+    SlackStandIn,
+    click,
+    message_event,
+    signed_headers,
+)
 
 CREDENTIALS = {"botToken": "xoxb-17653672481-19874698323-pdFZKVeTuE8sk7oOcBrzbqgy",
                "signingSecret": "8f742231b10e8888abcd99yyyzzz85a5"}  # fmt: skip
-CHANNEL = "C2147483705"
-USER = "U2147483697"
 
 
 @pytest.fixture
@@ -59,25 +63,6 @@ async def story(alice: Tenant) -> dict[str, str]:
 async def channel_id(integrations: TestClient, alice: Tenant, story: dict[str, str]) -> str:
     api = Api(integrations, alice.tokens.developer_token)
     return await create_channel(api, story["story"], "slack", CREDENTIALS)
-
-
-def message_event(event_id: str, text: str) -> bytes:
-    event = {"type": "message", "channel": CHANNEL, "user": USER, "text": text,
-             "ts": "1355517523.000005", "channel_type": "channel"}  # fmt: skip
-    body = {"type": "event_callback", "team_id": "T061EG9R6", "event_id": event_id,
-            "event_time": 1355517523, "event": event}  # fmt: skip
-    return json.dumps(body).encode()
-
-
-def click(trigger_id: str, value: str) -> bytes:
-    payload = {
-        "type": "block_actions",
-        "trigger_id": trigger_id,
-        "user": {"id": USER, "username": "ada"},
-        "channel": {"id": CHANNEL, "name": "pizza"},
-        "actions": [{"type": "button", "action_id": "parley-0", "block_id": "b1", "value": value}],
-    }
-    return urlencode({"payload": json.dumps(payload)}).encode()
 
 
 async def deliver(
@@ -149,8 +134,8 @@ async def test_a_click_says_its_value_or_goes_to_its_interaction(
     integrations: TestClient, channel_id: str, slack: SlackStandIn, story: dict[str, str],
     turns: list[ChannelTurn],
 ) -> None:  # fmt: skip
-    said = click("13345224609.738474920.8088930838d88f008e0", "q:large")
-    jumped = click("13345224609.738474920.0000000000000000000", "g:" + story["sizes"])
+    said = click("13345224609.738474920.8088930838d88f008e0", value="q:large")
+    jumped = click("13345224609.738474920.0000000000000000000", value="g:" + story["sizes"])
     assert await deliver(integrations, channel_id, said) == 200
     assert await deliver(integrations, channel_id, jumped) == 200
 

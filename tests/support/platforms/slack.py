@@ -10,14 +10,42 @@ a rate-limited one with 429 and `Retry-After`.
 
 import hashlib
 import hmac
+import json
 import time
 from typing import Any
+from urllib.parse import urlencode
 
 from aiohttp import web
 
 from support.platforms.standin import Problems, Recorded, StandIn
 
 MESSAGE_FIELDS = {"channel", "text", "blocks", "thread_ts", "mrkdwn", "unfurl_links"}
+CHANNEL = "C2147483705"
+USER = "U2147483697"
+"""The conversation and the user of the calls below (Slack's examples)."""
+
+
+def message_event(event_id: str, text: str = "Hi", **event: Any) -> bytes:
+    """An Events API call carrying USER's message in CHANNEL (`event` changes or adds
+    its fields), as Slack documents it."""
+    message = {"type": "message", "channel": CHANNEL, "user": USER, "text": text,
+               "ts": "1355517523.000005", "channel_type": "channel"}  # fmt: skip
+    body = {"type": "event_callback", "team_id": "T061EG9R6", "event_id": event_id,
+            "event_time": 1355517523, "event": {**message, **event}}  # fmt: skip
+    return json.dumps(body).encode()
+
+
+def click(trigger_id: str, **action: Any) -> bytes:
+    """An interactivity call (form-encoded `payload=`) carrying USER's click in CHANNEL on
+    a button with `action`'s fields (its `value`, or a link's `url`)."""
+    payload = {
+        "type": "block_actions",
+        "trigger_id": trigger_id,
+        "user": {"id": USER, "username": "ada"},
+        "channel": {"id": CHANNEL, "name": "pizza"},
+        "actions": [{"type": "button", "action_id": "parley-0", "block_id": "b1", **action}],
+    }
+    return urlencode({"payload": json.dumps(payload)}).encode()
 
 
 def signed_headers(

@@ -3,14 +3,20 @@ that every call it renders is one Slack takes (the stand-in's checks)."""
 
 import json
 from typing import Any
-from urllib.parse import urlencode
 
 import pytest
 
 from integrations_api.channels.platform import Call, Incoming, Pause, Request
 from integrations_api.channels.slack import PLATFORM as slack
 from support.platforms.answers import AT_THE_LIMITS, EVERY_KIND, GOTO
-from support.platforms.slack import message_problems, signed_headers
+from support.platforms.slack import (
+    CHANNEL,
+    USER,
+    click,
+    message_event,
+    message_problems,
+    signed_headers,
+)
 
 CREDENTIALS = {"botToken": "xoxb-test", "signingSecret": "signing-secret"}
 USER_MESSAGE = Incoming("Ev1", conversation="C024BE91L", user="U2147483697", query="hi")
@@ -94,27 +100,15 @@ def test_url_verification_is_answered_with_its_challenge_and_an_event_is_not() -
     reply = slack.challenge(CREDENTIALS, request(verification.encode(), {}))
     assert reply is not None
     assert (reply.status, reply.text) == (200, "3eZbrw1aB")
-    assert slack.challenge(CREDENTIALS, request(event_body(), {})) is None
+    assert slack.challenge(CREDENTIALS, request(message_event("Ev08MFMKH6"), {})) is None
     assert slack.challenge(CREDENTIALS, request(b"payload=%7B%7D", {})) is None
 
 
-def event_body(**event: Any) -> bytes:
-    message = {
-        "type": "message",
-        "channel": "C024BE91L",
-        "user": "U2147483697",
-        "text": "Hi",
-        "ts": "1.2",
-    }
-    body = {"type": "event_callback", "event_id": "Ev08MFMKH6", "event": {**message, **event}}
-    return json.dumps(body).encode()
-
-
 def test_a_users_message_is_read_with_its_event_id_channel_and_user() -> None:
-    [incoming] = slack.read(event_body(text="fish &amp; chips &lt;3"))
+    [incoming] = slack.read(message_event("Ev08MFMKH6", "fish &amp; chips &lt;3"))
 
     assert incoming == Incoming(
-        "Ev08MFMKH6", conversation="C024BE91L", user="U2147483697", query="fish & chips <3"
+        "Ev08MFMKH6", conversation=CHANNEL, user=USER, query="fish & chips <3"
     )
 
 
@@ -130,28 +124,17 @@ def test_a_users_message_is_read_with_its_event_id_channel_and_user() -> None:
     ids=["Parley's own message", "an edit", "a join", "another event", "no text"],
 )
 def test_bot_messages_edits_and_other_events_are_not_answered(event: dict[str, Any]) -> None:
-    assert slack.read(event_body(**event)) == []
-
-
-def click_body(**action: Any) -> bytes:
-    payload = {
-        "type": "block_actions",
-        "trigger_id": "1335.4287.9b2a",
-        "user": {"id": "U2147483697", "username": "ana"},
-        "channel": {"id": "C024BE91L"},
-        "actions": [{"type": "button", "action_id": "parley-0", "block_id": "b", **action}],
-    }
-    return urlencode({"payload": json.dumps(payload)}).encode()
+    assert slack.read(message_event("Ev08MFMKH6", **event)) == []
 
 
 def test_a_click_comes_back_as_the_query_or_the_goto_its_button_carries() -> None:
-    [said] = slack.read(click_body(value="q:Large"))
-    [jumped] = slack.read(click_body(value="g:" + GOTO))
+    [said] = slack.read(click("1335.4287.9b2a", value="q:Large"))
+    [jumped] = slack.read(click("1335.4287.9b2a", value="g:" + GOTO))
 
     assert (said.query, said.goto, said.delivery_id) == ("Large", None, "click:1335.4287.9b2a")
     assert (jumped.query, jumped.goto) == (None, GOTO)
-    assert (jumped.conversation, jumped.user) == ("C024BE91L", "U2147483697")
-    assert slack.read(click_body(url="https://pizza.example")) == []
+    assert (jumped.conversation, jumped.user) == (CHANNEL, USER)
+    assert slack.read(click("1335.4287.9b2a", url="https://pizza.example")) == []
 
 
 def test_a_body_slack_never_sends_is_refused() -> None:
