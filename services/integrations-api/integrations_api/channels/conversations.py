@@ -9,9 +9,8 @@ A delivery id seen before (the platform retrying) is not answered again.
 import functools
 import json
 import logging
-from typing import Any
 
-from integrations_api.channels.platform import Incoming, Profile, Reply, Request
+from integrations_api.channels.platform import Fulfillment, Incoming, Profile, Reply, Request
 from integrations_api.channels.platforms import PLATFORMS
 from integrations_api.channels.repository import Channel
 from integrations_api.channels.service import ChannelBackends, send_all
@@ -73,9 +72,7 @@ async def answer(backends: ChannelBackends, channel: Channel, incoming: Incoming
         await backends.channels.record_delivery(channel.account_id, channel.id, problem)
 
 
-async def _turn(
-    backends: ChannelBackends, channel: Channel, incoming: Incoming
-) -> list[dict[str, Any]]:
+async def _turn(backends: ChannelBackends, channel: Channel, incoming: Incoming) -> Fulfillment:
     """The turn's fulfillment (none for a click that carried nothing to say)."""
     if incoming.query is None and incoming.goto is None:
         return []
@@ -95,7 +92,7 @@ async def _turn(
         raise TurnFailed(str(unanswered)) from None
     if reply.status != 200:
         raise TurnFailed(f"bot-api answered {reply.status}: {_details(reply.body)}")
-    fulfillment: list[dict[str, Any]] = json.loads(reply.body)["result"]["fulfillment"]
+    fulfillment: Fulfillment = json.loads(reply.body)["result"]["fulfillment"]
     return fulfillment
 
 

@@ -39,7 +39,9 @@ BUTTON_TITLE_LIMIT = 20
 TEMPLATE_BUTTONS_LIMIT = 3
 BUTTON_TEMPLATE_TEXT_LIMIT = 640
 ELEMENT_TEXT_LIMIT = 80
-"""A generic template element's title and subtitle."""
+"""The Send API's documented limits (characters, or items): quick replies, their
+titles and payloads, a template's buttons, a button template's text and a generic
+template element's title and subtitle. Graph refuses a message over any of them."""
 
 
 class Messenger:

@@ -1,4 +1,5 @@
-"""Every platform a channel can be on, by its type: each module adds itself here."""
+"""Every platform a channel can be on, by its type: a new platform's module is added
+here, and the channel API takes its type from then on."""
 
 from collections.abc import Callable
 

@@ -5,13 +5,14 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from integrations_api.channels.platforms import PLATFORMS
+from integrations_api.channels.repository import ACTIVE, ERROR
 from integrations_api.schemas import StoryRefSchema, hexadecimal_id
 from shared.schema_fields import WriteSchema
 
 CREDENTIAL = fields.String(validate=validate.Length(min=1, max=1024))
 
 
-def credentials_of(channel_type: str, credentials: dict[str, str]) -> None:
+def check_credentials(channel_type: str, credentials: dict[str, str]) -> None:
     """Exactly the type's credential names: a missing one and an unknown one are both
     a 400 naming it."""
     names = PLATFORMS[channel_type].credential_names
@@ -55,9 +56,9 @@ class ChannelCreateSchema(ChannelUpdateSchema):
     )
 
     @validates_schema
-    def type_s_credentials(self, data: dict[str, Any], **kwargs: Any) -> None:
+    def credentials_of_the_type(self, data: dict[str, Any], **kwargs: Any) -> None:
         if data.get("type") in PLATFORMS and "credentials" in data:
-            credentials_of(data["type"], data["credentials"])
+            check_credentials(data["type"], data["credentials"])
 
 
 class ChannelSchema(Schema):
@@ -66,7 +67,7 @@ class ChannelSchema(Schema):
     type = fields.String(required=True)
     name = fields.String(required=True)
     inboundUrl = fields.String(required=True)
-    status = fields.String(required=True, validate=validate.OneOf(["active", "error"]))
+    status = fields.String(required=True, validate=validate.OneOf([ACTIVE, ERROR]))
     error = fields.String(required=True, allow_none=True)
     createdAt = fields.String(required=True)
     updatedAt = fields.String(required=True)

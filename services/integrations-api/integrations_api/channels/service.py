@@ -14,7 +14,7 @@ from prometheus_client import Counter
 from integrations_api.channels.platform import Call, Outgoing, Pause
 from integrations_api.channels.platforms import PLATFORMS, REGISTRATIONS
 from integrations_api.channels.repository import ACTIVE, ERROR, Channel, ChannelFields
-from integrations_api.channels.schemas import credentials_of
+from integrations_api.channels.schemas import check_credentials
 from integrations_api.channels.sender import REGISTRATION_SECONDS, SendFailed
 from integrations_api.channels.work import Work
 from integrations_api.service import StoryDirectory
@@ -75,14 +75,20 @@ class ChannelStore(Protocol):
 
 
 class DeliveryStore(Protocol):
+    """The platform deliveries processed (`channel_deliveries`, channels/repository.py)."""
+
     async def first_time(self, channel_id: str, delivery_id: str) -> bool: ...
 
 
 class Sending(Protocol):
+    """The platforms' APIs, with retries (channels/sender.py)."""
+
     async def send(self, channel_type: str, call: Call, seconds: float = ...) -> None: ...
 
 
 class Turns(Protocol):
+    """bot-api, asked for a channel's turn (channels/turns.py)."""
+
     async def ask(self, turn: ChannelTurn) -> ChannelTurnReply: ...
 
 
@@ -161,7 +167,7 @@ async def update_channel(
     current = await read_channel(backends, account_id=account_id, channel_id=channel_id)
     if fields.credentials is not None:
         try:
-            credentials_of(current.type, dict(fields.credentials))
+            check_credentials(current.type, dict(fields.credentials))
         except ValidationError as error:
             raise ValidationFailed.of_tree(dict(error.messages_dict)) from None
     channel = await backends.channels.update(account_id, channel_id, fields)

@@ -45,6 +45,8 @@ SECTION_TEXT_LIMIT = 3000
 BUTTON_TEXT_LIMIT = 75
 BUTTON_VALUE_LIMIT = 2000
 URL_LIMIT = 3000
+"""Block Kit's documented limits, in characters: a section's text, a button's text,
+value and url. Slack refuses a message over any of them."""
 ALT_TEXT = "image"
 """An image block's required `alt_text`: a fulfillment image has no description."""
 
@@ -186,7 +188,7 @@ def _card(item: Mapping[str, Any]) -> dict[str, Any]:
     section = _section(f"*{_escaped(title)}*" + (f"\n{_escaped(subtitle)}" if subtitle else ""))
     image_url = str(item.get("imageUrl") or "")
     if image_url:
-        section["accessory"] = {"type": "image", "image_url": image_url, "alt_text": ALT_TEXT}
+        section["accessory"] = _image(image_url)
     return _with_buttons(title, section, read_buttons(item["buttons"]))
 
 
@@ -195,6 +197,7 @@ def _section(mrkdwn: str) -> dict[str, Any]:
 
 
 def _image(url: str) -> dict[str, Any]:
+    """An image block, or a section's image accessory: both have this shape."""
     return {"type": "image", "image_url": url, "alt_text": ALT_TEXT}
 
 

@@ -74,6 +74,9 @@ class Telegram:
         return _send_message(credentials["botToken"], _chat_id(conversation), text)
 
 
+PLATFORM = Telegram()
+
+
 def set_webhook(credentials: Credentials, url: str) -> Call:
     """The registration of a channel's inbound URL, with the secret Telegram then sends
     on every update and only the updates Parley reads."""
@@ -121,16 +124,17 @@ def _message(update_id: str, message: dict[str, Any]) -> list[Incoming]:
     return [Incoming(update_id, chat, user, query=text, profile=profile)]
 
 
-def _click(update_id: str, query: dict[str, Any]) -> list[Incoming]:
-    user, profile = _sender(query.get("from"))
-    message = query.get("message")
+def _click(update_id: str, callback_query: dict[str, Any]) -> list[Incoming]:
+    """A click on an inline keyboard button: its callback data says or jumps; a click
+    without data (a game's button) is only answered."""
+    user, profile = _sender(callback_query.get("from"))
+    message = callback_query.get("message")
     chat = str(_object(message, "message")["chat"]["id"]) if message else user
-    data = query.get("data")
+    data = callback_query.get("data")
     said, goto = read_click(data) if isinstance(data, str) else (None, None)
+    callback = str(callback_query["id"])
     return [
-        Incoming(
-            update_id, chat, user, query=said, goto=goto, profile=profile, callback=str(query["id"])
-        )
+        Incoming(update_id, chat, user, query=said, goto=goto, profile=profile, callback=callback)
     ]
 
 
@@ -188,6 +192,7 @@ def _reply_keyboard(replies: list[str]) -> dict[str, Any]:
 
 
 def _item(token: str, chat: int | str, item: Mapping[str, Any]) -> list[Call]:
+    """The Bot API calls that show one fulfillment item."""
     kind = item.get("type")
     if kind == "text" and item.get("message"):
         return [_send_message(token, chat, item["message"])]
@@ -214,6 +219,3 @@ def _item(token: str, chat: int | str, item: Mapping[str, Any]) -> list[Call]:
         markup = _inline_keyboard(read_buttons(item.get("buttons", [])))
         return [_send_message(token, chat, item.get("title") or "…", markup)]
     return []  # handoff and anything newer: nothing to show
-
-
-PLATFORM = Telegram()

@@ -39,6 +39,9 @@ REPLY_ID_LIMIT = 256
 LIST_ROWS_LIMIT = 10
 ROW_TITLE_LIMIT = 24
 ROW_ID_LIMIT = 200
+"""The Cloud API's documented limits (characters, or items): a reply-button message's
+body, its buttons with their titles and ids, a list's rows with theirs. The API
+refuses a message over any of them."""
 LIST_BUTTON = "☰"
 """The label of the button that opens a list (at most 20 characters): a sign, since a
 story may speak any language."""
@@ -141,7 +144,9 @@ def _choices(
     title: str, buttons: list[Button], header: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """Up to 3 replies as reply buttons, up to 10 as a list (further ones are left
-    out); a link or phone button, which neither can hold, is written in the text."""
+    out); a link or phone button, which neither can hold, is written in the text. A
+    card's image (`header`) keeps reply buttons, at most 3; with no reply at all, it is
+    an image with the text as its caption."""
     body = _with_links(title, buttons)
     replies = _distinct_replies(buttons)
     if not replies:
