@@ -57,6 +57,34 @@ class StoryDirectory(Protocol):
         ...
 
 
+class StoryFollowers(Protocol):
+    """A collection of a story's things (webhook connections, channels), each showing the
+    story's name."""
+
+    async def used_by_story(self, account_id: str, story_id: str) -> bool: ...
+
+    async def rename_story(self, account_id: str, story_id: str, name: str) -> None: ...
+
+    async def delete_for_story(self, account_id: str, story_id: str) -> None: ...
+
+
+async def follow_story(
+    followers: StoryFollowers, stories: StoryDirectory, event: StoryChanged
+) -> None:
+    """A story's things follow it: deleted with it; renamed with it, its name asked from
+    bot-api (the source of truth), and only when it has any."""
+    if event.deleted:
+        await followers.delete_for_story(event.account_id, event.story_id)
+        return
+    if not await followers.used_by_story(event.account_id, event.story_id):
+        return
+    try:
+        name = await stories.name(event.account_id, event.story_id)
+    except StoryNotFound:
+        return  # deleted since: its own event removes the story's things
+    await followers.rename_story(event.account_id, event.story_id, name)
+
+
 class EventOutbox(Protocol):
     async def put(self, subject: str, data: bytes) -> None: ...
 
@@ -138,17 +166,7 @@ async def delete_connection(backends: Backends, *, account_id: str, connection_i
 
 
 async def story_changed(backends: Backends, *, event: StoryChanged) -> None:
-    connections = backends.connections
-    if event.deleted:
-        await connections.delete_for_story(event.account_id, event.story_id)
-        return
-    if not await connections.used_by_story(event.account_id, event.story_id):
-        return
-    try:
-        name = await backends.stories.name(event.account_id, event.story_id)
-    except StoryNotFound:
-        return  # deleted since: its own event removes the connections
-    await connections.rename_story(event.account_id, event.story_id, name)
+    await follow_story(backends.connections, backends.stories, event)
 
 
 async def delivery_reported(backends: Backends, *, result: DeliveryResult) -> None:

@@ -17,7 +17,7 @@ from integrations_api.channels.repository import ACTIVE, ERROR, Channel, Channel
 from integrations_api.channels.schemas import check_credentials
 from integrations_api.channels.sender import REGISTRATION_SECONDS, SendFailed
 from integrations_api.channels.work import Work
-from integrations_api.service import StoryDirectory
+from integrations_api.service import StoryDirectory, follow_story
 from integrations_api.stories import StoryNotFound
 from shared.errors import Conflict, NotFound, ValidationFailed
 from shared.events import ChannelTurn, ChannelTurnReply, HandoffMessage, StoryChanged
@@ -201,17 +201,7 @@ async def _register(backends: ChannelBackends, channel: Channel, base_url: str) 
 
 async def story_changed(backends: ChannelBackends, *, event: StoryChanged) -> None:
     """Channels follow their story: deleted with it, renamed with it."""
-    channels = backends.channels
-    if event.deleted:
-        await channels.delete_for_story(event.account_id, event.story_id)
-        return
-    if not await channels.used_by_story(event.account_id, event.story_id):
-        return
-    try:
-        name = await backends.stories.name(event.account_id, event.story_id)
-    except StoryNotFound:
-        return  # deleted since: its own event removes the channels
-    await channels.rename_story(event.account_id, event.story_id, name)
+    await follow_story(backends.channels, backends.stories, event)
 
 
 async def handoff_message(backends: ChannelBackends, *, message: HandoffMessage) -> None:
