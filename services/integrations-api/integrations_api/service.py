@@ -57,6 +57,15 @@ class StoryDirectory(Protocol):
         ...
 
 
+async def followed_story_name(stories: StoryDirectory, account_id: str, story_id: str) -> str:
+    """The name of the story a new connection or channel is to follow; a 400 naming
+    `storyId` when the account has no such story."""
+    try:
+        return await stories.name(account_id, story_id)
+    except StoryNotFound:
+        raise ValidationFailed.at(("storyId",), f"no story {story_id} in this account") from None
+
+
 class StoryFollowers(Protocol):
     """A collection of a story's things (webhook connections, channels), each showing the
     story's name."""
@@ -134,11 +143,7 @@ async def create_connection(
     Under `new_id` when given (a retried create), which may exist already."""
     if new_id is not None and await backends.connections.get(account_id, new_id):
         return new_id
-    story_id = fields["storyId"]
-    try:
-        story_name = await backends.stories.name(account_id, story_id)
-    except StoryNotFound:
-        raise ValidationFailed.at(("storyId",), f"no story {story_id} in this account") from None
+    story_name = await followed_story_name(backends.stories, account_id, fields["storyId"])
     if await backends.connections.count(account_id) >= backends.quota:
         raise Conflict(
             f"quota reached: webhook connections per account (at most {backends.quota})",

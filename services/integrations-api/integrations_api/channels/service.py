@@ -17,8 +17,7 @@ from integrations_api.channels.repository import ACTIVE, ERROR, Channel, Channel
 from integrations_api.channels.schemas import check_credentials
 from integrations_api.channels.sender import REGISTRATION_SECONDS, SendFailed
 from integrations_api.channels.work import Work
-from integrations_api.service import StoryDirectory, follow_story
-from integrations_api.stories import StoryNotFound
+from integrations_api.service import StoryDirectory, follow_story, followed_story_name
 from shared.errors import Conflict, NotFound, ValidationFailed
 from shared.events import ChannelTurn, ChannelTurnReply, HandoffMessage, StoryChanged
 from shared.pages import Page
@@ -137,10 +136,7 @@ async def create_channel(
     `new_id` when given (a retried create), which may exist already."""
     if new_id is not None and await backends.channels.get(account_id, new_id):
         return new_id
-    try:
-        story_name = await backends.stories.name(account_id, story_id)
-    except StoryNotFound:
-        raise ValidationFailed.at(("storyId",), f"no story {story_id} in this account") from None
+    story_name = await followed_story_name(backends.stories, account_id, story_id)
     if await backends.channels.count(account_id) >= backends.quota:
         raise Conflict(
             f"quota reached: channels per account (at most {backends.quota})",
