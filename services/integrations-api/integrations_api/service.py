@@ -17,7 +17,24 @@ from shared.events import ConnectionChanged, DeliveryResult, StoryChanged, Subje
 from shared.pages import Page
 
 
-class ConnectionStore(Protocol):
+class StoryDirectory(Protocol):
+    async def name(self, account_id: str, story_id: str) -> str:
+        """The story's name; StoryNotFound if the account has no such story."""
+        ...
+
+
+class StoryFollowers(Protocol):
+    """A collection of a story's things (webhook connections, channels), each showing the
+    story's name."""
+
+    async def used_by_story(self, account_id: str, story_id: str) -> bool: ...
+
+    async def rename_story(self, account_id: str, story_id: str, name: str) -> None: ...
+
+    async def delete_for_story(self, account_id: str, story_id: str) -> None: ...
+
+
+class ConnectionStore(StoryFollowers, Protocol):
     """The `webhook_connections` collection (integrations_api/connections.py)."""
 
     async def list(self, account_id: str, page: Page) -> list[dict[str, Any]]: ...
@@ -40,21 +57,25 @@ class ConnectionStore(Protocol):
 
     async def delete(self, account_id: str, connection_id: str) -> dict[str, Any] | None: ...
 
-    async def used_by_story(self, account_id: str, story_id: str) -> bool: ...
-
-    async def rename_story(self, account_id: str, story_id: str, name: str) -> None: ...
-
-    async def delete_for_story(self, account_id: str, story_id: str) -> None: ...
-
     async def record_delivery(
         self, account_id: str, connection_id: str, error: str | None, at_ms: int
     ) -> None: ...
 
 
-class StoryDirectory(Protocol):
-    async def name(self, account_id: str, story_id: str) -> str:
-        """The story's name; StoryNotFound if the account has no such story."""
-        ...
+class EventOutbox(Protocol):
+    async def put(self, subject: str, data: bytes) -> None: ...
+
+
+@dataclass(frozen=True)
+class Backends:
+    """What the use cases read, write and ask."""
+
+    connections: ConnectionStore
+    stories: StoryDirectory
+    outbox: EventOutbox
+    subjects: Subjects
+    quota: int
+    """Connections per account (`QUOTA_CONNECTIONS`): a plain list answers every one."""
 
 
 async def followed_story_name(stories: StoryDirectory, account_id: str, story_id: str) -> str:
@@ -64,17 +85,6 @@ async def followed_story_name(stories: StoryDirectory, account_id: str, story_id
         return await stories.name(account_id, story_id)
     except StoryNotFound:
         raise ValidationFailed.at(("storyId",), f"no story {story_id} in this account") from None
-
-
-class StoryFollowers(Protocol):
-    """A collection of a story's things (webhook connections, channels), each showing the
-    story's name."""
-
-    async def used_by_story(self, account_id: str, story_id: str) -> bool: ...
-
-    async def rename_story(self, account_id: str, story_id: str, name: str) -> None: ...
-
-    async def delete_for_story(self, account_id: str, story_id: str) -> None: ...
 
 
 async def follow_story(
@@ -92,22 +102,6 @@ async def follow_story(
     except StoryNotFound:
         return  # deleted since: its own event removes the story's things
     await followers.rename_story(event.account_id, event.story_id, name)
-
-
-class EventOutbox(Protocol):
-    async def put(self, subject: str, data: bytes) -> None: ...
-
-
-@dataclass(frozen=True)
-class Backends:
-    """What the use cases read, write and ask."""
-
-    connections: ConnectionStore
-    stories: StoryDirectory
-    outbox: EventOutbox
-    subjects: Subjects
-    quota: int
-    """Connections per account (`QUOTA_CONNECTIONS`): a plain list answers every one."""
 
 
 async def list_connections(

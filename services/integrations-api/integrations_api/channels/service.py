@@ -17,7 +17,12 @@ from integrations_api.channels.repository import ACTIVE, ERROR, Channel, Channel
 from integrations_api.channels.schemas import check_credentials
 from integrations_api.channels.sender import REGISTRATION_SECONDS, SendFailed
 from integrations_api.channels.work import Work
-from integrations_api.service import StoryDirectory, follow_story, followed_story_name
+from integrations_api.service import (
+    StoryDirectory,
+    StoryFollowers,
+    follow_story,
+    followed_story_name,
+)
 from shared.errors import Conflict, NotFound, ValidationFailed
 from shared.events import ChannelTurn, ChannelTurnReply, HandoffMessage, StoryChanged
 from shared.pages import Page
@@ -31,7 +36,7 @@ LONGEST_PAUSE_SECONDS = 10.0
 """A `delay` is at most 10 s (docs/webhooks.md): a longer one is cut to it."""
 
 
-class ChannelStore(Protocol):
+class ChannelStore(StoryFollowers, Protocol):
     """The `channels` collection (channels/repository.py)."""
 
     async def insert(
@@ -63,12 +68,6 @@ class ChannelStore(Protocol):
     async def record_delivery(
         self, account_id: str, channel_id: str, error: str | None
     ) -> None: ...
-
-    async def used_by_story(self, account_id: str, story_id: str) -> bool: ...
-
-    async def rename_story(self, account_id: str, story_id: str, name: str) -> None: ...
-
-    async def delete_for_story(self, account_id: str, story_id: str) -> None: ...
 
     async def delete(self, account_id: str, channel_id: str) -> Channel | None: ...
 
