@@ -214,10 +214,11 @@ async def handoff_message(backends: ChannelBackends, *, message: HandoffMessage)
     channel_id, _, rest = message.session_id.partition(":")
     conversation, _, user = rest.partition(":")
     channel = await backends.channels.get(message.account_id, channel_id)
-    if channel is None or channel.story_id != message.story_id or not user:
+    platform = PLATFORMS.get(channel.type) if channel is not None else None
+    if channel is None or platform is None or channel.story_id != message.story_id or not user:
         log.info("handoff message for session %s: no such channel, dropped", message.session_id)
         return
-    call = PLATFORMS[channel.type].text(channel.credentials, conversation, message.text)
+    call = platform.text(channel.credentials, conversation, message.text)
     await send_all(backends, channel, [call])
 
 
