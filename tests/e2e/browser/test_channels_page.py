@@ -95,7 +95,7 @@ def test_channels_page(page: Page, stack: Stack, telegram: TelegramStandIn) -> N
     page.get_by_label("Bot User OAuth Token (xoxb-…)").fill(SLACK_TOKEN)
     page.get_by_role("button", name="Save channel").click()
     error = page.locator('.field-error[data-error-path="credentials.signingSecret"]')
-    expect(error).to_contain_text("Missing data for required field.")
+    expect(error).to_have_text("credentials.signingSecret: Missing data for required field.")
     expect(page.get_by_label("Signing secret")).to_have_attribute("aria-invalid", "true")
     expect(page.locator("[data-channel]")).to_have_count(1)
     page.get_by_role("button", name="New instead").click()

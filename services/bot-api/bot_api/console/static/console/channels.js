@@ -163,7 +163,16 @@ async function save(event) {
     notice("Saved.");
   } catch (error) {
     showErrors(form, error);
+    nameThePaths(form);
   }
+}
+
+// A credential's error says the API's name for it (`credentials.signingSecret: …`), the
+// name docs/channels.md and the platform's setup use.
+function nameThePaths(form) {
+  form.querySelectorAll(".field-error[data-error-path^='credentials.']").forEach((box) => {
+    box.textContent = `${box.dataset.errorPath}: ${box.textContent}`;
+  });
 }
 
 const handoffPath = (sessionId = "") =>
