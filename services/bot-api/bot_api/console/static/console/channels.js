@@ -45,7 +45,7 @@ const PLATFORMS = {
 };
 
 let editing = null; // the channel being edited: its type is fixed, its credentials kept unless typed
-let channelNames = new Map(); // id -> the channel, to name a handoff's channel
+let channelsById = new Map(); // to name the channel a handoff came from
 
 const platformOf = (type) => PLATFORMS[type] || { title: type, credentials: {}, step: "" };
 
@@ -54,8 +54,14 @@ function credentialFields(type) {
     const id = `credential-${name}`;
     return [
       h("label", { for: id }, label),
-      h("input", { id, type: "password", autocomplete: "new-password", maxlength: "1024",
-                   "data-field": `credentials.${name}`, "data-credential": name }), // prettier-ignore
+      h("input", {
+        id,
+        type: "password",
+        autocomplete: "new-password",
+        maxlength: "1024",
+        "data-field": `credentials.${name}`,
+        "data-credential": name,
+      }),
     ];
   });
   byId("channel-credential-fields").replaceChildren(...fields.flat());
@@ -104,7 +110,7 @@ function card(channel) {
 
 async function loadChannels() {
   const list = await storyChannels(page.story);
-  channelNames = new Map(list.map((channel) => [channel.id, channel]));
+  channelsById = new Map(list.map((channel) => [channel.id, channel]));
   byId("channel-list").replaceChildren(...list.map(card));
   if (list.length === 0) byId("channel-list").append(h("li", {}, "No channel yet."));
 }
@@ -179,7 +185,7 @@ const handoffPath = (sessionId = "") =>
   `/stories/${page.story}/handoffs${sessionId ? `/${encodeURIComponent(sessionId)}` : ""}`;
 
 function channelOfSession(sessionId) {
-  const channel = channelNames.get(sessionId.split(":")[0]);
+  const channel = channelsById.get(sessionId.split(":")[0]);
   return channel ? `${platformOf(channel.type).title} · ${channel.name}` : "not on a channel";
 }
 
