@@ -214,6 +214,24 @@ async def test_a_click_is_answered_and_says_its_postback_or_goes_to_its_interact
     assert [m["text"] for m in telegram.of("sendMessage")] == ["Large it is Ada."] * 2
 
 
+async def test_the_start_command_starts_the_story_s_welcome(
+    integrations: TestClient, telegram: TelegramStandIn, alice: Tenant,
+    story: dict[str, str], turns: list[ChannelTurn],
+) -> None:  # fmt: skip
+    await telegram_channel(channels_api(integrations, alice), story["story"])
+    asked = {"sessionId": "w", "storyId": story["story"], "trigger": "welcome",
+             "parameters": {"default_name": "Ada Lovelace"}}  # fmt: skip
+    welcome = await alice.developer.ok("POST", "/query", asked)
+
+    assert await deliver(integrations, telegram, message_update(9, "/start")) == 200
+
+    await eventually(lambda: _async(len(telegram.of("sendMessage")) == 1))
+    (turn,) = await arrived(turns, 1)
+    assert (turn.trigger, turn.query) == ("welcome", None)
+    expected = [item["message"] for item in welcome["result"]["fulfillment"]]
+    assert [m["text"] for m in telegram.of("sendMessage")] == expected
+
+
 async def test_a_redelivered_update_is_answered_once(
     integrations: TestClient, telegram: TelegramStandIn, alice: Tenant,
     story: dict[str, str], turns: list[ChannelTurn],

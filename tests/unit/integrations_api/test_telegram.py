@@ -43,6 +43,20 @@ def test_a_text_message_is_read_with_the_user_s_profile() -> None:
     ]
 
 
+@pytest.mark.parametrize("text", ["/start", "/start promo-42", "/start@PizzaBot"])
+def test_the_start_command_is_the_welcome_trigger(text: str) -> None:
+    body = json.dumps(message_update(11, text, chat=5, user=5)).encode()
+    (started,) = PLATFORM.read(body)
+    assert (started.trigger, started.query) == ("welcome", None)
+
+
+@pytest.mark.parametrize("text", ["/started", "start", "/stop", "say /start"])
+def test_other_texts_are_said_as_they_are(text: str) -> None:
+    body = json.dumps(message_update(12, text, chat=5, user=5)).encode()
+    (said,) = PLATFORM.read(body)
+    assert (said.trigger, said.query) == (None, text)
+
+
 def test_clicks_come_back_as_their_query_or_goto() -> None:
     (said,) = PLATFORM.read(json.dumps(click_update(3, "q:Large")).encode())
     (jumped,) = PLATFORM.read(json.dumps(click_update(4, "g:abc-123")).encode())

@@ -74,15 +74,15 @@ async def answer(backends: ChannelBackends, channel: Channel, incoming: Incoming
 
 async def _turn(backends: ChannelBackends, channel: Channel, incoming: Incoming) -> Fulfillment:
     """The turn's fulfillment (none for a click that carried nothing to say)."""
-    if incoming.query is None and incoming.goto is None:
+    if incoming.query is None and incoming.goto is None and incoming.trigger is None:
         return []
     turn = ChannelTurn(
         account_id=channel.account_id,
         story_id=channel.story_id,
         session_id=f"{channel.id}:{incoming.conversation}:{incoming.user}",
         source=channel.type,
-        query=incoming.query if incoming.goto is None else None,
-        trigger=None,
+        query=incoming.query if incoming.goto is None and incoming.trigger is None else None,
+        trigger=incoming.trigger,
         goto=incoming.goto,
         parameters=parameters(channel.type, incoming.profile),
     )

@@ -17,6 +17,9 @@ Credentials = Mapping[str, str]
 """A channel's secrets by their API names (`botToken`, `signingSecret`, ...), plus
 `webhookSecret`, which Parley makes for Telegram's secret token."""
 
+WELCOME = "welcome"
+"""The trigger of a story's welcome interaction (SPEC: reserved)."""
+
 Fulfillment = list[dict[str, Any]]
 """`result.fulfillment` as /query answers it (docs/api.md)."""
 
@@ -45,6 +48,9 @@ class Incoming:
     query: str | None = None
     goto: str | None = None
     """A clicked button that jumps to an interaction (its id)."""
+    trigger: str | None = None
+    """A platform's own start of a conversation (Telegram's /start): the `welcome`
+    trigger, as the web widget sends when it opens."""
     profile: Profile = field(default_factory=Profile)
     callback: str | None = None
     """Telegram's callback_query id, which must be answered (answerCallbackQuery)."""

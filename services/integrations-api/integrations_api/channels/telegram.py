@@ -22,6 +22,7 @@ from integrations_api.channels.answers import (
     read_click,
 )
 from integrations_api.channels.platform import (
+    WELCOME,
     Call,
     Credentials,
     Fulfillment,
@@ -121,7 +122,16 @@ def _message(update_id: str, message: dict[str, Any]) -> list[Incoming]:
         return []  # a photo, a sticker, a channel post...: nothing to say to the bot
     user, profile = _sender(message["from"])
     chat = str(_object(message.get("chat"), "chat")["id"])
+    if _is_start(text):
+        return [Incoming(update_id, chat, user, trigger=WELCOME, profile=profile)]
     return [Incoming(update_id, chat, user, query=text, profile=profile)]
+
+
+def _is_start(text: str) -> bool:
+    """Telegram's Start button sends `/start`, with a deep link's payload after a space
+    (`/start promo`), or `/start@BotName` in a group."""
+    command = text.split(maxsplit=1)[0] if text.strip() else ""
+    return command == "/start" or command.startswith("/start@")
 
 
 def _click(update_id: str, callback_query: dict[str, Any]) -> list[Incoming]:
