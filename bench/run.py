@@ -4,6 +4,7 @@ from bench import (
     analytics,
     capacity,
     clustering,
+    conversation_tests,
     history_load,
     matching,
     query_load,
@@ -35,6 +36,8 @@ def main() -> None:
             "analytics", "Analytics report (make bench)", analytics.analytics_table(stack)
         )
     write_section("transfer", "A story as a file (make bench)", transfer.table())
+    body = conversation_tests.table()
+    write_section("conversation-tests", "Conversation tests (make bench)", body)
     print(REPORT.read_text())
 
 

@@ -18,10 +18,13 @@ from shared import mongo
 from shared.auth import AccountRepository
 from shared.config import Config
 from support.api import Api, Tenant
+from support.pymongo_cancellation import close_sockets_of_cancelled_connects
 from tools.embedded import start_mongo, start_nats
 
 AiohttpClient = Callable[..., Awaitable[TestClient]]
 LOOPBACK = ("127.0.0.0/8", "::1/128")  # webhook backends in tests run on loopback
+
+close_sockets_of_cancelled_connects()
 
 
 @pytest.fixture(scope="session")

@@ -21,6 +21,7 @@ from bson import ObjectId
 from pymongo.errors import AutoReconnect
 
 from bot_api.domain.analytics import BucketKey, Conversation, SessionKey, Tally
+from bot_api.domain.conversation_tests import ConversationTest, StoredTest, TestRun
 from bot_api.domain.entities import Entity
 from bot_api.domain.history import Resolution, TurnRecord
 from bot_api.domain.interactions import Interaction, referenced_entities
@@ -51,6 +52,7 @@ from bot_api.storage.turns import (
     vector_from_document,
     vector_model,
 )
+from bot_api.storage.versions import StoryVersion, VersionSummary
 from shared.errors import Conflict
 from shared.events import ConnectionChanged
 from shared.ids import is_object_id
@@ -72,6 +74,7 @@ class Database:
         self.sessions = SessionsInMemory(self)
         self.connections = ConnectionsInMemory(self)
         self.turns = TurnsInMemory()
+        self.versions = VersionsInMemory(self)
 
     def stores(self) -> Stores:
         return Stores(
@@ -81,6 +84,7 @@ class Database:
             sessions=self.sessions,
             connections=self.connections,
             turns=self.turns,
+            versions=self.versions,
         )
 
     def meanwhile(self, operation: str, action: Action, times: int = 1) -> None:
@@ -173,6 +177,7 @@ class StoriesInMemory(_InMemory):
                 name=changes.name,
                 description=changes.description,
                 settings=changes.settings,
+                published=changes.published,
             )
         self.records[story.id] = replace(
             current,
@@ -238,6 +243,55 @@ class StoriesInMemory(_InMemory):
             structure=current.structure if structure is None else structure,
             revision=current.revision + 1,
         )
+
+
+class VersionsInMemory(_InMemory):
+    """Numbers the story's versions as the unique index does: one past its highest."""
+
+    def __init__(self, database: Database) -> None:
+        super().__init__(database)
+        self.versions: dict[str, StoryVersion] = {}
+
+    def _of(self, account_id: str, story_id: str) -> list[StoryVersion]:
+        return [
+            v
+            for v in self.versions.values()
+            if (v.account_id, v.story_id) == (account_id, story_id)
+        ]
+
+    async def add(self, version: StoryVersion) -> StoryVersion:
+        await self._database.record("versions.add", version.story_id)
+        numbers = [v.number for v in self._of(version.account_id, version.story_id)]
+        numbered = replace(version, number=max(numbers, default=0) + 1)
+        self.versions[version.id] = numbered
+        return numbered
+
+    async def list(self, account_id: str, story_id: str, page: Page) -> list[VersionSummary]:
+        await self._database.record("versions.list", story_id)
+        newest_first = sorted(self._of(account_id, story_id), key=lambda v: -v.number)
+        return page.of([v.summary() for v in newest_first])
+
+    async def count(self, account_id: str, story_id: str) -> int:
+        return len(self._of(account_id, story_id))
+
+    async def get(self, account_id: str, story_id: str, version_id: str) -> StoryVersion | None:
+        await self._database.record("versions.get", version_id)
+        version = self.versions.get(version_id)
+        mine = version is not None and (version.account_id, version.story_id) == (
+            account_id,
+            story_id,
+        )
+        return version if mine else None
+
+    async def delete(self, account_id: str, story_id: str, version_id: str) -> bool:
+        if await self.get(account_id, story_id, version_id) is None:
+            return False
+        del self.versions[version_id]
+        return True
+
+    async def delete_for_story(self, account_id: str, story_id: str) -> None:
+        for version in self._of(account_id, story_id):
+            del self.versions[version.id]
 
 
 @dataclass(frozen=True)
@@ -823,3 +877,77 @@ class InboxInMemory:
 
     async def delete_for_story(self, story_id: str) -> None:
         self.ignored.pop(story_id, None)
+
+
+@dataclass(frozen=True)
+class _OwnedTest:
+    account_id: str
+    story_id: str
+    test: ConversationTest
+
+
+class ConversationTestsInMemory:
+    """Tests by id (in the order they were made) and the last run of each story, as
+    `storage.conversation_tests` keeps them."""
+
+    def __init__(self) -> None:
+        self.tests: dict[str, _OwnedTest] = {}
+        self.runs: dict[str, tuple[str, TestRun]] = {}
+
+    async def ensure_indexes(self) -> None:
+        """Nothing to index in memory."""
+
+    async def insert(
+        self, account_id: str, story_id: str, test: ConversationTest, test_id: str | None = None
+    ) -> str:
+        test_id = test_id or str(ObjectId())
+        self.tests[test_id] = _OwnedTest(account_id, story_id, test)
+        return test_id
+
+    async def insert_many(
+        self, account_id: str, story_id: str, tests: Sequence[ConversationTest]
+    ) -> None:
+        for test in tests:
+            await self.insert(account_id, story_id, test)
+
+    async def list(self, account_id: str, story_id: str) -> list[StoredTest]:
+        return [
+            StoredTest(test_id, owned.test)
+            for test_id, owned in sorted(self.tests.items())
+            if (owned.account_id, owned.story_id) == (account_id, story_id)
+        ]
+
+    async def count(self, account_id: str, story_id: str) -> int:
+        return len(await self.list(account_id, story_id))
+
+    async def get(self, account_id: str, story_id: str, test_id: str) -> StoredTest | None:
+        owned = self.tests.get(test_id.lower())
+        if owned is None or (owned.account_id, owned.story_id) != (account_id, story_id):
+            return None
+        return StoredTest(test_id.lower(), owned.test)
+
+    async def replace(
+        self, account_id: str, story_id: str, test_id: str, test: ConversationTest
+    ) -> bool:
+        if await self.get(account_id, story_id, test_id) is None:
+            return False
+        self.tests[test_id.lower()] = _OwnedTest(account_id, story_id, test)
+        return True
+
+    async def delete(self, account_id: str, story_id: str, test_id: str) -> bool:
+        if await self.get(account_id, story_id, test_id) is None:
+            return False
+        del self.tests[test_id.lower()]
+        return True
+
+    async def save_run(self, account_id: str, story_id: str, run: TestRun) -> None:
+        self.runs[story_id] = (account_id, run)
+
+    async def last_run(self, account_id: str, story_id: str) -> TestRun | None:
+        owner, run = self.runs.get(story_id, (None, None))
+        return run if owner == account_id else None
+
+    async def delete_for_story(self, story_id: str) -> None:
+        for test_id in [i for i, owned in self.tests.items() if owned.story_id == story_id]:
+            del self.tests[test_id]
+        self.runs.pop(story_id, None)

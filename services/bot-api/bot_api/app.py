@@ -8,6 +8,7 @@ from aiohttp import web
 
 from bot_api.api import (
     analytics,
+    conversation_tests,
     entities,
     history,
     inbox,
@@ -15,6 +16,7 @@ from bot_api.api import (
     query,
     stories,
     transfer,
+    versions,
 )
 from bot_api.api.common import MANAGEMENT_STATUS_FIELD
 from bot_api.changes import ChangeFeed
@@ -34,6 +36,7 @@ from bot_api.keys import (
     ANALYTICS_REPORTS,
     CHANGES,
     CONFIG,
+    CONVERSATION_TESTS,
     CONVERSATIONS,
     DATABASE,
     ENTITIES,
@@ -48,8 +51,10 @@ from bot_api.keys import (
     STORY_CACHE,
     TRANSFER,
     TRANSFER_WORKER,
+    VERSIONS,
 )
 from bot_api.management.analytics import AnalyticsReports
+from bot_api.management.conversation_tests import ConversationTestService
 from bot_api.management.entities import EntityService
 from bot_api.management.history import HistoryService
 from bot_api.management.inbox import InboxService
@@ -58,6 +63,7 @@ from bot_api.management.interactions import InteractionService
 from bot_api.management.quotas import StoredQuotas
 from bot_api.management.stories import StoryService
 from bot_api.management.transfer import StoryTransfer
+from bot_api.management.versions import VersionService
 from bot_api.messaging import (
     NatsConnectionDirectory,
     connection_events,
@@ -65,8 +71,10 @@ from bot_api.messaging import (
     story_events,
     story_lookups,
 )
+from bot_api.schemas.versions import StoryDocuments
 from bot_api.storage import Stores
 from bot_api.storage.analytics import AnalyticsRepository
+from bot_api.storage.conversation_tests import ConversationTestRepository
 from bot_api.storage.inbox import InboxRepository
 from bot_api.storage.vectors import PhraseVectorRepository
 from bot_api.webhooks.caller import WebhookCaller
@@ -85,7 +93,8 @@ from shared.service import (
 
 async def management(app: web.Application) -> AsyncIterator[None]:
     """The repositories, the change feed with the story cache listening, and the
-    management use cases (which ask integrations-api about connections over NATS)."""
+    management use cases (which ask integrations-api about connections over NATS; the
+    conversation tests' listen to the feed, so an edit runs the story's tests)."""
     stores = Stores.open(app[DATABASE])
     await stores.ensure_indexes()
     config = app[CONFIG]
@@ -98,21 +107,50 @@ async def management(app: web.Application) -> AsyncIterator[None]:
         )
         sweeper = VectorSweeper(stores, vector_store, vectors)
         await vector_store.ensure_indexes()
-    cache = StoryCache(stores, vectors, budget_bytes=config.story_cache_mb * 2**20)
+    documents = StoryDocuments()
+    cache = StoryCache(
+        stores,
+        vectors,
+        budget_bytes=config.story_cache_mb * 2**20,
+        read_version=documents.read,
+    )
     changes.listen(cache)
     if sweeper is not None:
         changes.listen(sweeper)
     app[STORES], app[CHANGES], app[STORY_CACHE] = stores, changes, cache
     app[PHRASE_VECTORS] = vectors
     quotas = StoredQuotas(config, app[ACCOUNTS])
-    app[STORIES] = StoryService(stores=stores, changes=changes, quotas=quotas)
     directory = NatsConnectionDirectory(app[NATS], config.subjects)
     app[INTERACTIONS] = InteractionService(
         stores=stores, changes=changes, connections=directory, quotas=quotas
     )
     app[ENTITIES] = EntityService(stores=stores, changes=changes, quotas=quotas)
-    app[TRANSFER] = StoryTransfer(stores=stores, changes=changes, quotas=quotas)
+    tests = ConversationTestRepository(app[DATABASE])
+    await tests.ensure_indexes()
+    app[TRANSFER] = StoryTransfer(stores=stores, changes=changes, quotas=quotas, tests=tests)
     app[TRANSFER_WORKER] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="transfer")
+    app[VERSIONS] = VersionService(
+        stores=stores,
+        changes=changes,
+        quotas=quotas,
+        transfer=app[TRANSFER],
+        documents=documents,
+        worker=app[TRANSFER_WORKER],
+    )
+    # One thread runs conversation tests: a run holds the interpreter, and one run per
+    # account at a time (ConversationTestService) keeps it fair.
+    tests_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tests")
+    app[CONVERSATION_TESTS] = ConversationTestService(
+        stores=stores,
+        tests=tests,
+        stories=cache,
+        worker=tests_worker,
+        encoders=None if vectors is None else vectors.encoders,
+    )
+    changes.listen(app[CONVERSATION_TESTS])
+    app[STORIES] = StoryService(
+        stores=stores, changes=changes, quotas=quotas, publish_check=app[CONVERSATION_TESTS]
+    )
     app[HISTORY] = HistoryService(stores)
     inbox_store = InboxRepository(app[DATABASE])
     await inbox_store.ensure_indexes()
@@ -127,6 +165,8 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     )
     changes.listen(app[INBOX])
     yield
+    await app[CONVERSATION_TESTS].close()
+    tests_worker.shutdown(wait=False, cancel_futures=True)
     app[TRANSFER_WORKER].shutdown(wait=False, cancel_futures=True)
     await clusterings.close()
     cache.close()
@@ -197,6 +237,7 @@ def create_app(config: Config) -> web.Application:
             connection_events,
         ]
     )
+    app.middlewares.append(conversation_tests.tests_link)
     add_meta_routes(app, "Parley bot-api")
     for routes in (
         stories.routes,
@@ -207,6 +248,8 @@ def create_app(config: Config) -> web.Application:
         analytics.routes,
         inbox.routes,
         transfer.routes,
+        versions.routes,
+        conversation_tests.routes,
     ):
         app.router.add_routes(routes)
     add_console(app)

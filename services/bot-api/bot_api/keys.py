@@ -11,12 +11,14 @@ from bot_api.conversations.cache import StoryCache
 from bot_api.conversations.history import TurnRecorder
 from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.management.analytics import AnalyticsReports
+from bot_api.management.conversation_tests import ConversationTestService
 from bot_api.management.entities import EntityService
 from bot_api.management.history import HistoryService
 from bot_api.management.inbox import InboxService
 from bot_api.management.interactions import InteractionService
 from bot_api.management.stories import StoryService
 from bot_api.management.transfer import StoryTransfer
+from bot_api.management.versions import VersionService
 from bot_api.storage import Stores
 from shared.keys import ACCOUNTS, CONFIG, DATABASE, NATS, OUTBOX, RATE_LIMITS
 
@@ -35,7 +37,10 @@ PHRASE_VECTORS = web.AppKey[PhraseVectorService | None]("phrase_vectors")
 ANALYTICS = web.AppKey("analytics", AnalyticsCounters)
 """A listener of the history recorder: counts each batch of turns it stores."""
 ANALYTICS_REPORTS = web.AppKey("analytics_reports", AnalyticsReports)
+CONVERSATION_TESTS = web.AppKey("conversation_tests", ConversationTestService)
+"""A story's tests, run on demand and after each edit (docs/tests.md)."""
 TRANSFER = web.AppKey("transfer", StoryTransfer)
+VERSIONS = web.AppKey("versions", VersionService)
 TRANSFER_WORKER = web.AppKey("transfer_worker", ThreadPoolExecutor)
 """The one thread that reads uploads (translating, checking) and writes exports, off
 the event loop; one import per account at a time (StoryTransfer) keeps it fair."""
@@ -47,6 +52,7 @@ __all__ = [
     "CHANGES",
     "CONFIG",
     "CONVERSATIONS",
+    "CONVERSATION_TESTS",
     "DATABASE",
     "ENTITIES",
     "HISTORY",
@@ -62,4 +68,5 @@ __all__ = [
     "STORY_CACHE",
     "TRANSFER",
     "TRANSFER_WORKER",
+    "VERSIONS",
 ]

@@ -1,4 +1,5 @@
-"""`python -m bot_api story export|import`: a story as a file, for scripts and git.
+"""`python -m bot_api story export|import|test`: a story as a file, for scripts and git;
+its conversation tests for CI (`story_test_command.py`).
 
 It calls the HTTP API like any client (docs/import-export.md), so what it does is what
 the API allows: the address is `--url` (or PARLEY_API_URL, or the stack `make run` is
@@ -16,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from bot_api.story_test_command import TestFileError, junit_xml, report_lines, run_test_file
 from bot_api.transfer.layout import to_layout
 from shared.cli import running_stack_settings, var_dir
 
@@ -52,8 +54,18 @@ def main(arguments: Sequence[str], environ: Mapping[str, str]) -> int:
         "agent or Rasa project (a .zip or its folder)",
     )
     imported.add_argument("--dry-run", action="store_true", help="report only, write nothing")
+    tested = actions.add_parser("test", help="run conversation tests; exit 1 if one fails")
+    tested.add_argument(
+        "path",
+        type=Path,
+        help="a story document holding tests (run here, no server), or a file of tests",
+    )
+    tested.add_argument("--story", help="run against this story of the server, through /query")
+    tested.add_argument("--junit", type=Path, help="also write the results as JUnit XML here")
     args = parser.parse_args(arguments)
     try:
+        if args.action == "test":
+            return _test(args.path, args.story, args.junit, args, environ)
         api = Api(args.url or _default_url(environ), args.token or _default_token(environ))
         if args.action == "export":
             _export(api, args.story, args.format, args.out)
@@ -79,9 +91,35 @@ class Api:
             with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as reply:
                 return bytes(reply.read())
         except urllib.error.HTTPError as error:
-            raise CommandError(_refusal(error.code, error.read())) from None
+            with error:
+                raise CommandError(_refusal(error.code, error.read())) from None
         except OSError as error:
             raise CommandError(f"cannot reach {self.url}: {error}") from None
+
+
+def _test(
+    path: Path,
+    story_id: str | None,
+    junit: Path | None,
+    args: argparse.Namespace,
+    environ: Mapping[str, str],
+) -> int:
+    ask = None
+    if story_id is not None:
+        api = Api(args.url or _default_url(environ), args.token or _default_token(environ))
+
+        def ask(body: dict[str, Any]) -> dict[str, Any]:
+            answer = api.call("POST", "/query", json.dumps(body).encode(), "application/json")
+            return dict(json.loads(answer)["result"])
+
+    try:
+        suite, run = run_test_file(path, story_id, ask)
+    except TestFileError as error:
+        raise CommandError(str(error)) from None
+    print("\n".join(report_lines(run)))
+    if junit is not None:
+        junit.write_bytes(junit_xml(suite, run))
+    return 1 if run.failed else 0
 
 
 def _export(api: Api, story_id: str, form: str, out: Path | None) -> None:

@@ -52,7 +52,9 @@ async def json_endpoints(api: Api) -> list[tuple[str, str, Api]]:
     story = await api.create_story()
     interaction = await api.create_interaction(story, "Hours", userSays=["when are you open"])
     entity = await api.create_entity("size", "large")
-    ids = {"story": story, "id": interaction, "cluster": "0" * 16}
+    turn = {"query": "when are you open", "expect": {"interaction": "Hours"}}
+    test = await api.ok("POST", f"/stories/{story}/tests", {"name": "hours", "turns": [turn]})
+    ids = {"story": story, "id": interaction, "cluster": "0" * 16, "test": test["id"]}
     found = []
     for route in api.client.app.router.routes():  # type: ignore[union-attr]
         spec = getattr(route.handler, "__endpoint__", None)

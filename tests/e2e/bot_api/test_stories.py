@@ -41,6 +41,7 @@ async def test_a_new_story_reads_with_welcome_fallback_and_default_settings(api:
         "redact": True,
         "reviewBelow": None,
         "timezone": "UTC",
+        "published": None,
     }
     welcome, fallback = story["order"]
     assert story["story"] == [{"id": welcome, "childrens": []}, {"id": fallback, "childrens": []}]
@@ -72,6 +73,7 @@ async def test_settings_are_taken_on_create_and_merged_on_update(api: Api) -> No
         "redact": True,
         "reviewBelow": None,
         "timezone": "UTC",
+        "published": None,
     }
     await api.ok(
         "PUT",
@@ -93,6 +95,7 @@ async def test_settings_are_taken_on_create_and_merged_on_update(api: Api) -> No
         "redact": False,
         "reviewBelow": None,
         "timezone": "UTC",
+        "published": None,
     }
 
 

@@ -2,33 +2,14 @@
 its git layout comes back as the same story; a dry run writes nothing; a refusal prints
 each problem at its place and exits 1."""
 
-import asyncio
 import json
-import os
-import sys
 from pathlib import Path
 
 import yaml
 
 from support.api import Tenant
+from support.story_command import story_command
 from support.walkthrough import pizza_story
-
-
-async def story_command(url: str, token: str, *args: str) -> tuple[int, str, str]:
-    environ = {**os.environ, "PARLEY_API_URL": url, "PARLEY_TOKEN": token}
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot_api",
-        "story",
-        *args,
-        env=environ,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await asyncio.wait_for(process.communicate(), 60)
-    assert process.returncode is not None
-    return process.returncode, out.decode(), err.decode()
 
 
 async def test_a_story_in_its_git_layout_imports_as_the_same_story(

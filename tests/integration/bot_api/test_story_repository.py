@@ -114,7 +114,7 @@ async def test_update_changes_the_story_read_at_its_revision_only(stories: Story
     before = await snapshot(stories)
 
     structure = STRUCTURE.add_root("track")
-    fields = StoryFields("Renamed", "new", Settings(lifespan=4, review_below=0.7))
+    fields = StoryFields("Renamed", "new", Settings(lifespan=4, review_below=0.7), "c" * 24)
     assert await stories.update(story, fields, structure, added_phrases=-1)
 
     after = await snapshot(stories)
@@ -123,6 +123,7 @@ async def test_update_changes_the_story_read_at_its_revision_only(stories: Story
     assert updated is not None
     assert (updated.name, updated.revision, updated.structure) == ("Renamed", 2, structure)
     assert (updated.description, updated.settings) == ("new", fields.settings)
+    assert updated.published == "c" * 24
     assert updated.phrases == 0
     assert await stories.update(updated, None, STRUCTURE)
     kept = await stories.get(ACCOUNTS[1], story.id)
@@ -135,14 +136,14 @@ async def test_update_of_a_stale_revision_or_through_another_account_changes_not
     ids = await seed(stories)
     story = await stories.get(ACCOUNTS[2], ids[ACCOUNTS[2], 0])
     assert story is not None
-    assert await stories.update(story, StoryFields("First", "", Settings()))
+    assert await stories.update(story, StoryFields("First", "", Settings(), None))
     before = await snapshot(stories)
 
-    assert not await stories.update(story, StoryFields("Stale", "", Settings()))
+    assert not await stories.update(story, StoryFields("Stale", "", Settings(), None))
     fresh = await stories.get(ACCOUNTS[2], story.id)
     assert fresh is not None
     stranger = dataclasses.replace(fresh, account_id=ACCOUNTS[0])
-    assert not await stories.update(stranger, StoryFields("Stolen", "", Settings()))
+    assert not await stories.update(stranger, StoryFields("Stolen", "", Settings(), None))
 
     assert await snapshot(stories) == before
 
@@ -190,7 +191,7 @@ async def test_add_interaction_of_a_stale_revision_or_through_another_account_ch
     ids = await seed(stories)
     story = await stories.get(ACCOUNTS[1], ids[ACCOUNTS[1], 0])
     assert story is not None
-    assert await stories.update(story, StoryFields("First", "", Settings()))
+    assert await stories.update(story, StoryFields("First", "", Settings(), None))
     before = await snapshot(stories)
 
     assert not await stories.add_interaction(story, str(uuid.uuid4()), None, 1)

@@ -50,11 +50,14 @@ def seeded(bot_api: str, integrations_api: str, token: str) -> dict[str, str]:
     hours = {"name": "Hours", "userSays": ["when are you open"], "triggers": ["hours"]}
     entry = {"value": "large", "synonyms": [{"value": "large"}]}
     connection = {"storyId": story, "name": "Orders", "url": "https://hooks.test/o"}
+    greets = {"name": "greets", "turns": [{"trigger": "welcome", "expect": {"fallback": False}}]}
     return {
         "PARLEY_TOKEN": token,
         "PARLEY_STORY": story,
         "PARLEY_SPARE_STORY": spare_story,
         "PARLEY_INTERACTION": create(f"{bot_api}/stories/{story}/interactions", hours),
+        "PARLEY_TEST": create(f"{bot_api}/stories/{story}/tests", greets),
+        "PARLEY_SPARE_TEST": create(f"{bot_api}/stories/{story}/tests", greets),
         "PARLEY_ENTITY": create(f"{bot_api}/entities", {"name": "size", "entries": [entry]}),
         "PARLEY_SPARE_ENTITY": create(f"{bot_api}/entities", {"name": "spare", "entries": [entry]}),
         "PARLEY_CONNECTION": create(f"{integrations_api}/v2/integrations/webhook", connection),

@@ -55,6 +55,7 @@ async def query(request: web.Request, body: dict[str, Any]) -> Any:
         story_id=body.get("storyId"),
         session_id=body["sessionId"],
         turn=turn,
+        published=principal_of(request).kind is TokenKind.PUBLIC,
     )
     return {
         "result": result_body(turn, outcome),

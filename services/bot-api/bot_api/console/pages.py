@@ -115,6 +115,11 @@ async def inbox(request: web.Request) -> web.Response:
     return _page(request, "inbox.html", page="inbox", story=_story_id(request))
 
 
+@routes.get("/console/stories/{story}/tests")
+async def conversation_tests(request: web.Request) -> web.Response:
+    return _page(request, "tests.html", page="tests", story=_story_id(request))
+
+
 @routes.get("/console/entities")
 async def entities(request: web.Request) -> web.Response:
     return _page(request, "entities.html", page="entities")

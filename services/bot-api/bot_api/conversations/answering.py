@@ -51,12 +51,19 @@ class ConversationService:
     """Where each answered turn goes when its story keeps a history."""
 
     async def answer(
-        self, *, account_id: str, story_id: str | None, session_id: str, turn: Turn
+        self,
+        *,
+        account_id: str,
+        story_id: str | None,
+        session_id: str,
+        turn: Turn,
+        published: bool = False,
     ) -> Outcome:
         """What the turn answered; on a concurrent save of the same session, the turn is
-        taken again from what that save left (optimistic concurrency)."""
+        taken again from what that save left (optimistic concurrency). `published`: the
+        story's published version answers, if it has one (the public key's /query)."""
         started = time.perf_counter()
-        story = await self.stories.story(account_id, story_id)
+        story = await self.stories.story(account_id, story_id, published)
         answers: Answers = {}
         for attempt in range(MAX_SAVE_ATTEMPTS):
             stored = await self.sessions.load(story.id, session_id)

@@ -8,10 +8,15 @@ interactions). A turn holding the old value finishes with it.
 
 Compiling runs beside the event loop, one story at a time (conversations/compiler.py). The
 stories kept are bounded by a memory budget: past it, the least recently used are
-dropped (and compiled again when asked for). Entries are keyed by account and story, so
-another account's story takes the same path as a missing one: a read that finds
-nothing. What a request names leaves nothing behind unless it is a story of its own
-account (docs/reliability.md).
+dropped (and compiled again when asked for). Entries are keyed by account, story and
+version (None: the draft), so another account's story takes the same path as a missing
+one: a read that finds nothing. What a request names leaves nothing behind unless it is
+a story of its own account (docs/reliability.md).
+
+A story's published version (docs/versions.md) answers the public key: it is compiled
+from its document and kept beside the draft, under the same budget. A version never
+changes, so an edit of the draft leaves it be; the story's pointer to it is read again
+after any change of the story, and a version no longer published is dropped then.
 
 A story is first compiled lexically, and its first queries are answered from that
 while its semantic stage is added in the background (conversations/compiler.py): its
@@ -27,7 +32,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from bot_api.changes import Change, EntitiesEdited, StoryCreated, StoryDeleted, StoryEdited
-from bot_api.conversations.compiler import Marks, StoryCompiler, StoryKey
+from bot_api.conversations.compiler import Marks, ReadVersion, StoryCompiler, StoryKey
 from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.engine.story import CompiledStory
 from bot_api.metrics import STORY_CACHE_ENTRIES, STORY_CACHE_HITS, STORY_CACHE_MISSES
@@ -76,11 +81,13 @@ class StoryCache:
         vectors: PhraseVectorService | None,
         budget_bytes: int,
         retry_seconds: float = SEMANTIC_RETRY_SECONDS,
+        read_version: ReadVersion | None = None,
     ) -> None:
         """`budget_bytes`: the compiled stories kept may hold this much (estimated); the
-        story just compiled is kept even if it alone is larger."""
+        story just compiled is kept even if it alone is larger. `read_version`: how a
+        published version's document is read (None: the draft answers everyone)."""
         self._stores = stores
-        self._compiler = StoryCompiler(stores, vectors, self._vectors_landed)
+        self._compiler = StoryCompiler(stores, vectors, self._vectors_landed, read_version)
         self._retry_seconds = retry_seconds
         self._budget = budget_bytes
         self._entries: OrderedDict[StoryKey, _Entry] = OrderedDict()
@@ -90,6 +97,11 @@ class StoryCache:
         self._loading: dict[StoryKey, asyncio.Task[_Entry]] = {}
         self._changes_while_loading: dict[StoryKey, int] = {}
         """Changes heard for each story being loaded, only while it is."""
+        self._published: dict[tuple[str, str], str | None] = {}
+        """The published version of each (account, story) the public key asked for, as
+        read since the story's last change."""
+        self._story_changes = 0
+        """Story changes heard: a published version read while one arrives is not kept."""
 
     def close(self) -> None:
         """Stop compiling; a compile under way is abandoned, and so is a semantic stage
@@ -110,11 +122,22 @@ class StoryCache:
         """The estimated bytes of the compiled stories kept."""
         return self._size
 
-    async def story(self, account_id: str, story_id: str | None) -> CompiledStory:
-        """The account's story (its oldest when no id is given), compiled and current."""
+    async def story(
+        self, account_id: str, story_id: str | None, published: bool = False
+    ) -> CompiledStory:
+        """The account's story (its oldest when no id is given), compiled and current;
+        with `published`, its published version if it has one."""
         if story_id is None:
             story_id = await self._oldest_story(account_id)
-        key = (account_id, story_id)
+        version = await self._published_version(account_id, story_id) if published else None
+        return await self._compiled((account_id, story_id, version))
+
+    async def version(self, account_id: str, story_id: str, version_id: str) -> CompiledStory:
+        """A version of the story, compiled (its conversation tests run against it, before
+        it is published too); NotFound when the story has no such version."""
+        return await self._compiled((account_id, story_id, version_id))
+
+    async def _compiled(self, key: StoryKey) -> CompiledStory:
         entry = self._entries.get(key)
         if entry is None:
             STORY_CACHE_MISSES.inc()
@@ -133,33 +156,58 @@ class StoryCache:
         which story is an account's oldest."""
         match change:
             case StoryCreated() | StoryEdited() | StoryDeleted():
-                key = (change.account_id, change.story_id)
-                if key in self._changes_while_loading:
-                    self._changes_while_loading[key] += 1
+                story = (change.account_id, change.story_id)
+                key: StoryKey = (*story, None)
+                deleted = isinstance(change, StoryDeleted)
+                for loading in self._changes_while_loading:
+                    if loading == key or (deleted and loading[:2] == story):
+                        self._changes_while_loading[loading] += 1
                 self._oldest.pop(change.account_id, None)
+                self._published.pop(story, None)
+                self._story_changes += 1
                 entry = self._entries.get(key)
-                if isinstance(change, StoryDeleted):
-                    self._drop(key)
+                if deleted:
+                    for cached in [k for k in self._entries if k[:2] == story]:
+                        self._drop(cached)
                 elif entry is not None:
                     entry.marks.story = True
                     if isinstance(change, StoryEdited):
                         entry.marks.interactions |= change.interaction_ids
             case EntitiesEdited(account_id=account_id):
+                # a version holds the entities it was frozen with
                 for key in self._changes_while_loading:
-                    if key[0] == account_id:
+                    if key[0] == account_id and key[2] is None:
                         self._changes_while_loading[key] += 1
                 for key, entry in self._entries.items():
-                    if key[0] == account_id:
+                    if key[0] == account_id and key[2] is None:
                         entry.marks.entities = True
 
     async def _vectors_landed(self, key: StoryKey, interaction_ids: set[str]) -> None:
         """The phrase vectors of these interactions are stored: the story's next query
-        takes them in."""
-        if key in self._changes_while_loading:
-            self._changes_while_loading[key] += 1
-        entry = self._entries.get(key)
-        if entry is not None:
-            entry.marks.vectors_landed |= interaction_ids
+        takes them in, and so does its version's, which has the same ids."""
+        for loading in self._changes_while_loading:
+            if loading[:2] == key[:2]:
+                self._changes_while_loading[loading] += 1
+        for cached, entry in self._entries.items():
+            if cached[:2] == key[:2]:
+                entry.marks.vectors_landed |= interaction_ids
+
+    async def _published_version(self, account_id: str, story_id: str) -> str | None:
+        """The story's published version, read once after each change of the story; a
+        version no longer published leaves the cache then."""
+        story = (account_id, story_id)
+        if story in self._published:
+            return self._published[story]
+        heard = self._story_changes
+        record = await self._stores.stories.get(account_id, story_id)
+        if record is None:
+            raise NotFound(f"no story {story_id}")
+        if heard == self._story_changes:
+            self._published[story] = record.published
+            for stale in [k for k in self._entries if k[:2] == story and k[2] is not None]:
+                if stale[2] != record.published:
+                    self._drop(stale)
+        return record.published
 
     async def _oldest_story(self, account_id: str) -> str:
         if account_id not in self._oldest:

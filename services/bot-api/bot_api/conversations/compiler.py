@@ -23,12 +23,16 @@ from bot_api.domain.entities import Entity
 from bot_api.domain.settings import Settings
 from bot_api.engine.semantic import Encoder, PhraseVectors
 from bot_api.engine.story import CompiledStory
+from bot_api.management.transfer import StoryUpload
 from bot_api.metrics import STORY_COMPILE_SECONDS
 from bot_api.storage import Stores
+from bot_api.storage.versions import StoryVersion
 from shared.errors import NotFound
 
-StoryKey = tuple[str, str]
-"""(account id, story id)"""
+StoryKey = tuple[str, str, str | None]
+"""(account id, story id, version id: None for the draft)"""
+ReadVersion = Callable[[StoryVersion], StoryUpload]
+"""A version's document read back as the story it was (schemas.versions.StoryDocuments)."""
 VectorsLanded = Callable[[StoryKey, set[str]], Awaitable[None]]
 """Told when the phrase vectors of these interactions of a story are stored."""
 T = TypeVar("T")
@@ -65,9 +69,16 @@ class SemanticStage:
 
 class StoryCompiler:
     def __init__(
-        self, stores: Stores, vectors: PhraseVectorService | None, landed: VectorsLanded
+        self,
+        stores: Stores,
+        vectors: PhraseVectorService | None,
+        landed: VectorsLanded,
+        read_version: ReadVersion | None = None,
     ) -> None:
+        """`read_version`: how a version's document is read (None: no version is
+        compiled, as in tests of the draft alone)."""
         self._stores = stores
+        self._read_version = read_version
         self._vectors = vectors
         self._landed = landed
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="story-compile")
@@ -87,8 +98,10 @@ class StoryCompiler:
         return _model(self.encoder_for(before)) == _model(self.encoder_for(after))
 
     async def compile(self, key: StoryKey) -> CompiledStory:
-        """The story compiled lexically from what is stored now."""
-        account_id, story_id = key
+        """The story compiled lexically from what is stored now, or from its version."""
+        account_id, story_id, version_id = key
+        if version_id is not None:
+            return await self._compile_version(account_id, story_id, version_id)
         story = await self._stores.stories.get(account_id, story_id)
         if story is None:
             raise NotFound(f"no story {story_id}")
@@ -110,13 +123,43 @@ class StoryCompiler:
             STORY_COMPILE_SECONDS.observe(time.perf_counter() - started)
         return compiled
 
+    async def _compile_version(
+        self, account_id: str, story_id: str, version_id: str
+    ) -> CompiledStory:
+        """A version as it was frozen: its settings, structure, interactions (under the
+        draft's ids) and the entities its document holds."""
+        version = await self._stores.versions.get(account_id, story_id, version_id)
+        if version is None or self._read_version is None:
+            raise NotFound(f"no version {version_id} of story {story_id}")
+        async with self._compiling:
+            story = await self._in_worker(functools.partial(self._read_version, version))
+            started = time.perf_counter()
+            compiled = await self._in_worker(
+                functools.partial(
+                    CompiledStory.compile,
+                    story_id,
+                    story.settings,
+                    story.structure,
+                    list(story.interactions.values()),
+                    story.entities,
+                )
+            )
+            STORY_COMPILE_SECONDS.observe(time.perf_counter() - started)
+        return compiled
+
     async def edited(
         self, key: StoryKey, current: CompiledStory, marks: Marks, semantic_pending: bool
     ) -> CompiledStory:
         """`current` with what the marks name read again and taken in. While the story's
         semantic stage is being added (`semantic_pending`), or when the new settings
         choose another encoder (a stage of its own is then due), phrase vectors are left
-        to the stage."""
+        to the stage. A version never changes: only the vectors its draft's encoding
+        stored since are taken in."""
+        if key[2] is not None:
+            encoder = self.encoder_for(current.settings)
+            if encoder is None or semantic_pending or not marks.vectors_landed:
+                return current
+            return await self.with_stored_vectors(key, encoder, current, marks.vectors_landed)
         record = None
         if marks.story:
             record = await self._stores.stories.get(key[0], current.id)
@@ -178,9 +221,13 @@ class StoryCompiler:
         story = current.with_semantic_of(stage.indexed)
         if changed:
             changed_texts = await self._in_worker(functools.partial(story.phrase_texts, changed))
-            stored = await self._phrase_vectors(key, stage.encoder, changed_texts)
+            stored = await self._phrase_vectors(
+                key, stage.encoder, changed_texts, encode_missing=key[2] is None
+            )
             story = await self._in_worker(functools.partial(story.with_vectors, changed, stored))
-        if self._vectors is not None:
+        if self._vectors is not None and key[2] is None:
+            # A version's phrases are encoded by its draft (the same ids, mostly the same
+            # texts): one queue per story, told of its own interactions.
             unchanged = {i: ts for i, ts in stage.missing.items() if i not in changed}
             self._vectors.enqueue(key[1], stage.encoder, unchanged, self._landed_for(key))
         return story

@@ -2,8 +2,8 @@
 
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import replace
-from typing import Any, TypeVar
+from dataclasses import asdict, replace
+from typing import Any, Protocol, TypeVar
 
 from bot_api.changes import ChangeFeed, StoryCreated, StoryDeleted, StoryEdited
 from bot_api.domain.interactions import default_interactions
@@ -67,11 +67,30 @@ async def until_written(
     raise Conflict("the story is being changed by others; try again")
 
 
+class PublishCheck(Protocol):
+    """What a publish asks first (the story's conversation tests, docs/tests.md)."""
+
+    async def failing_tests(self, account_id: str, story_id: str, version_id: str) -> int:
+        """How many of the story's tests the version fails."""
+
+
+UNCHANGED = object()
+"""`published` not given: the story keeps its published version."""
+
+
 class StoryService:
-    def __init__(self, *, stores: Stores, changes: ChangeFeed, quotas: AccountQuotas) -> None:
+    def __init__(
+        self,
+        *,
+        stores: Stores,
+        changes: ChangeFeed,
+        quotas: AccountQuotas,
+        publish_check: PublishCheck | None = None,
+    ) -> None:
         self._stores = stores
         self._changes = changes
         self._quotas = quotas
+        self._publish_check = publish_check
 
     async def create(
         self,
@@ -122,7 +141,7 @@ class StoryService:
             "id": story.id,
             "name": story.name,
             "description": story.description,
-            "settings": story.settings,
+            "settings": {**asdict(story.settings), "published": story.published},
             "order": list(structure.order),
             "story": structure.tree(),
             "interactions": {
@@ -147,17 +166,43 @@ class StoryService:
         description: str,
         settings: Mapping[str, Any] | None = None,
         order: list[str] | None = None,
+        force: bool = False,
     ) -> None:
         """`settings`: those to change, by their names in `Settings` (the others keep
-        their values); `order`: the root interactions in a new order (None: it stays)."""
+        their values), and `published`: the version the public key answers from (None:
+        the draft); `order`: the root interactions in a new order (None: it stays).
+        Publishing a version whose tests fail needs `force`."""
+        changes = dict(settings or {})
+        published = changes.pop("published", UNCHANGED)
+        if published is not UNCHANGED:
+            await self._check_publishable(account_id, story_id, published, force)
 
         def edit(story: StoryRecord) -> tuple[Structure, StoryFields]:
             structure = story.structure if order is None else story.structure.reorder(order)
-            changed = replace(story.settings, **(settings or {}))
-            return structure, StoryFields(name, description, changed)
+            changed = replace(story.settings, **changes)
+            kept = story.published if published is UNCHANGED else published
+            return structure, StoryFields(name, description, changed, kept)
 
         story, _ = await edit_story(self._stores, account_id, story_id, edit)
         await self._changes.announce(StoryEdited(account_id, story.id))
+
+    async def _check_publishable(
+        self, account_id: str, story_id: str, version_id: Any, force: bool
+    ) -> None:
+        """A version of this story, whose tests pass (or `force`); None unpublishes."""
+        if version_id is None:
+            return
+        story = await load_story(self._stores, account_id, story_id)
+        if await self._stores.versions.get(account_id, story.id, version_id) is None:
+            raise NotFound(f"no version {version_id} of this story to publish")
+        if force or self._publish_check is None or story.published == version_id:
+            return
+        failing = await self._publish_check.failing_tests(account_id, story.id, version_id)
+        if failing:
+            raise Conflict(
+                f"{failing} of the story's tests fail on this version: "
+                'send "force": true to publish it anyway'
+            )
 
     async def delete(self, *, account_id: str, story_id: str) -> None:
         story = await load_story(self._stores, account_id, story_id)
@@ -167,4 +212,5 @@ class StoryService:
         await self._stores.interactions.delete_for_story(story.id)
         await self._stores.sessions.delete_for_story(story.id)
         await self._stores.turns.delete_for_story(story.id)
+        await self._stores.versions.delete_for_story(account_id, story.id)
         await self._changes.announce(StoryDeleted(account_id, story.id))

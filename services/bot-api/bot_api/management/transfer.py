@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot_api.changes import ChangeFeed, EntitiesEdited, StoryCreated
+from bot_api.domain.conversation_tests import ConversationTest
 from bot_api.domain.entities import BUILTIN_ENTITIES, Entity, is_builtin
 from bot_api.domain.errors import Invalid
 from bot_api.domain.interactions import Interaction, prepare, referenced_entities
@@ -19,6 +20,7 @@ from bot_api.domain.structure import Structure
 from bot_api.management.quotas import AccountQuotas
 from bot_api.management.stories import load_story
 from bot_api.storage import Stores, new_object_id
+from bot_api.storage.protocols import ConversationTestStore
 from bot_api.transfer.document import Problem
 from bot_api.transfer.report import Unmapped
 from shared.errors import Conflict
@@ -47,6 +49,7 @@ class StoryUpload:
     """welcome or fallback: the document had none; the story gets its default one."""
     entities: Sequence[Entity]
     unmapped: Sequence[Unmapped] = ()
+    tests: Sequence[ConversationTest] = ()
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,7 @@ class Exported:
     """The connection an imported interaction is to call once the story has it, by the
     interaction's id."""
     entities: Sequence[Entity]
+    tests: Sequence[ConversationTest]
 
 
 @dataclass(frozen=True)
@@ -98,8 +102,16 @@ class ImportRefused(Exception):
 
 
 class StoryTransfer:
-    def __init__(self, *, stores: Stores, changes: ChangeFeed, quotas: AccountQuotas) -> None:
+    def __init__(
+        self,
+        *,
+        stores: Stores,
+        changes: ChangeFeed,
+        quotas: AccountQuotas,
+        tests: ConversationTestStore,
+    ) -> None:
         self._stores = stores
+        self._tests = tests
         self._changes = changes
         self._quotas = quotas
         self._importing: set[str] = set()
@@ -128,6 +140,7 @@ class StoryTransfer:
             connection_names=names,
             awaited=await stores.interactions.awaited_connections(story.id),
             entities=sorted((e.entity for e in entities), key=lambda e: e.name),
+            tests=[stored.test for stored in await self._tests.list(account_id, story.id)],
         )
 
     def begin_import(self, account_id: str) -> None:
@@ -271,6 +284,7 @@ class StoryTransfer:
             await stores.interactions.insert_many(account_id, story_id, list(prepared.values()))
             if upload.connections:
                 await stores.interactions.await_connections(story_id, upload.connections)
+            await self._tests.insert_many(account_id, story_id, upload.tests)
             await stores.stories.insert(
                 story_id,
                 account_id,
@@ -282,6 +296,7 @@ class StoryTransfer:
             )
         except BaseException:
             await stores.interactions.delete_for_story(story_id)
+            await self._tests.delete_for_story(story_id)
             for entity_id in created:
                 await stores.entities.delete(account_id, entity_id)
             raise

@@ -6,7 +6,7 @@ from marshmallow import Schema, ValidationError, fields, post_load, validate
 
 from bot_api.domain.settings import LANGUAGES, MAX_HISTORY_DAYS, Settings, language_named
 from bot_api.schemas.common import text
-from shared.schema_fields import StrictBoolean, StrictNumber, WriteSchema
+from shared.schema_fields import FullMatch, StrictBoolean, StrictNumber, WriteSchema
 
 
 @functools.cache
@@ -80,6 +80,19 @@ class SettingsSchema(Schema):
     )
 
 
+class StorySettingsSchema(SettingsSchema):
+    """A story's settings and the version it publishes, which no story document holds."""
+
+    published = fields.String(
+        allow_none=True,
+        validate=FullMatch(r"^[0-9a-f]{24}$", error="A version's id: 24 hex digits."),
+        metadata={
+            "description": "The version the public key's /query answers from; null: the "
+            "draft answers everyone (docs/versions.md)"
+        },
+    )
+
+
 class StoryFieldsSchema(WriteSchema):
     """`settings` loads into the settings given, by their names in `Settings`."""
 
@@ -100,6 +113,14 @@ class StoryCreateSchema(StoryFieldsSchema):
 
 class StoryUpdateSchema(StoryFieldsSchema):
     """The settings omitted keep their stored values (`dataclasses.replace`)."""
+
+    settings = fields.Nested(StorySettingsSchema)
+    force = StrictBoolean(
+        load_default=False,
+        metadata={
+            "description": "Publish `settings.published` even if the story's tests fail on it"
+        },
+    )
 
     order = fields.List(
         fields.String(),
@@ -135,4 +156,4 @@ class StoryDetailSchema(StorySummarySchema):
     interactions = fields.Dict(
         keys=fields.String(), values=fields.Nested(ContextSummarySchema), required=True
     )
-    settings = fields.Nested(SettingsSchema, required=True)
+    settings = fields.Nested(StorySettingsSchema, required=True)

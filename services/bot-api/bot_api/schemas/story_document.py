@@ -6,7 +6,7 @@ A document is read in two steps, so each interaction is checked by the very sche
 keys, and each interaction's fields are loaded by `InteractionWriteSchema`.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
 from typing import Any
 
@@ -22,9 +22,11 @@ from bot_api.domain.interactions import (
 from bot_api.domain.settings import Settings
 from bot_api.management.transfer import Exported, StoryUpload
 from bot_api.schemas.common import text
+from bot_api.schemas.conversation_tests import DocumentTestsField
 from bot_api.schemas.entities import EntityWriteSchema
 from bot_api.schemas.interactions import InteractionSchema, InteractionWriteSchema
 from bot_api.schemas.stories import SettingsSchema
+from bot_api.storage.conversation_tests import written_test
 from bot_api.storage.entities import entity_document
 from bot_api.transfer import sources
 from bot_api.transfer.document import (
@@ -94,6 +96,10 @@ class StoryDocumentSchema(Schema):
     )
     entities = fields.List(fields.Nested(EntityWriteSchema), load_default=list)
     connections = fields.List(text(128, min_length=1), load_default=list)
+    tests = DocumentTestsField(
+        load_default=list,
+        metadata={"description": "Conversation tests (docs/tests.md); interactions by name"},
+    )
 
 
 INTERACTION = InteractionSchema()
@@ -180,7 +186,11 @@ def exported_document(exported: Exported) -> dict[str, Any]:
         connection_names=exported.connection_names,
         awaited=exported.awaited,
     )
-    return to_document(story, [entity_document(e) for e in exported.entities])
+    return to_document(
+        story,
+        [entity_document(e) for e in exported.entities],
+        [written_test(t) for t in exported.tests],
+    )
 
 
 def _as_written(interaction: Interaction) -> dict[str, Any]:
@@ -202,8 +212,11 @@ def read_upload(media_type: str, data: bytes) -> StoryUpload:
     return checked_upload(source, translated)
 
 
-def checked_upload(source: str, translated: Translated) -> StoryUpload:
-    """A translated upload checked whole (see `read_upload`)."""
+def checked_upload(
+    source: str, translated: Translated, new_id: Callable[[], str] | None = None
+) -> StoryUpload:
+    """A translated upload checked whole (see `read_upload`), each interaction under a
+    `new_id()` (by default a new UUID) in the document's order."""
     check_text(translated.document)
     try:
         document = StoryDocumentSchema().load(translated.document)
@@ -212,7 +225,7 @@ def checked_upload(source: str, translated: Translated) -> StoryUpload:
             error.messages if isinstance(error.messages, dict) else {"_schema": error.messages}
         )
         raise ValidationFailed.of_tree(messages, limit=MAX_REPORTED_PROBLEMS) from None
-    read = read_document(document)
+    read = read_document(document) if new_id is None else read_document(document, new_id)
     errors: dict[Any, Any] = {}
     interactions: dict[str, Interaction] = {}
     for interaction_id, content in read.content.interactions.items():
@@ -242,6 +255,7 @@ def checked_upload(source: str, translated: Translated) -> StoryUpload:
         added=list(read.added),
         entities=document["entities"],
         unmapped=translated.unmapped,
+        tests=document["tests"],
     )
 
 

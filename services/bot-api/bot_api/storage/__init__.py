@@ -12,10 +12,12 @@ from bot_api.storage.protocols import (
     SessionStore,
     StoryStore,
     TurnStore,
+    VersionStore,
 )
 from bot_api.storage.sessions import SessionRepository
 from bot_api.storage.stories import StoryRepository
 from bot_api.storage.turns import TurnRepository
+from bot_api.storage.versions import VersionRepository
 from shared.ids import new_object_id, object_id
 from shared.mongo import Database
 
@@ -30,6 +32,7 @@ class Stores:
     sessions: SessionStore
     connections: ConnectionView
     turns: TurnStore
+    versions: VersionStore
 
     @classmethod
     def open(cls, database: Database) -> "Stores":
@@ -40,6 +43,7 @@ class Stores:
             sessions=SessionRepository(database),
             connections=ConnectionViewRepository(database),
             turns=TurnRepository(database),
+            versions=VersionRepository(database),
         )
 
     async def ensure_indexes(self) -> None:
@@ -50,6 +54,7 @@ class Stores:
             self.sessions,
             self.connections,
             self.turns,
+            self.versions,
         ):
             await repository.ensure_indexes()
 

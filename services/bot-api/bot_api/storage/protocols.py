@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
+from bot_api.domain.conversation_tests import ConversationTest, StoredTest, TestRun
 from bot_api.domain.entities import Entity
 from bot_api.domain.history import Resolution, TurnRecord
 from bot_api.domain.interactions import Interaction
@@ -20,6 +21,7 @@ from bot_api.storage.interactions import InteractionSummary
 from bot_api.storage.sessions import StoredSession
 from bot_api.storage.stories import StoryFields, StoryRecord
 from bot_api.storage.turns import ConversationFilter, ConversationPage, StoredTurn
+from bot_api.storage.versions import StoryVersion, VersionSummary
 from shared.events import ConnectionChanged
 from shared.pages import EVERY_ITEM, Page
 
@@ -173,6 +175,23 @@ class ConnectionView(Indexed, Protocol):
     ) -> Connection | None: ...
 
 
+class VersionStore(Indexed, Protocol):
+    async def add(self, version: StoryVersion) -> StoryVersion:
+        """Stored under the story's next number (1 for its first): the version as stored.
+        `storage.versions.NumberTaken` if other freezes keep taking the number."""
+
+    async def list(self, account_id: str, story_id: str, page: Page) -> list[VersionSummary]:
+        """A page of the story's versions, newest first."""
+
+    async def count(self, account_id: str, story_id: str) -> int: ...
+
+    async def get(self, account_id: str, story_id: str, version_id: str) -> StoryVersion | None: ...
+
+    async def delete(self, account_id: str, story_id: str, version_id: str) -> bool: ...
+
+    async def delete_for_story(self, account_id: str, story_id: str) -> None: ...
+
+
 class VectorStore(Indexed, Protocol):
     async def take(self, story_id: str, keys: Iterable[str]) -> dict[str, StoredVectors]: ...
 
@@ -223,5 +242,40 @@ class InboxStore(Indexed, Protocol):
 
     async def ignore(self, story_id: str, texts: Iterable[str], by: str, at: datetime) -> None:
         """Remember these texts, normalised, as ignored for the story."""
+
+    async def delete_for_story(self, story_id: str) -> None: ...
+
+
+class ConversationTestStore(Indexed, Protocol):
+    """A story's conversation tests and their last run (storage/conversation_tests.py);
+    every read and write names the account and the story."""
+
+    async def insert(
+        self, account_id: str, story_id: str, test: ConversationTest, test_id: str | None = None
+    ) -> str:
+        """The new test's id (`test_id` when given)."""
+
+    async def insert_many(
+        self, account_id: str, story_id: str, tests: Sequence[ConversationTest]
+    ) -> None: ...
+
+    async def list(self, account_id: str, story_id: str) -> list[StoredTest]:
+        """The story's tests in the order they were made."""
+
+    async def count(self, account_id: str, story_id: str) -> int: ...
+
+    async def get(self, account_id: str, story_id: str, test_id: str) -> StoredTest | None: ...
+
+    async def replace(
+        self, account_id: str, story_id: str, test_id: str, test: ConversationTest
+    ) -> bool:
+        """False: the story has no such test."""
+
+    async def delete(self, account_id: str, story_id: str, test_id: str) -> bool: ...
+
+    async def save_run(self, account_id: str, story_id: str, run: TestRun) -> None:
+        """Keep `run` as the story's last, in place of the one before."""
+
+    async def last_run(self, account_id: str, story_id: str) -> TestRun | None: ...
 
     async def delete_for_story(self, story_id: str) -> None: ...

@@ -33,6 +33,8 @@ class StoryRecord:
     structure: Structure
     revision: int
     phrases: int | None = None
+    published: str | None = None
+    """The version the public key's /query answers from (None: the draft answers)."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,8 @@ class StoryFields:
     name: str
     description: str
     settings: Settings
+    published: str | None
+    """Given by every edit, so none can forget the story's published version."""
 
 
 def structure_to_document(structure: Structure) -> dict[str, Any]:
@@ -84,6 +88,7 @@ def _record(document: dict[str, Any]) -> StoryRecord:
         structure=structure_from_document(document),
         revision=document["revision"],
         phrases=document.get("phrases"),
+        published=document.get("published"),
     )
 
 

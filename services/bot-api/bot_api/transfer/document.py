@@ -102,9 +102,15 @@ def keys_for(names: Iterable[str]) -> list[str]:
     return [keys.make(key_base(name)) for name in names]
 
 
-def to_document(story: StoryContent, entities: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def to_document(
+    story: StoryContent,
+    entities: Sequence[Mapping[str, Any]],
+    tests: Sequence[Mapping[str, Any]] = (),
+) -> dict[str, Any]:
     """The story's document: interactions in tree order, each root followed by what it
-    owns, so the same story always gives the same document."""
+    owns, so the same story always gives the same document. `tests` (docs/tests.md) are
+    written only when the story has some, so a story without any gives the document it
+    gave before tests existed."""
     order = story.structure.walk()
     key_of = dict(zip(order, keys_for(story.interactions[i]["name"] for i in order), strict=True))
     interactions = []
@@ -127,7 +133,7 @@ def to_document(story: StoryContent, entities: Sequence[Mapping[str, Any]]) -> d
             }
         )
     used = sorted({i["connection"] for i in interactions if "connection" in i})
-    return {
+    document = {
         "format": FORMAT,
         "version": VERSION,
         "name": story.name,
@@ -137,6 +143,9 @@ def to_document(story: StoryContent, entities: Sequence[Mapping[str, Any]]) -> d
         "entities": [dict(entity) for entity in entities],
         "connections": used,
     }
+    if tests:
+        document["tests"] = [dict(test) for test in tests]
+    return document
 
 
 def _keyed_buttons(block: Mapping[str, Any], key_of: Mapping[str, str]) -> dict[str, Any]:

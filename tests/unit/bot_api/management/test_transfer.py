@@ -15,7 +15,7 @@ from bot_api.management.transfer import ImportRefused, StoryTransfer
 from bot_api.schemas.story_document import exported_document, read_upload
 from shared.errors import Conflict
 from support.changes import Announced
-from support.memory import Database
+from support.memory import ConversationTestsInMemory, Database
 
 ACCOUNT = "account-1"
 WRITES = ("entities.insert", "interactions.insert_many", "stories.insert")
@@ -49,7 +49,9 @@ def upload(body: dict[str, Any]) -> Any:
 
 @pytest.fixture
 def transfer(database: Database, feed: ChangeFeed, quotas: Quotas) -> StoryTransfer:
-    return StoryTransfer(stores=database.stores(), changes=feed, quotas=quotas)
+    return StoryTransfer(
+        stores=database.stores(), changes=feed, quotas=quotas, tests=ConversationTestsInMemory()
+    )
 
 
 async def test_an_import_writes_entities_then_interactions_then_the_story(
@@ -158,7 +160,9 @@ async def test_the_quotas_are_checked_before_anything_is_written(
         entities=quotas.entities,
         entries=quotas.entries,
     )
-    transfer = StoryTransfer(stores=database.stores(), changes=feed, quotas=small)
+    transfer = StoryTransfer(
+        stores=database.stores(), changes=feed, quotas=small, tests=ConversationTestsInMemory()
+    )
 
     with pytest.raises(QuotaExceeded):
         await transfer.import_story(account_id=ACCOUNT, upload=upload(document()), dry_run=False)

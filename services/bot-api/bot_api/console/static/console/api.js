@@ -26,6 +26,10 @@ async function send(method, path, body, { base = "", signOutOn401 = true, type =
   const text = await response.text();
   const answer = text ? JSON.parse(text) : null;
   if (!response.ok) refused(response.status, answer, signOutOn401);
+  // An edit that started a run of the story's tests links to its result (docs/tests.md).
+  if ((response.headers.get("Link") || "").includes('rel="tests"')) {
+    window.dispatchEvent(new Event("parley:tests-started"));
+  }
   return { answer, headers: response.headers };
 }
 

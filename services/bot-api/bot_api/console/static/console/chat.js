@@ -1,6 +1,16 @@
-// The test chat beside a story: /query with debug, the match explained, the session's state.
+// The test chat beside a story: /query with debug, the match explained, the session's state;
+// the conversation so far can be saved as a conversation test (docs/tests.md).
 import { call } from "./api.js";
-import { byId, h } from "./ui.js";
+import { byId, h, notice } from "./ui.js";
+
+// What a saved turn expects: the interaction that answered (or the fallback), and whether
+// it was still asking for a parameter.
+function expectation(result) {
+  const interaction = result.interaction;
+  const expect = !interaction || interaction.type === "fallback" ? { fallback: true } : { interaction: interaction.name };
+  if (result.incomplete) expect.incomplete = true;
+  return expect;
+}
 
 export function startChat(storyId) {
   const sessionKey = `parley.testSession.${storyId}`;
@@ -11,6 +21,7 @@ export function startChat(storyId) {
     return id;
   };
   const sessionId = () => sessionStorage.getItem(sessionKey) || newSession();
+  let turns = []; // this page's turns of the session, as a test would take them
 
   function explain(result) {
     const debug = result.debug;
@@ -61,6 +72,8 @@ export function startChat(storyId) {
         ...turn,
       });
       explain(answer.result);
+      const input = turn.query !== undefined ? { query: turn.query } : { trigger: turn.trigger };
+      turns.push({ ...input, expect: expectation(answer.result) });
       await window.ParleyFulfillment.render(answer.result.fulfillment, log, send);
     } catch (error) {
       log.append(h("p", { className: "parley-item parley-error" }, error.message));
@@ -81,8 +94,24 @@ export function startChat(storyId) {
     const trigger = byId("trigger-input").value.trim();
     if (trigger) send({ trigger }, `[trigger ${trigger}]`);
   });
+  byId("chat-save").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const name = byId("chat-test-name").value.trim();
+    if (!name || turns.length === 0) {
+      notice(turns.length ? "Name the test first." : "Say something in the chat first.", "error");
+      return;
+    }
+    try {
+      await call("POST", `/stories/${storyId}/tests`, { name, turns: turns.slice(0, 20) });
+      byId("chat-test-name").value = "";
+      notice(`Saved the chat as the test "${name}".`);
+    } catch (error) {
+      notice(error.message, "error");
+    }
+  });
   byId("chat-reset").addEventListener("click", () => {
     newSession();
+    turns = [];
     log.replaceChildren();
     ["chat-debug", "chat-parameters", "chat-contexts"].forEach((id) => byId(id).replaceChildren());
   });

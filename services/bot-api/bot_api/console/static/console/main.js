@@ -12,6 +12,7 @@ const pages = {
   connections: () => import("./connections.js"),
   history: () => import("./history.js"),
   inbox: () => import("./inbox.js"),
+  tests: () => import("./tests.js"),
   import: () => import("./import_story.js"),
 };
 

@@ -1,6 +1,8 @@
 // A story: its context tree, new interactions, root order, references and settings.
 import { call, everything, file, page } from "./api.js";
 import { startChat } from "./chat.js";
+import { startVersions } from "./versions.js";
+import { watchTests } from "./tests_summary.js";
 import {
   byId, clearErrors, confirmThen, h, languageOptions, notice, saveFile, showErrors,
 } from "./ui.js";
@@ -108,6 +110,7 @@ const numberOf = (input) => (input.value === "" ? undefined : Number(input.value
 
 export async function start() {
   await load();
+  await watchTests(page.story);
   byId("interaction-create").addEventListener("submit", async (event) => {
     event.preventDefault();
     const parent = byId("new-interaction-parent").value;
@@ -161,5 +164,6 @@ export async function start() {
   byId("timezones").replaceChildren(
     ...Intl.supportedValuesOf("timeZone").map((zone) => h("option", { value: zone })),
   );
+  await startVersions(storyPath, load);
   startChat(page.story);
 }

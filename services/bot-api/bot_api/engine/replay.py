@@ -1,0 +1,76 @@
+"""Conversation tests replayed against a compiled story (docs/tests.md).
+
+Each test starts from an empty session that nothing else sees and takes its turns
+through `engine.conversation.respond`, exactly as /query would, minus webhooks (a test
+checks the story, not a server it calls) and the session store. A text block's first
+message is taken rather than a random one, so a run answers the same every time.
+
+CPU work: call it from a worker thread.
+"""
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from bot_api.domain.conversation_tests import (
+    Answer,
+    ScriptedTurn,
+    StoredTest,
+    TestResult,
+    TestRun,
+    first_difference,
+)
+from bot_api.domain.interactions import FALLBACK
+from bot_api.domain.responses import Text
+from bot_api.engine.conversation import respond
+from bot_api.engine.semantic import Encoder
+from bot_api.engine.story import CompiledStory
+from bot_api.engine.turn import Outcome, SessionState, Turn
+
+
+def first_message(messages: Sequence[str]) -> str:
+    return messages[0]
+
+
+def replay(
+    story: CompiledStory,
+    tests: Sequence[StoredTest],
+    now: datetime,
+    encoder: Encoder | None = None,
+) -> TestRun:
+    """Every test run in its own fresh session; each stops at its first failing turn.
+    `now` is the time every turn says it arrived at (what "tomorrow" means)."""
+    results = []
+    turns = 0
+    for stored in tests:
+        state = SessionState()
+        result = TestResult(stored.id, stored.test.name, passed=True)
+        for index, scripted in enumerate(stored.test.turns):
+            turns += 1
+            state, outcome = respond(
+                story, state, _turn(scripted, now), choose=first_message, encoder=encoder
+            )
+            state = state.with_parameters(outcome.parameters)
+            difference = first_difference(scripted.expect, answer_of(outcome))
+            if difference is not None:
+                result = TestResult(stored.id, stored.test.name, False, index, difference)
+                break
+        results.append(result)
+    return TestRun(tuple(results), turns, now)
+
+
+def _turn(scripted: ScriptedTurn, now: datetime) -> Turn:
+    return Turn(
+        query=scripted.query, trigger=scripted.trigger, parameters=scripted.parameters, now=now
+    )
+
+
+def answer_of(outcome: Outcome) -> Answer:
+    interaction = outcome.interaction
+    return Answer(
+        interaction=None if interaction is None else interaction.name,
+        fallback=interaction is None or interaction.kind == FALLBACK,
+        parameters=outcome.parameters,
+        incomplete=outcome.incomplete,
+        contexts=tuple(context.name for context in outcome.contexts),
+        text="\n".join(item.message for item in outcome.fulfillment if isinstance(item, Text)),
+    )

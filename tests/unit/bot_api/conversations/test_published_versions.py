@@ -1,0 +1,153 @@
+"""The story cache and published versions: a version compiles once from its document, an
+edit of the draft leaves it be, a publish change drops it, and both share the budget."""
+
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import pytest
+
+from bot_api.changes import ChangeFeed
+from bot_api.conversations.cache import StoryCache
+from bot_api.management.interactions import InteractionService
+from bot_api.management.quotas import Quotas
+from bot_api.management.stories import StoryService
+from bot_api.management.transfer import StoryTransfer
+from bot_api.management.versions import VersionService
+from bot_api.schemas.versions import StoryDocuments
+from shared.config import Config
+from support.bodies import interaction_changes, new_interaction
+from support.memory import ConnectionDirectory, ConversationTestsInMemory, Database
+
+ACCOUNT = "account-1"
+QUOTAS = Quotas.from_config(Config(mongodb_url="", nats_url=""))
+
+
+@dataclass
+class Bot:
+    database: Database
+    cache: StoryCache
+    stories: StoryService
+    interactions: InteractionService
+    versions: VersionService
+
+    async def publish(self, story_id: str, version_id: str | None) -> None:
+        await self.stories.update(
+            account_id=ACCOUNT,
+            story_id=story_id,
+            name="Bot",
+            description="",
+            settings={"published": version_id},
+        )
+
+    async def freeze(self, story_id: str) -> str:
+        return (await self.versions.create(account_id=ACCOUNT, story_id=story_id, note="")).id
+
+    def reads_since(self, mark: int) -> list[str]:
+        return [call[0] for call in self.database.journal[mark:]]
+
+
+@pytest.fixture
+def bot() -> Iterator[Bot]:
+    database = Database()
+    stores = database.stores()
+    feed = ChangeFeed()
+    documents = StoryDocuments()
+    cache = StoryCache(stores, None, 2**30, read_version=documents.read)
+    feed.listen(cache)
+    transfer = StoryTransfer(
+        stores=stores, changes=feed, quotas=QUOTAS, tests=ConversationTestsInMemory()
+    )
+    worker = ThreadPoolExecutor(1)
+    yield Bot(
+        database,
+        cache,
+        StoryService(stores=stores, changes=feed, quotas=QUOTAS),
+        InteractionService(
+            stores=stores, changes=feed, connections=ConnectionDirectory(), quotas=QUOTAS
+        ),
+        VersionService(
+            stores=stores,
+            changes=feed,
+            quotas=QUOTAS,
+            transfer=transfer,
+            documents=documents,
+            worker=worker,
+        ),
+    )
+    worker.shutdown()
+
+
+async def story_with_greeting(bot: Bot) -> tuple[str, str]:
+    story_id = await bot.stories.create(account_id=ACCOUNT, name="Bot", description="")
+    greet = await bot.interactions.create(
+        account_id=ACCOUNT,
+        story_id=story_id,
+        interaction=new_interaction({"name": "Greet", "userSays": ["hello there"]}),
+    )
+    return story_id, greet
+
+
+async def test_the_published_version_answers_the_public_key_with_the_draft_s_ids(bot: Bot) -> None:
+    story_id, greet = await story_with_greeting(bot)
+    version_id = await bot.freeze(story_id)
+    await bot.interactions.update(
+        account_id=ACCOUNT,
+        story_id=story_id,
+        interaction_id=greet,
+        changes=interaction_changes({"userSays": ["good evening"]}),
+    )
+    await bot.publish(story_id, version_id)
+
+    public = await bot.cache.story(ACCOUNT, story_id, published=True)
+    draft = await bot.cache.story(ACCOUNT, story_id)
+
+    assert public is not draft and public.id == draft.id == story_id
+    assert public.interactions[greet].user_says == ("hello there",)
+    assert draft.interactions[greet].user_says == ("good evening",)
+    assert bot.cache.size == public.size_estimate() + draft.size_estimate()
+
+
+async def test_an_edit_of_the_draft_leaves_the_published_compile_be(bot: Bot) -> None:
+    story_id, greet = await story_with_greeting(bot)
+    await bot.publish(story_id, await bot.freeze(story_id))
+    public = await bot.cache.story(ACCOUNT, story_id, published=True)
+
+    await bot.interactions.update(
+        account_id=ACCOUNT,
+        story_id=story_id,
+        interaction_id=greet,
+        changes=interaction_changes({"userSays": ["good evening"]}),
+    )
+    mark = len(bot.database.journal)
+
+    assert await bot.cache.story(ACCOUNT, story_id, published=True) is public
+    assert bot.reads_since(mark) == ["stories.get"]  # which version is published, once
+    assert await bot.cache.story(ACCOUNT, story_id, published=True) is public
+    assert bot.reads_since(mark) == ["stories.get"]
+
+
+async def test_a_publish_change_drops_the_version_no_longer_published(bot: Bot) -> None:
+    story_id, _ = await story_with_greeting(bot)
+    first, second = await bot.freeze(story_id), await bot.freeze(story_id)
+    await bot.publish(story_id, first)
+    await bot.cache.story(ACCOUNT, story_id, published=True)
+    size_of_one = bot.cache.size
+
+    await bot.publish(story_id, second)
+    await bot.cache.story(ACCOUNT, story_id, published=True)
+    assert bot.cache.size == size_of_one
+
+    await bot.publish(story_id, first)
+    mark = len(bot.database.journal)
+    await bot.cache.story(ACCOUNT, story_id, published=True)
+    assert "versions.get" in bot.reads_since(mark)  # compiled again
+
+
+async def test_without_a_published_version_the_public_key_gets_the_draft(bot: Bot) -> None:
+    story_id, _ = await story_with_greeting(bot)
+    await bot.freeze(story_id)
+
+    draft = await bot.cache.story(ACCOUNT, story_id)
+
+    assert await bot.cache.story(ACCOUNT, story_id, published=True) is draft
