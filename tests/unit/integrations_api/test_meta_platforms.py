@@ -102,16 +102,20 @@ def test_messenger_reads_messages_quick_replies_and_postbacks() -> None:
         )
     )
 
-    assert messenger.read(body) == [
+    assert messenger.read(MESSENGER, body) == [
         Incoming("m_1", PSID, PSID, query="hello"),
         Incoming("m_2", PSID, PSID, query="Large"),
         Incoming("m_3", PSID, PSID, goto=GOTO),
     ]
-    assert messenger.read(json.dumps({"object": "instagram", "entry": []}).encode()) == []
+    assert (
+        messenger.read(MESSENGER, json.dumps({"object": "instagram", "entry": []}).encode()) == []
+    )
     with pytest.raises(ValueError):
-        messenger.read(b'"page"')
+        messenger.read(MESSENGER, b'"page"')
     with pytest.raises(ValueError):
-        messenger.read(b'{"object": "page", "entry": [{"messaging": [{"message": {}}]}]}')
+        messenger.read(
+            MESSENGER, b'{"object": "page", "entry": [{"messaging": [{"message": {}}]}]}'
+        )
 
 
 def test_whatsapp_reads_texts_and_choices_with_the_senders_profile_name() -> None:
@@ -139,21 +143,32 @@ def test_whatsapp_reads_texts_and_choices_with_the_senders_profile_name() -> Non
     )
     profile = Profile(name="Sheena Nelson")
 
-    assert whatsapp.read(body) == [
+    assert whatsapp.read(WHATSAPP, body) == [
         Incoming("wamid.1", WA_ID, WA_ID, query="hello", profile=profile),
         Incoming("wamid.2", WA_ID, WA_ID, query="Large", profile=profile),
         Incoming("wamid.3", WA_ID, WA_ID, goto=GOTO, profile=profile),
     ]
-    statuses = {"field": "messages", "value": {"statuses": [{"id": "wamid.1", "status": "read"}]}}
+    metadata = {"display_phone_number": "15550783881", "phone_number_id": PHONE_NUMBER_ID}
+    read_status = {"id": "wamid.1", "status": "read"}
+    statuses = {"field": "messages", "value": {"metadata": metadata, "statuses": [read_status]}}
     only_statuses = {
         "object": "whatsapp_business_account",
         "entry": [{"id": "1", "changes": [statuses]}],
     }
-    assert whatsapp.read(json.dumps(only_statuses).encode()) == []
+    assert whatsapp.read(WHATSAPP, json.dumps(only_statuses).encode()) == []
     with pytest.raises(ValueError):
-        whatsapp.read(b"{}")
+        whatsapp.read(WHATSAPP, b"{}")
     with pytest.raises(ValueError):
-        whatsapp.read(encoded(whatsapp_call({"type": "text", "text": {"body": "no id"}})))
+        whatsapp.read(WHATSAPP, encoded(whatsapp_call({"type": "text", "text": {"body": "no id"}})))
+
+
+def test_whatsapp_leaves_messages_to_another_number_of_the_same_app() -> None:
+    call = whatsapp_call({"id": "wamid.9", "type": "text", "text": {"body": "hello"}})
+    [read] = whatsapp.read(WHATSAPP, encoded(call))
+    other_number = {**WHATSAPP, "phoneNumberId": "109999999999999"}
+
+    assert read.query == "hello"
+    assert whatsapp.read(other_number, encoded(call)) == []
 
 
 def calls(outgoing: list[Any]) -> list[Call]:

@@ -105,7 +105,7 @@ def test_url_verification_is_answered_with_its_challenge_and_an_event_is_not() -
 
 
 def test_a_users_message_is_read_with_its_event_id_channel_and_user() -> None:
-    [incoming] = slack.read(message_event("Ev08MFMKH6", "fish &amp; chips &lt;3"))
+    [incoming] = slack.read(CREDENTIALS, message_event("Ev08MFMKH6", "fish &amp; chips &lt;3"))
 
     assert incoming == Incoming(
         "Ev08MFMKH6", conversation=CHANNEL, user=USER, query="fish & chips <3"
@@ -124,28 +124,31 @@ def test_a_users_message_is_read_with_its_event_id_channel_and_user() -> None:
     ids=["Parley's own message", "an edit", "a join", "another event", "no text"],
 )
 def test_bot_messages_edits_and_other_events_are_not_answered(event: dict[str, Any]) -> None:
-    assert slack.read(message_event("Ev08MFMKH6", **event)) == []
+    assert slack.read(CREDENTIALS, message_event("Ev08MFMKH6", **event)) == []
 
 
 def test_a_click_comes_back_as_the_query_or_the_goto_its_button_carries() -> None:
-    [said] = slack.read(click("1335.4287.9b2a", value="q:Large"))
-    [jumped] = slack.read(click("1335.4287.9b2a", value="g:" + GOTO))
+    [said] = slack.read(CREDENTIALS, click("1335.4287.9b2a", value="q:Large"))
+    [jumped] = slack.read(CREDENTIALS, click("1335.4287.9b2a", value="g:" + GOTO))
 
     assert (said.query, said.goto, said.delivery_id) == ("Large", None, "click:1335.4287.9b2a")
     assert (jumped.query, jumped.goto) == (None, GOTO)
     assert (jumped.conversation, jumped.user) == (CHANNEL, USER)
-    assert slack.read(click("1335.4287.9b2a", url="https://pizza.example")) == []
+    assert slack.read(CREDENTIALS, click("1335.4287.9b2a", url="https://pizza.example")) == []
 
 
 def test_a_body_slack_never_sends_is_refused() -> None:
     with pytest.raises(ValueError):
-        slack.read(b"[1, 2]")
+        slack.read(CREDENTIALS, b"[1, 2]")
     with pytest.raises(ValueError):
-        slack.read(b"not json")
+        slack.read(CREDENTIALS, b"not json")
     with pytest.raises(ValueError):
-        slack.read(b'{"type": "event_callback", "event_id": "Ev1"}')
+        slack.read(CREDENTIALS, b'{"type": "event_callback", "event_id": "Ev1"}')
     with pytest.raises(ValueError):
-        slack.read(b"payload=%7B%22type%22%3A%20%22block_actions%22%2C%20%22channel%22%3A%201%7D")
+        slack.read(
+            CREDENTIALS,
+            b"payload=%7B%22type%22%3A%20%22block_actions%22%2C%20%22channel%22%3A%201%7D",
+        )
 
 
 def calls(outgoing: list[Any]) -> list[Call]:

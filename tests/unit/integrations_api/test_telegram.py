@@ -38,7 +38,7 @@ def test_only_the_channel_s_secret_authenticates_an_update() -> None:
 
 def test_a_text_message_is_read_with_the_user_s_profile() -> None:
     body = json.dumps(message_update(10, "hello", chat=-100, user=5, language="it")).encode()
-    assert PLATFORM.read(body) == [
+    assert PLATFORM.read(CREDENTIALS, body) == [
         Incoming("10", "-100", "5", query="hello", profile=Profile("Ada Lovelace", "it"))
     ]
 
@@ -46,20 +46,20 @@ def test_a_text_message_is_read_with_the_user_s_profile() -> None:
 @pytest.mark.parametrize("text", ["/start", "/start promo-42", "/start@PizzaBot"])
 def test_the_start_command_is_the_welcome_trigger(text: str) -> None:
     body = json.dumps(message_update(11, text, chat=5, user=5)).encode()
-    (started,) = PLATFORM.read(body)
+    (started,) = PLATFORM.read(CREDENTIALS, body)
     assert (started.trigger, started.query) == ("welcome", None)
 
 
 @pytest.mark.parametrize("text", ["/started", "start", "/stop", "say /start"])
 def test_other_texts_are_said_as_they_are(text: str) -> None:
     body = json.dumps(message_update(12, text, chat=5, user=5)).encode()
-    (said,) = PLATFORM.read(body)
+    (said,) = PLATFORM.read(CREDENTIALS, body)
     assert (said.trigger, said.query) == (None, text)
 
 
 def test_clicks_come_back_as_their_query_or_goto() -> None:
-    (said,) = PLATFORM.read(json.dumps(click_update(3, "q:Large")).encode())
-    (jumped,) = PLATFORM.read(json.dumps(click_update(4, "g:abc-123")).encode())
+    (said,) = PLATFORM.read(CREDENTIALS, json.dumps(click_update(3, "q:Large")).encode())
+    (jumped,) = PLATFORM.read(CREDENTIALS, json.dumps(click_update(4, "g:abc-123")).encode())
     assert (said.query, said.goto, said.callback, said.conversation) == (
         "Large",
         None,
@@ -78,7 +78,7 @@ def test_clicks_come_back_as_their_query_or_goto() -> None:
     ],
 )
 def test_other_updates_are_ignored(update: dict[str, Any]) -> None:
-    assert PLATFORM.read(json.dumps(update).encode()) == []
+    assert PLATFORM.read(CREDENTIALS, json.dumps(update).encode()) == []
 
 
 @pytest.mark.parametrize(
@@ -93,7 +93,7 @@ def test_other_updates_are_ignored(update: dict[str, Any]) -> None:
 )
 def test_a_body_telegram_never_sends_is_a_value_error(body: bytes) -> None:
     with pytest.raises(ValueError):
-        PLATFORM.read(body)
+        PLATFORM.read(CREDENTIALS, body)
 
 
 def test_each_fulfillment_type_is_a_documented_method() -> None:

@@ -43,7 +43,7 @@ async def receive(
     if reply is not None:
         return reply
     try:
-        incoming = platform.read(request.body)
+        incoming = platform.read(credentials, request.body)
     except ValueError as error:
         raise BadRequest(f"not a call {channel.type} sends: {error}") from None
     for message in incoming:

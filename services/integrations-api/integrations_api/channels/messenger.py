@@ -54,7 +54,7 @@ class Messenger:
     def challenge(self, credentials: Credentials, request: Request) -> Reply | None:
         return meta.challenge(credentials, request)
 
-    def read(self, body: bytes) -> list[Incoming]:
+    def read(self, credentials: Credentials, body: bytes) -> list[Incoming]:
         """Text messages, quick-reply taps and postbacks (button clicks); echoes of
         the Page's own messages, attachments, reads and deliveries are left."""
         with shape_errors_as_value_error():

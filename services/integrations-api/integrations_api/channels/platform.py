@@ -116,9 +116,10 @@ class Platform(Protocol):
         hub.challenge), or None for an ordinary call."""
         ...
 
-    def read(self, body: bytes) -> list[Incoming]:
-        """The messages and clicks a call carries (none for events Parley ignores);
-        raises ValueError on a body the platform would never send."""
+    def read(self, credentials: Credentials, body: bytes) -> list[Incoming]:
+        """The messages and clicks a call carries for this channel (none for events
+        Parley ignores, or addressed to another of the app's numbers); raises ValueError
+        on a body the platform would never send."""
         ...
 
     def render(

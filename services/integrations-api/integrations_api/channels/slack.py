@@ -81,7 +81,7 @@ class Slack:
             return Reply(200, str(body.get("challenge", "")))
         return None
 
-    def read(self, body: bytes) -> list[Incoming]:
+    def read(self, credentials: Credentials, body: bytes) -> list[Incoming]:
         """An Events API call (JSON) or an interactivity call (form-encoded
         `payload=<JSON>`)."""
         with shape_errors_as_value_error():

@@ -56,7 +56,7 @@ class Telegram:
     def challenge(self, credentials: Credentials, request: Request) -> Reply | None:
         return None  # Telegram verifies nothing: setWebhook is the registration
 
-    def read(self, body: bytes) -> list[Incoming]:
+    def read(self, credentials: Credentials, body: bytes) -> list[Incoming]:
         with shape_errors_as_value_error():
             return _update(json.loads(body))
 

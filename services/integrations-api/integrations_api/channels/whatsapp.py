@@ -57,15 +57,17 @@ class WhatsApp:
     def challenge(self, credentials: Credentials, request: Request) -> Reply | None:
         return meta.challenge(credentials, request)
 
-    def read(self, body: bytes) -> list[Incoming]:
-        """Text messages and reply-button or list choices; statuses (sent, delivered,
-        read), media, locations and reactions are left."""
+    def read(self, credentials: Credentials, body: bytes) -> list[Incoming]:
+        """Text messages and reply-button or list choices sent to the channel's number
+        (the webhook is the Meta app's, which may have several); statuses (sent,
+        delivered, read), media, locations and reactions are left."""
         with shape_errors_as_value_error():
             values = [
                 change["value"]
                 for entry in meta.entries(body, "whatsapp_business_account")
                 for change in entry.get("changes", [])
                 if change.get("field") == "messages"
+                and change["value"]["metadata"]["phone_number_id"] == credentials["phoneNumberId"]
             ]
             incoming = [
                 _read_message(message, _names(value))
