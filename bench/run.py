@@ -3,6 +3,7 @@
 from bench import (
     analytics,
     capacity,
+    channels,
     clustering,
     conversation_tests,
     history_load,
@@ -38,6 +39,7 @@ def main() -> None:
     write_section("transfer", "A story as a file (make bench)", transfer.table())
     body = conversation_tests.table()
     write_section("conversation-tests", "Conversation tests (make bench)", body)
+    write_section("channels", "Channels (make bench)", channels.table())
     print(REPORT.read_text())
 
 

@@ -45,6 +45,7 @@ ACCOUNT_SETTINGS = (
     "QUOTA_ENTITIES",
     "QUOTA_ENTRIES",
     "QUOTA_CONNECTIONS",
+    "QUOTA_CHANNELS",
 )
 """The settings one account may have raised (or lowered) by `accounts limits`."""
 

@@ -31,6 +31,7 @@ class Config:
     integrations_api_port: int = 8081
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     session_idle_seconds: int = 600
+    handoff_idle_seconds: int = 1800
     webhook_allow: tuple[str, ...] = ()
     trusted_proxies: tuple[str, ...] = ("127.0.0.0/8", "::1/128")
     # Browsers: CORS (docs/console.md) and the web console
@@ -72,6 +73,14 @@ class Config:
     max_connections_per_client: int = 100
     # matching (docs/matching.md)
     semantic_matching: bool = True
+    # channels (docs/channels.md): where integrations-api is reached from the internet,
+    # and the messaging platforms' API base addresses (tests point them at stand-ins)
+    integrations_public_url: str = ""
+    """The base of the channels' inbound URLs; "" for the origin the API was called on."""
+    telegram_api_url: str = "https://api.telegram.org"
+    slack_api_url: str = "https://slack.com"
+    meta_graph_url: str = "https://graph.facebook.com"
+    quota_channels: int = 100
 
     @property
     def subjects(self) -> Subjects:
@@ -100,6 +109,7 @@ class Config:
             "INTEGRATIONS_API_PORT": str(self.integrations_api_port),
             "MAX_BODY_BYTES": str(self.max_body_bytes),
             "SESSION_IDLE_SECONDS": str(self.session_idle_seconds),
+            "HANDOFF_IDLE_SECONDS": str(self.handoff_idle_seconds),
             "WEBHOOK_ALLOW": ",".join(self.webhook_allow),
             "TRUSTED_PROXIES": ",".join(self.trusted_proxies),
             # Browsers
@@ -138,6 +148,12 @@ class Config:
             "MAX_CONNECTIONS_PER_CLIENT": str(self.max_connections_per_client),
             # matching
             "SEMANTIC_MATCHING": "on" if self.semantic_matching else "off",
+            # channels
+            "INTEGRATIONS_PUBLIC_URL": self.integrations_public_url,
+            "TELEGRAM_API_URL": self.telegram_api_url,
+            "SLACK_API_URL": self.slack_api_url,
+            "META_GRAPH_URL": self.meta_graph_url,
+            "QUOTA_CHANNELS": str(self.quota_channels),
         }
 
     @classmethod
@@ -156,6 +172,7 @@ class Config:
             integrations_api_port=setting.port("INTEGRATIONS_API_PORT", 8081),
             max_body_bytes=setting.positive("MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES),
             session_idle_seconds=setting.positive("SESSION_IDLE_SECONDS", 600),
+            handoff_idle_seconds=setting.positive("HANDOFF_IDLE_SECONDS", 1800),
             webhook_allow=setting.networks("WEBHOOK_ALLOW"),
             trusted_proxies=setting.networks("TRUSTED_PROXIES", "127.0.0.0/8,::1/128"),
             # Browsers
@@ -197,12 +214,21 @@ class Config:
             # matching
             semantic_matching=setting.choice("SEMANTIC_MATCHING", "on", ("on", "off")).lower()
             == "on",
+            # channels
+            integrations_public_url=setting.optional_url("INTEGRATIONS_PUBLIC_URL", _HTTP_SCHEMES),
+            telegram_api_url=setting.url("TELEGRAM_API_URL", _TELEGRAM_API, _HTTP_SCHEMES),
+            slack_api_url=setting.url("SLACK_API_URL", _SLACK_API, _HTTP_SCHEMES),
+            meta_graph_url=setting.url("META_GRAPH_URL", _META_GRAPH, _HTTP_SCHEMES),
+            quota_channels=setting.positive("QUOTA_CHANNELS", 100),
         )
 
 
 _MONGODB_SCHEMES = ("mongodb://", "mongodb+srv://")
 _NATS_SCHEMES = ("nats://", "tls://", "ws://", "wss://")
 _HTTP_SCHEMES = ("http://", "https://")
+_TELEGRAM_API = Config.telegram_api_url
+_SLACK_API = Config.slack_api_url
+_META_GRAPH = Config.meta_graph_url
 
 
 class _Reader:

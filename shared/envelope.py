@@ -39,6 +39,24 @@ def status_field_of(request: web.Request) -> str:
     return request.app[STATUS_FIELD]
 
 
+def error_body(
+    status_field: str,
+    status: int,
+    error_type: str,
+    details: str,
+    errors: dict[str, Any] | None,
+    request_id: str,
+) -> dict[str, Any]:
+    """An error's answer: also what bot-api replies to a channel's turn that failed."""
+    body = envelope(status_field, status, error_type)
+    body["status"]["errorDetails"] = details
+    if errors is not None:
+        body["status"]["errors"] = errors
+    if status >= 500:
+        body["status"]["requestId"] = request_id
+    return body
+
+
 def error_response(
     request: web.Request,
     status: int,
@@ -46,12 +64,9 @@ def error_response(
     details: str,
     errors: dict[str, Any] | None = None,
 ) -> web.Response:
-    body = envelope(status_field_of(request), status, error_type)
-    body["status"]["errorDetails"] = details
-    if errors is not None:
-        body["status"]["errors"] = errors
-    if status >= 500:
-        body["status"]["requestId"] = request[REQUEST_ID]
+    body = error_body(
+        status_field_of(request), status, error_type, details, errors, request[REQUEST_ID]
+    )
     return web.json_response(body, status=status)
 
 

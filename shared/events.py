@@ -30,10 +30,21 @@ JetStream (stream `<NS>_EVENTS`, subjects `<ns>.events.>`, at-least-once):
   "deleted"}`. Published by
   integrations-api; bot-api keeps its view for deliveries (an older revision never
   overwrites a newer one; a deletion stays as a tombstone).
+- `<ns>.events.handoff.v1`: a person wrote to a user during a handoff (docs/channels.md).
+  `{"v": 1, "accountId", "storyId", "sessionId", "text"}`. Published by bot-api;
+  integrations-api sends it through the channel the session id names (a channel's
+  session id is `<channelId>:<conversation>:<user>`), and drops any other.
 - `<ns>.events.deliveries.v1`: how a call through a connection went. `{"v": 1,
   "accountId", "connectionId", "error": str or null, "atMs": epoch milliseconds}`.
   Published by bot-api; integrations-api sets or clears the connection's `error`, never going back
   to an older result.
+
+- `<ns>.bot.turns.v1`: integrations-api asks bot-api for a channel's turn, answered
+  as the public key's /query would be (from the published version when there is one).
+  Request `{"v": 1, "accountId", "storyId", "sessionId", "source", "query", "trigger",
+  "goto", "parameters"}` (one of query, trigger and goto is a string, the others
+  null); reply `{"v": 1, "status": int, "body": str}`, the /query status and its JSON
+  body as text. Answered by one bot-api replica (queue group).
 
 Core NATS (no stream, nothing kept):
 
@@ -105,6 +116,14 @@ class Subjects:
 
     def replicas(self, service: str) -> str:
         return f"{self.namespace}.replicas.{service}.v1"
+
+    @property
+    def handoff_message(self) -> str:
+        return f"{self.namespace}.events.handoff.v1"
+
+    @property
+    def channel_turn(self) -> str:
+        return f"{self.namespace}.bot.turns.v1"
 
     @property
     def connection_lookup(self) -> str:
@@ -183,6 +202,32 @@ class DeliveryResult:
     connection_id: str
     error: str | None
     at_ms: int
+
+
+@dataclass(frozen=True)
+class ChannelTurn:
+    account_id: str
+    story_id: str
+    session_id: str
+    source: str
+    query: str | None
+    trigger: str | None
+    goto: str | None
+    parameters: dict[str, str]
+
+
+@dataclass(frozen=True)
+class ChannelTurnReply:
+    status: int
+    body: str
+
+
+@dataclass(frozen=True)
+class HandoffMessage:
+    account_id: str
+    story_id: str
+    session_id: str
+    text: str
 
 
 Event = TypeVar("Event", bound="DataclassInstance")

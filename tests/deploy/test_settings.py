@@ -21,7 +21,10 @@ MADE_BY_COMPOSE = {
 }
 NOT_FOR_CONTAINERS = {"PARLEY_VAR_DIR"}  # make run's
 # Defaults made of other settings: .env.example leaves them empty, so that they follow
-FOLLOWING = {"API_ORIGINS": "https://${BOT_HOST:-bot.localhost}"}
+FOLLOWING = {
+    "API_ORIGINS": "https://${BOT_HOST:-bot.localhost}",
+    "INTEGRATIONS_PUBLIC_URL": "https://${INTEGRATIONS_HOST:-integrations.localhost}",
+}
 
 
 def documented() -> set[str]:

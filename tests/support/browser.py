@@ -1,11 +1,16 @@
 """What the browser tests share: the running stack and the steps every test takes."""
 
+import asyncio
 import os
 import socket
+import threading
+from collections.abc import Coroutine, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aiohttp import web
 from playwright.sync_api import Page, expect
 
 from shared.auth import IssuedTokens
@@ -18,6 +23,30 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+@contextmanager
+def serving(app: web.Application) -> Iterator[str]:
+    """`app` on a free port of loopback, run by an event loop of its own thread (Playwright's
+    sync API holds the test's thread); yields its address and stops it on the way out."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+
+    def run(step: Coroutine[Any, Any, None]) -> None:
+        asyncio.run_coroutine_threadsafe(step, loop).result(timeout=10)
+
+    runner = web.AppRunner(app)
+    port = free_port()
+    try:
+        run(runner.setup())
+        run(web.TCPSite(runner, "127.0.0.1", port).start())
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        run(runner.cleanup())
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join()
+        loop.close()
 
 
 @dataclass

@@ -24,7 +24,8 @@ from bot_api.domain.analytics import BucketKey, Conversation, SessionKey, Tally
 from bot_api.domain.conversation_tests import ConversationTest, StoredTest, TestRun
 from bot_api.domain.entities import Entity
 from bot_api.domain.history import Resolution, TurnRecord
-from bot_api.domain.interactions import Interaction, referenced_entities
+from bot_api.domain.interactions import Interaction, handoff_block, referenced_entities
+from bot_api.domain.responses import Handoff
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
 from bot_api.engine.clustering import Miss, normalised
@@ -35,7 +36,7 @@ from bot_api.storage.connections import Connection
 from bot_api.storage.entities import StoredEntity
 from bot_api.storage.inbox import MAX_INBOX_TURNS
 from bot_api.storage.interactions import InteractionSummary
-from bot_api.storage.sessions import StoredSession, session_key
+from bot_api.storage.sessions import OpenHandoff, StoredSession, session_key
 from bot_api.storage.stories import StoryFields, StoryRecord
 from bot_api.storage.turns import (
     MAX_TRANSCRIPT_TURNS,
@@ -302,6 +303,7 @@ class OwnedInteraction:
     story_id: str
     interaction: Interaction
     awaited_connection: str | None = None
+    awaited_handoff: str | None = None
 
 
 class InteractionsInMemory(_InMemory):
@@ -375,19 +377,41 @@ class InteractionsInMemory(_InMemory):
             if r.story_id == story_id and r.awaited_connection is not None
         }
 
+    async def await_handoffs(self, story_id: str, names: Mapping[str, str]) -> None:
+        await self._database.record("interactions.await_handoffs", story_id, _ids(names))
+        for interaction_id, name in names.items():
+            if self._of_story(story_id, interaction_id) is not None:
+                owned = self.records[interaction_id]
+                self.records[interaction_id] = replace(owned, awaited_handoff=name)
+
+    async def awaited_handoffs(self, story_id: str) -> dict[str, str]:
+        await self._database.record("interactions.awaited_handoffs", story_id)
+        return {
+            i: r.awaited_handoff
+            for i, r in self.records.items()
+            if r.story_id == story_id and r.awaited_handoff is not None
+        }
+
     async def connect_awaiting(self, story_id: str, name: str, connection_id: str) -> list[str]:
         await self._database.record("interactions.connect_awaiting", story_id, name)
-        connected = []
+        connected = set()
         for interaction_id, owned in list(self.records.items()):
-            if owned.story_id == story_id and owned.awaited_connection == name:
-                interaction = owned.interaction
+            if owned.story_id != story_id:
+                continue
+            interaction = owned.interaction
+            if owned.awaited_connection == name:
                 if interaction.webhook == "":
                     interaction = replace(interaction, webhook=connection_id)
-                    connected.append(interaction_id)
-                self.records[interaction_id] = replace(
-                    owned, interaction=interaction, awaited_connection=None
-                )
-        return connected
+                    connected.add(interaction_id)
+                owned = replace(owned, awaited_connection=None)
+            if owned.awaited_handoff == name:
+                if handoff_block(interaction.responses) is None:
+                    responses = (*interaction.responses, Handoff(connection_id))
+                    interaction = replace(interaction, responses=responses)
+                    connected.add(interaction_id)
+                owned = replace(owned, awaited_handoff=None)
+            self.records[interaction_id] = replace(owned, interaction=interaction)
+        return sorted(connected)
 
     async def delete_many(self, story_id: str, ids: Iterable[str]) -> None:
         wanted = _ids(ids)
@@ -538,6 +562,25 @@ class SessionsInMemory(_InMemory):
             return False
         self.sessions[key] = _Session(state, read_version + 1, utcnow() + idle_timeout)
         return True
+
+    async def open_handoffs(
+        self, story_id: str, active_since: datetime, page: Page
+    ) -> tuple[list[OpenHandoff], int]:
+        await self._database.record("sessions.open_handoffs", story_id)
+        prefix = session_key(story_id, "")
+        found = sorted(
+            (
+                (stored.state.handoff.since, key, stored.state.handoff)
+                for key, stored in self.sessions.items()
+                if key.startswith(prefix)
+                and stored.expires_at > utcnow()
+                and stored.state.handoff is not None
+                and stored.state.handoff.last_message_at > active_since
+            ),
+            key=lambda found: found[:2],
+        )
+        items = [OpenHandoff(key[len(prefix) :], handoff) for _, key, handoff in found]
+        return page.of(items), len(items)
 
     async def delete_for_story(self, story_id: str) -> None:
         await self._database.record("sessions.delete_for_story", story_id)

@@ -10,6 +10,7 @@ from bot_api.api import (
     analytics,
     conversation_tests,
     entities,
+    handoffs,
     history,
     inbox,
     interactions,
@@ -40,6 +41,7 @@ from bot_api.keys import (
     CONVERSATIONS,
     DATABASE,
     ENTITIES,
+    HANDOFFS,
     HISTORY,
     INBOX,
     INTERACTIONS,
@@ -56,6 +58,7 @@ from bot_api.keys import (
 from bot_api.management.analytics import AnalyticsReports
 from bot_api.management.conversation_tests import ConversationTestService
 from bot_api.management.entities import EntityService
+from bot_api.management.handoffs import HandoffService
 from bot_api.management.history import HistoryService
 from bot_api.management.inbox import InboxService
 from bot_api.management.inbox_clustering import InboxClusterings
@@ -66,6 +69,7 @@ from bot_api.management.transfer import StoryTransfer
 from bot_api.management.versions import VersionService
 from bot_api.messaging import (
     NatsConnectionDirectory,
+    channel_turns,
     connection_events,
     delivery_reporter,
     story_events,
@@ -186,7 +190,8 @@ async def recording(app: web.Application) -> AsyncIterator[None]:
 
 
 async def conversations(app: web.Application) -> AsyncIterator[None]:
-    """The /query service, with its webhook caller's HTTP session."""
+    """The /query service, with its webhook caller's HTTP session, and the person's side
+    of handoffs (which records in the history too)."""
     caller = WebhookCaller(app[CONFIG].webhook_allow)
     await caller.start()
     deliveries = Deliveries(
@@ -199,9 +204,17 @@ async def conversations(app: web.Application) -> AsyncIterator[None]:
         sessions=app[STORES].sessions,
         deliveries=deliveries,
         idle_timeout=timedelta(seconds=app[CONFIG].session_idle_seconds),
+        handoff_idle=timedelta(seconds=app[CONFIG].handoff_idle_seconds),
         encoders=None if vectors is None else vectors.encoders,
         turns=turns,
         recorder=app[RECORDER],
+    )
+    app[HANDOFFS] = HandoffService(
+        stores=app[STORES],
+        changes=app[CHANGES],
+        recorder=app[RECORDER],
+        session_idle=timedelta(seconds=app[CONFIG].session_idle_seconds),
+        handoff_idle=timedelta(seconds=app[CONFIG].handoff_idle_seconds),
     )
     yield
     await caller.close()
@@ -233,6 +246,7 @@ def create_app(config: Config) -> web.Application:
             recording,
             conversations,
             story_lookups,
+            channel_turns,
             story_events,
             connection_events,
         ]
@@ -245,6 +259,7 @@ def create_app(config: Config) -> web.Application:
         interactions.routes,
         query.routes,
         history.routes,
+        handoffs.routes,
         analytics.routes,
         inbox.routes,
         transfer.routes,

@@ -35,7 +35,17 @@ class EntitiesEdited:
     account_id: str
 
 
-Change = StoryCreated | StoryEdited | StoryDeleted | EntitiesEdited
+@dataclass(frozen=True)
+class HandoffMessageSent:
+    """A person wrote to a user whose conversation they have (docs/api.md "Handoffs")."""
+
+    account_id: str
+    story_id: str
+    session_id: str
+    text: str
+
+
+Change = StoryCreated | StoryEdited | StoryDeleted | EntitiesEdited | HandoffMessageSent
 
 
 class ChangeListener(Protocol):

@@ -13,6 +13,7 @@ from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.management.analytics import AnalyticsReports
 from bot_api.management.conversation_tests import ConversationTestService
 from bot_api.management.entities import EntityService
+from bot_api.management.handoffs import HandoffService
 from bot_api.management.history import HistoryService
 from bot_api.management.inbox import InboxService
 from bot_api.management.interactions import InteractionService
@@ -30,6 +31,7 @@ INTERACTIONS = web.AppKey("interactions", InteractionService)
 ENTITIES = web.AppKey("entities", EntityService)
 CONVERSATIONS = web.AppKey("conversations", ConversationService)
 HISTORY = web.AppKey("history", HistoryService)
+HANDOFFS = web.AppKey("handoffs", HandoffService)
 RECORDER = web.AppKey("recorder", TurnRecorder)
 INBOX = web.AppKey("inbox", InboxService)
 PHRASE_VECTORS = web.AppKey[PhraseVectorService | None]("phrase_vectors")
@@ -55,6 +57,7 @@ __all__ = [
     "CONVERSATION_TESTS",
     "DATABASE",
     "ENTITIES",
+    "HANDOFFS",
     "HISTORY",
     "INBOX",
     "INTERACTIONS",

@@ -2,12 +2,15 @@
 
 - Answers integrations-api's story look-ups, through the same management function as
   the HTTP handlers, so tenancy is the same.
+- Answers channels' turns as the public key's /query would
+  (bot_api/conversations/channel_turns.py).
 - Publishes each reported change to JetStream once the database write succeeded, and
   follows the stream so that every replica's story cache learns of every change.
 - Keeps the view of webhook connections that deliveries use, and reports how each
   delivery through a connection went.
 """
 
+import asyncio
 import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -21,21 +24,25 @@ from nats.js.api import DeliverPolicy
 from bot_api.changes import (
     Change,
     EntitiesEdited,
+    HandoffMessageSent,
     StoryCreated,
     StoryDeleted,
     StoryEdited,
 )
-from bot_api.keys import CHANGES, STORES, STORY_CACHE
+from bot_api.conversations.channel_turns import ChannelTurns, undecodable
+from bot_api.keys import ACCOUNTS, CHANGES, CONVERSATIONS, RATE_LIMITS, STORES, STORY_CACHE
 from bot_api.management.stories import load_story
 from shared.errors import NotFound, Unavailable
 from shared.events import (
     LOOKUP_TIMEOUT_SECONDS,
+    ChannelTurn,
     ConnectionChanged,
     ConnectionLookup,
     ConnectionLookupReply,
     DeliveryResult,
     EntitiesChanged,
     Event,
+    HandoffMessage,
     StoryChanged,
     StoryLookup,
     StoryLookupReply,
@@ -52,6 +59,10 @@ CONNECTIONS_CONSUMER = "bot-api-connections-pull"
 
 log = logging.getLogger(__name__)
 RESPONDERS = "bot-api"
+MAX_CHANNEL_TURNS_AT_ONCE = 32
+"""Channel turns one replica answers at once: /query's own concurrency is bounded by the
+HTTP server, this is the same bound for NATS; a turn waiting on a webhook holds its slot
+for at most the 3 s of a delivery."""
 
 
 async def story_lookups(app: web.Application) -> AsyncIterator[None]:
@@ -79,6 +90,44 @@ async def story_lookups(app: web.Application) -> AsyncIterator[None]:
     await subscription.unsubscribe()
 
 
+async def channel_turns(app: web.Application) -> AsyncIterator[None]:
+    """cleanup_ctx: answer channels' turns while the app runs (a queue group, so each turn
+    is answered by one replica); an unreadable request is answered 400. NATS hands a
+    subscription's messages over one at a time, so each turn runs in a task of its own
+    (one waiting on a webhook must not hold up the others), at most
+    `MAX_CHANNEL_TURNS_AT_ONCE`: beyond, the subscription waits and NATS buffers."""
+    turns = ChannelTurns(app[CONVERSATIONS], app[RATE_LIMITS], app[ACCOUNTS])
+    slots = asyncio.Semaphore(MAX_CHANNEL_TURNS_AT_ONCE)
+    running: set[asyncio.Task[None]] = set()
+
+    async def answer_one(message: Msg) -> None:
+        try:
+            try:
+                request = decode(ChannelTurn, message.data)
+            except UndecodableEvent as error:
+                await message.respond(encode(undecodable(str(error))))
+                return
+            await message.respond(encode(await turns.answer(request)))
+        finally:
+            slots.release()
+
+    async def answer(message: Msg) -> None:
+        await slots.acquire()
+        task = asyncio.create_task(answer_one(message))
+        running.add(task)
+        task.add_done_callback(running.discard)
+
+    subjects = app[CONFIG].subjects
+    subscription = await app[NATS].subscribe(
+        subjects.channel_turn, queue=subjects.consumer(RESPONDERS), cb=answer
+    )
+    yield
+    await subscription.unsubscribe()
+    for task in running:
+        task.cancel()
+    await asyncio.gather(*running, return_exceptions=True)
+
+
 class EventPublisher:
     """A change listener that tells the stream, through the outbox (shared/outbox.py);
     its events name this process as their `origin`."""
@@ -104,6 +153,11 @@ class EventPublisher:
             case EntitiesEdited(account_id=account_id):
                 entities = EntitiesChanged(account_id, origin=origin)
                 await self._outbox.put(subjects.entities_changed, encode(entities))
+            case HandoffMessageSent():
+                message = HandoffMessage(
+                    change.account_id, change.story_id, change.session_id, change.text
+                )
+                await self._outbox.put(subjects.handoff_message, encode(message))
 
 
 async def story_events(app: web.Application) -> AsyncIterator[None]:

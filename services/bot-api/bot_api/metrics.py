@@ -7,7 +7,7 @@ from bot_api.engine.turn import Outcome, Turn, outcome_kind
 
 QUERY_OUTCOMES = Counter(
     "parley_query_outcomes",
-    "/query turns by outcome: matched, fallback, incomplete, trigger, goto",
+    "/query turns by outcome: matched, fallback, incomplete, trigger, goto, handoff",
     ["outcome"],
 )
 MATCH_SCORE = Histogram(
@@ -50,6 +50,7 @@ HISTORY_WRITE_FAILURES = Counter(
 
 
 def record_query(turn: Turn, outcome: Outcome) -> None:
-    QUERY_OUTCOMES.labels(outcome_kind(turn, outcome)).inc()
-    if turn.query is not None:
+    kind = outcome_kind(turn, outcome)
+    QUERY_OUTCOMES.labels(kind).inc()
+    if turn.query is not None and kind != "handoff":  # nothing was matched
         MATCH_SCORE.observe(outcome.score)

@@ -3,8 +3,24 @@ from collections.abc import AsyncIterator
 from aiohttp import web
 
 from integrations_api.api import CONNECTION_STATUS_FIELD, routes
+from integrations_api.channels import sender
+from integrations_api.channels.api import routes as channel_routes
+from integrations_api.channels.repository import ChannelRepository, DeliveryRecord
+from integrations_api.channels.service import ChannelBackends
+from integrations_api.channels.turns import NatsTurns
+from integrations_api.channels.work import Work
 from integrations_api.connections import ConnectionRepository
-from integrations_api.keys import BACKENDS, CONFIG, CONNECTIONS, DATABASE, NATS, OUTBOX
+from integrations_api.keys import (
+    BACKENDS,
+    CHANNEL_BACKENDS,
+    CHANNEL_DELIVERIES,
+    CHANNELS,
+    CONFIG,
+    CONNECTIONS,
+    DATABASE,
+    NATS,
+    OUTBOX,
+)
 from integrations_api.messaging import connection_lookups, consumers
 from integrations_api.service import Backends
 from integrations_api.stories import NatsStoryDirectory
@@ -22,7 +38,10 @@ from shared.service import (
 
 async def open_repository(app: web.Application) -> AsyncIterator[None]:
     app[CONNECTIONS] = ConnectionRepository(app[DATABASE])
-    await app[CONNECTIONS].ensure_indexes()
+    app[CHANNELS] = ChannelRepository(app[DATABASE])
+    app[CHANNEL_DELIVERIES] = DeliveryRecord(app[DATABASE])
+    for repository in (app[CONNECTIONS], app[CHANNELS], app[CHANNEL_DELIVERIES]):
+        await repository.ensure_indexes()
     yield
 
 
@@ -36,6 +55,31 @@ async def wire_backends(app: web.Application) -> AsyncIterator[None]:
     yield
 
 
+async def channels(app: web.Application) -> AsyncIterator[None]:
+    """The channels' client session for the platforms and their background work; at
+    shutdown the work left is cancelled before the session closes."""
+    config = app[CONFIG]
+    bases = {
+        "telegram": config.telegram_api_url,
+        "slack": config.slack_api_url,
+        "messenger": config.meta_graph_url,
+        "whatsapp": config.meta_graph_url,
+    }
+    work = Work()
+    async with sender.opened(bases) as platforms:
+        app[CHANNEL_BACKENDS] = ChannelBackends(
+            app[CHANNELS],
+            app[CHANNEL_DELIVERIES],
+            NatsStoryDirectory(app[NATS], config.subjects),
+            platforms,
+            NatsTurns(app[NATS], config.subjects),
+            work,
+            config.quota_channels,
+        )
+        yield
+        await work.close()
+
+
 def create_app(config: Config) -> web.Application:
     app = new_app(config, status_field=CONNECTION_STATUS_FIELD)
     app.cleanup_ctx.extend(
@@ -47,10 +91,12 @@ def create_app(config: Config) -> web.Application:
             rotations_context(),
             outbox_context(),
             wire_backends,
+            channels,
             consumers,
             connection_lookups,
         ]
     )
     add_meta_routes(app, "Parley integrations-api")
     app.router.add_routes(routes)
+    app.router.add_routes(channel_routes)
     return app

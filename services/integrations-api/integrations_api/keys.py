@@ -2,11 +2,26 @@
 
 from aiohttp import web
 
+from integrations_api.channels.repository import ChannelRepository, DeliveryRecord
+from integrations_api.channels.service import ChannelBackends
 from integrations_api.connections import ConnectionRepository
 from integrations_api.service import Backends
 from shared.keys import CONFIG, DATABASE, NATS, OUTBOX
 
 CONNECTIONS = web.AppKey("connections", ConnectionRepository)
 BACKENDS = web.AppKey("backends", Backends)
+CHANNELS = web.AppKey("channels", ChannelRepository)
+CHANNEL_DELIVERIES = web.AppKey("channel_deliveries", DeliveryRecord)
+CHANNEL_BACKENDS = web.AppKey("channel_backends", ChannelBackends)
 
-__all__ = ["BACKENDS", "CONFIG", "CONNECTIONS", "DATABASE", "NATS", "OUTBOX"]
+__all__ = [
+    "BACKENDS",
+    "CHANNELS",
+    "CHANNEL_BACKENDS",
+    "CHANNEL_DELIVERIES",
+    "CONFIG",
+    "CONNECTIONS",
+    "DATABASE",
+    "NATS",
+    "OUTBOX",
+]

@@ -12,11 +12,13 @@ from aiohttp import web
 from nats.aio.msg import Msg
 
 from integrations_api import service
-from integrations_api.keys import BACKENDS, CONFIG, NATS
+from integrations_api.channels import service as channels
+from integrations_api.keys import BACKENDS, CHANNEL_BACKENDS, CONFIG, NATS
 from shared.events import (
     ConnectionLookup,
     ConnectionLookupReply,
     DeliveryResult,
+    HandoffMessage,
     StoryChanged,
     UndecodableEvent,
     decode,
@@ -29,24 +31,35 @@ RESPONDERS = "integrations-api"
 
 STORIES_CONSUMER = "integrations-stories-pull"
 DELIVERIES_CONSUMER = "integrations-deliveries-pull"
+HANDOFF_CONSUMER = "integrations-handoff-pull"
 
 
 async def consumers(app: web.Application) -> AsyncIterator[None]:
-    """cleanup_ctx: story changes and delivery results, while the app runs."""
+    """cleanup_ctx: story changes, delivery results and a person's messages during a
+    handoff, while the app runs."""
     subjects = app[CONFIG].subjects
     backends = app[BACKENDS]
+    channel_backends = app[CHANNEL_BACKENDS]
 
     async def on_story(data: bytes) -> None:
-        await service.story_changed(backends, event=decode(StoryChanged, data))
+        event = decode(StoryChanged, data)
+        await service.story_changed(backends, event=event)
+        await channels.story_changed(channel_backends, event=event)
+
+    async def on_handoff(data: bytes) -> None:
+        message = decode(HandoffMessage, data)
+        await channels.handoff_message(channel_backends, message=message)
 
     async def on_delivery(data: bytes) -> None:
         await service.delivery_reported(backends, result=decode(DeliveryResult, data))
 
     stories = subjects.consumer(STORIES_CONSUMER)
     deliveries = subjects.consumer(DELIVERIES_CONSUMER)
+    handoffs = subjects.consumer(HANDOFF_CONSUMER)
     async with (
         pulling(app[NATS], subjects.story_changed, stories, on_story),
         pulling(app[NATS], subjects.delivery_result, deliveries, on_delivery),
+        pulling(app[NATS], subjects.handoff_message, handoffs, on_handoff),
     ):
         yield
 

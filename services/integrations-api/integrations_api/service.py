@@ -17,7 +17,24 @@ from shared.events import ConnectionChanged, DeliveryResult, StoryChanged, Subje
 from shared.pages import Page
 
 
-class ConnectionStore(Protocol):
+class StoryDirectory(Protocol):
+    async def name(self, account_id: str, story_id: str) -> str:
+        """The story's name; StoryNotFound if the account has no such story."""
+        ...
+
+
+class StoryFollowers(Protocol):
+    """A collection of a story's things (webhook connections, channels), each showing the
+    story's name."""
+
+    async def used_by_story(self, account_id: str, story_id: str) -> bool: ...
+
+    async def rename_story(self, account_id: str, story_id: str, name: str) -> None: ...
+
+    async def delete_for_story(self, account_id: str, story_id: str) -> None: ...
+
+
+class ConnectionStore(StoryFollowers, Protocol):
     """The `webhook_connections` collection (integrations_api/connections.py)."""
 
     async def list(self, account_id: str, page: Page) -> list[dict[str, Any]]: ...
@@ -40,21 +57,9 @@ class ConnectionStore(Protocol):
 
     async def delete(self, account_id: str, connection_id: str) -> dict[str, Any] | None: ...
 
-    async def used_by_story(self, account_id: str, story_id: str) -> bool: ...
-
-    async def rename_story(self, account_id: str, story_id: str, name: str) -> None: ...
-
-    async def delete_for_story(self, account_id: str, story_id: str) -> None: ...
-
     async def record_delivery(
         self, account_id: str, connection_id: str, error: str | None, at_ms: int
     ) -> None: ...
-
-
-class StoryDirectory(Protocol):
-    async def name(self, account_id: str, story_id: str) -> str:
-        """The story's name; StoryNotFound if the account has no such story."""
-        ...
 
 
 class EventOutbox(Protocol):
@@ -71,6 +76,32 @@ class Backends:
     subjects: Subjects
     quota: int
     """Connections per account (`QUOTA_CONNECTIONS`): a plain list answers every one."""
+
+
+async def followed_story_name(stories: StoryDirectory, account_id: str, story_id: str) -> str:
+    """The name of the story a new connection or channel is to follow; a 400 naming
+    `storyId` when the account has no such story."""
+    try:
+        return await stories.name(account_id, story_id)
+    except StoryNotFound:
+        raise ValidationFailed.at(("storyId",), f"no story {story_id} in this account") from None
+
+
+async def follow_story(
+    followers: StoryFollowers, stories: StoryDirectory, event: StoryChanged
+) -> None:
+    """A story's things follow it: deleted with it; renamed with it, its name asked from
+    bot-api (the source of truth), and only when it has any."""
+    if event.deleted:
+        await followers.delete_for_story(event.account_id, event.story_id)
+        return
+    if not await followers.used_by_story(event.account_id, event.story_id):
+        return
+    try:
+        name = await stories.name(event.account_id, event.story_id)
+    except StoryNotFound:
+        return  # deleted since: its own event removes the story's things
+    await followers.rename_story(event.account_id, event.story_id, name)
 
 
 async def list_connections(
@@ -106,11 +137,7 @@ async def create_connection(
     Under `new_id` when given (a retried create), which may exist already."""
     if new_id is not None and await backends.connections.get(account_id, new_id):
         return new_id
-    story_id = fields["storyId"]
-    try:
-        story_name = await backends.stories.name(account_id, story_id)
-    except StoryNotFound:
-        raise ValidationFailed.at(("storyId",), f"no story {story_id} in this account") from None
+    story_name = await followed_story_name(backends.stories, account_id, fields["storyId"])
     if await backends.connections.count(account_id) >= backends.quota:
         raise Conflict(
             f"quota reached: webhook connections per account (at most {backends.quota})",
@@ -138,17 +165,7 @@ async def delete_connection(backends: Backends, *, account_id: str, connection_i
 
 
 async def story_changed(backends: Backends, *, event: StoryChanged) -> None:
-    connections = backends.connections
-    if event.deleted:
-        await connections.delete_for_story(event.account_id, event.story_id)
-        return
-    if not await connections.used_by_story(event.account_id, event.story_id):
-        return
-    try:
-        name = await backends.stories.name(event.account_id, event.story_id)
-    except StoryNotFound:
-        return  # deleted since: its own event removes the connections
-    await connections.rename_story(event.account_id, event.story_id, name)
+    await follow_story(backends.connections, backends.stories, event)
 
 
 async def delivery_reported(backends: Backends, *, result: DeliveryResult) -> None:

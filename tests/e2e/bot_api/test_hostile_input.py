@@ -54,7 +54,13 @@ async def json_endpoints(api: Api) -> list[tuple[str, str, Api]]:
     entity = await api.create_entity("size", "large")
     turn = {"query": "when are you open", "expect": {"interaction": "Hours"}}
     test = await api.ok("POST", f"/stories/{story}/tests", {"name": "hours", "turns": [turn]})
-    ids = {"story": story, "id": interaction, "cluster": "0" * 16, "test": test["id"]}
+    ids = {
+        "story": story,
+        "id": interaction,
+        "cluster": "0" * 16,
+        "test": test["id"],
+        "session": "s",
+    }
     found = []
     for route in api.client.app.router.routes():  # type: ignore[union-attr]
         spec = getattr(route.handler, "__endpoint__", None)

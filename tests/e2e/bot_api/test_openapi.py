@@ -50,8 +50,11 @@ async def test_limits_in_the_document_are_those_enforced(bot_api: TestClient) ->
         "ImageResponse",
         "CardResponse",
         "ButtonTemplateResponse",
+        "HandoffResponse",
     }
     assert schemas["CardResponse"]["properties"]["buttons"]["maxItems"] == 3
+    assert schemas["HandoffResponse"]["properties"]["connection"]["pattern"] == "^[0-9a-f]{24}$"
+    assert schemas["HandoffMessage"]["properties"]["text"]["maxLength"] == 4096
 
 
 def walk(node: Any) -> Iterator[dict[str, Any]]:

@@ -202,3 +202,24 @@ async def test_an_import_retried_with_its_idempotency_key_makes_one_story(api: A
     assert len(await api.ok("GET", "/stories")) == 2
     other = await api.call("POST", "/stories/import", {**document, "name": "Other"}, headers)
     assert other.error == (409, "conflict")
+
+
+async def test_a_handoff_block_naming_an_id_is_refused_by_an_import_at_its_place(
+    api: Api,
+) -> None:
+    """A document names a handoff's connection by name (`handoff`): an id means nothing
+    to a new story (tests/e2e/bot_api/test_handoffs.py has the round trip)."""
+    document = await export(api, await pizza_story(api))
+    handing = copy.deepcopy(document)
+    handoff = {"type": "handoff", "connection": "a" * 24}
+    handing["interactions"][2]["responses"].append(handoff)
+    stories_before = await api.ok("GET", "/stories")
+
+    reply = await import_document(api, handing)
+
+    assert reply.error == (400, "validation_error")
+    place = len(handing["interactions"][2]["responses"]) - 1
+    errors = reply.body["status"]["errors"]["interactions"]["2"]["responses"][str(place)]
+    assert "name the connection with `handoff`" in str(errors["connection"])
+    assert await api.ok("GET", "/stories") == stories_before
+    assert (await import_document(api, document)).status == 200

@@ -7,6 +7,7 @@ import shutil
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
@@ -42,8 +43,18 @@ async def _create_account(config: Config) -> IssuedTokens:
 
 
 @pytest.fixture(scope="module")
+def stack_settings() -> dict[str, Any]:
+    """Settings a test module gives the stack besides its own (a module overrides this
+    fixture, e.g. to point integrations-api at a platform's stand-in)."""
+    return {}
+
+
+@pytest.fixture(scope="module")
 def stack(
-    mongo_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory
+    mongo_url: str,
+    nats_url: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    stack_settings: dict[str, Any],
 ) -> Iterator[Stack]:
     bot_port, integrations_port = free_port(), free_port()
     bot_url = f"http://127.0.0.1:{bot_port}"
@@ -57,6 +68,7 @@ def stack(
         api_origins=(bot_url,),
         console_integrations_url=f"http://127.0.0.1:{integrations_port}",
         management_rate=0.0,  # tests set up more than a burst of lists to page through
+        **stack_settings,
     )
     env = {**os.environ, **config.as_env()}
     logs = tmp_path_factory.mktemp("stack-logs")

@@ -3,6 +3,7 @@ the last run's verdicts, runs them, shows the difference of a failing one, and m
 what the last edit broke as soon as its run lands; the story page's test chat saves the
 conversation as a test."""
 
+import time
 from typing import Any
 
 from playwright.sync_api import Page, expect
@@ -28,9 +29,22 @@ def pizza(page: Page, stack: Stack) -> str:
     return story_id
 
 
+def wait_for_the_run_after_the_edit(page: Page, stack: Stack, story_id: str) -> None:
+    """The page reads the last run once as it loads; the run lands after the 0.5 s debounce
+    and the run itself, later on a loaded machine."""
+    deadline = time.monotonic() + 30
+    while not page.request.get(
+        f"{stack.bot_api}/stories/{story_id}/tests/last",
+        headers={"Authorization": f"Bearer {stack.tokens.developer_token}"},
+    ).ok:
+        assert time.monotonic() < deadline, "the run after the edit never landed"
+        time.sleep(0.1)
+
+
 def test_the_tests_page_runs_tests_and_marks_what_an_edit_broke(page: Page, stack: Stack) -> None:
     story_id = pizza(page, stack)
     test_id = call(page, stack, "POST", f"/stories/{story_id}/tests", ORDERS_A_PIZZA)["id"]
+    wait_for_the_run_after_the_edit(page, stack, story_id)
     sign_in(page, stack)
     page.goto(f"{stack.bot_api}/console/stories/{story_id}/tests")
     loaded(page)

@@ -13,6 +13,7 @@ from bot_api.domain.responses import (
     Button,
     ButtonTemplate,
     Card,
+    Handoff,
     Image,
     QuickReplies,
     TextChoice,
@@ -338,3 +339,30 @@ async def test_awaiting_interactions_call_the_connection_of_their_story_once_it_
     assert await interactions.awaited_connections(story) == {bye: "Sizes"}
     assert await interactions.awaited_connections(elsewhere) == {ids[ACCOUNTS[1], 1, 0]: "Orders"}
     assert await interactions.connect_awaiting(story, "Orders", "d" * 24) == []
+
+
+async def test_awaiting_interactions_hand_over_to_the_connection_of_their_story_once_it_comes(
+    interactions: InteractionStore,
+) -> None:
+    ids, stories = await seed(interactions)
+    story = stories[ACCOUNTS[0], 1]
+    order, size, bye = (ids[ACCOUNTS[0], 1, n] for n in range(3))
+    elsewhere = stories[ACCOUNTS[1], 1]
+    await interactions.await_handoffs(story, {order: "Desk", size: "Desk", bye: "Other"})
+    await interactions.await_connections(story, {order: "Desk"})
+    await interactions.await_handoffs(elsewhere, {ids[ACCOUNTS[1], 1, 0]: "Desk"})
+    given = replace(content("Size"), id=size)
+    given = replace(given, responses=(*given.responses, Handoff("e" * 24)))
+    await interactions.replace_content(story, given)
+
+    assert await interactions.awaited_handoffs(story) == {order: "Desk", size: "Desk", bye: "Other"}
+    assert await interactions.connect_awaiting(story, "Desk", "c" * 24) == [order]
+    found = await interactions.find(story, [order, size, bye])
+    assert found[order].responses == (TextChoice(("Order",)), Handoff("c" * 24))
+    assert found[order].webhook == "c" * 24
+    assert found[size].responses == given.responses
+    assert found[bye].responses == (TextChoice(("Bye",)),)
+    assert await interactions.awaited_handoffs(story) == {bye: "Other"}
+    assert await interactions.awaited_connections(story) == {}
+    assert await interactions.awaited_handoffs(elsewhere) == {ids[ACCOUNTS[1], 1, 0]: "Desk"}
+    assert await interactions.connect_awaiting(story, "Desk", "d" * 24) == []

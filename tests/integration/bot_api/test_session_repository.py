@@ -8,11 +8,13 @@ from datetime import timedelta
 import pytest
 from pymongo import AsyncMongoClient
 
-from bot_api.engine.turn import SessionState
+from bot_api.engine.turn import HandedOver, SessionState
 from bot_api.storage import new_object_id
 from bot_api.storage.protocols import SessionStore
 from bot_api.storage.sessions import SessionRepository, StoredSession, session_key
 from shared.config import Config
+from shared.pages import Page
+from shared.timeutil import utcnow
 from support.documents import ACCOUNTS, Documents, changed, contents
 from support.memory import Database, SessionsInMemory
 
@@ -128,3 +130,39 @@ async def test_delete_for_story_deletes_that_story_s_sessions_only(
     after = await snapshot(sessions)
     assert changed(before, after) == {session_key(stories[0], s) for s in ("s1", stories[0])}
     assert len(after) == len(before) - 2
+
+
+async def test_open_handoffs_lists_the_story_s_recent_unexpired_handoffs_oldest_first(
+    sessions: SessionStore,
+) -> None:
+    stories = await seed(sessions)
+    now = utcnow().replace(microsecond=500_000)  # MongoDB keeps milliseconds
+    active_since = now - timedelta(minutes=30)
+
+    def handed(minutes_ago: int, last: timedelta) -> SessionState:
+        since = now - timedelta(minutes=minutes_ago)
+        return SessionState(handoff=HandedOver("c" * 24, since, active_since + last))
+
+    story, minute, moment = stories[1], timedelta(minutes=1), timedelta(milliseconds=200)
+    assert await sessions.save(story, "late", 0, handed(5, 29 * minute), IDLE)
+    assert await sessions.save(story, "early", 0, handed(50, 28 * minute), IDLE)
+    # 200 ms either side of `active_since`, within its second: the list compares milliseconds
+    assert await sessions.save(story, "just active", 0, handed(40, moment), IDLE)
+    assert await sessions.save(story, "just idle", 0, handed(45, -moment), IDLE)
+    assert await sessions.save(story, "gone", 0, handed(3, 29 * minute), timedelta(seconds=-1))
+    assert await sessions.save(stories[2], "other story", 0, handed(5, 29 * minute), IDLE)
+    assert await sessions.save(story, "given back", 0, handed(5, 29 * minute), IDLE)
+    assert await sessions.save(story, "given back", 1, SessionState(), IDLE)
+
+    items, total = await sessions.open_handoffs(story, active_since, Page(0, 10))
+
+    assert [(item.session_id, item.handoff) for item in items] == [
+        ("early", handed(50, 28 * minute).handoff),
+        ("just active", handed(40, moment).handoff),
+        ("late", handed(5, 29 * minute).handoff),
+    ]
+    assert total == 3
+    page, total = await sessions.open_handoffs(story, active_since, Page(1, 1))
+    assert ([item.session_id for item in page], total) == (["just active"], 3)
+    assert (await sessions.load(story, "early")).state == handed(50, 28 * minute)
+    assert await sessions.open_handoffs(stories[3], active_since, Page(0, 10)) == ([], 0)

@@ -3,20 +3,18 @@ from typing import Any
 from aiohttp import web
 
 from bot_api.api.common import account_of
-from bot_api.engine.turn import Turn
 from bot_api.keys import CONVERSATIONS, RATE_LIMITS
 from bot_api.schemas.query import (
     MAX_QUERY_BODY_BYTES,
+    QUERY_STATUS_FIELD,
     QueryRequestSchema,
     QueryResponseSchema,
-    result_body,
+    query_body,
+    turn_of,
 )
 from shared.auth import TokenKind
 from shared.endpoints import ANY_TOKEN, endpoint, principal_of
-from shared.envelope import envelope
 from shared.errors import Forbidden
-
-QUERY_STATUS_FIELD = "type"
 
 routes = web.RouteTableDef()
 
@@ -40,16 +38,7 @@ async def query(request: web.Request, body: dict[str, Any]) -> Any:
         # The debug view shows the story's phrases, ids and names: the developer's, not
         # the chat user's (the public key is in every page that embeds the bot).
         raise Forbidden("debug: true needs the developer token")
-    turn = Turn(
-        query=body.get("query"),
-        trigger=body.get("trigger"),
-        goto=body.get("goto"),
-        parameters=body["parameters"],
-        confidence=body.get("confidence"),
-        lifespan=body.get("lifespan"),
-        reset=body["reset"],
-        debug=body["debug"],
-    )
+    turn = turn_of(body)
     outcome = await request.app[CONVERSATIONS].answer(
         account_id=account_of(request),
         story_id=body.get("storyId"),
@@ -57,8 +46,4 @@ async def query(request: web.Request, body: dict[str, Any]) -> Any:
         turn=turn,
         published=principal_of(request).kind is TokenKind.PUBLIC,
     )
-    return {
-        "result": result_body(turn, outcome),
-        "sessionId": body["sessionId"],
-        **envelope(QUERY_STATUS_FIELD, 200, "success"),
-    }
+    return query_body(body["sessionId"], turn, outcome)

@@ -105,6 +105,11 @@ async def connections(request: web.Request) -> web.Response:
     return _page(request, "connections.html", page="connections", story=_story_id(request))
 
 
+@routes.get("/console/stories/{story}/channels")
+async def channels(request: web.Request) -> web.Response:
+    return _page(request, "channels.html", page="channels", story=_story_id(request))
+
+
 @routes.get("/console/stories/{story}/history")
 async def history(request: web.Request) -> web.Response:
     return _page(request, "history.html", page="history", story=_story_id(request))

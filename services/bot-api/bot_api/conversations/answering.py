@@ -1,5 +1,7 @@
 """One /query turn: the compiled story, the session read, the engine's turn, the webhook
-if the matched interaction has one, the session saved."""
+if the matched interaction has one, the session saved. While a person has the
+conversation (engine/handoff.py) the engine does not run: the session is saved and the
+user's message delivered to the handoff connection."""
 
 import asyncio
 import functools
@@ -13,8 +15,10 @@ from datetime import timedelta
 from bot_api.conversations.cache import StoryCache
 from bot_api.conversations.history import TurnRecorder
 from bot_api.engine.conversation import respond
+from bot_api.engine.handoff import after_answer, kept_for, open_handoff, silent_turn
 from bot_api.engine.semantic import Encoders
-from bot_api.engine.turn import Outcome, Turn
+from bot_api.engine.story import CompiledStory
+from bot_api.engine.turn import Outcome, SessionState, Turn
 from bot_api.metrics import record_query
 from bot_api.storage.protocols import SessionStore
 from bot_api.storage.sessions import over_bounds
@@ -41,6 +45,8 @@ class ConversationService:
     sessions: SessionStore
     deliveries: Deliveries
     idle_timeout: timedelta
+    handoff_idle: timedelta
+    """A handoff without a message for this long is given back (`HANDOFF_IDLE_SECONDS`)."""
     turns: Executor
     """Where the turns an encoder reads run (`turn_threads`)."""
     encoders: Encoders | None = None
@@ -67,28 +73,38 @@ class ConversationService:
         answers: Answers = {}
         for attempt in range(MAX_SAVE_ATTEMPTS):
             stored = await self.sessions.load(story.id, session_id)
-            encoder = None if self.encoders is None else self.encoders.for_story(story.settings)
-            if encoder is None:
-                state, outcome = respond(story, stored.state, turn)
-            else:
-                state, outcome = await asyncio.get_running_loop().run_in_executor(
-                    self.turns,
-                    functools.partial(respond, story, stored.state, turn, encoder=encoder),
+            handoff = open_handoff(stored.state, turn.now, self.handoff_idle)
+            if handoff is None:
+                state, outcome = await self._respond(story, stored.state, turn)
+                outcome = await self.deliveries.deliver(
+                    account_id=account_id,
+                    session_id=session_id,
+                    turn=turn,
+                    outcome=outcome,
+                    answers=answers,
                 )
-            outcome = await self.deliveries.deliver(
-                account_id=account_id,
-                session_id=session_id,
-                turn=turn,
-                outcome=outcome,
-                answers=answers,
-            )
-            state = state.with_parameters(outcome.parameters)
+                state = state.with_parameters(outcome.parameters)
+                state, outcome = after_answer(state, outcome, turn.now)
+            else:
+                state, outcome = silent_turn(story, stored.state, turn, handoff)
             refusal = over_bounds(state)
             if refusal is not None:
                 raise ValidationFailed.at(("parameters",), refusal)
             if await self.sessions.save(
-                story.id, session_id, stored.version, state, self.idle_timeout
+                story.id,
+                session_id,
+                stored.version,
+                state,
+                kept_for(state, self.idle_timeout, self.handoff_idle),
             ):
+                if handoff is not None:
+                    await self.deliveries.hand_over(
+                        account_id=account_id,
+                        session_id=session_id,
+                        turn=turn,
+                        outcome=outcome,
+                        handoff=handoff,
+                    )
                 record_query(turn, outcome)
                 if self.recorder is not None:
                     self.recorder.answered(
@@ -103,6 +119,16 @@ class ConversationService:
                 return outcome
             await asyncio.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
         raise Conflict("the session is being changed by too many messages at once; try again")
+
+    async def _respond(
+        self, story: CompiledStory, state: SessionState, turn: Turn
+    ) -> tuple[SessionState, Outcome]:
+        encoder = None if self.encoders is None else self.encoders.for_story(story.settings)
+        if encoder is None:
+            return respond(story, state, turn)
+        return await asyncio.get_running_loop().run_in_executor(
+            self.turns, functools.partial(respond, story, state, turn, encoder=encoder)
+        )
 
 
 def webhook_outcome(outcome: Outcome, answers: Answers) -> str | None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
-OutcomeKind = Literal["matched", "fallback", "incomplete", "trigger", "goto"]
+OutcomeKind = Literal["matched", "fallback", "incomplete", "trigger", "goto", "handoff"]
 """As `parley_query_outcomes_total` counts them (bot_api.metrics.record_query)."""
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 from bot_api.domain.errors import Clash, Invalid
 from bot_api.domain.greetings import texts_for
-from bot_api.domain.responses import Block, QuickReplies, TextChoice
+from bot_api.domain.responses import Block, Handoff, QuickReplies, TextChoice
 
 WELCOME = "welcome"
 FALLBACK = "fallback"
@@ -132,6 +132,9 @@ def prepare(interaction: Interaction, previous: Interaction | None = None) -> In
         raise Invalid.at(
             ("responses", quick_replies[1]), "an interaction has at most one quickReply block"
         )
+    handoffs = [i for i, block in enumerate(interaction.responses) if isinstance(block, Handoff)]
+    if len(handoffs) > 1:
+        raise Invalid.at(("responses", handoffs[1]), "an interaction has at most one handoff block")
     return replace(
         interaction,
         user_says=tuple(user_says),
@@ -188,3 +191,16 @@ def check_unique_triggers(
         clash = wanted & {t.lower() for t in other_triggers}
         if clash:
             raise Clash(f"trigger {sorted(clash)[0]!r} is already used by interaction {other_id}")
+
+
+def handoff_block(responses: tuple[Block, ...]) -> tuple[int, Handoff] | None:
+    """The handoff block among `responses` and its place, or None."""
+    return next(
+        ((i, block) for i, block in enumerate(responses) if isinstance(block, Handoff)), None
+    )
+
+
+def handoff_connection(interaction: Interaction) -> str:
+    """The id of the connection the interaction hands over to; "" without a handoff."""
+    handoff = handoff_block(interaction.responses)
+    return "" if handoff is None else handoff[1].connection

@@ -64,5 +64,20 @@ class ButtonTemplate:
     delay: int | None = None
 
 
-Block = TextChoice | QuickReplies | Image | Card | ButtonTemplate
-FulfillmentItem = Text | QuickReplies | Image | Card | ButtonTemplate
+@dataclass(frozen=True)
+class Handoff:
+    """Hands the conversation to a person: from this turn on, the user's messages go to
+    the story's webhook connection `connection` instead of the bot (docs/api.md "Handoffs"),
+    until the person gives the conversation back. A block and its fulfillment item."""
+
+    connection: str
+    delay: int | None = None
+
+
+Block = TextChoice | QuickReplies | Image | Card | ButtonTemplate | Handoff
+FulfillmentItem = Text | QuickReplies | Image | Card | ButtonTemplate | Handoff
+
+
+def handoff_of(items: tuple[FulfillmentItem, ...]) -> Handoff | None:
+    """The handoff among a turn's items (an interaction has at most one), or None."""
+    return next((item for item in items if isinstance(item, Handoff)), None)

@@ -15,6 +15,7 @@ from bot_api.domain.responses import (
     ButtonTemplate,
     Card,
     FulfillmentItem,
+    Handoff,
     Image,
     QuickReplies,
     Text,
@@ -113,3 +114,5 @@ def _item(block: Block, parameters: Mapping[str, Any], choose: Choose) -> Fulfil
                 title=fill(block.title, parameters),
                 buttons=_buttons(block.buttons, parameters),
             )
+        case Handoff():
+            return block

@@ -31,6 +31,17 @@ class Pending:
 
 
 @dataclass(frozen=True)
+class HandedOver:
+    """A person has the conversation (docs/api.md "Handoffs"): the bot stays silent and the
+    user's messages go to the story's webhook connection `connection`."""
+
+    connection: str
+    since: datetime
+    last_message_at: datetime
+    """The last message either side sent: the handoff idle since is given back."""
+
+
+@dataclass(frozen=True)
 class SessionState:
     contexts: tuple[ActiveContext, ...] = ()
     parameters: Mapping[str, Any] = field(default_factory=dict)
@@ -38,6 +49,7 @@ class SessionState:
     collected_by: Mapping[str, str] = field(default_factory=dict)
     """Parameter alias -> the interaction that collected its value from what the user
     said; values the client or a webhook supplied are nobody's."""
+    handoff: HandedOver | None = None
 
     def with_parameters(self, parameters: Mapping[str, Any]) -> "SessionState":
         """The state with the turn's final parameters (a webhook's attributes merged in):
@@ -126,6 +138,8 @@ class Outcome:
     vector_model: str | None = None
     """The model that made `vector`: a story's vectors are compared only with those of
     the same model."""
+    handoff: HandedOver | None = None
+    """The handoff the session is in after this turn (engine/handoff.py)."""
 
     def with_webhook_answer(
         self, responses: Sequence[Block], attributes: Mapping[str, str], choose: Choose
@@ -143,7 +157,10 @@ class Outcome:
 
 
 def outcome_kind(turn: Turn, outcome: Outcome) -> OutcomeKind:
-    """How /metrics counts a turn and the history files it."""
+    """How /metrics counts a turn and the history files it: `handoff` while a person has
+    the conversation (a user's message delivered to them, or the person's message)."""
+    if outcome.handoff is not None and outcome.interaction is None:
+        return "handoff"
     if turn.trigger is not None:
         return "trigger"
     if turn.goto is not None:

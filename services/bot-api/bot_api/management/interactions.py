@@ -18,6 +18,7 @@ from bot_api.domain.interactions import (
     STANDARD,
     Interaction,
     check_unique_triggers,
+    handoff_block,
     prepare,
     referenced_entities,
 )
@@ -134,9 +135,7 @@ class InteractionService:
         content = prepare(replace(current, **changes), previous=current)
         added = len(content.user_says) - len(current.user_says)
         await self._check_phrases(story, added, await self._quotas.of(account_id))
-        await self._check_references(
-            account_id, story, interaction_id, content, stored_webhook=current.webhook
-        )
+        await self._check_references(account_id, story, interaction_id, content, current)
         await stores.interactions.replace_content(story.id, content)
         if added:
             await stores.stories.add_phrases(story, added)
@@ -198,10 +197,10 @@ class InteractionService:
         story: StoryRecord,
         interaction_id: str | None,
         content: Interaction,
-        stored_webhook: str = "",
+        stored: Interaction | None = None,
     ) -> None:
         """The entities the parameters name exist, the triggers are the story's own, and a
-        new webhook naming a connection names one of this story's."""
+        new webhook or handoff naming a connection names one of this story's."""
         stores = self._stores
         wanted = referenced_entities(content)
         unknown_builtin = sorted(n for n in wanted if is_builtin(n) and n not in BUILTIN_ENTITIES)
@@ -230,11 +229,21 @@ class InteractionService:
                 {i: t for i, t in sharing.items() if i in story.structure},
             )
         webhook = content.webhook
-        if webhook == stored_webhook or not is_object_id(webhook):
-            return
-        if not await self._connections.is_story_connection(account_id, story.id, webhook):
+        if webhook != (stored.webhook if stored else "") and is_object_id(webhook):
+            await self._check_connection(account_id, story.id, ("webhook",), webhook)
+        handoff = handoff_block(content.responses)
+        stored_handoff = handoff_block(stored.responses) if stored else None
+        if handoff is not None and (stored_handoff is None or stored_handoff[1] != handoff[1]):
+            index, block = handoff
+            place = ("responses", index, "connection")
+            await self._check_connection(account_id, story.id, place, block.connection)
+
+    async def _check_connection(
+        self, account_id: str, story_id: str, place: tuple[str | int, ...], connection_id: str
+    ) -> None:
+        if not await self._connections.is_story_connection(account_id, story_id, connection_id):
             raise ValidationFailed.at(
-                ("webhook",), f"no webhook connection {webhook} belongs to this story"
+                place, f"no webhook connection {connection_id} belongs to this story"
             )
 
 

@@ -14,7 +14,13 @@ from bot_api.changes import ChangeFeed, EntitiesEdited, StoryCreated
 from bot_api.domain.conversation_tests import ConversationTest
 from bot_api.domain.entities import BUILTIN_ENTITIES, Entity, is_builtin
 from bot_api.domain.errors import Invalid
-from bot_api.domain.interactions import Interaction, prepare, referenced_entities
+from bot_api.domain.interactions import (
+    Interaction,
+    handoff_block,
+    handoff_connection,
+    prepare,
+    referenced_entities,
+)
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
 from bot_api.management.quotas import AccountQuotas
@@ -45,6 +51,8 @@ class StoryUpload:
     """The place of each of the document's interactions there, by id."""
     connections: Mapping[str, str]
     """The name of the connection an interaction calls, by its id."""
+    handoffs: Mapping[str, str]
+    """The name of the connection an interaction hands over to, by its id."""
     added: Sequence[str]
     """welcome or fallback: the document had none; the story gets its default one."""
     entities: Sequence[Entity]
@@ -66,6 +74,9 @@ class Exported:
     awaited: Mapping[str, str]
     """The connection an imported interaction is to call once the story has it, by the
     interaction's id."""
+    awaited_handoffs: Mapping[str, str]
+    """The connection an imported interaction is to hand over to once the story has it,
+    by the interaction's id."""
     entities: Sequence[Entity]
     tests: Sequence[ConversationTest]
 
@@ -123,7 +134,8 @@ class StoryTransfer:
         story = await load_story(stores, account_id, story_id)
         interactions = await stores.interactions.find(story.id, story.structure.contexts)
         webhooks = {i.webhook for i in interactions.values() if is_object_id(i.webhook)}
-        names = await stores.connections.names(account_id, story.id, webhooks) if webhooks else {}
+        named = webhooks | {handoff_connection(i) for i in interactions.values()} - {""}
+        names = await stores.connections.names(account_id, story.id, named) if named else {}
         wanted = {
             name
             for interaction in interactions.values()
@@ -139,6 +151,7 @@ class StoryTransfer:
             interactions=interactions,
             connection_names=names,
             awaited=await stores.interactions.awaited_connections(story.id),
+            awaited_handoffs=await stores.interactions.awaited_handoffs(story.id),
             entities=sorted((e.entity for e in entities), key=lambda e: e.name),
             tests=[stored.test for stored in await self._tests.list(account_id, story.id)],
         )
@@ -176,6 +189,15 @@ class StoryTransfer:
                         (*place, "webhook"),
                         "a connection's id means nothing to a new story: name the "
                         "connection with `connection`",
+                    )
+                )
+            handoff = handoff_block(interaction.responses)
+            if handoff is not None:
+                problems.append(
+                    Problem(
+                        (*place, "responses", handoff[0], "connection"),
+                        "a connection's id means nothing to a new story: name the "
+                        "connection with `handoff`",
                     )
                 )
         problems += _trigger_clashes(upload, prepared)
@@ -284,6 +306,8 @@ class StoryTransfer:
             await stores.interactions.insert_many(account_id, story_id, list(prepared.values()))
             if upload.connections:
                 await stores.interactions.await_connections(story_id, upload.connections)
+            if upload.handoffs:
+                await stores.interactions.await_handoffs(story_id, upload.handoffs)
             await self._tests.insert_many(account_id, story_id, upload.tests)
             await stores.stories.insert(
                 story_id,
@@ -332,8 +356,11 @@ def _connections(upload: StoryUpload) -> list[dict[str, Any]]:
     story has no connection yet; once one of that name is made for it, they call it
     (docs/import-export.md)."""
     calling: dict[str, list[str]] = {}
-    for interaction_id, name in upload.connections.items():
-        calling.setdefault(name, []).append(upload.keys[interaction_id])
+    for named in (upload.connections, upload.handoffs):
+        for interaction_id, name in named.items():
+            keys = calling.setdefault(name, [])
+            if upload.keys[interaction_id] not in keys:
+                keys.append(upload.keys[interaction_id])
     return [
         {"name": name, "status": "missing", "interactions": keys}
         for name, keys in sorted(calling.items())

@@ -16,7 +16,7 @@ from typing import Any, Protocol, TypeVar
 from bot_api.changes import ChangeFeed, EntitiesEdited, StoryEdited
 from bot_api.domain.entities import Entity
 from bot_api.domain.errors import Invalid
-from bot_api.domain.interactions import Interaction, prepare
+from bot_api.domain.interactions import Interaction, handoff_connection, prepare
 from bot_api.management.quotas import AccountQuotas
 from bot_api.management.stories import load_story, until_written
 from bot_api.management.transfer import Exported, StoryTransfer, StoryUpload
@@ -82,7 +82,10 @@ class VersionService:
         document = await self._in_worker(functools.partial(self._documents.written, exported))
         frozen = [
             FrozenInteraction(
-                written["key"], interaction_id, exported.interactions[interaction_id].webhook
+                written["key"],
+                interaction_id,
+                exported.interactions[interaction_id].webhook,
+                handoff_connection(exported.interactions[interaction_id]),
             )
             for interaction_id, written in zip(
                 exported.structure.walk(), document["interactions"], strict=True

@@ -4,7 +4,7 @@ from marshmallow import Schema, fields, validate
 
 from bot_api.schemas.common import text
 
-OUTCOMES = ("matched", "fallback", "incomplete", "trigger", "goto")
+OUTCOMES = ("matched", "fallback", "incomplete", "trigger", "goto", "handoff")
 MAX_CONVERSATIONS_PAGE = 100
 
 

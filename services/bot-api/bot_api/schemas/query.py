@@ -10,6 +10,7 @@ from bot_api.domain.responses import (
     ButtonTemplate,
     Card,
     FulfillmentItem,
+    Handoff,
     Image,
     QuickReplies,
     Text,
@@ -17,10 +18,14 @@ from bot_api.domain.responses import (
 from bot_api.engine.turn import Debug, Outcome, Turn
 from bot_api.schemas.common import NAME_PATTERN, text
 from bot_api.schemas.interactions import TRIGGER
+from shared.envelope import envelope
 from shared.envelope_schemas import status_schema
 from shared.schema_fields import StrictBoolean, StrictNumber, TypedUnion
+from shared.timeutil import iso
 
 MAX_QUERY_PARAMETERS = 99
+
+QUERY_STATUS_FIELD = "type"
 
 MAX_QUERY_BODY_BYTES = 1024 * 1024
 """The most a /query body may hold. Every query the schema takes fits when sent as UTF-8
@@ -136,12 +141,17 @@ class ButtonTemplateItemSchema(ItemSchema):
     buttons = fields.List(fields.Nested(ButtonItemSchema), required=True)
 
 
+class HandoffItemSchema(ItemSchema):
+    connection = fields.String(required=True)
+
+
 FULFILLMENT_ITEMS = {
     "text": TextItemSchema,
     "quickReply": QuickReplyItemSchema,
     "image": ImageItemSchema,
     "card": CardItemSchema,
     "buttonTemplate": ButtonTemplateItemSchema,
+    "handoff": HandoffItemSchema,
 }
 
 
@@ -158,6 +168,11 @@ class ActiveContextSchema(Schema):
     lifespan = fields.Integer(required=True)
 
 
+class HandoffStateSchema(Schema):
+    connection = fields.String(required=True)
+    since = fields.String(required=True, metadata={"format": "date-time"})
+
+
 class QueryResultSchema(Schema):
     source = fields.String(required=True, metadata={"enum": ["agent", "webhook"]})
     resolvedQuery = fields.String(required=True)
@@ -172,6 +187,10 @@ class QueryResultSchema(Schema):
     contexts = fields.List(fields.Nested(ActiveContextSchema), required=True)
     fulfillment = fields.List(TypedUnion(FULFILLMENT_ITEMS), required=True)
     debug = fields.Dict(metadata={"description": "With debug: true: candidates and the decision"})
+    handoff = fields.Nested(
+        HandoffStateSchema,
+        metadata={"description": "A person has the conversation: the bot answers nothing"},
+    )
 
 
 class QueryResponseSchema(Schema):
@@ -179,6 +198,29 @@ class QueryResponseSchema(Schema):
     sessionId = fields.String(required=True)
     timestamp = fields.String(required=True)
     status = fields.Nested(status_schema("type"), required=True)
+
+
+def turn_of(body: dict[str, Any]) -> Turn:
+    """The turn a loaded /query body asks for."""
+    return Turn(
+        query=body.get("query"),
+        trigger=body.get("trigger"),
+        goto=body.get("goto"),
+        parameters=body["parameters"],
+        confidence=body.get("confidence"),
+        lifespan=body.get("lifespan"),
+        reset=body["reset"],
+        debug=body["debug"],
+    )
+
+
+def query_body(session_id: str, turn: Turn, outcome: Outcome) -> dict[str, Any]:
+    """/query's answer to a turn (also a channel's, shared/events.py ChannelTurnReply)."""
+    return {
+        "result": result_body(turn, outcome),
+        "sessionId": session_id,
+        **envelope(QUERY_STATUS_FIELD, 200, "success"),
+    }
 
 
 def result_body(turn: Turn, outcome: Outcome) -> dict[str, Any]:
@@ -209,6 +251,11 @@ def result_body(turn: Turn, outcome: Outcome) -> dict[str, Any]:
     }
     if outcome.debug is not None:
         body["debug"] = _debug_body(outcome.debug)
+    if outcome.handoff is not None:
+        body["handoff"] = {
+            "connection": outcome.handoff.connection,
+            "since": iso(outcome.handoff.since),
+        }
     return body
 
 
@@ -235,6 +282,8 @@ def item_body(item: FulfillmentItem) -> dict[str, Any]:
         case ButtonTemplate():
             buttons = _buttons(item.buttons)
             body = {"type": "buttonTemplate", "title": item.title, "buttons": buttons}
+        case Handoff():
+            body = {"type": "handoff", "connection": item.connection}
     if item.delay is not None:
         body["delay"] = item.delay
     return body

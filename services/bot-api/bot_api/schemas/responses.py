@@ -17,6 +17,7 @@ from bot_api.domain.responses import (
     Button,
     ButtonTemplate,
     Card,
+    Handoff,
     Image,
     QuickReplies,
     TextChoice,
@@ -91,12 +92,28 @@ class ButtonTemplateResponseSchema(TypedSchema):
         return ButtonTemplate(block["title"], tuple(block["buttons"]))
 
 
+class HandoffResponseSchema(TypedSchema):
+    connection = fields.String(
+        required=True,
+        validate=validate.Regexp(r"^[0-9a-f]{24}$", error="Must be a webhook connection's id."),
+        metadata={
+            "description": "The id of the story's webhook connection the user's "
+            "messages go to while a person has the conversation"
+        },
+    )
+
+    @post_load
+    def to_value(self, block: dict[str, Any], **kwargs: Any) -> Handoff:
+        return Handoff(block["connection"])
+
+
 STORED_RESPONSES = {
     "text": TextResponseSchema,
     "quickReply": QuickReplyResponseSchema,
     "image": ImageResponseSchema,
     "card": CardResponseSchema,
     "buttonTemplate": ButtonTemplateResponseSchema,
+    "handoff": HandoffResponseSchema,
 }
 
 
@@ -106,6 +123,7 @@ BLOCK_TYPES: dict[type[Block], str] = {
     Image: "image",
     Card: "card",
     ButtonTemplate: "buttonTemplate",
+    Handoff: "handoff",
 }
 """The `type` each block value is written with."""
 

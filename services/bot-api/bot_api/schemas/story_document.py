@@ -77,6 +77,11 @@ class DocumentInteractionSchema(Schema):
     contextOut = keys()
     references = keys()
     connection = text(128, min_length=1, metadata={"description": "A webhook connection's name"})
+    handoff = text(
+        128,
+        min_length=1,
+        metadata={"description": "The name of the webhook connection a handoff block names"},
+    )
 
 
 class StoryDocumentSchema(Schema):
@@ -185,6 +190,7 @@ def exported_document(exported: Exported) -> dict[str, Any]:
         interactions={i: _as_written(v) for i, v in exported.interactions.items()},
         connection_names=exported.connection_names,
         awaited=exported.awaited,
+        awaited_handoffs=exported.awaited_handoffs,
     )
     return to_document(
         story,
@@ -252,6 +258,7 @@ def checked_upload(
         keys=read.keys,
         index_of=read.index_of,
         connections=read.connections,
+        handoffs=read.handoffs,
         added=list(read.added),
         entities=document["entities"],
         unmapped=translated.unmapped,

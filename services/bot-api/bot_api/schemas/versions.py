@@ -7,6 +7,7 @@ from typing import Any
 
 from marshmallow import Schema, fields
 
+from bot_api.domain.responses import Handoff
 from bot_api.management.transfer import Exported, StoryUpload
 from bot_api.management.versions import DRAFT
 from bot_api.schemas.common import text
@@ -25,12 +26,19 @@ class StoryDocuments:
 
     def read(self, version: StoryVersion) -> StoryUpload:
         """Each interaction under the draft id it was frozen with (in the document's
-        order, which `read_document` gives its ids in), calling the webhook it called."""
+        order, which `read_document` gives its ids in), calling the webhook it called and
+        handing over to the connection it handed over to."""
         ids: Iterator[str] = iter([frozen.id for frozen in version.interactions])
         upload = checked_upload("parley", Translated(dict(version.document), ()), lambda: next(ids))
-        webhooks = version.webhooks()
+        webhooks, handoffs = version.webhooks(), version.handoffs()
         interactions = {
-            i: replace(interaction, webhook=webhooks.get(i, interaction.webhook))
+            i: replace(
+                interaction,
+                webhook=webhooks.get(i, interaction.webhook),
+                responses=(*interaction.responses, Handoff(handoffs[i]))
+                if i in handoffs
+                else interaction.responses,
+            )
             for i, interaction in upload.interactions.items()
         }
         return replace(upload, interactions=interactions)

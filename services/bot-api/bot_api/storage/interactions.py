@@ -17,6 +17,7 @@ from bot_api.domain.responses import (
     Button,
     ButtonTemplate,
     Card,
+    Handoff,
     Image,
     QuickReplies,
     TextChoice,
@@ -124,9 +125,57 @@ class InteractionRepository:
         )
         return {document["_id"]: document["awaitedConnection"] async for document in cursor}
 
+    async def await_handoffs(self, story_id: str, names: Mapping[str, str]) -> None:
+        """Each interaction (by id) is to hand over to the connection of that name once the
+        story has one (an imported story: docs/import-export.md)."""
+        for interaction_id, name in names.items():
+            await self.collection.update_one(
+                {"_id": interaction_id, "storyId": story_id},
+                {"$set": {"awaitedHandoff": name}},
+            )
+
+    async def awaited_handoffs(self, story_id: str) -> dict[str, str]:
+        """The handoff connection each interaction awaits, by the interaction's id."""
+        cursor = self.collection.find(
+            {"storyId": story_id, "awaitedHandoff": {"$exists": True}},
+            projection=["awaitedHandoff"],
+        )
+        return {document["_id"]: document["awaitedHandoff"] async for document in cursor}
+
     async def connect_awaiting(self, story_id: str, name: str, connection_id: str) -> list[str]:
         """The interactions awaiting the connection `name` call it now, unless given a
-        webhook meanwhile; the ids of those that changed."""
+        webhook meanwhile, and those awaiting it as their handoff get a handoff block,
+        unless given one meanwhile; the ids of those that changed."""
+        return sorted(
+            {
+                *await self._connect_webhooks(story_id, name, connection_id),
+                *await self._connect_handoffs(story_id, name, connection_id),
+            }
+        )
+
+    async def _connect_handoffs(self, story_id: str, name: str, connection_id: str) -> list[str]:
+        cursor = self.collection.find(
+            {"storyId": story_id, "awaitedHandoff": name}, projection=["responses"]
+        )
+        awaiting = {document["_id"]: document["responses"] async for document in cursor}
+        connected = [
+            i for i, blocks in awaiting.items() if all(b["type"] != "handoff" for b in blocks)
+        ]
+        block = _block_document(Handoff(connection_id))
+        for interaction_id in connected:  # `$set` of the whole list: nx-27017 mangles `$push`
+            responses = [*awaiting[interaction_id], block]
+            await self.collection.update_one(
+                {"_id": interaction_id, "storyId": story_id, "awaitedHandoff": name},
+                {"$set": {"responses": responses, "updatedAt": utcnow()}},
+            )
+        if awaiting:
+            await self.collection.update_many(
+                {"storyId": story_id, "_id": {"$in": list(awaiting)}},
+                {"$unset": {"awaitedHandoff": ""}},
+            )
+        return connected
+
+    async def _connect_webhooks(self, story_id: str, name: str, connection_id: str) -> list[str]:
         cursor = self.collection.find(
             {"storyId": story_id, "awaitedConnection": name}, projection=["webhook"]
         )
@@ -216,6 +265,8 @@ def _block_document(block: Block) -> dict[str, Any]:
                 "title": block.title,
                 "buttons": _buttons_document(block.buttons),
             }
+        case Handoff():
+            return {"type": "handoff", "connection": block.connection}
 
 
 def _buttons_document(buttons: tuple[Button, ...]) -> list[dict[str, str]]:
@@ -238,4 +289,6 @@ def _block(stored: Mapping[str, Any]) -> Block:
         return Card(
             stored["title"], stored["subtitle"], stored["imageUrl"], _buttons(stored["buttons"])
         )
+    if kind == "handoff":
+        return Handoff(stored["connection"])
     return ButtonTemplate(stored["title"], _buttons(stored["buttons"]))

@@ -18,7 +18,7 @@ from bot_api.engine.turn import SessionState
 from bot_api.storage.connections import Connection
 from bot_api.storage.entities import StoredEntity
 from bot_api.storage.interactions import InteractionSummary
-from bot_api.storage.sessions import StoredSession
+from bot_api.storage.sessions import OpenHandoff, StoredSession
 from bot_api.storage.stories import StoryFields, StoryRecord
 from bot_api.storage.turns import ConversationFilter, ConversationPage, StoredTurn
 from bot_api.storage.versions import StoryVersion, VersionSummary
@@ -110,9 +110,17 @@ class InteractionStore(Indexed, Protocol):
     async def awaited_connections(self, story_id: str) -> dict[str, str]:
         """The connection each interaction awaits, by the interaction's id."""
 
+    async def await_handoffs(self, story_id: str, names: Mapping[str, str]) -> None:
+        """Each interaction (by id) is to hand over to the connection of that name once the
+        story has one."""
+
+    async def awaited_handoffs(self, story_id: str) -> dict[str, str]:
+        """The handoff connection each interaction awaits, by the interaction's id."""
+
     async def connect_awaiting(self, story_id: str, name: str, connection_id: str) -> list[str]:
         """The interactions awaiting the connection `name` call it now, unless given a
-        webhook meanwhile; the ids of those that changed."""
+        webhook meanwhile, and those awaiting it as their handoff get a handoff block
+        (last), unless given one meanwhile; the ids of those that changed, sorted."""
 
     async def delete_for_story(self, story_id: str) -> None: ...
 
@@ -159,6 +167,12 @@ class SessionStore(Indexed, Protocol):
         idle_timeout: timedelta,
     ) -> bool:
         """False when someone saved the session since `read_version`."""
+
+    async def open_handoffs(
+        self, story_id: str, active_since: datetime, page: Page
+    ) -> tuple[list[OpenHandoff], int]:
+        """A page of the story's sessions in a handoff with a message after `active_since`
+        and not expired, oldest handoff first, and how many there are in all."""
 
     async def delete_for_story(self, story_id: str) -> None: ...
 

@@ -8,6 +8,12 @@ MongoDB's TTL monitor (which runs once a minute) removes it.
 A session holds at most `MAX_SESSION_PARAMETERS` parameters and `MAX_SESSION_BYTES` of
 state, far below MongoDB's 16 MB document limit: parameters accumulate turn after turn,
 so without a bound a client could grow one document until every write of it fails.
+
+A session in handoff (engine/handoff.py) also carries `handoffStoryId`, which only such
+sessions have: the sparse index on it lists a story's open handoffs without reading its
+other sessions; and its handoff's start and last message as epoch milliseconds
+(`handoffSinceMs`, `handoffLastMs`), which order and filter the list (nx-27017 compares
+datetimes to the whole second: docs/mongodb-compatibility.md).
 """
 
 import re
@@ -19,12 +25,19 @@ from typing import Any
 import bson
 from pymongo.errors import DuplicateKeyError
 
-from bot_api.engine.turn import ActiveContext, Pending, SessionState
-from shared.mongo import Database
+from bot_api.engine.turn import ActiveContext, HandedOver, Pending, SessionState
+from shared.mongo import Database, paged
+from shared.pages import Page
 from shared.timeutil import utcnow
 
 MAX_SESSION_PARAMETERS = 100
 MAX_SESSION_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True)
+class OpenHandoff:
+    session_id: str
+    handoff: HandedOver
 
 
 @dataclass(frozen=True)
@@ -36,7 +49,7 @@ class StoredSession:
 
 def state_to_document(state: SessionState) -> dict[str, Any]:
     pending = state.pending
-    return {
+    document: dict[str, Any] = {
         "contexts": [{"id": c.id, "lifespan": c.lifespan} for c in state.contexts],
         "parameters": dict(state.parameters),
         "pending": None
@@ -48,6 +61,13 @@ def state_to_document(state: SessionState) -> dict[str, Any]:
         },
         "collectedBy": dict(state.collected_by),
     }
+    if state.handoff is not None:
+        document["handoff"] = {
+            "connection": state.handoff.connection,
+            "since": state.handoff.since,
+            "lastMessageAt": state.handoff.last_message_at,
+        }
+    return document
 
 
 def state_from_document(document: Mapping[str, Any]) -> SessionState:
@@ -59,7 +79,13 @@ def state_from_document(document: Mapping[str, Any]) -> SessionState:
         if pending is None
         else Pending(pending["interactionId"], pending["alias"], pending["failures"]),
         collected_by=dict(document.get("collectedBy", {})),
+        handoff=None if document.get("handoff") is None else _handoff(document["handoff"]),
     )
+
+
+def _handoff(stored: Mapping[str, Any]) -> HandedOver:
+    since, last = _aware(stored["since"]), _aware(stored["lastMessageAt"])
+    return HandedOver(stored["connection"], since, last)
 
 
 def over_bounds(state: SessionState) -> str | None:
@@ -89,6 +115,7 @@ class SessionRepository:
 
     async def ensure_indexes(self) -> None:
         await self.collection.create_index("expiresAt", expireAfterSeconds=0)
+        await self.collection.create_index("handoffStoryId", sparse=True)
 
     async def load(self, story_id: str, session_id: str) -> StoredSession:
         document = await self.collection.find_one({"_id": session_key(story_id, session_id)})
@@ -114,6 +141,10 @@ class SessionRepository:
             "expiresAt": utcnow() + idle_timeout,
             "state": state_to_document(state),
         }
+        if state.handoff is not None:
+            document["handoffStoryId"] = story_id
+            document["handoffSinceMs"] = epoch_ms(state.handoff.since)
+            document["handoffLastMs"] = epoch_ms(state.handoff.last_message_at)
         if read_version == 0:
             try:
                 await self.collection.insert_one(document)
@@ -123,10 +154,32 @@ class SessionRepository:
         result = await self.collection.replace_one({"_id": key, "version": read_version}, document)
         return result.matched_count == 1
 
+    async def open_handoffs(
+        self, story_id: str, active_since: datetime, page: Page
+    ) -> tuple[list[OpenHandoff], int]:
+        """A page of the story's sessions in a handoff with a message after `active_since`
+        and not expired, oldest handoff first, and how many there are in all."""
+        found = {
+            "handoffStoryId": story_id,
+            "expiresAt": {"$gt": utcnow()},
+            "handoffLastMs": {"$gt": epoch_ms(active_since)},
+        }
+        cursor = self.collection.find(found, projection=["state"])
+        prefix = len(session_key(story_id, ""))
+        items = [
+            OpenHandoff(document["_id"][prefix:], _handoff(document["state"]["handoff"]))
+            async for document in paged(cursor.sort([("handoffSinceMs", 1), ("_id", 1)]), page)
+        ]
+        return items, await self.collection.count_documents(found)
+
     async def delete_for_story(self, story_id: str) -> None:
         """By the `_id` prefix, which the `_id` index serves: no other index to maintain on
         every message."""
         await self.collection.delete_many({"_id": {"$regex": f"^{re.escape(story_id)}:"}})
+
+
+def epoch_ms(moment: datetime) -> int:
+    return int(moment.timestamp() * 1000)
 
 
 def _aware(moment: datetime) -> datetime:

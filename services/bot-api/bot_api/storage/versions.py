@@ -1,10 +1,11 @@
 """The `story_versions` collection: a story frozen as its document, never changed after.
 
 A version holds the story's document (docs/import-export.md) and, for each of its keys,
-the id the interaction had in the draft when it was frozen and the webhook it called: a
-published version is compiled with the draft's ids, so a conversation's contexts carry
-over when the public key moves from the draft to a version or from one version to the
-next, and its interactions call the same connections as the draft did.
+the id the interaction had in the draft when it was frozen, the webhook it called and the
+connection it handed over to: a published version is compiled with the draft's ids, so
+a conversation's contexts carry over when the public key moves from the draft to a
+version or from one version to the next, and its interactions call the same connections
+as the draft did.
 
 Versions are numbered 1, 2, ... per story; the unique index on the number makes two
 concurrent freezes take different numbers (the loser tries the next).
@@ -36,6 +37,9 @@ class FrozenInteraction:
     id: str
     webhook: str = ""
     """The webhook the draft's interaction called (a URL or a connection's id)."""
+    handoff: str = ""
+    """The id of the connection the draft's interaction handed over to, if it did (the
+    document names it: the block is given back its id, last among the responses)."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,10 @@ class StoryVersion:
         """The webhook each interaction called, by id (those that called one)."""
         return {frozen.id: frozen.webhook for frozen in self.interactions if frozen.webhook}
 
+    def handoffs(self) -> dict[str, str]:
+        """The connection each interaction handed over to, by id (those that did)."""
+        return {frozen.id: frozen.handoff for frozen in self.interactions if frozen.handoff}
+
 
 class NumberTaken(Exception):
     """Another freeze of the story took the number meanwhile."""
@@ -86,7 +94,8 @@ def version_to_document(version: StoryVersion) -> dict[str, Any]:
         "createdAt": version.created_at,
         "document": dict(version.document),
         "interactions": [
-            {"key": f.key, "id": f.id, "webhook": f.webhook} for f in version.interactions
+            {"key": f.key, "id": f.id, "webhook": f.webhook, "handoff": f.handoff}
+            for f in version.interactions
         ],
     }
 
@@ -101,7 +110,8 @@ def version_from_document(document: Mapping[str, Any]) -> StoryVersion:
         created_at=document["createdAt"],
         document=document["document"],
         interactions=tuple(
-            FrozenInteraction(f["key"], f["id"], f["webhook"]) for f in document["interactions"]
+            FrozenInteraction(f["key"], f["id"], f["webhook"], f.get("handoff", ""))
+            for f in document["interactions"]
         ),
     )
 

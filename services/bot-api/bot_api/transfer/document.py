@@ -42,6 +42,9 @@ class StoryContent:
     awaited: Mapping[str, str] = field(default_factory=dict)
     """The connection an imported interaction without a webhook is to call once the
     story has a connection of that name, by the interaction's id."""
+    awaited_handoffs: Mapping[str, str] = field(default_factory=dict)
+    """The connection an imported interaction without a handoff block is to hand over to
+    once the story has a connection of that name, by the interaction's id."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,8 @@ class ReadStory:
     """The place of each new id in the document's interactions."""
     connections: Mapping[str, str]
     """The connection name an interaction calls, by its new id."""
+    handoffs: Mapping[str, str]
+    """The connection name an interaction hands over to, by its new id."""
     problems: tuple[Problem, ...]
     added: Mapping[str, str]
     """The new id of each type ("welcome", "fallback") the document lacks: the story
@@ -121,18 +126,23 @@ def to_document(
         connection = story.connection_names.get(webhook) or (
             None if webhook else story.awaited.get(interaction_id)
         )
+        responses = [r for r in interaction["responses"] if r["type"] != "handoff"]
+        handoff = _handoff_name(story, interaction_id, interaction["responses"])
         interactions.append(
             {
                 "key": key_of[interaction_id],
                 **interaction,
-                "responses": [_keyed_buttons(r, key_of) for r in interaction["responses"]],
+                "responses": [_keyed_buttons(r, key_of) for r in responses],
                 **({"connection": connection} if connection else {"webhook": webhook}),
+                **({"handoff": handoff} if handoff else {}),
                 "root": context.root,
                 "contextOut": [key_of[i] for i in context.context_out],
                 "references": [key_of[i] for i in context.references],
             }
         )
-    used = sorted({i["connection"] for i in interactions if "connection" in i})
+    used = sorted(
+        {i[name] for i in interactions for name in ("connection", "handoff") if name in i}
+    )
     document = {
         "format": FORMAT,
         "version": VERSION,
@@ -146,6 +156,17 @@ def to_document(
     if tests:
         document["tests"] = [dict(test) for test in tests]
     return document
+
+
+def _handoff_name(
+    story: StoryContent, interaction_id: str, responses: Sequence[Mapping[str, Any]]
+) -> str | None:
+    """The name of the connection an interaction hands over to (its handoff block's, or
+    the one it awaits); None without one, or when the connection is gone."""
+    for block in responses:
+        if block["type"] == "handoff":
+            return story.connection_names.get(block["connection"])
+    return story.awaited_handoffs.get(interaction_id)
 
 
 def _keyed_buttons(block: Mapping[str, Any], key_of: Mapping[str, str]) -> dict[str, Any]:
@@ -179,6 +200,7 @@ def read_document(
     contents: dict[str, dict[str, Any]] = {}
     contexts: dict[str, Context] = {}
     connections: dict[str, str] = {}
+    handoffs: dict[str, str] = {}
     order: list[str] = []
     permanent: dict[str, str] = {}
     for index, interaction in enumerate(interactions):
@@ -196,7 +218,7 @@ def read_document(
         content = {
             name: value
             for name, value in interaction.items()
-            if name not in {"key", "root", "contextOut", "references", "connection"}
+            if name not in {"key", "root", "contextOut", "references", "connection", "handoff"}
         }
         content["type"] = kind
         content["responses"] = [
@@ -205,6 +227,8 @@ def read_document(
         ]
         if "connection" in interaction:
             connections[interaction_id] = interaction["connection"]
+        if "handoff" in interaction:
+            handoffs[interaction_id] = interaction["handoff"]
         contents[interaction_id] = content
         linked = {}
         for name in ("contextOut", "references"):
@@ -241,6 +265,7 @@ def read_document(
         keys={interaction_id: key for key, interaction_id in id_of.items()},
         index_of=index_of,
         connections=connections,
+        handoffs=handoffs,
         problems=tuple(problems),
         added=added,
     )

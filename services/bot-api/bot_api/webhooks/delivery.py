@@ -1,4 +1,5 @@
-"""Delivering a matched interaction's webhook during a /query turn (docs/webhooks.md).
+"""Delivering a matched interaction's webhook during a /query turn (docs/webhooks.md),
+and a user's message to the handoff connection while a person has the conversation.
 
 The webhook is a URL or a connection's id; a connection (named, or whose url equals the
 URL) lends its credentials, and the outcome of a call through it is reported so that
@@ -9,20 +10,21 @@ import logging
 import random
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from bot_api.domain.interactions import Interaction
-from bot_api.engine.turn import Outcome, Turn
+from bot_api.engine.turn import HandedOver, Outcome, Turn
 from bot_api.metrics import WEBHOOK_DELIVERIES, WEBHOOK_LATENCY
 from bot_api.storage.connections import Connection
 from bot_api.webhooks.answers import WebhookAnswer, read_answer
 from bot_api.webhooks.failures import DeliveryFailed
-from bot_api.webhooks.payload import request_body
+from bot_api.webhooks.payload import handoff_body, request_body
 from shared.events import DeliveryResult
 from shared.ids import is_object_id
 
 log = logging.getLogger(__name__)
 
+Read = TypeVar("Read")
 Report = Callable[[DeliveryResult], Awaitable[None]]
 Answers = dict[str, WebhookAnswer | None]
 """Each interaction's answer within one turn, so a retried session save does not call
@@ -82,14 +84,48 @@ class Deliveries:
             return None
         url = webhook if connection is None else connection.url
         body = request_body(session_id, interaction, turn, outcome, connection)
+        what = f"webhook of interaction {interaction.id}"
+        return await self._post(account_id, url, body, connection, what, read_answer)
+
+    async def hand_over(
+        self,
+        *,
+        account_id: str,
+        session_id: str,
+        turn: Turn,
+        outcome: Outcome,
+        handoff: HandedOver,
+    ) -> None:
+        """Deliver the user's message to the handoff connection (the answer is not read:
+        the person answers through the handoff API)."""
+        connection = await self._connections.for_webhook(
+            account_id, outcome.story_id, handoff.connection
+        )
+        if connection is None:
+            log.warning("a handoff names no connection of its story: %s", handoff.connection)
+            return
+        body = handoff_body(session_id, turn, outcome)
+        await self._post(account_id, connection.url, body, connection, "handoff", bytes)
+
+    async def _post(
+        self,
+        account_id: str,
+        url: str,
+        body: dict[str, Any],
+        connection: Connection | None,
+        what: str,
+        read: Callable[[bytes], Read],
+    ) -> Read | None:
+        """The answer as `read` reads it, or None when the call failed (logged, counted and,
+        through a connection, reported)."""
         error: str | None = None
-        answer: WebhookAnswer | None = None
+        answer: Read | None = None
         started = time.perf_counter()
         try:
-            answer = read_answer(await self._caller.call(url, body, connection))
+            answer = read(await self._caller.call(url, body, connection))
         except DeliveryFailed as failure:
             error = str(failure)
-            log.warning("webhook of interaction %s failed: %s", interaction.id, error)
+            log.warning("%s failed: %s", what, error)
         WEBHOOK_LATENCY.observe(time.perf_counter() - started)
         WEBHOOK_DELIVERIES.labels("ok" if error is None else "failed").inc()
         if connection is not None:

@@ -1,5 +1,6 @@
 """What a webhook call sends (docs/webhooks.md): the webhook-block fields a backend
-expects, plus `sessionId` and `result`, the query result as it stands before the call."""
+expects, plus `sessionId` and `result`, the query result as it stands before the call;
+and what a handoff connection receives of each user message."""
 
 import json
 import uuid
@@ -37,6 +38,20 @@ def request_body(
         "attributes": {k: _attribute(v) for k, v in parameters.items()},
         "sessionId": session_id,
         "result": result_body(turn, outcome),
+    }
+
+
+def handoff_body(session_id: str, turn: Turn, outcome: Outcome) -> dict[str, Any]:
+    """A user's message while a person has the conversation: exactly one of `query`,
+    `trigger` and `goto` in `message`, as the user's client sent it."""
+    sent = {"query": turn.query, "trigger": turn.trigger, "goto": turn.goto}
+    return {
+        "type": "handoff",
+        "messageId": str(uuid.uuid4()),
+        "storyId": outcome.story_id,
+        "sessionId": session_id,
+        "message": {name: value for name, value in sent.items() if value is not None},
+        "parameters": dict(outcome.parameters),
     }
 
 

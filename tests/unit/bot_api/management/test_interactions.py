@@ -4,9 +4,10 @@ edits survive concurrent writers, and each write announces what it changed."""
 from typing import Any
 
 import pytest
+from marshmallow import ValidationError
 
 from bot_api.changes import StoryEdited
-from bot_api.domain.errors import Clash, Unknown
+from bot_api.domain.errors import Clash, Invalid, Unknown
 from bot_api.domain.structure import ContextChange
 from bot_api.management.interactions import InteractionService
 from bot_api.management.stories import MAX_CONCURRENT_RETRIES, StoryService
@@ -289,3 +290,46 @@ async def test_a_delete_that_loses_to_too_many_writers_keeps_every_document(
     assert doomed in database.interactions.records
     assert "interactions.delete_many" not in database.operations()
     assert announced == []
+
+
+async def test_a_handoff_names_a_connection_of_the_story_and_comes_once(
+    interactions: InteractionService,
+    connections: ConnectionDirectory,
+    database: Database,
+    story_id: str,
+) -> None:
+    ours, theirs = "a" * 24, "b" * 24
+    connections.known |= {(ACCOUNT, story_id, ours), (ACCOUNT, "another-story", theirs)}
+    text = {"type": "text", "messages": ["A person will answer"]}
+
+    def handing_to(*connections: str) -> dict[str, Any]:
+        blocks = [{"type": "handoff", "connection": c} for c in connections]
+        return greeting(responses=[text, *blocks])
+
+    with pytest.raises(ValidationFailed, match=rf"responses\[1\]\.connection: .*{theirs}"):
+        await interactions.create(
+            account_id=ACCOUNT, story_id=story_id, interaction=new_interaction(handing_to(theirs))
+        )
+    with pytest.raises(Invalid, match="at most one handoff block") as refused:
+        await interactions.create(
+            account_id=ACCOUNT,
+            story_id=story_id,
+            interaction=new_interaction(handing_to(ours, ours)),
+        )
+    assert refused.value.path == ("responses", 2)
+    with pytest.raises(ValidationError, match="connection"):
+        new_interaction(greeting(responses=[{"type": "handoff", "connection": "not-an-id"}]))
+    assert "interactions.insert_many" not in database.operations()
+
+    created = await interactions.create(
+        account_id=ACCOUNT, story_id=story_id, interaction=new_interaction(handing_to(ours))
+    )
+    stored = await interactions.read(account_id=ACCOUNT, story_id=story_id, interaction_id=created)
+    assert [type(block).__name__ for block in stored.responses] == ["TextChoice", "Handoff"]
+    connections.known.clear()  # the connection is deleted: the stored handoff still stands
+    await interactions.update(
+        account_id=ACCOUNT,
+        story_id=story_id,
+        interaction_id=created,
+        changes=interaction_changes({"name": "Hi"}),
+    )

@@ -2,6 +2,7 @@
 back into a story with new ids and every problem at its place."""
 
 import itertools
+from dataclasses import replace
 from typing import Any
 
 from bot_api.domain.structure import Context, Structure
@@ -144,3 +145,36 @@ def test_a_broken_tree_is_told_by_key() -> None:
     [problem] = read.problems
     assert problem.path == ("interactions", 1, "contextOut")
     assert "drinks is owned by welcome already" in problem.message
+
+
+def test_a_handoff_is_written_by_its_connection_s_name_and_read_back_as_that_name() -> None:
+    desk, gone = "a" * 24, "b" * 24
+    story = pizza()
+    handing = [{"type": "text", "messages": ["Wait"]}, {"type": "handoff", "connection": desk}]
+    story = replace(
+        story,
+        interactions={
+            **story.interactions,
+            "d": content("Drinks", responses=handing),
+            "w": content("Welcome", type="welcome", responses=[
+                {"type": "handoff", "connection": gone}
+            ]),
+        },
+        connection_names={**story.connection_names, desk: "Desk"},
+        awaited_handoffs={"o": "Later"},
+    )  # fmt: skip
+
+    document = to_document(story, [])
+
+    welcome, order, drinks = document["interactions"]
+    assert drinks["handoff"] == "Desk"
+    assert drinks["responses"] == [{"type": "text", "messages": ["Wait"]}]
+    assert order["handoff"] == "Later"  # awaited: the story has no such connection yet
+    assert "handoff" not in welcome and welcome["responses"] == []  # its connection is gone
+    assert document["connections"] == ["Desk", "Later", "Orders"]
+    read = read_document(document, new_ids())
+    assert {read.keys[i]: name for i, name in read.handoffs.items()} == {
+        "order": "Later",
+        "drinks": "Desk",
+    }
+    assert all("handoff" not in c for c in read.content.interactions.values())

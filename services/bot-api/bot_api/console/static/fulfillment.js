@@ -124,6 +124,8 @@
         box.append(element("p", "parley-text", item.title));
         box.append(renderButtons(item.buttons, send));
         return box;
+      case "handoff":
+        return element("p", "parley-item parley-text", "(handed to a person)");
       default:
         return element("p", "parley-item parley-text", "(" + item.type + ")");
     }

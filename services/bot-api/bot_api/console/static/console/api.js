@@ -82,3 +82,11 @@ export const integrations = (method, path, body) =>
 // Every connection of the account that belongs to `storyId`.
 export const storyConnections = async (storyId) =>
   (await everything(CONNECTIONS, { base: page.integrations })).filter((c) => c.story.id === storyId);
+
+// The channel API of integrations-api: a story on Telegram, Slack, Messenger, WhatsApp.
+export const CHANNELS = "/v2/integrations/channels";
+export const channelsApi = (method, path, body) =>
+  call(method, `${CHANNELS}${path}`, body, { base: page.integrations });
+// Every channel of the account that belongs to `storyId`.
+export const storyChannels = async (storyId) =>
+  (await everything(CHANNELS, { base: page.integrations })).filter((c) => c.story.id === storyId);

@@ -10,6 +10,7 @@ const pages = {
   entities: () => import("./entities.js"),
   entity: () => import("./entity.js"),
   connections: () => import("./connections.js"),
+  channels: () => import("./channels.js"),
   history: () => import("./history.js"),
   inbox: () => import("./inbox.js"),
   tests: () => import("./tests.js"),

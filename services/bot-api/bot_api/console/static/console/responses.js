@@ -8,6 +8,7 @@ const LABELS = {
   image: "Image",
   card: "Card",
   buttonTemplate: "Button template",
+  handoff: "Handoff to a person",
 };
 
 // `wrap` holds `control` and its counter.
@@ -73,6 +74,9 @@ function parts(block, path, lang) {
     case "buttonTemplate":
       text("title", "Text", 640);
       buttons();
+      break;
+    case "handoff":
+      text("connection", "Webhook connection id (the person's side)", 24, false);
       break;
   }
   const read = () =>

@@ -1,0 +1,92 @@
+"""A channel's turn (shared/events.py `ChannelTurn`, asked by integrations-api over NATS):
+answered exactly as the public key's /query would be for the account and the story: the
+same validation, the published version when there is one, the per-visitor rate limits
+(the channel's user is the visitor: the session id names them), the history recorded
+with the turn's parameters (so `default_source` names the channel); the reply carries
+/query's status and JSON body, errors in the same envelope."""
+
+import json
+import logging
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from bot_api.conversations.answering import ConversationService
+from bot_api.schemas.query import QUERY_STATUS_FIELD, QueryRequestSchema, query_body, turn_of
+from shared.auth import AccountRepository, Principal, TokenKind
+from shared.endpoints import load
+from shared.envelope import error_body
+from shared.errors import STATUSES, ApiError, NotFound, from_domain
+from shared.events import ChannelTurn, ChannelTurnReply
+from shared.ids import is_object_id
+from shared.rates import RateLimits
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ChannelTurns:
+    conversations: ConversationService
+    limits: RateLimits
+    accounts: AccountRepository
+
+    async def answer(self, request: ChannelTurn) -> ChannelTurnReply:
+        try:
+            return ChannelTurnReply(200, json.dumps(await self._answered(request)))
+        except Exception as error:
+            return failed(error)
+
+    async def _answered(self, request: ChannelTurn) -> dict[str, Any]:
+        if not is_object_id(request.account_id):
+            raise NotFound("no such story in this account")
+        principal = Principal(
+            request.account_id, TokenKind.PUBLIC, await self.accounts.limits(request.account_id)
+        )
+        self.limits.query(principal, client=request.session_id)
+        body = query_request(request)
+        self.limits.session(principal, body["sessionId"])
+        turn = turn_of(body)
+        outcome = await self.conversations.answer(
+            account_id=request.account_id,
+            story_id=request.story_id,
+            session_id=body["sessionId"],
+            turn=turn,
+            published=True,
+        )
+        return query_body(body["sessionId"], turn, outcome)
+
+
+def query_request(request: ChannelTurn) -> dict[str, Any]:
+    """The turn as a validated /query body (ValidationFailed as /query refuses it); the
+    channel's type is the `default_source` unless the parameters name one."""
+    raw: dict[str, Any] = {
+        "sessionId": request.session_id,
+        "storyId": request.story_id,
+        "parameters": {"default_source": request.source, **request.parameters},
+    }
+    for name in ("query", "trigger", "goto"):
+        if getattr(request, name) is not None:
+            raw[name] = getattr(request, name)
+    loaded: dict[str, Any] = load(QueryRequestSchema(), raw)
+    return loaded
+
+
+def failed(error: Exception) -> ChannelTurnReply:
+    """The reply /query's error middleware would make of `error`."""
+    answer = error if isinstance(error, ApiError) else from_domain(error)
+    if answer is None:
+        log.exception("a channel's turn failed", exc_info=error)
+        answer = ApiError("internal server error")
+    return error_reply(answer.status, answer.error_type, answer.details, answer.errors)
+
+
+def error_reply(
+    status: int, error_type: str, details: str, errors: dict[str, Any] | None = None
+) -> ChannelTurnReply:
+    body = error_body(QUERY_STATUS_FIELD, status, error_type, details, errors, uuid.uuid4().hex)
+    return ChannelTurnReply(status, json.dumps(body))
+
+
+def undecodable(reason: str) -> ChannelTurnReply:
+    log.warning("unreadable channel turn: %s", reason)
+    return error_reply(400, STATUSES[400].error_type, f"unreadable channel turn: {reason}")

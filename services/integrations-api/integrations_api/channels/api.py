@@ -1,0 +1,212 @@
+"""The channel API `/v2/integrations/channels` and the platforms' own entry
+`/v2/channels/:id` (docs/channels.md): each handler parses, calls its use case
+(channels/service.py, channels/conversations.py) and renders."""
+
+import dataclasses
+import time
+from typing import Any
+
+from aiohttp import web
+from marshmallow import fields
+
+from integrations_api.channels import conversations, service
+from integrations_api.channels.platform import Request
+from integrations_api.channels.repository import Channel, ChannelFields
+from integrations_api.channels.schemas import (
+    ChannelCreateSchema,
+    ChannelSchema,
+    ChannelUpdateSchema,
+)
+from integrations_api.keys import CHANNEL_BACKENDS, CONFIG
+from integrations_api.schemas import CreatedSchema, SuccessSchema
+from shared.endpoints import PAGE, TOTAL, Upload, client_of, endpoint, principal_of
+from shared.envelope import envelope
+from shared.errors import Unauthorized
+from shared.keys import IDEMPOTENCY, RATE_LIMITS
+from shared.timeutil import iso
+
+BASE = "/v2/integrations/channels"
+INBOUND = "/v2/channels/{id}"
+INBOUND_BYTES = 1024 * 1024
+"""A platform's call is one event: a Telegram message is at most 4096 characters
+(with its entities, some tens of KiB), a Slack event payload a few KiB; 1 MiB leaves
+room for any of them and refuses bigger bodies before they are read."""
+INBOUND_MEDIA_TYPES = ("application/json", "application/x-www-form-urlencoded")
+"""JSON, and the form Slack posts a button click in."""
+
+routes = web.RouteTableDef()
+
+
+def _account(request: web.Request) -> str:
+    return principal_of(request).account_id
+
+
+def _backends(request: web.Request) -> service.ChannelBackends:
+    return request.app[CHANNEL_BACKENDS]
+
+
+def _base_url(request: web.Request) -> str:
+    """`INTEGRATIONS_PUBLIC_URL`, else the origin the API was called on."""
+    return request.app[CONFIG].integrations_public_url or f"{request.scheme}://{request.host}"
+
+
+def _fields(body: dict[str, Any]) -> ChannelFields:
+    return ChannelFields(name=body["name"], credentials=body.get("credentials"))
+
+
+def _success() -> dict[str, Any]:
+    return envelope("type", 200, "success")
+
+
+def to_api(channel: Channel, base_url: str) -> dict[str, Any]:
+    """A channel as read: never its credentials."""
+    return {
+        "id": channel.id,
+        "story": {"id": channel.story_id, "name": channel.story_name},
+        "type": channel.type,
+        "name": channel.name,
+        "inboundUrl": service.inbound_url(base_url, channel.id),
+        "status": channel.status,
+        "error": channel.error,
+        "createdAt": iso(channel.created_at),
+        "updatedAt": iso(channel.updated_at),
+    }
+
+
+@routes.get(BASE)
+@endpoint(
+    summary="List the channels (never their credentials)",
+    tag="channels",
+    response=ChannelSchema(many=True),
+    paged=True,
+)
+async def list_channels(request: web.Request) -> Any:
+    channels, request[TOTAL] = await service.list_channels(
+        _backends(request), account_id=_account(request), page=request[PAGE]
+    )
+    return [to_api(channel, _base_url(request)) for channel in channels]
+
+
+@routes.post(BASE)
+@endpoint(
+    summary="Connect a story to a messaging platform (Telegram registers its webhook)",
+    tag="channels",
+    body=ChannelCreateSchema(),
+    response=CreatedSchema(),
+    status=201,
+    errors=(409, 503),
+)
+async def create_channel(request: web.Request, body: dict[str, Any]) -> Any:
+    account_id = _account(request)
+    config = principal_of(request).limits.applied_to(request.app[CONFIG])
+    backends = dataclasses.replace(_backends(request), quota=config.quota_channels)
+
+    async def create(new_id: str | None) -> dict[str, Any]:
+        channel_id = await service.create_channel(
+            backends,
+            account_id=account_id,
+            story_id=body["storyId"],
+            channel_type=body["type"],
+            fields=_fields(body),
+            base_url=_base_url(request),
+            new_id=new_id,
+        )
+        return {"id": channel_id, **envelope("type", 201, "created")}
+
+    return await request.app[IDEMPOTENCY].once(request, account_id, body, create)
+
+
+@routes.get(BASE + "/{id}")
+@endpoint(
+    summary="Read a channel (never its credentials)",
+    tag="channels",
+    response=ChannelSchema(),
+    errors=(404,),
+)
+async def read_channel(request: web.Request) -> Any:
+    channel = await service.read_channel(
+        _backends(request), account_id=_account(request), channel_id=request.match_info["id"]
+    )
+    return to_api(channel, _base_url(request))
+
+
+@routes.put(BASE + "/{id}")
+@endpoint(
+    summary="Rename a channel or replace its credentials, and register its webhook again",
+    tag="channels",
+    body=ChannelUpdateSchema(),
+    response=SuccessSchema(),
+    errors=(404,),
+)
+async def update_channel(request: web.Request, body: dict[str, Any]) -> Any:
+    await service.update_channel(
+        _backends(request),
+        account_id=_account(request),
+        channel_id=request.match_info["id"],
+        fields=_fields(body),
+        base_url=_base_url(request),
+    )
+    return _success()
+
+
+@routes.delete(BASE + "/{id}")
+@endpoint(
+    summary="Delete a channel (the platform's webhook is left to the platform)",
+    tag="channels",
+    response=SuccessSchema(),
+    errors=(404,),
+)
+async def delete_channel(request: web.Request) -> Any:
+    await service.delete_channel(
+        _backends(request), account_id=_account(request), channel_id=request.match_info["id"]
+    )
+    return _success()
+
+
+@routes.post(INBOUND)
+@endpoint(
+    summary="A messaging platform's webhook call (authenticated the platform's way)",
+    tag="channels",
+    auth=None,
+    body=fields.Dict(metadata={"description": "The platform's event, as it sends it"}),
+    uploads=INBOUND_MEDIA_TYPES,
+    body_bytes=INBOUND_BYTES,
+    errors=(400, 401, 404, 413, 415, 429),
+)
+async def inbound_call(request: web.Request, upload: Upload) -> web.StreamResponse:
+    return await _received(request, upload.data)
+
+
+@routes.get(INBOUND)
+@endpoint(
+    summary="A messaging platform's verification call (Meta's hub.challenge)",
+    tag="channels",
+    auth=None,
+    errors=(401, 404, 429),
+)
+async def inbound_verification(request: web.Request) -> web.StreamResponse:
+    return await _received(request, b"")
+
+
+async def _received(request: web.Request, body: bytes) -> web.StreamResponse:
+    """A client whose calls failed authentication too often is refused (429) before any
+    look-up, as one whose tokens failed (AUTH_FAILURE_RATE)."""
+    client = client_of(request)
+    limits = request.app[RATE_LIMITS]
+    limits.check_authentication(client)
+    call = Request(
+        method=request.method,
+        headers={name.lower(): value for name, value in request.headers.items()},
+        query=dict(request.query),
+        body=body,
+    )
+    try:
+        reply = await conversations.receive(
+            _backends(request), channel_id=request.match_info["id"], request=call, now=time.time()
+        )
+    except Unauthorized:
+        limits.authentication_failed(client)
+        raise
+    if reply is None:
+        return web.json_response({"ok": True})
+    return web.Response(status=reply.status, text=reply.text, content_type=reply.content_type)

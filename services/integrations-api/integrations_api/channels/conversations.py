@@ -1,0 +1,114 @@
+"""A platform's call to a channel and the answer it gets (docs/channels.md).
+
+The call is authenticated, read and acknowledged at once; each message it carries is
+answered in the background (`work.py`): bot-api is asked for the turn, as the public
+/query would answer it, and the fulfillment is sent back through the platform's API.
+A delivery id seen before (the platform retrying) is not answered again.
+"""
+
+import functools
+import json
+import logging
+
+from integrations_api.channels.platform import Fulfillment, Incoming, Profile, Reply, Request
+from integrations_api.channels.platforms import PLATFORMS
+from integrations_api.channels.repository import Channel
+from integrations_api.channels.service import ChannelBackends, send_all
+from integrations_api.channels.turns import TurnUnanswered
+from shared.errors import BadRequest, NotFound, Unauthorized
+from shared.events import ChannelTurn
+
+log = logging.getLogger(__name__)
+
+
+async def receive(
+    backends: ChannelBackends, *, channel_id: str, request: Request, now: float
+) -> Reply | None:
+    """What to answer the platform (None: a plain 200); 404 for no such channel, 401
+    when the call is not the platform's, 400 for a body it would never send."""
+    channel = await backends.channels.find(channel_id)
+    platform = PLATFORMS.get(channel.type) if channel is not None else None
+    if channel is None or platform is None:
+        raise NotFound(f"no channel {channel_id}")
+    credentials = channel.credentials
+    if request.method == "GET":
+        reply = platform.challenge(credentials, request)
+        if reply is None:
+            raise Unauthorized("not a verification call of the platform")
+        return reply
+    if not platform.authenticate(credentials, request, now):
+        log.info("channel %s: a call failed the platform's authentication", channel.id)
+        raise Unauthorized("the call is not signed by the platform")
+    reply = platform.challenge(credentials, request)
+    if reply is not None:
+        return reply
+    try:
+        incoming = platform.read(credentials, request.body)
+    except ValueError as error:
+        raise BadRequest(f"not a call {channel.type} sends: {error}") from None
+    for message in incoming:
+        if await backends.deliveries.first_time(channel.id, message.delivery_id):
+            job = functools.partial(answer, backends, channel, message)
+            backends.work.submit(
+                channel.account_id, channel.id, channel.type, message.conversation, job
+            )
+    return None
+
+
+class TurnFailed(Exception):
+    """bot-api refused the turn or did not answer it: the message says which."""
+
+
+async def answer(backends: ChannelBackends, channel: Channel, incoming: Incoming) -> None:
+    """Send the turn's answer; when there is none, what the platform still needs (a
+    click answered), and the reason on the channel's `error`."""
+    try:
+        fulfillment, problem = await _turn(backends, channel, incoming), None
+    except TurnFailed as failed:
+        fulfillment, problem = [], str(failed)
+    outgoing = PLATFORMS[channel.type].render(channel.credentials, incoming, fulfillment)
+    if await send_all(backends, channel, outgoing) and problem is not None:
+        log.warning("channel %s: no turn: %s", channel.id, problem)
+        await backends.channels.record_delivery(channel.account_id, channel.id, problem)
+
+
+async def _turn(backends: ChannelBackends, channel: Channel, incoming: Incoming) -> Fulfillment:
+    """The turn's fulfillment (none for a click that carried nothing to say)."""
+    if incoming.query is None and incoming.goto is None and incoming.trigger is None:
+        return []
+    turn = ChannelTurn(
+        account_id=channel.account_id,
+        story_id=channel.story_id,
+        session_id=f"{channel.id}:{incoming.conversation}:{incoming.user}",
+        source=channel.type,
+        query=incoming.query if incoming.goto is None and incoming.trigger is None else None,
+        trigger=incoming.trigger,
+        goto=incoming.goto,
+        parameters=parameters(channel.type, incoming.profile),
+    )
+    try:
+        reply = await backends.turns.ask(turn)
+    except TurnUnanswered as unanswered:
+        raise TurnFailed(str(unanswered)) from None
+    if reply.status != 200:
+        raise TurnFailed(f"bot-api answered {reply.status}: {_details(reply.body)}")
+    fulfillment: Fulfillment = json.loads(reply.body)["result"]["fulfillment"]
+    return fulfillment
+
+
+def parameters(source: str, profile: Profile) -> dict[str, str]:
+    """The `default_*` parameters of the turn: the source, and what the platform told."""
+    told = {
+        "default_name": profile.name,
+        "default_language": profile.language,
+        "default_timezone": profile.timezone,
+        "default_avatar": profile.avatar,
+    }
+    return {"default_source": source, **{k: v for k, v in told.items() if v is not None}}
+
+
+def _details(body: str) -> str:
+    try:
+        return str(json.loads(body)["status"]["errorDetails"])[:200]
+    except (ValueError, KeyError, TypeError):
+        return body[:200]

@@ -1,0 +1,175 @@
+"""Facebook Messenger (docs/channels.md "Messenger"): a Page's `messages` and
+`messaging_postbacks` webhook events in, the Send API out.
+
+Meta sends an event again while the 200 is missing (for up to a day); each carries
+its message's `mid`, which the channel answers once.
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+from integrations_api.channels import meta
+from integrations_api.channels.answers import (
+    Button,
+    calls_with_delays,
+    chunks,
+    fitted_value,
+    quick_reply_buttons,
+    read_buttons,
+    read_click,
+)
+from integrations_api.channels.platform import (
+    Call,
+    Credentials,
+    Fulfillment,
+    Incoming,
+    Outgoing,
+    Reply,
+    Request,
+    shape_errors_as_value_error,
+)
+
+SEND_PATH = "/me/messages"
+TEXT_LIMIT = 2000
+"""Characters of a message's text; a longer answer goes in several messages."""
+QUICK_REPLIES_LIMIT = 13
+QUICK_REPLY_TITLE_LIMIT = 20
+PAYLOAD_LIMIT = 1000
+BUTTON_TITLE_LIMIT = 20
+TEMPLATE_BUTTONS_LIMIT = 3
+BUTTON_TEMPLATE_TEXT_LIMIT = 640
+ELEMENT_TEXT_LIMIT = 80
+"""The Send API's documented limits (characters, or items): quick replies, their
+titles and payloads, a template's buttons, a button template's text and a generic
+template element's title and subtitle. Graph refuses a message over any of them."""
+
+
+class Messenger:
+    type: str = "messenger"
+    credential_names: tuple[str, ...] = ("pageAccessToken", "appSecret", "verifyToken")
+
+    def authenticate(self, credentials: Credentials, request: Request, now: float) -> bool:
+        return meta.authenticate(credentials, request)
+
+    def challenge(self, credentials: Credentials, request: Request) -> Reply | None:
+        return meta.challenge(credentials, request)
+
+    def read(self, credentials: Credentials, body: bytes) -> list[Incoming]:
+        """Text messages, quick-reply taps and postbacks (button clicks); echoes of
+        the Page's own messages, attachments, reads and deliveries are left."""
+        with shape_errors_as_value_error():
+            entries = meta.entries(body, "page")
+            events = [event for entry in entries for event in entry.get("messaging", [])]
+            incoming = [_read_event(event) for event in events]
+            return [one for one in incoming if one is not None]
+
+    def render(
+        self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment
+    ) -> list[Outgoing]:
+        def calls(item: Mapping[str, Any]) -> list[Call]:
+            return [_send(credentials, incoming.conversation, m) for m in _messages(item)]
+
+        return calls_with_delays(fulfillment, calls)
+
+    def text(self, credentials: Credentials, conversation: str, text: str) -> Call:
+        return _send(credentials, conversation, {"text": text[:TEXT_LIMIT]})
+
+
+PLATFORM = Messenger()
+
+
+def _read_event(event: Mapping[str, Any]) -> Incoming | None:
+    psid = str(event["sender"]["id"])
+    if "postback" in event:
+        postback = event["postback"]
+        query, goto = read_click(str(postback.get("payload") or postback.get("title", "")))
+        return Incoming(str(postback["mid"]), psid, psid, query=query, goto=goto)
+    message = event.get("message")
+    if message is None or message.get("is_echo"):
+        return None
+    if "quick_reply" in message:
+        query, goto = read_click(str(message["quick_reply"]["payload"]))
+        return Incoming(str(message["mid"]), psid, psid, query=query, goto=goto)
+    text = str(message.get("text", ""))
+    if not text.strip():
+        return None
+    return Incoming(str(message["mid"]), psid, psid, query=text)
+
+
+def _messages(item: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The Send API `message` objects that show one fulfillment item."""
+    match item.get("type"):
+        case "text":
+            return [{"text": piece} for piece in chunks(str(item["message"]), TEXT_LIMIT)]
+        case "quickReply":
+            title, buttons = quick_reply_buttons(item)
+            return [_quick_replies(title, buttons)]
+        case "buttonTemplate":
+            return [_button_template(str(item["title"]), read_buttons(item["buttons"]))]
+        case "card":
+            return [_generic_template(item)]
+        case "image":
+            image = {"url": str(item["imageUrl"]), "is_reusable": True}
+            return [{"attachment": {"type": "image", "payload": image}}]
+    return []  # handoff: the channel shows nothing for it
+
+
+def _quick_replies(title: str, buttons: list[Button]) -> dict[str, Any]:
+    """A text with up to 13 quick replies; a quick reply can only say something, so
+    a link or phone button (a webhook's) is left out."""
+    replies = [
+        {
+            "content_type": "text",
+            "title": button.title[:QUICK_REPLY_TITLE_LIMIT],
+            "payload": fitted_value(button, PAYLOAD_LIMIT),
+        }
+        for button in buttons
+        if button.kind == "reply"
+    ][:QUICK_REPLIES_LIMIT]
+    message: dict[str, Any] = {"text": title[:TEXT_LIMIT]}
+    if replies:
+        message["quick_replies"] = replies
+    return message
+
+
+def _button_template(title: str, buttons: list[Button]) -> dict[str, Any]:
+    """A button template needs one to three buttons: with none left, its text."""
+    template_buttons = [_button(button) for button in buttons][:TEMPLATE_BUTTONS_LIMIT]
+    if not template_buttons:
+        return {"text": title[:TEXT_LIMIT]}
+    payload = {
+        "template_type": "button",
+        "text": title[:BUTTON_TEMPLATE_TEXT_LIMIT],
+        "buttons": template_buttons,
+    }
+    return {"attachment": {"type": "template", "payload": payload}}
+
+
+def _generic_template(card: Mapping[str, Any]) -> dict[str, Any]:
+    element: dict[str, Any] = {"title": str(card["title"])[:ELEMENT_TEXT_LIMIT]}
+    if card.get("subtitle"):
+        element["subtitle"] = str(card["subtitle"])[:ELEMENT_TEXT_LIMIT]
+    if card.get("imageUrl"):
+        element["image_url"] = str(card["imageUrl"])
+    buttons = [_button(button) for button in read_buttons(card["buttons"])]
+    if buttons:
+        element["buttons"] = buttons[:TEMPLATE_BUTTONS_LIMIT]
+    payload = {"template_type": "generic", "elements": [element]}
+    return {"attachment": {"type": "template", "payload": payload}}
+
+
+def _button(button: Button) -> dict[str, Any]:
+    title = button.title[:BUTTON_TITLE_LIMIT]
+    match button.kind:
+        case "link":
+            return {"type": "web_url", "title": title, "url": button.target}
+        case "phone":
+            return {"type": "phone_number", "title": title, "payload": button.target}
+    return {"type": "postback", "title": title, "payload": fitted_value(button, PAYLOAD_LIMIT)}
+
+
+def _send(credentials: Credentials, psid: str, message: Mapping[str, Any]) -> Call:
+    """A Send API call answering the user (`RESPONSE`: within the 24 hours after
+    their last message, which a channel's answers always are)."""
+    body = {"recipient": {"id": psid}, "messaging_type": "RESPONSE", "message": message}
+    return meta.graph_call(SEND_PATH, credentials["pageAccessToken"], body)

@@ -1,0 +1,145 @@
+"""What a messaging platform is to a channel (docs/channels.md): how its webhook calls
+are authenticated and read, and how an answer is written in its own messages.
+
+Each platform (`telegram.py`, `slack.py`, `messenger.py`, `whatsapp.py`) is a pure
+module: it reads bytes and writes `Call` values, and never does I/O itself. The
+channel's use cases (`channels/service.py`) do the I/O: they acknowledge the platform,
+ask bot-api for the turn over NATS and send the calls (`channels/sender.py`, with its
+retries).
+"""
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+Credentials = Mapping[str, str]
+"""A channel's secrets by their API names (`botToken`, `signingSecret`, ...), plus
+`webhookSecret`, which Parley makes for Telegram's secret token."""
+
+WELCOME = "welcome"
+"""The trigger of a story's welcome interaction (SPEC: reserved)."""
+
+Fulfillment = list[dict[str, Any]]
+"""`result.fulfillment` as /query answers it (docs/api.md)."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What the platform tells of the user, for the `default_*` parameters."""
+
+    name: str | None = None
+    language: str | None = None
+    timezone: str | None = None
+    avatar: str | None = None
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """One message or button click a platform delivered, in Parley's terms."""
+
+    delivery_id: str
+    """The platform's id of the event (Telegram update_id, Slack event_id, Meta's
+    message id): a redelivery carries the same one, and is processed once."""
+    conversation: str
+    """Where the answer goes: Telegram chat id, Slack channel, Messenger PSID, WhatsApp
+    number."""
+    user: str
+    query: str | None = None
+    goto: str | None = None
+    """A clicked button that jumps to an interaction (its id)."""
+    trigger: str | None = None
+    """A platform's own start of a conversation (Telegram's /start): the `welcome`
+    trigger, as the web widget sends when it opens."""
+    profile: Profile = field(default_factory=Profile)
+    callback: str | None = None
+    """Telegram's callback_query id, which must be answered (answerCallbackQuery)."""
+
+
+@dataclass(frozen=True)
+class Request:
+    """A webhook call as it reached `/v2/channels/:id`."""
+
+    method: str
+    headers: Mapping[str, str]
+    """Header names in lower case."""
+    query: Mapping[str, str]
+    body: bytes
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What to answer the platform at once, when it is not a plain 200 (Slack's
+    url_verification, Meta's hub.challenge)."""
+
+    status: int
+    text: str
+    content_type: str = "text/plain"
+
+
+@dataclass(frozen=True)
+class Call:
+    """One HTTP call to the platform's API; `path` is joined to its base address
+    (TELEGRAM_API_URL, SLACK_API_URL or META_GRAPH_URL)."""
+
+    path: str
+    json: Mapping[str, Any]
+    headers: Mapping[str, str] = field(default_factory=dict)
+    method: str = "POST"
+
+
+@dataclass(frozen=True)
+class Pause:
+    """A `delay` between two parts of an answer, in seconds."""
+
+    seconds: float
+
+
+Outgoing = Call | Pause
+
+
+class Platform(Protocol):
+    """One messaging platform; a module-level instance per platform."""
+
+    type: str
+    """`telegram`, `slack`, `messenger` or `whatsapp`: the channel's type and the turn's
+    `default_source`."""
+    credential_names: tuple[str, ...]
+    """The credentials a channel of this type must be given."""
+
+    def authenticate(self, credentials: Credentials, request: Request, now: float) -> bool:
+        """Whether the call comes from the platform, checked its own documented way."""
+        ...
+
+    def challenge(self, credentials: Credentials, request: Request) -> Reply | None:
+        """The answer to a verification call (Slack url_verification, Meta's GET
+        hub.challenge), or None for an ordinary call."""
+        ...
+
+    def read(self, credentials: Credentials, body: bytes) -> list[Incoming]:
+        """The messages and clicks a call carries for this channel (none for events
+        Parley ignores, or addressed to another of the app's numbers); raises ValueError
+        on a body the platform would never send."""
+        ...
+
+    def render(
+        self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment
+    ) -> list[Outgoing]:
+        """The calls that show an answer to the user, in order, with its delays (and
+        answering a Telegram click)."""
+        ...
+
+    def text(self, credentials: Credentials, conversation: str, text: str) -> Call:
+        """One plain text message to a conversation (a person's, during a handoff)."""
+        ...
+
+
+@contextmanager
+def shape_errors_as_value_error() -> Iterator[None]:
+    """Around a platform's `read`: a body with a field missing or of another type (the
+    KeyError, TypeError or AttributeError of reading it) is the ValueError `read`
+    raises, which the channel answers 400, not a 500."""
+    try:
+        yield
+    except (KeyError, TypeError, AttributeError) as error:
+        raise ValueError(f"a field is missing or of another type ({error!r})") from error

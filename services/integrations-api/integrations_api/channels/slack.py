@@ -1,0 +1,236 @@
+"""Slack (docs/channels.md "Slack"): the Events API's `message` events and the clicks
+on Parley's buttons (interactivity `block_actions`) in; `chat.postMessage` out.
+
+Slack waits 3 seconds for the 200 of an event and then sends it again, up to three
+times, with `X-Slack-Retry-Num` and the same `event_id`: the channel acknowledges at
+once and answers an `event_id` once (`Incoming.delivery_id`).
+"""
+
+import hashlib
+import hmac
+import json
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import parse_qs
+
+from integrations_api.channels.answers import (
+    Button,
+    calls_with_delays,
+    chunks,
+    fitted_value,
+    quick_reply_buttons,
+    read_buttons,
+    read_click,
+)
+from integrations_api.channels.platform import (
+    Call,
+    Credentials,
+    Fulfillment,
+    Incoming,
+    Outgoing,
+    Reply,
+    Request,
+    shape_errors_as_value_error,
+)
+
+POST_MESSAGE = "/api/chat.postMessage"
+SIGNATURE_WINDOW_SECONDS = 300
+"""Slack's documented replay window: a request whose timestamp is more than five
+minutes from now is refused, even with a valid signature."""
+
+TEXT_LIMIT = 4000
+"""Characters of a message's text sent at once: Slack advises at most 4,000 (and
+truncates at 40,000); a longer text goes in several messages."""
+SECTION_TEXT_LIMIT = 3000
+BUTTON_TEXT_LIMIT = 75
+BUTTON_VALUE_LIMIT = 2000
+URL_LIMIT = 3000
+"""Block Kit's documented limits, in characters: a section's text, a button's text,
+value and url. Slack refuses a message over any of them."""
+ALT_TEXT = "image"
+"""An image block's required `alt_text`: a fulfillment image has no description."""
+
+
+class Slack:
+    type: str = "slack"
+    credential_names: tuple[str, ...] = ("botToken", "signingSecret")
+
+    def authenticate(self, credentials: Credentials, request: Request, now: float) -> bool:
+        """Slack's v0 request signature: HMAC-SHA256 with the signing secret of
+        `v0:<X-Slack-Request-Timestamp>:<raw body>`, in `X-Slack-Signature` as
+        `v0=<hex>`, from a timestamp within five minutes of now."""
+        timestamp = request.headers.get("x-slack-request-timestamp", "")
+        signature = request.headers.get("x-slack-signature", "")
+        if not timestamp.isdigit() or abs(now - int(timestamp)) > SIGNATURE_WINDOW_SECONDS:
+            return False
+        signed = b"v0:" + timestamp.encode() + b":" + request.body
+        key = credentials["signingSecret"].encode()
+        expected = "v0=" + hmac.new(key, signed, hashlib.sha256).hexdigest()
+        return hmac.compare_digest(expected.encode(), signature.encode())
+
+    def challenge(self, credentials: Credentials, request: Request) -> Reply | None:
+        """Slack's `url_verification`, sent when the Request URL is saved in the app's
+        settings: answered with its `challenge`."""
+        if request.method != "POST" or not request.body.startswith(b"{"):
+            return None
+        try:
+            body = json.loads(request.body)
+        except ValueError:
+            return None
+        if isinstance(body, dict) and body.get("type") == "url_verification":
+            return Reply(200, str(body.get("challenge", "")))
+        return None
+
+    def read(self, credentials: Credentials, body: bytes) -> list[Incoming]:
+        """An Events API call (JSON) or an interactivity call (form-encoded
+        `payload=<JSON>`)."""
+        with shape_errors_as_value_error():
+            if body.startswith(b"payload="):
+                [payload] = parse_qs(body.decode())["payload"]
+                return _read_interaction(_object(payload))
+            return _read_event(_object(body))
+
+    def render(
+        self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment
+    ) -> list[Outgoing]:
+        def calls(item: Mapping[str, Any]) -> list[Call]:
+            return [_post(credentials, incoming.conversation, m) for m in _messages(item)]
+
+        return calls_with_delays(fulfillment, calls)
+
+    def text(self, credentials: Credentials, conversation: str, text: str) -> Call:
+        return _post(credentials, conversation, {"text": text[:TEXT_LIMIT]})
+
+
+PLATFORM = Slack()
+
+
+def _object(text: str | bytes) -> dict[str, Any]:
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise ValueError("a Slack call is a JSON object")
+    return value
+
+
+def _read_event(body: dict[str, Any]) -> list[Incoming]:
+    """A user's plain message; Parley's own messages (`bot_id`), edits, deletions,
+    joins and every other subtype are no message to answer."""
+    if body.get("type") != "event_callback":
+        return []
+    event = body["event"]
+    if event.get("type") != "message" or "subtype" in event or "bot_id" in event:
+        return []
+    text = _unescaped(str(event.get("text", "")))
+    if not text.strip():
+        return []
+    return [
+        Incoming(
+            delivery_id=str(body["event_id"]),
+            conversation=str(event["channel"]),
+            user=str(event["user"]),
+            query=text,
+        )
+    ]
+
+
+def _read_interaction(payload: dict[str, Any]) -> list[Incoming]:
+    """A click on a Parley button (its value `q:`/`g:`). A link button is opened by
+    Slack itself and reported without a value: nothing to answer. Slack does not
+    send an interaction again, and gives it no event id: its `trigger_id` is unique."""
+    if payload.get("type") != "block_actions" or "channel" not in payload:
+        return []  # a click outside a conversation (App Home, a modal)
+    clicked = [action for action in payload["actions"] if action.get("value")]
+    if not clicked:
+        return []
+    query, goto = read_click(str(clicked[0]["value"]))
+    return [
+        Incoming(
+            delivery_id="click:" + str(payload["trigger_id"]),
+            conversation=str(payload["channel"]["id"]),
+            user=str(payload["user"]["id"]),
+            query=query,
+            goto=goto,
+        )
+    ]
+
+
+def _unescaped(text: str) -> str:
+    """Slack escapes `&`, `<` and `>` in a message's text."""
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
+def _escaped(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _messages(item: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The chat.postMessage bodies (without the channel) that show one fulfillment
+    item; `text` is what notifications and clients without blocks show."""
+    match item.get("type"):
+        case "text":
+            return [{"text": piece} for piece in chunks(str(item["message"]), TEXT_LIMIT)]
+        case "quickReply":
+            title, buttons = quick_reply_buttons(item)
+            return [_with_buttons(title, _section(_escaped(title)), buttons)]
+        case "buttonTemplate":
+            title = str(item["title"])
+            return [_with_buttons(title, _section(_escaped(title)), read_buttons(item["buttons"]))]
+        case "card":
+            return [_card(item)]
+        case "image":
+            url = str(item["imageUrl"])
+            return [{"text": url, "blocks": [_image(url)]}]
+    return []  # handoff: the channel shows nothing for it
+
+
+def _card(item: Mapping[str, Any]) -> dict[str, Any]:
+    title, subtitle = str(item["title"]), str(item.get("subtitle") or "")
+    section = _section(f"*{_escaped(title)}*" + (f"\n{_escaped(subtitle)}" if subtitle else ""))
+    image_url = str(item.get("imageUrl") or "")
+    if image_url:
+        section["accessory"] = _image(image_url)
+    return _with_buttons(title, section, read_buttons(item["buttons"]))
+
+
+def _section(mrkdwn: str) -> dict[str, Any]:
+    return {"type": "section", "text": {"type": "mrkdwn", "text": mrkdwn[:SECTION_TEXT_LIMIT]}}
+
+
+def _image(url: str) -> dict[str, Any]:
+    """An image block, or a section's image accessory: both have this shape."""
+    return {"type": "image", "image_url": url, "alt_text": ALT_TEXT}
+
+
+def _with_buttons(text: str, section: dict[str, Any], buttons: list[Button]) -> dict[str, Any]:
+    """A section and, below it, an actions block of the buttons Slack can show (a
+    phone button has no Slack form: left out)."""
+    elements = [
+        _button(index, button)
+        for index, button in enumerate(buttons)
+        if button.kind == "reply" or (button.kind == "link" and len(button.target) <= URL_LIMIT)
+    ]
+    blocks = [section]
+    if elements:
+        blocks.append({"type": "actions", "elements": elements})
+    return {"text": text[:TEXT_LIMIT], "blocks": blocks}
+
+
+def _button(index: int, button: Button) -> dict[str, Any]:
+    element: dict[str, Any] = {
+        "type": "button",
+        "text": {"type": "plain_text", "text": button.title[:BUTTON_TEXT_LIMIT], "emoji": True},
+        "action_id": f"parley-{index}",
+    }
+    if button.kind == "link":
+        element["url"] = button.target
+    else:
+        element["value"] = fitted_value(button, BUTTON_VALUE_LIMIT)
+    return element
+
+
+def _post(credentials: Credentials, channel: str, message: Mapping[str, Any]) -> Call:
+    return Call(
+        POST_MESSAGE,
+        {"channel": channel, **message},
+        headers={"Authorization": f"Bearer {credentials['botToken']}"},
+    )

@@ -1,0 +1,120 @@
+"""The channels' repositories in memory, held to the contract of their MongoDB twins
+(channels/repository.py) by tests/integration/integrations_api/test_channel_repository.py."""
+
+import dataclasses
+from datetime import datetime
+
+from bson import ObjectId
+
+from integrations_api.channels.repository import (
+    DELIVERY_MEMORY,
+    Channel,
+    ChannelFields,
+    channel_of,
+    new_document,
+    updated_values,
+)
+from shared.pages import Page
+from shared.timeutil import utcnow
+
+
+class ChannelsInMemory:
+    def __init__(self) -> None:
+        self.channels: dict[str, Channel] = {}
+
+    async def ensure_indexes(self) -> None:
+        pass
+
+    def _of_story(self, account_id: str, story_id: str) -> list[Channel]:
+        return [
+            c
+            for c in self.channels.values()
+            if (c.account_id, c.story_id) == (account_id, story_id)
+        ]
+
+    async def insert(
+        self,
+        account_id: str,
+        story_id: str,
+        story_name: str,
+        channel_type: str,
+        fields: ChannelFields,
+        channel_id: str | None = None,
+    ) -> Channel:
+        document = new_document(account_id, story_id, story_name, channel_type, fields)
+        channel = channel_of({"_id": ObjectId(channel_id), **document})
+        self.channels[channel.id] = channel
+        return channel
+
+    async def list(self, account_id: str, page: Page) -> list[Channel]:
+        return page.of([c for c in self.channels.values() if c.account_id == account_id])
+
+    async def count(self, account_id: str) -> int:
+        return sum(c.account_id == account_id for c in self.channels.values())
+
+    async def get(self, account_id: str, channel_id: str) -> Channel | None:
+        channel = self.channels.get(channel_id)
+        return channel if channel is not None and channel.account_id == account_id else None
+
+    async def find(self, channel_id: str) -> Channel | None:
+        return self.channels.get(channel_id)
+
+    async def update(
+        self, account_id: str, channel_id: str, fields: ChannelFields
+    ) -> Channel | None:
+        current = await self.get(account_id, channel_id)
+        if current is None:
+            return None
+        values = updated_values(current, fields)
+        self.channels[channel_id] = dataclasses.replace(
+            current,
+            name=values["name"],
+            credentials=values.get("credentials", current.credentials),
+            updated_at=values["updatedAt"],
+        )
+        return self.channels[channel_id]
+
+    async def set_status(
+        self, account_id: str, channel_id: str, status: str, error: str | None
+    ) -> None:
+        current = await self.get(account_id, channel_id)
+        if current is not None:
+            self.channels[channel_id] = dataclasses.replace(current, status=status, error=error)
+
+    async def record_delivery(self, account_id: str, channel_id: str, error: str | None) -> None:
+        current = await self.get(account_id, channel_id)
+        if current is not None:
+            self.channels[channel_id] = dataclasses.replace(current, error=error)
+
+    async def used_by_story(self, account_id: str, story_id: str) -> bool:
+        return any(self._of_story(account_id, story_id))
+
+    async def rename_story(self, account_id: str, story_id: str, name: str) -> None:
+        for channel in self._of_story(account_id, story_id):
+            self.channels[channel.id] = dataclasses.replace(channel, story_name=name)
+
+    async def delete_for_story(self, account_id: str, story_id: str) -> None:
+        for channel in self._of_story(account_id, story_id):
+            del self.channels[channel.id]
+
+    async def delete(self, account_id: str, channel_id: str) -> Channel | None:
+        current = await self.get(account_id, channel_id)
+        if current is not None:
+            del self.channels[channel_id]
+        return current
+
+
+class DeliveriesInMemory:
+    def __init__(self) -> None:
+        self.expiries: dict[tuple[str, str], datetime] = {}
+
+    async def ensure_indexes(self) -> None:
+        pass
+
+    async def first_time(self, channel_id: str, delivery_id: str) -> bool:
+        now = utcnow()
+        key = (channel_id, delivery_id)
+        if key in self.expiries and self.expiries[key] > now:
+            return False
+        self.expiries[key] = now + DELIVERY_MEMORY
+        return True

@@ -1,0 +1,79 @@
+"""Fulfillments (docs/query.md "Fulfillment items") a channel renders in tests: one
+of every kind, and one at the limits of what a story or a webhook may answer."""
+
+from typing import Any
+
+GOTO = "0f8fbd4c-7d3e-4a41-9d3e-3b0e4c1a2b3c"
+
+EVERY_KIND: list[dict[str, Any]] = [
+    {"type": "text", "message": "Hello & welcome <friend>"},
+    {
+        "type": "quickReply",
+        "messages": [{"type": "quickReply", "title": "Which size?", "replies": ["Small", "Large"]}],
+    },
+    {
+        "type": "card",
+        "title": "Margherita",
+        "subtitle": "Tomato, mozzarella",
+        "imageUrl": "https://img.example/margherita.png",
+        "buttons": [
+            {"title": "Order", "postback": "order a margherita"},
+            {"title": "Menu", "postback": GOTO, "type": "goto"},
+            {"title": "Website", "postback": "https://pizza.example/margherita", "type": "url"},
+        ],
+    },
+    {
+        "type": "buttonTemplate",
+        "title": "Anything else?",
+        "buttons": [
+            {"title": "Call us", "postback": "+33 1 23 45 67 89", "type": "phone"},
+            {"title": "No", "postback": ""},
+        ],
+        "delay": 1500,
+    },
+    {"type": "image", "imageUrl": "https://img.example/oven.jpg"},
+    {"type": "handoff", "connection": "65f0c0ffee65f0c0ffee0042"},
+]
+
+REPLIES = [f"Choice number {n:02d} is long" for n in range(11)]
+"""Eleven quick replies (the most a story holds), each over 20 characters."""
+
+AT_THE_LIMITS: list[dict[str, Any]] = [
+    {"type": "text", "message": "x" * 5000},
+    {
+        "type": "quickReply",
+        "messages": [{"type": "quickReply", "title": "t" * 80, "replies": REPLIES}],
+    },
+    {
+        "type": "quickReply",
+        "messages": [{"type": "quickReply", "title": "Same twice", "replies": ["Yes", "Yes"]}],
+    },
+    {
+        "type": "card",
+        "title": "c" * 80,
+        "subtitle": "s" * 80,
+        "imageUrl": "https://img.example/" + "i" * 1000,
+        "buttons": [{"title": "b" * 20, "postback": "p" * 2048} for _ in range(3)],
+    },
+    {"type": "card", "title": "Bare card", "subtitle": "", "imageUrl": "", "buttons": []},
+    {
+        "type": "buttonTemplate",
+        "title": "w" * 640,
+        "buttons": [{"title": "Go", "postback": GOTO, "type": "goto"}],
+    },
+    {
+        "type": "buttonTemplate",
+        "title": "Only a link",
+        "buttons": [{"title": "Site", "postback": "https://a.example"}],
+    },
+    {
+        "type": "quickReply",
+        "messages": [
+            {"type": "quickReply", "title": "From a webhook", "replies": ["r" * 100, "Site"]}
+        ],
+        "buttons": [
+            {"title": "r" * 100, "postback": "r" * 100, "type": "postback"},
+            {"title": "Site", "postback": "https://a.example", "type": "url"},
+        ],
+    },
+]

@@ -1,0 +1,191 @@
+"""channels/telegram.py against the Bot API's documented shapes
+(https://core.telegram.org/bots/api): updates read, answers written."""
+
+import json
+from typing import Any
+
+import pytest
+
+from integrations_api.channels.platform import Call, Incoming, Pause, Profile, Request
+from integrations_api.channels.telegram import PLATFORM, set_webhook
+from support.platforms.telegram import CHECKS, click_update, message_update
+
+CREDENTIALS = {"botToken": "123:abc", "webhookSecret": "s3cret_-"}
+INCOMING = Incoming("1", "4242", "77")
+
+
+def request(**headers: str) -> Request:
+    return Request("POST", headers, {}, b"{}")
+
+
+def documented(call: Call) -> tuple[str, dict[str, Any]]:
+    """(method, fields) of a call, after the stand-in's check of the method's shape."""
+    assert call.path.startswith("/bot123:abc/")
+    method = call.path.rsplit("/", 1)[1]
+    fields = dict(call.json)
+    assert CHECKS[method](fields) == "", fields
+    return method, fields
+
+
+def test_only_the_channel_s_secret_authenticates_an_update() -> None:
+    header = "x-telegram-bot-api-secret-token"
+    assert PLATFORM.authenticate(CREDENTIALS, request(**{header: "s3cret_-"}), 0)
+    for wrong in ("s3cret_", "s3cret_--", "", "S3CRET_-"):
+        assert not PLATFORM.authenticate(CREDENTIALS, request(**{header: wrong}), 0)
+    assert not PLATFORM.authenticate(CREDENTIALS, request(), 0)
+    assert PLATFORM.challenge(CREDENTIALS, request()) is None
+
+
+def test_a_text_message_is_read_with_the_user_s_profile() -> None:
+    body = json.dumps(message_update(10, "hello", chat=-100, user=5, language="it")).encode()
+    assert PLATFORM.read(CREDENTIALS, body) == [
+        Incoming("10", "-100", "5", query="hello", profile=Profile("Ada Lovelace", "it"))
+    ]
+
+
+@pytest.mark.parametrize("text", ["/start", "/start promo-42", "/start@PizzaBot"])
+def test_the_start_command_is_the_welcome_trigger(text: str) -> None:
+    body = json.dumps(message_update(11, text, chat=5, user=5)).encode()
+    (started,) = PLATFORM.read(CREDENTIALS, body)
+    assert (started.trigger, started.query) == ("welcome", None)
+
+
+@pytest.mark.parametrize("text", ["/started", "start", "/stop", "say /start"])
+def test_other_texts_are_said_as_they_are(text: str) -> None:
+    body = json.dumps(message_update(12, text, chat=5, user=5)).encode()
+    (said,) = PLATFORM.read(CREDENTIALS, body)
+    assert (said.trigger, said.query) == (None, text)
+
+
+def test_clicks_come_back_as_their_query_or_goto() -> None:
+    (said,) = PLATFORM.read(CREDENTIALS, json.dumps(click_update(3, "q:Large")).encode())
+    (jumped,) = PLATFORM.read(CREDENTIALS, json.dumps(click_update(4, "g:abc-123")).encode())
+    assert (said.query, said.goto, said.callback, said.conversation) == (
+        "Large",
+        None,
+        "cq3",
+        "4242",
+    )
+    assert (jumped.query, jumped.goto, jumped.callback) == (None, "abc-123", "cq4")
+
+
+@pytest.mark.parametrize(
+    "update",
+    [
+        {"update_id": 1, "edited_message": {"text": "x"}},
+        {"update_id": 2, "message": {"message_id": 1, "chat": {"id": 1}, "date": 0, "photo": []}},
+        {"update_id": 3, "inline_query": {"id": "1", "query": "x"}},
+    ],
+)
+def test_other_updates_are_ignored(update: dict[str, Any]) -> None:
+    assert PLATFORM.read(CREDENTIALS, json.dumps(update).encode()) == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"not json",
+        b"[]",
+        b"{}",
+        b'{"update_id": "1"}',
+        b'{"update_id": 1, "message": {"text": "x", "from": {}}}',
+    ],
+)
+def test_a_body_telegram_never_sends_is_a_value_error(body: bytes) -> None:
+    with pytest.raises(ValueError):
+        PLATFORM.read(CREDENTIALS, body)
+
+
+def test_each_fulfillment_type_is_a_documented_method() -> None:
+    fulfillment = [
+        {"type": "text", "message": "Hi"},
+        {"type": "quickReply",
+         "messages": [{"type": "quickReply", "title": "Size?", "replies": ["S", "L"]}]},
+        {"type": "card", "title": "T", "subtitle": "S", "imageUrl": "https://i.test/a.png",
+         "buttons": [{"title": "Go", "postback": "order", "type": "goto"}]},
+        {"type": "card", "title": "No image", "subtitle": "", "buttons": []},
+        {"type": "buttonTemplate", "title": "Pick", "buttons": [
+            {"title": "Site", "postback": "https://x.test"},
+            {"title": "Call", "postback": "+1", "type": "phone"},
+            {"title": "Say", "postback": ""}]},
+        {"type": "image", "imageUrl": "https://i.test/b.png", "delay": 1500},
+        {"type": "handoff", "connection": "c"},
+    ]  # fmt: skip
+    outgoing = PLATFORM.render(CREDENTIALS, INCOMING, fulfillment)
+
+    assert isinstance(outgoing[5], Pause) and outgoing[5].seconds == 1.5
+    calls = [documented(c) for c in outgoing if isinstance(c, Call)]
+    assert [method for method, _ in calls] == [
+        "sendMessage", "sendMessage", "sendPhoto", "sendMessage", "sendMessage", "sendPhoto"
+    ]  # fmt: skip
+    text, quick, card, bare, template, image = (fields for _, fields in calls)
+    assert text == {"chat_id": 4242, "text": "Hi"}
+    assert quick["reply_markup"]["keyboard"] == [[{"text": "S"}], [{"text": "L"}]]
+    assert quick["reply_markup"]["one_time_keyboard"] is True
+    assert card["caption"] == "T\nS"
+    assert card["reply_markup"] == {
+        "inline_keyboard": [[{"text": "Go", "callback_data": "g:order"}]]
+    }
+    assert bare == {"chat_id": 4242, "text": "No image"}
+    assert template["reply_markup"] == {"inline_keyboard": [
+        [{"text": "Site", "url": "https://x.test"}], [{"text": "Say", "callback_data": "q:Say"}]
+    ]}  # fmt: skip
+    assert image == {"chat_id": 4242, "photo": "https://i.test/b.png"}
+
+
+def test_a_click_is_answered_before_the_answer() -> None:
+    click = Incoming("1", "4242", "77", query="L", callback="cq1")
+    first, second = PLATFORM.render(CREDENTIALS, click, [{"type": "text", "message": "ok"}])
+    assert isinstance(first, Call) and isinstance(second, Call)
+    assert documented(first) == ("answerCallbackQuery", {"callback_query_id": "cq1"})
+    assert documented(second)[0] == "sendMessage"
+
+
+def test_callback_data_stays_within_64_bytes() -> None:
+    template = {"type": "buttonTemplate", "title": "Pick", "buttons": [
+        {"title": "Yes", "postback": "yes please"},
+        {"title": "Yes", "postback": "y" * 63},
+        {"title": "Ünïcödé" * 10, "postback": "p" * 70},
+        {"title": "Go", "postback": "3f1c", "type": "goto"}]}  # fmt: skip
+    (call,) = PLATFORM.render(CREDENTIALS, INCOMING, [template])
+    assert isinstance(call, Call)
+    rows = documented(call)[1]["reply_markup"]["inline_keyboard"]
+    data = [button["callback_data"] for (button,) in rows]
+    assert data[0:2] + data[3:] == ["q:yes please", "q:Yes", "g:3f1c"]
+    assert len(data[2].encode()) == 63  # 64 would cut a two-byte character in half
+    assert ("q:" + "Ünïcödé" * 10).startswith(data[2])
+
+
+def test_long_texts_are_cut_to_telegram_s_limits() -> None:
+    long = [{"type": "text", "message": "x" * 5000},
+            {"type": "card", "title": "t" * 1100, "imageUrl": "https://i.test/c.png"}]  # fmt: skip
+    (text, card) = (
+        documented(c)[1]
+        for c in PLATFORM.render(CREDENTIALS, INCOMING, long)
+        if isinstance(c, Call)
+    )
+    assert len(text["text"]) == 4096
+    assert len(card["caption"]) == 1024
+
+
+def test_a_person_s_text_and_the_webhook_registration() -> None:
+    assert documented(PLATFORM.text(CREDENTIALS, "4242", "Hello from Bob")) == (
+        "sendMessage", {"chat_id": 4242, "text": "Hello from Bob"}
+    )  # fmt: skip
+    assert documented(set_webhook(CREDENTIALS, "https://i.test/v2/channels/1")) == (
+        "setWebhook",
+        {"url": "https://i.test/v2/channels/1", "secret_token": "s3cret_-",
+         "allowed_updates": ["message", "callback_query"]},
+    )  # fmt: skip
+
+
+def test_a_webhook_s_quick_replies_with_buttons_are_an_inline_keyboard() -> None:
+    item = {"type": "quickReply", "messages": [{"type": "quickReply", "title": "Next?",
+            "replies": ["Menu", "Hours"]}], "buttons": [
+            {"title": "Menu", "postback": "3f1c", "type": "goto"},
+            {"title": "Hours", "postback": "Hours", "type": "postback"}]}  # fmt: skip
+    (call,) = PLATFORM.render(CREDENTIALS, INCOMING, [item])
+    assert isinstance(call, Call)
+    assert documented(call) == ("sendMessage", {"chat_id": 4242, "text": "Next?", "reply_markup": {
+        "inline_keyboard": [[{"text": "Menu", "callback_data": "g:3f1c"}],
+                            [{"text": "Hours", "callback_data": "q:Hours"}]]}})  # fmt: skip
