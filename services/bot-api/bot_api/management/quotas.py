@@ -7,9 +7,12 @@ account may have quotas of its own (`accounts limits NAME QUOTA_STORIES=300`), r
 with each write that checks one, so a change holds at once.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from bot_api.domain.entities import Entity
+from bot_api.storage.protocols import EntityStore
 from shared.auth import AccountRepository
 from shared.config import Config
 from shared.errors import Conflict
@@ -66,6 +69,26 @@ class Quotas:
             raise QuotaExceeded("entities", self.entities, "entities per account")
         if entries > self.entries:
             raise QuotaExceeded("entries", self.entries, "entity entries per account")
+
+
+async def check_story_content(
+    quotas: Quotas,
+    entities: EntityStore,
+    account_id: str,
+    *,
+    interactions: int,
+    phrases: int,
+    new_entities: Sequence[Entity],
+) -> None:
+    """A whole story's content written at once (an import, a restore): its interactions
+    and phrases, and the entities it adds to the account's."""
+    quotas.check_interactions(interactions)
+    quotas.check_phrases(phrases)
+    if new_entities:
+        held, entries = await entities.totals(account_id)
+        quotas.check_entities(
+            held + len(new_entities), entries + sum(len(e.entries) for e in new_entities)
+        )
 
 
 class AccountQuotas(Protocol):

@@ -23,7 +23,7 @@ from bot_api.domain.interactions import (
 )
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
-from bot_api.management.quotas import AccountQuotas
+from bot_api.management.quotas import AccountQuotas, check_story_content
 from bot_api.management.stories import load_story
 from bot_api.storage import Stores, new_object_id
 from bot_api.storage.protocols import ConversationTestStore
@@ -245,13 +245,14 @@ class StoryTransfer:
     ) -> None:
         quotas = await self._quotas.of(account_id)
         quotas.check_stories(await self._stores.stories.count(account_id) + 1)
-        quotas.check_interactions(interactions)
-        quotas.check_phrases(phrases)
-        if new_entities:
-            held, entries = await self._stores.entities.totals(account_id)
-            quotas.check_entities(
-                held + len(new_entities), entries + sum(len(e.entries) for e in new_entities)
-            )
+        await check_story_content(
+            quotas,
+            self._stores.entities,
+            account_id,
+            interactions=interactions,
+            phrases=phrases,
+            new_entities=new_entities,
+        )
 
     async def _entities(
         self, account_id: str, upload: StoryUpload, prepared: Mapping[str, Interaction]

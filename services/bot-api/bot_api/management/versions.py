@@ -14,10 +14,9 @@ from concurrent.futures import Executor
 from typing import Any, Protocol, TypeVar
 
 from bot_api.changes import ChangeFeed, EntitiesEdited, StoryEdited
-from bot_api.domain.entities import Entity
 from bot_api.domain.errors import Invalid
 from bot_api.domain.interactions import Interaction, handoff_connection, prepare
-from bot_api.management.quotas import AccountQuotas
+from bot_api.management.quotas import AccountQuotas, check_story_content
 from bot_api.management.stories import load_story, until_written
 from bot_api.management.transfer import Exported, StoryTransfer, StoryUpload
 from bot_api.storage import Stores
@@ -148,7 +147,14 @@ class VersionService:
             for e in await stores.entities.with_names(account_id, [e.name for e in upload.entities])
         }
         missing = [e for e in upload.entities if e.name not in held]
-        await self._check_quotas(account_id, len(restored), phrases, missing)
+        await check_story_content(
+            await self._quotas.of(account_id),
+            stores.entities,
+            account_id,
+            interactions=len(restored),
+            phrases=phrases,
+            new_entities=missing,
+        )
 
         current = await stores.interactions.find(story.id, story.structure.contexts)
         added = [i for i in restored.values() if i.id not in current]
@@ -184,18 +190,6 @@ class VersionService:
             await self._changes.announce(EntitiesEdited(account_id))
         touched = frozenset([*(i.id for i in added), *(i.id for i in replaced), *dropped])
         await self._changes.announce(StoryEdited(account_id, story.id, touched))
-
-    async def _check_quotas(
-        self, account_id: str, interactions: int, phrases: int, new_entities: list[Entity]
-    ) -> None:
-        quotas = await self._quotas.of(account_id)
-        quotas.check_interactions(interactions)
-        quotas.check_phrases(phrases)
-        if new_entities:
-            held, entries = await self._stores.entities.totals(account_id)
-            quotas.check_entities(
-                held + len(new_entities), entries + sum(len(e.entries) for e in new_entities)
-            )
 
     async def _version(self, account_id: str, story_id: str, version_id: str) -> StoryVersion:
         story = await load_story(self._stores, account_id, story_id)
