@@ -210,6 +210,9 @@ class PrincipalCache:
         self._refused_ttl = refused_ttl
         self._known: dict[str, tuple[Principal, float]] = {}
         self._refused: dict[str, float] = {}
+        self._public: dict[str, tuple[Principal, float]] = {}
+        """The public principal of each account a channel's turn came for (a channel
+        holds no token: integrations-api vouches for the account)."""
 
     async def authenticate(self, token: str) -> Principal:
         now = time.monotonic()
@@ -230,12 +233,26 @@ class PrincipalCache:
         self._known[token] = (principal, now + self._ttl)
         return principal
 
+    async def public(self, account_id: str) -> Principal:
+        """The account as its public key would authenticate it, with its own limits."""
+        now = time.monotonic()
+        known = self._public.get(account_id)
+        if known is not None and known[1] > now:
+            return known[0]
+        limits = await self._accounts.limits(account_id)
+        principal = Principal(account_id, TokenKind.PUBLIC, limits)
+        if len(self._public) >= self.MAX_ENTRIES:
+            self._public.clear()
+        self._public[account_id] = (principal, now + self._ttl)
+        return principal
+
     def forget(self, account_id: str) -> None:
         self._known = {
             token: known
             for token, known in self._known.items()
             if known[0].account_id != account_id
         }
+        self._public.pop(account_id, None)
 
 
 def bearer_token(header: str | None) -> str:

@@ -21,7 +21,7 @@ from bot_api.management.stories import StoryService
 from bot_api.management.transfer import StoryTransfer
 from bot_api.management.versions import VersionService
 from bot_api.storage import Stores
-from shared.keys import ACCOUNTS, CONFIG, DATABASE, NATS, OUTBOX, RATE_LIMITS
+from shared.keys import ACCOUNTS, CONFIG, DATABASE, NATS, OUTBOX, PRINCIPALS, RATE_LIMITS
 
 STORES = web.AppKey("stores", Stores)
 CHANGES = web.AppKey("changes", ChangeFeed)
@@ -64,6 +64,7 @@ __all__ = [
     "NATS",
     "OUTBOX",
     "PHRASE_VECTORS",
+    "PRINCIPALS",
     "RATE_LIMITS",
     "RECORDER",
     "STORES",

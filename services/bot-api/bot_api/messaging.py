@@ -30,7 +30,7 @@ from bot_api.changes import (
     StoryEdited,
 )
 from bot_api.conversations.channel_turns import ChannelTurns, undecodable
-from bot_api.keys import ACCOUNTS, CHANGES, CONVERSATIONS, RATE_LIMITS, STORES, STORY_CACHE
+from bot_api.keys import CHANGES, CONVERSATIONS, PRINCIPALS, RATE_LIMITS, STORES, STORY_CACHE
 from bot_api.management.stories import load_story
 from shared.errors import NotFound, Unavailable
 from shared.events import (
@@ -96,7 +96,7 @@ async def channel_turns(app: web.Application) -> AsyncIterator[None]:
     subscription's messages over one at a time, so each turn runs in a task of its own
     (one waiting on a webhook must not hold up the others), at most
     `MAX_CHANNEL_TURNS_AT_ONCE`: beyond, the subscription waits and NATS buffers."""
-    turns = ChannelTurns(app[CONVERSATIONS], app[RATE_LIMITS], app[ACCOUNTS])
+    turns = ChannelTurns(app[CONVERSATIONS], app[RATE_LIMITS], app[PRINCIPALS])
     slots = asyncio.Semaphore(MAX_CHANNEL_TURNS_AT_ONCE)
     running: set[asyncio.Task[None]] = set()
 

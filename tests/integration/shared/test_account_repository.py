@@ -106,3 +106,22 @@ async def test_the_principal_cache_remembers_an_invalid_token_briefly(
     with pytest.raises(Unauthorized):
         await cache.authenticate(token)
     assert (await PrincipalCache(accounts).authenticate(token)).kind is TokenKind.PUBLIC
+
+
+async def test_an_account_s_public_principal_is_kept_until_its_limits_are_announced(
+    accounts: AccountRepository,
+) -> None:
+    """A channel's turn names its account, not a token: the cache keeps the account's
+    public principal as it keeps a token's, and forgets it when new limits are announced."""
+    issued = await accounts.create("acme")
+    cache = PrincipalCache(accounts, ttl=60)
+    first = await cache.public(issued.account_id)
+    assert (first.account_id, first.kind, first.limits.values) == (
+        issued.account_id,
+        TokenKind.PUBLIC,
+        (),
+    )
+    await accounts.set_limits("acme", {"query_rate": 500})
+    assert (await cache.public(issued.account_id)).limits.values == ()
+    cache.forget(issued.account_id)
+    assert (await cache.public(issued.account_id)).limits.values == (("query_rate", 500),)

@@ -13,7 +13,7 @@ from typing import Any
 
 from bot_api.conversations.answering import ConversationService
 from bot_api.schemas.query import QUERY_STATUS_FIELD, QueryRequestSchema, query_body, turn_of
-from shared.auth import AccountRepository, Principal, TokenKind
+from shared.auth import PrincipalCache
 from shared.endpoints import load
 from shared.envelope import error_body
 from shared.errors import STATUSES, ApiError, NotFound, from_domain
@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 class ChannelTurns:
     conversations: ConversationService
     limits: RateLimits
-    accounts: AccountRepository
+    principals: PrincipalCache
 
     async def answer(self, request: ChannelTurn) -> ChannelTurnReply:
         try:
@@ -39,9 +39,7 @@ class ChannelTurns:
     async def _answered(self, request: ChannelTurn) -> dict[str, Any]:
         if not is_object_id(request.account_id):
             raise NotFound("no such story in this account")
-        principal = Principal(
-            request.account_id, TokenKind.PUBLIC, await self.accounts.limits(request.account_id)
-        )
+        principal = await self.principals.public(request.account_id)
         self.limits.query(principal, client=request.session_id)
         body = query_request(request)
         self.limits.session(principal, body["sessionId"])
