@@ -28,7 +28,7 @@ from pymongo.errors import DuplicateKeyError
 from bot_api.engine.turn import ActiveContext, HandedOver, Pending, SessionState
 from shared.mongo import Database, paged
 from shared.pages import Page
-from shared.timeutil import utcnow
+from shared.timeutil import epoch_ms, utcnow
 
 MAX_SESSION_PARAMETERS = 100
 MAX_SESSION_BYTES = 64 * 1024
@@ -176,10 +176,6 @@ class SessionRepository:
         """By the `_id` prefix, which the `_id` index serves: no other index to maintain on
         every message."""
         await self.collection.delete_many({"_id": {"$regex": f"^{re.escape(story_id)}:"}})
-
-
-def epoch_ms(moment: datetime) -> int:
-    return int(moment.timestamp() * 1000)
 
 
 def _aware(moment: datetime) -> datetime:

@@ -27,6 +27,7 @@ from bot_api.domain.history import (
     TurnRecord,
 )
 from shared.mongo import Database, insert_new
+from shared.timeutil import epoch_ms
 
 
 def turn_to_document(turn: TurnRecord, expires_at: datetime) -> dict[str, Any]:
@@ -185,7 +186,7 @@ def summary_key(story_id: str, session_id: str) -> str:
 
 
 def encode_cursor(summary: ConversationSummary) -> str:
-    position = [_ms(summary.last_at), summary.session_id]
+    position = [epoch_ms(summary.last_at), summary.session_id]
     return base64.urlsafe_b64encode(json.dumps(position).encode()).decode()
 
 
@@ -206,7 +207,7 @@ def summary_changes(turns: Sequence[StoredTurn]) -> dict[tuple[str, str], dict[s
     changes: dict[tuple[str, str], dict[str, Any]] = {}
     for stored in turns:
         turn, expires_at = stored.turn, stored.expires_at
-        at = _ms(turn.at)
+        at = epoch_ms(turn.at)
         change = changes.setdefault(
             (turn.story_id, turn.session_id),
             {
@@ -286,9 +287,9 @@ class TurnRepository:
         """Newest first (by last turn); `cursor` from the previous page."""
         conditions: list[dict[str, Any]] = [{"storyId": story_id}]
         if found.since is not None:
-            conditions.append({"lastAtMs": {"$gte": _ms(found.since)}})
+            conditions.append({"lastAtMs": {"$gte": epoch_ms(found.since)}})
         if found.until is not None:
-            conditions.append({"startedMs": {"$lt": _ms(found.until)}})
+            conditions.append({"startedMs": {"$lt": epoch_ms(found.until)}})
         if found.outcome is not None:
             conditions.append({"outcomes": {"$in": [found.outcome]}})
         if found.interaction is not None:
@@ -390,14 +391,6 @@ def _summary(document: Mapping[str, Any]) -> ConversationSummary:
         turns=document["turns"],
         fallbacks=document["fallbacks"],
     )
-
-
-def _ms(moment: datetime) -> int:
-    """Epoch milliseconds: nx-27017 compares times only to the second
-    (docs/mongodb-compatibility.md), and conversations are ordered by their last turn."""
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)
 
 
 def _moment(ms: int) -> datetime:
