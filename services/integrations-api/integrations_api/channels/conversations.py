@@ -13,7 +13,7 @@ import logging
 from integrations_api.channels.platform import Fulfillment, Incoming, Profile, Reply, Request
 from integrations_api.channels.platforms import PLATFORMS
 from integrations_api.channels.repository import Channel
-from integrations_api.channels.service import ChannelBackends, send_all
+from integrations_api.channels.service import ChannelBackends, send_all, session_id
 from integrations_api.channels.turns import TurnUnanswered
 from shared.errors import BadRequest, NotFound, Unauthorized
 from shared.events import ChannelTurn
@@ -79,7 +79,7 @@ async def _turn(backends: ChannelBackends, channel: Channel, incoming: Incoming)
     turn = ChannelTurn(
         account_id=channel.account_id,
         story_id=channel.story_id,
-        session_id=f"{channel.id}:{incoming.conversation}:{incoming.user}",
+        session_id=session_id(channel.id, incoming.conversation, incoming.user),
         source=channel.type,
         query=incoming.query if incoming.goto is None and incoming.trigger is None else None,
         trigger=incoming.trigger,

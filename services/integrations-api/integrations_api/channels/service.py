@@ -102,6 +102,19 @@ class ChannelBackends:
     """Channels per account (`QUOTA_CHANNELS`)."""
 
 
+def session_id(channel_id: str, conversation: str, user: str) -> str:
+    """A channel's session id in bot-api (shared/events.py): its user in its conversation."""
+    return f"{channel_id}:{conversation}:{user}"
+
+
+def session_address(session: str) -> tuple[str, str, str]:
+    """(channel id, conversation, user) of a channel's session id; empty parts when it is
+    not one (a /query session)."""
+    channel_id, _, rest = session.partition(":")
+    conversation, _, user = rest.partition(":")
+    return channel_id, conversation, user
+
+
 def inbound_url(base_url: str, channel_id: str) -> str:
     """Where the platform calls the channel."""
     return f"{base_url.rstrip('/')}/v2/channels/{channel_id}"
@@ -202,8 +215,7 @@ async def story_changed(backends: ChannelBackends, *, event: StoryChanged) -> No
 async def handoff_message(backends: ChannelBackends, *, message: HandoffMessage) -> None:
     """A person's message to a user on a channel; one for a session of no channel of
     the story (a /query session, a deleted channel) is dropped."""
-    channel_id, _, rest = message.session_id.partition(":")
-    conversation, _, user = rest.partition(":")
+    channel_id, conversation, user = session_address(message.session_id)
     channel = await backends.channels.get(message.account_id, channel_id)
     platform = PLATFORMS.get(channel.type) if channel is not None else None
     if channel is None or platform is None or channel.story_id != message.story_id or not user:
