@@ -15,7 +15,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
 from marshmallow import ValidationError
 
 from bot_api.domain.conversation_tests import (
@@ -32,7 +31,8 @@ from bot_api.engine.story import CompiledStory
 from bot_api.schemas.conversation_tests import TestWriteSchema
 from bot_api.schemas.story_document import checked_upload
 from bot_api.transfer.document import FORMAT
-from bot_api.transfer.report import Translated
+from bot_api.transfer.report import Translated, TranslationError
+from bot_api.transfer.sources import parse_yaml
 from shared.errors import ApiError
 from shared.timeutil import utcnow
 
@@ -51,8 +51,8 @@ def run_test_file(path: Path, story_id: str | None, ask: Ask | None) -> tuple[st
     """The suite's name and its run: in-process for a story document without `story_id`,
     else through `ask` (the server's /query)."""
     try:
-        content = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        content = parse_yaml(path.read_text(encoding="utf-8"), path.name)
+    except (OSError, UnicodeDecodeError, TranslationError) as error:
         raise TestFileError(f"cannot read {path}: {error}") from None
     is_story = isinstance(content, dict) and content.get("format") == FORMAT
     tests = _tests(content["tests"] if isinstance(content, dict) else content)
