@@ -85,8 +85,9 @@ class ConversationTestService:
         """The run after the last edit of each story, waiting or running."""
         self._waiting: set[asyncio.Task[None]] = set()
         """Those of them still waiting out the debounce: only these are cancelled (by a
-        newer edit, or at shutdown). One that has begun reading is let finish, since a
-        database call cancelled halfway can leave its connection behind."""
+        newer edit, or at shutdown). One that has begun is let finish: it is under a
+        second's work, its replay would go on in the worker thread anyway, and the newer
+        run waits for that thread behind it."""
 
     async def close(self) -> None:
         """Abandon the runs after edits still waiting; give those under way a few
