@@ -8,11 +8,15 @@ PyMongo's deadline is a context variable, and a task inherits its creator's cont
 work a request starts but does not wait for (a story's compile shared with later
 requests, phrase vectors encoded in the background) is started with `beyond_request`,
 in a context of its own, so it keeps the client's own per-operation timeout.
+
+A channel's turn, asked over NATS rather than HTTP, has the same budget
+(`within_budget`, bot_api/conversations/channel_turns.py).
 """
 
 import asyncio
+import contextlib
 import contextvars
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 import pymongo
@@ -33,21 +37,30 @@ def beyond_request(work: Coroutine[Any, Any, T]) -> "asyncio.Task[T]":
     return asyncio.create_task(work, context=contextvars.Context())
 
 
-@web.middleware
-async def budget_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-    seconds = request.app[CONFIG].request_budget_seconds
+@contextlib.asynccontextmanager
+async def within_budget(seconds: float) -> AsyncIterator[None]:
+    """The work inside ends within `seconds`: a database call past its share is an
+    `Unavailable` (counted in the metrics), anything else a `TimeoutError`. The
+    database's deadline comes first, so a stall ends as a database error; the asyncio
+    deadline ends anything else."""
     try:
-        # The database's deadline comes first, so a stall ends as a database error
-        # (counted in the metrics); the asyncio deadline ends anything else.
         with pymongo.timeout(seconds * DATABASE_SHARE):
             async with asyncio.timeout(seconds):
-                return await handler(request)
-    except TimeoutError:
-        if request.get(BODY_ARRIVING, False):
-            raise RequestTimeout(f"the body did not arrive within {seconds:g} s") from None
-        raise Unavailable(f"the request did not finish within {seconds:g} s; try again") from None
+                yield
     except PyMongoError as error:
         if error.timeout:
             MONGODB_ERRORS.labels(type(error).__name__).inc()
             raise Unavailable(f"the database did not answer within {seconds:g} s") from None
         raise
+
+
+@web.middleware
+async def budget_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    seconds = request.app[CONFIG].request_budget_seconds
+    try:
+        async with within_budget(seconds):
+            return await handler(request)
+    except TimeoutError:
+        if request.get(BODY_ARRIVING, False):
+            raise RequestTimeout(f"the body did not arrive within {seconds:g} s") from None
+        raise Unavailable(f"the request did not finish within {seconds:g} s; try again") from None

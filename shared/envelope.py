@@ -14,7 +14,7 @@ from typing import Any
 from aiohttp import web
 from pymongo.errors import ConnectionFailure
 
-from shared.errors import STATUSES, ApiError, from_domain
+from shared.errors import STATUSES, ApiError, Unavailable, from_domain
 from shared.keys import STATUS_FIELD
 from shared.metrics import MONGODB_ERRORS
 from shared.timeutil import iso, utcnow
@@ -77,11 +77,6 @@ async def envelope_middleware(request: web.Request, handler: Handler) -> web.Str
     response: web.StreamResponse
     try:
         response = await handler(request)
-    except ApiError as error:
-        response = error_response(
-            request, error.status, error.error_type, error.details, error.errors
-        )
-        response.headers.update(error.headers)
     except web.HTTPException as error:
         if error.status < 400:
             raise
@@ -89,19 +84,28 @@ async def envelope_middleware(request: web.Request, handler: Handler) -> web.Str
         response = error_response(request, error.status, error_type, error.reason)
         if error.status == 405:
             response.headers["Allow"] = error.headers.get("Allow", "")
-    except ConnectionFailure as error:
-        MONGODB_ERRORS.labels(type(error).__name__).inc()
-        log.warning("database unavailable (request %s): %s", request[REQUEST_ID], error)
-        response = error_response(
-            request, 503, STATUSES[503].error_type, "the database is unavailable"
-        )
     except Exception as error:
-        answer = from_domain(error)
-        if answer is None:
-            log.exception("unhandled error (request %s)", request[REQUEST_ID])
-            answer = ApiError("internal server error")
+        answer = answer_to(error, f"request {request[REQUEST_ID]}")
         response = error_response(
             request, answer.status, answer.error_type, answer.details, answer.errors
         )
+        response.headers.update(answer.headers)
     response.headers["X-Request-Id"] = request[REQUEST_ID]
     return response
+
+
+def answer_to(error: Exception, where: str) -> ApiError:
+    """What an exception answers: itself when it is an ApiError; a 503 when the database
+    is unavailable (counted and logged); what a domain error declares; else a 500, logged
+    with its trace. `where` names it in the log (a request, a channel's turn)."""
+    if isinstance(error, ApiError):
+        return error
+    if isinstance(error, ConnectionFailure):
+        MONGODB_ERRORS.labels(type(error).__name__).inc()
+        log.warning("database unavailable (%s): %s", where, error)
+        return Unavailable("the database is unavailable")
+    answer = from_domain(error)
+    if answer is None:
+        log.error("unhandled error (%s)", where, exc_info=error)
+        answer = ApiError("internal server error")
+    return answer

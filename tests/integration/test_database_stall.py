@@ -4,6 +4,7 @@ retried with its `Idempotency-Key` is stored once (docs/reliability.md)."""
 import asyncio
 import contextlib
 import dataclasses
+import json
 import os
 import signal
 import time
@@ -15,7 +16,9 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from bot_api.app import create_app
+from shared import messaging
 from shared.config import Config
+from shared.events import ChannelTurn, ChannelTurnReply, decode, encode
 from shared.keys import ACCOUNTS
 from support.responsiveness import healthz_probed
 from tools.embedded import ServerProcess, start_mongo
@@ -110,3 +113,34 @@ async def test_a_create_answered_503_while_frozen_and_retried_with_its_key_is_st
     async with client.get("/stories", headers=headers) as response:
         listed = await response.json()
     assert [s["id"] for s in listed if s["name"] == "Retried"] == [answers[0]["id"]]
+
+
+async def test_a_channel_turn_answers_503_within_its_budget_while_the_database_is_frozen(
+    client: TestClient, database: ServerProcess, config: Config
+) -> None:
+    """A channel's turn comes over NATS, not HTTP, and has /query's budget all the same."""
+    tokens = await client.app[ACCOUNTS].create("alice")
+    auth = {"Authorization": f"Bearer {tokens.developer_token}"}
+    async with client.post("/stories", json={"name": "S", "description": ""}, headers=auth) as r:
+        story_id = (await r.json())["id"]
+    turn = ChannelTurn(
+        account_id=tokens.account_id,
+        story_id=story_id,
+        session_id="channel:chat:user",
+        source="telegram",
+        query="hello",
+        trigger=None,
+        goto=None,
+        parameters={},
+    )
+    nats = await messaging.connect(config.nats_url, "frozen-database-test")
+    try:
+        with frozen(database):
+            message = await nats.request(
+                config.subjects.channel_turn, encode(turn), timeout=FROZEN_AT_MOST_SECONDS
+            )
+    finally:
+        await nats.drain()
+    reply = decode(ChannelTurnReply, message.data)
+    assert reply.status == 503
+    assert json.loads(reply.body)["status"]["type"] == "unavailable"

@@ -96,7 +96,12 @@ async def channel_turns(app: web.Application) -> AsyncIterator[None]:
     subscription's messages over one at a time, so each turn runs in a task of its own
     (one waiting on a webhook must not hold up the others), at most
     `MAX_CHANNEL_TURNS_AT_ONCE`: beyond, the subscription waits and NATS buffers."""
-    turns = ChannelTurns(app[CONVERSATIONS], app[RATE_LIMITS], app[PRINCIPALS])
+    turns = ChannelTurns(
+        app[CONVERSATIONS],
+        app[RATE_LIMITS],
+        app[PRINCIPALS],
+        app[CONFIG].request_budget_seconds,
+    )
     slots = asyncio.Semaphore(MAX_CHANNEL_TURNS_AT_ONCE)
     running: set[asyncio.Task[None]] = set()
 

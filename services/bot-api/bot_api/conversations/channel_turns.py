@@ -1,9 +1,9 @@
 """A channel's turn (shared/events.py `ChannelTurn`, asked by integrations-api over NATS):
 answered exactly as the public key's /query would be for the account and the story: the
-same validation, the published version when there is one, the per-visitor rate limits
-(the channel's user is the visitor: the session id names them), the history recorded
-with the turn's parameters (so `default_source` names the channel); the reply carries
-/query's status and JSON body, errors in the same envelope."""
+same validation and time budget, the published version when there is one, the
+per-visitor rate limits (the channel's user is the visitor: the session id names them),
+the history recorded with the turn's parameters (so `default_source` names the
+channel); the reply carries /query's status and JSON body, errors in the same envelope."""
 
 import json
 import logging
@@ -14,9 +14,10 @@ from typing import Any
 from bot_api.conversations.answering import ConversationService
 from bot_api.schemas.query import QUERY_STATUS_FIELD, QueryRequestSchema, query_body, turn_of
 from shared.auth import PrincipalCache
+from shared.budget import within_budget
 from shared.endpoints import load
-from shared.envelope import error_body
-from shared.errors import STATUSES, ApiError, NotFound, from_domain
+from shared.envelope import answer_to, error_body
+from shared.errors import STATUSES, NotFound, Unavailable
 from shared.events import ChannelTurn, ChannelTurnReply
 from shared.ids import is_object_id
 from shared.rates import RateLimits
@@ -29,12 +30,19 @@ class ChannelTurns:
     conversations: ConversationService
     limits: RateLimits
     principals: PrincipalCache
+    budget_seconds: float
+    """`REQUEST_BUDGET_SECONDS`, as /query has (shared/budget.py)."""
 
     async def answer(self, request: ChannelTurn) -> ChannelTurnReply:
+        seconds = self.budget_seconds
         try:
-            return ChannelTurnReply(200, json.dumps(await self._answered(request)))
+            async with within_budget(seconds):
+                answered = await self._answered(request)
+        except TimeoutError:
+            return failed(Unavailable(f"the turn did not finish within {seconds:g} s; try again"))
         except Exception as error:
             return failed(error)
+        return ChannelTurnReply(200, json.dumps(answered))
 
     async def _answered(self, request: ChannelTurn) -> dict[str, Any]:
         if not is_object_id(request.account_id):
@@ -71,10 +79,7 @@ def query_request(request: ChannelTurn) -> dict[str, Any]:
 
 def failed(error: Exception) -> ChannelTurnReply:
     """The reply /query's error middleware would make of `error`."""
-    answer = error if isinstance(error, ApiError) else from_domain(error)
-    if answer is None:
-        log.exception("a channel's turn failed", exc_info=error)
-        answer = ApiError("internal server error")
+    answer = answer_to(error, "a channel's turn")
     return error_reply(answer.status, answer.error_type, answer.details, answer.errors)
 
 
