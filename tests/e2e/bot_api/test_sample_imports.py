@@ -8,11 +8,9 @@ The phrases are read from the bots' files here, not from what the importer made 
 
 import asyncio
 import dataclasses
-import io
 import json
 import re
 import time
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +19,8 @@ import yaml
 
 from shared.config import Config
 from support.api import Api, Tenant
+from support.samples import SAMPLES, zipped
 
-SAMPLES = Path(__file__).resolve().parents[3].parent / "shared" / "samples"
 GOAL = 0.95
 VECTORS_TIMEOUT = 90.0
 PROBE = "could you maybe tell me something about it"
@@ -42,15 +40,6 @@ class Asked:
 @pytest.fixture
 def config(config: Config) -> Config:
     return dataclasses.replace(config, semantic_matching=True)
-
-
-def zipped(folder: Path) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for file in sorted(folder.rglob("*")):
-            if file.is_file():
-                archive.write(file, file.relative_to(folder).as_posix())
-    return buffer.getvalue()
 
 
 def rasa_phrases(project: Path) -> list[Asked]:

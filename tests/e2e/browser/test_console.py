@@ -37,11 +37,11 @@ def test_sign_in_build_a_story_and_chat_in_the_test_panel(page: Page, stack: Sta
     expect(page.locator("#usersays-preview mark")).to_have_text("{{size:size}}")
     page.get_by_label("Add a response").select_option("text")
     page.get_by_role("button", name="Add", exact=True).click()
-    page.locator('[data-field="responses.0.messages"]').fill("One {{size}} pizza coming up!")
+    page.get_by_label("Message 1", exact=True).fill("One {{size}} pizza coming up!")
     page.get_by_label("Add a response").select_option("quickReply")
     page.get_by_role("button", name="Add", exact=True).click()
     page.locator('[data-field="responses.1.title"]').fill("Something to drink?")
-    page.locator('[data-field="responses.1.replies"]').fill("Drinks")
+    page.get_by_label("Reply 1", exact=True).fill("Drinks")
     page.get_by_role("button", name="Save", exact=True).click()
     expect(page.locator("#notice")).to_have_text("Saved.")
     expect(page.locator('[data-field="parameters.0.entity"]')).to_have_value("size")
@@ -58,7 +58,7 @@ def test_sign_in_build_a_story_and_chat_in_the_test_panel(page: Page, stack: Sta
     page.get_by_label("User says").fill("drinks")
     page.get_by_label("Add a response").select_option("text")
     page.get_by_role("button", name="Add", exact=True).click()
-    page.locator('[data-field="responses.0.messages"]').fill("Cola or water?")
+    page.get_by_label("Message 1", exact=True).fill("Cola or water?")
     page.get_by_role("button", name="Save", exact=True).click()
     expect(page.locator("#notice")).to_have_text("Saved.")
 
@@ -102,18 +102,22 @@ def test_a_validation_error_appears_next_to_its_field(page: Page, stack: Stack) 
     page.get_by_label("Add a response").select_option("quickReply")
     page.get_by_role("button", name="Add", exact=True).click()
     page.locator('[data-field="responses.0.title"]').fill("Pick one")
-    replies = page.locator('[data-field="responses.0.replies"]')
-    replies.fill("yes\nno\na reply of twenty-five ch")
-    expect(replies.locator("xpath=following-sibling::span[1]")).to_have_class("counter over")
+    page.get_by_label("Reply 1", exact=True).fill("yes")
+    for number, text in ((2, "no"), (3, "a reply of twenty-five ch")):
+        page.get_by_role("button", name="Add a reply").click()
+        page.get_by_label(f"Reply {number}", exact=True).fill(text)
+    replies = page.get_by_role("group", name="Replies")
+    expect(replies.locator(".inline .counter")).to_have_text("3/11 replies")
+    third = page.get_by_label("Reply 3", exact=True)
+    expect(third.locator("xpath=following-sibling::span[1]")).to_have_class("counter over")
     page.get_by_role("button", name="Save", exact=True).click()
 
     error = page.locator('.field-error[data-error-path="responses.0.replies.2"]')
-    expect(error).to_contain_text("reply 3: ")  # as a person counts
     expect(error).to_contain_text("20")
-    expect(replies).to_have_attribute("aria-invalid", "true")
-    expect(replies).to_have_attribute("aria-describedby", error.get_attribute("id") or "")
+    expect(third).to_have_attribute("aria-invalid", "true")
+    expect(third).to_have_attribute("aria-describedby", error.get_attribute("id") or "")
     assert error.evaluate("e => e.previousElementSibling.contains(document.querySelector("
-                          "'[data-field=\"responses.0.replies\"]'))")  # fmt: skip
+                          "'[data-field=\"responses.0.replies.2\"]'))")  # fmt: skip
     screenshot(page, "validation-error")
 
 
@@ -170,7 +174,7 @@ def test_the_interaction_editor_at_360px(page: Page, stack: Stack) -> None:
     page.goto(f"{stack.bot_api}/console/stories/{story_id}/interactions/{created}")
     loaded(page)
 
-    messages = page.locator('[data-field="responses.0.messages"]')
+    messages = page.get_by_label("Message 1", exact=True)
     assert messages.bounding_box()["width"] >= 300  # type: ignore[index]
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     expect(messages).to_have_attribute("lang", "es")

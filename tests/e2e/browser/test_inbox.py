@@ -21,6 +21,7 @@ HOURS = {
     "responses": [{"type": "text", "messages": ["We are open 9 to 5."]}],
 }
 HOLIDAYS = "is the shop open during the holidays"
+PRESELECT_SCORE = 0.5  # console/static/console/inbox.js
 RECORDER = importlib.util.find_spec("bot_api.conversations.history") is not None
 
 
@@ -83,7 +84,7 @@ def test_one_click_adds_a_cluster_to_the_suggested_interaction_and_undo_puts_it_
         HOLIDAYS,
         HOLIDAYS,
         "Is the shop open during the holidays?",
-        "do you sell gift cards",
+        "where is the shop",  # Hours at 0.20: shown, not preselected
     )
     assert answer_to(page, stack, story_id, HOLIDAYS) != "Hours"
     open_inbox(page, stack, story_id)
@@ -91,7 +92,19 @@ def test_one_click_adds_a_cluster_to_the_suggested_interaction_and_undo_puts_it_
     expect(cards).to_have_count(2)
     first = cards.nth(0)
     expect(first.locator("h3")).to_have_text(f"3 × “{HOLIDAYS}”")
+    clusters = call(page, stack, "GET", f"/stories/{story_id}/inbox")["clusters"]
+    assert clusters[0]["suggested"]["score"] >= PRESELECT_SCORE, clusters[0]
     expect(first.locator("select")).to_have_value(hours)  # the suggestion, preselected
+    # A weak suggestion is shown but not preselected: Add messages asks for a choice.
+    assert clusters[1]["suggested"]["score"] < PRESELECT_SCORE, clusters[1]
+    second = cards.nth(1)
+    expect(second).to_contain_text(
+        f"Suggested: Hours (score {clusters[1]['suggested']['score']:.2f})"
+    )
+    expect(second.locator("select")).to_have_value("")
+    second.get_by_role("button", name="Add messages").click()
+    expect(page.locator("#notice")).to_have_text("Choose the interaction to add the messages to.")
+    expect(second.locator("select")).to_be_focused()
     screenshot(page, "inbox")
     first.get_by_role("button", name="Add messages").click()
     expect(page.locator("#notice")).to_contain_text("Added 1 message(s) to Hours")
@@ -115,9 +128,22 @@ def test_a_new_interaction_and_ignore_from_the_page_at_360px(page: Page, stack: 
     assert page.evaluate("document.documentElement.scrollWidth") <= 360  # no sideways scrolling
     first = cards.nth(0)
     first.get_by_label("New interaction name").fill("Gift cards")
+    first.get_by_role("button", name="New interaction").click()  # no response yet: refused
+    expect(page.locator("#notice")).to_have_text("Write the new interaction's response first.")
+    response = first.get_by_label("Its response (required)")
+    expect(response).to_be_focused()
+    expect(response).to_have_attribute("aria-invalid", "true")
+    assert [i["name"] for i in call(page, stack, "GET", f"/stories/{story_id}/interactions")
+            if i["name"] == "Gift cards"] == []  # fmt: skip
+    response.fill("Yes, at the till.")
     first.get_by_role("button", name="New interaction").click()
-    expect(page.locator("#notice")).to_contain_text("Created Gift cards with 1 phrase(s)")
+    expect(page.locator("#notice")).to_contain_text(
+        'Created Gift cards with 1 phrase(s), answering "Yes, at the till."'
+    )
     assert answer_to(page, stack, story_id, "do you sell gift cards") == "Gift cards"
+    body = {"sessionId": "said", "query": "do you sell gift cards", "storyId": story_id}
+    said = call(page, stack, "POST", "/query", body)["result"]["fulfillment"]
+    assert [item.get("message") for item in said] == ["Yes, at the till."], said
     expect(cards).to_have_count(1)
     cards.nth(0).get_by_role("button", name="Ignore").click()
     expect(page.locator("#notice")).to_contain_text("Ignored 1 message(s)")

@@ -1,8 +1,16 @@
 // The misses inbox: clusters of what the bot did not understand, biggest first, each with
-// the interaction the engine suggests preselected; one click adds its messages, and the
-// last action can be undone on this page (docs/history.md).
+// the interaction the engine suggests (preselected when it scores PRESELECT_SCORE or more);
+// one click adds its messages, a new interaction is made with its response, and the last
+// action can be undone on this page (docs/history.md).
 import { call, everything, page } from "./api.js";
 import { byId, h, notice } from "./ui.js";
+
+// Scores are calibrated so that 0.5 reads the blend above which nearly every right best
+// match lies (docs/matching.md, steps 5 and 7): a suggestion below it (0.26 was seen
+// preselected) is more often a guess than the answer, so the user chooses. Not the
+// story's own confidence: a message that fell back scored below it by definition, so
+// nothing would ever be preselected for the clusters the inbox is mostly made of.
+const PRESELECT_SCORE = 0.5;
 
 const base = () => `/stories/${page.story}/inbox`;
 let interactions = []; // the story's interactions that take phrases
@@ -12,17 +20,37 @@ function choices(cluster) {
   const select = h(
     "select",
     { "aria-label": `Interaction for "${cluster.examples[0]}"`, "data-role": "interaction" },
+    h("option", { value: "" }, "Choose an interaction"),
     ...interactions.map((i) => h("option", { value: i.id }, i.name)),
   );
-  if (cluster.suggested) select.value = cluster.suggested.id;
+  select.value = cluster.suggested?.score >= PRESELECT_SCORE ? cluster.suggested.id : "";
   return select;
 }
 
 const when = (iso) => new Date(iso).toLocaleString();
 
+// A new interaction of the cluster's messages, with the response it answers them with:
+// an interaction that answers nothing would leave the users who said them unanswered.
+function newInteraction(cluster) {
+  const name = h("input", { "aria-label": "New interaction name", maxlength: "1024", value: cluster.examples[0].slice(0, 60) });
+  const response = h("textarea", { "aria-label": "Its response (required)", maxlength: "2048", rows: 2, required: true, placeholder: "What the bot answers them" });
+  const form = h("form", { className: "new-interaction", "data-action": "create", novalidate: true }, name, response,
+    h("button", { type: "submit" }, "New interaction"));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (!response.value.trim()) {
+      response.setAttribute("aria-invalid", "true");
+      notice("Write the new interaction's response first.", "error");
+      response.focus();
+      return;
+    }
+    create(cluster, name.value, response.value);
+  });
+  return form;
+}
+
 function card(cluster) {
   const select = choices(cluster);
-  const name = h("input", { "aria-label": "New interaction name", maxlength: "1024", value: cluster.examples[0].slice(0, 60) });
   const suggested = cluster.suggested
     ? `Suggested: ${cluster.suggested.name} (score ${cluster.suggested.score.toFixed(2)})`
     : "No suggestion";
@@ -34,7 +62,7 @@ function card(cluster) {
     h("p", { className: "muted" }, `${suggested} · first ${when(cluster.first)} · last ${when(cluster.last)}`),
     select,
     h("button", { type: "button", "data-action": "assign", onclick: () => assign(cluster, select) }, "Add messages"),
-    h("p", {}, name, h("button", { type: "button", "data-action": "create", onclick: () => create(cluster, name.value) }, "New interaction")),
+    newInteraction(cluster),
     h("button", { type: "button", className: "danger", "data-action": "ignore", onclick: () => ignore(cluster) }, "Ignore"),
   );
 }
@@ -46,7 +74,8 @@ async function load() {
   if (inbox.clusters.length === 0) byId("cluster-list").append(h("li", {}, "Nothing to review."));
 }
 
-function done(text, putBack) {
+// `more`: nodes said after the text (a link).
+function done(text, putBack, ...more) {
   undo = putBack;
   const button = h("button", { type: "button", id: "undo" }, "Undo");
   button.addEventListener("click", async () => {
@@ -57,8 +86,8 @@ function done(text, putBack) {
     await load();
     notice("Undone.");
   });
-  notice(text);
-  byId("notice").append(" ", button);
+  notice(text, more.length ? "error" : "info");
+  byId("notice").append(...more, " ", button);
 }
 
 async function act(work) {
@@ -73,6 +102,11 @@ async function act(work) {
 const reopen = (answer) => call("POST", `${base()}/reopen`, { turns: answer.turns });
 
 function assign(cluster, select) {
+  if (!select.value) {
+    notice("Choose the interaction to add the messages to.", "error");
+    select.focus();
+    return undefined;
+  }
   return act(async () => {
     const path = `/stories/${page.story}/interactions/${select.value}`;
     const before = (await call("GET", path)).userSays;
@@ -86,13 +120,24 @@ function assign(cluster, select) {
   });
 }
 
-function create(cluster, name) {
+// The interaction is created, then given its response; should that fail, the notice says
+// it has none and links to it.
+function create(cluster, name, text) {
   return act(async () => {
     const answer = await call("POST", `${base()}/${cluster.id}/interaction`, { name });
-    done(`Created ${name} with ${answer.added.length} phrase(s).`, async () => {
+    const path = `/stories/${page.story}/interactions/${answer.interaction}`;
+    const putBack = async () => {
       await call("DELETE", `/stories/${page.story}/interactions`, [answer.interaction]);
       await reopen(answer);
-    });
+    };
+    try {
+      await call("PUT", path, { responses: [{ type: "text", messages: [text] }] });
+    } catch (error) {
+      const link = h("a", { href: `/console${path}` }, `give ${name} a response`);
+      done(`Created ${name} with ${answer.added.length} phrase(s) but no response (${error.message}): `, putBack, link, ".");
+      return;
+    }
+    done(`Created ${name} with ${answer.added.length} phrase(s), answering "${text}".`, putBack);
   });
 }
 

@@ -1,7 +1,8 @@
 // The interaction editor: every field of the interaction API, errors beside their fields.
 import { call, everything, page, storyConnections } from "./api.js";
 import { responseEditor } from "./responses.js";
-import { byId, clearErrors, commaList, confirmThen, h, languageTag, linesOf, notice, showErrors } from "./ui.js";
+import { watchTests } from "./tests_summary.js";
+import { byId, clearErrors, commaList, confirmThen, counted, h, itemList, languageTag, linesOf, notice, showErrors, textBox } from "./ui.js";
 
 const path = `/stories/${page.story}/interactions/${page.interaction}`;
 const SLOT = /(\{\{[A-Za-z0-9_-]+:[A-Za-z0-9_-]+\}\})/;
@@ -14,20 +15,36 @@ function preview() {
   );
 }
 
+// A parameter's prompts are edited one by one: a prompt keeps its newlines.
+function promptList(prompts, index) {
+  const list = itemList(`parameters.${index}.prompts`, prompts, {
+    one: "prompt", many: "prompts", max: 99, blank: "",
+    make: (prompt, at, number) => {
+      const lang = byId("parameters").dataset.lang || null;
+      const control = textBox(prompt, { lang, "aria-label": `Prompt ${number}`, placeholder: "What is its value?", "data-field": at });
+      return { node: counted(control, 1024), read: () => control.value };
+    },
+  });
+  list.node.setAttribute("role", "group");
+  list.node.setAttribute("aria-label", "Prompts (a parameter with prompts is required)");
+  return list;
+}
+
 function parameterRow(parameter, index) {
   const alias = Object.assign(h("input", { "data-field": `parameters.${index}.alias`, "aria-label": "Alias", placeholder: "alias" }), { value: parameter.alias || "" });
   const entity = Object.assign(h("input", { "data-field": `parameters.${index}.entity`, "aria-label": "Entity", placeholder: "entity", list: "entity-names" }), { value: parameter.entity || "" });
-  const prompts = Object.assign(
-    h("textarea", { rows: 2, lang: byId("parameters").dataset.lang, "data-field": `parameters.${index}.prompts`, "aria-label": "Prompts, one a line (a parameter with prompts is required)", placeholder: "prompts, one a line" }),
-    { value: (parameter.prompts || []).join("\n") },
-  );
-  const row = h("div", { className: "parameter" }, alias, entity, prompts,
+  let prompts = promptList(parameter.prompts || [], index);
+  const row = h("div", { className: "parameter" }, alias, entity, prompts.node,
     h("button", { type: "button", className: "danger", onclick: () => row.remove() }, "Remove"));
   row.read = (position) => {
     alias.dataset.field = `parameters.${position}.alias`;
     entity.dataset.field = `parameters.${position}.entity`;
-    prompts.dataset.field = `parameters.${position}.prompts`;
-    return { alias: alias.value.trim(), entity: entity.value.trim(), prompts: linesOf(prompts.value) };
+    if (position !== index) { // rows above were removed: the prompts' paths follow
+      const moved = promptList(prompts.read(), position);
+      prompts.node.replaceWith(moved.node);
+      [prompts, index] = [moved, position];
+    }
+    return { alias: alias.value.trim(), entity: entity.value.trim(), prompts: prompts.read() };
   };
   return row;
 }
@@ -86,7 +103,7 @@ export async function start() {
   ]);
   // What people will say is in the story's language: spellcheck and screen readers use it.
   const lang = languageTag(story.settings.language);
-  const responses = responseEditor(byId("responses"), lang);
+  const responses = responseEditor(byId("responses"), lang, connections);
   byId("f-usersays").lang = lang;
   byId("parameters").dataset.lang = lang;
   document.body.append(h("datalist", { id: "entity-names" }, entities.map((e) => h("option", { value: e.name }))));
@@ -111,6 +128,8 @@ export async function start() {
     preview();
   }
   fill(interaction);
+  // The story's tests run after each edit: the summary names those the last save broke.
+  await watchTests(page.story);
 
   byId("f-usersays").addEventListener("input", preview);
   byId("f-webhook-kind").addEventListener("change", showWebhook);

@@ -1,6 +1,9 @@
 // The response blocks of the interaction editor: one form part per type, its limits
-// (docs/api.md "Stored responses") counted as you type.
-import { counted, countedLines, h, linesOf } from "./ui.js";
+// (docs/api.md "Stored responses") counted as you type. A block's lists (a text's
+// messages, the replies, the buttons) are edited item by item, never split on newlines:
+// a block the user did not touch is sent back exactly as it was read.
+import { page } from "./api.js";
+import { counted, h, itemList, textBox } from "./ui.js";
 
 const LABELS = {
   text: "Text",
@@ -18,50 +21,86 @@ function field(path, label, control, wrap) {
   return h("div", { className: "row" }, h("label", { for: control.id }, label), wrap);
 }
 
-// `lang`: the story's language, for what users will read (not for URLs).
-const input = (value = "", lang = "") => Object.assign(h("input", { lang: lang || null }), { value });
-const area = (lines, lang = "") =>
-  Object.assign(h("textarea", { rows: 3, lang: lang || null }), { value: lines.join("\n") });
+// A list's items under one label, read as a group.
+function group(path, label, list) {
+  const id = `f-${path.replaceAll(".", "-")}-label`;
+  list.node.setAttribute("role", "group");
+  list.node.setAttribute("aria-labelledby", id);
+  return h("div", { className: "row" }, h("span", { className: "label", id }, label), list.node);
+}
 
-// Buttons as lines "title | postback".
-const buttonLines = (buttons = []) => buttons.map((b) => (b.postback && b.postback !== b.title ? `${b.title} | ${b.postback}` : b.title));
-const buttonsOf = (text) =>
-  linesOf(text).map((line) => {
-    const [title, ...rest] = line.split("|");
-    return { title: title.trim(), postback: rest.join("|").trim() };
+// `lang`: the story's language, for what users will read, in a box that keeps its
+// newlines; a URL is an input.
+const spoken = (value = "", lang = "", attributes = {}) => textBox(value, { lang: lang || null, ...attributes }, 1);
+const input = (value = "", attributes = {}) => Object.assign(h("input", attributes), { value });
+
+// One button: its title (the limit counted) and its postback or URL.
+function buttonItem(button, path, number, lang) {
+  const title = spoken(button.title, lang, { "aria-label": `Button ${number} title`, "data-field": `${path}.title` });
+  const postback = input(button.postback, {
+    "aria-label": `Button ${number} postback or URL`, "data-field": `${path}.postback`,
+    placeholder: "postback or URL (empty: the title)",
   });
+  const node = h("div", { className: "button-item", "data-field": path },
+    counted(title, 20), counted(postback, 2048));
+  return { node, read: () => ({ title: title.value, postback: postback.value }) };
+}
+
+// The story's webhook connections to hand the conversation to; a stored id that is none
+// of them stays an option, so saving never changes it.
+function connectionChoice(chosen, connections) {
+  const select = h("select", {},
+    ...connections.map((c) => h("option", { value: c.id }, `${c.name} (${c.url})`)));
+  if (chosen && !connections.some((c) => c.id === chosen)) {
+    select.prepend(h("option", { value: chosen }, `${chosen} (not a connection of this story)`));
+  }
+  if (!chosen) select.prepend(h("option", { value: "" }, "Choose a connection"));
+  select.value = chosen || "";
+  return select;
+}
 
 // The rows of a block's form part, and read(): the block as the API takes it.
-function parts(block, path, lang) {
+function parts(block, path, lang, connections) {
   const rows = [];
   const readers = {};
   const add = (name, label, control, wrap, read) => {
     rows.push(field(`${path}.${name}`, label, control, wrap));
     readers[name] = read;
   };
-  const text = (name, label, max, spoken = true) => {
-    const control = input(block[name], spoken ? lang : "");
+  const list = (name, label, values, options) => {
+    const items = itemList(`${path}.${name}`, values, options);
+    rows.push(group(`${path}.${name}`, label, items));
+    readers[name] = items.read;
+  };
+  const text = (name, label, max, said = true) => {
+    const control = said ? spoken(block[name], lang) : input(block[name]);
     add(name, label, control, counted(control, max), () => control.value);
   };
-  const buttons = () => {
-    const control = area(buttonLines(block.buttons), lang);
-    add("buttons", "Buttons (one a line: title | postback or URL)", control,
-      countedLines(control, 3, 20, "buttons"), () => buttonsOf(control.value));
-  };
+  const buttons = () =>
+    list("buttons", "Buttons", block.buttons || [], {
+      one: "button", many: "buttons", max: 3, blank: { title: "", postback: "" },
+      make: (button, at, number) => buttonItem(button, at, number, lang),
+    });
   switch (block.type) {
-    case "text": {
-      const control = area(block.messages || [], lang);
-      add("messages", "Messages (one a line; one is said at random)", control,
-        countedLines(control, 20, 2048, "messages"), () => linesOf(control.value));
+    case "text":
+      list("messages", "Messages (one is said at random)", block.messages || [""], {
+        one: "message", many: "messages", max: 20, blank: "",
+        make: (message, at, number) => {
+          const control = textBox(message, { lang: lang || null, "aria-label": `Message ${number}`, "data-field": at });
+          return { node: counted(control, 2048), read: () => control.value };
+        },
+      });
       break;
-    }
-    case "quickReply": {
+    case "quickReply":
       text("title", "Title", 80);
-      const control = area(block.replies || [], lang);
-      add("replies", "Replies (one a line)", control, countedLines(control, 11, 20, "replies"),
-        () => linesOf(control.value));
+      list("replies", "Replies", block.replies || [""], {
+        one: "reply", many: "replies", max: 11, blank: "",
+        make: (reply, at, number) => {
+          const control = spoken(reply, lang, { "aria-label": `Reply ${number}`, "data-field": at });
+          return { node: counted(control, 20), read: () => control.value };
+        },
+      });
       break;
-    }
     case "image":
       text("imageUrl", "Image URL", 2048, false);
       break;
@@ -75,23 +114,29 @@ function parts(block, path, lang) {
       text("title", "Text", 640);
       buttons();
       break;
-    case "handoff":
-      text("connection", "Webhook connection id (the person's side)", 24, false);
+    case "handoff": {
+      const control = connectionChoice(block.connection, connections);
+      const manage = h("a", { href: `/console/stories/${page.story}/connections` }, "the story's connections");
+      add("connection", "Webhook connection (the person's side)", control,
+        h("span", { className: "limited" }, control, h("span", { className: "muted" }, "from ", manage)),
+        () => control.value);
       break;
+    }
   }
   const read = () =>
     Object.fromEntries([["type", block.type], ...Object.entries(readers).map(([n, r]) => [n, r()])]);
   return { rows, read };
 }
 
-export function responseEditor(container, lang) {
+// `connections`: the story's webhook connections, for a handoff block.
+export function responseEditor(container, lang, connections) {
   const blocks = [];
 
   function draw() {
     container.replaceChildren(
       ...blocks.map((entry, index) => {
         const path = `responses.${index}`;
-        const { rows, read } = parts(entry.block, path, lang);
+        const { rows, read } = parts(entry.block, path, lang, connections);
         entry.read = read;
         return h(
           "div",
@@ -124,7 +169,7 @@ export function responseEditor(container, lang) {
       sync();
       blocks.push({ block: { type } });
       draw();
-      container.lastElementChild.querySelector("input, textarea")?.focus();
+      container.lastElementChild.querySelector("input, textarea, select")?.focus();
     },
     read() {
       return blocks.map((entry) => entry.read());

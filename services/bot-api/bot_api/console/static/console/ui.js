@@ -130,18 +130,44 @@ export function counted(input, max) {
   return h("span", { className: "limited" }, input, counter);
 }
 
-// For a textarea of one item a line: "2/11 replies, longest 7/20".
-export function countedLines(textarea, maxLines, maxLength, noun) {
+// A list edited item by item (a text's messages, replies, buttons, prompts): each item is
+// its own control, so an item keeps its newlines and spaces and one the user did not touch
+// is sent back as it was read. `make(value, path, number)` gives an item's { node, read },
+// `path` the API's (`responses.0.messages.2`, where an error about it is shown).
+// The list's counter says "2/20 messages"; Add stops at `max`.
+export function itemList(path, values, { one, many, max, blank, make }) {
+  const rows = h("div", { className: "item-rows" });
   const counter = h("span", { className: "counter", "aria-live": "polite" });
-  const update = () => {
-    const lines = linesOf(textarea.value);
-    const longest = Math.max(0, ...lines.map((line) => line.length));
-    counter.textContent = `${lines.length}/${maxLines} ${noun}, longest ${longest}/${maxLength}`;
-    counter.classList.toggle("over", lines.length > maxLines || longest > maxLength);
+  const add = h("button", { type: "button" }, `Add a ${one}`);
+  let items = [];
+  const draw = (list) => {
+    items = list.map((value, index) => {
+      const { node, read } = make(value, `${path}.${index}`, index + 1);
+      const item = { read };
+      const remove = h("button", { type: "button", className: "danger" }, `Remove ${one} ${index + 1}`);
+      remove.addEventListener("click", () => draw(items.filter((other) => other !== item).map((other) => other.read())));
+      item.row = h("div", { className: "item" }, node, remove);
+      return item;
+    });
+    rows.replaceChildren(...items.map((item) => item.row));
+    counter.textContent = `${items.length}/${max} ${many}`;
+    counter.classList.toggle("over", items.length > max);
+    add.disabled = items.length >= max;
   };
-  textarea.addEventListener("input", update);
-  update();
-  return h("span", { className: "limited" }, textarea, counter);
+  add.addEventListener("click", () => {
+    draw([...items.map((item) => item.read()), blank]);
+    rows.lastElementChild.querySelector("input, textarea")?.focus();
+  });
+  draw(values);
+  const node = h("div", { className: "items", "data-field": path }, rows, h("div", { className: "inline" }, add, counter));
+  return { node, read: () => items.map((item) => item.read()) };
+}
+
+// A textarea as tall as its text (`least` to 8 rows): a message of six lines shows them
+// all. Also for one-line texts (`least` 1), where an input would drop a stored newline.
+export function textBox(value, attributes = {}, least = 2) {
+  const rows = Math.min(8, Math.max(least, value.split("\n").length));
+  return Object.assign(h("textarea", { rows, ...attributes }), { value });
 }
 
 export const linesOf = (text) =>
