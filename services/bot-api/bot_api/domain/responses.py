@@ -6,9 +6,12 @@ responses carry one) and by the types of their buttons; both become fulfillment 
 through the same builder (`bot_api.engine.fulfillment`).
 """
 
+import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+PLACEHOLDER = re.compile(r"\{\{\s*([\w-]+)\s*\}\}")
+"""`{{name}}` in a text the bot sends: the parameter's value takes its place."""
 WEB_ADDRESS_SCHEMES = ("http://", "https://")
 
 
@@ -97,6 +100,15 @@ def is_web_address(text: str) -> bool:
     except ValueError:
         return False
     return bool(parts.hostname)
+
+
+def is_web_address_template(text: str) -> bool:
+    """Whether a stored address may become a web address once its `{{name}}`s are filled:
+    one starting with a placeholder (a parameter holds the whole address) is checked only
+    as it is sent; any other must be one with each placeholder read as a word."""
+    if PLACEHOLDER.match(text):
+        return True
+    return is_web_address(PLACEHOLDER.sub("x", text))
 
 
 def looks_like_web_address(text: str) -> bool:

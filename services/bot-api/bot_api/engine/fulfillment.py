@@ -5,12 +5,12 @@ builder, and so do a parameter's prompts. A name with no value leaves no trace: 
 placeholder, no stray space.
 """
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from bot_api.domain.responses import (
+    PLACEHOLDER,
     Block,
     Button,
     ButtonTemplate,
@@ -25,7 +25,6 @@ from bot_api.domain.responses import (
     looks_like_web_address,
 )
 
-PLACEHOLDER = re.compile(r"\{\{\s*([\w-]+)\s*\}\}")
 BLANKS = " \t"
 CLOSING_PUNCTUATION = tuple(".,;:!?)]}…")
 LINKS = ("url", "webview")
@@ -95,12 +94,19 @@ def asked(prompt: str, parameters: Mapping[str, Any]) -> list[FulfillmentItem]:
     return fulfillment((TextChoice((prompt,)),), parameters, lambda prompts: prompts[0])
 
 
+def _said(template: str, parameters: Mapping[str, Any]) -> str:
+    """A text field as it is sent: filled in, and "" when that leaves it blank. Every text
+    of every block goes through here."""
+    filled = fill(template, parameters)
+    return filled if filled.strip() else ""
+
+
 def _buttons(buttons: Sequence[Button], parameters: Mapping[str, Any]) -> tuple[Button, ...]:
     filled = (
-        replace(b, title=fill(b.title, parameters), postback=fill(b.postback, parameters))
+        replace(b, title=_said(b.title, parameters), postback=_said(b.postback, parameters))
         for b in buttons
     )
-    return tuple(b for b in filled if b.title.strip() and _opens_a_web_address(b))
+    return tuple(b for b in filled if b.title and _opens_a_web_address(b))
 
 
 def _opens_a_web_address(button: Button) -> bool:
@@ -112,20 +118,20 @@ def _opens_a_web_address(button: Button) -> bool:
 
 def _image(url: str, parameters: Mapping[str, Any]) -> str:
     """The image address filled in, or "" when it is none."""
-    filled = fill(url, parameters)
+    filled = _said(url, parameters)
     return filled if is_web_address(filled) else ""
 
 
 def _item(block: Block, parameters: Mapping[str, Any], choose: Choose) -> FulfillmentItem | None:
     match block:
         case TextChoice(messages=messages, delay=delay):
-            message = fill(choose(messages), parameters)
-            return Text(message, delay) if message.strip() else None
+            message = _said(choose(messages), parameters)
+            return Text(message, delay) if message else None
         case QuickReplies():
-            replies = tuple(r for r in (fill(r, parameters) for r in block.replies) if r.strip())
-            title = fill(block.title, parameters)
+            replies = tuple(r for r in (_said(r, parameters) for r in block.replies) if r)
+            title = _said(block.title, parameters)
             buttons = _buttons(block.buttons, parameters)
-            if not (title.strip() or replies or buttons):
+            if not (title or replies or buttons):
                 return None
             return replace(block, title=title, replies=replies, buttons=buttons)
         case Image():
@@ -134,18 +140,18 @@ def _item(block: Block, parameters: Mapping[str, Any], choose: Choose) -> Fulfil
         case Card():
             card = replace(
                 block,
-                title=fill(block.title, parameters),
-                subtitle=fill(block.subtitle, parameters),
+                title=_said(block.title, parameters),
+                subtitle=_said(block.subtitle, parameters),
                 image_url=_image(block.image_url, parameters),
                 buttons=_buttons(block.buttons, parameters),
             )
-            if not (card.title.strip() or card.subtitle.strip() or card.image_url or card.buttons):
+            if not (card.title or card.subtitle or card.image_url or card.buttons):
                 return None
             return card
         case ButtonTemplate():
-            title = fill(block.title, parameters)
+            title = _said(block.title, parameters)
             buttons = _buttons(block.buttons, parameters)
-            if not (title.strip() or buttons):
+            if not (title or buttons):
                 return None
             return replace(block, title=title, buttons=buttons)
         case Handoff():
