@@ -13,6 +13,9 @@ for all of it (then it is checked as it is sent: docs/query.md "Fulfillment item
 A block loads into its value of `bot_api.domain.responses` and dumps from it.
 """
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, post_load, validate
@@ -35,12 +38,31 @@ from shared.schema_fields import TypedUnion
 MAX_BUTTONS = 3
 
 
+_READING_FROZEN = ContextVar("reading_frozen", default=False)
+
+
+@contextmanager
+def reading_frozen() -> Iterator[None]:
+    """Blocks read back as they were frozen (a version's document), perhaps before the
+    blank and address checks below existed: what they refuse in a write is kept here, so
+    an old published version still compiles, and left out as it is sent instead."""
+    token = _READING_FROZEN.set(True)
+    try:
+        yield
+    finally:
+        _READING_FROZEN.reset(token)
+
+
 def not_blank(value: str) -> None:
+    if _READING_FROZEN.get():
+        return
     if not value.strip():
         raise ValidationError("Must not be blank.")
 
 
 def web_address(value: str) -> None:
+    if _READING_FROZEN.get():
+        return
     if value and not is_web_address_template(value):
         raise ValidationError(
             "Not a web address: an absolute http(s) URL with a host and no blank is needed."
