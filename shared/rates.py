@@ -3,7 +3,10 @@
 - /query: per client address (`QUERY_CLIENT_RATE`, `QUERY_CLIENT_BURST`) and per
   session (`QUERY_SESSION_RATE`, `QUERY_SESSION_BURST`) of an account, so one visitor
   hammering is stopped without touching another; and per account
-  (`QUERY_RATE`, `QUERY_BURST`), a ceiling well above any one visitor.
+  (`QUERY_RATE`, `QUERY_BURST`), a ceiling well above any one visitor. The visitor's
+  limits hold for the public key (browsers, and channels' turns); a call with the
+  developer token is a server's (a backend asking for all its users from one address,
+  a CI script) and is bounded by the account's limit alone.
 - the management API: per account (`MANAGEMENT_RATE`, `MANAGEMENT_BURST`).
 - failed authentication: per client address (`AUTH_FAILURE_RATE`, `AUTH_FAILURE_BURST`),
   checked before the token is looked up.
@@ -18,9 +21,10 @@ are kept, so no number of callers grows memory without bound.
 import math
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from shared.auth import Principal
+from shared.auth import Principal, TokenKind
 from shared.config import Config
 from shared.errors import STATUSES, ApiError
 from shared.replicas import Replicas
@@ -59,8 +63,9 @@ class _Bucket:
 class Buckets:
     """One token bucket per caller, of the rate given with each request."""
 
-    def __init__(self, what: str) -> None:
+    def __init__(self, what: str, clock: Callable[[], float] = time.monotonic) -> None:
         self._what = what
+        self._clock = clock
         self._buckets: OrderedDict[object, _Bucket] = OrderedDict()
 
     def wait(self, caller: object, rate: Rate) -> float:
@@ -87,7 +92,7 @@ class Buckets:
             self._refilled(caller, rate).tokens -= 1
 
     def _refilled(self, caller: object, rate: Rate) -> _Bucket:
-        now = time.monotonic()
+        now = self._clock()
         bucket = self._buckets.pop(caller, None) or _Bucket(float(rate.burst), now)
         bucket.tokens = min(rate.burst, bucket.tokens + (now - bucket.updated) * rate.per_second)
         bucket.updated = now
@@ -100,27 +105,34 @@ class Buckets:
 class RateLimits:
     """Every rate limit of one process."""
 
-    def __init__(self, config: Config, replicas: Replicas) -> None:
+    def __init__(
+        self, config: Config, replicas: Replicas, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._config = config
         self._replicas = replicas
-        self._clients = Buckets("from this address")
-        self._sessions = Buckets("in this session")
-        self._queries = Buckets("to this bot: the account's limit is reached")
-        self._management = Buckets("with this token")
-        self._failures = Buckets("with invalid tokens from this address")
+        self._clients = Buckets("from this address", clock)
+        self._sessions = Buckets("in this session", clock)
+        self._queries = Buckets("to this bot: the account's limit is reached", clock)
+        self._management = Buckets("with this token", clock)
+        self._failures = Buckets("with invalid tokens from this address", clock)
 
     def query(self, principal: Principal, client: str) -> None:
-        """One /query of a visitor at `client`: the visitor's limit first, so a visitor
-        refused spends nothing of the account's."""
+        """One /query from `client`: a visitor's (the public key) spends its address's
+        limit first, so a visitor refused spends nothing of the account's; a server's
+        (the developer token) only the account's."""
         config = principal.limits.applied_to(self._config)
         account = principal.account_id
-        self._clients.take(
-            (account, client), Rate(config.query_client_rate, config.query_client_burst)
-        )
+        if _is_visitor(principal):
+            self._clients.take(
+                (account, client), Rate(config.query_client_rate, config.query_client_burst)
+            )
         self._queries.take(account, self._shared(Rate(config.query_rate, config.query_burst)))
 
     def session(self, principal: Principal, session_id: str) -> None:
-        """One /query in the session `session_id` (known once the body is read)."""
+        """One /query in the session `session_id` (known once the body is read): a
+        visitor's only, as for the address."""
+        if not _is_visitor(principal):
+            return
         config = principal.limits.applied_to(self._config)
         self._sessions.take(
             (principal.account_id, session_id),
@@ -144,3 +156,9 @@ class RateLimits:
 
     def _shared(self, rate: Rate) -> Rate:
         return rate.shared_by(self._replicas.live())
+
+
+def _is_visitor(principal: Principal) -> bool:
+    """The public key is in every page that embeds a chat: its callers are visitors,
+    each limited on its own. The developer token is a secret a server holds."""
+    return principal.kind is TokenKind.PUBLIC

@@ -76,7 +76,12 @@ def button(title: str = "Order", postback: str = "ORDER") -> dict[str, Any]:
 
 
 def card(**fields: Any) -> dict[str, Any]:
-    body = {"type": "card", "title": "Margherita", "subtitle": "Tomato", "imageUrl": "m.png"}
+    body = {
+        "type": "card",
+        "title": "Margherita",
+        "subtitle": "Tomato",
+        "imageUrl": "https://img.example.com/m.png",
+    }
     return {**body, "buttons": [button()], **fields}
 
 

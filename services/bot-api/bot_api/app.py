@@ -153,7 +153,11 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     )
     changes.listen(app[CONVERSATION_TESTS])
     app[STORIES] = StoryService(
-        stores=stores, changes=changes, quotas=quotas, publish_check=app[CONVERSATION_TESTS]
+        stores=stores,
+        changes=changes,
+        quotas=quotas,
+        publish_check=app[CONVERSATION_TESTS],
+        awaiting_meaning=None if vectors is None else vectors.waiting,
     )
     app[HISTORY] = HistoryService(stores)
     inbox_store = InboxRepository(app[DATABASE])

@@ -18,6 +18,11 @@ MATCH_SCORE = Histogram(
 WEBHOOK_DELIVERIES = Counter(
     "parley_webhook_deliveries", "Webhook calls by outcome: ok, failed", ["outcome"]
 )
+WEBHOOK_ADDRESSES_DROPPED = Counter(
+    "parley_webhook_addresses_dropped",
+    "Images, card images and link buttons of webhook answers left out: no web address",
+    ["what"],
+)
 WEBHOOK_LATENCY = Histogram(
     "parley_webhook_delivery_seconds",
     "Time of a webhook call, answer read",

@@ -292,3 +292,44 @@ async def test_concurrent_writers_to_one_story_all_land(api: Api, story_id: str)
     assert sorted(story["interactions"][order]["contextOut"]) == sorted(children[:15])
     assert set(children[15:]) <= set(story["order"])
     assert len(story["interactions"]) == 23
+
+
+@pytest.mark.parametrize(
+    ("block", "field"),
+    [
+        ({"type": "image", "imageUrl": "not a url at all"}, "imageUrl"),
+        ({"type": "image", "imageUrl": "https://"}, "imageUrl"),
+        ({"type": "card", "title": "A", "imageUrl": "https://x.io/a b.png"}, "imageUrl"),
+        (
+            {"type": "card", "title": "A", "buttons": [{"title": "Go", "postback": "https://"}]},
+            "buttons",
+        ),
+        ({"type": "text", "messages": ["Hi", "  "]}, "messages"),
+        ({"type": "quickReply", "title": " ", "replies": ["Yes"]}, "title"),
+        ({"type": "quickReply", "title": "Sure?", "replies": ["\t"]}, "replies"),
+        ({"type": "card", "title": "\n"}, "title"),
+        ({"type": "buttonTemplate", "title": "Pick", "buttons": [{"title": " "}]}, "buttons"),
+    ],
+)
+async def test_a_blank_text_or_an_address_that_is_no_web_address_is_refused_by_name(
+    api: Api, story_id: str, block: dict[str, Any], field: str
+) -> None:
+    body = {"name": "x", "responses": [{"type": "text", "messages": ["ok"]}, block]}
+    reply = await api.post(f"/stories/{story_id}/interactions", body)
+    assert reply.error == (400, "validation_error")
+    assert field in reply.body["status"]["errors"]["responses"]["1"]
+    assert len(await interactions_of(api, story_id)) == 2
+
+
+async def test_addresses_made_with_parameters_are_stored(api: Api, story_id: str) -> None:
+    blocks = [
+        {"type": "image", "imageUrl": "{{picture}}"},
+        {"type": "image", "imageUrl": "https://cdn.example/{{id}}.png"},
+        {
+            "type": "card",
+            "title": "A",
+            "buttons": [{"title": "Web", "postback": "https://x.io/{{p}}"}],
+        },
+    ]
+    reply = await api.post(f"/stories/{story_id}/interactions", {"name": "x", "responses": blocks})
+    assert reply.status == 200, reply.body

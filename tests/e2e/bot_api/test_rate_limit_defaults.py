@@ -147,3 +147,18 @@ async def test_one_visitor_hammering_is_limited_without_affecting_another(
     assert [(await other({"storyId": story_id, "query": "hi"})).status for _ in range(5)] == [
         200
     ] * 5
+
+
+async def test_a_backend_with_the_developer_token_is_not_limited_as_one_visitor(
+    defaults: TestClient, accounts: AccountRepository
+) -> None:
+    """A team's server asking /query for its users from one address (here in one
+    session, as a CI script does): 50 at once are all answered, where a visitor's
+    address allows a burst of 30 and its session 10."""
+    developer = Api(defaults, (await accounts.create("backend")).developer_token)
+    story_id = await developer.create_story()
+    body = {"sessionId": "ci", "storyId": story_id, "query": "hello"}
+
+    replies = await asyncio.gather(*[developer.post("/query", body) for _ in range(50)])
+
+    assert [reply.status for reply in replies] == [200] * 50

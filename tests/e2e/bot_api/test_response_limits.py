@@ -30,7 +30,7 @@ from support.limits import (
 ALL_RESPONSE_TYPES = [
     text(),
     quick_reply(),
-    {"type": "image", "imageUrl": "a.png"},
+    {"type": "image", "imageUrl": "https://img.example.com/a.png"},
     card(),
     button_template(),
 ]
@@ -275,7 +275,12 @@ async def test_a_button_without_a_postback_posts_back_its_title(api: Api, story_
 async def test_an_interaction_holds_one_quick_reply_block_among_others(
     api: Api, story_id: str
 ) -> None:
-    responses = [text(), quick_reply(), card(), {"type": "image", "imageUrl": "a.png"}]
+    responses = [
+        text(),
+        quick_reply(),
+        card(),
+        {"type": "image", "imageUrl": "https://img.example.com/a.png"},
+    ]
     interaction_id = await api.create_interaction(story_id, "Order pizza", responses=responses)
     stored = await api.ok("GET", f"/stories/{story_id}/interactions/{interaction_id}")
     assert stored["responses"] == responses

@@ -29,7 +29,18 @@ async def test_the_list_shows_only_name_description_and_id_oldest_first(api: Api
 async def test_a_new_story_reads_with_welcome_fallback_and_default_settings(api: Api) -> None:
     story_id = await api.create_story("Pizza", description="Orders")
     story = await api.story(story_id)
-    assert set(story) == {"name", "description", "id", "order", "story", "interactions", "settings"}
+    assert set(story) == {
+        "name",
+        "description",
+        "id",
+        "order",
+        "story",
+        "interactions",
+        "settings",
+        "phrasesAwaitingMeaning",
+    }
+    assert story["phrasesAwaitingMeaning"] == 0  # the semantic stage is off here
+    assert (await api.put(f"/stories/{story_id}", story)).status == 200  # a read is an update
     assert story["settings"] == {
         "confidence": 0.5,
         "fallback": True,

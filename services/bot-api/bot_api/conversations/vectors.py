@@ -125,6 +125,20 @@ class PhraseVectorService:
             self._count_waiting()
             self._worker.wake()
 
+    def waiting(self, story_id: str) -> int:
+        """How many of the story's phrase texts are queued here for their vector: what a
+        story's read shows as `phrasesAwaitingMeaning`.
+
+        The queue is where a story's missing vectors are known without a scan: a compile
+        (the story's first query in this process, then each edit) reads the vectors of
+        its phrases anyway and queues those the store lacks, so counting them again on a
+        read would read and hash every phrase of the story for each read. The count is a
+        dictionary look-up and a sum over the interactions queued. It is this process's:
+        a replica that has not answered the story yet counts 0 until its first query
+        (docs/api.md "Stories")."""
+        queue = self._queues.get(story_id)
+        return 0 if queue is None else sum(len(texts) for texts in queue.texts.values())
+
     def forget(self, story_id: str) -> None:
         """A deleted story's phrases are not encoded any more."""
         self._queues.pop(story_id, None)

@@ -6,7 +6,13 @@ responses carry one) and by the types of their buttons; both become fulfillment 
 through the same builder (`bot_api.engine.fulfillment`).
 """
 
+import re
 from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+PLACEHOLDER = re.compile(r"\{\{\s*([\w-]+)\s*\}\}")
+"""`{{name}}` in a text the bot sends: the parameter's value takes its place."""
+WEB_ADDRESS_SCHEMES = ("http://", "https://")
 
 
 @dataclass(frozen=True)
@@ -81,3 +87,31 @@ FulfillmentItem = Text | QuickReplies | Image | Card | ButtonTemplate | Handoff
 def handoff_of(items: tuple[FulfillmentItem, ...]) -> Handoff | None:
     """The handoff among a turn's items (an interaction has at most one), or None."""
     return next((item for item in items if isinstance(item, Handoff)), None)
+
+
+def is_web_address(text: str) -> bool:
+    """Whether `text` is an address a platform can fetch or open: an absolute http(s) URL
+    with a host and no blank anywhere ("https://", "not a url", "https://a b.png" are not)."""
+    if any(c.isspace() for c in text) or not text.lower().startswith(WEB_ADDRESS_SCHEMES):
+        return False
+    try:
+        parts = urlsplit(text)
+        _ = parts.port  # a port that is no number raises
+    except ValueError:
+        return False
+    return bool(parts.hostname)
+
+
+def is_web_address_template(text: str) -> bool:
+    """Whether a stored address may become a web address once its `{{name}}`s are filled:
+    one starting with a placeholder (a parameter holds the whole address) is checked only
+    as it is sent; any other must be one with each placeholder read as a word."""
+    if PLACEHOLDER.match(text):
+        return True
+    return is_web_address(PLACEHOLDER.sub("x", text))
+
+
+def looks_like_web_address(text: str) -> bool:
+    """Whether a stored button's postback is meant as a link: it starts with http(s)://
+    (as every channel and the console read it)."""
+    return text.lower().startswith(WEB_ADDRESS_SCHEMES)

@@ -17,7 +17,7 @@ message is matched as any other.
 """
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -25,13 +25,14 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot_api.domain.entities import ANY
 from bot_api.domain.errors import Invalid, Unknown
+from bot_api.domain.greetings import texts_for
 from bot_api.domain.history import ScoredCandidate
 from bot_api.domain.interactions import Interaction
-from bot_api.domain.responses import FulfillmentItem, Text
+from bot_api.domain.responses import FulfillmentItem, TextChoice
 from bot_api.domain.settings import LANGUAGE_TAGS
 from bot_api.engine.builtin_entities import MAX_WORDS, free_text
 from bot_api.engine.entities import Mention
-from bot_api.engine.fulfillment import Choose, fulfillment
+from bot_api.engine.fulfillment import Choose, asked, fulfillment
 from bot_api.engine.language_detection import language_of, written_in
 from bot_api.engine.matching import Scored
 from bot_api.engine.ranking import rank
@@ -334,7 +335,8 @@ class _Conversation:
     def _ask(self, interaction_id: str, pending: Pending, debug: Debug | None) -> _Answer:
         prompts = self.story.interactions[interaction_id].parameter(pending.alias).prompts
         prompt = prompts[pending.failures % len(prompts)]
-        return _Answer(interaction_id, 1.0, [Text(prompt)], incomplete=True, debug=debug)
+        items = asked(prompt, self.parameters)
+        return _Answer(interaction_id, 1.0, items, incomplete=True, debug=debug)
 
     def _spend_lifespan(self, hit: str | None) -> None:
         """A matched interaction becomes the newest context; contexts it did not follow
@@ -388,6 +390,12 @@ class _Conversation:
         interactions = self.story.interactions
         matched = answer.interaction_id
         encoded_by = self.encoder.model_id if self.encoder and self.vector is not None else None
+        said: tuple[FulfillmentItem, ...] = tuple(answer.fulfillment)
+        silence: tuple[FulfillmentItem, ...] = ()
+        if matched is not None and not said:
+            fallback_text = tuple(_fallback_text(self.story, self.parameters, self.choose))
+            defer = bool(interactions[matched].webhook) and not answer.incomplete
+            said, silence = ((), fallback_text) if defer else (fallback_text, ())
         return Outcome(
             story_id=self.story.id,
             interaction=None if matched is None else interactions[matched],
@@ -399,12 +407,25 @@ class _Conversation:
             contexts=tuple(
                 OutcomeContext(c.id, interactions[c.id].name, c.lifespan) for c in self.contexts
             ),
-            fulfillment=tuple(answer.fulfillment),
+            fulfillment=said,
+            silence=silence,
             debug=answer.debug,
             top=self.top,
             vector=self.vector,
             vector_model=encoded_by,
         )
+
+
+def _fallback_text(
+    story: CompiledStory, parameters: Mapping[str, Any], choose: Choose
+) -> list[FulfillmentItem]:
+    """What an interaction that would say nothing says instead (docs/query.md "Silent
+    answers"): the fallback interaction's text blocks, else the story's default fallback
+    message in its language."""
+    fallback = story.interactions[story.fallback_id]
+    texts = [block for block in fallback.responses if isinstance(block, TextChoice)]
+    default = TextChoice(texts_for(story.settings.language).fallback)
+    return fulfillment(texts, parameters, choose) or fulfillment([default], parameters, choose)
 
 
 def _zone(name: object) -> ZoneInfo | None:

@@ -1,15 +1,16 @@
 """Turning response blocks into fulfillment items, with `{{name}}` filled in.
 
 Blocks an interaction stores and blocks a webhook answered go through the same
-builder. A name with no value leaves no trace: no raw placeholder, no stray space.
+builder, and so do a parameter's prompts. A name with no value leaves no trace: no raw
+placeholder, no stray space.
 """
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from bot_api.domain.responses import (
+    PLACEHOLDER,
     Block,
     Button,
     ButtonTemplate,
@@ -20,11 +21,14 @@ from bot_api.domain.responses import (
     QuickReplies,
     Text,
     TextChoice,
+    is_web_address,
+    looks_like_web_address,
 )
 
-PLACEHOLDER = re.compile(r"\{\{\s*([\w-]+)\s*\}\}")
 BLANKS = " \t"
 CLOSING_PUNCTUATION = tuple(".,;:!?)]}…")
+LINKS = ("url", "webview")
+"""The webhook button types whose value is an address to open."""
 
 Choose = Callable[[Sequence[str]], str]
 
@@ -77,42 +81,78 @@ def _as_text(value: Any) -> str:
 def fulfillment(
     blocks: Sequence[Block], parameters: Mapping[str, Any], choose: Choose
 ) -> list[FulfillmentItem]:
-    return [_item(block, parameters, choose) for block in blocks]
+    """The blocks as the user is shown them. Every text field goes through `fill`; what
+    renders blank (a text, a reply, a button title) or is no web address where one is
+    meant (an image, a link button) is left out, and so is a block left with nothing to
+    show (docs/query.md "Fulfillment items")."""
+    items = (_item(block, parameters, choose) for block in blocks)
+    return [item for item in items if item is not None]
+
+
+def asked(prompt: str, parameters: Mapping[str, Any]) -> list[FulfillmentItem]:
+    """A parameter's prompt as the user is shown it: a text filled like any response."""
+    return fulfillment((TextChoice((prompt,)),), parameters, lambda prompts: prompts[0])
+
+
+def _said(template: str, parameters: Mapping[str, Any]) -> str:
+    """A text field as it is sent: filled in, and "" when that leaves it blank. Every text
+    of every block goes through here."""
+    filled = fill(template, parameters)
+    return filled if filled.strip() else ""
 
 
 def _buttons(buttons: Sequence[Button], parameters: Mapping[str, Any]) -> tuple[Button, ...]:
-    return tuple(
-        replace(b, title=fill(b.title, parameters), postback=fill(b.postback, parameters))
+    filled = (
+        replace(b, title=_said(b.title, parameters), postback=_said(b.postback, parameters))
         for b in buttons
     )
+    return tuple(b for b in filled if b.title and _opens_a_web_address(b))
 
 
-def _item(block: Block, parameters: Mapping[str, Any], choose: Choose) -> FulfillmentItem:
+def _opens_a_web_address(button: Button) -> bool:
+    """A link button's (or a stored postback meant as a link) address is a whole one."""
+    if button.kind in LINKS or (button.kind is None and looks_like_web_address(button.postback)):
+        return is_web_address(button.postback)
+    return True
+
+
+def _image(url: str, parameters: Mapping[str, Any]) -> str:
+    """The image address filled in, or "" when it is none."""
+    filled = _said(url, parameters)
+    return filled if is_web_address(filled) else ""
+
+
+def _item(block: Block, parameters: Mapping[str, Any], choose: Choose) -> FulfillmentItem | None:
     match block:
         case TextChoice(messages=messages, delay=delay):
-            return Text(fill(choose(messages), parameters), delay)
+            message = _said(choose(messages), parameters)
+            return Text(message, delay) if message else None
         case QuickReplies():
-            return replace(
-                block,
-                title=fill(block.title, parameters),
-                replies=tuple(fill(reply, parameters) for reply in block.replies),
-                buttons=_buttons(block.buttons, parameters),
-            )
+            replies = tuple(r for r in (_said(r, parameters) for r in block.replies) if r)
+            title = _said(block.title, parameters)
+            buttons = _buttons(block.buttons, parameters)
+            if not (title or replies or buttons):
+                return None
+            return replace(block, title=title, replies=replies, buttons=buttons)
         case Image():
-            return replace(block, image_url=fill(block.image_url, parameters))
+            image_url = _image(block.image_url, parameters)
+            return replace(block, image_url=image_url) if image_url else None
         case Card():
-            return replace(
+            card = replace(
                 block,
-                title=fill(block.title, parameters),
-                subtitle=fill(block.subtitle, parameters),
-                image_url=fill(block.image_url, parameters),
+                title=_said(block.title, parameters),
+                subtitle=_said(block.subtitle, parameters),
+                image_url=_image(block.image_url, parameters),
                 buttons=_buttons(block.buttons, parameters),
             )
+            if not (card.title or card.subtitle or card.image_url or card.buttons):
+                return None
+            return card
         case ButtonTemplate():
-            return replace(
-                block,
-                title=fill(block.title, parameters),
-                buttons=_buttons(block.buttons, parameters),
-            )
+            title = _said(block.title, parameters)
+            buttons = _buttons(block.buttons, parameters)
+            if not (title or buttons):
+                return None
+            return replace(block, title=title, buttons=buttons)
         case Handoff():
             return block

@@ -140,6 +140,16 @@ class Outcome:
     the same model."""
     handoff: HandedOver | None = None
     """The handoff the session is in after this turn (engine/handoff.py)."""
+    silence: tuple[FulfillmentItem, ...] = ()
+    """The story's fallback text, said if the turn ends with no fulfillment: left here by
+    an interaction that says nothing of its own but has a webhook, whose answer (or
+    failure) decides (`spoken`; docs/query.md "Silent answers")."""
+
+    def spoken(self) -> "Outcome":
+        """The outcome saying its `silence` if it says nothing else."""
+        if not self.silence:
+            return self
+        return replace(self, fulfillment=self.fulfillment or self.silence, silence=())
 
     def with_webhook_answer(
         self, responses: Sequence[Block], attributes: Mapping[str, str], choose: Choose
@@ -153,7 +163,7 @@ class Outcome:
             source="webhook" if items else self.source,
             parameters=parameters,
             fulfillment=(*self.fulfillment, *items),
-        )
+        ).spoken()
 
 
 def outcome_kind(turn: Turn, outcome: Outcome) -> OutcomeKind:

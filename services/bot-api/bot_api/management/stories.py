@@ -86,11 +86,15 @@ class StoryService:
         changes: ChangeFeed,
         quotas: AccountQuotas,
         publish_check: PublishCheck | None = None,
+        awaiting_meaning: Callable[[str], int] | None = None,
     ) -> None:
+        """`awaiting_meaning`: how many of a story's phrases wait for their sentence
+        vector (`PhraseVectorService.waiting`; none without the semantic stage)."""
         self._stores = stores
         self._changes = changes
         self._quotas = quotas
         self._publish_check = publish_check
+        self._awaiting_meaning = awaiting_meaning
 
     async def create(
         self,
@@ -155,6 +159,9 @@ class StoryService:
                 }
                 for interaction_id, context in structure.contexts.items()
             },
+            "phrasesAwaitingMeaning": (
+                0 if self._awaiting_meaning is None else self._awaiting_meaning(story.id)
+            ),
         }
 
     async def update(

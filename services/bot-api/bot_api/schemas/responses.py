@@ -5,12 +5,20 @@ cards and button templates have at most 3 buttons, a button's postback is option
 and defaults to its title, a card's subtitle and image are optional, quick replies
 hold at most 20 characters, and a button template's text is up to 640 characters.
 
+What the user is shown may not be blank (a platform refuses a blank text), and an
+address (an image, a postback starting with http:// or https://) must be an absolute
+http(s) URL with a host and no blank; a `{{parameter}}` may stand for part of it, or
+for all of it (then it is checked as it is sent: docs/query.md "Fulfillment items").
+
 A block loads into its value of `bot_api.domain.responses` and dumps from it.
 """
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
-from marshmallow import Schema, fields, post_load, validate
+from marshmallow import Schema, ValidationError, fields, post_load, validate
 
 from bot_api.domain.responses import (
     Block,
@@ -21,11 +29,67 @@ from bot_api.domain.responses import (
     Image,
     QuickReplies,
     TextChoice,
+    is_web_address_template,
+    looks_like_web_address,
 )
-from bot_api.schemas.common import text, text_list
+from bot_api.schemas.common import text
 from shared.schema_fields import TypedUnion
 
 MAX_BUTTONS = 3
+
+
+_READING_FROZEN = ContextVar("reading_frozen", default=False)
+
+
+@contextmanager
+def reading_frozen() -> Iterator[None]:
+    """Blocks read back as they were frozen (a version's document), perhaps before the
+    blank and address checks below existed: what they refuse in a write is kept here, so
+    an old published version still compiles, and left out as it is sent instead."""
+    token = _READING_FROZEN.set(True)
+    try:
+        yield
+    finally:
+        _READING_FROZEN.reset(token)
+
+
+def not_blank(value: str) -> None:
+    if _READING_FROZEN.get():
+        return
+    if not value.strip():
+        raise ValidationError("Must not be blank.")
+
+
+def web_address(value: str) -> None:
+    if _READING_FROZEN.get():
+        return
+    if value and not is_web_address_template(value):
+        raise ValidationError(
+            "Not a web address: an absolute http(s) URL with a host and no blank is needed."
+        )
+
+
+def link_postback(value: str) -> None:
+    """A postback is a link when it starts with http(s)://, and must then be a whole one."""
+    if looks_like_web_address(value):
+        web_address(value)
+
+
+def shown(max_length: int, **kwargs: Any) -> fields.String:
+    """A text the user is shown: 1 to `max_length` characters, not all blank."""
+    return fields.String(validate=[validate.Length(min=1, max=max_length), not_blank], **kwargs)
+
+
+def shown_list(max_items: int, max_length: int, **kwargs: Any) -> fields.List[str]:
+    return fields.List(shown(max_length), validate=validate.Length(min=1, max=max_items), **kwargs)
+
+
+def image_address(min_length: int, **kwargs: Any) -> fields.String:
+    return fields.String(
+        validate=[validate.Length(min=min_length, max=2048), web_address],
+        attribute="image_url",
+        **kwargs,
+    )
 
 
 class TypedSchema(Schema):
@@ -33,7 +97,7 @@ class TypedSchema(Schema):
 
 
 class TextResponseSchema(TypedSchema):
-    messages = text_list(20, 2048, min_items=1, min_length=1, required=True)
+    messages = shown_list(20, 2048, required=True)
 
     @post_load
     def to_value(self, block: dict[str, Any], **kwargs: Any) -> TextChoice:
@@ -41,8 +105,8 @@ class TextResponseSchema(TypedSchema):
 
 
 class QuickReplyResponseSchema(TypedSchema):
-    title = text(80, min_length=1, required=True)
-    replies = text_list(11, 20, min_items=1, min_length=1, required=True)
+    title = shown(80, required=True)
+    replies = shown_list(11, 20, required=True)
 
     @post_load
     def to_value(self, block: dict[str, Any], **kwargs: Any) -> QuickReplies:
@@ -50,7 +114,7 @@ class QuickReplyResponseSchema(TypedSchema):
 
 
 class ImageResponseSchema(TypedSchema):
-    imageUrl = text(2048, min_length=1, required=True, attribute="image_url")
+    imageUrl = image_address(1, required=True)
 
     @post_load
     def to_value(self, block: dict[str, Any], **kwargs: Any) -> Image:
@@ -58,8 +122,8 @@ class ImageResponseSchema(TypedSchema):
 
 
 class ButtonSchema(Schema):
-    title = text(20, min_length=1, required=True)
-    postback = text(2048, load_default="")
+    title = shown(20, required=True)
+    postback = fields.String(validate=[validate.Length(max=2048), link_postback], load_default="")
 
     @post_load
     def to_value(self, button: dict[str, Any], **kwargs: Any) -> Button:
@@ -73,9 +137,9 @@ def buttons(**kwargs: Any) -> fields.List[Any]:
 
 
 class CardResponseSchema(TypedSchema):
-    title = text(80, min_length=1, required=True)
+    title = shown(80, required=True)
     subtitle = text(80, load_default="")
-    imageUrl = text(2048, load_default="", attribute="image_url")
+    imageUrl = image_address(0, load_default="")
     buttons = buttons(load_default=list)
 
     @post_load
@@ -84,7 +148,7 @@ class CardResponseSchema(TypedSchema):
 
 
 class ButtonTemplateResponseSchema(TypedSchema):
-    title = text(640, min_length=1, required=True)
+    title = shown(640, required=True)
     buttons = buttons(required=True)
 
     @post_load

@@ -96,7 +96,7 @@ class StorySettingsSchema(SettingsSchema):
 class StoryFieldsSchema(WriteSchema):
     """`settings` loads into the settings given, by their names in `Settings`."""
 
-    read_only = ("id", "story", "interactions")
+    read_only = ("id", "story", "interactions", "phrasesAwaitingMeaning")
 
     name = text(1024, min_length=1, required=True)
     description = text(2048, required=True)
@@ -157,3 +157,11 @@ class StoryDetailSchema(StorySummarySchema):
         keys=fields.String(), values=fields.Nested(ContextSummarySchema), required=True
     )
     settings = fields.Nested(StorySettingsSchema, required=True)
+    phrasesAwaitingMeaning = fields.Integer(
+        required=True,
+        metadata={
+            "description": "How many of the story's phrases still wait for their sentence "
+            "vector: matched by their words alone until it lands; 0 once every vector is "
+            "stored, or without the semantic stage (docs/api.md)"
+        },
+    )

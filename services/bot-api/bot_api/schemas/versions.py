@@ -11,6 +11,7 @@ from bot_api.domain.responses import Handoff
 from bot_api.management.transfer import Exported, StoryUpload
 from bot_api.management.versions import DRAFT
 from bot_api.schemas.common import text
+from bot_api.schemas.responses import reading_frozen
 from bot_api.schemas.story_document import checked_upload, exported_document
 from bot_api.storage.versions import StoryVersion
 from bot_api.transfer.report import Translated
@@ -27,9 +28,13 @@ class StoryDocuments:
     def read(self, version: StoryVersion) -> StoryUpload:
         """Each interaction under the draft id it was frozen with (in the document's
         order, which `read_document` gives its ids in), calling the webhook it called and
-        handing over to the connection it handed over to."""
+        handing over to the connection it handed over to. Its responses are read as they
+        were frozen (`reading_frozen`)."""
         ids: Iterator[str] = iter([frozen.id for frozen in version.interactions])
-        upload = checked_upload("parley", Translated(dict(version.document), ()), lambda: next(ids))
+        with reading_frozen():
+            upload = checked_upload(
+                "parley", Translated(dict(version.document), ()), lambda: next(ids)
+            )
         webhooks, handoffs = version.webhooks(), version.handoffs()
         interactions = {
             i: replace(

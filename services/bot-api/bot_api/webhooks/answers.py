@@ -1,8 +1,14 @@
 """What a backend may answer to a webhook call (docs/webhooks.md): `responses` and
 `attributes`, every response and button checked against its table of limits, then read
-as the same response blocks an interaction stores."""
+as the same response blocks an interaction stores.
+
+An address SPEC's tables let through that is no web address (an image, a card's image,
+a `url` or `webview` button's value) does not fail the delivery: that image or button
+is left out, counted (`parley_webhook_addresses_dropped_total`) and logged at debug
+level, and every other item is kept."""
 
 import json
+import logging
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -18,10 +24,14 @@ from bot_api.domain.responses import (
     Image,
     QuickReplies,
     TextChoice,
+    is_web_address_template,
 )
+from bot_api.metrics import WEBHOOK_ADDRESSES_DROPPED
 from bot_api.webhooks.failures import DeliveryFailed
 from shared.errors import first_error_path
 from shared.schema_fields import TypedUnion
+
+log = logging.getLogger(__name__)
 
 UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$", re.I)
 PHONE = re.compile(r"^\+\d{2,15}$")
@@ -171,28 +181,54 @@ def read_answer(raw: bytes) -> WebhookAnswer:
         )
         path, message = first_error_path(messages)
         raise DeliveryFailed(f"{path}: {message}") from None
-    blocks = tuple(block for response in loaded["responses"] for block in _blocks(response))
+    blocks = tuple(
+        block
+        for number, response in enumerate(loaded["responses"])
+        for block in _blocks(response, f"responses[{number}]")
+    )
     return WebhookAnswer(blocks, loaded["attributes"])
 
 
-def _read_buttons(buttons: Iterable[Mapping[str, Any]]) -> tuple[Button, ...]:
-    return tuple(Button(b["title"], b["value"], b["type"], b.get("height")) for b in buttons)
+def _address(url: str, where: str, what: str) -> str:
+    """`url`, or "" (the item left out, counted and logged) when it is no web address."""
+    if is_web_address_template(url):
+        return url
+    WEBHOOK_ADDRESSES_DROPPED.labels(what).inc()
+    log.debug("webhook answer: %s is no web address (%r): the %s is left out", where, url, what)
+    return ""
 
 
-def _blocks(response: Mapping[str, Any]) -> list[Block]:
+def _read_buttons(buttons: Iterable[Mapping[str, Any]], where: str) -> tuple[Button, ...]:
+    read = []
+    for number, b in enumerate(buttons):
+        link = b["type"] in ("url", "webview")
+        if link and not _address(b["value"], f"{where}.buttons[{number}].value", "button"):
+            continue
+        read.append(Button(b["title"], b["value"], b["type"], b.get("height")))
+    return tuple(read)
+
+
+def _blocks(response: Mapping[str, Any], where: str) -> list[Block]:
     delay = response["delay"]
     kind = response["type"]
     if kind in ("text", "randomText"):
         messages = (response["message"],) if "message" in response else response["messages"]
         return [TextChoice(tuple(messages), delay)]
     if kind == "image":
-        return [Image(response["imageUrl"], delay)]
+        url = _address(response["imageUrl"], f"{where}.imageUrl", "image")
+        return [Image(url, delay)] if url else []
     if kind == "quickReplies":
-        buttons = _read_buttons(response["buttons"])
+        buttons = _read_buttons(response["buttons"], where)
         return [QuickReplies(response["title"], tuple(b.title for b in buttons), buttons, delay)]
     if kind == "cards":
         return [
-            Card(e["title"], e["subtitle"], e["imageUrl"], _read_buttons(e["buttons"]), delay)
-            for e in response["elements"]
+            Card(
+                e["title"],
+                e["subtitle"],
+                _address(e["imageUrl"], f"{where}.elements[{number}].imageUrl", "card image"),
+                _read_buttons(e["buttons"], f"{where}.elements[{number}]"),
+                delay,
+            )
+            for number, e in enumerate(response["elements"])
         ]
-    return [ButtonTemplate(response["title"], _read_buttons(response["buttons"]), delay)]
+    return [ButtonTemplate(response["title"], _read_buttons(response["buttons"], where), delay)]

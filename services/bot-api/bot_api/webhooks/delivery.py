@@ -54,7 +54,8 @@ class Deliveries:
     async def deliver(
         self, *, account_id: str, session_id: str, turn: Turn, outcome: Outcome, answers: Answers
     ) -> Outcome:
-        """The outcome with the webhook's answer; a failed delivery leaves it as it was."""
+        """The outcome with the webhook's answer; a failed delivery leaves it as it was (an
+        interaction saying nothing of its own then says the story's fallback text)."""
         interaction = outcome.interaction
         if interaction is None or outcome.incomplete or not interaction.webhook:
             return outcome
@@ -64,7 +65,7 @@ class Deliveries:
             )
         answer = answers[interaction.id]
         if answer is None:
-            return outcome
+            return outcome.spoken()
         return outcome.with_webhook_answer(answer.responses, answer.attributes, random.choice)
 
     async def _call(

@@ -68,7 +68,9 @@ class Bot:
         self.stores = stores
         quotas = Quotas.from_config(Config(mongodb_url="", nats_url=""))
         self.entities = EntityService(stores=stores, changes=feed, quotas=quotas)
-        self.stories = StoryService(stores=stores, changes=feed, quotas=quotas)
+        self.stories = StoryService(
+            stores=stores, changes=feed, quotas=quotas, awaiting_meaning=self.vectors.waiting
+        )
         self.interactions = InteractionService(
             stores=stores, changes=feed, connections=ConnectionDirectory(), quotas=quotas
         )
@@ -136,6 +138,27 @@ async def test_vectors_land_in_the_background_and_the_next_query_uses_them(bot: 
     story = await bot.cache.story(ACCOUNT, story_id)
     assert greet in story.semantic  # type: ignore[operator]
     assert await bot.answer(story_id, "howdy") == greet
+
+
+async def test_a_storys_read_counts_its_phrases_waiting_for_meaning(bot: Bot) -> None:
+    """Counted from the queue of the process that answers the story: no phrase is read
+    for it."""
+    bot.encoder.released.clear()
+    story_id, _ = await bot.new_story("hello there", "hi friend")
+    other_id, _ = await bot.new_story("good morning")
+    await bot.cache.story(ACCOUNT, story_id)
+    await bot.cache.story(ACCOUNT, other_id)
+
+    async def waiting() -> list[int]:
+        reads = [
+            await bot.stories.read(account_id=ACCOUNT, story_id=s) for s in (story_id, other_id)
+        ]
+        return [read["phrasesAwaitingMeaning"] for read in reads]
+
+    assert await waiting() == [2, 1]
+    bot.encoder.released.set()
+    await bot.vectors.idle()
+    assert await waiting() == [0, 0]
 
 
 async def test_a_text_is_encoded_once_and_an_edit_encodes_only_its_new_phrases(bot: Bot) -> None:

@@ -3,12 +3,15 @@ edit of the draft leaves it be, a publish change drops it, and both share the bu
 
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 
 from bot_api.changes import ChangeFeed
 from bot_api.conversations.cache import StoryCache
+from bot_api.domain.responses import Image, Text, TextChoice
+from bot_api.engine.conversation import respond
+from bot_api.engine.turn import SessionState, Turn
 from bot_api.management.interactions import InteractionService
 from bot_api.management.quotas import Quotas
 from bot_api.management.stories import StoryService
@@ -151,3 +154,24 @@ async def test_without_a_published_version_the_public_key_gets_the_draft(bot: Bo
     draft = await bot.cache.story(ACCOUNT, story_id)
 
     assert await bot.cache.story(ACCOUNT, story_id, published=True) is draft
+
+
+async def test_a_version_frozen_before_the_address_and_blank_checks_still_compiles(
+    bot: Bot,
+) -> None:
+    """Blocks stored before an address or a blank text was refused: the version freezing
+    them compiles, and what they would send wrong is left out as it is sent."""
+    story_id, greet = await story_with_greeting(bot)
+    stored = await bot.database.stores().interactions.get(story_id, greet)
+    assert stored is not None
+    blocks = (TextChoice(("  ",)), Image("not a url at all"), TextChoice(("Hi!",)))
+    await bot.database.stores().interactions.replace_content(
+        story_id, replace(stored, responses=blocks)
+    )
+    await bot.publish(story_id, await bot.freeze(story_id))
+
+    public = await bot.cache.story(ACCOUNT, story_id, published=True)
+
+    assert public.interactions[greet].responses == blocks
+    _, outcome = respond(public, SessionState(), Turn(query="hello there"))
+    assert outcome.fulfillment == (Text("Hi!"),)

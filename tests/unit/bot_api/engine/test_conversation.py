@@ -1,10 +1,12 @@
 """One turn at a time: what the bot answers and what it remembers."""
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
+from bot_api.domain import responses
 from bot_api.domain.errors import Invalid, Unknown
 from bot_api.domain.responses import Button, ButtonTemplate, Card, Image, QuickReplies, Text
 from bot_api.engine.conversation import respond
@@ -368,3 +370,78 @@ def test_every_outcome_carries_its_best_three_candidates_without_debug() -> None
     ]
     _, triggered = say(model, SessionState(), trigger="welcome")
     assert triggered.top == ()
+
+
+def test_a_prompt_fills_its_placeholders_as_a_response_does() -> None:
+    """README's pizza: the crust's prompt names the size said; a value not yet filled
+    leaves no trace, as in a response."""
+    model = story(
+        interaction(
+            "order",
+            "I want a {{size:size}} pizza",
+            "I would like a pizza with {{crust:crust}} crust",
+            parameters=[
+                {
+                    "alias": "crust",
+                    "entity": "crust",
+                    "prompts": ["What crust for your {{size}} pizza?"],
+                },
+                {"alias": "size", "entity": "size", "prompts": ["Which size?"]},
+            ],
+            responses=[{"type": "text", "messages": ["One {{size}} {{crust}} pizza."]}],
+        ),
+        entities={"size": ["large", "small"], "crust": ["thin", "thick"]},
+    )
+    _, asked = say(model, SessionState(), query="I want a large pizza")
+    assert texts(asked) == ["What crust for your large pizza?"]
+    _, unfilled = say(model, SessionState(), goto="order")
+    assert texts(unfilled) == ["What crust for your pizza?"]
+
+
+def silent_story(*fallback_responses: dict[str, Any]) -> CompiledStory:
+    """Interactions that would say nothing: no block, a text that renders blank, only a
+    webhook; the fallback with these responses (none given: the default)."""
+    model = story(
+        interaction("quiet", "be quiet please"),
+        interaction(
+            "blank", "say nothing at all", responses=[{"type": "text", "messages": ["{{x}}"]}]
+        ),
+        interaction("hooked", "call home now", webhook="https://backend.example/hook"),
+    )
+    if not fallback_responses:
+        return model
+    given = interaction("fallback", responses=list(fallback_responses))
+    fallback = replace(model.interactions["fallback"], responses=given.responses)
+    return model.edited(interactions=[fallback])
+
+
+@pytest.mark.parametrize("query", ["be quiet please", "say nothing at all"])
+def test_an_interaction_that_says_nothing_says_the_fallback_text(query: str) -> None:
+    _, result = say(silent_story(), SessionState(), query=query)
+    assert result.interaction.kind == "standard"
+    assert texts(result) == ["Sorry, I did not get that."]
+
+
+def test_the_fallback_text_is_its_text_blocks_or_the_default_message() -> None:
+    own = silent_story(
+        {"type": "image", "imageUrl": "https://x.io/a.png"},
+        {"type": "text", "messages": ["Pardon, {{default_name}}?"]},
+    )
+    _, result = say(own, SessionState(), query="be quiet please", parameters={"default_name": "Al"})
+    assert result.fulfillment == (Text("Pardon, Al?"),)
+    without_text = silent_story({"type": "image", "imageUrl": "https://x.io/a.png"})
+    _, result = say(without_text, SessionState(), query="be quiet please")
+    assert texts(result) == ["Sorry, I did not get that."]
+    german = story(interaction("still", "sei still"), language="german")
+    _, result = say(german, SessionState(), query="sei still")
+    assert texts(result) == ["Entschuldigung, das habe ich nicht verstanden."]
+
+
+def test_an_interaction_with_a_webhook_leaves_the_fallback_text_to_its_answer() -> None:
+    """The webhook's request sees no fulfillment; its answer (or failure) decides."""
+    _, result = say(silent_story(), SessionState(), query="call home now")
+    assert result.fulfillment == ()
+    assert result.spoken().fulfillment == (Text("Sorry, I did not get that."),)
+    answered = result.with_webhook_answer([responses.TextChoice(("Home says hi",))], {}, first)
+    assert answered.fulfillment == (Text("Home says hi"),)
+    assert result.with_webhook_answer([], {}, first).fulfillment == result.silence

@@ -1,6 +1,7 @@
 """Deliveries: when a matched interaction's webhook is called, through which connection,
 what its answer adds to the outcome, and what is reported to integrations-api."""
 
+import dataclasses
 import json
 from typing import Any
 
@@ -193,3 +194,19 @@ async def test_a_retried_turn_reuses_the_answer_instead_of_calling_again(
 
     assert len(backend.calls) == 1
     assert retried == first
+
+
+@pytest.mark.parametrize(
+    "backend",
+    [Backend(DeliveryFailed("HTTP 500")), Backend({"responses": []})],
+    ids=["failed", "answered nothing"],
+)
+async def test_an_interaction_saying_nothing_says_the_fallback_text_when_its_webhook_does_not(
+    backend: Backend, database: Database, reports: list[DeliveryResult]
+) -> None:
+    """docs/query.md "Silent answers": the engine left the fallback text to the answer."""
+    silent = dataclasses.replace(outcome(), fulfillment=(), silence=(Text("Sorry?"),))
+
+    after = await deliver(deliveries(backend, database, reports), silent)
+
+    assert (after.fulfillment, after.silence) == ((Text("Sorry?"),), ())

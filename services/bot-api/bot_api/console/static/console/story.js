@@ -79,6 +79,28 @@ async function load() {
   byId("story-history-days").value = story.settings.historyDays;
   byId("story-redact").checked = story.settings.redact;
   byId("story-review-below").value = story.settings.reviewBelow ?? "";
+  showMeaningPending(story.phrasesAwaitingMeaning ?? 0);
+}
+
+// Phrases whose sentence vectors have not landed are matched by their words alone:
+// said while there are some, and read again until there are none (docs/console.md).
+const MEANING_POLL_MS = 5000;
+let meaningPoll = null;
+
+function showMeaningPending(waiting) {
+  const line = byId("meaning-pending");
+  line.hidden = !waiting;
+  line.textContent = waiting
+    ? `${waiting} ${waiting === 1 ? "phrase waits" : "phrases wait"} for its meaning: ` +
+      "matched by words alone until its sentence vector is stored."
+    : "";
+  clearTimeout(meaningPoll);
+  if (waiting) {
+    meaningPoll = setTimeout(async () => {
+      const read = await call("GET", storyPath).catch(() => null);
+      showMeaningPending(read ? read.phrasesAwaitingMeaning : waiting);
+    }, MEANING_POLL_MS);
+  }
 }
 
 async function save(method, path, body, form) {

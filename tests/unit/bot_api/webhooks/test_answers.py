@@ -1,0 +1,73 @@
+"""A webhook's answer read: an address that is no web address leaves out its image or
+button, counted, and never the items after it."""
+
+import json
+from typing import Any
+
+import pytest
+from prometheus_client import REGISTRY
+
+from bot_api.domain.responses import Button, ButtonTemplate, Card, Image, TextChoice
+from bot_api.webhooks.answers import read_answer
+from bot_api.webhooks.failures import DeliveryFailed
+
+
+def dropped(what: str) -> float:
+    value = REGISTRY.get_sample_value("parley_webhook_addresses_dropped_total", {"what": what})
+    return value or 0.0
+
+
+def answer(*responses: dict[str, Any]) -> bytes:
+    return json.dumps({"responses": list(responses)}).encode()
+
+
+def card(image_url: str, *buttons: dict[str, str]) -> dict[str, Any]:
+    element = {"title": "Bike", "subtitle": "Red", "imageUrl": image_url, "buttons": buttons}
+    return {"type": "cards", "elements": [element]}
+
+
+@pytest.mark.parametrize("address", ["not a url at all", "https://", "https://a b/c.png"])
+def test_an_address_that_is_no_web_address_is_left_out_and_counted(address: str) -> None:
+    before = {what: dropped(what) for what in ("image", "card image", "button")}
+    buy = {"type": "postback", "title": "Buy", "value": "buy"}
+    link = {"type": "url", "title": "Open", "value": address}
+
+    read = read_answer(
+        answer(
+            {"type": "image", "imageUrl": address},
+            card(address, link, buy),
+            {"type": "buttons", "title": "More", "buttons": [link, {**link, "type": "webview"}]},
+            {"type": "text", "message": "still here"},
+        )
+    )
+
+    assert read.responses == (
+        Card("Bike", "Red", "", (Button("Buy", "buy", "postback"),), 1000),
+        ButtonTemplate("More", (), 1000),
+        TextChoice(("still here",), 1000),
+    )
+    assert {what: dropped(what) - before[what] for what in before} == {
+        "image": 1,
+        "card image": 1,
+        "button": 3,
+    }
+
+
+def test_web_addresses_and_those_a_parameter_fills_are_kept() -> None:
+    read = read_answer(
+        answer(
+            {"type": "image", "imageUrl": "https://cdn.example/a.png"},
+            {"type": "image", "imageUrl": "{{picture}}"},
+            {"type": "image", "imageUrl": "https://cdn.example/{{id}}.png"},
+        )
+    )
+    assert [item.image_url for item in read.responses if isinstance(item, Image)] == [
+        "https://cdn.example/a.png",
+        "{{picture}}",
+        "https://cdn.example/{{id}}.png",
+    ]
+
+
+def test_what_breaks_spec_tables_still_fails_the_delivery() -> None:
+    with pytest.raises(DeliveryFailed, match="imageUrl"):
+        read_answer(answer({"type": "image", "imageUrl": ""}))
