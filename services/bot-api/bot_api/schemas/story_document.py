@@ -124,12 +124,17 @@ class ImportedInteractionSchema(Schema):
 
 
 class ImportedEntitySchema(Schema):
-    name = fields.String(required=True)
-    status = fields.String(
-        required=True,
-        metadata={"enum": ["created", "reused", "differs"]},
-    )
+    name = fields.String(required=True, metadata={"description": "As the document names it"})
+    status = fields.String(required=True, metadata={"enum": ["created", "reused"]})
     detail = fields.String()
+    storedAs = fields.String(
+        required=True,
+        attribute="stored_as",
+        metadata={
+            "description": "The account's entity the story uses: `name`, or the free name "
+            "it has when the account's entity of that name differs (docs/entities.md)"
+        },
+    )
 
 
 class ImportedConnectionSchema(Schema):
