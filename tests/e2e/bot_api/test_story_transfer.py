@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from support.api import Api, Tenant
+from support.forms import folder_form
 from support.walkthrough import pizza_story
 
 
@@ -249,3 +250,18 @@ async def test_a_handoff_block_naming_an_id_is_refused_by_an_import_at_its_place
     assert "name the connection with `handoff`" in str(errors["connection"])
     assert await api.ok("GET", "/stories") == stories_before
     assert (await import_document(api, document)).status == 200
+
+
+async def test_a_folder_sent_as_a_form_imports_under_the_name_sent(api: Api) -> None:
+    """What the console sends of a picked folder: a Rasa project naming itself nowhere."""
+    files = {
+        "domain.yml": "version: '3.1'\nintents: [greet]\n",
+        "data/nlu.yml": "version: '3.1'\nnlu:\n- intent: greet\n  examples: |\n    - hello\n",
+    }
+    body, content_type = folder_form({p: text.encode() for p, text in files.items()})
+    reply = await api.send_raw("/stories/import?dryRun=true&name=carbon-bot", body, content_type)
+    assert reply.status == 200, reply.body
+    report = reply.body["report"]
+    assert (report["source"], report["name"]) == ("rasa", "carbon-bot")
+    assert report["silent"]["count"] == 1
+    assert report["silent"]["byReason"][0]["interactions"] == [{"key": "greet", "name": "greet"}]

@@ -24,12 +24,13 @@ from bot_api.domain.interactions import (
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
 from bot_api.management.import_entities import ImportedEntity, plan_entities, renamed_entities
+from bot_api.management.import_report import Silent, silent_interactions
 from bot_api.management.quotas import AccountQuotas, check_story_content
 from bot_api.management.stories import load_story
 from bot_api.storage import Stores, new_object_id
 from bot_api.storage.protocols import ConversationTestStore
 from bot_api.transfer.document import Problem
-from bot_api.transfer.report import Unmapped
+from bot_api.transfer.report import ReasonGroup, Unmapped, by_reason
 from shared.errors import Conflict
 from shared.ids import is_object_id
 
@@ -95,6 +96,12 @@ class ImportReport:
     connections: list[dict[str, Any]]
     added: list[str]
     unmapped: Sequence[Unmapped]
+    silent: Silent
+    """The interactions that would answer nothing of their own, by reason."""
+
+    @property
+    def unmapped_by_reason(self) -> list[ReasonGroup[Unmapped]]:
+        return by_reason(self.unmapped, lambda row: row.reason)
 
 
 class ImportRefused(Exception):
@@ -223,6 +230,9 @@ class StoryTransfer:
             connections=_connections(upload),
             added=list(upload.added),
             unmapped=list(upload.unmapped),
+            silent=silent_interactions(
+                upload.source, prepared, upload.keys, upload.connections, upload.handoffs
+            ),
         )
         if dry_run:
             return None, report

@@ -12,7 +12,13 @@ from bot_api.changes import ChangeFeed, EntitiesEdited, StoryCreated
 from bot_api.domain.entities import Entity, Entry
 from bot_api.management.quotas import QuotaExceeded, Quotas
 from bot_api.management.transfer import ImportRefused, StoryTransfer
-from bot_api.schemas.story_document import exported_document, read_upload
+from bot_api.schemas.story_document import (
+    ImportReportSchema,
+    checked_upload,
+    exported_document,
+    read_upload,
+)
+from bot_api.transfer.report import Translated, Unmapped
 from shared.errors import Conflict
 from support.changes import Announced
 from support.memory import ConversationTestsInMemory, Database
@@ -312,3 +318,70 @@ async def test_a_retried_import_whose_write_landed_is_answered_again(
     assert not [o for o in database.operations()[written:] if o in WRITES]
     assert len(database.stories.records) == 1 and len(announced) == 2
     assert all("id" not in i for i in report.interactions)
+
+
+async def test_the_report_counts_what_answers_nothing_and_groups_its_rows_by_reason(
+    transfer: StoryTransfer,
+) -> None:
+    """At its top, the interactions with no response, by why; then what was left out,
+    each reason once with its count and its rows."""
+    body = document()
+    body["interactions"] += [
+        {"key": "thanks", "name": "thanks", "userSays": ["thanks"]},
+        {
+            "key": "bye",
+            "name": "bye",
+            "userSays": ["bye"],
+            "responses": [{"type": "text", "messages": ["Bye!"]}],
+        },
+    ]
+    custom = "its code is not imported"
+    left_out = (
+        Unmapped("data/rules.yml: rules[0]", "custom action 'action_a'", custom),
+        Unmapped("data/nlu.yml: nlu[3]", "regex 'zip'", "regex features are not read"),
+        Unmapped("data/rules.yml: rules[4]", "custom action 'action_b'", custom),
+    )
+    rasa = checked_upload("rasa", Translated(body, left_out))
+
+    _, report = await transfer.import_story(account_id=ACCOUNT, upload=rasa, dry_run=True)
+    dumped = ImportReportSchema().dump(report)
+
+    no_response = (
+        "no rule or story answers the intent with a response: custom code (an action), "
+        "not imported, answered it, or nothing did"
+    )
+    assert dumped["silent"] == {
+        "count": 3,
+        "byReason": [
+            {
+                "reason": no_response,
+                "count": 2,
+                "interactions": [
+                    {"key": "drinks", "name": "Drinks"},
+                    {"key": "thanks", "name": "thanks"},
+                ],
+            },
+            {
+                "reason": "its webhook connection 'Orders' is to answer: the story has none "
+                "of that name yet",
+                "count": 1,
+                "interactions": [{"key": "order", "name": "Order"}],
+            },
+        ],
+    }
+    assert dumped["unmappedByReason"] == [
+        {
+            "reason": custom,
+            "count": 2,
+            "rows": [
+                {"place": "data/rules.yml: rules[0]", "element": "custom action 'action_a'"},
+                {"place": "data/rules.yml: rules[4]", "element": "custom action 'action_b'"},
+            ],
+        },
+        {
+            "reason": "regex features are not read",
+            "count": 1,
+            "rows": [{"place": "data/nlu.yml: nlu[3]", "element": "regex 'zip'"}],
+        },
+    ]
+    assert len(dumped["unmapped"]) == 3  # the flat list a client read before stays
