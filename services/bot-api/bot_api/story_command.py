@@ -210,7 +210,7 @@ def import_report_lines(answer: Mapping[str, Any]) -> list[str]:
         callers = ", ".join(connection["interactions"])
         lines.append(f"Connection to make: {connection['name']} (called by {callers})")
     groups = report["unmappedByReason"]
-    lines.append(f"Left out: {len(report['unmapped'])} elements, for {len(groups)} reasons")
+    lines.append(f"Elements left out: {len(report['unmapped'])}, reasons: {len(groups)}")
     for group in groups:
         lines.append(f"  {group['count']} × {group['reason']}")
         lines += [f"      {row['place']}: {row['element']}" for row in group["rows"]]

@@ -28,39 +28,14 @@ function status(text, kind = "info") {
   byId("import-status").dataset.kind = kind;
 }
 
-// A table under its heading, in a box that scrolls (by keyboard too) when it is long.
-function table(title, headers, rows, empty) {
-  const id = `report-${title.toLowerCase().replace(/\W+/g, "-")}`;
-  const heading = h("h3", { id }, `${title} (${rows.length})`);
-  if (!rows.length) return [heading, h("p", { className: "muted" }, empty)];
-  return [
-    heading,
-    h(
-      "div",
-      { className: "table-box", role: "region", "aria-labelledby": id, tabindex: "0" },
-      h(
-        "table",
-        { className: "report-table" },
-        h("thead", {}, h("tr", {}, headers.map((name) => h("th", { scope: "col" }, name)))),
-        h("tbody", {}, rows.map((cells) => h("tr", {}, cells.map((cell) => h("td", {}, cell))))),
-      ),
-    ),
-  ];
-}
+const cellsRow = (cells) => h("tr", {}, cells.map((cell) => h("td", {}, cell)));
 
-// Rows grouped by reason: each group a row heading "count × reason", its rows below.
-function grouped(title, headers, groups, empty) {
+// A table under its heading (`total`: its count), in a box that scrolls (by keyboard too)
+// when it is long; `bodies`: its tbody elements.
+function boxed(title, headers, total, bodies, empty) {
   const id = `report-${title.toLowerCase().replace(/\W+/g, "-")}`;
-  const total = groups.reduce((sum, group) => sum + group.count, 0);
   const heading = h("h3", { id }, `${title} (${total})`);
-  if (!groups.length) return [heading, h("p", { className: "muted" }, empty)];
-  const bodies = groups.map(({ count, reason, rows }) =>
-    h(
-      "tbody",
-      {},
-      h("tr", {}, h("th", { scope: "rowgroup", colSpan: String(headers.length) }, `${count} × ${reason}`)),
-      rows.map((cells) => h("tr", {}, cells.map((cell) => h("td", {}, cell)))),
-    ));
+  if (!bodies.length) return [heading, h("p", { className: "muted" }, empty)];
   return [
     heading,
     h(
@@ -74,6 +49,22 @@ function grouped(title, headers, groups, empty) {
       ),
     ),
   ];
+}
+
+const table = (title, headers, rows, empty) =>
+  boxed(title, headers, rows.length, rows.length ? [h("tbody", {}, rows.map(cellsRow))] : [], empty);
+
+// Rows grouped by reason: each group a row heading "count × reason", its rows below.
+function grouped(title, headers, groups, empty) {
+  const total = groups.reduce((sum, group) => sum + group.count, 0);
+  const bodies = groups.map(({ count, reason, rows }) =>
+    h(
+      "tbody",
+      {},
+      h("tr", {}, h("th", { scope: "rowgroup", colSpan: String(headers.length) }, `${count} × ${reason}`)),
+      rows.map(cellsRow),
+    ));
+  return boxed(title, headers, total, bodies, empty);
 }
 
 const pair = (name, value) => [h("dt", {}, name), h("dd", {}, value)];
