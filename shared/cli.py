@@ -6,7 +6,7 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from aiohttp import web
@@ -84,9 +84,23 @@ async def _announce(config: Config, account_id: str) -> str | None:
     return None
 
 
-def main(prog: str, create_app: Callable[[Config], web.Application], port_setting: str) -> int:
+Command = Callable[[Sequence[str], Mapping[str, str]], int]
+"""A service's own command: its arguments (after its name) and the environment in, the
+exit status out."""
+
+
+def main(
+    prog: str,
+    create_app: Callable[[Config], web.Application],
+    port_setting: str,
+    more: Mapping[str, tuple[str, Command]] | None = None,
+) -> int:
     """The command line of a service listening on the port its setting `port_setting`
-    names (`BOT_API_PORT`)."""
+    names (`BOT_API_PORT`); `more`: the service's own commands by name, each with its
+    help line, listed by `--help` and given their arguments whole."""
+    more = more or {}
+    if sys.argv[1:2] and sys.argv[1] in more:
+        return more[sys.argv[1]][1](sys.argv[2:], os.environ)
     parser = argparse.ArgumentParser(prog=prog)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("serve", help="serve the HTTP API")
@@ -103,6 +117,8 @@ def main(prog: str, create_app: Callable[[Config], web.Application], port_settin
         "(SETTING= for the deployment's)",
     )
     accounts.add_argument("--json", action="store_true", help="print one JSON object")
+    for name, (help_line, _) in more.items():
+        commands.add_parser(name, help=help_line, add_help=False)
     args = parser.parse_args()
 
     environ = dict(os.environ)

@@ -11,6 +11,7 @@ import io
 import json
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 import zipfile
 from collections.abc import Mapping, Sequence
@@ -36,17 +37,19 @@ class CommandError(Exception):
 
 
 def main(arguments: Sequence[str], environ: Mapping[str, str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bot_api story")
-    parser.add_argument("--url", help="bot-api's address (default: PARLEY_API_URL, or make run's)")
-    parser.add_argument(
-        "--token", help="the developer token (default: PARLEY_TOKEN, or make run's)"
-    )
+    parser = argparse.ArgumentParser(prog="python -m bot_api story", parents=[_server(None)])
     actions = parser.add_subparsers(dest="action", required=True)
-    export = actions.add_parser("export", help="write a story's document")
+    export = actions.add_parser(
+        "export", help="write a story's document", parents=[_server(argparse.SUPPRESS)]
+    )
     export.add_argument("story", help="the story's id")
     export.add_argument("--format", choices=["json", "yaml", "dir"], default="json")
     export.add_argument("--out", type=Path, help="a file, or the folder of --format dir")
-    imported = actions.add_parser("import", help="create a story from a file or folder")
+    imported = actions.add_parser(
+        "import",
+        help="create a story from a file or folder",
+        parents=[_server(argparse.SUPPRESS)],
+    )
     imported.add_argument(
         "path",
         type=Path,
@@ -54,7 +57,11 @@ def main(arguments: Sequence[str], environ: Mapping[str, str]) -> int:
         "agent or Rasa project (a .zip or its folder)",
     )
     imported.add_argument("--dry-run", action="store_true", help="report only, write nothing")
-    tested = actions.add_parser("test", help="run conversation tests; exit 1 if one fails")
+    tested = actions.add_parser(
+        "test",
+        help="run conversation tests; exit 1 if one fails",
+        parents=[_server(argparse.SUPPRESS)],
+    )
     tested.add_argument(
         "path",
         type=Path,
@@ -70,11 +77,30 @@ def main(arguments: Sequence[str], environ: Mapping[str, str]) -> int:
         if args.action == "export":
             _export(api, args.story, args.format, args.out)
         else:
-            print(json.dumps(_import(api, args.path, args.dry_run), indent=2, ensure_ascii=False))
+            answer = _import(api, args.path, args.dry_run)
+            print(json.dumps(answer, indent=2, ensure_ascii=False))
+            print("\n".join(import_report_lines(answer)), file=sys.stderr)
     except CommandError as error:
         print(f"python -m bot_api story: {error}", file=sys.stderr)
         return 1
     return 0
+
+
+def _server(default: Any) -> argparse.ArgumentParser:
+    """`--url` and `--token`, taken before the verb or after it: the verb's copies
+    default to SUPPRESS, so they set the value only when given."""
+    options = argparse.ArgumentParser(add_help=False)
+    options.add_argument(
+        "--url",
+        default=default,
+        help="bot-api's address (default: PARLEY_API_URL, or make run's)",
+    )
+    options.add_argument(
+        "--token",
+        default=default,
+        help="the developer token (default: PARLEY_TOKEN, or make run's)",
+    )
+    return options
 
 
 class Api:
@@ -150,9 +176,45 @@ def write_layout(folder: Path, files: Mapping[str, str]) -> None:
 
 
 def _import(api: Api, path: Path, dry_run: bool) -> Any:
+    """The API's answer; an agent or project that names itself nowhere is named after
+    its file or folder."""
     data, media = read_source(path)
-    query = "?dryRun=true" if dry_run else ""
-    return json.loads(api.call("POST", f"/stories/import{query}", data, media))
+    name = path.resolve().name if path.is_dir() else path.stem
+    query = {"name": name} if media == "application/zip" and name else {}
+    if dry_run:
+        query["dryRun"] = "true"
+    encoded = f"?{urllib.parse.urlencode(query)}" if query else ""
+    return json.loads(api.call("POST", f"/stories/import{encoded}", data, media))
+
+
+def import_report_lines(answer: Mapping[str, Any]) -> list[str]:
+    """An import's report for a person: what answers nothing, then what was left out,
+    each grouped by reason with its count (docs/import-export.md "The report, grouped")."""
+    report = answer["report"]
+    counts = (
+        f"{report['source']}, {report['language']}; interactions: "
+        f"{len(report['interactions'])}, phrases: {report['phrases']}"
+    )
+    if report["dryRun"]:
+        lines = [f"Dry run of {report['name']} ({counts}): nothing was written."]
+    else:
+        lines = [f"Imported {report['name']} as story {answer['id']} ({counts})."]
+    silent = report["silent"]
+    lines.append(f"Interactions that answer nothing of their own: {silent['count']}")
+    for group in silent["byReason"]:
+        lines.append(f"  {group['count']} × {group['reason']}")
+        lines.append("      " + ", ".join(i["key"] for i in group["interactions"]))
+    for entity in report["entities"]:
+        lines.append(f"Entity {entity['name']}: {entity.get('detail') or entity['status']}")
+    for connection in report["connections"]:
+        callers = ", ".join(connection["interactions"])
+        lines.append(f"Connection to make: {connection['name']} (called by {callers})")
+    groups = report["unmappedByReason"]
+    lines.append(f"Elements left out: {len(report['unmapped'])}, reasons: {len(groups)}")
+    for group in groups:
+        lines.append(f"  {group['count']} × {group['reason']}")
+        lines += [f"      {row['place']}: {row['element']}" for row in group["rows"]]
+    return lines
 
 
 def read_source(path: Path) -> tuple[bytes, str]:

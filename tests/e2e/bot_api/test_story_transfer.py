@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from support.api import Api, Tenant
+from support.forms import folder_form
 from support.walkthrough import pizza_story
 
 
@@ -47,7 +48,9 @@ async def test_export_then_import_then_export_gives_the_same_document(api: Api) 
     assert reply.status == 200, reply.body
     assert reply.body["status"] == {"code": 200, "errorType": "success"}
     report = reply.body["report"]
-    assert report["entities"] == [{"name": "size", "status": "reused", "detail": ""}]
+    assert report["entities"] == [
+        {"name": "size", "status": "reused", "storedAs": "size", "detail": ""}
+    ]
     assert [i["key"] for i in report["interactions"]] == ["welcome", "fallback", "order", "drinks"]
     assert await export(api, reply.body["id"]) == first
 
@@ -90,19 +93,43 @@ async def test_a_dry_run_reports_and_writes_nothing(api: Api) -> None:
     assert await api.ok("GET", "/stories") == stories_before
 
 
-async def test_an_entity_brought_is_created_and_one_that_differs_is_reported(
+async def test_an_entity_that_differs_is_created_under_a_free_name_and_both_bots_work(
     api: Api, alice: Tenant
 ) -> None:
-    document = await export(api, await pizza_story(api))
+    """Two bots with an entity `size` of other entries: each fills its own."""
+    pizza = await pizza_story(api)
+    document = await export(api, pizza)
+    document["name"] = "Cakes"
+    document["entities"][0]["entries"] = [
+        {"value": "family", "synonyms": [{"value": "family"}, {"value": "huge"}]}
+    ]
     document["entities"].append(
         {"name": "topping", "entries": [{"value": "ham", "synonyms": [{"value": "ham"}]}]}
     )
-    document["entities"][0]["entries"].pop()
-    report = (await import_document(api, document)).body["report"]
-    assert report["entities"][0]["name"] == "size" and report["entities"][0]["status"] == "differs"
-    assert "'small'" in report["entities"][0]["detail"]
-    assert report["entities"][1] == {"name": "topping", "status": "created", "detail": ""}
-    assert "topping" in [e["name"] for e in await api.ok("GET", "/entities")]
+    reply = await import_document(api, document)
+    assert reply.status == 200, reply.body
+    report = reply.body["report"]
+    assert report["entities"] == [
+        {
+            "name": "size",
+            "status": "created",
+            "storedAs": "size_2",
+            "detail": "created as size_2: the account's size differs (it lacks 'family'; "
+            "it also has 'large', 'small')",
+        },
+        {"name": "topping", "status": "created", "storedAs": "topping", "detail": ""},
+    ]
+    names = sorted(e["name"] for e in await api.ok("GET", "/entities"))
+    assert names == ["size", "size_2", "topping"]
+
+    cakes = {"storyId": reply.body["id"], "sessionId": "c1", "query": "a pizza please"}
+    asked = (await alice.public.ok("POST", "/query", cakes))["result"]
+    assert asked["incomplete"] and asked["fulfillment"][0]["message"] == "Which size?"
+    done = (await alice.public.ok("POST", "/query", {**cakes, "query": "huge"}))["result"]
+    assert done["parameters"] == {"size": "family"} and not done["incomplete"]
+    original = {"storyId": pizza, "sessionId": "p1", "query": "i want a big pizza"}
+    result = (await alice.public.ok("POST", "/query", original))["result"]
+    assert result["parameters"] == {"size": "large"}
 
 
 async def test_every_problem_is_answered_at_its_place_and_nothing_is_written(api: Api) -> None:
@@ -223,3 +250,18 @@ async def test_a_handoff_block_naming_an_id_is_refused_by_an_import_at_its_place
     assert "name the connection with `handoff`" in str(errors["connection"])
     assert await api.ok("GET", "/stories") == stories_before
     assert (await import_document(api, document)).status == 200
+
+
+async def test_a_folder_sent_as_a_form_imports_under_the_name_sent(api: Api) -> None:
+    """What the console sends of a picked folder: a Rasa project naming itself nowhere."""
+    files = {
+        "domain.yml": "version: '3.1'\nintents: [greet]\n",
+        "data/nlu.yml": "version: '3.1'\nnlu:\n- intent: greet\n  examples: |\n    - hello\n",
+    }
+    body, content_type = folder_form({p: text.encode() for p, text in files.items()})
+    reply = await api.send_raw("/stories/import?dryRun=true&name=carbon-bot", body, content_type)
+    assert reply.status == 200, reply.body
+    report = reply.body["report"]
+    assert (report["source"], report["name"]) == ("rasa", "carbon-bot")
+    assert report["silent"]["count"] == 1
+    assert report["silent"]["byReason"][0]["interactions"] == [{"key": "greet", "name": "greet"}]

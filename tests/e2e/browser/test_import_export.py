@@ -2,8 +2,10 @@
 document, a dry run reports and writes nothing, an import makes the story and links it,
 and a refused document lists every problem at its place (docs/import-export.md)."""
 
+import io
 import json
 import re
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -91,8 +93,8 @@ def test_a_dry_run_shows_the_report_and_creates_nothing(page: Page, stack: Stack
     phrases = sum(len(i["userSays"]) for i in document["interactions"])  # the defaults' too
     status = page.get_by_role("status").filter(has_text="Dry run of")
     expect(status).to_have_text(
-        f"Dry run of Pizza copy: 4 interactions, {phrases} phrases, 0 elements left out. "
-        "Nothing was written."
+        f"Dry run of Pizza copy: 4 interactions, {phrases} phrases, 1 answering nothing, "
+        "0 elements left out. Nothing was written."
     )
     report = page.locator("#import-report")
     expect(report.get_by_role("heading", level=2)).to_have_text("Dry run: nothing was written")
@@ -101,8 +103,11 @@ def test_a_dry_run_shows_the_report_and_creates_nothing(page: Page, stack: Stack
     expect(report.locator("dl")).to_contain_text("Defaults addednone")
     entities = page.get_by_role("region", name="Entities (1)")
     expect(entities.locator("tbody tr")).to_have_count(1)
-    expect(entities.locator("tbody tr")).to_contain_text("sizediffers")
+    expect(entities.locator("tbody tr")).to_contain_text("sizecreatedsize_2created as size_2")
     expect(entities).to_contain_text("also has 'small'")  # the detail of what differs
+    silent = page.get_by_role("region", name="Answering nothing of their own (1)")
+    expect(silent.locator("tbody th")).to_have_text("1 × the document gives it no response")
+    expect(silent.locator("tbody td")).to_have_text(["drinks", "Drinks"])
     connections = page.get_by_role("region", name="Connections to make (1)")
     expect(connections.locator("tbody tr")).to_have_text("OrdersOrder")
     expect(report.get_by_role("heading", name="Left out (0)")).to_be_visible()
@@ -125,7 +130,10 @@ def test_an_import_creates_the_story_and_links_it(page: Page, stack: Stack) -> N
     choose(page, "hours.yml", yaml.safe_dump(document, allow_unicode=True))
     page.get_by_role("button", name="Import", exact=True).click()
     expect(page.locator("#import-status")).to_have_text(
-        re.compile(r"^Imported Opening hours: 3 interactions, \d+ phrases, 0 elements left out\.$")
+        re.compile(
+            r"^Imported Opening hours: 3 interactions, \d+ phrases, 1 answering nothing, "
+            r"0 elements left out\.$"
+        )
     )
     report = page.locator("#import-report")
     expect(report.get_by_role("heading", level=2)).to_have_text("Imported")
@@ -170,3 +178,55 @@ def test_a_broken_document_lists_its_problems_with_their_paths(page: Page, stack
     choose(page, "broken.parley.yaml", "a: *b")
     page.get_by_role("button", name="Dry run").click()
     expect(page.locator("#import-status")).to_contain_text("The file cannot be imported: ")
+
+
+RASA_PROJECT = {
+    "domain.yml": "version: '3.1'\nintents: [greet, thank]\n",
+    "data/nlu.yml": "version: '3.1'\nnlu:\n- intent: greet\n  examples: |\n    - hello\n"
+    "- intent: thank\n  examples: |\n    - thanks\n",
+}
+
+
+def test_a_folder_or_a_zip_imports_named_after_it_with_the_report_grouped(
+    page: Page, stack: Stack, tmp_path: Path
+) -> None:
+    """A Rasa project naming itself nowhere; of the folder only its bot files are sent
+    (a trained model and a clone's files stay home)."""
+    folder = tmp_path / "carbon-bot"
+    for path, text in RASA_PROJECT.items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_text(text)
+    (folder / "models").mkdir()
+    (folder / "models" / "model.tar.gz").write_bytes(b"\0" * 5_000_000)  # over the body limit
+    (folder / ".git").mkdir()
+    (folder / ".git" / "config.json").write_text("not a bot file")
+    open_import_page(page, stack)
+
+    page.get_by_label("Or a folder").set_input_files(folder)
+    page.get_by_role("button", name="Dry run").click()
+    expect(page.locator("#import-status")).to_have_text(
+        re.compile(r"^Dry run of carbon-bot: 3 interactions, 2 phrases, 2 answering nothing, ")
+    )
+    silent = page.get_by_role("region", name="Answering nothing of their own (2)")
+    expect(silent.locator("tbody th")).to_contain_text("2 × no rule or story answers the intent")
+    expect(silent.locator("tbody td")).to_have_text(["greet", "greet", "thank", "thank"])
+    left_out = page.get_by_role("region", name="Left out (1)")
+    expect(left_out.locator("tbody th")).to_contain_text("1 × no rule or story answers it")
+    screenshot(page, "import-folder-grouped")
+
+    page.get_by_role("button", name="Import", exact=True).click()
+    expect(page.locator("#import-status")).to_contain_text("Imported carbon-bot: ")
+    silent = page.get_by_role("region", name="Answering nothing of their own (2)")
+    expect(silent.get_by_role("link", name="thank")).to_be_visible()
+    assert "carbon-bot" in story_names(page, stack)
+
+    zipped = io.BytesIO()
+    with zipfile.ZipFile(zipped, "w") as archive:
+        for path, text in RASA_PROJECT.items():
+            archive.writestr(path, text)
+    page.get_by_label("Story file").set_input_files(
+        {"name": "moody.zip", "mimeType": "application/zip", "buffer": zipped.getvalue()}
+    )
+    expect(page.locator("#import-report")).to_be_empty()
+    page.get_by_role("button", name="Dry run").click()
+    expect(page.locator("#import-status")).to_contain_text("Dry run of moody: ")

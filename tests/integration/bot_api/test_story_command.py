@@ -2,7 +2,9 @@
 its git layout comes back as the same story; a dry run writes nothing; a refusal prints
 each problem at its place and exits 1."""
 
+import asyncio
 import json
+import sys
 from pathlib import Path
 
 import yaml
@@ -76,3 +78,36 @@ async def test_json_and_yaml_exports_import_and_a_refusal_lists_its_problems(
     assert "interactions[2].contextOut[0]: no interaction has the key 'nowhere'" in err
     code, _, err = await story_command(second_bot_api, "wrong", "export", story_id)
     assert code == 1 and "HTTP 401" in err
+
+
+async def test_the_help_lists_story_and_options_work_after_the_verb(
+    alice: Tenant, second_bot_api: str, tmp_path: Path
+) -> None:
+    """`--url` after `import` wins over PARLEY_API_URL (here a closed port); an agent
+    naming itself nowhere takes its folder's name; the report, grouped, goes to stderr."""
+    helped = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot_api", "--help", stdout=asyncio.subprocess.PIPE
+    )
+    listed = " ".join((await asyncio.wait_for(helped.communicate(), 60))[0].decode().split())
+    assert "{serve,accounts,story}" in listed and "export, import, test" in listed
+
+    project = tmp_path / "carbon-bot"
+    (project / "data").mkdir(parents=True)
+    (project / "domain.yml").write_text("version: '3.1'\nintents: [greet, thank]\n")
+    (project / "data" / "nlu.yml").write_text(
+        "version: '3.1'\nnlu:\n- intent: greet\n  examples: |\n    - hello\n"
+        "- intent: thank\n  examples: |\n    - thanks\n"
+    )
+    token = alice.tokens.developer_token
+    code, out, err = await story_command(
+        "http://127.0.0.1:9", token, "import", "--url", second_bot_api, str(project), "--dry-run"
+    )
+    assert code == 0, err
+    assert json.loads(out)["report"]["name"] == "carbon-bot"
+    assert err.splitlines()[:4] == [
+        "Dry run of carbon-bot (rasa, english; interactions: 3, phrases: 2): nothing was written.",
+        "Interactions that answer nothing of their own: 2",
+        "  2 × no rule or story answers the intent with a response: custom code (an action), "
+        "not imported, answered it, or nothing did",
+        "      greet, thank",
+    ]

@@ -6,7 +6,7 @@ import hashlib
 import json
 from typing import Any
 
-from aiohttp import web
+from aiohttp import hdrs, web
 
 from bot_api.api.common import MANAGEMENT_STATUS_FIELD, account_of
 from bot_api.keys import TRANSFER, TRANSFER_WORKER
@@ -67,11 +67,18 @@ async def import_story(request: web.Request, upload: Upload) -> Any:
     account_id = account_of(request)
     transfer = request.app[TRANSFER]
     dry_run = request[QUERY]["dry_run"]
+    name = request[QUERY].get("name", "")
+    content_type = request.headers.get(hdrs.CONTENT_TYPE, "")
 
     async def create(new_id: str | None) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
         story = await loop.run_in_executor(
-            request.app[TRANSFER_WORKER], read_upload, upload.media_type, upload.data
+            request.app[TRANSFER_WORKER],
+            read_upload,
+            upload.media_type,
+            upload.data,
+            content_type,
+            name,
         )
         try:
             story_id, report = await transfer.import_story(
@@ -82,12 +89,15 @@ async def import_story(request: web.Request, upload: Upload) -> Any:
         answer = envelope(MANAGEMENT_STATUS_FIELD, 200, "success", id=story_id, report=report)
         return dict(IMPORTED.dump(answer))
 
-    sent = {"media": upload.media_type, "sha256": hashlib.sha256(upload.data).hexdigest()}
+    sent = {
+        "media": upload.media_type,
+        "sha256": hashlib.sha256(upload.data).hexdigest(),
+        "dryRun": dry_run,
+        **({"name": name} if name else {}),
+    }
     transfer.begin_import(account_id)
     try:
-        answer = await request.app[IDEMPOTENCY].once(
-            request, account_id, {**sent, "dryRun": dry_run}, create
-        )
+        answer = await request.app[IDEMPOTENCY].once(request, account_id, sent, create)
     finally:
         transfer.end_import(account_id)
     return web.json_response(answer)

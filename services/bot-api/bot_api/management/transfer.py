@@ -23,12 +23,14 @@ from bot_api.domain.interactions import (
 )
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
+from bot_api.management.import_entities import ImportedEntity, plan_entities, renamed_entities
+from bot_api.management.import_report import Silent, silent_interactions
 from bot_api.management.quotas import AccountQuotas, check_story_content
 from bot_api.management.stories import load_story
 from bot_api.storage import Stores, new_object_id
 from bot_api.storage.protocols import ConversationTestStore
 from bot_api.transfer.document import Problem
-from bot_api.transfer.report import Unmapped
+from bot_api.transfer.report import ReasonGroup, Unmapped, by_reason
 from shared.errors import Conflict
 from shared.ids import is_object_id
 
@@ -82,14 +84,6 @@ class Exported:
 
 
 @dataclass(frozen=True)
-class ImportedEntity:
-    name: str
-    status: str
-    """created, reused (the account's, equal) or differs (the account's is used)."""
-    detail: str = ""
-
-
-@dataclass(frozen=True)
 class ImportReport:
     source: str
     dry_run: bool
@@ -102,6 +96,12 @@ class ImportReport:
     connections: list[dict[str, Any]]
     added: list[str]
     unmapped: Sequence[Unmapped]
+    silent: Silent
+    """The interactions that would answer nothing of their own, by reason."""
+
+    @property
+    def unmapped_by_reason(self) -> list[ReasonGroup[Unmapped]]:
+        return by_reason(self.unmapped, lambda row: row.reason)
 
 
 class ImportRefused(Exception):
@@ -201,17 +201,16 @@ class StoryTransfer:
                     )
                 )
         problems += _trigger_clashes(upload, prepared)
-        entities, entity_problems = await self._entities(account_id, upload, prepared)
-        problems += entity_problems
+        plan = await plan_entities(stores.entities, account_id, upload.entities)
+        problems += await self._unknown_entities(account_id, upload, prepared)
         if problems:
             raise ImportRefused(problems)
+        prepared = {i: renamed_entities(v, plan.renamed) for i, v in prepared.items()}
 
         landed = new_id is not None and await stores.stories.get(account_id, new_id) is not None
         phrases = sum(len(i.user_says) for i in prepared.values())
-        created = {e.name for e in entities if e.status == "created"}
-        new_entities = [e for e in upload.entities if e.name in created]
         if not landed:
-            await self._check_quotas(account_id, len(prepared), phrases, new_entities)
+            await self._check_quotas(account_id, len(prepared), phrases, plan.new)
 
         report = ImportReport(
             source=upload.source,
@@ -227,17 +226,20 @@ class StoryTransfer:
                 for i, interaction in prepared.items()
             ],
             phrases=phrases,
-            entities=entities,
+            entities=plan.report,
             connections=_connections(upload),
             added=list(upload.added),
             unmapped=list(upload.unmapped),
+            silent=silent_interactions(
+                upload.source, prepared, upload.keys, upload.connections, upload.handoffs
+            ),
         )
         if dry_run:
             return None, report
         if landed:
             return new_id, report
         story_id = new_id or new_object_id()
-        await self._write(account_id, story_id, upload, prepared, new_entities, phrases)
+        await self._write(account_id, story_id, upload, prepared, plan.new, phrases)
         return story_id, report
 
     async def _check_quotas(
@@ -254,30 +256,18 @@ class StoryTransfer:
             new_entities=new_entities,
         )
 
-    async def _entities(
+    async def _unknown_entities(
         self, account_id: str, upload: StoryUpload, prepared: Mapping[str, Interaction]
-    ) -> tuple[list[ImportedEntity], list[Problem]]:
-        """What becomes of each entity the document brings, and the entities the
-        interactions use that neither the document nor the account has."""
-        entities = self._stores.entities
-        brought = {e.name: e for e in upload.entities}
-        held = {}
-        if brought:
-            held = {e.entity.name: e.entity for e in await entities.with_names(account_id, brought)}
-        report = []
-        for name, entity in brought.items():
-            existing = held.get(name)
-            if existing is None:
-                report.append(ImportedEntity(name, "created"))
-            elif _entries(existing) == _entries(entity):
-                report.append(ImportedEntity(name, "reused"))
-            else:
-                report.append(ImportedEntity(name, "differs", _difference(existing, entity)))
+    ) -> list[Problem]:
+        """The entities the interactions use that neither the document nor the account
+        has, nor the built-in ones."""
+        brought = {e.name for e in upload.entities}
         used: dict[str, str] = {}
         for interaction_id, interaction in prepared.items():
             for name in sorted(referenced_entities(interaction)):
                 used.setdefault(name, interaction_id)
         unknown = {n for n in used if n not in brought and not is_builtin(n)}
+        entities = self._stores.entities
         known = await entities.existing_names(account_id, unknown) if unknown else set()
         problems = []
         for name, interaction_id in sorted(used.items()):
@@ -288,7 +278,7 @@ class StoryTransfer:
             else:
                 continue
             problems.append(Problem((*_place(upload, interaction_id), "parameters"), message))
-        return report, problems
+        return problems
 
     async def _write(
         self,
@@ -366,22 +356,3 @@ def _connections(upload: StoryUpload) -> list[dict[str, Any]]:
         {"name": name, "status": "missing", "interactions": keys}
         for name, keys in sorted(calling.items())
     ]
-
-
-def _entries(entity: Entity) -> dict[str, list[str]]:
-    return {entry.value: sorted(entry.synonyms) for entry in entity.entries}
-
-
-def _difference(held: Entity, brought: Entity) -> str:
-    mine, theirs = _entries(held), _entries(brought)
-    missing = sorted(set(theirs) - set(mine))
-    changed = sorted(v for v in set(theirs) & set(mine) if theirs[v] != mine[v])
-    parts = []
-    if missing:
-        parts.append(f"the account's lacks {', '.join(map(repr, missing[:5]))}")
-    if changed:
-        parts.append(f"synonyms differ for {', '.join(map(repr, changed[:5]))}")
-    extra = sorted(set(mine) - set(theirs))
-    if extra:
-        parts.append(f"the account's also has {', '.join(map(repr, extra[:5]))}")
-    return "the account's entity is used: " + "; ".join(parts)

@@ -124,18 +124,53 @@ class ImportedInteractionSchema(Schema):
 
 
 class ImportedEntitySchema(Schema):
-    name = fields.String(required=True)
-    status = fields.String(
-        required=True,
-        metadata={"enum": ["created", "reused", "differs"]},
-    )
+    name = fields.String(required=True, metadata={"description": "As the document names it"})
+    status = fields.String(required=True, metadata={"enum": ["created", "reused"]})
     detail = fields.String()
+    storedAs = fields.String(
+        required=True,
+        attribute="stored_as",
+        metadata={
+            "description": "The account's entity the story uses: `name`, or the free name "
+            "it has when the account's entity of that name differs (docs/entities.md)"
+        },
+    )
 
 
 class ImportedConnectionSchema(Schema):
     name = fields.String(required=True)
     status = fields.String(required=True, metadata={"enum": ["missing"]})
     interactions = fields.List(fields.String(), required=True)
+
+
+class UnmappedRowSchema(Schema):
+    place = fields.String(required=True)
+    element = fields.String(required=True)
+
+
+class ReasonGroupSchema(Schema):
+    reason = fields.String(required=True)
+    count = fields.Integer(required=True)
+
+
+class UnmappedGroupSchema(ReasonGroupSchema):
+    rows = fields.List(fields.Nested(UnmappedRowSchema), required=True)
+
+
+class SilentInteractionSchema(Schema):
+    key = fields.String(required=True)
+    name = fields.String(required=True)
+
+
+class SilentGroupSchema(ReasonGroupSchema):
+    interactions = fields.List(
+        fields.Nested(SilentInteractionSchema), required=True, attribute="rows"
+    )
+
+
+class SilentSchema(Schema):
+    count = fields.Integer(required=True)
+    byReason = fields.List(fields.Nested(SilentGroupSchema), required=True, attribute="by_reason")
 
 
 class ImportReportSchema(Schema):
@@ -153,6 +188,20 @@ class ImportReportSchema(Schema):
         metadata={"description": "welcome or fallback: the story's default one was added"},
     )
     unmapped = fields.List(fields.Nested(UnmappedSchema), required=True)
+    silent = fields.Nested(
+        SilentSchema,
+        required=True,
+        metadata={
+            "description": "The interactions that would answer nothing of their own (no "
+            "response), grouped by reason, the largest group first"
+        },
+    )
+    unmappedByReason = fields.List(
+        fields.Nested(UnmappedGroupSchema),
+        required=True,
+        attribute="unmapped_by_reason",
+        metadata={"description": "`unmapped` grouped by reason, the largest group first"},
+    )
 
 
 class ImportedSchema(created_schema("errorType")):  # type: ignore[misc]
@@ -169,6 +218,14 @@ class ImportQuerySchema(Schema):
         data_key="dryRun",
         load_default=False,
         metadata={"description": "true: answer the report, write nothing"},
+    )
+    name = text(
+        1024,
+        min_length=1,
+        metadata={
+            "description": "The story's name when the agent or project names itself nowhere "
+            "(its file's or folder's name, as the console and the command send it)"
+        },
     )
 
 
@@ -208,11 +265,14 @@ def _as_written(interaction: Interaction) -> dict[str, Any]:
     return written
 
 
-def read_upload(media_type: str, data: bytes) -> StoryUpload:
+def read_upload(
+    media_type: str, data: bytes, content_type: str = "", name: str = ""
+) -> StoryUpload:
     """An upload checked whole: every problem it has, at its place, in one 400; CPU work
-    (run it in a worker thread)."""
+    (run it in a worker thread). `content_type` and `name`: as `sources.translated`
+    takes them."""
     try:
-        source, translated = sources.translated(media_type, data)
+        source, translated = sources.translated(media_type, data, content_type, name)
     except TranslationError as error:
         raise BadRequest(str(error)) from None
     return checked_upload(source, translated)

@@ -1,4 +1,4 @@
-"""The files of an uploaded ZIP, read within bounds.
+"""The files of an uploaded ZIP (or of a folder sent as a form), read within bounds.
 
 An agent or project is a few hundred small text files (the biggest sample, 0.3 MB
 unzipped); the bounds refuse a ZIP bomb before it costs memory: the sizes a ZIP declares
@@ -7,6 +7,8 @@ are not trusted, each member is read at most one byte past what is left of the t
 
 import io
 import zipfile
+from email.parser import BytesParser
+from email.policy import HTTP
 from pathlib import PurePosixPath
 
 MAX_FILES = 5_000
@@ -31,11 +33,9 @@ def read_archive(data: bytes) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     left = MAX_UNZIPPED_BYTES
     for info in members:
-        path = PurePosixPath(info.filename.replace("\\", "/"))
-        if IGNORED_PARTS & set(path.parts) or path.name.startswith("._"):
+        path = _kept(info.filename)
+        if path is None:
             continue
-        if path.is_absolute() or ".." in path.parts:
-            raise ArchiveError(f"{info.filename!r} points outside the archive")
         try:
             with archive.open(info) as member:
                 content = member.read(left + 1)
@@ -44,8 +44,51 @@ def read_archive(data: bytes) -> dict[str, bytes]:
         left -= len(content)
         if left < 0:
             raise ArchiveError(f"the ZIP unpacks to more than {MAX_UNZIPPED_BYTES} bytes")
-        files[str(path)] = content
+        files[path] = content
     return files
+
+
+def read_form(content_type: str, data: bytes) -> dict[str, bytes]:
+    """Each file of a `multipart/form-data` body (a folder a browser sends, each file
+    named by its path in the folder), by path, as `read_archive` gives a ZIP's. The
+    stdlib's MIME parser reads it: the body is already bounded by `MAX_BODY_BYTES`."""
+    head = f"Content-Type: {content_type}\r\n\r\n".encode("latin-1", "replace")
+    message = BytesParser(policy=HTTP).parsebytes(head + data)
+    if not message.is_multipart() or message.defects:
+        raise ArchiveError("the form is not multipart/form-data with its boundary")
+    files: dict[str, bytes] = {}
+    for part in message.iter_parts():
+        name = part.get_filename()
+        if not name:
+            continue
+        path = _kept(_unescaped(name))
+        if path is None:
+            continue
+        if len(files) == MAX_FILES:
+            raise ArchiveError(f"the form holds more than {MAX_FILES} files")
+        content = part.get_payload(decode=True)
+        files[path] = content if isinstance(content, bytes) else b""
+    if not files:
+        raise ArchiveError("the form holds no file")
+    return files
+
+
+def _unescaped(filename: str) -> str:
+    """A form's file name as the browser had it: the HTML standard has it send `"`, CR
+    and LF as `%22`, `%0D`, `%0A` (and nothing else escaped)."""
+    for escaped, character in (("%22", '"'), ("%0D", "\r"), ("%0A", "\n")):
+        filename = filename.replace(escaped, character)
+    return filename
+
+
+def _kept(name: str) -> str | None:
+    """A member's path with `/`; None for an archiver's or a clone's junk."""
+    path = PurePosixPath(name.replace("\\", "/"))
+    if IGNORED_PARTS & set(path.parts) or path.name.startswith("._"):
+        return None
+    if path.is_absolute() or ".." in path.parts:
+        raise ArchiveError(f"{name!r} points outside the archive")
+    return str(path)
 
 
 def without_top_folder(files: dict[str, bytes], marker: str) -> dict[str, bytes]:

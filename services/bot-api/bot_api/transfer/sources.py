@@ -8,30 +8,42 @@ from typing import Any
 import yaml
 
 from bot_api.transfer import dialogflow, rasa
-from bot_api.transfer.archive import ArchiveError, read_archive, without_top_folder
+from bot_api.transfer.archive import ArchiveError, read_archive, read_form, without_top_folder
 from bot_api.transfer.layout import STORY_FILE, from_layout
 from bot_api.transfer.report import Translated, TranslationError
 
 JSON = "application/json"
 YAML = "application/yaml"
 ZIP = "application/zip"
-MEDIA_TYPES = (JSON, YAML, ZIP)
+FORM = "multipart/form-data"
+"""A folder's files, each a part named by its path: what a browser sends of a folder."""
+MEDIA_TYPES = (JSON, YAML, ZIP, FORM)
+UNNAMED = {"dialogflow": dialogflow.DEFAULT_NAME, "rasa": "Rasa project"}
+"""The name an importer gives a bot that names itself nowhere (`rasa.py`, `dialogflow.py`)."""
 
 
-def translated(media_type: str, data: bytes) -> tuple[str, Translated]:
-    """The source ("parley", "dialogflow", "rasa") and its document."""
-    if media_type == ZIP:
-        return from_archive(data)
+def translated(
+    media_type: str, data: bytes, content_type: str = "", name: str = ""
+) -> tuple[str, Translated]:
+    """The source ("parley", "dialogflow", "rasa") and its document; an agent or project
+    that names itself nowhere is named `name` when given (its file's or folder's name).
+    `content_type`: the whole header, whose boundary a form needs."""
+    if media_type in (ZIP, FORM):
+        try:
+            files = read_archive(data) if media_type == ZIP else read_form(content_type, data)
+        except ArchiveError as error:
+            raise TranslationError(str(error)) from None
+        source, bot = from_files(files)
+        if name and bot.document["name"] == UNNAMED.get(source):
+            bot = Translated({**bot.document, "name": name}, bot.unmapped)
+        return source, bot
     text = _text(data, "the body")
     document = parse_json(text) if media_type == JSON else parse_yaml(text, "the body")
     return "parley", Translated(document, ())
 
 
-def from_archive(data: bytes) -> tuple[str, Translated]:
-    try:
-        files = read_archive(data)
-    except ArchiveError as error:
-        raise TranslationError(str(error)) from None
+def from_files(files: dict[str, bytes]) -> tuple[str, Translated]:
+    """A ZIP's or a form's files, whatever bot they hold."""
     names = {path.rsplit("/", 1)[-1] for path in files}
     if "agent.json" in names:
         return "dialogflow", dialogflow.translate(files)
@@ -40,7 +52,7 @@ def from_archive(data: bytes) -> tuple[str, Translated]:
     if STORY_FILE in names:
         return "parley", Translated(read_layout(without_top_folder(files, STORY_FILE)), ())
     raise TranslationError(
-        "the ZIP holds neither a Dialogflow ES agent (agent.json), a Rasa project "
+        "the upload holds neither a Dialogflow ES agent (agent.json), a Rasa project "
         f"(domain.yml) nor a Parley story ({STORY_FILE})"
     )
 

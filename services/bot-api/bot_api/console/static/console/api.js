@@ -14,14 +14,16 @@ export class ApiError extends Error {
   }
 }
 
-// `type`: the body is sent as it is (a File or Blob) with this Content-Type, not as JSON.
+// `type`: the body is sent as it is (a File or Blob) with this Content-Type, not as JSON. A
+// FormData is sent as it is too, as multipart/form-data with the boundary the browser sets.
 async function send(method, path, body, { base = "", signOutOn401 = true, type = "" } = {}) {
   const headers = { Authorization: `Bearer ${token()}` };
-  if (body !== undefined) headers["Content-Type"] = type || "application/json";
+  const asIs = type || body instanceof FormData;
+  if (body !== undefined && !(body instanceof FormData)) headers["Content-Type"] = type || "application/json";
   const response = await fetch(base + path, {
     method,
     headers,
-    body: body === undefined || type ? body : JSON.stringify(body),
+    body: body === undefined || asIs ? body : JSON.stringify(body),
   });
   const text = await response.text();
   const answer = text ? JSON.parse(text) : null;
