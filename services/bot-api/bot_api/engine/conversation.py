@@ -161,8 +161,13 @@ class _Conversation:
         ranked, candidates = self._ranked(words, mentions)
         if ranked and ranked[0].score >= self.threshold:
             best = ranked[0]
-            debug = self._debug(words, mentions, candidates, _why(best, candidates))
-            return self._enter(best.interaction_id, best.score, mentions, best, debug)
+            why = _why(best, candidates)
+            answering = self._follow_up(best.interaction_id)
+            if answering != best.interaction_id:
+                name = self.story.interactions[answering].name
+                why += f"; answered by its follow-up {name!r} in the active context"
+            debug = self._debug(words, mentions, candidates, why)
+            return self._enter(answering, best.score, mentions, best, debug)
         self._spend_lifespan(hit=None)
         score = ranked[0].score if ranked else 0.0
         debug = self._debug(
@@ -253,6 +258,31 @@ class _Conversation:
                 if child in self.story.interactions:
                     tiers[child] = min(tiers.get(child, ROOT_TIER), 0 if position == 0 else 1)
         return tiers
+
+    def _follow_up(self, matched_id: str) -> str:
+        """The interaction answering what `matched_id`'s phrases matched: that one, or its
+        follow-up when it is a root: a non-root interaction without phrases of its own
+        and with the same action that may follow an active context (the newest first).
+        So a "yes" is one set of phrases, answered after each question as that
+        question's follow-up says (docs/query.md "Conversation rules")."""
+        action = self.story.interactions[matched_id].action
+        matched = self.story.structure.contexts.get(matched_id)
+        if not action or matched is None or not matched.root:
+            return matched_id
+        for active in self.contexts:
+            context = self.story.structure.contexts.get(active.id)
+            for child in context.context_out if context else ():
+                follow_up = self.story.interactions.get(child)
+                structure = self.story.structure.contexts.get(child)
+                if (
+                    follow_up is not None
+                    and structure is not None
+                    and not structure.root
+                    and not follow_up.user_says
+                    and follow_up.action == action
+                ):
+                    return child
+        return matched_id
 
     def _answer_pending(
         self, pending: Pending, words: Sequence[str], mentions: Sequence[Mention]

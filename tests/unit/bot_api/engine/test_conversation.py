@@ -368,3 +368,56 @@ def test_every_outcome_carries_its_best_three_candidates_without_debug() -> None
     ]
     _, triggered = say(model, SessionState(), trigger="welcome")
     assert triggered.top == ()
+
+
+def offer_story() -> CompiledStory:
+    """Two questions, each with its own answer to "yes", and "yes" said anywhere else."""
+    said = [{"type": "text", "messages": ["OK."]}]
+    return story(
+        interaction("yes", "yes please", "sure", action="affirm", responses=said),
+        interaction(
+            "offer",
+            "offsets",
+            responses=[{"type": "text", "messages": ["Would you like to buy offsets?"]}],
+        ),
+        interaction(
+            "estimate",
+            "estimate",
+            responses=[{"type": "text", "messages": ["Shall I estimate your flight?"]}],
+        ),
+        interaction(
+            "offer.yes", action="affirm", responses=[{"type": "text", "messages": ["Here."]}]
+        ),
+        interaction(
+            "estimate.yes",
+            action="affirm",
+            responses=[{"type": "text", "messages": ["From where?"]}],
+        ),
+        parents={"offer.yes": "offer", "estimate.yes": "estimate"},
+    )
+
+
+def test_a_follow_up_without_phrases_answers_its_root_s_phrases_after_its_question() -> None:
+    model = offer_story()
+    _, anywhere = say(model, SessionState(), query="sure")
+    assert (anywhere.interaction.id, texts(anywhere)) == ("yes", ["OK."])
+    state, _ = say(model, SessionState(), query="offsets")
+    state, offered = say(model, state, query="yes please", debug=True)
+    assert (offered.interaction.id, texts(offered)) == ("offer.yes", ["Here."])
+    assert "answered by its follow-up 'Offer.Yes'" in offered.debug.decision
+    state, _ = say(model, state, query="estimate")
+    _, estimated = say(model, state, query="sure")
+    assert (estimated.interaction.id, texts(estimated)) == ("estimate.yes", ["From where?"])
+
+
+def test_a_follow_up_needs_the_same_action_and_no_phrases_of_its_own() -> None:
+    model = story(
+        interaction("yes", "yes please", action="affirm"),
+        interaction("offer", "offsets"),
+        interaction("offer.other", action="deny"),
+        interaction("offer.worded", "never", action="affirm"),
+        parents={"offer.other": "offer", "offer.worded": "offer"},
+    )
+    state, _ = say(model, SessionState(), query="offsets")
+    _, answered = say(model, state, query="yes please")
+    assert answered.interaction.id == "yes"
