@@ -118,6 +118,8 @@ def read_project(files: Mapping[str, bytes], unmapped: list[Unmapped]) -> Projec
             unmapped.append(
                 Unmapped(path, "file", "not read: Rasa 2 and 3 training data is YAML (.yml)")
             )
+    if isinstance(domain.get("templates"), dict):
+        merge_domain(domain, {"responses": domain.pop("templates")})  # Rasa 1's name
     for _, content in data:
         merge_domain(domain, {"responses": content.get("responses") or {}})
     return Project(domain, config, data)
@@ -163,7 +165,9 @@ class Translation:
                         path, kind, content[kind], frozenset(forms), unmapped
                     )
         self.intents = self.intent_names()
-        self.tree = Tree(self.intents, self.conversations, self.responses, unmapped)
+        self.tree = Tree(
+            self.intents, self.conversations, self.responses, self.forms.names, unmapped
+        )
         self.used_responses: set[str] = set()
         self.block_cache: dict[str, list[dict[str, Any]]] = {}
 
@@ -221,8 +225,10 @@ class Translation:
         return named or "english"
 
     def interaction(self, node: Node) -> dict[str, Any]:
+        """A root holds its intent's phrases; a follow-up none (the engine answers the
+        root's phrases with it after its question)."""
         place = self.nlu.places.get(node.intent, "domain: intents")
-        phrases = self.nlu.phrases.get(node.intent, [])
+        phrases = self.nlu.phrases.get(node.intent, []) if node.root else []
         if len(phrases) > MAX_USER_SAYS and node.root:
             self.unmapped.append(
                 Unmapped(
@@ -258,8 +264,9 @@ class Translation:
     def phrases_and_parameters(
         self, node: Node, phrases: list[str], place: str
     ) -> tuple[list[str], list[dict[str, Any]]]:
-        """The phrases' slots as parameters, then the slots of the forms the answer starts,
-        with their prompts (an alias bound to two entities keeps the first)."""
+        """The slots of the forms the answer starts, in the order Rasa asks them (the
+        engine asks the first empty one), with their prompts; then the phrases' other
+        slots (an alias bound to two entities keeps the first)."""
         entity_of: dict[str, str] = {}
         kept = []
         for phrase in phrases:
@@ -276,25 +283,24 @@ class Translation:
                 continue
             entity_of |= {alias: entity for entity, alias in slots}
             kept.append(phrase)
-        parameters = [{"alias": a, "entity": e, "prompts": []} for a, e in entity_of.items()]
+        by_phrase = {a: {"alias": a, "entity": e, "prompts": []} for a, e in entity_of.items()}
+        asked: list[dict[str, Any]] = []
         for form in (a for a in node.answer if a in self.forms.names):
             for parameter in self.forms.parameters(form):
-                bound = entity_of.get(parameter["alias"])
-                if bound is None:
-                    parameters.append(dict(parameter))
-                    entity_of[parameter["alias"]] = parameter["entity"]
-                elif bound == parameter["entity"]:
-                    existing = next(p for p in parameters if p["alias"] == parameter["alias"])
-                    existing["prompts"] = parameter["prompts"]
-                else:
+                alias = parameter["alias"]
+                if entity_of.get(alias, parameter["entity"]) != parameter["entity"]:
                     self.unmapped.append(
                         Unmapped(
                             place,
-                            f"slot '{parameter['alias']}' of form '{form}'",
+                            f"slot '{alias}' of form '{form}'",
                             "the intent's phrases bind it to another entity",
                         )
                     )
+                elif all(p["alias"] != alias for p in asked):
+                    asked.append(dict(parameter))
+                    by_phrase.pop(alias, None)
             self.used_responses |= self.forms.prompt_responses(form)
+        parameters = [*asked, *by_phrase.values()]
         return kept, parameters[:MAX_PARAMETERS]
 
     def answer_blocks(self, node: Node) -> list[dict[str, Any]]:

@@ -28,11 +28,28 @@ class Forms:
         nlu: Nlu,
         unmapped: list[Unmapped],
     ) -> None:
-        self.forms, self.slots, self.responses = forms, slots, responses
+        self.slots, self.responses = slots, responses
         self.nlu, self.unmapped = nlu, unmapped
-        self.names = frozenset(forms)
+        self.forms = forms if isinstance(forms, Mapping) else self.in_code(forms)
+        self.names = frozenset(self.forms)
         self._parameters: dict[str, list[dict[str, Any]]] = {}
         self._prompts: dict[str, set[str]] = {}
+
+    def in_code(self, names: Any) -> dict[str, Any]:
+        """Rasa 1's forms, listed by name: each a FormAction whose slots, questions and
+        end are in its code. The interactions starting them ask nothing."""
+        forms: dict[str, Any] = {}
+        for index, name in enumerate(names if isinstance(names, list) else []):
+            forms[str(name)] = {}
+            self.unmapped.append(
+                Unmapped(
+                    f"domain: forms[{index}]",
+                    f"form '{name}'",
+                    "a Rasa 1 form: its slots are asked in its code (required_slots), not "
+                    "imported; its interaction asks nothing",
+                )
+            )
+        return forms
 
     def required_slots(self, form: str) -> dict[str, list[Any]]:
         """Each slot the form asks for, with its mappings: Rasa 3 lists the slots and maps
@@ -70,11 +87,15 @@ class Forms:
         entity = self.entity(slot, mappings, place)
         if entity is None:
             kinds = sorted({str(m.get("type")) for m in mappings if isinstance(m, Mapping)})
+            in_code = not kinds or "custom" in kinds
             self.unmapped.append(
                 Unmapped(
                     place,
                     f"slot '{slot}' ({', '.join(kinds) or 'no mapping'})",
-                    "only from_entity and from_text slots become parameters",
+                    "Rasa fills it in code (a custom action or a validate_ action): not "
+                    "asked; a webhook on the interaction could fill it"
+                    if in_code
+                    else "only from_entity and from_text slots become parameters: not asked",
                 )
             )
             return None
