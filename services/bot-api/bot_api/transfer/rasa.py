@@ -21,6 +21,7 @@ from bot_api.transfer.rasa_dialogue import (
     NLU_FALLBACK,
     Conversation,
     read_conversations,
+    read_form_ends,
     response_blocks,
 )
 from bot_api.transfer.rasa_forms import Forms
@@ -158,11 +159,24 @@ class Translation:
         forms = domain.get("forms") or {}
         self.forms = Forms(forms, domain.get("slots") or {}, self.responses, self.nlu, unmapped)
         self.conversations: list[Conversation] = []
+        self.form_ends: dict[str, tuple[str, ...]] = {}
         for path, content in project.data:
             for kind in ("rules", "stories"):
                 if isinstance(content.get(kind), list):
                     self.conversations += read_conversations(
-                        path, kind, content[kind], frozenset(forms), unmapped
+                        path, kind, content[kind], self.forms.names, unmapped
+                    )
+                    read_form_ends(content[kind], self.forms.names, self.form_ends)
+        for form, actions in self.form_ends.items():
+            for action in actions:
+                if action not in self.responses and not action.startswith("utter_"):
+                    self.unmapped.append(
+                        Unmapped(
+                            f"domain: forms.{form}",
+                            f"custom action '{action}' ending form '{form}'",
+                            "its code is not imported; once filled, the form's interaction "
+                            "says the responses of its end only",
+                        )
                     )
         self.intents = self.intent_names()
         self.tree = Tree(
@@ -307,7 +321,7 @@ class Translation:
         """The blocks of the answer's responses, within Parley's limits (11 blocks, one of
         quick replies)."""
         blocks: list[dict[str, Any]] = []
-        for action in node.answer:
+        for action in self.said(node.answer):
             name = self.response_name(action, node.intent)
             if name in self.responses:
                 self.used_responses.add(name)
@@ -332,6 +346,13 @@ class Translation:
                 )
             )
         return kept[:MAX_BLOCKS]
+
+    def said(self, answer: tuple[str, ...]) -> tuple[str, ...]:
+        """An answer's actions, with what its form says once filled when the answer ends
+        with the form (a submit rule holds it, apart from the rule starting the form):
+        the interaction's responses are said once its parameters are."""
+        form = answer[-1] if answer else ""
+        return (*answer, *self.form_ends.get(form, ())) if form in self.forms.names else answer
 
     def response_name(self, action: str, intent: str) -> str:
         """A retrieval intent's response `utter_faq` is `utter_faq/ask_x` for `faq/ask_x`."""

@@ -259,15 +259,14 @@ def test_helpdesk_forms_become_required_parameters_and_annotations_slots() -> No
     assert interactions["help"]["responses"][0]["messages"][0].startswith("I can help you")
     unmapped = kinds(translated)
     assert unmapped.count("custom action 'action_open_incident'") == 3
-    assert unmapped.count("active_loop: null") == 6
     assert "slot 'confirm' (from_intent)" in unmapped
-    assert "conditional rule 'submit open incident form'" in unmapped
+    assert "custom action 'action_open_incident' ending form 'open_incident_form'" in unmapped
     assert "intent help while a form asks" in unmapped
     assert "intent 'restart' without examples" in unmapped
     assert "entities of intent 'trigger_handoff'" in unmapped
     assert "answer to 'affirm'" in unmapped
     assert "example 'yes thanks' of 'affirm'" in unmapped
-    assert len(unmapped) == 51
+    assert len(unmapped) == 45
 
 
 def test_a_zip_with_a_folder_around_the_project_reads_as_the_folder() -> None:
@@ -279,6 +278,12 @@ def test_a_zip_with_a_folder_around_the_project_reads_as_the_folder() -> None:
 
 
 # One rule at a time
+
+AMOUNT_SLOT = """\
+  amount:
+    type: float
+    mappings: [{type: from_entity, entity: amount}]
+"""
 
 
 def test_an_answer_after_a_question_that_differs_is_a_follow_up_without_phrases() -> None:
@@ -728,11 +733,10 @@ def test_a_form_asks_in_the_order_of_its_required_slots() -> None:
     - send money to [Ann](PERSON)
     - transfer [10](amount) to [Bo](PERSON)
 """
-    domain = """\
-slots:
-  amount:
-    type: float
-    mappings: [{type: from_entity, entity: amount}]
+    domain = (
+        "slots:\n"
+        + AMOUNT_SLOT
+        + """\
   PERSON:
     type: text
     mappings: [{type: from_entity, entity: PERSON}]
@@ -748,6 +752,7 @@ responses:
   utter_ask_PERSON:
   - text: To whom?
 """
+    )
     rules = """\
 - rule: t
   steps:
@@ -765,3 +770,45 @@ responses:
         "Rasa fills it in code (a custom action or a validate_ action): not asked; a webhook "
         "on the interaction could fill it"
     ]
+
+
+def test_a_form_s_end_says_what_its_submit_rule_says() -> None:
+    nlu = "- intent: transfer\n  examples: |\n    - send [10](amount)\n"
+    domain = (
+        "slots:\n"
+        + AMOUNT_SLOT
+        + """\
+forms:
+  transfer_form:
+    required_slots: [amount]
+responses:
+  utter_ask_amount:
+  - text: How much?
+  utter_done:
+  - text: Sent {amount}.
+"""
+    )
+    rules = """\
+- rule: start
+  steps:
+  - intent: transfer
+  - action: transfer_form
+  - active_loop: transfer_form
+- rule: submit
+  condition:
+  - active_loop: transfer_form
+  steps:
+  - action: transfer_form
+  - active_loop: null
+  - slot_was_set:
+    - requested_slot: null
+  - action: action_transfer
+  - action: utter_done
+"""
+    translated = translate(project(nlu, domain, rules))
+    document = checked(translated)
+    assert by_name(document)["transfer"]["responses"] == [
+        {"type": "text", "messages": ["Sent {{amount}}."]}
+    ]
+    assert kinds(translated) == ["custom action 'action_transfer' ending form 'transfer_form'"]
+    assert replies(document, "send", "10") == [("transfer", "How much?"), ("transfer", "Sent 10.")]
