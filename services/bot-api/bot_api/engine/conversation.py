@@ -291,8 +291,15 @@ class _Conversation:
         every empty parameter of it the message names is filled (the one asked for
         first), and a message that matches it again asks again without restarting it.
         Anything else is a failed answer; after `lifespan` of them: None, the
-        conversation is back at the root level and the message is matched anew."""
+        conversation is back at the root level and the message is matched anew. None
+        too for a message said exactly as another interaction's phrase while free text
+        is asked: it is matched anew, the prompt left."""
         interaction = self.story.interactions[pending.interaction_id]
+        if interaction.parameter(pending.alias).entity == ANY and self._said_elsewhere(
+            words, mentions, pending.interaction_id
+        ):
+            self.pending = None
+            return None
         values = values_for_pending(interaction, pending.alias, self.parameters, mentions)
         if values:
             self._collect(pending.interaction_id, values)
@@ -314,6 +321,15 @@ class _Conversation:
             return None
         self.pending = replace(pending, failures=failures)
         return self._ask(pending.interaction_id, self.pending, None)
+
+    def _said_elsewhere(
+        self, words: Sequence[str], mentions: Sequence[Mention], asking: str
+    ) -> bool:
+        """A message that is exactly a phrase of another interaction (what a quick reply
+        or a postback button sends) answers as that interaction, even while a free-text
+        (`sys.any`) parameter, which any message would fill, is asked for."""
+        ranked, _ = self._ranked(words, mentions)
+        return bool(ranked) and ranked[0].score >= 1.0 and ranked[0].interaction_id != asking
 
     def _enter(
         self,

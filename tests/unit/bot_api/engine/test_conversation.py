@@ -421,3 +421,31 @@ def test_a_follow_up_needs_the_same_action_and_no_phrases_of_its_own() -> None:
     state, _ = say(model, SessionState(), query="offsets")
     _, answered = say(model, state, query="yes please")
     assert answered.interaction.id == "yes"
+
+
+def test_a_button_click_while_free_text_is_asked_answers_its_own_interaction() -> None:
+    """financial-demo: "Who do you want to pay?" takes any text, and the "Talk to a human"
+    quick reply sends its title: that is the handoff's phrase, not a name."""
+    model = story(
+        interaction(
+            "pay",
+            "pay someone",
+            parameters=[{"alias": "payee", "entity": "sys.any", "prompts": ["Who?"]}],
+            responses=[{"type": "text", "messages": ["Paid {{payee}}."]}],
+        ),
+        interaction(
+            "human", "Talk to a human", responses=[{"type": "text", "messages": ["Hold on."]}]
+        ),
+    )
+    state, asked = say(model, SessionState(), query="pay someone")
+    assert texts(asked) == ["Who?"]
+    state, clicked = say(model, state, query="Talk to a human")
+    assert (clicked.interaction.id, texts(clicked), clicked.incomplete) == (
+        "human",
+        ["Hold on."],
+        False,
+    )
+    assert "payee" not in clicked.parameters
+    state, _ = say(model, state, query="pay someone")
+    _, paid = say(model, state, query="a human being")  # not a phrase said exactly
+    assert texts(paid) == ["Paid a human being."]
