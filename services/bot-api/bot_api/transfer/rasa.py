@@ -20,6 +20,7 @@ from bot_api.transfer.limits import MAX_BLOCKS, MAX_PARAMETERS, MAX_USER_SAYS
 from bot_api.transfer.rasa_dialogue import (
     NLU_FALLBACK,
     Conversation,
+    intent_buttons,
     read_conversations,
     read_form_ends,
     response_blocks,
@@ -205,6 +206,7 @@ class Translation:
 
     def translated(self) -> Translated:
         interactions = [self.interaction(node) for node in self.tree.ordered()]
+        self.add_button_titles(interactions)
         parameters_entities = {
             parameter["entity"] for i in interactions for parameter in i["parameters"]
         }
@@ -226,6 +228,24 @@ class Translation:
             "connections": [],
         }
         return Translated(document, tuple(self.unmapped))
+
+    def add_button_titles(self, interactions: list[dict[str, Any]]) -> None:
+        """A button the bot shows whose payload sends an intent alone (`/human_handoff`)
+        adds its title to the intent's phrases: a quick reply, or a postback, sends the
+        title as text, which must reach that intent (a title another interaction has as
+        a phrase is left there)."""
+        roots = {i["name"]: i for i in interactions if i["root"]}
+        said = {phrase.lower() for i in interactions for phrase in i["userSays"]}
+        for name in sorted(self.used_responses):
+            for title, intent in intent_buttons(self.responses[name]):
+                target = roots.get(intent)
+                if (
+                    target is not None
+                    and title.lower() not in said
+                    and len(target["userSays"]) < MAX_USER_SAYS
+                ):
+                    target["userSays"].append(title)
+                    said.add(title.lower())
 
     def language(self) -> str:
         code = self.project.config.get("language")

@@ -357,6 +357,20 @@ def button_blocks(
     return blocks
 
 
+def intent_buttons(variants: Any) -> list[tuple[str, str]]:
+    """The (title, intent) of each button of a response whose payload sends an intent
+    alone (`/affirm`)."""
+    found = []
+    for variant in variants if isinstance(variants, list) else []:
+        buttons = variant.get("buttons") if isinstance(variant, Mapping) else None
+        for button in buttons if isinstance(buttons, list) else []:
+            if isinstance(button, Mapping) and button.get("title"):
+                intent = INTENT_PAYLOAD.match(str(button.get("payload") or ""))
+                if intent:
+                    found.append((str(button["title"]), intent[1]))
+    return found
+
+
 def stored_button(title: str, payload: str, goto_keys: Mapping[str, str]) -> dict[str, str]:
     """A payload sending an intent alone (`/affirm`) jumps to its interaction, as Rasa
     takes it for that intent; any other (with entities, or text) sends the title, which

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from bot_api.domain.interactions import prepare
-from bot_api.domain.responses import Text
+from bot_api.domain.responses import QuickReplies, Text
 from bot_api.engine.conversation import respond
 from bot_api.engine.replay import first_message
 from bot_api.engine.story import CompiledStory
@@ -48,7 +48,8 @@ def checked(translated: Translated) -> dict[str, Any]:
 
 def replies(document: dict[str, Any], *messages: str) -> list[tuple[str, str]]:
     """What the imported story answers to these messages in one conversation: each
-    answering interaction's name and first text (the engine's lexical stage)."""
+    answering interaction's name and first text or quick replies' title (the engine's
+    lexical stage)."""
     upload = checked_upload("rasa", Translated(document, ()))
     story = CompiledStory.compile(
         "rasa", upload.settings, upload.structure, upload.interactions.values(), upload.entities
@@ -56,7 +57,11 @@ def replies(document: dict[str, Any], *messages: str) -> list[tuple[str, str]]:
     state, answered = SessionState(), []
     for message in messages:
         state, outcome = respond(story, state, Turn(query=message), choose=first_message)
-        texts = [item.message for item in outcome.fulfillment if isinstance(item, Text)]
+        texts = [
+            item.message if isinstance(item, Text) else item.title
+            for item in outcome.fulfillment
+            if isinstance(item, Text | QuickReplies)
+        ]
         assert outcome.interaction is not None
         answered.append((outcome.interaction.name, texts[0] if texts else ""))
     return answered
@@ -812,3 +817,62 @@ responses:
     ]
     assert kinds(translated) == ["custom action 'action_transfer' ending form 'transfer_form'"]
     assert replies(document, "send", "10") == [("transfer", "How much?"), ("transfer", "Sent 10.")]
+
+
+def test_a_quick_reply_click_during_a_prompt_reaches_the_intent_of_its_payload() -> None:
+    """financial-demo's shape: a help message with more buttons than a template holds
+    (quick replies send their titles), one of them "Talk to a human", clicked while a
+    form asks for free text."""
+    nlu = (
+        MOOD_NLU
+        + "- intent: pay\n  examples: |\n    - pay someone\n"
+        + "- intent: human\n  examples: |\n    - I want a person\n"
+    )
+    domain = """\
+slots:
+  payee:
+    type: text
+    mappings: [{type: from_text}]
+forms:
+  pay_form:
+    required_slots: [payee]
+responses:
+  utter_ask_payee:
+  - text: Who?
+  utter_help:
+  - text: I can help with
+    buttons:
+    - {title: Pay, payload: /pay}
+    - {title: Talk to a human, payload: /human}
+    - {title: Say hi, payload: /greet}
+    - {title: "Yes", payload: /affirm}
+  utter_human:
+  - text: Hold on.
+"""
+    rules = """\
+- rule: help
+  steps:
+  - intent: greet
+  - action: utter_help
+- rule: human
+  steps:
+  - intent: human
+  - action: utter_human
+- rule: pay
+  steps:
+  - intent: pay
+  - action: pay_form
+  - active_loop: pay_form
+"""
+    document = checked(translate(project(nlu, domain, rules)))
+    interactions = by_name(document)
+    assert interactions["greet"]["responses"][0]["replies"] == [
+        "Pay", "Talk to a human", "Say hi", "Yes",
+    ]  # fmt: skip
+    assert interactions["human"]["userSays"] == ["I want a person", "Talk to a human"]
+    assert interactions["affirm"]["userSays"] == ["yes"]  # "Yes" is a phrase already
+    assert replies(document, "hi", "Pay", "Talk to a human") == [
+        ("greet", "I can help with"),
+        ("pay", "Who?"),
+        ("human", "Hold on."),
+    ]
