@@ -203,7 +203,8 @@ def test_helpdesk_forms_become_required_parameters_and_annotations_slots() -> No
         {
             "alias": "priority",
             "entity": "priority",
-            "prompts": ["What is the priority of this issue?"],
+            # its buttons, listed as the choices (a prompt is text)
+            "prompts": ["What is the priority of this issue? (low / medium / high)"],
         },
         {
             "alias": "problem_description",
@@ -271,6 +272,7 @@ def test_helpdesk_forms_become_required_parameters_and_annotations_slots() -> No
     assert "entities of intent 'trigger_handoff'" in unmapped
     assert "answer to 'affirm'" in unmapped
     assert "example 'yes thanks' of 'affirm'" in unmapped
+    assert "buttons of a prompt" in unmapped
     assert len(unmapped) == 45
 
 
@@ -875,4 +877,56 @@ responses:
         ("greet", "I can help with"),
         ("pay", "Who?"),
         ("human", "Hold on."),
+    ]
+
+
+def test_a_prompt_s_buttons_are_its_choices_and_their_titles_fill_the_slot() -> None:
+    nlu = """\
+- intent: pay
+  examples: |
+    - pay my [credit](account) card
+"""
+    domain = """\
+slots:
+  account:
+    type: text
+    mappings: [{type: from_entity, entity: account}]
+forms:
+  pay_form:
+    required_slots: [account]
+responses:
+  utter_ask_account:
+  - text: Which account?
+    buttons:
+    - {title: Credit card, payload: '/inform{"account": "credit"}'}
+    - {title: Savings, payload: '/inform{"account": "savings"}'}
+  utter_paid:
+  - text: Paid from {account}.
+"""
+    rules = """\
+- rule: pay
+  steps:
+  - intent: pay
+  - action: pay_form
+  - active_loop: pay_form
+  - active_loop: null
+  - action: utter_paid
+"""
+    translated = translate(project(nlu, domain, rules))
+    document = checked(translated)
+    assert by_name(document)["pay"]["parameters"][0]["prompts"] == [
+        "Which account? (Credit card / Savings)"
+    ]
+    assert document["entities"] == [
+        {
+            "name": "account",
+            "entries": [
+                {"value": "credit", "synonyms": [{"value": "credit"}, {"value": "Credit card"}]},
+                {"value": "savings", "synonyms": [{"value": "savings"}, {"value": "Savings"}]},
+            ],
+        }
+    ]
+    assert replies(document, "pay my bills", "Savings") == [
+        ("pay", "Which account? (Credit card / Savings)"),
+        ("pay", "Paid from savings."),
     ]
