@@ -140,8 +140,10 @@ class Tree:
         intents: tuple[str, ...],
         place: str,
     ) -> list[str]:
-        """The interactions answering a turn after `current`: the intent's root, or the
-        follow-up of the question `current` asked when the turn answers it otherwise."""
+        """The interactions answering a turn after `current`: the intent's root (a
+        reference of the question, unless a retrieval intent stands for it: `faq` after
+        a question is any of its sub-intents, none preferred), or the follow-up of the
+        question `current` asked when the turn answers it otherwise."""
         reached: list[str] = []
         for intent in self.expanded(intents):
             if intent not in self.roots:
@@ -157,7 +159,7 @@ class Tree:
             usual = self.nodes[root].answer
             asked_again = {(*usual, question) for _, question in asking}
             if not asking or not answer or answer == usual or answer in asked_again:
-                for parent_key, _ in asking:
+                for parent_key, _ in asking if intent in intents else ():
                     parent = self.nodes[parent_key]
                     if root != parent_key and root not in parent.context_out:
                         self.link(parent, root, place, reference=True)

@@ -930,3 +930,28 @@ responses:
         ("pay", "Which account? (Credit card / Savings)"),
         ("pay", "Paid from savings."),
     ]
+
+
+def test_a_retrieval_intent_after_a_question_adds_no_reference_per_sub_intent() -> None:
+    nlu = MOOD_NLU + (
+        "- intent: faq/ask_name\n  examples: |\n    - what is your name\n"
+        "- intent: faq/ask_age\n  examples: |\n    - how old are you\n"
+    )
+    domain = MOOD_DOMAIN + (
+        "  utter_faq/ask_name:\n  - text: Parley.\n  utter_faq/ask_age:\n  - text: Young.\n"
+    )
+    stories = """\
+- story: asked
+  steps:
+  - intent: greet
+  - action: utter_greet
+  - intent: faq
+  - action: utter_faq
+  - intent: greet
+  - action: utter_greet
+  - intent: mood_unhappy
+  - action: utter_cheer_up
+"""
+    interactions = by_name(checked(translate(project(nlu, domain, stories=stories))))
+    assert interactions["greet"]["contextOut"] == ["mood_unhappy"]
+    assert interactions["faq-ask_name"]["responses"] == [{"type": "text", "messages": ["Parley."]}]
