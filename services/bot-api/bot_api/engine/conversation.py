@@ -162,8 +162,13 @@ class _Conversation:
         ranked, candidates = self._ranked(words, mentions)
         if ranked and ranked[0].score >= self.threshold:
             best = ranked[0]
-            debug = self._debug(words, mentions, candidates, _why(best, candidates))
-            return self._enter(best.interaction_id, best.score, mentions, best, debug)
+            why = _why(best, candidates)
+            answering = self._follow_up(best.interaction_id)
+            if answering != best.interaction_id:
+                name = self.story.interactions[answering].name
+                why += f"; answered by its follow-up {name!r} in the active context"
+            debug = self._debug(words, mentions, candidates, why)
+            return self._enter(answering, best.score, mentions, best, debug)
         self._spend_lifespan(hit=None)
         score = ranked[0].score if ranked else 0.0
         debug = self._debug(
@@ -255,6 +260,31 @@ class _Conversation:
                     tiers[child] = min(tiers.get(child, ROOT_TIER), 0 if position == 0 else 1)
         return tiers
 
+    def _follow_up(self, matched_id: str) -> str:
+        """The interaction answering what `matched_id`'s phrases matched: that one, or its
+        follow-up when it is a root: a non-root interaction without phrases of its own
+        and with the same action that may follow an active context (the newest first).
+        So a "yes" is one set of phrases, answered after each question as that
+        question's follow-up says (docs/query.md "Conversation rules")."""
+        action = self.story.interactions[matched_id].action
+        matched = self.story.structure.contexts.get(matched_id)
+        if not action or matched is None or not matched.root:
+            return matched_id
+        for active in self.contexts:
+            context = self.story.structure.contexts.get(active.id)
+            for child in context.context_out if context else ():
+                follow_up = self.story.interactions.get(child)
+                structure = self.story.structure.contexts.get(child)
+                if (
+                    follow_up is not None
+                    and structure is not None
+                    and not structure.root
+                    and not follow_up.user_says
+                    and follow_up.action == action
+                ):
+                    return child
+        return matched_id
+
     def _answer_pending(
         self, pending: Pending, words: Sequence[str], mentions: Sequence[Mention]
     ) -> _Answer | None:
@@ -262,8 +292,15 @@ class _Conversation:
         every empty parameter of it the message names is filled (the one asked for
         first), and a message that matches it again asks again without restarting it.
         Anything else is a failed answer; after `lifespan` of them: None, the
-        conversation is back at the root level and the message is matched anew."""
+        conversation is back at the root level and the message is matched anew. None
+        too for a message said exactly as another interaction's phrase while free text
+        is asked: it is matched anew, the prompt left."""
         interaction = self.story.interactions[pending.interaction_id]
+        if interaction.parameter(pending.alias).entity == ANY and self._said_elsewhere(
+            words, mentions, pending.interaction_id
+        ):
+            self.pending = None
+            return None
         values = values_for_pending(interaction, pending.alias, self.parameters, mentions)
         if values:
             self._collect(pending.interaction_id, values)
@@ -285,6 +322,15 @@ class _Conversation:
             return None
         self.pending = replace(pending, failures=failures)
         return self._ask(pending.interaction_id, self.pending, None)
+
+    def _said_elsewhere(
+        self, words: Sequence[str], mentions: Sequence[Mention], asking: str
+    ) -> bool:
+        """A message that is exactly a phrase of another interaction (what a quick reply
+        or a postback button sends) answers as that interaction, even while a free-text
+        (`sys.any`) parameter, which any message would fill, is asked for."""
+        ranked, _ = self._ranked(words, mentions)
+        return bool(ranked) and ranked[0].score >= 1.0 and ranked[0].interaction_id != asking
 
     def _enter(
         self,

@@ -1,137 +1,29 @@
 """A Rasa 2.x/3.x project as a Parley story document (docs/import-export.md, "The Rasa
-importer"): the files read, then each intent an interaction (rasa_tree.py links them),
-with its phrases and entities (rasa_nlu.py), responses (rasa_dialogue.py) and the
-parameters of the forms it starts (rasa_forms.py). Plain Python like the engine.
+importer"): the files read (rasa_project.py), then each intent an interaction
+(rasa_tree.py links them), with its phrases and entities (rasa_nlu.py), responses
+(rasa_dialogue.py) and the parameters of the forms it starts (rasa_forms.py). Plain
+Python like the engine.
 """
 
-import json
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Any
-
-import yaml
 
 from bot_api.domain.interactions import entity_slots
 from bot_api.domain.settings import language_named
-from bot_api.transfer import archive
 from bot_api.transfer.limits import MAX_BLOCKS, MAX_PARAMETERS, MAX_USER_SAYS
 from bot_api.transfer.rasa_dialogue import (
     NLU_FALLBACK,
     Conversation,
+    intent_buttons,
     read_conversations,
+    read_form_ends,
     response_blocks,
 )
 from bot_api.transfer.rasa_forms import Forms
 from bot_api.transfer.rasa_nlu import Nlu, builtin_entities, entity_document, read_nlu
+from bot_api.transfer.rasa_project import Project, read_project
 from bot_api.transfer.rasa_tree import Node, Tree, sub_intents
 from bot_api.transfer.report import Translated, TranslationError, Unmapped
-
-YAML_SUFFIXES = (".yml", ".yaml")
-
-
-YAML_1_1_ONLY = frozenset({"tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp"})
-"""Resolvers YAML 1.2, which Rasa reads, does not have: `yes` and dates are text there."""
-
-
-class RasaYamlLoader(yaml.SafeLoader):
-    """PyYAML's safe loader reading booleans as YAML 1.2 does, as Rasa's own reader does:
-    only true and false. YAML 1.1 would make a button titled `Yes` the boolean True, and a
-    date a date object.
-    An alias (`*name`) is refused: a few of them make a file of billions of nodes."""
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not read", mark)
-        return super().compose_node(parent, index)
-
-
-RasaYamlLoader.yaml_implicit_resolvers = {
-    first: [(tag, pattern) for tag, pattern in resolvers if tag not in YAML_1_1_ONLY]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-RasaYamlLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
-
-
-def load_yaml(path: str, content: bytes) -> Any:
-    """The file's YAML, holding only what JSON holds (no `!!binary`, no `!!set`)."""
-    try:
-        loaded = yaml.load(content.decode("utf-8-sig"), Loader=RasaYamlLoader)
-    except UnicodeDecodeError:
-        raise TranslationError(f"{path}: not UTF-8 text") from None
-    except yaml.YAMLError as error:
-        raise TranslationError(f"{path}: not valid YAML ({error})".replace("\n", " ")) from None
-    try:
-        json.dumps(loaded)
-    except (TypeError, ValueError):
-        raise TranslationError(f"{path}: holds a value JSON has no form for") from None
-    return loaded
-
-
-def load_mapping(path: str, content: bytes) -> dict[str, Any]:
-    """A YAML file holding a mapping; an empty file is an empty one."""
-    loaded = load_yaml(path, content)
-    if loaded is None:
-        return {}
-    if not isinstance(loaded, dict):
-        raise TranslationError(
-            f"{path}: a Rasa file holds a mapping, not a {type(loaded).__name__}"
-        )
-    return loaded
-
-
-@dataclass
-class Project:
-    """The parts of a Rasa project a story is made from."""
-
-    domain: dict[str, Any]
-    config: dict[str, Any]
-    data: list[tuple[str, dict[str, Any]]]
-
-
-def read_project(files: Mapping[str, bytes], unmapped: list[Unmapped]) -> Project:
-    """domain.yml (or the files of domain/, merged), config.yml and the YAML of data/."""
-    marker = (
-        "domain.yml" if any(PurePosixPath(p).name == "domain.yml" for p in files) else "config.yml"
-    )
-    files = archive.without_top_folder(dict(files), marker)
-    domain_paths: list[str] = [p for p in ("domain.yml", "domain.yaml") if p in files] or sorted(
-        p for p in files if p.startswith("domain/") and p.endswith(YAML_SUFFIXES)
-    )
-    if not domain_paths:
-        raise TranslationError(
-            "domain.yml: missing (a Rasa project has a domain.yml or a domain/ folder)"
-        )
-    domain: dict[str, Any] = {}
-    for path in domain_paths:
-        merge_domain(domain, load_mapping(path, files[path]))
-    config = load_mapping("config.yml", files["config.yml"]) if "config.yml" in files else {}
-    data = []
-    for path in sorted(p for p in files if p.startswith("data/")):
-        if path.endswith(YAML_SUFFIXES):
-            data.append((path, load_mapping(path, files[path])))
-        else:
-            unmapped.append(
-                Unmapped(path, "file", "not read: Rasa 2 and 3 training data is YAML (.yml)")
-            )
-    for _, content in data:
-        merge_domain(domain, {"responses": content.get("responses") or {}})
-    return Project(domain, config, data)
-
-
-def merge_domain(domain: dict[str, Any], part: Mapping[str, Any]) -> None:
-    """Rasa merges a domain split in files: lists are joined, mappings united."""
-    for key, value in part.items():
-        if isinstance(value, list) and isinstance(domain.get(key), list):
-            domain[key] = [*domain[key], *value]
-        elif isinstance(value, dict) and isinstance(domain.get(key), dict):
-            domain[key] = {**domain[key], **value}
-        else:
-            domain[key] = value
 
 
 def translate(files: Mapping[str, bytes]) -> Translated:
@@ -156,14 +48,29 @@ class Translation:
         forms = domain.get("forms") or {}
         self.forms = Forms(forms, domain.get("slots") or {}, self.responses, self.nlu, unmapped)
         self.conversations: list[Conversation] = []
+        self.form_ends: dict[str, tuple[str, ...]] = {}
         for path, content in project.data:
             for kind in ("rules", "stories"):
                 if isinstance(content.get(kind), list):
                     self.conversations += read_conversations(
-                        path, kind, content[kind], frozenset(forms), unmapped
+                        path, kind, content[kind], self.forms.names, unmapped
+                    )
+                    read_form_ends(content[kind], self.forms.names, self.form_ends)
+        for form, actions in self.form_ends.items():
+            for action in actions:
+                if action not in self.responses and not action.startswith("utter_"):
+                    self.unmapped.append(
+                        Unmapped(
+                            f"domain: forms.{form}",
+                            f"custom action '{action}' ending form '{form}'",
+                            "its code is not imported; once filled, the form's interaction "
+                            "says the responses of its end only",
+                        )
                     )
         self.intents = self.intent_names()
-        self.tree = Tree(self.intents, self.conversations, self.responses, unmapped)
+        self.tree = Tree(
+            self.intents, self.conversations, self.responses, self.forms.names, unmapped
+        )
         self.used_responses: set[str] = set()
         self.block_cache: dict[str, list[dict[str, Any]]] = {}
 
@@ -187,6 +94,7 @@ class Translation:
 
     def translated(self) -> Translated:
         interactions = [self.interaction(node) for node in self.tree.ordered()]
+        self.add_button_titles(interactions)
         parameters_entities = {
             parameter["entity"] for i in interactions for parameter in i["parameters"]
         }
@@ -209,6 +117,24 @@ class Translation:
         }
         return Translated(document, tuple(self.unmapped))
 
+    def add_button_titles(self, interactions: list[dict[str, Any]]) -> None:
+        """A button the bot shows whose payload sends an intent alone (`/human_handoff`)
+        adds its title to the intent's phrases: a quick reply, or a postback, sends the
+        title as text, which must reach that intent (a title another interaction has as
+        a phrase is left there)."""
+        roots = {i["name"]: i for i in interactions if i["root"]}
+        said = {phrase.lower() for i in interactions for phrase in i["userSays"]}
+        for name in sorted(self.used_responses):
+            for title, intent in intent_buttons(self.responses[name]):
+                target = roots.get(intent)
+                if (
+                    target is not None
+                    and title.lower() not in said
+                    and len(target["userSays"]) < MAX_USER_SAYS
+                ):
+                    target["userSays"].append(title)
+                    said.add(title.lower())
+
     def language(self) -> str:
         code = self.project.config.get("language")
         if code is None:
@@ -221,8 +147,10 @@ class Translation:
         return named or "english"
 
     def interaction(self, node: Node) -> dict[str, Any]:
+        """A root holds its intent's phrases; a follow-up none (the engine answers the
+        root's phrases with it after its question)."""
         place = self.nlu.places.get(node.intent, "domain: intents")
-        phrases = self.nlu.phrases.get(node.intent, [])
+        phrases = self.nlu.phrases.get(node.intent, []) if node.root else []
         if len(phrases) > MAX_USER_SAYS and node.root:
             self.unmapped.append(
                 Unmapped(
@@ -258,8 +186,9 @@ class Translation:
     def phrases_and_parameters(
         self, node: Node, phrases: list[str], place: str
     ) -> tuple[list[str], list[dict[str, Any]]]:
-        """The phrases' slots as parameters, then the slots of the forms the answer starts,
-        with their prompts (an alias bound to two entities keeps the first)."""
+        """The slots of the forms the answer starts, in the order Rasa asks them (the
+        engine asks the first empty one), with their prompts; then the phrases' other
+        slots (an alias bound to two entities keeps the first)."""
         entity_of: dict[str, str] = {}
         kept = []
         for phrase in phrases:
@@ -276,32 +205,31 @@ class Translation:
                 continue
             entity_of |= {alias: entity for entity, alias in slots}
             kept.append(phrase)
-        parameters = [{"alias": a, "entity": e, "prompts": []} for a, e in entity_of.items()]
+        by_phrase = {a: {"alias": a, "entity": e, "prompts": []} for a, e in entity_of.items()}
+        asked: list[dict[str, Any]] = []
         for form in (a for a in node.answer if a in self.forms.names):
             for parameter in self.forms.parameters(form):
-                bound = entity_of.get(parameter["alias"])
-                if bound is None:
-                    parameters.append(dict(parameter))
-                    entity_of[parameter["alias"]] = parameter["entity"]
-                elif bound == parameter["entity"]:
-                    existing = next(p for p in parameters if p["alias"] == parameter["alias"])
-                    existing["prompts"] = parameter["prompts"]
-                else:
+                alias = parameter["alias"]
+                if entity_of.get(alias, parameter["entity"]) != parameter["entity"]:
                     self.unmapped.append(
                         Unmapped(
                             place,
-                            f"slot '{parameter['alias']}' of form '{form}'",
+                            f"slot '{alias}' of form '{form}'",
                             "the intent's phrases bind it to another entity",
                         )
                     )
+                elif all(p["alias"] != alias for p in asked):
+                    asked.append(dict(parameter))
+                    by_phrase.pop(alias, None)
             self.used_responses |= self.forms.prompt_responses(form)
+        parameters = [*asked, *by_phrase.values()]
         return kept, parameters[:MAX_PARAMETERS]
 
     def answer_blocks(self, node: Node) -> list[dict[str, Any]]:
         """The blocks of the answer's responses, within Parley's limits (11 blocks, one of
         quick replies)."""
         blocks: list[dict[str, Any]] = []
-        for action in node.answer:
+        for action in self.said(node.answer):
             name = self.response_name(action, node.intent)
             if name in self.responses:
                 self.used_responses.add(name)
@@ -326,6 +254,13 @@ class Translation:
                 )
             )
         return kept[:MAX_BLOCKS]
+
+    def said(self, answer: tuple[str, ...]) -> tuple[str, ...]:
+        """An answer's actions, with what its form says once filled when the answer ends
+        with the form (a submit rule holds it, apart from the rule starting the form):
+        the interaction's responses are said once its parameters are."""
+        form = answer[-1] if answer else ""
+        return (*answer, *self.form_ends.get(form, ())) if form in self.forms.names else answer
 
     def response_name(self, action: str, intent: str) -> str:
         """A retrieval intent's response `utter_faq` is `utter_faq/ask_x` for `faq/ask_x`."""

@@ -95,6 +95,8 @@ def read_conversations(
             unmapped.append(Unmapped(place, kind[:-1], "no list of steps"))
             continue
         title = f"{kind[:-1]} '{item.get('rule') or item.get('story') or index}'"
+        if item.get("condition") and {"active_loop": None} in item["steps"]:
+            continue  # a form's end: read_form_ends reads what it says
         if item.get("condition"):
             unmapped.append(
                 Unmapped(
@@ -113,6 +115,41 @@ def read_conversations(
             Conversation(kind, place, tuple(builder.turns), bool(item.get("conversation_start")))
         )
     return conversations
+
+
+def read_form_ends(
+    items: Sequence[Any], forms: frozenset[str], ends: dict[str, tuple[str, ...]]
+) -> None:
+    """What each form says once filled, into `ends` (the first found): the actions after
+    its `active_loop: null` until the user speaks, in a submit rule (`condition:
+    active_loop: f`) or a story."""
+    for item in items:
+        if not isinstance(item, Mapping) or not isinstance(item.get("steps"), list):
+            continue
+        condition = item.get("condition")
+        conditions = condition if isinstance(condition, list) else []
+        form = next(
+            (
+                str(c["active_loop"])
+                for c in conditions
+                if isinstance(c, Mapping) and c.get("active_loop") in forms
+            ),
+            None,
+        )
+        after: list[str] | None = None
+        for step in item["steps"]:
+            if not isinstance(step, Mapping) or "slot_was_set" in step:
+                continue
+            if after is not None and "action" in step:
+                after.append(str(step["action"]))
+            elif after is not None:
+                break  # the user speaks, or the form starts again
+            elif step.get("action") in forms or step.get("active_loop") in forms:
+                form = str(step.get("action") or step.get("active_loop"))
+            elif "active_loop" in step and step["active_loop"] is None and form is not None:
+                after = []
+        if form is not None and after:
+            ends.setdefault(form, tuple(a for a in after if a != LISTEN))
 
 
 def read_step(builder: _TurnsBuilder, step: Any, place: str, unmapped: list[Unmapped]) -> None:
@@ -140,10 +177,12 @@ def read_step(builder: _TurnsBuilder, step: Any, place: str, unmapped: list[Unma
         read_action(builder, str(step["action"]), place, unmapped)
     elif "active_loop" in step:
         form = step["active_loop"]
-        if form is not None and builder.actions[-1:] == [form]:
+        if form is None:
+            builder.asking_form = None  # the form's end: what follows is said (read_form_ends)
+        elif builder.actions[-1:] == [form]:
             builder.asking_form = str(form)  # the echo of the form's own activation
         else:
-            builder.asking_form = None if form is None else str(form)
+            builder.asking_form = str(form)
             unmapped.append(
                 Unmapped(
                     place,
@@ -316,6 +355,20 @@ def button_blocks(
     title = text if fits_title else "Choose one"
     blocks.append({"type": "quickReply", "title": title, "replies": replies[:MAX_REPLIES]})
     return blocks
+
+
+def intent_buttons(variants: Any) -> list[tuple[str, str]]:
+    """The (title, intent) of each button of a response whose payload sends an intent
+    alone (`/affirm`)."""
+    found = []
+    for variant in variants if isinstance(variants, list) else []:
+        buttons = variant.get("buttons") if isinstance(variant, Mapping) else None
+        for button in buttons if isinstance(buttons, list) else []:
+            if isinstance(button, Mapping) and button.get("title"):
+                intent = INTENT_PAYLOAD.match(str(button.get("payload") or ""))
+                if intent:
+                    found.append((str(button["title"]), intent[1]))
+    return found
 
 
 def stored_button(title: str, payload: str, goto_keys: Mapping[str, str]) -> dict[str, str]:

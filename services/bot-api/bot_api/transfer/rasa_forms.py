@@ -7,6 +7,8 @@ entity, a `from_text` slot the whole answer (`sys.any`), and the prompts are the
 of `utter_ask_<form>_<slot>`, else `utter_ask_<slot>`.
 """
 
+import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,6 +19,8 @@ from bot_api.transfer.rasa_nlu import Nlu, name_of
 from bot_api.transfer.report import Unmapped
 
 FORM_SETTINGS = frozenset({"required_slots", "ignored_intents"})
+VALUES_PAYLOAD = re.compile(r"^/[^{}\s]+(\{.*\})$")
+"""A button payload sending an intent with entity values: `/inform{"account": "credit"}`."""
 
 
 class Forms:
@@ -28,11 +32,28 @@ class Forms:
         nlu: Nlu,
         unmapped: list[Unmapped],
     ) -> None:
-        self.forms, self.slots, self.responses = forms, slots, responses
+        self.slots, self.responses = slots, responses
         self.nlu, self.unmapped = nlu, unmapped
-        self.names = frozenset(forms)
+        self.forms = forms if isinstance(forms, Mapping) else self.in_code(forms)
+        self.names = frozenset(self.forms)
         self._parameters: dict[str, list[dict[str, Any]]] = {}
         self._prompts: dict[str, set[str]] = {}
+
+    def in_code(self, names: Any) -> dict[str, Any]:
+        """Rasa 1's forms, listed by name: each a FormAction whose slots, questions and
+        end are in its code. The interactions starting them ask nothing."""
+        forms: dict[str, Any] = {}
+        for index, name in enumerate(names if isinstance(names, list) else []):
+            forms[str(name)] = {}
+            self.unmapped.append(
+                Unmapped(
+                    f"domain: forms[{index}]",
+                    f"form '{name}'",
+                    "a Rasa 1 form: its slots are asked in its code (required_slots), not "
+                    "imported; its interaction asks nothing",
+                )
+            )
+        return forms
 
     def required_slots(self, form: str) -> dict[str, list[Any]]:
         """Each slot the form asks for, with its mappings: Rasa 3 lists the slots and maps
@@ -70,11 +91,15 @@ class Forms:
         entity = self.entity(slot, mappings, place)
         if entity is None:
             kinds = sorted({str(m.get("type")) for m in mappings if isinstance(m, Mapping)})
+            in_code = not kinds or "custom" in kinds
             self.unmapped.append(
                 Unmapped(
                     place,
                     f"slot '{slot}' ({', '.join(kinds) or 'no mapping'})",
-                    "only from_entity and from_text slots become parameters",
+                    "Rasa fills it in code (a custom action or a validate_ action): not "
+                    "asked; a webhook on the interaction could fill it"
+                    if in_code
+                    else "only from_entity and from_text slots become parameters: not asked",
                 )
             )
             return None
@@ -82,7 +107,7 @@ class Forms:
             (n for n in (f"utter_ask_{form}_{slot}", f"utter_ask_{slot}") if n in self.responses),
             None,
         )
-        prompts = [] if prompt_name is None else self.prompts(prompt_name, place)
+        prompts = [] if prompt_name is None else self.prompts(prompt_name, place, slot, entity)
         if prompt_name is not None:
             self._prompts[form].add(prompt_name)
         if not prompts:
@@ -116,20 +141,51 @@ class Forms:
                 return ANY
         return None
 
-    def prompts(self, name: str, place: str) -> list[str]:
+    def prompts(self, name: str, place: str, slot: str, entity: str) -> list[str]:
+        """The prompt's texts; buttons shown as the choices after the text (a prompt is
+        text), and a button setting this slot's entity to a value (`/inform{"e": "v"}`)
+        makes its title a synonym of that value, so the title said fills the slot."""
         variants = self.responses[name] if isinstance(self.responses[name], list) else []
-        texts = [
-            with_slots(str(v["text"]))
-            for v in variants
-            if isinstance(v, Mapping) and v.get("text") is not None
-        ]
-        if any(isinstance(v, Mapping) and set(v) - {"text"} for v in variants):
+        texts = []
+        for variant in variants:
+            if not isinstance(variant, Mapping) or variant.get("text") is None:
+                continue
+            text = with_slots(str(variant["text"]))
+            buttons = [b for b in variant.get("buttons") or [] if isinstance(b, Mapping)]
+            titles = [str(b["title"]) for b in buttons if b.get("title")]
+            if titles:
+                text = f"{text} ({' / '.join(titles)})"
+                self.button_values(buttons, slot, entity)
+            texts.append(text)
+        if any(isinstance(v, Mapping) and set(v) - {"text", "buttons"} for v in variants):
+            self.unmapped.append(
+                Unmapped(f"domain: responses.{name}", "images of a prompt", "a prompt is text")
+            )
+        if any(isinstance(v, Mapping) and v.get("buttons") for v in variants):
             self.unmapped.append(
                 Unmapped(
-                    f"domain: responses.{name}", "buttons or images of a prompt", "a prompt is text"
+                    f"domain: responses.{name}",
+                    "buttons of a prompt",
+                    "a prompt is text: its buttons are listed after it as choices to say, "
+                    "not shown as buttons",
                 )
             )
         kept = [text for text in texts if len(text) <= MAX_PROMPT][:MAX_PROMPTS]
         if len(kept) < len(texts):
             self.unmapped.append(Unmapped(place, "prompts", "at most 99 of 1024 characters"))
         return kept
+
+    def button_values(self, buttons: list[Mapping[str, Any]], slot: str, entity: str) -> None:
+        """Each button whose payload sets the slot (or its entity) to a value: its title
+        becomes a synonym of that value of the parameter's entity."""
+        if entity == ANY or entity.startswith("sys."):
+            return
+        for button in buttons:
+            payload = VALUES_PAYLOAD.match(str(button.get("payload") or ""))
+            try:
+                values = json.loads(payload[1]) if payload else {}
+            except json.JSONDecodeError:
+                continue
+            value = values.get(slot, values.get(entity)) if isinstance(values, dict) else None
+            if value is not None and button.get("title"):
+                self.nlu.add_value(entity, str(value), str(button["title"]))

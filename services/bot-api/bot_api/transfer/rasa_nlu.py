@@ -10,6 +10,7 @@ lookup sections add entries the same way.
 
 import json
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,6 +69,8 @@ class Nlu:
     """Each custom entity's entries: value -> synonyms (the value first)."""
     builtins: dict[str, str] = field(default_factory=dict)
     """Rasa entity -> Parley built-in entity (Duckling's)."""
+    times: dict[str, Counter[str]] = field(default_factory=dict)
+    """Each intent's phrases, with how many of its examples read as each."""
 
     def add_value(self, entity: str, value: str, synonym: str) -> None:
         synonyms = self.values.setdefault(entity, {}).setdefault(value, [value])
@@ -127,7 +130,33 @@ def read_nlu(
                 unmapped.append(Unmapped(place, "NLU item", f"unknown keys {sorted(item)}"))
     for place, value, synonyms in synonym_sections:
         add_synonyms(nlu, place, value, synonyms, unmapped)
+    keep_each_phrase_once(nlu, unmapped)
     return nlu
+
+
+def keep_each_phrase_once(nlu: Nlu, unmapped: list[Unmapped]) -> None:
+    """A phrase in several intents stays in the one with the most examples reading as it
+    (`[Berlin](city)` 300 times in inform, `[Ahh](city)` once in express_surprise: both
+    `{{city:city}}`): the engine cannot tell apart interactions that say the same."""
+    owners: dict[str, list[str]] = {}
+    for intent, phrases in nlu.phrases.items():
+        for phrase in phrases:
+            owners.setdefault(phrase, []).append(intent)
+    for phrase, intents in owners.items():
+        if len(intents) < 2:
+            continue
+        keeper = max(intents, key=lambda intent: nlu.times[intent][phrase])
+        for intent in intents:
+            if intent != keeper:
+                nlu.phrases[intent].remove(phrase)
+                unmapped.append(
+                    Unmapped(
+                        nlu.places[intent],
+                        f"example '{phrase}' of '{intent}'",
+                        f"also an example of '{keeper}', which has it more often: a phrase "
+                        "answers one interaction",
+                    )
+                )
 
 
 def read_intent(nlu: Nlu, intent: str, examples: Any, place: str, unmapped: list[Unmapped]) -> None:
@@ -140,8 +169,10 @@ def read_intent(nlu: Nlu, intent: str, examples: Any, place: str, unmapped: list
             unmapped.append(
                 Unmapped(example_place, "example", f"longer than {MAX_PHRASE} characters")
             )
-        elif phrase not in phrases:
-            phrases.append(phrase)
+        else:
+            if phrase not in phrases:
+                phrases.append(phrase)
+            nlu.times.setdefault(intent, Counter())[phrase] += 1
 
 
 def annotated_phrase(nlu: Nlu, line: str, place: str, unmapped: list[Unmapped]) -> str:

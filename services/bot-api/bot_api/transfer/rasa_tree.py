@@ -2,15 +2,22 @@
 link them (docs/import-export.md, "The Rasa importer").
 
 Rasa classifies every message against every intent, whatever came before; stories only
-steer which action follows. So each intent stays a root interaction named after it,
-answered as its rule says, else as most stories do; a story answering B after A in
-another way adds a child under A named B (key `a.b`), and one answering B as usual puts
-B among A's references (reachable and preferred after A).
+steer which action follows. So each intent is one root interaction named after it,
+answered as its rule says, else as most stories do where it answers no question. Only
+what the bot asked changes what a message means: after a turn whose answer ends with a
+question (a text ending in `?`, or buttons), an intent the stories answer otherwise
+there (not merely as usual and then the question again) gets a follow-up: a
+child without phrases of its own (the engine answers the root's phrases with it while
+the question's context is active; docs/query.md), owned by the first interaction that
+asks the question and referenced by the others that ask it. An intent answered there as
+usual is one of the question's references (preferred after it). Nothing is copied: an
+intent's phrases are in its root alone.
 """
 
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from bot_api.transfer.document import Keys, key_base
 from bot_api.transfer.limits import MAX_CONTEXT_LIST
@@ -49,11 +56,12 @@ class Tree:
         self,
         intents: Sequence[str],
         conversations: Sequence[Conversation],
-        responses: Collection[str],
+        responses: Mapping[str, Any],
+        forms: Collection[str],
         unmapped: list[Unmapped],
     ) -> None:
         self.intents, self.conversations = list(intents), conversations
-        self.responses, self.unmapped = responses, unmapped
+        self.responses, self.forms, self.unmapped = responses, forms, unmapped
         self.keys = Keys()
         self.roots = {intent: self.keys.make(key_part(intent)) for intent in self.intents}
         answers = self.root_answers()
@@ -64,8 +72,8 @@ class Tree:
         welcome = self.welcome_intent()
         if welcome is not None:
             self.nodes[self.roots[welcome]].kind = "welcome"
-        self.children: dict[tuple[str, str], str] = {}
-        """(parent key, intent) -> the child answering the intent after the parent."""
+        self.follow_ups: dict[tuple[str, str], str] = {}
+        """(question, intent) -> the follow-up answering the intent after the question."""
         for conversation in conversations:
             self.walk(conversation)
         fallback = self.fallback_node(answers)
@@ -81,24 +89,36 @@ class Tree:
         return found
 
     def root_answers(self) -> dict[str, tuple[str, ...]]:
-        """Each intent's answer on its own: its rule's, else the one most stories give."""
+        """Each intent's answer on its own: its rule's, else the one most stories give
+        where it answers no question (else where it does)."""
         ruled: dict[str, tuple[str, ...]] = {}
-        counted: dict[str, Counter[tuple[str, ...]]] = {}
+        alone: dict[str, Counter[tuple[str, ...]]] = {}
+        asked: dict[str, Counter[tuple[str, ...]]] = {}
         for conversation in self.conversations:
+            said: tuple[str, ...] = ()
             for index, turn in enumerate(conversation.turns):
-                if turn.digression or not turn.actions:
-                    continue
-                for intent in self.expanded(turn.intents):
-                    if conversation.kind == "rules" and index == 0:
-                        ruled.setdefault(intent, turn.actions)
-                    counted.setdefault(intent, Counter())[turn.actions] += 1
+                if not turn.digression and turn.actions:
+                    counted = asked if self.question(said) else alone
+                    for intent in self.expanded(turn.intents):
+                        if conversation.kind == "rules" and index == 0:
+                            ruled.setdefault(intent, turn.actions)
+                        counted.setdefault(intent, Counter())[turn.actions] += 1
+                said = turn.actions
         return {
-            intent: ruled.get(intent) or counted[intent].most_common(1)[0][0]
-            for intent in {*ruled, *counted}
+            intent: ruled.get(intent) or (alone.get(intent) or asked[intent]).most_common(1)[0][0]
+            for intent in {*ruled, *alone, *asked}
         }
 
+    def question(self, answer: tuple[str, ...]) -> str | None:
+        """The response an answer ends by asking with: its last action, when that is a
+        response with a text ending in `?` or buttons (custom code and forms ask
+        nothing Parley knows of)."""
+        last = answer[-1] if answer else ""
+        return last if last in self.responses and asks(self.responses[last]) else None
+
     def walk(self, conversation: Conversation) -> None:
-        """Link the interactions answering each turn to those answering the turn before."""
+        """Link the interactions answering each turn to the question the turn before
+        asked."""
         current: list[str] = []
         for turn in conversation.turns:
             if turn.digression:
@@ -120,7 +140,10 @@ class Tree:
         intents: tuple[str, ...],
         place: str,
     ) -> list[str]:
-        """The interactions answering a turn after `current`; links them to it."""
+        """The interactions answering a turn after `current`: the intent's root (a
+        reference of the question, unless a retrieval intent stands for it: `faq` after
+        a question is any of its sub-intents, none preferred), or the follow-up of the
+        question `current` asked when the turn answers it otherwise."""
         reached: list[str] = []
         for intent in self.expanded(intents):
             if intent not in self.roots:
@@ -132,32 +155,46 @@ class Tree:
                     )
                 continue
             root = self.roots[intent]
-            if not current:
-                reached.append(root)
-            for parent_key in current:
-                parent = self.nodes[parent_key]
-                if not answer or answer == self.nodes[root].answer:
+            asking = [(k, q) for k in current if (q := self.question(self.nodes[k].answer))]
+            usual = self.nodes[root].answer
+            asked_again = {(*usual, question) for _, question in asking}
+            if not asking or not answer or answer == usual or answer in asked_again:
+                for parent_key, _ in asking if intent in intents else ():
+                    parent = self.nodes[parent_key]
                     if root != parent_key and root not in parent.context_out:
                         self.link(parent, root, place, reference=True)
-                    reached.append(root)
-                    continue
-                child_key = self.children.get((parent_key, intent))
-                if child_key is None:
-                    child_key = self.keys.make(f"{parent_key}.{key_part(intent)}")
-                    if not self.link(parent, child_key, place, reference=False):
-                        continue
-                    self.nodes[child_key] = Node(child_key, intent, answer, root=False)
-                    self.children[(parent_key, intent)] = child_key
-                elif self.nodes[child_key].answer != answer:
-                    self.unmapped.append(
-                        Unmapped(
-                            place,
-                            f"answer to '{intent}' after '{parent.intent}'",
-                            "another story answers it otherwise there; the first is kept",
-                        )
-                    )
-                reached.append(child_key)
+                reached.append(root)
+                continue
+            for parent_key, question in asking:
+                follow_up = self.follow_up(self.nodes[parent_key], question, intent, answer, place)
+                if follow_up is not None:
+                    reached.append(follow_up)
         return list(dict.fromkeys(reached))
+
+    def follow_up(
+        self, parent: Node, question: str, intent: str, answer: tuple[str, ...], place: str
+    ) -> str | None:
+        """The follow-up answering `intent` after `question`, made under `parent` if none
+        is yet, else referenced from it."""
+        key = self.follow_ups.get((question, intent))
+        if key is None:
+            key = self.keys.make(f"{parent.key}.{key_part(intent)}")
+            if not self.link(parent, key, place, reference=False):
+                return None
+            self.nodes[key] = Node(key, intent, answer, root=False)
+            self.follow_ups[(question, intent)] = key
+            return key
+        if self.nodes[key].answer != answer:
+            self.unmapped.append(
+                Unmapped(
+                    place,
+                    f"answer to '{intent}' after {question}",
+                    "another story answers it otherwise there; the first is kept",
+                )
+            )
+        if key != parent.key and key not in parent.context_out:
+            self.link(parent, key, place, reference=True)
+        return key
 
     def link(self, parent: Node, key: str, place: str, reference: bool) -> bool:
         if len(parent.context_out) == MAX_CONTEXT_LIST:
@@ -219,3 +256,12 @@ class Tree:
             ordered.append(node)
             pending += reversed([k for k in node.context_out if k not in node.references])
         return ordered
+
+
+def asks(variants: Any) -> bool:
+    """A response asks when one of its variants has buttons or a text ending with `?`."""
+    return any(
+        isinstance(v, Mapping)
+        and (bool(v.get("buttons")) or str(v.get("text") or "").rstrip().endswith("?"))
+        for v in (variants if isinstance(variants, list) else [])
+    )

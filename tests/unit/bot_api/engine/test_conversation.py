@@ -445,3 +445,84 @@ def test_an_interaction_with_a_webhook_leaves_the_fallback_text_to_its_answer() 
     answered = result.with_webhook_answer([responses.TextChoice(("Home says hi",))], {}, first)
     assert answered.fulfillment == (Text("Home says hi"),)
     assert result.with_webhook_answer([], {}, first).fulfillment == result.silence
+
+
+def offer_story() -> CompiledStory:
+    """Two questions, each with its own answer to "yes", and "yes" said anywhere else."""
+    said = [{"type": "text", "messages": ["OK."]}]
+    return story(
+        interaction("yes", "yes please", "sure", action="affirm", responses=said),
+        interaction(
+            "offer",
+            "offsets",
+            responses=[{"type": "text", "messages": ["Would you like to buy offsets?"]}],
+        ),
+        interaction(
+            "estimate",
+            "estimate",
+            responses=[{"type": "text", "messages": ["Shall I estimate your flight?"]}],
+        ),
+        interaction(
+            "offer.yes", action="affirm", responses=[{"type": "text", "messages": ["Here."]}]
+        ),
+        interaction(
+            "estimate.yes",
+            action="affirm",
+            responses=[{"type": "text", "messages": ["From where?"]}],
+        ),
+        parents={"offer.yes": "offer", "estimate.yes": "estimate"},
+    )
+
+
+def test_a_follow_up_without_phrases_answers_its_root_s_phrases_after_its_question() -> None:
+    model = offer_story()
+    _, anywhere = say(model, SessionState(), query="sure")
+    assert (anywhere.interaction.id, texts(anywhere)) == ("yes", ["OK."])
+    state, _ = say(model, SessionState(), query="offsets")
+    state, offered = say(model, state, query="yes please", debug=True)
+    assert (offered.interaction.id, texts(offered)) == ("offer.yes", ["Here."])
+    assert "answered by its follow-up 'Offer.Yes'" in offered.debug.decision
+    state, _ = say(model, state, query="estimate")
+    _, estimated = say(model, state, query="sure")
+    assert (estimated.interaction.id, texts(estimated)) == ("estimate.yes", ["From where?"])
+
+
+def test_a_follow_up_needs_the_same_action_and_no_phrases_of_its_own() -> None:
+    model = story(
+        interaction("yes", "yes please", action="affirm"),
+        interaction("offer", "offsets"),
+        interaction("offer.other", action="deny"),
+        interaction("offer.worded", "never", action="affirm"),
+        parents={"offer.other": "offer", "offer.worded": "offer"},
+    )
+    state, _ = say(model, SessionState(), query="offsets")
+    _, answered = say(model, state, query="yes please")
+    assert answered.interaction.id == "yes"
+
+
+def test_a_button_click_while_free_text_is_asked_answers_its_own_interaction() -> None:
+    """financial-demo: "Who do you want to pay?" takes any text, and the "Talk to a human"
+    quick reply sends its title: that is the handoff's phrase, not a name."""
+    model = story(
+        interaction(
+            "pay",
+            "pay someone",
+            parameters=[{"alias": "payee", "entity": "sys.any", "prompts": ["Who?"]}],
+            responses=[{"type": "text", "messages": ["Paid {{payee}}."]}],
+        ),
+        interaction(
+            "human", "Talk to a human", responses=[{"type": "text", "messages": ["Hold on."]}]
+        ),
+    )
+    state, asked = say(model, SessionState(), query="pay someone")
+    assert texts(asked) == ["Who?"]
+    state, clicked = say(model, state, query="Talk to a human")
+    assert (clicked.interaction.id, texts(clicked), clicked.incomplete) == (
+        "human",
+        ["Hold on."],
+        False,
+    )
+    assert "payee" not in clicked.parameters
+    state, _ = say(model, state, query="pay someone")
+    _, paid = say(model, state, query="a human being")  # not a phrase said exactly
+    assert texts(paid) == ["Paid a human being."]

@@ -10,6 +10,11 @@ from typing import Any
 import pytest
 
 from bot_api.domain.interactions import prepare
+from bot_api.domain.responses import QuickReplies, Text
+from bot_api.engine.conversation import respond
+from bot_api.engine.replay import first_message
+from bot_api.engine.story import CompiledStory
+from bot_api.engine.turn import SessionState, Turn
 from bot_api.schemas.story_document import checked_upload
 from bot_api.transfer.archive import read_archive
 from bot_api.transfer.rasa import translate
@@ -39,6 +44,27 @@ def checked(translated: Translated) -> dict[str, Any]:
     used = {p.entity for i in upload.interactions.values() for p in i.parameters}
     assert {e.name for e in upload.entities} == {e for e in used if not e.startswith("sys.")}
     return document
+
+
+def replies(document: dict[str, Any], *messages: str) -> list[tuple[str, str]]:
+    """What the imported story answers to these messages in one conversation: each
+    answering interaction's name and first text or quick replies' title (the engine's
+    lexical stage)."""
+    upload = checked_upload("rasa", Translated(document, ()))
+    story = CompiledStory.compile(
+        "rasa", upload.settings, upload.structure, upload.interactions.values(), upload.entities
+    )
+    state, answered = SessionState(), []
+    for message in messages:
+        state, outcome = respond(story, state, Turn(query=message), choose=first_message)
+        texts = [
+            item.message if isinstance(item, Text) else item.title
+            for item in outcome.fulfillment
+            if isinstance(item, Text | QuickReplies)
+        ]
+        assert outcome.interaction is not None
+        answered.append((outcome.interaction.name, texts[0] if texts else ""))
+    return answered
 
 
 def by_name(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -114,7 +140,8 @@ def test_fallback_button_every_intent_is_a_root_answered_as_its_rule_or_story_sa
         "bot_challenge", "new_order", "what_happened", "inform",
     ]  # fmt: skip
     assert all(i["root"] and i["name"] == i["key"] for i in interactions.values())
-    assert sum(len(i["userSays"]) for i in interactions.values()) == 88
+    # 88 examples, "good afternoon" in greet and in goodbye
+    assert sum(len(i["userSays"]) for i in interactions.values()) == 87
     greet = interactions["greet"]
     assert (greet["type"], greet["triggers"]) == ("welcome", ["welcome"])
     assert greet["userSays"][:3] == ["hey", "hello", "hi"]
@@ -135,6 +162,7 @@ def test_fallback_button_every_intent_is_a_root_answered_as_its_rule_or_story_sa
     assert document["entities"] == []
     assert sorted(kinds(translated)) == [
         "custom action 'action_custom_fallback'",
+        "example 'good afternoon' of 'goodbye'",
         "fallback answer",
         "response",
     ]
@@ -151,13 +179,14 @@ def test_moodbot_zh_is_a_chinese_story_with_every_example() -> None:
     ]  # fmt: skip
     assert interactions["greet"]["type"] == "welcome"
     assert interactions["greet"]["userSays"][:2] == ["嘿", "你好"]
-    # 67 examples, "再见" twice in goodbye and "我很伤心" in mood_unhappy
-    assert sum(len(i["userSays"]) for i in interactions.values()) == 65
+    # 67 examples, "再见" twice in goodbye and "我很伤心" in mood_unhappy, "晚安" in greet
+    # and in goodbye (kept in greet, the first with it as often)
+    assert sum(len(i["userSays"]) for i in interactions.values()) == 64
     assert interactions["bot_challenge"]["responses"] == [
         {"type": "text", "messages": ["I am a bot, powered by Rasa."]}
     ]
     assert interactions["mood_unhappy"]["contextOut"] == ["affirm", "deny"]
-    assert translated.unmapped == ()
+    assert kinds(translated) == ["example '晚安' of 'goodbye'"]
 
 
 def test_helpdesk_forms_become_required_parameters_and_annotations_slots() -> None:
@@ -174,7 +203,8 @@ def test_helpdesk_forms_become_required_parameters_and_annotations_slots() -> No
         {
             "alias": "priority",
             "entity": "priority",
-            "prompts": ["What is the priority of this issue?"],
+            # its buttons, listed as the choices (a prompt is text)
+            "prompts": ["What is the priority of this issue? (low / medium / high)"],
         },
         {
             "alias": "problem_description",
@@ -230,18 +260,20 @@ def test_helpdesk_forms_become_required_parameters_and_annotations_slots() -> No
     assert fallback["responses"] == [
         {"type": "text", "messages": ["I didn't quite understand that. Could you rephrase?"]}
     ]
-    assert interactions["human_handoff"]["references"] == ["trigger_handoff", "deny"]
+    # its question is asked in code (action_handoff_options): nothing follows it
+    assert interactions["human_handoff"]["contextOut"] == []
     assert interactions["help"]["responses"][0]["messages"][0].startswith("I can help you")
     unmapped = kinds(translated)
     assert unmapped.count("custom action 'action_open_incident'") == 3
-    assert unmapped.count("active_loop: null") == 6
     assert "slot 'confirm' (from_intent)" in unmapped
-    assert "conditional rule 'submit open incident form'" in unmapped
+    assert "custom action 'action_open_incident' ending form 'open_incident_form'" in unmapped
     assert "intent help while a form asks" in unmapped
     assert "intent 'restart' without examples" in unmapped
     assert "entities of intent 'trigger_handoff'" in unmapped
     assert "answer to 'affirm'" in unmapped
-    assert len(unmapped) == 50
+    assert "example 'yes thanks' of 'affirm'" in unmapped
+    assert "buttons of a prompt" in unmapped
+    assert len(unmapped) == 45
 
 
 def test_a_zip_with_a_folder_around_the_project_reads_as_the_folder() -> None:
@@ -254,8 +286,14 @@ def test_a_zip_with_a_folder_around_the_project_reads_as_the_folder() -> None:
 
 # One rule at a time
 
+AMOUNT_SLOT = """\
+  amount:
+    type: float
+    mappings: [{type: from_entity, entity: amount}]
+"""
 
-def test_an_answer_after_another_intent_that_differs_is_a_child_owned_by_it() -> None:
+
+def test_an_answer_after_a_question_that_differs_is_a_follow_up_without_phrases() -> None:
     stories = """\
 - story: sad
   steps:
@@ -272,6 +310,7 @@ def test_an_answer_after_another_intent_that_differs_is_a_child_owned_by_it() ->
   steps:
   - intent: mood_unhappy
   - action: utter_cheer_up
+  - action: utter_did_that_help
   - intent: affirm
   - action: utter_greet
   - intent: ask_weather
@@ -289,19 +328,92 @@ def test_an_answer_after_another_intent_that_differs_is_a_child_owned_by_it() ->
     document = checked(translated)
     interactions = by_name(document)
     assert interactions["affirm"]["responses"] == [{"type": "text", "messages": ["OK."]}]
-    child = interactions["mood_unhappy.affirm"]
-    assert (child["name"], child["root"], child["userSays"]) == ("affirm", False, ["yes"])
-    assert child["responses"] == [{"type": "text", "messages": ["Great, carry on!", "Wonderful!"]}]
+    follow_up = interactions["mood_unhappy.affirm"]
+    assert (follow_up["name"], follow_up["action"], follow_up["root"]) == (
+        "affirm",
+        interactions["affirm"]["action"],
+        False,
+    )
+    assert follow_up["userSays"] == []
+    assert follow_up["responses"] == [
+        {"type": "text", "messages": ["Great, carry on!", "Wonderful!"]}
+    ]
     assert interactions["mood_unhappy"]["contextOut"] == ["mood_unhappy.affirm"]
-    assert interactions["mood_unhappy"]["references"] == []
-    assert child["contextOut"] == child["references"] == ["deny"]
+    assert (
+        interactions["greet"]["contextOut"]
+        == interactions["greet"]["references"]
+        == ["mood_unhappy"]
+    )
+    assert follow_up["contextOut"] == []  # "Great, carry on!" asks nothing
     assert interactions["deny"]["responses"] == [{"type": "text", "messages": ["Bye {{name}}"]}]
     assert [i["key"] for i in document["interactions"]] == [
         "greet", "mood_unhappy", "mood_unhappy.affirm", "affirm", "deny",
     ]  # fmt: skip
     assert [(u.place, u.element) for u in translated.unmapped] == [
-        ("data/stories.yml: stories[1].steps[2]", "answer to 'affirm' after 'mood_unhappy'"),
-        ("data/stories.yml: stories[1].steps[4]", "intent 'ask_weather'"),
+        ("data/stories.yml: stories[1].steps[3]", "answer to 'affirm' after utter_did_that_help"),
+        ("data/stories.yml: stories[1].steps[5]", "intent 'ask_weather'"),
+    ]
+    assert replies(document, "yes") == [("affirm", "OK.")]
+    assert replies(document, "I am sad", "yes") == [
+        ("mood_unhappy", "Here is something to cheer you up:"),
+        ("affirm", "Great, carry on!"),
+    ]
+
+
+def test_an_intent_in_many_stories_is_one_interaction_and_question_chains_stay_short() -> None:
+    """carbon-bot's shape: `thank` after every kind of turn, and "yes" answered one way
+    after each of two chained questions and another way alone."""
+    nlu = (
+        MOOD_NLU
+        + "- intent: thank\n  examples: |\n    - thanks\n    - thank you\n"
+        + "- intent: offer\n  examples: |\n    - offsets\n"
+    )
+    domain = """\
+responses:
+  utter_offer:
+  - text: Would you like to buy offsets?
+  utter_estimate:
+  - text: I can estimate your flight, sound good?
+  utter_which:
+  - text: Which flight?
+  utter_ok:
+  - text: OK.
+  utter_welcome:
+  - text: You are welcome.
+  utter_bye:
+  - text: Bye.
+"""
+    turns = [
+        ("offer", "utter_offer"),
+        ("affirm", "utter_estimate"),
+        ("affirm", "utter_which"),
+        ("thank", "utter_welcome"),
+        ("affirm", "utter_ok"),
+        ("thank", "utter_welcome"),
+        ("deny", "utter_bye"),
+    ]
+    steps = "".join(f"  - intent: {i}\n  - action: {a}\n" for i, a in turns)
+    stories = "".join(f"- story: s{n}\n  steps:\n{steps}" for n in range(12))
+    stories += "- story: alone\n  steps:\n  - intent: affirm\n  - action: utter_ok\n" * 20
+    translated = translate(project(nlu, domain, stories=stories))
+    document = checked(translated)
+    interactions = by_name(document)
+    assert list(interactions) == [
+        "greet", "mood_unhappy", "affirm", "deny", "thank", "offer",
+        "offer.affirm", "offer.affirm.affirm",
+    ]  # fmt: skip
+    phrases = [p for i in document["interactions"] for p in i["userSays"]]
+    assert len(phrases) == len(set(phrases)) == 8  # each example once
+    assert interactions["offer.affirm"]["contextOut"] == ["offer.affirm.affirm"]
+    assert replies(document, "offsets", "yes", "yes", "thanks") == [
+        ("offer", "Would you like to buy offsets?"),
+        ("affirm", "I can estimate your flight, sound good?"),
+        ("affirm", "Which flight?"),
+        ("thank", "You are welcome."),
+    ]
+    assert replies(document, "thank you", "yes") == [
+        ("thank", "You are welcome."),
+        ("affirm", "OK."),
     ]
 
 
@@ -593,3 +705,253 @@ def test_a_project_missing_or_unreadable_files_is_refused_naming_the_file(
             files[path] = content
     with pytest.raises(TranslationError, match=re.escape(message)):
         translate(files)
+
+
+def test_rasa_1_templates_are_responses_and_forms_listed_by_name_ask_nothing() -> None:
+    domain = """\
+forms:
+- booking_form
+templates:
+  utter_ok:
+  - text: OK.
+"""
+    rules = """\
+- rule: ok
+  steps:
+  - intent: affirm
+  - action: utter_ok
+- rule: book
+  steps:
+  - intent: greet
+  - action: booking_form
+  - active_loop: booking_form
+"""
+    translated = translate(project(MOOD_NLU, domain, rules))
+    interactions = by_name(checked(translated))
+    assert interactions["affirm"]["responses"] == [{"type": "text", "messages": ["OK."]}]
+    assert interactions["greet"]["parameters"] == []
+    assert "form 'booking_form'" in kinds(translated)
+
+
+def test_a_form_asks_in_the_order_of_its_required_slots() -> None:
+    nlu = """\
+- intent: transfer
+  examples: |
+    - send money to [Ann](PERSON)
+    - transfer [10](amount) to [Bo](PERSON)
+"""
+    domain = (
+        "slots:\n"
+        + AMOUNT_SLOT
+        + """\
+  PERSON:
+    type: text
+    mappings: [{type: from_entity, entity: PERSON}]
+  checked:
+    type: bool
+    mappings: [{type: custom, action: action_check}]
+forms:
+  transfer_form:
+    required_slots: [amount, checked, PERSON]
+responses:
+  utter_ask_amount:
+  - text: How much?
+  utter_ask_PERSON:
+  - text: To whom?
+"""
+    )
+    rules = """\
+- rule: t
+  steps:
+  - intent: transfer
+  - action: transfer_form
+  - active_loop: transfer_form
+"""
+    translated = translate(project(nlu, domain, rules))
+    transfer = by_name(checked(translated))["transfer"]
+    assert [(p["alias"], p["prompts"]) for p in transfer["parameters"]] == [
+        ("amount", ["How much?"]),
+        ("PERSON", ["To whom?"]),
+    ]
+    assert [u.reason for u in translated.unmapped if u.element == "slot 'checked' (custom)"] == [
+        "Rasa fills it in code (a custom action or a validate_ action): not asked; a webhook "
+        "on the interaction could fill it"
+    ]
+
+
+def test_a_form_s_end_says_what_its_submit_rule_says() -> None:
+    nlu = "- intent: transfer\n  examples: |\n    - send [10](amount)\n"
+    domain = (
+        "slots:\n"
+        + AMOUNT_SLOT
+        + """\
+forms:
+  transfer_form:
+    required_slots: [amount]
+responses:
+  utter_ask_amount:
+  - text: How much?
+  utter_done:
+  - text: Sent {amount}.
+"""
+    )
+    rules = """\
+- rule: start
+  steps:
+  - intent: transfer
+  - action: transfer_form
+  - active_loop: transfer_form
+- rule: submit
+  condition:
+  - active_loop: transfer_form
+  steps:
+  - action: transfer_form
+  - active_loop: null
+  - slot_was_set:
+    - requested_slot: null
+  - action: action_transfer
+  - action: utter_done
+"""
+    translated = translate(project(nlu, domain, rules))
+    document = checked(translated)
+    assert by_name(document)["transfer"]["responses"] == [
+        {"type": "text", "messages": ["Sent {{amount}}."]}
+    ]
+    assert kinds(translated) == ["custom action 'action_transfer' ending form 'transfer_form'"]
+    assert replies(document, "send", "10") == [("transfer", "How much?"), ("transfer", "Sent 10.")]
+
+
+def test_a_quick_reply_click_during_a_prompt_reaches_the_intent_of_its_payload() -> None:
+    """financial-demo's shape: a help message with more buttons than a template holds
+    (quick replies send their titles), one of them "Talk to a human", clicked while a
+    form asks for free text."""
+    nlu = (
+        MOOD_NLU
+        + "- intent: pay\n  examples: |\n    - pay someone\n"
+        + "- intent: human\n  examples: |\n    - I want a person\n"
+    )
+    domain = """\
+slots:
+  payee:
+    type: text
+    mappings: [{type: from_text}]
+forms:
+  pay_form:
+    required_slots: [payee]
+responses:
+  utter_ask_payee:
+  - text: Who?
+  utter_help:
+  - text: I can help with
+    buttons:
+    - {title: Pay, payload: /pay}
+    - {title: Talk to a human, payload: /human}
+    - {title: Say hi, payload: /greet}
+    - {title: "Yes", payload: /affirm}
+  utter_human:
+  - text: Hold on.
+"""
+    rules = """\
+- rule: help
+  steps:
+  - intent: greet
+  - action: utter_help
+- rule: human
+  steps:
+  - intent: human
+  - action: utter_human
+- rule: pay
+  steps:
+  - intent: pay
+  - action: pay_form
+  - active_loop: pay_form
+"""
+    document = checked(translate(project(nlu, domain, rules)))
+    interactions = by_name(document)
+    assert interactions["greet"]["responses"][0]["replies"] == [
+        "Pay", "Talk to a human", "Say hi", "Yes",
+    ]  # fmt: skip
+    assert interactions["human"]["userSays"] == ["I want a person", "Talk to a human"]
+    assert interactions["affirm"]["userSays"] == ["yes"]  # "Yes" is a phrase already
+    assert replies(document, "hi", "Pay", "Talk to a human") == [
+        ("greet", "I can help with"),
+        ("pay", "Who?"),
+        ("human", "Hold on."),
+    ]
+
+
+def test_a_prompt_s_buttons_are_its_choices_and_their_titles_fill_the_slot() -> None:
+    nlu = """\
+- intent: pay
+  examples: |
+    - pay my [credit](account) card
+"""
+    domain = """\
+slots:
+  account:
+    type: text
+    mappings: [{type: from_entity, entity: account}]
+forms:
+  pay_form:
+    required_slots: [account]
+responses:
+  utter_ask_account:
+  - text: Which account?
+    buttons:
+    - {title: Credit card, payload: '/inform{"account": "credit"}'}
+    - {title: Savings, payload: '/inform{"account": "savings"}'}
+  utter_paid:
+  - text: Paid from {account}.
+"""
+    rules = """\
+- rule: pay
+  steps:
+  - intent: pay
+  - action: pay_form
+  - active_loop: pay_form
+  - active_loop: null
+  - action: utter_paid
+"""
+    translated = translate(project(nlu, domain, rules))
+    document = checked(translated)
+    assert by_name(document)["pay"]["parameters"][0]["prompts"] == [
+        "Which account? (Credit card / Savings)"
+    ]
+    assert document["entities"] == [
+        {
+            "name": "account",
+            "entries": [
+                {"value": "credit", "synonyms": [{"value": "credit"}, {"value": "Credit card"}]},
+                {"value": "savings", "synonyms": [{"value": "savings"}, {"value": "Savings"}]},
+            ],
+        }
+    ]
+    assert replies(document, "pay my bills", "Savings") == [
+        ("pay", "Which account? (Credit card / Savings)"),
+        ("pay", "Paid from savings."),
+    ]
+
+
+def test_a_retrieval_intent_after_a_question_adds_no_reference_per_sub_intent() -> None:
+    nlu = MOOD_NLU + (
+        "- intent: faq/ask_name\n  examples: |\n    - what is your name\n"
+        "- intent: faq/ask_age\n  examples: |\n    - how old are you\n"
+    )
+    domain = MOOD_DOMAIN + (
+        "  utter_faq/ask_name:\n  - text: Parley.\n  utter_faq/ask_age:\n  - text: Young.\n"
+    )
+    stories = """\
+- story: asked
+  steps:
+  - intent: greet
+  - action: utter_greet
+  - intent: faq
+  - action: utter_faq
+  - intent: greet
+  - action: utter_greet
+  - intent: mood_unhappy
+  - action: utter_cheer_up
+"""
+    interactions = by_name(checked(translate(project(nlu, domain, stories=stories))))
+    assert interactions["greet"]["contextOut"] == ["mood_unhappy"]
+    assert interactions["faq-ask_name"]["responses"] == [{"type": "text", "messages": ["Parley."]}]
