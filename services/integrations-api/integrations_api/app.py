@@ -5,6 +5,7 @@ from aiohttp import web
 from integrations_api.api import CONNECTION_STATUS_FIELD, routes
 from integrations_api.channels import sender
 from integrations_api.channels.api import routes as channel_routes
+from integrations_api.channels.failures import SigningFailures
 from integrations_api.channels.repository import ChannelRepository, DeliveryRecord
 from integrations_api.channels.service import ChannelBackends
 from integrations_api.channels.turns import NatsTurns
@@ -20,6 +21,7 @@ from integrations_api.keys import (
     DATABASE,
     NATS,
     OUTBOX,
+    SIGNING_FAILURES,
 )
 from integrations_api.messaging import connection_lookups, consumers
 from integrations_api.service import Backends
@@ -66,6 +68,7 @@ async def channels(app: web.Application) -> AsyncIterator[None]:
         "whatsapp": config.meta_graph_url,
     }
     work = Work()
+    app[SIGNING_FAILURES] = SigningFailures(config)
     async with sender.opened(bases) as platforms:
         app[CHANNEL_BACKENDS] = ChannelBackends(
             app[CHANNELS],
