@@ -11,7 +11,7 @@ from typing import Protocol
 from marshmallow import ValidationError
 from prometheus_client import Counter
 
-from integrations_api.channels.platform import Call, Outgoing, Pause
+from integrations_api.channels.platform import Call, Outgoing, Pause, Skipped
 from integrations_api.channels.platforms import PLATFORMS, REGISTRATIONS
 from integrations_api.channels.repository import ACTIVE, ERROR, Channel, ChannelFields
 from integrations_api.channels.schemas import check_credentials
@@ -31,6 +31,11 @@ log = logging.getLogger(__name__)
 
 SEND_FAILURES = Counter(
     "parley_channel_send_failures", "Answers a platform did not take, after retries", ["type"]
+)
+PARTS_LEFT_OUT = Counter(
+    "parley_channel_answer_parts_left_out",
+    "Parts of answers left out so that the rest goes: a platform would refuse them",
+    ["type", "reason"],
 )
 LONGEST_PAUSE_SECONDS = 10.0
 """A `delay` is at most 10 s (docs/webhooks.md): a longer one is cut to it."""
@@ -221,16 +226,21 @@ async def handoff_message(backends: ChannelBackends, *, message: HandoffMessage)
     if channel is None or platform is None or channel.story_id != message.story_id or not user:
         log.info("handoff message for session %s: no such channel, dropped", message.session_id)
         return
-    call = platform.text(channel.credentials, conversation, message.text)
-    await send_all(backends, channel, [call])
+    await send_all(
+        backends, channel, list(platform.text(channel.credentials, conversation, message.text))
+    )
 
 
 async def send_all(backends: ChannelBackends, channel: Channel, outgoing: list[Outgoing]) -> bool:
-    """Send the calls in order, pausing where asked; the first failure stops them and
-    lands on the channel's `error` (and the metric), a success clears it."""
+    """Send the calls in order, pausing where asked and counting what was left out; the
+    first failure stops them and lands on the channel's `error` (and the metric), a
+    success clears it."""
     try:
         for step in outgoing:
-            if isinstance(step, Pause):
+            if isinstance(step, Skipped):
+                PARTS_LEFT_OUT.labels(channel.type, step.reason).inc()
+                log.info("channel %s: a part of an answer left out: %s", channel.id, step.reason)
+            elif isinstance(step, Pause):
                 await asyncio.sleep(min(step.seconds, LONGEST_PAUSE_SECONDS))
             else:
                 await backends.sender.send(channel.type, step)
