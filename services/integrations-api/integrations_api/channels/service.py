@@ -5,6 +5,7 @@ calls and their answers are in `conversations.py`.
 
 import asyncio
 import logging
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -67,8 +68,15 @@ class ChannelStore(StoryFollowers, Protocol):
     ) -> Channel | None: ...
 
     async def set_status(
-        self, account_id: str, channel_id: str, status: str, error: str | None
+        self,
+        account_id: str,
+        channel_id: str,
+        status: str,
+        error: str | None,
+        webhook_url: str | None = None,
     ) -> None: ...
+
+    def of_type(self, channel_type: str) -> AsyncIterator[Channel]: ...
 
     async def record_delivery(
         self, account_id: str, channel_id: str, error: str | None
@@ -202,14 +210,34 @@ async def _register(backends: ChannelBackends, channel: Channel, base_url: str) 
     registration = REGISTRATIONS.get(channel.type)
     if registration is None:
         return
-    call = registration(channel.credentials, inbound_url(base_url, channel.id))
+    url = inbound_url(base_url, channel.id)
     try:
-        await backends.sender.send(channel.type, call, REGISTRATION_SECONDS)
+        await backends.sender.send(
+            channel.type, registration(channel.credentials, url), REGISTRATION_SECONDS
+        )
     except SendFailed as failure:
         log.warning("channel %s: webhook not registered: %s", channel.id, failure)
         await backends.channels.set_status(channel.account_id, channel.id, ERROR, str(failure))
         return
-    await backends.channels.set_status(channel.account_id, channel.id, ACTIVE, None)
+    await backends.channels.set_status(channel.account_id, channel.id, ACTIVE, None, url)
+
+
+async def register_where_moved(backends: ChannelBackends, base_url: str) -> int:
+    """Register again, one after the other, the webhooks Parley registered somewhere else
+    than `base_url` (INTEGRATIONS_PUBLIC_URL changed: a laptop's tunnel has a new
+    address each time it starts), or never managed to: done at start-up, so a new
+    address needs no token typed again. How many were registered again."""
+    moved = [
+        channel
+        for channel_type in REGISTRATIONS
+        async for channel in backends.channels.of_type(channel_type)
+        if channel.webhook_url != inbound_url(base_url, channel.id)
+    ]
+    for channel in moved:
+        await _register(backends, channel, base_url)
+    if moved:
+        log.info("%d channel webhooks registered again at %s", len(moved), base_url)
+    return len(moved)
 
 
 async def story_changed(backends: ChannelBackends, *, event: StoryChanged) -> None:
