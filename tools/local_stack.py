@@ -113,6 +113,24 @@ def refuse_taken_ports(config: Config) -> None:
             )
 
 
+def channels_reach(config: Config) -> str:
+    """The banner's word on where the messaging platforms reach integrations-api: under
+    `make run` it listens on 127.0.0.1, which no platform reaches, and Telegram takes only
+    an https:// webhook, so a laptop needs a tunnel (README.md "Channels")."""
+    if config.integrations_public_url:
+        return (
+            f"Channels: the platforms call {config.integrations_public_url}"
+            " (INTEGRATIONS_PUBLIC_URL);\n  Telegram's webhooks are registered there again"
+            " at each start."
+        )
+    port = config.integrations_api_port
+    return (
+        "Channels: no platform reaches 127.0.0.1, and Telegram takes only https://. Start a\n"
+        f"  tunnel to port {port} (cloudflared tunnel --url http://127.0.0.1:{port}) and run\n"
+        "  INTEGRATIONS_PUBLIC_URL=https://<its address> make run   (README.md, Channels)"
+    )
+
+
 def write_stack_file(path: Path, config: Config) -> None:
     partial = path.with_suffix(".partial")
     partial.write_text(json.dumps(config.as_env(), indent=2) + "\n")
@@ -179,6 +197,7 @@ Parley is running.
   (saved in {tokens_file})
 
 Webhooks may call: {env["WEBHOOK_ALLOW"]} (WEBHOOK_ALLOW; loopback on your own machine).
+{channels_reach(config)}
 
 Try:  curl -H "authorization: Bearer {issued.developer_token}" {bot_api.url}/stories
 More accounts: .venv/bin/python -m bot_api accounts create NAME

@@ -2,6 +2,7 @@
 (channels/repository.py) by tests/integration/integrations_api/test_channel_repository.py."""
 
 import dataclasses
+from collections.abc import AsyncIterator
 from datetime import datetime
 
 from bson import ObjectId
@@ -75,11 +76,23 @@ class ChannelsInMemory:
         return self.channels[channel_id]
 
     async def set_status(
-        self, account_id: str, channel_id: str, status: str, error: str | None
+        self,
+        account_id: str,
+        channel_id: str,
+        status: str,
+        error: str | None,
+        webhook_url: str | None = None,
     ) -> None:
         current = await self.get(account_id, channel_id)
         if current is not None:
-            self.channels[channel_id] = dataclasses.replace(current, status=status, error=error)
+            self.channels[channel_id] = dataclasses.replace(
+                current, status=status, error=error, webhook_url=webhook_url
+            )
+
+    async def of_type(self, channel_type: str) -> AsyncIterator[Channel]:
+        for channel in list(self.channels.values()):
+            if channel.type == channel_type:
+                yield channel
 
     async def record_delivery(self, account_id: str, channel_id: str, error: str | None) -> None:
         current = await self.get(account_id, channel_id)

@@ -1,3 +1,5 @@
+import asyncio
+import logging
 from collections.abc import AsyncIterator
 
 from aiohttp import web
@@ -5,8 +7,9 @@ from aiohttp import web
 from integrations_api.api import CONNECTION_STATUS_FIELD, routes
 from integrations_api.channels import sender
 from integrations_api.channels.api import routes as channel_routes
+from integrations_api.channels.failures import SigningFailures
 from integrations_api.channels.repository import ChannelRepository, DeliveryRecord
-from integrations_api.channels.service import ChannelBackends
+from integrations_api.channels.service import ChannelBackends, register_where_moved
 from integrations_api.channels.turns import NatsTurns
 from integrations_api.channels.work import Work
 from integrations_api.connections import ConnectionRepository
@@ -20,6 +23,7 @@ from integrations_api.keys import (
     DATABASE,
     NATS,
     OUTBOX,
+    SIGNING_FAILURES,
 )
 from integrations_api.messaging import connection_lookups, consumers
 from integrations_api.service import Backends
@@ -34,6 +38,8 @@ from shared.service import (
     replicas_context,
     rotations_context,
 )
+
+log = logging.getLogger(__name__)
 
 
 async def open_repository(app: web.Application) -> AsyncIterator[None]:
@@ -57,7 +63,9 @@ async def wire_backends(app: web.Application) -> AsyncIterator[None]:
 
 async def channels(app: web.Application) -> AsyncIterator[None]:
     """The channels' client session for the platforms and their background work; at
-    shutdown the work left is cancelled before the session closes."""
+    shutdown the work left is cancelled before the session closes. With
+    INTEGRATIONS_PUBLIC_URL set, the webhooks registered at another address are
+    registered again, in the background (channels/service.py register_where_moved)."""
     config = app[CONFIG]
     bases = {
         "telegram": config.telegram_api_url,
@@ -66,6 +74,7 @@ async def channels(app: web.Application) -> AsyncIterator[None]:
         "whatsapp": config.meta_graph_url,
     }
     work = Work()
+    app[SIGNING_FAILURES] = SigningFailures(config)
     async with sender.opened(bases) as platforms:
         app[CHANNEL_BACKENDS] = ChannelBackends(
             app[CHANNELS],
@@ -76,8 +85,23 @@ async def channels(app: web.Application) -> AsyncIterator[None]:
             work,
             config.quota_channels,
         )
+        moved = None
+        if config.integrations_public_url:
+            moved = asyncio.create_task(
+                _register_where_moved(app[CHANNEL_BACKENDS], config.integrations_public_url)
+            )
         yield
+        if moved is not None:
+            moved.cancel()
+            await asyncio.gather(moved, return_exceptions=True)
         await work.close()
+
+
+async def _register_where_moved(backends: ChannelBackends, base_url: str) -> None:
+    try:
+        await register_where_moved(backends, base_url)
+    except Exception:
+        log.exception("channel webhooks not registered again at %s", base_url)
 
 
 def create_app(config: Config) -> web.Application:

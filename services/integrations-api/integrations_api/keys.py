@@ -2,6 +2,7 @@
 
 from aiohttp import web
 
+from integrations_api.channels.failures import SigningFailures
 from integrations_api.channels.repository import ChannelRepository, DeliveryRecord
 from integrations_api.channels.service import ChannelBackends
 from integrations_api.connections import ConnectionRepository
@@ -13,6 +14,7 @@ BACKENDS = web.AppKey("backends", Backends)
 CHANNELS = web.AppKey("channels", ChannelRepository)
 CHANNEL_DELIVERIES = web.AppKey("channel_deliveries", DeliveryRecord)
 CHANNEL_BACKENDS = web.AppKey("channel_backends", ChannelBackends)
+SIGNING_FAILURES = web.AppKey("signing_failures", SigningFailures)
 
 __all__ = [
     "BACKENDS",
@@ -24,4 +26,5 @@ __all__ = [
     "DATABASE",
     "NATS",
     "OUTBOX",
+    "SIGNING_FAILURES",
 ]

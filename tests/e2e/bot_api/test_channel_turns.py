@@ -71,6 +71,23 @@ async def test_a_channel_turn_gets_the_body_the_public_query_would(
     assert [t["defaultSource"] for t in transcript["turns"]] == ["telegram"]
 
 
+async def test_a_message_longer_than_query_takes_is_answered_on_its_start_and_said_truncated(
+    alice: Tenant, nats: Client, config: Config
+) -> None:
+    story_id = await pizza_story(alice.developer)
+    said = "a large pizza " + "please " * 584  # 4,102 characters: Telegram's 4,096 and more
+
+    status, body = await ask(nats, config, channel_turn(alice, story_id, said))
+
+    assert status == 200
+    assert body["result"]["interaction"]["name"] == "Order"
+    assert body["result"]["resolvedQuery"] == said[:2048]
+    await alice.developer.client.server.app[RECORDER].idle()
+    transcript = await alice.developer.ok("GET", f"/stories/{story_id}/conversations/{SESSION}")
+    [turn] = transcript["turns"]
+    assert (turn["query"], turn["truncated"]) == (said[:2048], True)
+
+
 async def test_the_published_version_answers_a_channel(
     alice: Tenant, nats: Client, config: Config
 ) -> None:
@@ -109,7 +126,7 @@ async def test_errors_come_back_in_the_query_envelope(
             404,
             "not_found",
         ), turn
-    status, body = await ask(nats, config, channel_turn(alice, story_id, "x" * 2049))
+    status, body = await ask(nats, config, channel_turn(alice, story_id, ""))
     assert (status, body["status"]["type"]) == (400, "validation_error")
     assert body["status"]["errorDetails"].startswith("query:")
 

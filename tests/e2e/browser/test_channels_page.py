@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from support.browser import Stack, call, free_port, loaded, screenshot, serving, sign_in
-from support.platforms.telegram import TelegramStandIn, message_update
+from support.platforms.telegram import Failure, TelegramStandIn, message_update
 
 BOT_TOKEN = "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11"
 SLACK_TOKEN = "xoxb-17-not-a-real-slack-token"
@@ -108,6 +108,8 @@ def test_channels_page(page: Page, stack: Stack, telegram: TelegramStandIn) -> N
     page.get_by_role("button", name="Save channel").click()
     expect(card.locator(".channel-status")).to_have_text("Telegram · error")
     expect(card.locator(".delivery-error")).to_contain_text("Unauthorized")
+    expect(card.locator(".channel-help")).to_contain_text("set INTEGRATIONS_PUBLIC_URL")
+    expect(card.locator(".channel-help")).to_contain_text("A wrong token: edit the channel")
     page.get_by_role("button", name="Edit Pizza bot").click()
     page.get_by_label("Bot token (from @BotFather)").fill(BOT_TOKEN)
     page.get_by_role("button", name="Save channel").click()
@@ -115,6 +117,20 @@ def test_channels_page(page: Page, stack: Stack, telegram: TelegramStandIn) -> N
     expect(card.locator(".delivery-error")).to_have_count(0)
     registrations = telegram.of("setWebhook")
     assert len(registrations) == 2  # the first and the mended one; the wrong token's refused
+    expect(card.locator(".channel-help")).to_have_count(0)
+
+    # Telegram refuses a registration once (an address it cannot call): the card says
+    # what to do, and "Register again" registers with the stored token.
+    https_needed = "Bad Request: bad webhook: HTTPS url must be provided for webhook"
+    telegram.fail("setWebhook", Failure(400, https_needed))
+    page.get_by_role("button", name="Edit Pizza bot").click()
+    page.get_by_role("button", name="Save channel").click()
+    expect(card.locator(".delivery-error")).to_contain_text("HTTPS url must be provided")
+    expect(card.locator(".channel-help")).to_contain_text("(on a laptop, a tunnel")
+    page.get_by_role("button", name="Register Pizza bot again").click()
+    expect(page.locator("#notice")).to_have_text("Registered.")
+    expect(card.locator(".channel-status")).to_have_text("Telegram · active")
+    assert len(telegram.of("setWebhook")) == 3
 
     # A user on Telegram asks for a person: the page lists the handoff, writes, gives back.
     secret = telegram.webhook["secret_token"]

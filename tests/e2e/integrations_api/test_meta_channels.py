@@ -23,6 +23,7 @@ from support.channel_e2e import (
     serve,
     turns_heard,
 )
+from support.metrics import sample
 from support.platforms.meta import (
     PHONE_NUMBER_ID,
     PSID,
@@ -209,6 +210,33 @@ async def test_clicks_on_messenger_and_whatsapp_say_their_payload_or_jump(
         ("whatsapp", "", story["sizes"]),
         ("whatsapp", "large", ""),
     ]
+
+
+async def test_a_call_with_events_that_cannot_be_read_is_taken_and_its_good_ones_answered(
+    integrations: TestClient, messenger: str, graph: MetaStandIn, turns: list[ChannelTurn]
+) -> None:
+    call = messenger_call(
+        {"postback": {"title": "Large", "payload": "q:large"}},  # no mid
+        {"message": {"mid": "m_7", "text": "large"}},
+    )
+    guest = {"sender": {"user_ref": "USER-REF-ID"}, "recipient": {"id": "1143"},
+             "timestamp": 1527459824, "postback": {"mid": "m_8", "payload": "q:large"}}  # fmt: skip
+    blocked = {"recipient": {"id": "1143"}, "timestamp": 1458692752478,
+               "policy-enforcement": {"action": "block", "reason": "spam"}}  # fmt: skip
+    call["entry"][0]["messaging"][1:1] = [guest, blocked, {"sender": {"id": PSID}, "message": 7}]
+    before = await skipped(integrations)
+
+    assert await deliver(integrations, messenger, call) == 200
+
+    assert [t.query for t in await arrived(turns, 2)] == ["large", "large"]
+    await arrived(graph.accepted, 2)
+    assert await skipped(integrations) - before == 3
+
+
+async def skipped(integrations: TestClient) -> float:
+    async with integrations.get("/metrics") as response:
+        page = await response.text()
+    return sample(page, "parley_channel_events_skipped_total", type="messenger")
 
 
 async def test_a_message_meta_sends_again_is_answered_once(

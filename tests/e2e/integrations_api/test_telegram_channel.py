@@ -440,6 +440,37 @@ async def test_a_client_failing_authentication_again_and_again_is_refused_early(
     assert telegram.of("sendMessage") == []
 
 
+async def test_a_new_integrations_public_url_registers_telegram_again_at_start_up(
+    aiohttp_client: Any, config: Config, bot_api: TestClient, telegram: TelegramStandIn,
+    alice: Tenant, story: dict[str, str],
+) -> None:  # fmt: skip
+    def at(public_url: str) -> Any:
+        return integrations_api(
+            aiohttp_client, config, telegram_api_url=telegram.url,
+            integrations_public_url=public_url,
+        )  # fmt: skip
+
+    old = await at("https://old-tunnel.example")
+    channel_id = await telegram_channel(channels_api(old, alice), story["story"])
+    await at("https://new-tunnel.example")  # INTEGRATIONS_PUBLIC_URL changed, restarted
+
+    def registered() -> list[str]:
+        return [str(call["url"]) for call in telegram.of("setWebhook")]
+
+    async def registered_again() -> bool:
+        return len(registered()) == 2
+
+    await eventually(registered_again, 5.0)
+    assert registered() == [
+        f"https://old-tunnel.example/v2/channels/{channel_id}",
+        f"https://new-tunnel.example/v2/channels/{channel_id}",
+    ]
+    first, again = telegram.of("setWebhook")
+    assert again["secret_token"] == first["secret_token"]
+    read = await channels_api(old, alice).ok("GET", f"{CHANNELS}/{channel_id}")
+    assert (read["status"], read["error"]) == ("active", None)
+
+
 async def test_put_takes_the_full_set_of_the_type_s_credentials_or_none(
     integrations: TestClient, telegram: TelegramStandIn, alice: Tenant, story: dict[str, str]
 ) -> None:

@@ -190,6 +190,24 @@ async def test_set_status_and_record_delivery_change_one_channel(channels: Chann
     assert await snapshot(channels) == before
 
 
+async def test_of_type_lists_every_account_s_channels_with_where_they_were_registered(
+    channels: ChannelStore,
+) -> None:
+    ids = await seed(channels)
+    first = ids[ACCOUNTS[1], STORIES[0], 0]
+    url = f"https://tunnel.example/v2/channels/{first}"
+
+    await channels.set_status(ACCOUNTS[1], first, ACTIVE, None, url)
+
+    listed = {channel.id: channel async for channel in channels.of_type("telegram")}
+    assert set(listed) == set(ids.values())
+    assert {key: c.webhook_url for key, c in listed.items() if c.webhook_url} == {first: url}
+    await channels.set_status(ACCOUNTS[1], first, ERROR, "Unauthorized")
+    refused = await channels.find(first)
+    assert refused is not None and refused.webhook_url is None
+    assert [channel async for channel in channels.of_type("slack")] == []
+
+
 async def test_stories_rename_and_take_their_channels_only(channels: ChannelStore) -> None:
     ids = await seed(channels)
     before = await snapshot(channels)

@@ -77,3 +77,41 @@ AT_THE_LIMITS: list[dict[str, Any]] = [
         ],
     },
 ]
+
+UNSENDABLE_PARTS: list[dict[str, Any]] = [
+    {"type": "text", "message": " \n "},
+    {"type": "text", "message": "<!channel> & <@U2147483697>: free pizza"},
+    {"type": "image", "imageUrl": "not a url at all"},
+    {"type": "image", "imageUrl": "https://"},
+    {"type": "image", "imageUrl": "https://img.example/two words.png"},
+    {"type": "image", "imageUrl": "https://img.example/" + "i" * 3000},
+    {"type": "card", "title": "Only a title", "subtitle": "", "imageUrl": "", "buttons": []},
+    {
+        "type": "card",
+        "title": " ",
+        "subtitle": "",
+        "imageUrl": "https://img.example/a.png",
+        "buttons": [],
+    },
+    {
+        "type": "card",
+        "title": "A broken image",
+        "subtitle": "and odd buttons",
+        "imageUrl": "https:// img.example/b.png",
+        "buttons": [
+            {"title": " ", "postback": "a blank label"},
+            {"title": "Site", "postback": "https://", "type": "url"},
+            {"title": "Order", "postback": "order"},
+        ],
+    },
+    {"type": "buttonTemplate", "title": "", "buttons": [{"title": "Yes", "postback": "yes"}]},
+    {"type": "buttonTemplate", "title": " ", "buttons": [{"title": "", "postback": "no"}]},
+    {
+        "type": "quickReply",
+        "messages": [{"type": "quickReply", "title": " ", "replies": ["", " ", "Fine"]}],
+    },
+    {"type": "text", "message": "The last one still goes"},
+]
+"""What a story or a webhook may answer that no platform takes as it is: blank texts and
+labels, addresses that are none (or too long for Slack), a card of only a title, text
+Slack would read as markup; the last item must still be sent."""

@@ -108,6 +108,8 @@ def _attachment(problems: Problems, value: Any) -> None:
                 element_where, value, {"title", "subtitle", "image_url", "buttons"}
             )
             problems.text(f"{element_where}.title", element.get("title"), 80)
+            if not set(element) & {"subtitle", "image_url", "buttons", "default_action"}:
+                problems.add(element_where, "a title and nothing else is no element")
             problems.text(f"{element_where}.subtitle", element.get("subtitle"), 80, required=False)
             if "image_url" in element:
                 problems.web_address(f"{element_where}.image_url", element["image_url"], 2000)

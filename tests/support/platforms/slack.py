@@ -2,15 +2,17 @@
 requests it sends an app.
 
 Checked as Slack's reference documents them: the bot token in `Authorization:
-Bearer`, a JSON body with `channel` and `text` or `blocks` (at most 50), and the
-Block Kit blocks a channel sends (section, actions with buttons, image) with their
-limits. Slack answers a refused call with HTTP 200 `{"ok": false, "error": ...}`, and
-a rate-limited one with 429 and `Retry-After`.
+Bearer`, a JSON body that names its charset (`application/json; charset=utf-8`) with
+`channel` and `text` or `blocks` (at most 50), the Block Kit blocks a channel sends
+(section, actions with buttons, image) with their limits, and `&`, `<`, `>` escaped in
+every text Slack parses. Slack answers a refused call with HTTP 200 `{"ok": false,
+"error": ...}`, and a rate-limited one with 429 and `Retry-After`.
 """
 
 import hashlib
 import hmac
 import json
+import re
 import time
 from typing import Any
 from urllib.parse import urlencode
@@ -20,6 +22,12 @@ from aiohttp import web
 from support.platforms.standin import Problems, Recorded, StandIn
 
 MESSAGE_FIELDS = {"channel", "text", "blocks", "thread_ts", "mrkdwn", "unfurl_links"}
+UNESCAPED = re.compile(r"[<>]|&(?!amp;|lt;|gt;)")
+"""Slack's control characters in a text it parses (a message's `text`, a mrkdwn text
+object): `<!channel>`, `<@U…>` or `<https://…|…>` is markup, so a text Parley did not
+write as markup must have `&`, `<` and `>` escaped. Slack cannot tell and would notify
+or link: the stand-in refuses it, so a test sees it."""
+JSON_WITH_CHARSET = re.compile(r"^application/json\s*;\s*charset=utf-8$", re.IGNORECASE)
 CHANNEL = "C2147483705"
 USER = "U2147483697"
 """The conversation and the user of the calls below (Slack's examples)."""
@@ -71,6 +79,7 @@ def message_problems(body: Any) -> tuple[str, list[str]]:
     if "text" not in message and "blocks" not in message:
         return "no_text", ["text or blocks: required"]
     problems.text("text", message.get("text"), 40_000, required="blocks" not in message)
+    _escaped(problems, "text", message.get("text"))
     if problems.found:
         return "invalid_arguments", problems.found
     if "blocks" in message:
@@ -114,6 +123,13 @@ def _text_object(problems: Problems, where: str, value: Any, limit: int, kinds: 
     if "emoji" in text and text.get("type") != "plain_text":
         problems.add(f"{where}.emoji", "only for plain_text")
     problems.text(f"{where}.text", text.get("text"), limit)
+    if text.get("type") == "mrkdwn":
+        _escaped(problems, f"{where}.text", text.get("text"))
+
+
+def _escaped(problems: Problems, where: str, text: Any) -> None:
+    if isinstance(text, str) and (unescaped := UNESCAPED.search(text)):
+        problems.add(where, f"unescaped {unescaped.group()!r} (Slack reads it as markup)")
 
 
 def _image(problems: Problems, where: str, image: dict[str, Any]) -> None:
@@ -161,6 +177,10 @@ class SlackStandIn(StandIn):
         body = await request.json()
         recorded = Recorded(request.path, dict(request.headers), body)
         error, problems = message_problems(body)
+        if not JSON_WITH_CHARSET.match(request.headers.get("Content-Type", "")):
+            # Slack takes the call with a `missing_charset` warning: the stand-in refuses
+            # it, so that a test sees it
+            error, problems = "missing_charset", [*problems, "Content-Type: no charset=utf-8"]
         if error:
             self.refused.append((recorded, problems))
             metadata = {"messages": [f"[ERROR] {problem}" for problem in problems]}

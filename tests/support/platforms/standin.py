@@ -3,6 +3,7 @@ and why, and answer 429 with Retry-After for as many calls as a test asks."""
 
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,8 @@ class Problems:
         self.found.append(f"{where}: {problem}")
 
     def text(self, where: str, value: Any, limit: int, *, required: bool = True) -> None:
-        """A string of 1..limit characters (or absent when not required)."""
+        """A string of 1..limit characters, not all blank (Telegram refuses a blank text,
+        the others show an empty bubble), or absent when not required."""
         if value is None:
             if required:
                 self.add(where, "required")
@@ -56,6 +58,8 @@ class Problems:
             self.add(where, "not a string")
         elif not value:
             self.add(where, "empty")
+        elif not value.strip():
+            self.add(where, "blank")
         elif len(value) > limit:
             self.add(where, f"{len(value)} characters, at most {limit}")
 
@@ -83,5 +87,18 @@ class Problems:
 
     def web_address(self, where: str, value: Any, limit: int) -> None:
         self.text(where, value, limit)
-        if isinstance(value, str) and not value.startswith(("https://", "http://")):
+        if isinstance(value, str) and not is_web_address(value):
             self.add(where, "not an http(s) address")
+
+
+def is_web_address(value: str) -> bool:
+    """An absolute http(s) address with a host and no whitespace: what the platforms
+    fetch or open (they refuse `https://`, `not a url`, an address with a space)."""
+    if any(character.isspace() or ord(character) < 32 for character in value):
+        return False
+    try:
+        address = urlsplit(value)
+        port_is_a_number = address.port is None or address.port >= 0
+    except ValueError:
+        return False
+    return address.scheme in ("http", "https") and bool(address.hostname) and port_is_a_number

@@ -15,6 +15,8 @@ from typing import Any
 
 from aiohttp import web
 
+from support.platforms.standin import is_web_address
+
 TOKEN = re.compile(r"^\d+:[A-Za-z0-9_-]+$")
 SECRET_TOKEN = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
 UPDATE_TYPES = {"message", "edited_message", "callback_query", "inline_query", "poll"}
@@ -118,7 +120,9 @@ def _set_webhook(body: dict[str, Any]) -> str:
 
 
 def _text(text: Any, limit: int, name: str) -> str:
-    return "" if isinstance(text, str) and 1 <= len(text) <= limit else f"{name}: 1-{limit} chars"
+    if not isinstance(text, str) or not 1 <= len(text) <= limit:
+        return f"{name}: 1-{limit} chars"
+    return "" if text.strip() else f"{name}: message text is empty"
 
 
 def _markup(markup: Any) -> str:
@@ -133,7 +137,7 @@ def _markup(markup: Any) -> str:
         return "" if set(markup) == {"inline_keyboard"} else "inline markup: unexpected fields"
     if "keyboard" in markup:
         buttons = [b for row in markup["keyboard"] for b in row]
-        if not all(isinstance(b, dict) and isinstance(b.get("text"), str) for b in buttons):
+        if not all(isinstance(b, dict) and _label(b.get("text")) for b in buttons):
             return "keyboard: each button needs text"
         allowed = {"keyboard", "one_time_keyboard", "resize_keyboard", "is_persistent"}
         return "" if set(markup) <= allowed else "keyboard markup: unexpected fields"
@@ -141,15 +145,19 @@ def _markup(markup: Any) -> str:
 
 
 def _inline_button(button: Any) -> str:
-    if not isinstance(button, dict) or not isinstance(button.get("text"), str):
+    if not isinstance(button, dict) or not _label(button.get("text")):
         return "inline button: text required"
     actions = set(button) - {"text"}
     if actions == {"url"}:
-        return "" if button["url"].startswith(("http://", "https://", "tg://")) else "bad url"
+        return "" if is_web_address(button["url"]) else "BUTTON_URL_INVALID"
     if actions == {"callback_data"}:
         size = len(button["callback_data"].encode())
         return "" if 1 <= size <= 64 else "BUTTON_DATA_INVALID: callback_data 1-64 bytes"
     return "inline button: exactly one of url and callback_data"
+
+
+def _label(text: Any) -> bool:
+    return isinstance(text, str) and bool(text.strip())
 
 
 def _send_message(body: dict[str, Any]) -> str:
@@ -164,6 +172,8 @@ def _send_photo(body: dict[str, Any]) -> str:
     )
     if "caption" in body:
         problem = problem or _text(body["caption"], 1024, "caption")
+    if not problem and not is_web_address(body["photo"]):
+        problem = "photo: wrong HTTP URL specified"
     return problem or (_markup(body["reply_markup"]) if "reply_markup" in body else "")
 
 

@@ -8,11 +8,13 @@ from integrations_api.channels.answers import (
     calls_with_delays,
     chunks,
     fitted_value,
+    is_web_address,
     quick_reply_buttons,
     read_buttons,
     read_click,
+    sendable,
 )
-from integrations_api.channels.platform import Call, Pause
+from integrations_api.channels.platform import Call, Pause, Skipped
 
 
 def test_buttons_are_read_as_the_console_reads_them() -> None:
@@ -60,9 +62,106 @@ def test_a_click_value_too_long_is_the_title_said_and_reads_back() -> None:
     assert read_click("from an older answer") == ("from an older answer", None)
 
 
-def test_long_texts_go_in_pieces() -> None:
+def test_long_texts_go_in_pieces_cut_between_words() -> None:
     assert chunks("abcdefg", 3) == ["abc", "def", "g"]
     assert chunks("", 3) == []
+    assert chunks(" \n ", 3) == []
+    assert chunks("one two three four", 9) == ["one two", "three", "four"]
+    assert chunks("one two\nthree  four", 13) == ["one two\nthree", "four"]
+    assert chunks("a <b> c", 6, size=lambda piece: len(piece.replace("<", "&lt;"))) == [
+        "a",
+        "<b>",
+        "c",
+    ]
+    person = " ".join(f"word{n}" for n in range(1000))  # 7,889 characters
+    pieces = chunks(person, 2000)
+    assert len(pieces) == 4 and max(len(piece) for piece in pieces) <= 2000
+    assert " ".join(pieces) == person  # each cut at a space between two words
+
+
+def test_a_web_address_is_absolute_http_with_a_host_and_no_space() -> None:
+    good = ["https://img.example/a.png", "http://127.0.0.1:8080/a?b=c&d=e#f", "HTTPS://A.EXAMPLE"]
+    bad = [
+        "not a url at all",
+        "https://",
+        "https:// img.example",
+        "https://a b.example/",
+        "https://img.example/a b.png",
+        "ftp://img.example/a",
+        "/relative.png",
+        "javascript:alert(1)",
+        "https://a.example:port/",
+        "https://[::1/",
+        "https://a\n.b",
+    ]
+
+    assert [is_web_address(url) for url in good] == [True] * len(good)
+    assert [url for url in bad if is_web_address(url)] == []
+
+
+def test_what_no_platform_takes_is_left_out_counted_and_the_items_after_it_still_go() -> None:
+    def calls(item: Mapping[str, Any]) -> list[Call]:
+        return [Call("/send", dict(item))]
+
+    fulfillment = [
+        {"type": "image", "imageUrl": "not a url at all"},
+        {"type": "text", "message": "   "},
+        {"type": "image", "imageUrl": "https://img.example/" + "i" * 100},
+        {"type": "text", "message": "after them", "delay": 500},
+    ]
+    assert calls_with_delays(fulfillment, calls, url_limit=100) == [
+        Skipped("image_url_invalid"),
+        Skipped("nothing_to_show"),
+        Skipped("image_url_too_long"),
+        Pause(0.5),
+        Call("/send", {"type": "text", "message": "after them", "delay": 500}),
+    ]
+
+
+def test_blank_labels_are_left_out_and_a_blank_title_over_buttons_is_a_placeholder() -> None:
+    card = {
+        "type": "card",
+        "title": " ",
+        "subtitle": "Sub",
+        "imageUrl": "https://",
+        "buttons": [
+            {"title": "", "postback": "x"},
+            {"title": "Go", "postback": "go"},
+            {"title": "Site", "postback": "https://a.example/" + "p" * 50},
+        ],
+    }
+    replies = {
+        "type": "quickReply",
+        "messages": [{"type": "quickReply", "title": "", "replies": [" ", "Yes"]}],
+    }
+
+    assert sendable(card, url_limit=40) == (
+        {
+            "type": "card",
+            "title": "Sub",
+            "subtitle": "",
+            "imageUrl": "",
+            "buttons": [{"title": "Go", "postback": "go"}],
+        },
+        [Skipped("image_url_invalid"), Skipped("blank_label"), Skipped("link_url_too_long")],
+    )
+    assert sendable(replies) == (
+        {
+            "type": "quickReply",
+            "messages": [{"type": "quickReply", "title": "…", "replies": ["Yes"]}],
+        },
+        [Skipped("blank_label")],
+    )
+    image_only = {"type": "card", "title": "", "imageUrl": "https://i.example/a.png", "buttons": []}
+    assert sendable({**image_only, "delay": 300})[0] == {
+        "type": "image",
+        "imageUrl": "https://i.example/a.png",
+        "delay": 300,
+    }
+    nothing = {"type": "buttonTemplate", "title": "", "buttons": [{"title": " ", "postback": "x"}]}
+    assert sendable(nothing) == (None, [Skipped("blank_label"), Skipped("nothing_to_show")])
+    handoff = {"type": "handoff", "connection": "c"}
+    assert sendable(handoff) == (handoff, [])
 
 
 def test_a_delay_is_a_pause_in_seconds_before_an_item_that_shows_something() -> None:

@@ -21,9 +21,11 @@ class Api:
     def __init__(self, *answers: tuple[int, dict[str, Any], dict[str, str]]) -> None:
         self.answers = list(answers)
         self.calls: list[tuple[float, dict[str, Any]]] = []
+        self.content_types: list[str] = []
 
     async def handle(self, request: web.Request) -> web.Response:
         self.calls.append((time.monotonic(), await request.json()))
+        self.content_types.append(request.headers["Content-Type"])
         if self.answers:
             status, body, headers = self.answers.pop(0)
             return web.json_response(body, status=status, headers=headers)
@@ -48,6 +50,12 @@ async def test_telegram_s_retry_after_is_waited_for(aiohttp_server: Any) -> None
     await send(aiohttp_server, api)
     assert len(api.calls) == 2 and gaps(api)[0] >= 1.0
     assert api.calls[1][1] == {"chat_id": 1, "text": "hi"}
+
+
+async def test_every_call_is_json_that_names_its_charset(aiohttp_server: Any) -> None:
+    api = Api()
+    await send(aiohttp_server, api)
+    assert api.content_types == ["application/json; charset=utf-8"]
 
 
 async def test_a_retry_after_header_and_5xx_backoff(aiohttp_server: Any) -> None:

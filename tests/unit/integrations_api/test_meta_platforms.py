@@ -9,9 +9,9 @@ import pytest
 
 from integrations_api.channels.messenger import PLATFORM as messenger
 from integrations_api.channels.meta import GRAPH_VERSION
-from integrations_api.channels.platform import Call, Incoming, Pause, Profile, Request
+from integrations_api.channels.platform import Call, Incoming, Pause, Profile, Request, Skipped
 from integrations_api.channels.whatsapp import PLATFORM as whatsapp
-from support.platforms.answers import AT_THE_LIMITS, EVERY_KIND, GOTO, REPLIES
+from support.platforms.answers import AT_THE_LIMITS, EVERY_KIND, GOTO, REPLIES, UNSENDABLE_PARTS
 from support.platforms.meta import (
     PHONE_NUMBER_ID,
     PSID,
@@ -112,10 +112,8 @@ def test_messenger_reads_messages_quick_replies_and_postbacks() -> None:
     )
     with pytest.raises(ValueError):
         messenger.read(MESSENGER, b'"page"')
-    with pytest.raises(ValueError):
-        messenger.read(
-            MESSENGER, b'{"object": "page", "entry": [{"messaging": [{"message": {}}]}]}'
-        )
+    no_sender = b'{"object": "page", "entry": [{"messaging": [{"message": {}}]}]}'
+    assert messenger.read(MESSENGER, no_sender) == [Skipped("unreadable")]
 
 
 def test_whatsapp_reads_texts_and_choices_with_the_senders_profile_name() -> None:
@@ -158,8 +156,55 @@ def test_whatsapp_reads_texts_and_choices_with_the_senders_profile_name() -> Non
     assert whatsapp.read(WHATSAPP, json.dumps(only_statuses).encode()) == []
     with pytest.raises(ValueError):
         whatsapp.read(WHATSAPP, b"{}")
-    with pytest.raises(ValueError):
-        whatsapp.read(WHATSAPP, encoded(whatsapp_call({"type": "text", "text": {"body": "no id"}})))
+    no_id = encoded(whatsapp_call({"type": "text", "text": {"body": "no id"}}))
+    assert whatsapp.read(WHATSAPP, no_id) == [Skipped("unreadable")]
+
+
+def test_messenger_reads_what_it_can_of_a_call_and_skips_each_event_it_cannot() -> None:
+    guest = {"sender": {"user_ref": "USER-REF-ID"}, "recipient": {"id": "1143"},
+             "timestamp": 1527459824, "postback": {"mid": "m_g", "title": "Start",
+                                                   "payload": "q:start"}}  # fmt: skip
+    blocked = {"recipient": {"id": "1143"}, "timestamp": 1458692752478,
+               "policy-enforcement": {"action": "block", "reason": "spam"}}  # fmt: skip
+    call = messenger_call(
+        {"message": {"mid": "m_1", "text": "hello"}},
+        {"postback": {"title": "Menu", "payload": "g:" + GOTO}},
+        {"postback": {"mid": "m_3"}},
+    )
+    call["entry"][0]["messaging"] += [guest, blocked, "not an event"]
+    call["entry"].append({"id": "1143", "messaging": "not a list"})
+
+    assert messenger.read(MESSENGER, encoded(call)) == [
+        Incoming("m_1", PSID, PSID, query="hello"),
+        Incoming(f"postback:{PSID}:1458692752478", PSID, PSID, goto=GOTO),
+        Skipped("unreadable"),
+        Skipped("no_psid"),
+        Skipped("policy_enforcement"),
+        Skipped("unreadable"),
+        Skipped("unreadable"),
+    ]
+
+
+def test_whatsapp_reads_what_it_can_of_a_call_and_skips_each_message_it_cannot() -> None:
+    call = whatsapp_call(
+        {"id": "wamid.1", "type": "text", "text": {"body": "hello"}},
+        {"id": "wamid.2", "type": "interactive", "interactive": {"type": "button_reply"}},
+        {"id": "wamid.3", "type": "interactive"},
+        {"id": "wamid.4", "type": "text", "text": {"body": "hi"}, "from": None},
+        {"id": "wamid.5", "type": "text", "text": "not an object"},
+    )
+    value = call["entry"][0]["changes"][0]["value"]
+    value["contacts"] = [{"profile": {"name": "No number"}}, *value["contacts"], "odd"]
+    call["entry"].append({"id": "2", "changes": [{"field": "messages", "value": {}}]})
+
+    assert whatsapp.read(WHATSAPP, encoded(call)) == [
+        Incoming("wamid.1", WA_ID, WA_ID, query="hello", profile=Profile(name="Sheena Nelson")),
+        Skipped("unreadable"),
+        Skipped("unreadable"),
+        Skipped("no_wa_id"),
+        Skipped("unreadable"),
+        Skipped("unreadable"),
+    ]
 
 
 def test_whatsapp_leaves_messages_to_another_number_of_the_same_app() -> None:
@@ -250,23 +295,19 @@ def test_whatsapp_puts_more_than_three_replies_in_a_list_of_at_most_ten_and_each
 
 
 @pytest.mark.parametrize(
-    "fulfillment", [EVERY_KIND, AT_THE_LIMITS], ids=["every kind", "at the limits"]
+    "fulfillment",
+    [EVERY_KIND, AT_THE_LIMITS, UNSENDABLE_PARTS],
+    ids=["every kind", "at the limits", "unsendable parts"],
 )
 def test_every_rendered_call_is_one_graph_takes(fulfillment: list[dict[str, Any]]) -> None:
     to_messenger = calls(messenger.render(MESSENGER, Incoming("m", PSID, PSID), fulfillment))
     to_whatsapp = calls(whatsapp.render(WHATSAPP, Incoming("w", WA_ID, WA_ID), fulfillment))
-    handoff_text = [
-        messenger.text(MESSENGER, PSID, "z" * 3000),
-        whatsapp.text(WHATSAPP, WA_ID, "z" * 5000),
-    ]
+    to_messenger += messenger.text(MESSENGER, PSID, "z" * 3000)
+    to_whatsapp += whatsapp.text(WHATSAPP, WA_ID, "z" * 5000)
 
     assert to_messenger and to_whatsapp
-    assert [send_api_problems(dict(call.json)) for call in [*to_messenger, handoff_text[0]]] == [
-        []
-    ] * (len(to_messenger) + 1)
-    assert [whatsapp_problems(dict(call.json)) for call in [*to_whatsapp, handoff_text[1]]] == [
-        []
-    ] * (len(to_whatsapp) + 1)
+    assert [send_api_problems(dict(call.json)) for call in to_messenger] == [[]] * len(to_messenger)
+    assert [whatsapp_problems(dict(call.json)) for call in to_whatsapp] == [[]] * len(to_whatsapp)
 
 
 def test_the_stand_in_refuses_what_graph_refuses() -> None:
@@ -298,3 +339,26 @@ def test_the_stand_in_refuses_what_graph_refuses() -> None:
     assert whatsapp_problems(
         {"messaging_product": "whatsapp", "to": WA_ID, "type": "text", "text": {"body": ""}}
     ) == ["text.body: empty"]
+
+
+def test_a_card_of_only_a_title_is_a_messenger_text_not_a_generic_template() -> None:
+    bare = {"type": "card", "title": "Bare card", "subtitle": "", "imageUrl": "", "buttons": []}
+    (call,) = calls(messenger.render(MESSENGER, Incoming("m", PSID, PSID), [bare]))
+
+    assert call.json["message"] == {"text": "Bare card"}
+    element = {"title": "Bare card"}
+    template = {"template_type": "generic", "elements": [element]}
+    refused = {**call.json, "message": {"attachment": {"type": "template", "payload": template}}}
+    assert send_api_problems(refused) == [
+        "message.attachment.payload.elements[0]: a title and nothing else is no element"
+    ]
+
+
+def test_a_persons_long_message_goes_in_pieces_cut_between_words() -> None:
+    said = " ".join(f"word{n}" for n in range(1000))
+
+    to_messenger = [call.json["message"]["text"] for call in messenger.text(MESSENGER, PSID, said)]
+    to_whatsapp = [call.json["text"]["body"] for call in whatsapp.text(WHATSAPP, WA_ID, said)]
+
+    assert [len(to_messenger), len(to_whatsapp)] == [4, 2]
+    assert " ".join(to_messenger) == said and " ".join(to_whatsapp) == said

@@ -1,10 +1,12 @@
 """The platforms' stand-ins as HTTP servers: what they record, refuse and rate-limit,
 as the channels' end-to-end tests rely on."""
 
+import json
 from typing import Any
 
 from integrations_api.channels.messenger import PLATFORM as messenger
 from integrations_api.channels.platform import Call, Incoming
+from integrations_api.channels.sender import JSON
 from integrations_api.channels.slack import PLATFORM as slack
 from integrations_api.channels.whatsapp import PLATFORM as whatsapp
 from support.platforms.meta import MetaStandIn
@@ -16,7 +18,10 @@ WHATSAPP = {"accessToken": "wa-1", "phoneNumberId": "1065", "appSecret": "a", "v
 
 
 async def send(client: Any, call: Call) -> tuple[int, dict[str, str], Any]:
-    async with client.post(call.path, json=dict(call.json), headers=dict(call.headers)) as response:
+    """Post the call as channels/sender.py does."""
+    headers = {**call.headers, "Content-Type": JSON}
+    body = json.dumps(call.json).encode()
+    async with client.post(call.path, data=body, headers=headers) as response:
         return response.status, dict(response.headers), await response.json()
 
 
@@ -25,7 +30,7 @@ async def test_slack_records_a_message_it_takes_and_refuses_a_malformed_one_as_s
 ) -> None:
     standin = SlackStandIn(bot_token="xoxb-1")
     client = await aiohttp_client(standin.app())
-    good = slack.text(SLACK, "C1", "hello")
+    (good,) = slack.text(SLACK, "C1", "hello")
     malformed = Call(good.path, {"channel": "C1", "blocks": [{"type": "divider!"}]}, good.headers)
     stranger = Call(good.path, good.json, {"Authorization": "Bearer xoxb-2"})
 
@@ -43,7 +48,7 @@ async def test_slack_answers_429_with_retry_after_then_200(aiohttp_client: Any) 
     standin = SlackStandIn(bot_token="xoxb-1")
     standin.rate_limit(calls=1, retry_after_seconds=2)
     client = await aiohttp_client(standin.app())
-    call = slack.text(SLACK, "C1", "hello")
+    (call,) = slack.text(SLACK, "C1", "hello")
 
     first, headers, _ = await send(client, call)
     second, _, _ = await send(client, call)
@@ -82,7 +87,7 @@ async def test_meta_answers_429_with_retry_after_then_200(aiohttp_client: Any) -
     standin = MetaStandIn(page_access_token="page-1", phone_number_id="1065", access_token="wa-1")
     standin.rate_limit(calls=2, retry_after_seconds=1)
     client = await aiohttp_client(standin.app())
-    call = messenger.text(MESSENGER, "P1", "hello")
+    (call,) = messenger.text(MESSENGER, "P1", "hello")
 
     statuses = [(await send(client, call))[0] for _ in range(3)]
 

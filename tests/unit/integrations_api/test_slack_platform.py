@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from integrations_api.channels.platform import Call, Incoming, Pause, Request
+from integrations_api.channels.platform import Call, Incoming, Pause, Request, Skipped
 from integrations_api.channels.slack import PLATFORM as slack
-from support.platforms.answers import AT_THE_LIMITS, EVERY_KIND, GOTO
+from support.platforms.answers import AT_THE_LIMITS, EVERY_KIND, GOTO, UNSENDABLE_PARTS
 from support.platforms.slack import (
     CHANNEL,
     USER,
@@ -165,7 +165,7 @@ def test_every_kind_of_answer_becomes_messages_and_blocks_in_order() -> None:
     assert {call.headers["Authorization"] for call in sent} == {"Bearer xoxb-test"}
     assert {call.json["channel"] for call in sent} == {"C024BE91L"}
     text, quick, card, template, image = (call.json for call in sent)
-    assert text == {"channel": "C024BE91L", "text": "Hello & welcome <friend>"}
+    assert text == {"channel": "C024BE91L", "text": "Hello &amp; welcome &lt;friend&gt;"}
     assert [e["value"] for e in quick["blocks"][1]["elements"]] == ["q:Small", "q:Large"]
     assert card["blocks"][0]["text"]["text"] == "*Margherita*\nTomato, mozzarella"
     assert card["blocks"][0]["accessory"]["image_url"] == "https://img.example/margherita.png"
@@ -181,14 +181,18 @@ def test_every_kind_of_answer_becomes_messages_and_blocks_in_order() -> None:
 
 
 @pytest.mark.parametrize(
-    "fulfillment", [EVERY_KIND, AT_THE_LIMITS], ids=["every kind", "at the limits"]
+    "fulfillment",
+    [EVERY_KIND, AT_THE_LIMITS, UNSENDABLE_PARTS],
+    ids=["every kind", "at the limits", "unsendable parts"],
 )
 def test_every_rendered_call_is_one_slack_takes(fulfillment: list[dict[str, Any]]) -> None:
     sent = calls(slack.render(CREDENTIALS, USER_MESSAGE, fulfillment))
 
     assert sent
     assert [message_problems(dict(call.json)) for call in sent] == [("", [])] * len(sent)
-    assert slack.text(CREDENTIALS, "C1", "y" * 5000).json["text"] == "y" * 4000
+    handoff = slack.text(CREDENTIALS, "C1", "y" * 5000)
+    assert [call.json["text"] for call in handoff] == ["y" * 4000, "y" * 1000]
+    assert [message_problems(dict(call.json)) for call in handoff] == [("", [])] * 2
 
 
 def test_a_long_postback_is_said_as_the_buttons_title_and_a_long_text_in_pieces() -> None:
@@ -209,3 +213,38 @@ def test_the_stand_in_refuses_what_slack_refuses() -> None:
         message_problems({"channel": "C1", "text": "hi", "attachments": []})[0]
         == "invalid_arguments"
     )
+
+
+def test_a_text_slack_would_read_as_markup_is_escaped_and_a_long_image_address_left_out() -> None:
+    outgoing = slack.render(CREDENTIALS, USER_MESSAGE, UNSENDABLE_PARTS)
+    sent = calls(outgoing)
+
+    assert sent[0].json["text"] == "&lt;!channel&gt; &amp; &lt;@U2147483697&gt;: free pizza"
+    assert Skipped("image_url_too_long") in outgoing
+    assert "i" * 3000 not in json.dumps([call.json for call in sent])
+    assert sent[-1].json["text"] == "The last one still goes"
+    title = {"type": "card", "title": "Fish & <chips>", "subtitle": "<!here>", "buttons": []}
+    (card,) = calls(slack.render(CREDENTIALS, USER_MESSAGE, [title]))
+    assert card.json["blocks"][0]["text"]["text"] == "*Fish &amp; &lt;chips&gt;*\n&lt;!here&gt;"
+    assert card.json["text"] == "Fish &amp; &lt;chips&gt;"
+
+
+def test_a_persons_long_message_goes_in_pieces_cut_between_words_escaped() -> None:
+    said = " ".join(["a<b>&c"] * 1000)  # 6,999 characters, 16,999 escaped
+
+    pieces = [call.json["text"] for call in slack.text(CREDENTIALS, CHANNEL, said)]
+
+    assert max(len(piece) for piece in pieces) <= 4000
+    assert " ".join(pieces) == " ".join(["a&lt;b&gt;&amp;c"] * 1000)
+    assert [message_problems({"channel": CHANNEL, "text": piece}) for piece in pieces] == [
+        ("", [])
+    ] * len(pieces)
+
+
+def test_the_stand_in_refuses_a_text_slack_would_read_as_markup() -> None:
+    for text in ("<!channel> hi", "fish & chips", "a > b"):
+        error, problems = message_problems({"channel": "C1", "text": text})
+        assert error == "invalid_arguments" and "unescaped" in problems[0], text
+    section = {"type": "section", "text": {"type": "mrkdwn", "text": "<!here>"}}
+    assert message_problems({"channel": "C1", "blocks": [section]})[0] == "invalid_blocks"
+    assert message_problems({"channel": "C1", "text": "fish &amp; chips &lt;3"}) == ("", [])

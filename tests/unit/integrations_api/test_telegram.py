@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from integrations_api.channels.platform import Call, Incoming, Pause, Profile, Request
+from integrations_api.channels.platform import Call, Incoming, Pause, Profile, Request, Skipped
 from integrations_api.channels.telegram import PLATFORM, set_webhook
+from support.platforms.answers import AT_THE_LIMITS, EVERY_KIND, UNSENDABLE_PARTS
 from support.platforms.telegram import CHECKS, click_update, message_update
 
 CREDENTIALS = {"botToken": "123:abc", "webhookSecret": "s3cret_-"}
@@ -113,7 +114,8 @@ def test_each_fulfillment_type_is_a_documented_method() -> None:
     ]  # fmt: skip
     outgoing = PLATFORM.render(CREDENTIALS, INCOMING, fulfillment)
 
-    assert isinstance(outgoing[5], Pause) and outgoing[5].seconds == 1.5
+    assert isinstance(outgoing[6], Pause) and outgoing[6].seconds == 1.5
+    assert outgoing[4] == Skipped("button_target_invalid")  # "+1" is no phone number
     calls = [documented(c) for c in outgoing if isinstance(c, Call)]
     assert [method for method, _ in calls] == [
         "sendMessage", "sendMessage", "sendPhoto", "sendMessage", "sendMessage", "sendPhoto"
@@ -156,22 +158,21 @@ def test_callback_data_stays_within_64_bytes() -> None:
     assert ("q:" + "Ünïcödé" * 10).startswith(data[2])
 
 
-def test_long_texts_are_cut_to_telegram_s_limits() -> None:
+def test_a_long_text_goes_in_several_messages_and_a_caption_is_cut() -> None:
     long = [{"type": "text", "message": "x" * 5000},
             {"type": "card", "title": "t" * 1100, "imageUrl": "https://i.test/c.png"}]  # fmt: skip
-    (text, card) = (
+    (text, rest, card) = (
         documented(c)[1]
         for c in PLATFORM.render(CREDENTIALS, INCOMING, long)
         if isinstance(c, Call)
     )
-    assert len(text["text"]) == 4096
+    assert (len(text["text"]), len(rest["text"])) == (4096, 5000 - 4096)
     assert len(card["caption"]) == 1024
 
 
 def test_a_person_s_text_and_the_webhook_registration() -> None:
-    assert documented(PLATFORM.text(CREDENTIALS, "4242", "Hello from Bob")) == (
-        "sendMessage", {"chat_id": 4242, "text": "Hello from Bob"}
-    )  # fmt: skip
+    (said,) = PLATFORM.text(CREDENTIALS, "4242", "Hello from Bob")
+    assert documented(said) == ("sendMessage", {"chat_id": 4242, "text": "Hello from Bob"})
     assert documented(set_webhook(CREDENTIALS, "https://i.test/v2/channels/1")) == (
         "setWebhook",
         {"url": "https://i.test/v2/channels/1", "secret_token": "s3cret_-",
@@ -189,3 +190,44 @@ def test_a_webhook_s_quick_replies_with_buttons_are_an_inline_keyboard() -> None
     assert documented(call) == ("sendMessage", {"chat_id": 4242, "text": "Next?", "reply_markup": {
         "inline_keyboard": [[{"text": "Menu", "callback_data": "g:3f1c"}],
                             [{"text": "Hours", "callback_data": "q:Hours"}]]}})  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "fulfillment",
+    [EVERY_KIND, AT_THE_LIMITS, UNSENDABLE_PARTS],
+    ids=["every kind", "at the limits", "unsendable parts"],
+)
+def test_every_rendered_call_is_one_telegram_takes(fulfillment: list[dict[str, Any]]) -> None:
+    outgoing = PLATFORM.render(CREDENTIALS, INCOMING, fulfillment)
+    said = [
+        documented(c)
+        for c in [*outgoing, *PLATFORM.text(CREDENTIALS, "1", " ")]
+        if isinstance(c, Call)
+    ]
+
+    assert said
+
+
+def test_what_telegram_would_refuse_is_left_out_and_the_rest_still_goes() -> None:
+    outgoing = PLATFORM.render(CREDENTIALS, INCOMING, UNSENDABLE_PARTS)
+    said = [documented(c)[1] for c in outgoing if isinstance(c, Call)]
+
+    assert [one.get("text") or one.get("caption") or one["photo"] for one in said] == [
+        "<!channel> & <@U2147483697>: free pizza",
+        "https://img.example/" + "i" * 3000,
+        "Only a title",
+        "https://img.example/a.png",
+        "A broken image\nand odd buttons",
+        "…",
+        "…",
+        "The last one still goes",
+    ]
+    assert said[4]["reply_markup"] == {
+        "inline_keyboard": [[{"text": "Order", "callback_data": "q:order"}]]
+    }
+    assert said[6]["reply_markup"]["keyboard"] == [[{"text": "Fine"}]]
+    assert sorted(s.reason for s in outgoing if isinstance(s, Skipped)) == [
+        "blank_label", "blank_label", "blank_label", "blank_label", "button_target_invalid",
+        "image_url_invalid", "image_url_invalid", "image_url_invalid", "image_url_invalid",
+        "nothing_to_show", "nothing_to_show",
+    ]  # fmt: skip

@@ -3,16 +3,27 @@ answered exactly as the public key's /query would be for the account and the sto
 same validation and time budget, the published version when there is one, the
 per-visitor rate limits (the channel's user is the visitor: the session id names them),
 the history recorded with the turn's parameters (so `default_source` names the
-channel); the reply carries /query's status and JSON body, errors in the same envelope."""
+channel); the reply carries /query's status and JSON body, errors in the same envelope.
+
+A platform's message may be longer than /query's 2,048 characters (Telegram's and
+WhatsApp's up to 4,096, Slack's more): it is answered, matched on its first 2,048
+characters, and its turn in the history says it was `truncated`."""
 
 import json
 import logging
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bot_api.conversations.answering import ConversationService
-from bot_api.schemas.query import QUERY_STATUS_FIELD, QueryRequestSchema, query_body, turn_of
+from bot_api.engine.turn import Turn
+from bot_api.schemas.query import (
+    QUERY_CHARACTERS,
+    QUERY_STATUS_FIELD,
+    QueryRequestSchema,
+    query_body,
+    turn_of,
+)
 from shared.auth import PrincipalCache
 from shared.budget import within_budget
 from shared.endpoints import load
@@ -49,9 +60,8 @@ class ChannelTurns:
             raise NotFound("no such story in this account")
         principal = await self.principals.public(request.account_id)
         self.limits.query(principal, client=request.session_id)
-        body = query_request(request)
+        body, turn = channel_turn(request)
         self.limits.session(principal, body["sessionId"])
-        turn = turn_of(body)
         outcome = await self.conversations.answer(
             account_id=request.account_id,
             story_id=request.story_id,
@@ -60,6 +70,17 @@ class ChannelTurns:
             published=True,
         )
         return query_body(body["sessionId"], turn, outcome)
+
+
+def channel_turn(request: ChannelTurn) -> tuple[dict[str, Any], Turn]:
+    """The turn as a validated /query body (ValidationFailed as /query refuses it) and
+    the turn it asks for, its query cut to QUERY_CHARACTERS (and said `truncated`)."""
+    said = request.query
+    truncated = said is not None and len(said) > QUERY_CHARACTERS
+    if said is not None and truncated:
+        request = replace(request, query=said[:QUERY_CHARACTERS])
+    body = query_request(request)
+    return body, replace(turn_of(body), truncated=truncated)
 
 
 def query_request(request: ChannelTurn) -> dict[str, Any]:

@@ -209,6 +209,7 @@ def turn_record(
         default_language=_text_or_none(parameters.get("default_language")),
         vector=None if outcome.vector is None else tuple(outcome.vector.tolist()),
         vector_model=outcome.vector_model,
+        truncated=turn.truncated,
     )
     expires_at = at + timedelta(days=settings.history_days)
     return StoredTurn(new_object_id(), record, expires_at)

@@ -70,6 +70,9 @@ class TurnRecord:
     vector_model: str | None = None
     """The model that made `vector`."""
     resolution: Resolution | None = None
+    truncated: bool = False
+    """The message was longer than /query takes (a channel's): `query` holds its first
+    2,048 characters, what was matched."""
 
 
 class TurnListener(Protocol):

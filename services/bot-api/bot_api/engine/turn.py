@@ -76,6 +76,9 @@ class Turn:
     debug: bool = False
     now: datetime = field(default_factory=lambda: datetime.now(UTC))
     """When the message arrived: what built-in dates ("tomorrow") are resolved against."""
+    truncated: bool = False
+    """The user said more than /query takes (a channel's message: Telegram's are up to
+    4,096 characters): `query` is the first QUERY_CHARACTERS of it."""
 
 
 @dataclass(frozen=True)

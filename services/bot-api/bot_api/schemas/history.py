@@ -96,6 +96,12 @@ class TurnSchema(Schema):
     defaultSource = fields.String(allow_none=True)
     defaultLanguage = fields.String(allow_none=True)
     resolution = fields.Nested(ResolutionSchema, allow_none=True)
+    truncated = fields.Boolean(
+        metadata={
+            "description": "Present (true) when the user's message was longer than /query "
+            "takes (a channel's): `query` is its first 2,048 characters, what was matched"
+        }
+    )
 
 
 class TranscriptSchema(Schema):

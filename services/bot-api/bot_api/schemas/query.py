@@ -27,6 +27,9 @@ MAX_QUERY_PARAMETERS = 99
 
 QUERY_STATUS_FIELD = "type"
 
+QUERY_CHARACTERS = 2048
+"""The longest `query` /query takes; a channel's longer message is matched on its first
+2,048 characters (conversations/channel_turns.py)."""
 MAX_QUERY_BODY_BYTES = 1024 * 1024
 """The most a /query body may hold. Every query the schema takes fits when sent as UTF-8
 (99 parameters of 2,048 four-byte characters, ~870 KB); only one that escapes tens of
@@ -72,7 +75,7 @@ class QueryRequestSchema(Schema):
 
     sessionId = SessionId(required=True, metadata=SESSION_ID_OPENAPI)
     storyId = fields.String(validate=validate.Length(min=1, max=64))
-    query = text(2048, min_length=1, metadata={"description": "What the user said"})
+    query = text(QUERY_CHARACTERS, min_length=1, metadata={"description": "What the user said"})
     trigger = fields.String(validate=[validate.Length(min=1, max=50), TRIGGER])
     goto = fields.String(validate=validate.Length(min=1, max=64))
     parameters = fields.Dict(

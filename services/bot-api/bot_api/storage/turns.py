@@ -59,6 +59,7 @@ def turn_to_document(turn: TurnRecord, expires_at: datetime) -> dict[str, Any]:
         "vectorModel": turn.vector_model,
         "resolution": None if resolution is None else resolution_to_document(resolution),
         "expiresAt": expires_at,
+        **({"truncated": True} if turn.truncated else {}),
     }
 
 
@@ -132,6 +133,7 @@ def turn_from_document(document: Mapping[str, Any]) -> TurnRecord:
             resolution["at"],
             resolution.get("interactionId"),
         ),
+        truncated=document.get("truncated", False),
     )
 
 

@@ -17,11 +17,11 @@ from integrations_api.channels.schemas import (
     ChannelSchema,
     ChannelUpdateSchema,
 )
-from integrations_api.keys import CHANNEL_BACKENDS, CONFIG
+from integrations_api.keys import CHANNEL_BACKENDS, CONFIG, SIGNING_FAILURES
 from integrations_api.schemas import CreatedSchema, SuccessSchema
 from shared.endpoints import PAGE, TOTAL, Upload, client_of, endpoint, principal_of
 from shared.envelope import envelope
-from shared.errors import Unauthorized
+from shared.errors import NotFound, Unauthorized
 from shared.keys import IDEMPOTENCY, RATE_LIMITS
 from shared.timeutil import iso
 
@@ -189,11 +189,13 @@ async def inbound_verification(request: web.Request) -> web.StreamResponse:
 
 
 async def _received(request: web.Request, body: bytes) -> web.StreamResponse:
-    """A client whose calls failed authentication too often is refused (429) before any
-    look-up, as one whose tokens failed (AUTH_FAILURE_RATE)."""
+    """Calls to a channel that failed its platform's authentication too often from an
+    address are refused (429) before any look-up (channels/failures.py); calls to no
+    channel are counted against their address alone."""
     client = client_of(request)
-    limits = request.app[RATE_LIMITS]
-    limits.check_authentication(client)
+    channel_id = request.match_info["id"]
+    failures = request.app[SIGNING_FAILURES]
+    failures.check(channel_id, client)
     call = Request(
         method=request.method,
         headers={name.lower(): value for name, value in request.headers.items()},
@@ -202,9 +204,14 @@ async def _received(request: web.Request, body: bytes) -> web.StreamResponse:
     )
     try:
         reply = await conversations.receive(
-            _backends(request), channel_id=request.match_info["id"], request=call, now=time.time()
+            _backends(request), channel_id=channel_id, request=call, now=time.time()
         )
     except Unauthorized:
+        failures.failed(channel_id, client)
+        raise
+    except NotFound:
+        limits = request.app[RATE_LIMITS]
+        limits.check_authentication(client)
         limits.authentication_failed(client)
         raise
     if reply is None:

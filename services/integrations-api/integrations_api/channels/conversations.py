@@ -10,7 +10,16 @@ import functools
 import json
 import logging
 
-from integrations_api.channels.platform import Fulfillment, Incoming, Profile, Reply, Request
+from prometheus_client import Counter
+
+from integrations_api.channels.platform import (
+    Fulfillment,
+    Incoming,
+    Profile,
+    Reply,
+    Request,
+    Skipped,
+)
 from integrations_api.channels.platforms import PLATFORMS
 from integrations_api.channels.repository import Channel
 from integrations_api.channels.service import ChannelBackends, send_all, session_id
@@ -19,6 +28,12 @@ from shared.errors import BadRequest, NotFound, Unauthorized
 from shared.events import ChannelTurn
 
 log = logging.getLogger(__name__)
+
+EVENTS_SKIPPED = Counter(
+    "parley_channel_events_skipped",
+    "Events of a platform's call left unanswered, the call's others answered",
+    ["type", "reason"],
+)
 
 
 async def receive(
@@ -47,7 +62,10 @@ async def receive(
     except ValueError as error:
         raise BadRequest(f"not a call {channel.type} sends: {error}") from None
     for message in incoming:
-        if await backends.deliveries.first_time(channel.id, message.delivery_id):
+        if isinstance(message, Skipped):
+            EVENTS_SKIPPED.labels(channel.type, message.reason).inc()
+            log.warning("channel %s: an event skipped: %s", channel.id, message.reason)
+        elif await backends.deliveries.first_time(channel.id, message.delivery_id):
             job = functools.partial(answer, backends, channel, message)
             backends.work.submit(
                 channel.account_id, channel.id, channel.type, message.conversation, job

@@ -26,6 +26,7 @@ from integrations_api.channels.platform import (
     Outgoing,
     Reply,
     Request,
+    Skipped,
     shape_errors_as_value_error,
 )
 
@@ -54,14 +55,14 @@ class Messenger:
     def challenge(self, credentials: Credentials, request: Request) -> Reply | None:
         return meta.challenge(credentials, request)
 
-    def read(self, credentials: Credentials, body: bytes) -> list[Incoming]:
+    def read(self, credentials: Credentials, body: bytes) -> meta.Read:
         """Text messages, quick-reply taps and postbacks (button clicks); echoes of
         the Page's own messages, attachments, reads and deliveries are left."""
         with shape_errors_as_value_error():
             entries = meta.entries(body, "page")
-            events = [event for entry in entries for event in entry.get("messaging", [])]
-            incoming = [_read_event(event) for event in events]
-            return [one for one in incoming if one is not None]
+        return meta.each_read(
+            entries, lambda entry: meta.each_read(entry.get("messaging", []), _read_event)
+        )
 
     def render(
         self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment
@@ -69,31 +70,46 @@ class Messenger:
         def calls(item: Mapping[str, Any]) -> list[Call]:
             return [_send(credentials, incoming.conversation, m) for m in _messages(item)]
 
-        return calls_with_delays(fulfillment, calls)
+        return calls_with_delays(fulfillment, calls, meta.URL_LIMIT)
 
-    def text(self, credentials: Credentials, conversation: str, text: str) -> Call:
-        return _send(credentials, conversation, {"text": text[:TEXT_LIMIT]})
+    def text(self, credentials: Credentials, conversation: str, text: str) -> list[Call]:
+        pieces = chunks(text, TEXT_LIMIT)
+        return [_send(credentials, conversation, {"text": piece}) for piece in pieces]
 
 
 PLATFORM = Messenger()
 
 
-def _read_event(event: Mapping[str, Any]) -> Incoming | None:
+def _read_event(event: Mapping[str, Any]) -> meta.Read:
+    """A message or a postback of a person with a Page-scoped id. A guest of a plugin
+    (`sender.user_ref`, no PSID) and a policy-enforcement event (the Page's app was
+    warned or blocked) are skipped and counted; a postback without `mid` is told from
+    its redelivery by its sender and timestamp."""
+    if "policy-enforcement" in event:
+        return [Skipped("policy_enforcement")]
+    if "postback" not in event and "message" not in event:
+        return []  # reads, deliveries, reactions...
+    if "id" not in event["sender"]:
+        return [Skipped("no_psid")]
     psid = str(event["sender"]["id"])
     if "postback" in event:
         postback = event["postback"]
-        query, goto = read_click(str(postback.get("payload") or postback.get("title", "")))
-        return Incoming(str(postback["mid"]), psid, psid, query=query, goto=goto)
-    message = event.get("message")
-    if message is None or message.get("is_echo"):
-        return None
+        value = str(postback.get("payload") or postback.get("title") or "")
+        if not value:
+            return [Skipped("unreadable")]
+        query, goto = read_click(value)
+        delivery = postback.get("mid") or f"postback:{psid}:{event['timestamp']}"
+        return [Incoming(str(delivery), psid, psid, query=query, goto=goto)]
+    message = event["message"]
+    if message.get("is_echo"):
+        return []
     if "quick_reply" in message:
         query, goto = read_click(str(message["quick_reply"]["payload"]))
-        return Incoming(str(message["mid"]), psid, psid, query=query, goto=goto)
+        return [Incoming(str(message["mid"]), psid, psid, query=query, goto=goto)]
     text = str(message.get("text", ""))
     if not text.strip():
-        return None
-    return Incoming(str(message["mid"]), psid, psid, query=text)
+        return []
+    return [Incoming(str(message["mid"]), psid, psid, query=text)]
 
 
 def _messages(item: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -146,6 +162,10 @@ def _button_template(title: str, buttons: list[Button]) -> dict[str, Any]:
 
 
 def _generic_template(card: Mapping[str, Any]) -> dict[str, Any]:
+    """A generic template's element needs something besides its title (a subtitle, an
+    image or a button): a card of only a title is that text."""
+    if not (card.get("subtitle") or card.get("imageUrl") or card.get("buttons")):
+        return {"text": str(card["title"])[:TEXT_LIMIT]}
     element: dict[str, Any] = {"title": str(card["title"])[:ELEMENT_TEXT_LIMIT]}
     if card.get("subtitle"):
         element["subtitle"] = str(card["subtitle"])[:ELEMENT_TEXT_LIMIT]

@@ -5,10 +5,24 @@ verification request, the envelope of its calls, and the Graph API's version.
 import hashlib
 import hmac
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from integrations_api.channels.platform import Call, Credentials, Reply, Request
+from integrations_api.channels.platform import (
+    Call,
+    Credentials,
+    Incoming,
+    Reply,
+    Request,
+    Skipped,
+)
+
+Read = list[Incoming | Skipped]
+
+URL_LIMIT = 2000
+"""The longest image or link address sent to Graph: Meta documents no limit, and 2,000
+characters is what browsers and web servers commonly keep to; a longer one is left out
+(answers.sendable)."""
 
 GRAPH_VERSION = "v25.0"
 """The Graph API version the calls name: the one Meta's Messenger and WhatsApp
@@ -59,6 +73,23 @@ def entries(body: bytes, subscribed_object: str) -> list[Any]:
     if not isinstance(call, dict) or not isinstance(call.get("entry"), list):
         raise ValueError("a Meta webhook call is an object with entries")
     return list(call["entry"]) if call.get("object") == subscribed_object else []
+
+
+def each_read(values: Any, read: Callable[[Any], Read]) -> Read:
+    """What each of `values` (a list of a call's entries, changes, events or messages:
+    objects) holds, read one by one: one that cannot be read (a field missing or of another
+    type) is `Skipped("unreadable")` and the others are still answered. Meta sends a
+    call again until it gets a 200, so a 400 for one odd event would leave the good
+    ones in the call unanswered, and the call come back for a day."""
+    if not isinstance(values, list):
+        raise TypeError("a list expected")
+    found: Read = []
+    for value in values:
+        try:
+            found += read(value) if isinstance(value, dict) else [Skipped("unreadable")]
+        except (KeyError, TypeError, AttributeError, ValueError):
+            found.append(Skipped("unreadable"))
+    return found
 
 
 def graph_call(path: str, token: str, body: Mapping[str, Any]) -> Call:

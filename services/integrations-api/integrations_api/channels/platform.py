@@ -8,7 +8,7 @@ ask bot-api for the turn over NATS and send the calls (`channels/sender.py`, wit
 retries).
 """
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -95,7 +95,18 @@ class Pause:
     seconds: float
 
 
-Outgoing = Call | Pause
+@dataclass(frozen=True)
+class Skipped:
+    """Something left out so that the rest goes through: an event of a platform's call
+    that cannot be read (the call's other events are still answered, and the platform
+    gets its 200), or a part of an answer the platform would refuse (an image whose
+    address is no web address, a blank label). Counted by its `reason`, one of a few
+    fixed words (the metric's label)."""
+
+    reason: str
+
+
+Outgoing = Call | Pause | Skipped
 
 
 class Platform(Protocol):
@@ -116,21 +127,23 @@ class Platform(Protocol):
         hub.challenge), or None for an ordinary call."""
         ...
 
-    def read(self, credentials: Credentials, body: bytes) -> list[Incoming]:
+    def read(self, credentials: Credentials, body: bytes) -> Sequence[Incoming | Skipped]:
         """The messages and clicks a call carries for this channel (none for events
-        Parley ignores, or addressed to another of the app's numbers); raises ValueError
-        on a body the platform would never send."""
+        Parley ignores, or addressed to another of the app's numbers), and a `Skipped`
+        for each event of it that cannot be read; raises ValueError on a body the
+        platform would never send."""
         ...
 
     def render(
         self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment
     ) -> list[Outgoing]:
         """The calls that show an answer to the user, in order, with its delays (and
-        answering a Telegram click)."""
+        answering a Telegram click), and what was left out of it."""
         ...
 
-    def text(self, credentials: Credentials, conversation: str, text: str) -> Call:
-        """One plain text message to a conversation (a person's, during a handoff)."""
+    def text(self, credentials: Credentials, conversation: str, text: str) -> list[Call]:
+        """A plain text to a conversation (a person's, during a handoff), in as many
+        messages as the platform's length needs, cut between words."""
         ...
 
 

@@ -7,7 +7,7 @@ shows them; the API never reads them back (docs/channels.md).
 """
 
 import secrets
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -47,6 +47,9 @@ class Channel:
     error: str | None
     created_at: datetime
     updated_at: datetime
+    webhook_url: str | None = None
+    """Where Parley last registered the platform's webhook (Telegram): none yet, or
+    refused."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,7 @@ def channel_of(document: Mapping[str, Any]) -> Channel:
         error=document.get("error"),
         created_at=document["createdAt"],
         updated_at=document["updatedAt"],
+        webhook_url=document.get("webhookUrl"),
     )
 
 
@@ -169,10 +173,23 @@ class ChannelRepository:
         return await self.get(account_id, channel_id) if result.matched_count == 1 else None
 
     async def set_status(
-        self, account_id: str, channel_id: str, status: str, error: str | None
+        self,
+        account_id: str,
+        channel_id: str,
+        status: str,
+        error: str | None,
+        webhook_url: str | None = None,
     ) -> None:
-        """After a webhook registration: `error` is why the platform refused it."""
-        await self._set(account_id, channel_id, {"status": status, "error": error})
+        """After a webhook registration: `error` is why the platform refused it,
+        `webhook_url` where it took it."""
+        values = {"status": status, "error": error}
+        await self._set(account_id, channel_id, values | {"webhookUrl": webhook_url})
+
+    async def of_type(self, channel_type: str) -> AsyncIterator[Channel]:
+        """Every account's channels of a type (at start-up: Telegram's, to register
+        again where INTEGRATIONS_PUBLIC_URL moved)."""
+        async for document in self.collection.find({"type": channel_type}):
+            yield channel_of(document)
 
     async def record_delivery(self, account_id: str, channel_id: str, error: str | None) -> None:
         """After an answer was sent (error None) or given up on."""

@@ -29,6 +29,9 @@ by default), so it has half of it."""
 ATTEMPT_SECONDS = 10.0
 ANSWER_BYTES = 64 * 1024
 """What is read of a platform's answer: its status and reason are all Parley uses."""
+JSON = "application/json; charset=utf-8"
+"""The content type of every call: Slack warns (`missing_charset`) when a JSON body does
+not name its charset."""
 
 
 class SendFailed(Exception):
@@ -66,7 +69,11 @@ class Sender:
         timeout = aiohttp.ClientTimeout(total=max(0.1, min(ATTEMPT_SECONDS, seconds)))
         try:
             async with self._session.request(
-                call.method, url, json=dict(call.json), headers=dict(call.headers), timeout=timeout
+                call.method,
+                url,
+                data=json.dumps(call.json).encode(),
+                headers={**call.headers, "Content-Type": JSON},
+                timeout=timeout,
             ) as response:
                 answer = await _answer(response)
                 return _verdict(response.status, response.headers, answer)

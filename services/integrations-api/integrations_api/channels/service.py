@@ -5,13 +5,14 @@ calls and their answers are in `conversations.py`.
 
 import asyncio
 import logging
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Protocol
 
 from marshmallow import ValidationError
 from prometheus_client import Counter
 
-from integrations_api.channels.platform import Call, Outgoing, Pause
+from integrations_api.channels.platform import Call, Outgoing, Pause, Skipped
 from integrations_api.channels.platforms import PLATFORMS, REGISTRATIONS
 from integrations_api.channels.repository import ACTIVE, ERROR, Channel, ChannelFields
 from integrations_api.channels.schemas import check_credentials
@@ -31,6 +32,11 @@ log = logging.getLogger(__name__)
 
 SEND_FAILURES = Counter(
     "parley_channel_send_failures", "Answers a platform did not take, after retries", ["type"]
+)
+PARTS_LEFT_OUT = Counter(
+    "parley_channel_answer_parts_left_out",
+    "Parts of answers left out so that the rest goes: a platform would refuse them",
+    ["type", "reason"],
 )
 LONGEST_PAUSE_SECONDS = 10.0
 """A `delay` is at most 10 s (docs/webhooks.md): a longer one is cut to it."""
@@ -62,8 +68,15 @@ class ChannelStore(StoryFollowers, Protocol):
     ) -> Channel | None: ...
 
     async def set_status(
-        self, account_id: str, channel_id: str, status: str, error: str | None
+        self,
+        account_id: str,
+        channel_id: str,
+        status: str,
+        error: str | None,
+        webhook_url: str | None = None,
     ) -> None: ...
+
+    def of_type(self, channel_type: str) -> AsyncIterator[Channel]: ...
 
     async def record_delivery(
         self, account_id: str, channel_id: str, error: str | None
@@ -197,14 +210,34 @@ async def _register(backends: ChannelBackends, channel: Channel, base_url: str) 
     registration = REGISTRATIONS.get(channel.type)
     if registration is None:
         return
-    call = registration(channel.credentials, inbound_url(base_url, channel.id))
+    url = inbound_url(base_url, channel.id)
     try:
-        await backends.sender.send(channel.type, call, REGISTRATION_SECONDS)
+        await backends.sender.send(
+            channel.type, registration(channel.credentials, url), REGISTRATION_SECONDS
+        )
     except SendFailed as failure:
         log.warning("channel %s: webhook not registered: %s", channel.id, failure)
         await backends.channels.set_status(channel.account_id, channel.id, ERROR, str(failure))
         return
-    await backends.channels.set_status(channel.account_id, channel.id, ACTIVE, None)
+    await backends.channels.set_status(channel.account_id, channel.id, ACTIVE, None, url)
+
+
+async def register_where_moved(backends: ChannelBackends, base_url: str) -> int:
+    """Register again, one after the other, the webhooks Parley registered somewhere else
+    than `base_url` (INTEGRATIONS_PUBLIC_URL changed: a laptop's tunnel has a new
+    address each time it starts), or never managed to: done at start-up, so a new
+    address needs no token typed again. How many were registered again."""
+    moved = [
+        channel
+        for channel_type in REGISTRATIONS
+        async for channel in backends.channels.of_type(channel_type)
+        if channel.webhook_url != inbound_url(base_url, channel.id)
+    ]
+    for channel in moved:
+        await _register(backends, channel, base_url)
+    if moved:
+        log.info("%d channel webhooks registered again at %s", len(moved), base_url)
+    return len(moved)
 
 
 async def story_changed(backends: ChannelBackends, *, event: StoryChanged) -> None:
@@ -221,16 +254,21 @@ async def handoff_message(backends: ChannelBackends, *, message: HandoffMessage)
     if channel is None or platform is None or channel.story_id != message.story_id or not user:
         log.info("handoff message for session %s: no such channel, dropped", message.session_id)
         return
-    call = platform.text(channel.credentials, conversation, message.text)
-    await send_all(backends, channel, [call])
+    await send_all(
+        backends, channel, list(platform.text(channel.credentials, conversation, message.text))
+    )
 
 
 async def send_all(backends: ChannelBackends, channel: Channel, outgoing: list[Outgoing]) -> bool:
-    """Send the calls in order, pausing where asked; the first failure stops them and
-    lands on the channel's `error` (and the metric), a success clears it."""
+    """Send the calls in order, pausing where asked and counting what was left out; the
+    first failure stops them and lands on the channel's `error` (and the metric), a
+    success clears it."""
     try:
         for step in outgoing:
-            if isinstance(step, Pause):
+            if isinstance(step, Skipped):
+                PARTS_LEFT_OUT.labels(channel.type, step.reason).inc()
+                log.info("channel %s: a part of an answer left out: %s", channel.id, step.reason)
+            elif isinstance(step, Pause):
                 await asyncio.sleep(min(step.seconds, LONGEST_PAUSE_SECONDS))
             else:
                 await backends.sender.send(channel.type, step)

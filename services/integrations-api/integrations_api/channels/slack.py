@@ -39,14 +39,16 @@ SIGNATURE_WINDOW_SECONDS = 300
 minutes from now is refused, even with a valid signature."""
 
 TEXT_LIMIT = 4000
-"""Characters of a message's text sent at once: Slack advises at most 4,000 (and
-truncates at 40,000); a longer text goes in several messages."""
+"""Characters of a message's text sent at once, as escaped: Slack advises at most
+4,000 (and truncates at 40,000); a longer text goes in several messages, cut between
+words."""
 SECTION_TEXT_LIMIT = 3000
 BUTTON_TEXT_LIMIT = 75
 BUTTON_VALUE_LIMIT = 2000
 URL_LIMIT = 3000
 """Block Kit's documented limits, in characters: a section's text, a button's text,
-value and url. Slack refuses a message over any of them."""
+value and url, an image's image_url. Slack refuses a message over any of them: an
+image or a link with a longer address is left out (answers.sendable)."""
 ALT_TEXT = "image"
 """An image block's required `alt_text`: a fulfillment image has no description."""
 
@@ -96,10 +98,10 @@ class Slack:
         def calls(item: Mapping[str, Any]) -> list[Call]:
             return [_post(credentials, incoming.conversation, m) for m in _messages(item)]
 
-        return calls_with_delays(fulfillment, calls)
+        return calls_with_delays(fulfillment, calls, URL_LIMIT)
 
-    def text(self, credentials: Credentials, conversation: str, text: str) -> Call:
-        return _post(credentials, conversation, {"text": text[:TEXT_LIMIT]})
+    def text(self, credentials: Credentials, conversation: str, text: str) -> list[Call]:
+        return [_post(credentials, conversation, message) for message in _texts(text)]
 
 
 PLATFORM = Slack()
@@ -160,7 +162,24 @@ def _unescaped(text: str) -> str:
 
 
 def _escaped(text: str) -> str:
+    """Slack reads `&`, `<` and `>` in a message's text and a mrkdwn text as its
+    control characters (`<!channel>` notifies everyone in it): every text Parley did
+    not write as markup is escaped, its own `*bold*` title only around it."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _escaped_length(text: str) -> int:
+    return len(_escaped(text))
+
+
+def _fitted(text: str, limit: int) -> str:
+    """`text` escaped, its first words within `limit` characters as sent."""
+    pieces = chunks(text, limit, _escaped_length)
+    return _escaped(pieces[0]) if pieces else ""
+
+
+def _texts(text: str) -> list[dict[str, Any]]:
+    return [{"text": _escaped(piece)} for piece in chunks(text, TEXT_LIMIT, _escaped_length)]
 
 
 def _messages(item: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -168,24 +187,28 @@ def _messages(item: Mapping[str, Any]) -> list[dict[str, Any]]:
     item; `text` is what notifications and clients without blocks show."""
     match item.get("type"):
         case "text":
-            return [{"text": piece} for piece in chunks(str(item["message"]), TEXT_LIMIT)]
+            return _texts(str(item["message"]))
         case "quickReply":
             title, buttons = quick_reply_buttons(item)
-            return [_with_buttons(title, _section(_escaped(title)), buttons)]
+            return [_with_buttons(title, _section(_fitted(title, SECTION_TEXT_LIMIT)), buttons)]
         case "buttonTemplate":
             title = str(item["title"])
-            return [_with_buttons(title, _section(_escaped(title)), read_buttons(item["buttons"]))]
+            section = _section(_fitted(title, SECTION_TEXT_LIMIT))
+            return [_with_buttons(title, section, read_buttons(item["buttons"]))]
         case "card":
             return [_card(item)]
         case "image":
             url = str(item["imageUrl"])
-            return [{"text": url, "blocks": [_image(url)]}]
+            return [{"text": _escaped(url), "blocks": [_image(url)]}]
     return []  # handoff: the channel shows nothing for it
 
 
 def _card(item: Mapping[str, Any]) -> dict[str, Any]:
+    """The title in bold (the markup around it is Parley's), the subtitle below."""
     title, subtitle = str(item["title"]), str(item.get("subtitle") or "")
-    section = _section(f"*{_escaped(title)}*" + (f"\n{_escaped(subtitle)}" if subtitle else ""))
+    bold = f"*{_fitted(title, SECTION_TEXT_LIMIT // 2)}*"
+    below = _fitted(subtitle, SECTION_TEXT_LIMIT - len(bold) - 1) if subtitle else ""
+    section = _section(bold + (f"\n{below}" if below else ""))
     image_url = str(item.get("imageUrl") or "")
     if image_url:
         section["accessory"] = _image(image_url)
@@ -193,7 +216,7 @@ def _card(item: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _section(mrkdwn: str) -> dict[str, Any]:
-    return {"type": "section", "text": {"type": "mrkdwn", "text": mrkdwn[:SECTION_TEXT_LIMIT]}}
+    return {"type": "section", "text": {"type": "mrkdwn", "text": mrkdwn}}
 
 
 def _image(url: str) -> dict[str, Any]:
@@ -207,12 +230,12 @@ def _with_buttons(text: str, section: dict[str, Any], buttons: list[Button]) -> 
     elements = [
         _button(index, button)
         for index, button in enumerate(buttons)
-        if button.kind == "reply" or (button.kind == "link" and len(button.target) <= URL_LIMIT)
+        if button.kind in ("reply", "link")
     ]
     blocks = [section]
     if elements:
         blocks.append({"type": "actions", "elements": elements})
-    return {"text": text[:TEXT_LIMIT], "blocks": blocks}
+    return {"text": _fitted(text, TEXT_LIMIT), "blocks": blocks}
 
 
 def _button(index: int, button: Button) -> dict[str, Any]:

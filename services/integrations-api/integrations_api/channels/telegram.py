@@ -16,6 +16,7 @@ from typing import Any
 from integrations_api.channels.answers import (
     Button,
     calls_with_delays,
+    chunks,
     fitted_value,
     quick_reply_buttons,
     read_buttons,
@@ -40,8 +41,8 @@ CALLBACK_DATA_BYTES = 64
 """Telegram's limit on a button's callback_data (1-64 bytes)."""
 TEXT_CHARACTERS = 4096
 CAPTION_CHARACTERS = 1024
-"""Telegram refuses longer texts and photo captions: Parley cuts them rather than lose
-the whole message."""
+"""Telegram refuses longer texts and photo captions: a longer text goes in several
+messages, a caption (which cannot) is cut rather than lose the whole photo."""
 
 
 class Telegram:
@@ -71,8 +72,8 @@ class Telegram:
             outgoing.append(_method(token, "answerCallbackQuery", answered))
         return outgoing + calls_with_delays(fulfillment, functools.partial(_item, token, chat))
 
-    def text(self, credentials: Credentials, conversation: str, text: str) -> Call:
-        return _send_message(credentials["botToken"], _chat_id(conversation), text)
+    def text(self, credentials: Credentials, conversation: str, text: str) -> list[Call]:
+        return _texts(credentials["botToken"], _chat_id(conversation), text)
 
 
 PLATFORM = Telegram()
@@ -160,6 +161,10 @@ def _method(token: str, name: str, fields: Mapping[str, Any]) -> Call:
     return Call(path=f"/bot{token}/{name}", json=fields)
 
 
+def _texts(token: str, chat: int | str, text: str) -> list[Call]:
+    return [_send_message(token, chat, piece) for piece in chunks(text, TEXT_CHARACTERS)]
+
+
 def _send_message(
     token: str, chat: int | str, text: str, markup: Mapping[str, Any] | None = None
 ) -> Call:
@@ -204,18 +209,18 @@ def _reply_keyboard(replies: list[str]) -> dict[str, Any]:
 def _item(token: str, chat: int | str, item: Mapping[str, Any]) -> list[Call]:
     """The Bot API calls that show one fulfillment item."""
     kind = item.get("type")
-    if kind == "text" and item.get("message"):
-        return [_send_message(token, chat, item["message"])]
+    if kind == "text":
+        return _texts(token, chat, str(item["message"]))
     if kind == "image":
         return [_send_photo(token, chat, item["imageUrl"], "", None)]
     if kind == "quickReply" and item.get("buttons"):
         # a webhook's quick replies are buttons that may jump (goto): only an inline
         # keyboard's callback carries that; a reply keyboard can only say its text
         title, buttons = quick_reply_buttons(item)
-        return [_send_message(token, chat, title or "…", _inline_keyboard(buttons))]
+        return [_send_message(token, chat, title, _inline_keyboard(buttons))]
     if kind == "quickReply":
         return [
-            _send_message(token, chat, message.get("title") or "…", _reply_keyboard(replies))
+            _send_message(token, chat, str(message["title"]), _reply_keyboard(replies))
             for message in item.get("messages", [])
             if (replies := message.get("replies"))
         ]
@@ -224,8 +229,8 @@ def _item(token: str, chat: int | str, item: Mapping[str, Any]) -> list[Call]:
         markup = _inline_keyboard(read_buttons(item.get("buttons", [])))
         if item.get("imageUrl"):
             return [_send_photo(token, chat, item["imageUrl"], caption, markup)]
-        return [_send_message(token, chat, caption or "…", markup)]
+        return [_send_message(token, chat, caption, markup)]
     if kind == "buttonTemplate":
         markup = _inline_keyboard(read_buttons(item.get("buttons", [])))
-        return [_send_message(token, chat, item.get("title") or "…", markup)]
+        return [_send_message(token, chat, str(item["title"]), markup)]
     return []  # handoff and anything newer: nothing to show

@@ -27,6 +27,7 @@ from integrations_api.channels.platform import (
     Profile,
     Reply,
     Request,
+    Skipped,
     shape_errors_as_value_error,
 )
 
@@ -57,24 +58,19 @@ class WhatsApp:
     def challenge(self, credentials: Credentials, request: Request) -> Reply | None:
         return meta.challenge(credentials, request)
 
-    def read(self, credentials: Credentials, body: bytes) -> list[Incoming]:
+    def read(self, credentials: Credentials, body: bytes) -> meta.Read:
         """Text messages and reply-button or list choices sent to the channel's number
         (the webhook is the Meta app's, which may have several); statuses (sent,
         delivered, read), media, locations and reactions are left."""
         with shape_errors_as_value_error():
-            values = [
-                change["value"]
-                for entry in meta.entries(body, "whatsapp_business_account")
-                for change in entry.get("changes", [])
-                if change.get("field") == "messages"
-                and change["value"]["metadata"]["phone_number_id"] == credentials["phoneNumberId"]
-            ]
-            incoming = [
-                _read_message(message, _names(value))
-                for value in values
-                for message in value.get("messages", [])
-            ]
-            return [one for one in incoming if one is not None]
+            entries = meta.entries(body, "whatsapp_business_account")
+        number = credentials["phoneNumberId"]
+        return meta.each_read(
+            entries,
+            lambda entry: meta.each_read(
+                entry.get("changes", []), lambda change: _read_change(number, change)
+            ),
+        )
 
     def render(
         self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment
@@ -82,25 +78,48 @@ class WhatsApp:
         def calls(item: Mapping[str, Any]) -> list[Call]:
             return [_send(credentials, incoming.conversation, m) for m in _messages(item)]
 
-        return calls_with_delays(fulfillment, calls)
+        return calls_with_delays(fulfillment, calls, meta.URL_LIMIT)
 
-    def text(self, credentials: Credentials, conversation: str, text: str) -> Call:
-        return _send(credentials, conversation, _text(text[:TEXT_LIMIT]))
+    def text(self, credentials: Credentials, conversation: str, text: str) -> list[Call]:
+        pieces = chunks(text, TEXT_LIMIT)
+        return [_send(credentials, conversation, _text(piece)) for piece in pieces]
 
 
 PLATFORM = WhatsApp()
 
 
+def _read_change(number: str, change: Mapping[str, Any]) -> meta.Read:
+    if change.get("field") != "messages":
+        return []
+    value = change["value"]
+    if value["metadata"]["phone_number_id"] != number:
+        return []
+    names = _names(value)
+    return meta.each_read(value.get("messages", []), lambda message: _read_message(message, names))
+
+
 def _names(value: Mapping[str, Any]) -> dict[str, str]:
-    """The profile name of each sender (`contacts[].profile.name`) by wa_id."""
+    """The profile name of each sender (`contacts[].profile.name`) by wa_id; a contact
+    without a wa_id (a user Meta gives none) names nobody: the message's `from` is the
+    user still."""
+    contacts = value.get("contacts")
+    if not isinstance(contacts, list):
+        return {}
     return {
         str(contact["wa_id"]): str(contact["profile"]["name"])
-        for contact in value.get("contacts", [])
-        if contact.get("profile", {}).get("name")
+        for contact in contacts
+        if isinstance(contact, dict)
+        and contact.get("wa_id")
+        and isinstance(contact.get("profile"), dict)
+        and contact["profile"].get("name")
     }
 
 
-def _read_message(message: Mapping[str, Any], names: Mapping[str, str]) -> Incoming | None:
+def _read_message(message: Mapping[str, Any], names: Mapping[str, str]) -> meta.Read:
+    """A message of a user known by a phone number (`from`); one without (a user Meta
+    names only by a business-scoped id) is skipped and counted."""
+    if not message.get("from"):
+        return [Skipped("no_wa_id")]
     wa_id = str(message["from"])
     profile = Profile(name=names.get(wa_id))
     query: str | None
@@ -109,16 +128,17 @@ def _read_message(message: Mapping[str, Any], names: Mapping[str, str]) -> Incom
         case "text":
             query = str(message["text"]["body"])
             if not query.strip():
-                return None
+                return []
         case "interactive":
-            interactive = message["interactive"]
-            choice = interactive.get(interactive.get("type"), {})
-            if "id" not in choice:
-                return None
+            interactive = message.get("interactive")
+            kind = interactive.get("type") if isinstance(interactive, dict) else None
+            choice = interactive.get(kind) if isinstance(interactive, dict) and kind else None
+            if not isinstance(choice, dict) or not choice.get("id"):
+                return [Skipped("unreadable")]
             query, goto = read_click(str(choice["id"]))
         case _:
-            return None
-    return Incoming(str(message["id"]), wa_id, wa_id, query=query, goto=goto, profile=profile)
+            return []
+    return [Incoming(str(message["id"]), wa_id, wa_id, query=query, goto=goto, profile=profile)]
 
 
 def _messages(item: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -9,7 +9,15 @@ const PLATFORMS = {
   telegram: {
     title: "Telegram",
     credentials: { botToken: "Bot token (from @BotFather)" },
-    step: "Nothing to do in Telegram: Parley registers the webhook itself when the channel is saved.",
+    step:
+      "Nothing to do in Telegram: Parley registers the webhook itself when the channel is saved " +
+      "(at INTEGRATIONS_PUBLIC_URL, which Telegram needs to be an https:// address).",
+    // What to do when Telegram refused the webhook (README.md, docs/channels.md "Telegram").
+    help:
+      "Telegram calls Parley only at an https:// address it can reach: set INTEGRATIONS_PUBLIC_URL " +
+      "to one (on a laptop, a tunnel to integrations-api: README.md) and restart; each start " +
+      "registers the webhook again there. A wrong token: edit the channel and type it again. " +
+      "Telegram was away: register again.",
   },
   slack: {
     title: "Slack",
@@ -102,10 +110,30 @@ function card(channel) {
       ? h("p", { className: "delivery-error", role: "note" }, `Last problem: ${channel.error}`)
       : h("p", { className: "muted" }, "No problem reported."),
     h("p", { className: "setup-step" }, platform.step),
+    ...(channel.status === "error" && platform.help ? refused(channel, platform.help) : []),
     h("p", { className: "muted" }, `Id ${channel.id} · updated ${channel.updatedAt}`),
     h("button", { type: "button", onclick: () => edit(channel) }, `Edit ${channel.name}`),
     h("button", { type: "button", className: "danger", onclick: () => remove(channel) }, `Delete ${channel.name}`),
   );
+}
+
+// A refused registration: what to do, and registering again with the stored credentials
+// (a PUT without them registers the webhook again at the current INTEGRATIONS_PUBLIC_URL).
+function refused(channel, help) {
+  const again = async () => {
+    try {
+      await channelsApi("PUT", `/${channel.id}`, { name: channel.name });
+      await loadChannels();
+      const active = channelsById.get(channel.id)?.status === "active";
+      notice(active ? "Registered." : "Still refused: the card says why.", active ? "info" : "error");
+    } catch (error) {
+      notice(error.message, "error");
+    }
+  };
+  return [
+    h("p", { className: "channel-help", role: "note" }, help),
+    h("button", { type: "button", "aria-label": `Register ${channel.name} again`, onclick: again }, "Register again"),
+  ];
 }
 
 async function loadChannels() {
