@@ -34,7 +34,7 @@ from bot_api.engine.turn import SessionState
 from bot_api.storage import Stores, object_id
 from bot_api.storage.connections import Connection
 from bot_api.storage.entities import StoredEntity
-from bot_api.storage.inbox import MAX_INBOX_TURNS
+from bot_api.storage.inbox import MAX_INBOX_TURNS, PROMPT_CONTINUED
 from bot_api.storage.interactions import InteractionSummary
 from bot_api.storage.sessions import OpenHandoff, StoredSession, session_key
 from bot_api.storage.stories import StoryFields, StoryRecord
@@ -767,6 +767,9 @@ class TurnsInMemory:
             summary["fallbacks"] += change["fallbacks"]
             summary["outcomes"] = sorted({*summary["outcomes"], *change["outcomes"]})
             summary["interactions"] = sorted({*summary["interactions"], *change["interactions"]})
+            for field in ("sources", "channels"):
+                summary[field] = sorted({*summary[field], *change[field]})
+            summary["test"] = summary["test"] or change["test"]
 
     async def conversations_page(
         self, story_id: str, found: ConversationFilter, cursor: str | None, limit: int
@@ -785,6 +788,9 @@ class TurnsInMemory:
             and (found.until is None or summary["startedMs"] < found.until.timestamp() * 1000)
             and (found.outcome is None or found.outcome in summary["outcomes"])
             and (found.interaction is None or found.interaction in summary["interactions"])
+            and (found.source is None or found.source in summary["sources"])
+            and (found.channel is None or found.channel in summary["channels"])
+            and (found.test is None or found.test == summary["test"])
             and (found.text is None or session in saying)
             and (position is None or (summary["lastAtMs"], session) < position)
         ]
@@ -858,8 +864,15 @@ class InboxInMemory:
         self, story_id: str, review_below: float, model_id: str | None
     ) -> list[Miss]:
         def missed(document: dict[str, Any]) -> bool:
-            return document["outcome"] == "fallback" or (
-                document["outcome"] == "matched" and document["score"] < review_below
+            if document.get("test") is True:
+                return False
+            return (
+                document["outcome"] == "fallback"
+                or (document["outcome"] == "matched" and document["score"] < review_below)
+                or (
+                    document["outcome"] == "incomplete"
+                    and document["score"] < min(review_below, PROMPT_CONTINUED)
+                )
             )
 
         found = [

@@ -58,8 +58,15 @@ class ChannelTurns:
             session_id=body["sessionId"],
             turn=turn,
             published=True,
+            channel=channel_of(request.session_id),
         )
         return query_body(body["sessionId"], turn, outcome)
+
+
+def channel_of(session_id: str) -> str:
+    """The channel's id: a channel's session id is `<channelId>:<conversation>:<user>`
+    (shared/events.py)."""
+    return session_id.partition(":")[0]
 
 
 def query_request(request: ChannelTurn) -> dict[str, Any]:

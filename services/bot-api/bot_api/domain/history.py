@@ -70,6 +70,22 @@ class TurnRecord:
     vector_model: str | None = None
     """The model that made `vector`."""
     resolution: Resolution | None = None
+    channel: str | None = None
+    """The id of the channel (integrations-api) that carried the turn; None for /query."""
+    test: bool = False
+    """The console's test chat asked it (`is_test_chat`): kept out of the misses inbox and
+    of the analytics' default figures."""
+
+
+TEST_CHAT_SOURCE = "console"
+"""The `default_source` the console's test chat sends (console/static/console/chat.js)."""
+
+
+def is_test_chat(*, developer: bool, default_source: str | None) -> bool:
+    """A turn is the test chat's when it came with the developer token (the public key,
+    in every page that embeds the bot, cannot mark its turns as tests) and says it comes
+    from the console."""
+    return developer and default_source == TEST_CHAT_SOURCE
 
 
 class TurnListener(Protocol):

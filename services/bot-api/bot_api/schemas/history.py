@@ -29,6 +29,23 @@ class ConversationsQuerySchema(TimeRangeSchema):
     text = text(
         200, min_length=1, metadata={"description": "Conversations where a message contains it"}
     )
+    source = fields.String(
+        validate=validate.Length(min=1, max=64),
+        metadata={
+            "description": "Conversations with a turn of this `default_source` (`widget`, "
+            "`console`, a channel's type such as `telegram`, or what a client sent)"
+        },
+    )
+    channel = fields.String(
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "Conversations with a turn this channel (its id) carried"},
+    )
+    test = fields.Boolean(
+        metadata={
+            "description": "true: only the console's test chat's conversations; false: all "
+            "but them; absent: both"
+        }
+    )
     cursor = fields.String(
         validate=validate.Length(min=1, max=512),
         metadata={"description": "The previous page's nextCursor"},
@@ -95,6 +112,13 @@ class TurnSchema(Schema):
     latencyMs = fields.Float(required=True)
     defaultSource = fields.String(allow_none=True)
     defaultLanguage = fields.String(allow_none=True)
+    channel = fields.String(
+        allow_none=True,
+        metadata={"description": "The id of the channel that carried the turn; null: /query"},
+    )
+    test = fields.Boolean(
+        metadata={"description": "The console's test chat asked it (docs/history.md)"}
+    )
     resolution = fields.Nested(ResolutionSchema, allow_none=True)
 
 
