@@ -696,6 +696,9 @@ class AnalyticsInMemory:
             if story == story_id and first <= hour < end
         }
 
+    async def first_hour(self, story_id: str) -> int | None:
+        return min((hour for story, hour in self.hours if story == story_id), default=None)
+
     async def delete_for_story(self, story_id: str) -> None:
         for key in [k for k in self.hours if k[0] == story_id]:
             del self.hours[key]

@@ -86,6 +86,18 @@ async def test_a_batch_counts_in_the_hours_of_its_turns(store: AnalyticsStore) -
     assert (await store.hours_of(other, HOURS, HOURS + 2))[HOURS].conversations == 1
 
 
+async def test_the_first_hour_is_the_story_s_earliest_whatever_the_order(
+    store: AnalyticsStore,
+) -> None:
+    story, other, empty = new_object_id(), new_object_id(), new_object_id()
+    counters = AnalyticsCounters(store)
+    await counters.turns_written([turn(story, "s1", 24 * 60 + 5), turn(other, "s1", 0)])
+    await counters.turns_written([turn(story, "s2", 125), turn(story, "s3", 24 * 90)])
+    assert await store.first_hour(story) == HOURS + 2
+    assert await store.first_hour(other) == HOURS
+    assert await store.first_hour(empty) is None
+
+
 async def test_a_session_is_one_conversation_and_falls_back_once_across_batches(
     store: AnalyticsStore,
 ) -> None:

@@ -24,7 +24,9 @@ class AnalyticsReports:
         summaries = await self._stores.interactions.summaries(story.id, current)
         names = {interaction_id: s.name for interaction_id, s in summaries.items()}
         answered = sorted(total.interactions.items(), key=lambda item: (-item[1], item[0]))
+        first_hour = await self._counters.first_hour(story.id)
         return {
+            "firstRecorded": None if first_hour is None else iso(hour_start(first_hour)),
             "from": iso(hour_start(span.first)),
             "to": iso(hour_start(span.end)),
             "interval": "hour" if span.step == 1 else "day",

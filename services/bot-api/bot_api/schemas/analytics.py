@@ -57,6 +57,14 @@ class UnansweredSchema(Schema):
 
 
 class AnalyticsSchema(Schema):
+    firstRecorded = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "The start (UTC) of the story's earliest counted hour, whatever "
+            "the range; null: nothing counted yet. The console opens on the range from it"
+        },
+    )
     from_ = fields.String(required=True, data_key="from", attribute="from")
     to = fields.String(required=True)
     interval = fields.String(required=True)

@@ -144,6 +144,12 @@ class AnalyticsRepository:
         )
         return {document["hour"]: tally_from_document(document) async for document in cursor}
 
+    async def first_hour(self, story_id: str) -> int | None:
+        """The story's earliest counted hour, through the (`storyId`, `hour`) index."""
+        cursor = self.hours.find({"storyId": story_id}, {"hour": 1}).sort("hour", 1).limit(1)
+        found = await cursor.to_list()
+        return int(found[0]["hour"]) if found else None
+
     async def delete_for_story(self, story_id: str) -> None:
         await self.hours.delete_many({"storyId": story_id})
         await self.conversations.delete_many({"storyId": story_id})

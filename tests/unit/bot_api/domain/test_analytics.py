@@ -3,6 +3,7 @@ batch adds, how a conversation moves; and the counters against a store where ano
 process writes between their read and their conditional write."""
 
 import random
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from bot_api.conversations.analytics import AnalyticsCounters
@@ -98,3 +99,16 @@ async def test_another_process_between_the_read_and_the_write_is_counted_once() 
     total = sum(store.hours.values(), Tally())
     assert (total.conversations, total.fell_back, total.messages) == (1, 1, 4)
     assert store.conversations == {("st", "s1"): Conversation(hour_of(NOON), True)}
+
+
+async def test_the_test_chat_s_turns_are_not_counted() -> None:
+    store = AnalyticsInMemory()
+    counters = AnalyticsCounters(store)
+    tried = [
+        replace(turn("console", 0, "fallback"), test=True),
+        replace(turn("console", 1), test=True),
+    ]
+    await counters.turns_written([*tried, turn("visitor", 2)])
+    total = sum(store.hours.values(), Tally())
+    assert (total.conversations, total.fell_back, total.messages) == (1, 0, 1)
+    assert list(store.conversations) == [("st", "visitor")]
