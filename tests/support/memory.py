@@ -20,7 +20,7 @@ import numpy as np
 from bson import ObjectId
 from pymongo.errors import AutoReconnect
 
-from bot_api.domain.analytics import BucketKey, Conversation, SessionKey, Tally
+from bot_api.domain.analytics import ANY, BucketKey, Conversation, Segment, SessionKey, Tally
 from bot_api.domain.conversation_tests import ConversationTest, StoredTest, TestRun
 from bot_api.domain.entities import Entity
 from bot_api.domain.history import Resolution, TurnRecord
@@ -689,15 +689,18 @@ class AnalyticsInMemory:
         for key, tally in tallies.items():
             self.hours[key] = self.hours.get(key, Tally()) + tally
 
-    async def hours_of(self, story_id: str, first: int, end: int) -> dict[int, Tally]:
-        return {
-            hour: tally
-            for (story, hour), tally in self.hours.items()
-            if story == story_id and first <= hour < end
-        }
+    async def hours_of(
+        self, story_id: str, first: int, end: int, only: Segment = ANY
+    ) -> dict[int, Tally]:
+        found: dict[int, Tally] = {}
+        for (story, hour, segment), tally in self.hours.items():
+            matches = all(wanted in (None, its) for wanted, its in zip(only, segment, strict=True))
+            if story == story_id and first <= hour < end and matches:
+                found[hour] = found.get(hour, Tally()) + tally
+        return found
 
     async def first_hour(self, story_id: str) -> int | None:
-        return min((hour for story, hour in self.hours if story == story_id), default=None)
+        return min((hour for story, hour, _ in self.hours if story == story_id), default=None)
 
     async def delete_for_story(self, story_id: str) -> None:
         for key in [k for k in self.hours if k[0] == story_id]:

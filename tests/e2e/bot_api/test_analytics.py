@@ -160,3 +160,12 @@ async def test_query_turns_reach_the_report_through_the_history_recorder(
     counts = {i["name"]: i["count"] for i in report["interactions"]}
     assert counts == {"Order": 1, "Fallback": 1, "Welcome": 1}
     assert order in {i["id"] for i in report["interactions"]}
+    widget = {"storyId": story_id, "sessionId": "w1", "parameters": {"default_source": "widget"}}
+    await alice.public.ok("POST", "/query", {**widget, "query": "I want a pizza"})
+    await bot_api.app[RECORDER].idle()
+    base = f"/stories/{story_id}/analytics?from={since}&to={until}"
+    only = await api.ok("GET", f"{base}&source=widget")
+    assert (only["totals"]["conversations"], only["totals"]["messages"]) == (1, 1)
+    assert [(i["name"], i["count"]) for i in only["interactions"]] == [("Order", 1)]
+    assert (await api.ok("GET", f"{base}&channel=c-1"))["totals"]["messages"] == 0
+    assert (await api.ok("GET", base))["totals"]["messages"] == 4

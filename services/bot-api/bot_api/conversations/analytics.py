@@ -8,8 +8,10 @@ from typing import Protocol
 
 from bot_api.changes import Change, StoryDeleted
 from bot_api.domain.analytics import (
+    ANY,
     BucketKey,
     Conversation,
+    Segment,
     SessionKey,
     Tally,
     add_to,
@@ -45,7 +47,11 @@ class AnalyticsStore(Protocol):
 
     async def add(self, tallies: Mapping[BucketKey, Tally]) -> None: ...
 
-    async def hours_of(self, story_id: str, first: int, end: int) -> dict[int, Tally]: ...
+    async def hours_of(
+        self, story_id: str, first: int, end: int, only: Segment = ANY
+    ) -> dict[int, Tally]:
+        """The story's counted hours in [first, end), summed over the segments `only`
+        matches (its source and channel; None: any)."""
 
     async def first_hour(self, story_id: str) -> int | None:
         """The story's earliest counted hour (None: nothing counted)."""

@@ -3,6 +3,7 @@ from datetime import UTC
 from marshmallow import Schema, fields, validate
 
 from bot_api.domain.analytics import INTERVAL_HOURS
+from bot_api.schemas.history import segment_filter
 
 
 class AnalyticsQuerySchema(Schema):
@@ -17,6 +18,11 @@ class AnalyticsQuerySchema(Schema):
         default_timezone=UTC, metadata={"description": "ISO 8601; default: now"}
     )
     interval = fields.String(load_default="day", validate=validate.OneOf(sorted(INTERVAL_HOURS)))
+    source = segment_filter(
+        "Only turns of this `default_source` (`widget`, a channel's type such as "
+        "`telegram`...; conversations by their first turn's)"
+    )
+    channel = segment_filter("Only turns this channel (its id) carried")
 
 
 class LatencySchema(Schema):

@@ -8,6 +8,13 @@ OUTCOMES = ("matched", "fallback", "incomplete", "trigger", "goto", "handoff")
 MAX_CONVERSATIONS_PAGE = 100
 
 
+def segment_filter(description: str) -> fields.String:
+    """A turn's `default_source`, or a channel's id, to filter by (history, analytics)."""
+    return fields.String(
+        validate=validate.Length(min=1, max=64), metadata={"description": description}
+    )
+
+
 class TimeRangeSchema(Schema):
     since = fields.AwareDateTime(
         data_key="from", format="iso", metadata={"description": "ISO 8601 with a zone"}
@@ -29,17 +36,11 @@ class ConversationsQuerySchema(TimeRangeSchema):
     text = text(
         200, min_length=1, metadata={"description": "Conversations where a message contains it"}
     )
-    source = fields.String(
-        validate=validate.Length(min=1, max=64),
-        metadata={
-            "description": "Conversations with a turn of this `default_source` (`widget`, "
-            "`console`, a channel's type such as `telegram`, or what a client sent)"
-        },
+    source = segment_filter(
+        "Conversations with a turn of this `default_source` (`widget`, `console`, a "
+        "channel's type such as `telegram`, or what a client sent)"
     )
-    channel = fields.String(
-        validate=validate.Length(min=1, max=64),
-        metadata={"description": "Conversations with a turn this channel (its id) carried"},
-    )
+    channel = segment_filter("Conversations with a turn this channel (its id) carried")
     test = fields.Boolean(
         metadata={
             "description": "true: only the console's test chat's conversations; false: all "

@@ -52,8 +52,14 @@ function interactions(report) {
   );
 }
 
-const fetchReport = (from, to, interval) =>
-  call("GET", `/stories/${page.story}/analytics?from=${from.toISOString()}&to=${to.toISOString()}&interval=${interval}`);
+function fetchReport(from, to, interval) {
+  const query = new URLSearchParams({ from: from.toISOString(), to: to.toISOString(), interval });
+  for (const name of ["source", "channel"]) {
+    const value = byId(`analytics-${name}`).value.trim();
+    if (value) query.set(name, value);
+  }
+  return call("GET", `/stories/${page.story}/analytics?${query}`);
+}
 
 // "since the first day": the range from the story's first counted hour (as far back as the
 // API's longest range, 366 days), or the last 7 days while nothing is counted.
@@ -90,5 +96,7 @@ async function load() {
 export async function start() {
   byId("analytics-days").addEventListener("change", load);
   byId("analytics-interval").addEventListener("change", load);
+  byId("analytics-source").addEventListener("change", load);
+  byId("analytics-channel").addEventListener("change", load);
   await load();
 }
