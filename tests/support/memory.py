@@ -20,7 +20,7 @@ import numpy as np
 from bson import ObjectId
 from pymongo.errors import AutoReconnect
 
-from bot_api.domain.analytics import BucketKey, Conversation, SessionKey, Tally
+from bot_api.domain.analytics import ANY, BucketKey, Conversation, Segment, SessionKey, Tally
 from bot_api.domain.conversation_tests import ConversationTest, StoredTest, TestRun
 from bot_api.domain.entities import Entity
 from bot_api.domain.history import Resolution, TurnRecord
@@ -34,7 +34,7 @@ from bot_api.engine.turn import SessionState
 from bot_api.storage import Stores, object_id
 from bot_api.storage.connections import Connection
 from bot_api.storage.entities import StoredEntity
-from bot_api.storage.inbox import MAX_INBOX_TURNS
+from bot_api.storage.inbox import MAX_INBOX_TURNS, PROMPT_CONTINUED
 from bot_api.storage.interactions import InteractionSummary
 from bot_api.storage.sessions import OpenHandoff, StoredSession, session_key
 from bot_api.storage.stories import StoryFields, StoryRecord
@@ -689,12 +689,18 @@ class AnalyticsInMemory:
         for key, tally in tallies.items():
             self.hours[key] = self.hours.get(key, Tally()) + tally
 
-    async def hours_of(self, story_id: str, first: int, end: int) -> dict[int, Tally]:
-        return {
-            hour: tally
-            for (story, hour), tally in self.hours.items()
-            if story == story_id and first <= hour < end
-        }
+    async def hours_of(
+        self, story_id: str, first: int, end: int, only: Segment = ANY
+    ) -> dict[int, Tally]:
+        found: dict[int, Tally] = {}
+        for (story, hour, segment), tally in self.hours.items():
+            matches = all(wanted in (None, its) for wanted, its in zip(only, segment, strict=True))
+            if story == story_id and first <= hour < end and matches:
+                found[hour] = found.get(hour, Tally()) + tally
+        return found
+
+    async def first_hour(self, story_id: str) -> int | None:
+        return min((hour for story, hour, _ in self.hours if story == story_id), default=None)
 
     async def delete_for_story(self, story_id: str) -> None:
         for key in [k for k in self.hours if k[0] == story_id]:
@@ -767,6 +773,9 @@ class TurnsInMemory:
             summary["fallbacks"] += change["fallbacks"]
             summary["outcomes"] = sorted({*summary["outcomes"], *change["outcomes"]})
             summary["interactions"] = sorted({*summary["interactions"], *change["interactions"]})
+            for field in ("sources", "channels"):
+                summary[field] = sorted({*summary[field], *change[field]})
+            summary["test"] = summary["test"] or change["test"]
 
     async def conversations_page(
         self, story_id: str, found: ConversationFilter, cursor: str | None, limit: int
@@ -785,6 +794,9 @@ class TurnsInMemory:
             and (found.until is None or summary["startedMs"] < found.until.timestamp() * 1000)
             and (found.outcome is None or found.outcome in summary["outcomes"])
             and (found.interaction is None or found.interaction in summary["interactions"])
+            and (found.source is None or found.source in summary["sources"])
+            and (found.channel is None or found.channel in summary["channels"])
+            and (found.test is None or found.test == summary["test"])
             and (found.text is None or session in saying)
             and (position is None or (summary["lastAtMs"], session) < position)
         ]
@@ -858,8 +870,15 @@ class InboxInMemory:
         self, story_id: str, review_below: float, model_id: str | None
     ) -> list[Miss]:
         def missed(document: dict[str, Any]) -> bool:
-            return document["outcome"] == "fallback" or (
-                document["outcome"] == "matched" and document["score"] < review_below
+            if document.get("test") is True:
+                return False
+            return (
+                document["outcome"] == "fallback"
+                or (document["outcome"] == "matched" and document["score"] < review_below)
+                or (
+                    document["outcome"] == "incomplete"
+                    and document["score"] < min(review_below, PROMPT_CONTINUED)
+                )
             )
 
         found = [

@@ -6,7 +6,15 @@ import sys
 
 
 async def story_command(url: str, token: str, *args: str) -> tuple[int, str, str]:
-    environ = {**os.environ, "PARLEY_API_URL": url, "PARLEY_TOKEN": token}
+    """With `SEMANTIC_MATCHING` off: a server-less `story test` of an English story would
+    otherwise load MiniLM (seconds of CPU); test_story_test_command.py runs its semantic
+    stage with a stand-in encoder."""
+    environ = {
+        **os.environ,
+        "PARLEY_API_URL": url,
+        "PARLEY_TOKEN": token,
+        "SEMANTIC_MATCHING": "off",
+    }
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",

@@ -18,7 +18,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from bot_api.story_test_command import TestFileError, junit_xml, report_lines, run_test_file
+from bot_api.story_test_command import (
+    TestFileError,
+    junit_xml,
+    report_lines,
+    run_test_file,
+    server_encoders,
+)
 from bot_api.transfer.layout import to_layout
 from shared.cli import running_stack_settings, var_dir
 
@@ -139,7 +145,7 @@ def _test(
             return dict(json.loads(answer)["result"])
 
     try:
-        suite, run = run_test_file(path, story_id, ask)
+        suite, run = run_test_file(path, story_id, ask, server_encoders(environ))
     except TestFileError as error:
         raise CommandError(str(error)) from None
     print("\n".join(report_lines(run)))

@@ -2,19 +2,23 @@
 tests from CI (docs/tests.md), exiting 1 when one fails.
 
 FILE is a story document holding `tests`: the story is compiled here and the tests replayed
-against it, no server needed (the lexical stage only: the sentence encoders belong to a
-running service). With `--story ID`, FILE may also be a file of tests alone (a list, or a
-mapping with `tests`), and each turn goes through the server's `/query` as the developer
-token's, with a session of its own per test: what a client of that story's draft gets.
+against it, no server needed, with the server's matching: the semantic stage included when
+`SEMANTIC_MATCHING` is on (the default), by the encoder the server would choose for the
+story (they ship in packages; one is loaded only when a story needs it), its phrase
+vectors kept as float16 as the server stores them. With `--story ID`, FILE may also be a
+file of tests alone (a list, or a mapping with `tests`), and each turn goes through the
+server's `/query` as the developer token's, with a session of its own per test: what a
+client of that story's draft gets.
 """
 
 import json
 import uuid
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from marshmallow import ValidationError
 
 from bot_api.domain.conversation_tests import (
@@ -26,13 +30,17 @@ from bot_api.domain.conversation_tests import (
     TestRun,
     first_difference,
 )
+from bot_api.encoding.minilm import MiniLmEncoder
+from bot_api.encoding.use_multilingual import UseMultilingualEncoder
 from bot_api.engine.replay import replay
+from bot_api.engine.semantic import Encoder, Encoders, PhraseVectors, Vectors, vector_key
 from bot_api.engine.story import CompiledStory
 from bot_api.schemas.conversation_tests import TestWriteSchema
 from bot_api.schemas.story_document import checked_upload
 from bot_api.transfer.document import FORMAT
 from bot_api.transfer.report import Translated, TranslationError
 from bot_api.transfer.sources import parse_yaml
+from shared.config import Config
 from shared.errors import ApiError
 from shared.timeutil import utcnow
 
@@ -47,9 +55,38 @@ Ask = Callable[[dict[str, Any]], dict[str, Any]]
 """Sends a /query body, answers the result."""
 
 
-def run_test_file(path: Path, story_id: str | None, ask: Ask | None) -> tuple[str, TestRun]:
-    """The suite's name and its run: in-process for a story document without `story_id`,
-    else through `ask` (the server's /query)."""
+class LazyEncoder:
+    """One of the server's encoders, its model loaded on first use: a lexical story (or
+    one in another language) never loads it."""
+
+    def __init__(self, make: type[MiniLmEncoder] | type[UseMultilingualEncoder]) -> None:
+        self._make = make
+        self._loaded: Encoder | None = None
+        self.model_id = make.model_id
+        self.languages = make.languages
+        self.calibration = make.calibration
+        self.cross_lingual = make.cross_lingual
+
+    def __call__(self, texts: Sequence[str]) -> Vectors:
+        if self._loaded is None:
+            self._loaded = self._make()
+        return self._loaded(texts)
+
+
+def server_encoders(environ: Mapping[str, str]) -> Encoders | None:
+    """The encoders a server with this environment offers (app.py); None when its
+    `SEMANTIC_MATCHING` is off."""
+    if not Config.from_env_mapping(environ).semantic_matching:
+        return None
+    return Encoders((LazyEncoder(MiniLmEncoder), LazyEncoder(UseMultilingualEncoder)))
+
+
+def run_test_file(
+    path: Path, story_id: str | None, ask: Ask | None, encoders: Encoders | None = None
+) -> tuple[str, TestRun]:
+    """The suite's name and its run: in-process for a story document without `story_id`
+    (matched by `encoders` as the server would, lexically without), else through `ask`
+    (the server's /query)."""
     try:
         content = parse_yaml(path.read_text(encoding="utf-8"), path.name)
     except (OSError, UnicodeDecodeError, TranslationError) as error:
@@ -59,7 +96,11 @@ def run_test_file(path: Path, story_id: str | None, ask: Ask | None) -> tuple[st
     if story_id is None:
         if not is_story:
             raise TestFileError(f"{path} is no story document: give --story ID to run it")
-        return str(content.get("name", path.stem)), replay(_compiled(content), tests, utcnow())
+        story = _compiled(content)
+        encoder = None if encoders is None else encoders.for_story(story.settings)
+        if encoder is not None:
+            story = with_phrase_vectors(story, encoder)
+        return str(content.get("name", path.stem)), replay(story, tests, utcnow(), encoder)
     assert ask is not None
     return f"story {story_id}", _through_queries(story_id, tests, ask)
 
@@ -83,6 +124,16 @@ def _compiled(document: dict[str, Any]) -> CompiledStory:
     return CompiledStory.compile(
         "file", upload.settings, upload.structure, upload.interactions.values(), upload.entities
     )
+
+
+def with_phrase_vectors(story: CompiledStory, encoder: Encoder) -> CompiledStory:
+    """The story with every phrase's vector, stored as float16 like the server's (so a
+    score is the server's, not one 0.001 off)."""
+    texts = story.phrase_texts(story.interactions)
+    distinct = list(dict.fromkeys(text for phrases in texts.values() for text in phrases))
+    rows = encoder(distinct).astype(np.float16)
+    by_key = {vector_key(encoder.model_id, t): row for t, row in zip(distinct, rows, strict=True)}
+    return story.with_vectors(story.interactions, PhraseVectors(encoder.model_id, by_key))
 
 
 def _through_queries(story_id: str, tests: Sequence[StoredTest], ask: Ask) -> TestRun:

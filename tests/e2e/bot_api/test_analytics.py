@@ -83,6 +83,8 @@ async def test_totals_series_and_interactions_of_a_range(
         {"id": ids["Fallback"], "name": "Fallback", "count": 1},
     ]
     assert report["unanswered"] == [{"id": ids["Welcome"], "name": "Welcome"}]
+    before = await api.ok("GET", f"/stories/{story_id}/analytics?to=2026-02-01T00:00:00Z")
+    assert report["firstRecorded"] == before["firstRecorded"] == "2026-03-01T12:00:00.000Z"
 
 
 async def test_by_day_and_with_the_names_of_now(
@@ -145,6 +147,8 @@ async def test_query_turns_reach_the_report_through_the_history_recorder(
     for session, message in (("s1", "I want a pizza"), ("s1", "the moon"), ("s2", "hi")):
         body = {"storyId": story_id, "sessionId": session, "query": message}
         await alice.public.ok("POST", "/query", body)
+    tried = {"storyId": story_id, "sessionId": "tried", "query": "the moon"}
+    await api.ok("POST", "/query", {**tried, "parameters": {"default_source": "console"}})
     await bot_api.app[RECORDER].idle()
     now = datetime.now(UTC)
     since = (now - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -156,3 +160,12 @@ async def test_query_turns_reach_the_report_through_the_history_recorder(
     counts = {i["name"]: i["count"] for i in report["interactions"]}
     assert counts == {"Order": 1, "Fallback": 1, "Welcome": 1}
     assert order in {i["id"] for i in report["interactions"]}
+    widget = {"storyId": story_id, "sessionId": "w1", "parameters": {"default_source": "widget"}}
+    await alice.public.ok("POST", "/query", {**widget, "query": "I want a pizza"})
+    await bot_api.app[RECORDER].idle()
+    base = f"/stories/{story_id}/analytics?from={since}&to={until}"
+    only = await api.ok("GET", f"{base}&source=widget")
+    assert (only["totals"]["conversations"], only["totals"]["messages"]) == (1, 1)
+    assert [(i["name"], i["count"]) for i in only["interactions"]] == [("Order", 1)]
+    assert (await api.ok("GET", f"{base}&channel=c-1"))["totals"]["messages"] == 0
+    assert (await api.ok("GET", base))["totals"]["messages"] == 4

@@ -68,7 +68,9 @@ async def test_a_channel_turn_gets_the_body_the_public_query_would(
 
     await alice.developer.client.server.app[RECORDER].idle()
     transcript = await alice.developer.ok("GET", f"/stories/{story_id}/conversations/{SESSION}")
-    assert [t["defaultSource"] for t in transcript["turns"]] == ["telegram"]
+    assert [(t["defaultSource"], t["channel"], t["test"]) for t in transcript["turns"]] == [
+        ("telegram", SESSION.partition(":")[0], False)
+    ]
 
 
 async def test_a_message_longer_than_query_takes_is_answered_on_its_start_and_said_truncated(

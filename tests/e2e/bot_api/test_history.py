@@ -206,3 +206,40 @@ async def test_the_webhook_outcome_of_each_turn_is_recorded(
     turns = (await api.ok("GET", f"/stories/{story_id}/conversations/v"))["turns"]
     assert [t["webhook"] for t in turns] == ["ok", "failed", None]
     assert turns[0]["fulfillment"] == "From the hook"
+
+
+async def test_the_console_test_chat_is_marked_and_filtered_by_source(alice: Tenant) -> None:
+    """The console's chat sends its /query with the developer token and `default_source`
+    `console` (console/static/console/chat.js): those turns are the test chat's. The
+    public key saying `console` is not (it is in every page that embeds the bot)."""
+    api = alice.developer
+    story_id, _ = await pizza_story(api)
+
+    async def say(client: Api, session: str, source: str) -> None:
+        body = {
+            "storyId": story_id,
+            "sessionId": session,
+            "query": "I want a pizza",
+            "parameters": {"default_source": source},
+        }
+        await client.ok("POST", "/query", body)
+
+    await say(api, "tried", "console")
+    await say(alice.public, "visitor", "widget")
+    await say(alice.public, "pretender", "console")
+    await recorded(api.client)
+    base = f"/stories/{story_id}/conversations"
+
+    async def sessions(query: str) -> list[str]:
+        return [c["sessionId"] for c in (await api.ok("GET", f"{base}?{query}"))["items"]]
+
+    assert await sessions("test=true") == ["tried"]
+    assert await sessions("test=false") == ["pretender", "visitor"]
+    assert await sessions("source=console") == ["pretender", "tried"]
+    assert await sessions("source=widget") == ["visitor"]
+    assert await sessions("channel=c-1") == []
+    tried = await api.ok("GET", f"{base}/tried")
+    assert [(t["defaultSource"], t["channel"], t["test"]) for t in tried["turns"]] == [
+        ("console", None, True)
+    ]
+    assert (await api.get(f"{base}?test=maybe")).status == 400

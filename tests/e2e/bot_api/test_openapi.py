@@ -118,7 +118,15 @@ async def test_query_string_parameters_are_those_the_endpoint_reads(bot_api: Tes
     paths = (await document(bot_api))["paths"]
     listing = paths["/stories/{story}/conversations"]["get"]
     in_query = {p["name"]: p["schema"] for p in listing["parameters"] if p["in"] == "query"}
-    assert set(in_query) == {"from", "to", "outcome", "interaction", "text", "cursor", "limit"}
+    assert set(in_query) == {
+        *("from", "to", "outcome", "interaction", "text", "cursor", "limit"),
+        *("source", "channel", "test"),
+    }
+    assert in_query["test"]["type"] == "boolean"
+    analytics = paths["/stories/{story}/analytics"]["get"]
+    assert {p["name"] for p in analytics["parameters"] if p["in"] == "query"} == {
+        *("from", "to", "interval", "source", "channel")
+    }
     assert in_query["limit"]["maximum"] == 100
     assert "400" in listing["responses"]
     export = paths["/stories/{story}/conversations/export"]["get"]

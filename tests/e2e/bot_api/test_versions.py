@@ -79,11 +79,19 @@ async def test_a_version_is_its_own_story_s_and_account_s_only(alice: Tenant, bo
     assert reply.error == (400, "validation_error")
 
 
+ORDER_ANSWER = [
+    {"type": "text", "messages": ["One {{size}} pizza coming up!"]},
+    {"type": "quickReply", "title": "Anything else?", "replies": ["Drinks", "No"]},
+]
+TWO_PIZZAS = [{"type": "text", "messages": ["Two pizzas coming."]}]
+
+
 async def test_the_diff_names_what_changed_by_key(api: Api) -> None:
     story_id = await pizza_story(api)
     version_id = await freeze(api, story_id)
     path = f"/stories/{story_id}/interactions/{await order_id(api, story_id)}"
     await api.ok("PUT", path, {"userSays": ["I want a {{size:size}} pizza", "pizza time"]})
+    await change_the_answer(api, story_id, "Two pizzas coming.")
     await api.create_interaction(story_id, "Opening hours", userSays=["when are you open"])
     await api.ok(
         "PUT",
@@ -103,9 +111,10 @@ async def test_the_diff_names_what_changed_by_key(api: Api) -> None:
         {
             "key": "order",
             "name": "Order",
-            "fields": ["userSays"],
+            "fields": ["userSays", "responses"],
             "phrasesAdded": ["pizza time"],
             "phrasesRemoved": ["a pizza please"],
+            "changes": [{"name": "responses", "from": ORDER_ANSWER, "to": TWO_PIZZAS}],
         }
     ]
     assert found["settings"] == [{"name": "lifespan", "from": 2, "to": 3}]

@@ -41,6 +41,11 @@ def test_totals_charts_and_answers_per_interaction(page: Page, stack: Stack) -> 
         TurnRecord("a", story_id, f"s{n}", now - timedelta(hours=n), "matched", interaction=opening)
         for n in range(6)
     ] + [TurnRecord("a", story_id, "s0", now, "fallback", interaction=fallback, latency_ms=12.0)]
+    first_day = now - timedelta(days=20)  # out of the 7 days the page once opened on
+    turns.append(TurnRecord("a", story_id, "early", first_day, "matched", interaction=opening))
+    turns.append(
+        TurnRecord("a", story_id, "w", now, "matched", interaction=opening, default_source="widget")
+    )
     with ThreadPoolExecutor(1) as thread:  # Playwright's sync API may hold this thread's loop
         thread.submit(asyncio.run, count(stack, turns)).result()
 
@@ -49,21 +54,29 @@ def test_totals_charts_and_answers_per_interaction(page: Page, stack: Stack) -> 
     page.get_by_role("link", name="Analytics").click()
     loaded(page)
     totals = page.locator("#analytics-totals")
-    expect(totals).to_contain_text("Conversations6")
-    expect(totals).to_contain_text("Messages7")
-    expect(totals).to_contain_text("Containment83.3 %")
+    expect(totals).to_contain_text("Conversations8")
+    expect(totals).to_contain_text("Messages9")
+    expect(totals).to_contain_text("Containment87.5 %")
     for chart in ("#chart-messages", "#chart-fallbacks"):
         expect(page.locator(f"{chart} canvas")).to_have_count(1)
         box = page.locator(f"{chart} canvas").bounding_box()
         assert box is not None and box["width"] > 200 and box["height"] > 100, (chart, box)
     expect(page.locator("#chart-messages .u-legend")).to_contain_text("Conversations")
     rows = page.locator("#analytics-interactions tbody tr")
-    expect(rows).to_have_text(["Opening hours6", "Fallback1", "Welcome0"])
+    expect(rows).to_have_text(["Opening hours8", "Fallback1", "Welcome0"])
     screenshot(page, "analytics")
 
     page.get_by_label("by").select_option("hour")
-    expect(page.locator("body")).to_have_attribute("data-charted", "7:hour")
+    expect(page.locator("body")).to_have_attribute("data-charted", "first:hour")
     expect(page.locator("#chart-messages canvas")).to_have_count(1)
+
+    page.get_by_label("Range").select_option("7")
+    expect(page.locator("body")).to_have_attribute("data-charted", "7:hour")
+    expect(totals).to_contain_text("Conversations7")
+    page.get_by_label("Source").fill("widget")
+    page.get_by_label("Source").press("Enter")
+    expect(totals).to_contain_text("Conversations1")
+    expect(totals).to_contain_text("Messages1")
 
     page.set_viewport_size({"width": 360, "height": 800})
     page.reload()

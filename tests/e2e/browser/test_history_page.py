@@ -16,12 +16,14 @@ def test_the_history_lists_conversations_and_explains_each_turn(page: Page, stac
         "responses": [{"type": "text", "messages": ["One pizza coming."]}],
     }
     call(page, stack, "POST", f"/stories/{story_id}/interactions", order)
+    tried = {"sessionId": "tried", "storyId": story_id, "query": "I want a pizza"}
+    call(page, stack, "POST", "/query", {**tried, "parameters": {"default_source": "console"}})
     for session, message in (("visitor-1", "I want a pizza"), ("visitor-2", "is the moon round")):
         turn = {"sessionId": session, "storyId": story_id, "query": message}
         call(page, stack, "POST", "/query", turn)
     deadline = time.monotonic() + 15  # turns are written behind /query
     path = f"/stories/{story_id}/conversations"
-    while len(call(page, stack, "GET", path)["items"]) < 2 and time.monotonic() < deadline:
+    while len(call(page, stack, "GET", path)["items"]) < 3 and time.monotonic() < deadline:
         page.wait_for_timeout(200)
 
     sign_in(page, stack)
@@ -30,7 +32,7 @@ def test_the_history_lists_conversations_and_explains_each_turn(page: Page, stac
     page.get_by_role("link", name="History").click()
     loaded(page)
     conversations = page.locator("#conversation-list li")
-    expect(conversations).to_have_count(2)
+    expect(conversations).to_have_count(3)
     expect(conversations.first).to_contain_text("visitor-2")
     expect(conversations.first).to_contain_text("1 fell back")
 
@@ -43,9 +45,17 @@ def test_the_history_lists_conversations_and_explains_each_turn(page: Page, stac
     expect(turn.locator(".candidates li").first).to_have_text("Order: 1.00")
     screenshot(page, "history")
 
+    page.get_by_label("Test chat").select_option("true")
+    page.get_by_role("button", name="Filter").click()
+    expect(conversations).to_have_count(1)
+    page.get_by_role("button", name="tried").click()
+    expect(page.locator("#transcript .turn").first).to_contain_text("console, test chat")
+    page.get_by_label("Test chat").select_option("false")
+
     page.get_by_label("Outcome").select_option("fallback")
     page.get_by_role("button", name="Filter").click()
     expect(conversations).to_have_count(1)
+    expect(conversations.first).to_contain_text("visitor-2")
     conversations.first.get_by_role("button").click()
     expect(page.locator("#transcript .turn").first).to_contain_text("threshold 0.50")
     expect(page.locator("#transcript .turn").first).to_have_attribute("data-outcome", "fallback")
@@ -54,4 +64,5 @@ def test_the_history_lists_conversations_and_explains_each_turn(page: Page, stac
     page.get_by_role("button", name="Delete this conversation").click()
     expect(page.locator("#notice")).to_have_text("Deleted.")
     expect(conversations).to_have_text(["No conversation yet."])
-    assert [c["sessionId"] for c in call(page, stack, "GET", path)["items"]] == ["visitor-1"]
+    listed = [c["sessionId"] for c in call(page, stack, "GET", path)["items"]]
+    assert listed == ["visitor-1", "tried"]

@@ -55,6 +55,9 @@ def test_freeze_diff_publish_unpublish_and_restore(page: Page, stack: Stack) -> 
     diff = page.locator("#version-diff")
     expect(diff.get_by_role("heading", name="Version 1 → the draft")).to_be_visible()
     expect(diff).to_contain_text("Order: userSays, responses (+ “pizza now”)")
+    responses = diff.get_by_role("table", name="responses")
+    expect(responses.get_by_role("cell").first).to_contain_text("Pizza is coming")
+    expect(responses.get_by_role("cell").last).to_contain_text("Sold out")
 
     page.get_by_role("button", name="Publish Version 1", exact=True).click()
     expect(row.locator(".badge")).to_have_text("published")

@@ -86,6 +86,18 @@ async def test_a_batch_counts_in_the_hours_of_its_turns(store: AnalyticsStore) -
     assert (await store.hours_of(other, HOURS, HOURS + 2))[HOURS].conversations == 1
 
 
+async def test_the_first_hour_is_the_story_s_earliest_whatever_the_order(
+    store: AnalyticsStore,
+) -> None:
+    story, other, empty = new_object_id(), new_object_id(), new_object_id()
+    counters = AnalyticsCounters(store)
+    await counters.turns_written([turn(story, "s1", 24 * 60 + 5), turn(other, "s1", 0)])
+    await counters.turns_written([turn(story, "s2", 125), turn(story, "s3", 24 * 90)])
+    assert await store.first_hour(story) == HOURS + 2
+    assert await store.first_hour(other) == HOURS
+    assert await store.first_hour(empty) is None
+
+
 async def test_a_session_is_one_conversation_and_falls_back_once_across_batches(
     store: AnalyticsStore,
 ) -> None:
@@ -141,3 +153,53 @@ async def test_hours_are_read_in_their_range_and_a_deleted_story_loses_its_count
     assert len(await store.hours_of(kept, HOURS - 1, HOURS_AND_A_DAY + 1)) == 4
     await counters.turns_written([turn(story, "s1", 5)])
     assert (await store.hours_of(story, HOURS, HOURS + 1))[HOURS].conversations == 1
+
+
+async def test_hours_are_read_by_source_and_channel(store: AnalyticsStore) -> None:
+    """Each hour is counted per (source, channel); a conversation in those of its first
+    turn, moving with it when an earlier turn comes in a later batch."""
+    story, other = new_object_id(), new_object_id()
+    counters = AnalyticsCounters(store)
+    await counters.turns_written(
+        [
+            turn(story, "w1", 0, default_source="widget"),
+            turn(story, "w1", 1, fell_back=True, default_source="widget"),
+            turn(story, "t1", 2, default_source="telegram", channel="c-1"),
+            turn(story, "t2", 3, default_source="telegram", channel="c-2"),
+            turn(story, "api", 4),
+            turn(other, "w1", 5, default_source="widget"),
+        ]
+    )
+    await counters.turns_written([turn(story, "t1", -30, default_source="slack", channel="c-3")])
+
+    def figures(hours: dict[int, Tally]) -> tuple[int, int, int]:
+        total = sum(hours.values(), Tally())
+        return total.conversations, total.messages, total.fallbacks
+
+    span = (HOURS - 1, HOURS + 1)
+    assert figures(await store.hours_of(story, *span)) == (4, 6, 1)
+    assert figures(await store.hours_of(story, *span, ("widget", None))) == (1, 2, 1)
+    assert figures(await store.hours_of(story, *span, ("telegram", None))) == (1, 2, 0)
+    assert figures(await store.hours_of(story, *span, (None, "c-2"))) == (1, 1, 0)
+    assert figures(await store.hours_of(story, *span, ("slack", None))) == (1, 1, 0)
+    assert figures(await store.hours_of(story, *span, ("telegram", "c-1"))) == (0, 1, 0)
+    assert figures(await store.hours_of(story, *span, ("console", None))) == (0, 0, 0)
+    assert sorted(await store.hours_of(story, *span, (None, "c-3"))) == [HOURS - 1]
+
+
+async def test_the_unique_hour_index_of_before_is_replaced(
+    mongo_client: AsyncMongoClient, config: Config
+) -> None:
+    """Hours were one document each under a unique (storyId, hour) index; one hour now
+    holds a document per segment."""
+    database = mongo_client[config.bot_database]
+    await database["analytics_hours"].drop_indexes()
+    await database["analytics_hours"].create_index([("storyId", 1), ("hour", 1)], unique=True)
+    repository = AnalyticsRepository(database)
+    await repository.ensure_indexes()
+    await repository.ensure_indexes()
+    story = new_object_id()
+    await AnalyticsCounters(repository).turns_written(
+        [turn(story, "a", 0, default_source="widget"), turn(story, "b", 1)]
+    )
+    assert (await repository.hours_of(story, HOURS, HOURS + 1))[HOURS].messages == 2

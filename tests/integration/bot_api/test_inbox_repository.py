@@ -75,9 +75,11 @@ def turn(
     story: str = STORY,
     vector: tuple[float, ...] | None = None,
     vector_model: str = MODEL,
+    test: bool = False,
+    account: str = "account-1",
 ) -> dict[str, Any]:
     record = TurnRecord(
-        account_id="account-1",
+        account_id=account,
         story_id=story,
         session_id="visitor",
         at=T0 + timedelta(minutes=minutes),
@@ -89,6 +91,7 @@ def turn(
         threshold=0.5,
         vector=vector,
         vector_model=None if vector is None else vector_model,
+        test=test,
     )
     return {"_id": ObjectId(), **turn_to_document(record, T0 + timedelta(days=30))}
 
@@ -133,6 +136,51 @@ async def test_the_inbox_holds_fallbacks_and_matches_below_review_newest_first(
     assert [(m.text, m.at, m.vector) for m in misses] == [
         ("close call", T0 + timedelta(minutes=2), None),
         ("refund please", T0 + timedelta(minutes=1), (0.5, 0.25)),
+    ]
+
+
+async def test_a_low_match_that_starts_a_prompt_is_a_miss_but_a_prompt_answered_is_not(
+    backend: Backend,
+) -> None:
+    """ "can I get a loan" → pay_cc 0.61 asked for a parameter (outcome `incomplete`):
+    a miss like a low match; a reply the prompt took is stored at 1.0 and stays out even
+    when `reviewBelow` (the confidence + 0.15) is above 1. Several accounts and stories."""
+    await backend.insert(
+        [
+            turn("can I get a loan", "incomplete", score=0.61, minutes=1),
+            turn("large", "incomplete", score=1.0, minutes=2),
+            turn("pay my card", "incomplete", score=0.9, minutes=3),
+            turn("a loan please", "incomplete", score=0.6, story=OTHER, account="account-2"),
+            turn("refund please", minutes=4),
+        ]
+    )
+    assert [m.text for m in await backend.inbox.unresolved(STORY, 0.65, MODEL)] == [
+        "refund please",
+        "can I get a loan",
+    ]
+    assert [m.text for m in await backend.inbox.unresolved(STORY, 1.05, MODEL)] == [
+        "refund please",
+        "pay my card",
+        "can I get a loan",
+    ]
+    assert [m.text for m in await backend.inbox.unresolved(OTHER, 0.65, MODEL)] == ["a loan please"]
+
+
+async def test_the_test_chats_turns_are_never_in_the_inbox(backend: Backend) -> None:
+    """A turn stored before turns said whether they were the test chat's has no `test`."""
+    older = turn("stored before the mark", minutes=2)
+    del older["test"]
+    await backend.insert(
+        [
+            turn("tried in the console", test=True),
+            turn("a close one from the console", "matched", score=0.6, test=True),
+            turn("a real visitor", minutes=1),
+            older,
+        ]
+    )
+    assert [m.text for m in await backend.inbox.unresolved(STORY, 0.65, MODEL)] == [
+        "stored before the mark",
+        "a real visitor",
     ]
 
 

@@ -8,7 +8,12 @@ from typing import Any
 
 import yaml
 
+from bot_api.domain.settings import Settings
+from bot_api.encoding.minilm import MiniLmEncoder
+from bot_api.engine.semantic import Encoders
+from bot_api.story_test_command import run_test_file, server_encoders
 from support.api import Tenant
+from support.encoders import ConceptEncoder
 from support.story_command import story_command
 from support.walkthrough import pizza_story
 
@@ -101,3 +106,44 @@ async def test_a_file_of_tests_runs_against_a_server_s_story(
     path.write_text(yaml.safe_dump([FAILING]))
     code, out, err = await story_command(second_bot_api, token, *args)
     assert code == 1 and out.splitlines()[-1] == "0 passed, 1 failed", err
+
+
+MEANING: dict[str, Any] = {
+    "format": "parley.story",
+    "version": 1,
+    "name": "Greeter",
+    "interactions": [
+        {"key": "greet", "name": "Greet", "userSays": ["hello there"]},
+        {"key": "weather", "name": "Weather", "userSays": ["weather forecast"]},
+    ],
+    "tests": [
+        {"name": "howdy greets", "turns": [{"query": "howdy", "expect": {"interaction": "Greet"}}]}
+    ],
+}
+
+
+def test_the_server_less_run_matches_by_meaning_as_the_server_does(tmp_path: Path) -> None:
+    """ "howdy" shares no word with "hello there": only the semantic stage answers it, as
+    the server would with its encoder; without one (SEMANTIC_MATCHING off) it falls back."""
+    path = tmp_path / "greeter.yaml"
+    path.write_text(yaml.safe_dump(MEANING))
+    encoder = ConceptEncoder()
+
+    _, run = run_test_file(path, None, None, Encoders((encoder,)))
+    assert (run.passed, run.failed) == (1, 0)
+    assert set(encoder.encoded) >= {"hello there", "weather forecast", "howdy"}
+
+    _, lexical = run_test_file(path, None, None, server_encoders({"SEMANTIC_MATCHING": "off"}))
+    assert lexical.failed == 1
+    assert lexical.results[0].difference is not None
+    assert lexical.results[0].difference.got == "Fallback"
+
+
+def test_the_server_s_encoders_load_only_for_a_story_that_uses_them() -> None:
+    encoders = server_encoders({})
+    assert encoders is not None
+    english = encoders.for_story(Settings(language="english"))
+    assert english is not None and english.model_id == MiniLmEncoder.model_id
+    any_language = encoders.for_story(Settings(language="english", answer_any_language=True))
+    assert any_language is not None and any_language.cross_lingual
+    assert encoders.for_story(Settings(language="portuguese")) is None

@@ -3,6 +3,7 @@ two stories, three conversations each; every call reads or changes exactly what 
 names."""
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -110,6 +111,46 @@ async def test_the_filters_choose_the_conversations(turns: TurnStore) -> None:
     )
     assert await sessions(turns, a, window) == ["middle"]
     assert await sessions(turns, b, ConversationFilter(outcome="incomplete")) == []
+
+
+async def test_conversations_are_filtered_by_source_channel_and_test_chat(
+    turns: TurnStore,
+) -> None:
+    """A conversation is listed by every source and channel it had a turn of, over
+    several batches; the test chat's are apart. Two stories share the session names."""
+    a, b = new_object_id(), new_object_id()
+
+    def said(story: str, session: str, minute: int, **marks: object) -> StoredTurn:
+        stored = turn(story, session, minute, "hello", "matched")
+        return replace(stored, turn=replace(stored.turn, **marks))
+
+    await turns.insert_many(
+        [
+            said(a, "console", 0, default_source="console", test=True),
+            said(a, "widget", 1, default_source="widget"),
+            said(a, "telegram", 2, default_source="telegram", channel="c-1"),
+            said(b, "telegram", 3, default_source="telegram", channel="c-2"),
+        ]
+    )
+    await turns.insert_many(
+        [
+            said(a, "widget", 4, default_source="slack", channel="c-3"),
+            said(a, "console", 5, default_source="console", test=True),
+        ]
+    )
+    assert await sessions(turns, a, ConversationFilter(source="widget")) == ["widget"]
+    assert await sessions(turns, a, ConversationFilter(source="slack")) == ["widget"]
+    assert await sessions(turns, a, ConversationFilter(source="telegram")) == ["telegram"]
+    assert await sessions(turns, a, ConversationFilter(channel="c-1")) == ["telegram"]
+    assert await sessions(turns, a, ConversationFilter(channel="c-2")) == []
+    assert await sessions(turns, b, ConversationFilter(channel="c-2")) == ["telegram"]
+    assert await sessions(turns, a, ConversationFilter(test=True)) == ["console"]
+    assert await sessions(turns, a, ConversationFilter(test=False)) == ["widget", "telegram"]
+    assert await sessions(turns, a, ConversationFilter(test=False, source="console")) == []
+    page = await turns.conversations_page(a, ConversationFilter(test=True), None, 10)
+    assert page.items[0].turns == 2
+    marked = await turns.transcript(a, "telegram")
+    assert [(t.default_source, t.channel, t.test) for t in marked] == [("telegram", "c-1", False)]
 
 
 async def test_a_conversation_over_several_batches_adds_up_in_its_summary(

@@ -32,4 +32,5 @@ async def read_analytics(request: web.Request) -> Any:
         account_id=account_of(request),
         story_id=request.match_info["story"],
         span=Span.of(start, end, asked["interval"]),
+        only=(asked.get("source"), asked.get("channel")),
     )

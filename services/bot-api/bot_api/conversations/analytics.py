@@ -8,8 +8,10 @@ from typing import Protocol
 
 from bot_api.changes import Change, StoryDeleted
 from bot_api.domain.analytics import (
+    ANY,
     BucketKey,
     Conversation,
+    Segment,
     SessionKey,
     Tally,
     add_to,
@@ -45,7 +47,14 @@ class AnalyticsStore(Protocol):
 
     async def add(self, tallies: Mapping[BucketKey, Tally]) -> None: ...
 
-    async def hours_of(self, story_id: str, first: int, end: int) -> dict[int, Tally]: ...
+    async def hours_of(
+        self, story_id: str, first: int, end: int, only: Segment = ANY
+    ) -> dict[int, Tally]:
+        """The story's counted hours in [first, end), summed over the segments `only`
+        matches (its source and channel; None: any)."""
+
+    async def first_hour(self, story_id: str) -> int | None:
+        """The story's earliest counted hour (None: nothing counted)."""
 
     async def delete_for_story(self, story_id: str) -> None: ...
 
@@ -58,7 +67,9 @@ class AnalyticsCounters:
         """Count a batch: its conversations' marks first (each moved at most once per
         batch, conditionally), then every hour it touched in one bulk write. Not
         idempotent: a batch told twice is counted twice (the recorder tells each once,
-        and logs a failure without telling it again)."""
+        and logs a failure without telling it again). The console's test chat's turns are
+        not counted: its tries are no visitor's conversations (docs/analytics.md)."""
+        turns = [turn for turn in turns if not turn.test]
         tallies = message_tallies(turns)
         for key, change in (await self._conversation_changes(conversations_seen(turns))).items():
             add_to(tallies, key, change)

@@ -64,10 +64,13 @@ class ConversationService:
         session_id: str,
         turn: Turn,
         published: bool = False,
+        channel: str | None = None,
     ) -> Outcome:
         """What the turn answered; on a concurrent save of the same session, the turn is
         taken again from what that save left (optimistic concurrency). `published`: the
-        story's published version answers, if it has one (the public key's /query)."""
+        story's published version answers, if it has one (the public key's /query and
+        channels; else the developer token's); `channel`: the id of the channel that
+        carried the turn, for the history."""
         started = time.perf_counter()
         story = await self.stories.story(account_id, story_id, published)
         answers: Answers = {}
@@ -115,6 +118,8 @@ class ConversationService:
                         outcome=outcome,
                         webhook=webhook_outcome(outcome, answers),
                         started=started,
+                        developer=not published,
+                        channel=channel,
                     )
                 return outcome
             await asyncio.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))

@@ -68,6 +68,7 @@ class ChannelTurns:
             session_id=body["sessionId"],
             turn=turn,
             published=True,
+            channel=channel_of(request.session_id),
         )
         return query_body(body["sessionId"], turn, outcome)
 
@@ -81,6 +82,12 @@ def channel_turn(request: ChannelTurn) -> tuple[dict[str, Any], Turn]:
         request = replace(request, query=said[:QUERY_CHARACTERS])
     body = query_request(request)
     return body, replace(turn_of(body), truncated=truncated)
+
+
+def channel_of(session_id: str) -> str:
+    """The channel's id: a channel's session id is `<channelId>:<conversation>:<user>`
+    (shared/events.py)."""
+    return session_id.partition(":")[0]
 
 
 def query_request(request: ChannelTurn) -> dict[str, Any]:

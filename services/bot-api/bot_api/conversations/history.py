@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from bot_api.conversations.background import Drain
-from bot_api.domain.history import AnsweredBy, TurnListener, TurnRecord
+from bot_api.domain.history import AnsweredBy, TurnListener, TurnRecord, is_test_chat
 from bot_api.domain.redaction import phone_region, redact, redact_value
 from bot_api.domain.responses import FulfillmentItem, Text
 from bot_api.domain.settings import Settings
@@ -79,10 +79,13 @@ class TurnRecorder:
         outcome: Outcome,
         webhook: str | None,
         started: float,
+        developer: bool = False,
+        channel: str | None = None,
     ) -> None:
         """Record a turn /query answered, if its story keeps a history; never waits, and
         never fails the answer already given (a turn that cannot be recorded is counted
-        as dropped)."""
+        as dropped). `developer`: it came with the developer token; `channel`: the id of
+        the channel that carried it."""
         if not settings.history:
             return
         try:
@@ -95,6 +98,8 @@ class TurnRecorder:
                 webhook=webhook,
                 started=started,
                 at=utcnow(),
+                developer=developer,
+                channel=channel,
             )
         except Exception:
             HISTORY_TURNS_DROPPED.inc()
@@ -175,6 +180,8 @@ def turn_record(
     webhook: str | None,
     started: float,
     at: datetime,
+    developer: bool = False,
+    channel: str | None = None,
 ) -> StoredTurn:
     """The turn as the history keeps it; `started` is the `time.perf_counter()` at which
     the turn began, `webhook` None (no call), `ok` or `failed`."""
@@ -185,6 +192,7 @@ def turn_record(
 
     parameters = dict(outcome.parameters)
     answered = outcome.interaction
+    source = _text_or_none(parameters.get("default_source"))
     record = TurnRecord(
         account_id=account_id,
         story_id=outcome.story_id,
@@ -205,11 +213,13 @@ def turn_record(
         fulfillment=clean(fulfillment_summary(outcome.fulfillment)),
         webhook=webhook,
         latency_ms=round((time.perf_counter() - started) * 1000, 3),
-        default_source=_text_or_none(parameters.get("default_source")),
+        default_source=source,
         default_language=_text_or_none(parameters.get("default_language")),
         vector=None if outcome.vector is None else tuple(outcome.vector.tolist()),
         vector_model=outcome.vector_model,
         truncated=turn.truncated,
+        channel=channel,
+        test=is_test_chat(developer=developer, default_source=source),
     )
     expires_at = at + timedelta(days=settings.history_days)
     return StoredTurn(new_object_id(), record, expires_at)

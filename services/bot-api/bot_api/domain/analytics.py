@@ -92,6 +92,18 @@ class Tally:
         return percentile({int(k): v for k, v in self.latency.items()}, fraction)
 
 
+Segment = tuple[str | None, str | None]
+"""(source, channel) of the turns a tally counts: the turn's `default_source` and the id
+of the channel that carried it (None, None: neither, as /query without a source)."""
+EVERYWHERE: Segment = (None, None)
+ANY: Segment = (None, None)
+"""As a filter of the segments read: any source, any channel."""
+
+
+def segment_of(turn: TurnRecord) -> Segment:
+    return (turn.default_source, turn.channel)
+
+
 def turn_tally(turn: TurnRecord) -> Tally:
     answered = turn.interaction
     return Tally(
@@ -103,8 +115,9 @@ def turn_tally(turn: TurnRecord) -> Tally:
     )
 
 
-BucketKey = tuple[str, int]
-"""(story id, hour)."""
+BucketKey = tuple[str, int, Segment]
+"""(story id, hour, segment): each hour is counted per source and channel, so a report
+can be asked for one of them."""
 SessionKey = tuple[str, str]
 """(story id, session id)."""
 
@@ -117,20 +130,23 @@ def message_tallies(turns: Iterable[TurnRecord]) -> dict[BucketKey, Tally]:
     """What the turns add to the hours they happened in (conversations aside)."""
     tallies: dict[BucketKey, Tally] = {}
     for turn in turns:
-        add_to(tallies, (turn.story_id, hour_of(turn.at)), turn_tally(turn))
+        add_to(tallies, (turn.story_id, hour_of(turn.at), segment_of(turn)), turn_tally(turn))
     return tallies
 
 
 @dataclass(frozen=True)
 class Conversation:
-    """What analytics keeps of one session of a story: the hour of its first turn, and
-    whether it ever fell back."""
+    """What analytics keeps of one session of a story: the hour of its first turn (and
+    that turn's segment, where the conversation is counted), and whether it ever fell
+    back."""
 
     start: int
     fell_back: bool
+    segment: Segment = EVERYWHERE
 
     def merged(self, other: "Conversation") -> "Conversation":
-        return Conversation(min(self.start, other.start), self.fell_back or other.fell_back)
+        earlier = other if other.start < self.start else self
+        return Conversation(earlier.start, self.fell_back or other.fell_back, earlier.segment)
 
 
 def conversations_seen(turns: Sequence[TurnRecord]) -> dict[SessionKey, Conversation]:
@@ -138,7 +154,7 @@ def conversations_seen(turns: Sequence[TurnRecord]) -> dict[SessionKey, Conversa
     seen: dict[SessionKey, Conversation] = {}
     for turn in turns:
         key = (turn.story_id, turn.session_id)
-        mark = Conversation(hour_of(turn.at), turn.outcome == "fallback")
+        mark = Conversation(hour_of(turn.at), turn.outcome == "fallback", segment_of(turn))
         seen[key] = mark if key not in seen else seen[key].merged(mark)
     return seen
 
@@ -150,8 +166,9 @@ def conversation_change(
     (None: unknown until now) to `after`: it leaves its old start hour for its new."""
     change: dict[BucketKey, Tally] = {}
     if before is not None:
-        add_to(change, (story_id, before.start), Tally(-1, -int(before.fell_back)))
-    add_to(change, (story_id, after.start), Tally(1, int(after.fell_back)))
+        before_key = (story_id, before.start, before.segment)
+        add_to(change, before_key, Tally(-1, -int(before.fell_back)))
+    add_to(change, (story_id, after.start, after.segment), Tally(1, int(after.fell_back)))
     return change
 
 

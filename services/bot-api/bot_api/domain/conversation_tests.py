@@ -31,7 +31,8 @@ class Expectation:
     fallback: bool | None = None
     """True: the story's fallback answered (or nothing matched)."""
     parameters: Mapping[str, Any] | None = None
-    """Each must have this value; other parameters may be there too."""
+    """Each must have this value (`same_value`: a number, an object, a list as well as
+    a text); other parameters may be there too."""
     incomplete: bool | None = None
     """True: the interaction is still asking for a required parameter."""
     contexts: tuple[str, ...] | None = None
@@ -89,6 +90,23 @@ class Difference:
     got: Any
 
 
+def same_value(expected: Any, got: Any) -> bool:
+    """Structurally equal JSON values: objects with the same keys and equal values, lists
+    of equal items in order, numbers by value (2 is 2.0) but never a boolean for a number
+    (Python's `True == 1`), texts exactly."""
+    if isinstance(expected, bool) or isinstance(got, bool):
+        return type(expected) is type(got) and expected == got
+    if isinstance(expected, int | float) and isinstance(got, int | float):
+        return expected == got
+    if isinstance(expected, Mapping) and isinstance(got, Mapping):
+        return expected.keys() == got.keys() and all(
+            same_value(value, got[key]) for key, value in expected.items()
+        )
+    if isinstance(expected, list | tuple) and isinstance(got, list | tuple):
+        return len(expected) == len(got) and all(map(same_value, expected, got))
+    return type(expected) is type(got) and expected == got
+
+
 def first_difference(expect: Expectation, answer: Answer) -> Difference | None:
     """The first of the expectation's fields (in the order the API lists them) that the
     answer does not meet; None when it meets them all. For parameters, the wrong ones
@@ -101,7 +119,7 @@ def first_difference(expect: Expectation, answer: Answer) -> Difference | None:
         wrong = {
             name: value
             for name, value in expect.parameters.items()
-            if name not in answer.parameters or answer.parameters[name] != value
+            if name not in answer.parameters or not same_value(value, answer.parameters[name])
         }
         if wrong:
             got = {name: answer.parameters[name] for name in wrong if name in answer.parameters}

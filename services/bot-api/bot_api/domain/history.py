@@ -73,6 +73,22 @@ class TurnRecord:
     truncated: bool = False
     """The message was longer than /query takes (a channel's): `query` holds its first
     2,048 characters, what was matched."""
+    channel: str | None = None
+    """The id of the channel (integrations-api) that carried the turn; None for /query."""
+    test: bool = False
+    """The console's test chat asked it (`is_test_chat`): kept out of the misses inbox and
+    of the analytics' default figures."""
+
+
+TEST_CHAT_SOURCE = "console"
+"""The `default_source` the console's test chat sends (console/static/console/chat.js)."""
+
+
+def is_test_chat(*, developer: bool, default_source: str | None) -> bool:
+    """A turn is the test chat's when it came with the developer token (the public key,
+    in every page that embeds the bot, cannot mark its turns as tests) and says it comes
+    from the console."""
+    return developer and default_source == TEST_CHAT_SOURCE
 
 
 class TurnListener(Protocol):

@@ -3,6 +3,7 @@ from datetime import UTC
 from marshmallow import Schema, fields, validate
 
 from bot_api.domain.analytics import INTERVAL_HOURS
+from bot_api.schemas.history import segment_filter
 
 
 class AnalyticsQuerySchema(Schema):
@@ -17,6 +18,11 @@ class AnalyticsQuerySchema(Schema):
         default_timezone=UTC, metadata={"description": "ISO 8601; default: now"}
     )
     interval = fields.String(load_default="day", validate=validate.OneOf(sorted(INTERVAL_HOURS)))
+    source = segment_filter(
+        "Only turns of this `default_source` (`widget`, a channel's type such as "
+        "`telegram`...; conversations by their first turn's)"
+    )
+    channel = segment_filter("Only turns this channel (its id) carried")
 
 
 class LatencySchema(Schema):
@@ -57,6 +63,14 @@ class UnansweredSchema(Schema):
 
 
 class AnalyticsSchema(Schema):
+    firstRecorded = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "The start (UTC) of the story's earliest counted hour, whatever "
+            "the range; null: nothing counted yet. The console opens on the range from it"
+        },
+    )
     from_ = fields.String(required=True, data_key="from", attribute="from")
     to = fields.String(required=True)
     interval = fields.String(required=True)

@@ -38,6 +38,38 @@ def parameters(**kwargs: Any) -> fields.Dict:
     )
 
 
+MAX_EXPECTED_DEPTH = 4
+"""Nesting an expected value may have: a date-time range `{"start", "end"}` is one level, a
+list of them two; four leaves room without letting a body nest without end."""
+MAX_EXPECTED_ITEMS = 100
+"""Items of an expected list, keys of an expected object: a list parameter holds a few."""
+
+
+class ExpectedValue(fields.Field[Any]):
+    """An expected parameter's value: any JSON value (a text, a number, a boolean, null,
+    a list or an object, as a built-in entity fills one), compared structurally."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        return _json_value(value, MAX_EXPECTED_DEPTH)
+
+
+def _json_value(value: Any, depth: int) -> Any:
+    if isinstance(value, list | dict) and depth == 0:
+        raise ValidationError(f"Nested deeper than {MAX_EXPECTED_DEPTH} levels.")
+    if isinstance(value, list | dict) and len(value) > MAX_EXPECTED_ITEMS:
+        raise ValidationError(f"More than {MAX_EXPECTED_ITEMS} items.")
+    if isinstance(value, list):
+        return [_json_value(item, depth - 1) for item in value]
+    if isinstance(value, dict):
+        for key in value:
+            if not isinstance(key, str) or not 1 <= len(key) <= 128 or key[0] == "$" or "." in key:
+                raise ValidationError(
+                    f"Key {str(key)[:40]!r}: 1 to 128 characters, no '.' and no leading '$'."
+                )
+        return {key: _json_value(item, depth - 1) for key, item in value.items()}
+    return ParameterValue().deserialize(value)
+
+
 class ExpectationSchema(Schema):
     class Meta:
         json_schema: ClassVar = {"minProperties": 1}  # checks_something, for OpenAPI
@@ -46,7 +78,15 @@ class ExpectationSchema(Schema):
         1024, min_length=1, metadata={"description": "The answering interaction's name"}
     )
     fallback = StrictBoolean(metadata={"description": "true: the fallback answered"})
-    parameters = parameters(metadata={"description": "Each must have this value (a subset)"})
+    parameters = fields.Dict(
+        keys=fields.String(validate=[validate.Length(min=1, max=128), NAME_PATTERN]),
+        values=ExpectedValue(),
+        validate=validate.Length(max=MAX_QUERY_PARAMETERS),
+        metadata={
+            "description": "Each must have this value (a subset of the parameters): any "
+            "JSON value, compared structurally (2 is 2.0, never true; objects key by key)"
+        },
+    )
     incomplete = StrictBoolean(metadata={"description": "true: a required parameter is asked for"})
     contexts = fields.List(
         text(1024, min_length=1),

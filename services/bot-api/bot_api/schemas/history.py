@@ -8,6 +8,13 @@ OUTCOMES = ("matched", "fallback", "incomplete", "trigger", "goto", "handoff")
 MAX_CONVERSATIONS_PAGE = 100
 
 
+def segment_filter(description: str) -> fields.String:
+    """A turn's `default_source`, or a channel's id, to filter by (history, analytics)."""
+    return fields.String(
+        validate=validate.Length(min=1, max=64), metadata={"description": description}
+    )
+
+
 class TimeRangeSchema(Schema):
     since = fields.AwareDateTime(
         data_key="from", format="iso", metadata={"description": "ISO 8601 with a zone"}
@@ -28,6 +35,17 @@ class ConversationsQuerySchema(TimeRangeSchema):
     )
     text = text(
         200, min_length=1, metadata={"description": "Conversations where a message contains it"}
+    )
+    source = segment_filter(
+        "Conversations with a turn of this `default_source` (`widget`, `console`, a "
+        "channel's type such as `telegram`, or what a client sent)"
+    )
+    channel = segment_filter("Conversations with a turn this channel (its id) carried")
+    test = fields.Boolean(
+        metadata={
+            "description": "true: only the console's test chat's conversations; false: all "
+            "but them; absent: both"
+        }
     )
     cursor = fields.String(
         validate=validate.Length(min=1, max=512),
@@ -95,6 +113,13 @@ class TurnSchema(Schema):
     latencyMs = fields.Float(required=True)
     defaultSource = fields.String(allow_none=True)
     defaultLanguage = fields.String(allow_none=True)
+    channel = fields.String(
+        allow_none=True,
+        metadata={"description": "The id of the channel that carried the turn; null: /query"},
+    )
+    test = fields.Boolean(
+        metadata={"description": "The console's test chat asked it (docs/history.md)"}
+    )
     resolution = fields.Nested(ResolutionSchema, allow_none=True)
     truncated = fields.Boolean(
         metadata={

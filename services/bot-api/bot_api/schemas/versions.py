@@ -84,10 +84,28 @@ class NamedSchema(Schema):
     name = fields.String(required=True)
 
 
+class FieldChangeSchema(Schema):
+    name = fields.String(required=True)
+    before = fields.Raw(
+        required=True, data_key="from", allow_none=True, metadata={"description": "null: absent"}
+    )
+    after = fields.Raw(
+        required=True, data_key="to", allow_none=True, metadata={"description": "null: absent"}
+    )
+
+
 class InteractionChangeSchema(NamedSchema):
     fields_ = fields.List(fields.String(), required=True, data_key="fields", attribute="fields")
     phrasesAdded = fields.List(fields.String(), required=True, attribute="phrases_added")
     phrasesRemoved = fields.List(fields.String(), required=True, attribute="phrases_removed")
+    changes = fields.List(
+        fields.Nested(FieldChangeSchema),
+        required=True,
+        metadata={
+            "description": "Each changed field but userSays, with its value before (`from`) "
+            "and after (`to`), as the story document holds it"
+        },
+    )
 
 
 class InteractionsDiffSchema(Schema):
@@ -96,10 +114,8 @@ class InteractionsDiffSchema(Schema):
     changed = fields.List(fields.Nested(InteractionChangeSchema), required=True)
 
 
-class SettingChangeSchema(Schema):
-    name = fields.String(required=True)
-    before = fields.Raw(required=True, data_key="from", allow_none=True)
-    after = fields.Raw(required=True, data_key="to", allow_none=True)
+class SettingChangeSchema(FieldChangeSchema):
+    """A setting with its value before and after."""
 
 
 class EntityChangeSchema(Schema):

@@ -11,13 +11,22 @@ Hours are integers (hours since the epoch) and so is every counter: nx-27017 sto
 datetime `$set` on an existing document as a string (docs/mongodb-compatibility.md).
 """
 
+import json
 from collections.abc import Iterable, Mapping
 from datetime import timedelta
 from typing import Any
 
 from pymongo import UpdateOne
 
-from bot_api.domain.analytics import BucketKey, Conversation, SessionKey, Tally
+from bot_api.domain.analytics import (
+    ANY,
+    EVERYWHERE,
+    BucketKey,
+    Conversation,
+    Segment,
+    SessionKey,
+    Tally,
+)
 from shared.mongo import Database, insert_new
 from shared.timeutil import utcnow
 
@@ -25,6 +34,8 @@ CONVERSATION_DAYS = 400
 """A conversation's mark is kept a little longer than the longest report (366 days),
 then its TTL index removes it."""
 
+
+HOUR_KEYS = [("storyId", 1), ("hour", 1)]
 
 EMPTY_HOUR = {
     "conversations": 0,
@@ -42,7 +53,12 @@ def _conversation_id(key: SessionKey) -> str:
 
 
 def _hour_id(key: BucketKey) -> str:
-    return f"{key[0]}:{key[1]}"
+    """`<story>:<hour>` for turns of no source and no channel (as every hour was stored
+    before hours were counted per segment), else with the segment after it."""
+    story, hour, segment = key
+    if segment == EVERYWHERE:
+        return f"{story}:{hour}"
+    return f"{story}:{hour}:{json.dumps(segment)}"
 
 
 def tally_to_increments(tally: Tally) -> dict[str, int]:
@@ -76,7 +92,13 @@ class AnalyticsRepository:
         self.conversations = database["analytics_conversations"]
 
     async def ensure_indexes(self) -> None:
-        await self.hours.create_index([("storyId", 1), ("hour", 1)], unique=True)
+        """The (`storyId`, `hour`) index was unique while an hour had one document; with
+        one per segment it is not, and the unique one is dropped where it is found (by
+        its keys: nx-27017 names indexes its own way, docs/mongodb-compatibility.md)."""
+        for name, index in (await self.hours.index_information()).items():
+            if list(index["key"]) == HOUR_KEYS and index.get("unique"):
+                await self.hours.drop_index(name)
+        await self.hours.create_index(HOUR_KEYS)
         await self.conversations.create_index("storyId")
         await self.conversations.create_index("expiresAt", expireAfterSeconds=0)
 
@@ -84,7 +106,11 @@ class AnalyticsRepository:
         ids = {_conversation_id(key): key for key in keys}
         found: dict[SessionKey, Conversation] = {}
         async for document in self.conversations.find({"_id": {"$in": list(ids)}}):
-            found[ids[document["_id"]]] = Conversation(document["start"], document["fellBack"])
+            found[ids[document["_id"]]] = Conversation(
+                document["start"],
+                document["fellBack"],
+                (document.get("source"), document.get("channel")),
+            )
         return found
 
     async def insert_conversations(
@@ -102,6 +128,8 @@ class AnalyticsRepository:
                 "storyId": key[0],
                 "start": conversations[key].start,
                 "fellBack": conversations[key].fell_back,
+                "source": conversations[key].segment[0],
+                "channel": conversations[key].segment[1],
                 "expiresAt": expires_at,
             }
             for key in keys
@@ -114,7 +142,14 @@ class AnalyticsRepository:
         """Set the conversation to `after` unless it is no longer `before`."""
         result = await self.conversations.update_one(
             {"_id": _conversation_id(key), "start": before.start, "fellBack": before.fell_back},
-            {"$set": {"start": after.start, "fellBack": after.fell_back}},
+            {
+                "$set": {
+                    "start": after.start,
+                    "fellBack": after.fell_back,
+                    "source": after.segment[0],
+                    "channel": after.segment[1],
+                }
+            },
         )
         return result.matched_count == 1
 
@@ -128,7 +163,14 @@ class AnalyticsRepository:
         await insert_new(
             self.hours,
             [
-                {"_id": _hour_id(key), "storyId": key[0], "hour": key[1], **EMPTY_HOUR}
+                {
+                    "_id": _hour_id(key),
+                    "storyId": key[0],
+                    "hour": key[1],
+                    "source": key[2][0],
+                    "channel": key[2][1],
+                    **EMPTY_HOUR,
+                }
                 for key in increments
             ],
         )
@@ -137,12 +179,27 @@ class AnalyticsRepository:
             ordered=False,
         )
 
-    async def hours_of(self, story_id: str, first: int, end: int) -> dict[int, Tally]:
-        """The story's counted hours from `first` up to, not including, `end`."""
-        cursor = self.hours.find(
-            {"storyId": story_id, "hour": {"$gte": first, "$lt": end}}, {"_id": 0, "storyId": 0}
-        )
-        return {document["hour"]: tally_from_document(document) async for document in cursor}
+    async def hours_of(
+        self, story_id: str, first: int, end: int, only: Segment = ANY
+    ) -> dict[int, Tally]:
+        """The story's counted hours from `first` up to, not including, `end`, summed
+        over the segments `only` matches (None: any; an hour stored before segments has
+        neither a source nor a channel)."""
+        query: dict[str, Any] = {"storyId": story_id, "hour": {"$gte": first, "$lt": end}}
+        for name, value in zip(("source", "channel"), only, strict=True):
+            if value is not None:
+                query[name] = value
+        found: dict[int, Tally] = {}
+        async for document in self.hours.find(query, {"_id": 0, "storyId": 0}):
+            hour = document["hour"]
+            found[hour] = found.get(hour, Tally()) + tally_from_document(document)
+        return found
+
+    async def first_hour(self, story_id: str) -> int | None:
+        """The story's earliest counted hour, through the (`storyId`, `hour`) index."""
+        cursor = self.hours.find({"storyId": story_id}, {"hour": 1}).sort("hour", 1).limit(1)
+        found = await cursor.to_list()
+        return int(found[0]["hour"]) if found else None
 
     async def delete_for_story(self, story_id: str) -> None:
         await self.hours.delete_many({"storyId": story_id})

@@ -1,5 +1,6 @@
-"""The misses inbox's reads and writes: the unresolved turns of a story that fell back or
-matched below its `reviewBelow` score (from the `turns` collection, storage/turns.py),
+"""The misses inbox's reads and writes: the unresolved turns of a story that fell back, or
+matched (or started a prompt) below its `reviewBelow` score, but the console's test
+chat's (from the `turns` collection, storage/turns.py),
 their resolution, and the texts a team ignored (`inbox_ignored`, one document per story
 and normalised text, so an ignored message never comes back).
 
@@ -29,6 +30,11 @@ misses inbox over HTTP")."""
 UNRESOLVED = {"$eq": None}
 """`resolution` null or missing: the embedded server's `{"resolution": None}` matches
 nothing (docs/mongodb-compatibility.md); `$eq` means the same on MongoDB."""
+NOT_TEST = {"$ne": True}
+"""Not the console's test chat: `test` false or missing (turns stored before it was kept)."""
+PROMPT_CONTINUED = 1.0
+"""The score a turn answering an interaction's prompt is stored with (engine/conversation.py
+`_ask`): it matched nothing new, so it is no miss, whatever `reviewBelow` says."""
 FIELDS = ["at", "query"]
 
 
@@ -47,18 +53,20 @@ class InboxRepository:
     async def unresolved(
         self, story_id: str, review_below: float, model_id: str | None
     ) -> list[Miss]:
-        """The newest `MAX_INBOX_TURNS` unresolved turns that fell back or matched with a
-        score below `review_below`, but those whose text was ignored; newest first. The
+        """The newest `MAX_INBOX_TURNS` unresolved turns that fell back, or matched with a
+        score below `review_below` (also those whose match started a prompt: outcome
+        `incomplete`), but those whose text was ignored and the test chat's; newest first. The
         newest turn of each normalised text carries its vector if `model_id` made it
         (what clustering uses; None: no vectors):
         vectors are most of a turn's bytes, so the others' are not read. (No `$type` in
         the filters: the embedded server takes 3 ms a document to check one, against 0.3
         ms to read it.)"""
-        unresolved = {"storyId": story_id, "resolution": UNRESOLVED}
+        unresolved = {"storyId": story_id, "resolution": UNRESOLVED, "test": NOT_TEST}
         documents: list[dict[str, Any]] = []
         for outcome in (
             {"outcome": "fallback"},
             {"outcome": "matched", "score": {"$lt": review_below}},
+            {"outcome": "incomplete", "score": {"$lt": min(review_below, PROMPT_CONTINUED)}},
         ):
             cursor = self.turns.find({**unresolved, **outcome}, FIELDS)
             documents += await cursor.sort("at", DESCENDING).limit(MAX_INBOX_TURNS).to_list()

@@ -60,6 +60,8 @@ def turn_to_document(turn: TurnRecord, expires_at: datetime) -> dict[str, Any]:
         "resolution": None if resolution is None else resolution_to_document(resolution),
         "expiresAt": expires_at,
         **({"truncated": True} if turn.truncated else {}),
+        "channel": turn.channel,
+        "test": turn.test,
     }
 
 
@@ -134,6 +136,8 @@ def turn_from_document(document: Mapping[str, Any]) -> TurnRecord:
             resolution.get("interactionId"),
         ),
         truncated=document.get("truncated", False),
+        channel=document.get("channel"),
+        test=document.get("test") is True,
     )
 
 
@@ -164,6 +168,12 @@ class ConversationFilter:
     outcome: OutcomeKind | None = None
     interaction: str | None = None
     text: str | None = None
+    source: str | None = None
+    """Conversations with a turn of this `default_source`."""
+    channel: str | None = None
+    """Conversations with a turn this channel (its id) carried."""
+    test: bool | None = None
+    """True: the test chat's conversations only; False: the others; None: both."""
 
 
 @dataclass(frozen=True)
@@ -220,6 +230,9 @@ def summary_changes(turns: Sequence[StoredTurn]) -> dict[tuple[str, str], dict[s
                 "fallbacks": 0,
                 "outcomes": [],
                 "interactions": [],
+                "sources": [],
+                "channels": [],
+                "test": False,
                 "expiresAt": expires_at,
             },
         )
@@ -232,6 +245,10 @@ def summary_changes(turns: Sequence[StoredTurn]) -> dict[tuple[str, str], dict[s
             change["outcomes"].append(turn.outcome)
         if turn.interaction is not None and turn.interaction.id not in change["interactions"]:
             change["interactions"].append(turn.interaction.id)
+        for field, value in (("sources", turn.default_source), ("channels", turn.channel)):
+            if value is not None and value not in change[field]:
+                change[field].append(value)
+        change["test"] = change["test"] or turn.test
     return changes
 
 
@@ -264,7 +281,15 @@ class TurnRepository:
         existing = {
             d["_id"]: d
             async for d in self.conversations.find(
-                {"_id": {"$in": keys}}, {"startedMs": 1, "outcomes": 1, "interactions": 1}
+                {"_id": {"$in": keys}},
+                {
+                    "startedMs": 1,
+                    "outcomes": 1,
+                    "interactions": 1,
+                    "sources": 1,
+                    "channels": 1,
+                    "test": 1,
+                },
             )
         }
         fresh = [
@@ -296,6 +321,11 @@ class TurnRepository:
             conditions.append({"outcomes": {"$in": [found.outcome]}})
         if found.interaction is not None:
             conditions.append({"interactions": {"$in": [found.interaction]}})
+        for field, value in (("sources", found.source), ("channels", found.channel)):
+            if value is not None:
+                conditions.append({field: {"$in": [value]}})
+        if found.test is not None:
+            conditions.append({"test": True} if found.test else {"test": {"$ne": True}})
         if found.text is not None:
             sessions = await self._sessions_saying(story_id, found.text)
             conditions.append({"sessionId": {"$in": sorted(sessions)}})
@@ -375,9 +405,11 @@ def _summary_update(change: dict[str, Any], stored: Mapping[str, Any]) -> dict[s
         update["$inc"]["fallbacks"] = change["fallbacks"]
     if change["startedMs"] < stored.get("startedMs", change["startedMs"] + 1):
         update["$min"] = {"startedMs": change["startedMs"]}
+    if change["test"] and stored.get("test") is not True:
+        update["$set"] = {"test": True}
     added = {
         field: {"$each": new}
-        for field in ("outcomes", "interactions")
+        for field in ("outcomes", "interactions", "sources", "channels")
         if (new := [v for v in change[field] if v not in stored.get(field, ())])
     }
     if added:

@@ -1,5 +1,6 @@
 """What changed from one story document to another (docs/versions.md): interactions by key
-(added, removed, changed: which fields, which phrases), settings, entities by name.
+(added, removed, changed: which fields, each one's value before and after, which phrases),
+settings, entities by name.
 
 Both sides are documents as export writes them, so a version and the draft compare field
 by field, whatever ids the draft has now. An interaction renamed gets another key: it
@@ -20,6 +21,18 @@ class Named:
 
 
 @dataclass(frozen=True)
+class FieldChange:
+    """A field (or setting) with its value before and after: None where it is absent."""
+
+    name: str
+    before: Any
+    after: Any
+
+
+SettingChange = FieldChange
+
+
+@dataclass(frozen=True)
 class InteractionChange:
     key: str
     name: str
@@ -27,13 +40,9 @@ class InteractionChange:
     """The document fields that differ, in the document's order (`userSays` included)."""
     phrases_added: tuple[str, ...]
     phrases_removed: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class SettingChange:
-    name: str
-    before: Any
-    after: Any
+    changes: tuple[FieldChange, ...] = ()
+    """Each field of `fields` but `userSays` (the phrases added and removed say what
+    changed there) with its value before and after."""
 
 
 @dataclass(frozen=True)
@@ -104,12 +113,16 @@ def diff(before: Mapping[str, Any], after: Mapping[str, Any]) -> StoryDiff:
 def _interaction_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> InteractionChange:
     names = [*new, *(name for name in old if name not in new)]
     old_phrases, new_phrases = old.get(PHRASES, []), new.get(PHRASES, [])
+    changed = tuple(name for name in names if old.get(name) != new.get(name))
     return InteractionChange(
         key=new["key"],
         name=new["name"],
-        fields=tuple(name for name in names if old.get(name) != new.get(name)),
+        fields=changed,
         phrases_added=_missing_from(old_phrases, new_phrases),
         phrases_removed=_missing_from(new_phrases, old_phrases),
+        changes=tuple(
+            FieldChange(name, old.get(name), new.get(name)) for name in changed if name != PHRASES
+        ),
     )
 
 

@@ -3,10 +3,12 @@ batch adds, how a conversation moves; and the counters against a store where ano
 process writes between their read and their conditional write."""
 
 import random
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from bot_api.conversations.analytics import AnalyticsCounters
 from bot_api.domain.analytics import (
+    EVERYWHERE,
     Conversation,
     Tally,
     conversation_change,
@@ -61,11 +63,11 @@ def test_percentiles_from_the_buckets_are_within_two_and_a_half_percent() -> Non
 def test_a_batch_counts_messages_fallbacks_and_answers_in_each_turn_s_hour() -> None:
     tallies = message_tallies([turn("s1", 0), turn("s1", 30, "fallback"), turn("s2", 60)])
     hour = hour_of(NOON)
-    assert tallies[("st", hour)].messages == 2
-    assert tallies[("st", hour)].fallbacks == 1
-    assert tallies[("st", hour)].interactions == {"i-hello": 2}
-    assert tallies[("st", hour + 1)].messages == 1
-    assert tallies[("st", hour)].conversations == 0
+    assert tallies[("st", hour, EVERYWHERE)].messages == 2
+    assert tallies[("st", hour, EVERYWHERE)].fallbacks == 1
+    assert tallies[("st", hour, EVERYWHERE)].interactions == {"i-hello": 2}
+    assert tallies[("st", hour + 1, EVERYWHERE)].messages == 1
+    assert tallies[("st", hour, EVERYWHERE)].conversations == 0
 
 
 def test_a_conversation_starts_at_its_earliest_turn_and_fell_back_if_any_turn_did() -> None:
@@ -75,13 +77,15 @@ def test_a_conversation_starts_at_its_earliest_turn_and_fell_back_if_any_turn_di
 
 
 def test_a_conversation_that_moves_leaves_its_old_hour() -> None:
-    assert conversation_change("st", None, Conversation(5, False)) == {("st", 5): Tally(1, 0)}
+    assert conversation_change("st", None, Conversation(5, False)) == {
+        ("st", 5, EVERYWHERE): Tally(1, 0)
+    }
     assert conversation_change("st", Conversation(5, False), Conversation(5, True)) == {
-        ("st", 5): Tally(0, 1)
+        ("st", 5, EVERYWHERE): Tally(0, 1)
     }
     assert conversation_change("st", Conversation(6, True), Conversation(5, True)) == {
-        ("st", 6): Tally(-1, -1),
-        ("st", 5): Tally(1, 1),
+        ("st", 6, EVERYWHERE): Tally(-1, -1),
+        ("st", 5, EVERYWHERE): Tally(1, 1),
     }
 
 
@@ -98,3 +102,34 @@ async def test_another_process_between_the_read_and_the_write_is_counted_once() 
     total = sum(store.hours.values(), Tally())
     assert (total.conversations, total.fell_back, total.messages) == (1, 1, 4)
     assert store.conversations == {("st", "s1"): Conversation(hour_of(NOON), True)}
+
+
+async def test_the_test_chat_s_turns_are_not_counted() -> None:
+    store = AnalyticsInMemory()
+    counters = AnalyticsCounters(store)
+    tried = [
+        replace(turn("console", 0, "fallback"), test=True),
+        replace(turn("console", 1), test=True),
+    ]
+    await counters.turns_written([*tried, turn("visitor", 2)])
+    total = sum(store.hours.values(), Tally())
+    assert (total.conversations, total.fell_back, total.messages) == (1, 0, 1)
+    assert list(store.conversations) == [("st", "visitor")]
+
+
+def test_a_conversation_counts_in_the_source_and_channel_of_its_first_turn() -> None:
+    hour = hour_of(NOON)
+    later = replace(turn("s1", 70), default_source="telegram", channel="c-1")
+    first = replace(turn("s1", 10, "fallback"), default_source="widget")
+    tallies = message_tallies([later, first])
+    assert tallies[("st", hour, ("widget", None))].messages == 1
+    assert tallies[("st", hour + 1, ("telegram", "c-1"))].messages == 1
+    seen = conversations_seen([later, first])
+    assert seen == {("st", "s1"): Conversation(hour, True, ("widget", None))}
+    moved = conversation_change(
+        "st", Conversation(hour + 1, False, ("telegram", "c-1")), seen[("st", "s1")]
+    )
+    assert moved == {
+        ("st", hour + 1, ("telegram", "c-1")): Tally(-1, 0),
+        ("st", hour, ("widget", None)): Tally(1, 1),
+    }

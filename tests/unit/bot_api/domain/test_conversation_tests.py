@@ -4,6 +4,9 @@ field not met, with what was expected and what came back (docs/tests.md)."""
 from dataclasses import replace
 from datetime import UTC, datetime
 
+import pytest
+from marshmallow import ValidationError
+
 from bot_api.domain.conversation_tests import (
     Answer,
     Difference,
@@ -12,6 +15,8 @@ from bot_api.domain.conversation_tests import (
     TestRun,
     first_difference,
 )
+from bot_api.schemas.conversation_tests import TestWriteSchema
+from bot_api.storage.conversation_tests import written_test
 
 ORDER = Answer(
     interaction="Order",
@@ -60,6 +65,44 @@ def test_parameters_are_a_subset_and_only_the_wrong_ones_are_told() -> None:
 def test_a_parameter_expected_null_is_not_met_by_a_missing_one() -> None:
     difference = first_difference(Expectation(parameters={"sauce": None}), ORDER)
     assert difference == Difference("parameters", {"sauce": None}, {})
+
+
+def test_structured_parameters_are_compared_as_values() -> None:
+    """A sys.number 2, a sys.date-time range, a list: equal by structure, numbers by
+    value, but a boolean is never a number and a text never its digits."""
+    week = {"start": "2026-11-30T00:00:00+01:00", "end": "2026-12-07T00:00:00+01:00"}
+    answer = replace(ORDER, parameters={"guests": 2, "when": week, "toppings": ["ham", "olive"]})
+
+    def met(**expected: object) -> bool:
+        return first_difference(Expectation(parameters=expected), answer) is None
+
+    assert met(guests=2, when=dict(week), toppings=["ham", "olive"])
+    assert met(guests=2.0)
+    assert not met(guests="2")
+    assert not met(when={"start": week["start"]})
+    assert not met(toppings=["olive", "ham"])
+    assert not met(toppings=["ham"])
+    truthy = replace(ORDER, parameters={"vegan": True, "count": 1})
+    assert first_difference(Expectation(parameters={"vegan": 1}), truthy) is not None
+    assert first_difference(Expectation(parameters={"count": True}), truthy) is not None
+    assert first_difference(Expectation(parameters={"vegan": True, "count": 1}), truthy) is None
+
+
+def test_an_expectation_holds_structured_values_and_refuses_unstorable_ones() -> None:
+    schema = TestWriteSchema()
+    week = {"start": "2026-11-30", "end": "2026-12-07"}
+    test = schema.load(
+        {
+            "name": "booking",
+            "turns": [{"query": "next week", "expect": {"parameters": {"n": 2, "when": week}}}],
+        }
+    )
+    assert test.turns[0].expect.parameters == {"n": 2, "when": week}
+    assert written_test(test)["turns"][0]["expect"]["parameters"] == {"n": 2, "when": week}
+    for bad in ({"$gt": 1}, {"a.b": 1}, [[[[[1]]]]], list(range(101))):
+        body = {"name": "t", "turns": [{"query": "hi", "expect": {"parameters": {"p": bad}}}]}
+        with pytest.raises(ValidationError):
+            schema.load(body)
 
 
 def test_the_first_field_in_the_api_s_order_is_the_one_told() -> None:

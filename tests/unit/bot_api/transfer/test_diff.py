@@ -3,7 +3,14 @@
 import copy
 from typing import Any
 
-from bot_api.transfer.diff import EntityChange, InteractionChange, Named, SettingChange, diff
+from bot_api.transfer.diff import (
+    EntityChange,
+    FieldChange,
+    InteractionChange,
+    Named,
+    SettingChange,
+    diff,
+)
 
 BEFORE: dict[str, Any] = {
     "settings": {"confidence": 0.5, "lifespan": 2},
@@ -42,7 +49,31 @@ def test_interactions_added_removed_and_changed_with_their_fields_and_phrases() 
     assert found.added == (Named("menu", "Menu"),)
     assert found.removed == (Named("hours", "Hours"),)
     assert found.changed == (
-        InteractionChange("order", "Order", ("userSays", "action"), ("pizza time",), ("a pizza",)),
+        InteractionChange(
+            "order",
+            "Order",
+            ("userSays", "action"),
+            ("pizza time",),
+            ("a pizza",),
+            (FieldChange("action", "", "order"),),
+        ),
+    )
+
+
+def test_each_changed_field_says_what_it_was_and_what_it_is() -> None:
+    """Not only `"fields": ["responses"]`: the responses before and after, and a field
+    one side lacks as null there."""
+    after = copy.deepcopy(BEFORE)
+    welcome = after["interactions"][0]
+    welcome["responses"] = [{"type": "text", "messages": ["Hello!"]}]
+    welcome["webhook"] = {"enabled": True}
+
+    (change,) = diff(BEFORE, after).changed
+
+    assert change.fields == ("responses", "webhook")
+    assert change.changes == (
+        FieldChange("responses", [], [{"type": "text", "messages": ["Hello!"]}]),
+        FieldChange("webhook", None, {"enabled": True}),
     )
 
 

@@ -4,6 +4,7 @@ import { call, page } from "./api.js";
 import { byId, h } from "./ui.js";
 
 const HOUR_MS = 3600 * 1000;
+const MAX_DAYS = 366; // the API's longest range
 let charts = [];
 
 const percent = (rate) => (rate === null ? "—" : `${(rate * 100).toFixed(1)} %`);
@@ -51,13 +52,32 @@ function interactions(report) {
   );
 }
 
+function fetchReport(from, to, interval) {
+  const query = new URLSearchParams({ from: from.toISOString(), to: to.toISOString(), interval });
+  for (const name of ["source", "channel"]) {
+    const value = byId(`analytics-${name}`).value.trim();
+    if (value) query.set(name, value);
+  }
+  return call("GET", `/stories/${page.story}/analytics?${query}`);
+}
+
+// "since the first day": the range from the story's first counted hour (as far back as the
+// API's longest range, 366 days), or the last 7 days while nothing is counted.
+async function firstDayReport(to, interval) {
+  const longest = new Date(to.getTime() - MAX_DAYS * 24 * HOUR_MS);
+  const found = await fetchReport(longest, to, interval);
+  if (found.firstRecorded === null) return fetchReport(new Date(to.getTime() - 7 * 24 * HOUR_MS), to, interval);
+  const first = new Date(found.firstRecorded);
+  return first > longest ? fetchReport(first, to, interval) : found;
+}
+
 async function load() {
-  const days = Number(byId("analytics-days").value);
+  const chosen = byId("analytics-days").value;
   const interval = byId("analytics-interval").value;
   const to = new Date(Math.ceil(Date.now() / HOUR_MS) * HOUR_MS);
-  const from = new Date(to.getTime() - days * 24 * HOUR_MS);
-  const query = `from=${from.toISOString()}&to=${to.toISOString()}&interval=${interval}`;
-  const report = await call("GET", `/stories/${page.story}/analytics?${query}`);
+  const report = chosen === "first"
+    ? await firstDayReport(to, interval)
+    : await fetchReport(new Date(to.getTime() - Number(chosen) * 24 * HOUR_MS), to, interval);
   totals(report);
   charts.forEach((c) => c.destroy());
   charts = [
@@ -70,11 +90,13 @@ async function load() {
     ]),
   ];
   interactions(report);
-  document.body.dataset.charted = `${days}:${interval}`;
+  document.body.dataset.charted = `${chosen}:${interval}`;
 }
 
 export async function start() {
   byId("analytics-days").addEventListener("change", load);
   byId("analytics-interval").addEventListener("change", load);
+  byId("analytics-source").addEventListener("change", load);
+  byId("analytics-channel").addEventListener("change", load);
   await load();
 }

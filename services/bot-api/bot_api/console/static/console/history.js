@@ -10,7 +10,11 @@ let shown = null; // the session whose transcript is open
 function filters() {
   const query = new URLSearchParams({ limit: "20" });
   if (byId("history-outcome").value) query.set("outcome", byId("history-outcome").value);
-  if (byId("history-text").value.trim()) query.set("text", byId("history-text").value.trim());
+  for (const name of ["text", "source", "channel"]) {
+    const value = byId(`history-${name}`).value.trim();
+    if (value) query.set(name, value);
+  }
+  if (byId("history-test").value) query.set("test", byId("history-test").value);
   return query;
 }
 
@@ -24,6 +28,12 @@ function item(conversation) {
     h("p", { className: "muted" }, `${conversation.turns} turn${conversation.turns === 1 ? "" : "s"}${fallbacks}`),
     h("p", { className: "muted" }, `${conversation.started} – ${conversation.lastAt}`),
   );
+}
+
+// Where a turn came from: its source, the channel that carried it, the test chat's mark.
+function origin(turn) {
+  const parts = [turn.defaultSource, turn.channel ? `channel ${turn.channel}` : null, turn.test ? "test chat" : null];
+  return parts.filter(Boolean).join(", ");
 }
 
 async function load(more = false) {
@@ -54,7 +64,7 @@ function turnItem(turn) {
   return h(
     "li",
     { className: `turn ${turn.outcome}`, "data-outcome": turn.outcome },
-    h("p", { className: "muted" }, `${turn.at} · ${turn.outcome} · ${turn.latencyMs} ms`),
+    h("p", { className: "muted" }, [turn.at, turn.outcome, `${turn.latencyMs} ms`, origin(turn)].filter(Boolean).join(" · ")),
     h("p", { className: "said" }, said),
     h("p", {}, `Answered by ${answered}. ${why(turn)}`),
     candidates.length ? h("details", {}, h("summary", {}, "Candidates"), h("ol", { className: "candidates" }, candidates)) : null,

@@ -40,13 +40,24 @@ function phrases(change) {
   return parts.length ? ` (${parts.join("; ")})` : "";
 }
 
+// Each changed field of an interaction, before and after, as the story document holds it.
+function values(change) {
+  const shown = (value) => h("pre", { className: "diff-value" }, value === null ? "(none)" : JSON.stringify(value, null, 2));
+  return change.changes.map((field) =>
+    h("table", { className: "diff-field" },
+      h("caption", {}, field.name),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Before"), h("th", { scope: "col" }, "After"))),
+      h("tbody", {}, h("tr", {}, h("td", {}, shown(field.from)), h("td", {}, shown(field.to))))));
+}
+
 async function showDiff(version) {
   const found = await call("GET", `${storyPath}/versions/${version.id}/diff?to=draft`);
   const { interactions, settings, entities } = found;
   const parts = [
     list("Interactions added", interactions.added.map((i) => i.name)),
     list("Interactions removed", interactions.removed.map((i) => i.name)),
-    list("Interactions changed", interactions.changed.map((i) => `${i.name}: ${i.fields.join(", ")}${phrases(i)}`)),
+    list("Interactions changed", interactions.changed.map((i) =>
+      h("div", {}, `${i.name}: ${i.fields.join(", ")}${phrases(i)}`, ...values(i)))),
     list("Settings changed", settings.map((s) => `${s.name}: ${JSON.stringify(s.from)} → ${JSON.stringify(s.to)}`)),
     list("Entities added", entities.added),
     list("Entities removed", entities.removed),
