@@ -172,12 +172,19 @@ async def test_phrases_are_not_added_twice_and_the_99_limit_is_reported(inbox: I
 
 
 async def test_chosen_messages_only_and_a_new_interaction_from_them(inbox: Inbox) -> None:
+    """The new interaction takes its response in the same call (issue 28: one made without
+    would answer nothing); a response the interaction API refuses is refused here too."""
     await inbox.miss("do you sell gift cards", "do you sell gift cards", "do you sell gift card")
     cluster = (await inbox.clusters())[0]
+    path = f"/stories/{inbox.story}/inbox/{cluster['id']}/interaction"
+    blank = [{"type": "text", "messages": ["  "]}]
+    refused = await inbox.api.call("POST", path, {"name": "Gift cards", "responses": blank})
+    assert refused.error == (400, "validation_error")
+    responses = [{"type": "text", "messages": ["Yes, in every shop."]}]
     answer = await inbox.api.ok(
         "POST",
-        f"/stories/{inbox.story}/inbox/{cluster['id']}/interaction",
-        {"name": "Gift cards", "messages": ["do you sell gift cards"]},
+        path,
+        {"name": "Gift cards", "messages": ["do you sell gift cards"], "responses": responses},
     )
     assert answer["added"] == ["do you sell gift cards"]
     assert len(answer["turns"]) == 2
@@ -186,6 +193,7 @@ async def test_chosen_messages_only_and_a_new_interaction_from_them(inbox: Inbox
         "GET", f"/stories/{inbox.story}/interactions/{answer['interaction']}"
     )
     assert created["userSays"] == ["do you sell gift cards"]
+    assert created["responses"] == responses
     assert [c["count"] for c in await inbox.clusters()] == [1]
 
 

@@ -66,6 +66,7 @@ async def cluster_interaction(request: web.Request, body: dict[str, Any]) -> Any
         cluster_id=request.match_info["cluster"],
         name=body["name"],
         messages=body.get("messages"),
+        responses=tuple(body.get("responses", ())),
     )
 
 

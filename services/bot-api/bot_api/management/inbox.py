@@ -16,6 +16,7 @@ from bot_api.changes import Change, StoryDeleted
 from bot_api.conversations.cache import StoryCache
 from bot_api.domain.history import Resolution, ScoredCandidate
 from bot_api.domain.interactions import FALLBACK, MAX_USER_SAYS, STANDARD, Interaction
+from bot_api.domain.responses import Block
 from bot_api.domain.settings import Settings
 from bot_api.engine.clustering import Cluster, normalised
 from bot_api.engine.conversation import respond
@@ -111,16 +112,20 @@ class InboxService:
         cluster_id: str,
         name: str,
         messages: Sequence[str] | None,
+        responses: tuple[Block, ...] = (),
     ) -> dict[str, Any]:
         """A new root interaction whose phrases are the cluster's messages (the first
-        `MAX_USER_SAYS`)."""
+        `MAX_USER_SAYS`), answering with `responses`: given in the same write, so it never
+        stands answerless should a second call fail."""
         cluster = await self._cluster(account_id, story_id, cluster_id)
         texts = _chosen(cluster, messages)
         added, not_added = _fitting(texts, MAX_USER_SAYS)
         new_id = await self.interactions.create(
             account_id=account_id,
             story_id=story_id,
-            interaction=Interaction(id="", kind=STANDARD, name=name, user_says=tuple(added)),
+            interaction=Interaction(
+                id="", kind=STANDARD, name=name, user_says=tuple(added), responses=responses
+            ),
         )
         resolved = await self._resolve(
             account_id, story_id, cluster, texts, not_added, "created", new_id

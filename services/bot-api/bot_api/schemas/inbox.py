@@ -5,6 +5,7 @@ from marshmallow import Schema, fields, validate
 from bot_api.domain.interactions import MAX_USER_SAYS
 from bot_api.schemas.common import text, text_list
 from bot_api.schemas.history import CandidateSchema
+from bot_api.schemas.responses import stored_response
 from bot_api.storage.inbox import MAX_INBOX_TURNS
 
 MESSAGES = text_list(
@@ -43,6 +44,11 @@ class AssignSchema(Schema):
 class NewInteractionSchema(Schema):
     name = text(1024, min_length=1, required=True)
     messages = MESSAGES
+    responses = fields.List(
+        stored_response(),
+        validate=validate.Length(max=11),
+        metadata={"description": "What it answers, as an interaction's responses"},
+    )
 
 
 class IgnoreSchema(Schema):

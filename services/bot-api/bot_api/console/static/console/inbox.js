@@ -120,24 +120,15 @@ function assign(cluster, select) {
   });
 }
 
-// The interaction is created, then given its response; should that fail, the notice says
-// it has none and links to it.
+// The interaction is created with its response in one call, so it never stands answerless.
 function create(cluster, name, text) {
   return act(async () => {
-    const answer = await call("POST", `${base()}/${cluster.id}/interaction`, { name });
-    const path = `/stories/${page.story}/interactions/${answer.interaction}`;
-    const putBack = async () => {
+    const responses = [{ type: "text", messages: [text] }];
+    const answer = await call("POST", `${base()}/${cluster.id}/interaction`, { name, responses });
+    done(`Created ${name} with ${answer.added.length} phrase(s), answering "${text}".`, async () => {
       await call("DELETE", `/stories/${page.story}/interactions`, [answer.interaction]);
       await reopen(answer);
-    };
-    try {
-      await call("PUT", path, { responses: [{ type: "text", messages: [text] }] });
-    } catch (error) {
-      const link = h("a", { href: `/console${path}` }, `give ${name} a response`);
-      done(`Created ${name} with ${answer.added.length} phrase(s) but no response (${error.message}): `, putBack, link, ".");
-      return;
-    }
-    done(`Created ${name} with ${answer.added.length} phrase(s), answering "${text}".`, putBack);
+    });
   });
 }
 
