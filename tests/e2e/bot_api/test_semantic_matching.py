@@ -152,9 +152,9 @@ async def test_an_imported_story_counts_its_phrases_waiting_for_meaning_before_a
                 "key": f"topic-{topic}",
                 "name": f"Topic {topic}",
                 "root": True,
-                "userSays": [f"question {n} of topic {topic} in batch {batch}" for n in range(8)],
+                "userSays": [f"question {n} of topic {topic} in batch {batch}" for n in range(9)],
             }
-            for topic in range(8)
+            for topic in range(4)
         ],
     }
     story_id = (await api.ok("POST", "/stories/import", document))["id"]
@@ -166,6 +166,6 @@ async def test_an_imported_story_counts_its_phrases_waiting_for_meaning_before_a
     async def landed() -> bool:
         return await waiting() == 0
 
-    phrases = 8 * 8 + len(default_interactions()[0].user_says)  # the import adds a welcome
+    phrases = 4 * 9 + len(default_interactions()[0].user_says)  # the import adds a welcome
     assert await eventually(waiting) <= phrases, "at most the story's own phrases wait"
     await eventually(landed, seconds=VECTORS_TIMEOUT)
