@@ -28,6 +28,7 @@ from bot_api.conversations.cache import StoryCache
 from bot_api.conversations.history import TurnRecorder
 from bot_api.conversations.sweep import VectorSweeper
 from bot_api.conversations.vectors import PhraseVectorService
+from bot_api.conversations.written import WrittenPhrases
 from bot_api.encoding.minilm import MiniLmEncoder
 from bot_api.encoding.use_multilingual import UseMultilingualEncoder
 from bot_api.engine.semantic import Encoders
@@ -119,8 +120,10 @@ async def management(app: web.Application) -> AsyncIterator[None]:
         read_version=documents.read,
     )
     changes.listen(cache)
-    if sweeper is not None:
-        changes.listen(sweeper)
+    written = None if vectors is None else WrittenPhrases(stores, vectors, cache.vectors_landed)
+    for listener in (written, sweeper):
+        if listener is not None:
+            changes.listen(listener)
     app[STORES], app[CHANGES], app[STORY_CACHE] = stores, changes, cache
     app[PHRASE_VECTORS] = vectors
     quotas = StoredQuotas(config, app[ACCOUNTS])
@@ -178,6 +181,8 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     app[TRANSFER_WORKER].shutdown(wait=False, cancel_futures=True)
     await clusterings.close()
     cache.close()
+    if written is not None:
+        await written.close()
     if sweeper is not None:
         await sweeper.close()
     if vectors is not None:

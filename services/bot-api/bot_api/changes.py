@@ -22,6 +22,9 @@ class StoryEdited:
     account_id: str
     story_id: str
     interaction_ids: frozenset[str] = frozenset()
+    language_changed: bool = False
+    """Its `language` or `answerAnyLanguage` changed: another model may read its phrases
+    now (this process only; other replicas compile the story again anyway)."""
 
 
 @dataclass(frozen=True)

@@ -4,12 +4,14 @@ with any phrase still finds its interaction once the phrase vectors have landed.
 import asyncio
 import dataclasses
 import time
+import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
 from bot_api.domain.history import TurnRecord
+from bot_api.domain.interactions import default_interactions
 from bot_api.domain.settings import Settings
 from bot_api.engine.clustering import normalised
 from bot_api.keys import PHRASE_VECTORS, RECORDER, STORES
@@ -17,6 +19,7 @@ from bot_api.storage.turns import turn_to_document
 from shared import mongo
 from shared.config import Config
 from support.api import Api
+from support.waiting import eventually
 
 VECTORS_TIMEOUT = 60.0
 T0 = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
@@ -132,3 +135,37 @@ async def test_the_inbox_suggests_as_a_query_would_from_the_vectors_its_turns_ke
         assert cluster["suggested"]["score"] == pytest.approx(best["score"], abs=0.01)
     # vectors_landed's own question may be a miss of its own
     assert {kept, encoded} <= {c["examples"][0] for c in clusters}
+
+
+async def test_an_imported_story_counts_its_phrases_waiting_for_meaning_before_any_query(
+    api: Api,
+) -> None:
+    """The process that took the import queues the story's phrases at once: its read
+    says how many wait (the import's response never waited for them), 0 once they land."""
+    batch = uuid.uuid4().hex[:8]
+    document = {
+        "format": "parley.story",
+        "version": 1,
+        "name": "Questions",
+        "interactions": [
+            {
+                "key": f"topic-{topic}",
+                "name": f"Topic {topic}",
+                "root": True,
+                "userSays": [f"question {n} of topic {topic} in batch {batch}" for n in range(9)],
+            }
+            for topic in range(4)
+        ],
+    }
+    story_id = (await api.ok("POST", "/stories/import", document))["id"]
+
+    async def waiting() -> int:
+        count: int = (await api.story(story_id))["phrasesAwaitingMeaning"]
+        return count
+
+    async def landed() -> bool:
+        return await waiting() == 0
+
+    phrases = 4 * 9 + len(default_interactions()[0].user_says)  # the import adds a welcome
+    assert await eventually(waiting) <= phrases, "at most the story's own phrases wait"
+    await eventually(landed, seconds=VECTORS_TIMEOUT)

@@ -87,7 +87,7 @@ class StoryCache:
         story just compiled is kept even if it alone is larger. `read_version`: how a
         published version's document is read (None: the draft answers everyone)."""
         self._stores = stores
-        self._compiler = StoryCompiler(stores, vectors, self._vectors_landed, read_version)
+        self._compiler = StoryCompiler(stores, vectors, self.vectors_landed, read_version)
         self._retry_seconds = retry_seconds
         self._budget = budget_bytes
         self._entries: OrderedDict[StoryKey, _Entry] = OrderedDict()
@@ -182,7 +182,7 @@ class StoryCache:
                     if key[0] == account_id and key[2] is None:
                         entry.marks.entities = True
 
-    async def _vectors_landed(self, key: StoryKey, interaction_ids: set[str]) -> None:
+    async def vectors_landed(self, key: StoryKey, interaction_ids: set[str]) -> None:
         """The phrase vectors of these interactions are stored: the story's next query
         takes them in, and so does its version's, which has the same ids."""
         for loading in self._changes_while_loading:

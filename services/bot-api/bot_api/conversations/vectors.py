@@ -53,7 +53,8 @@ class _StoryQueue:
             self.texts.clear()
         for interaction_id, interaction_texts in texts.items():
             self.texts.pop(interaction_id, None)
-            self.texts[interaction_id] = list(interaction_texts)
+            if interaction_texts:
+                self.texts[interaction_id] = list(interaction_texts)
         self.landed = landed
 
     def next_chunk(self) -> list[tuple[str, list[str], int]]:
@@ -102,12 +103,14 @@ class PhraseVectorService:
         landed: Landed | None,
     ) -> PhraseVectors:
         """The stored vectors, by this encoder, of these interactions' phrase texts. With
-        `landed`, the missing ones are queued for encoding, and `landed` is called as
-        each interaction's are stored."""
+        `landed`, the missing ones are queued for encoding (in place of what these
+        interactions had queued), and `landed` is called as each interaction's are
+        stored."""
         keys = _keys(encoder, texts)
         vectors = PhraseVectors(encoder.model_id, await self._store.take(story_id, keys.values()))
         if landed is not None:
-            self.enqueue(story_id, encoder, vectors.missing(texts), landed)
+            missing = vectors.missing(texts)
+            self.enqueue(story_id, encoder, {i: missing.get(i, []) for i in texts}, landed)
         return vectors
 
     def enqueue(
@@ -118,12 +121,18 @@ class PhraseVectorService:
         landed: Landed,
     ) -> None:
         """Encode these phrase texts (those stored meanwhile are skipped); `landed` is
-        called as each interaction's are stored."""
-        if texts:
-            queue = self._queues.setdefault(story_id, _StoryQueue(encoder, landed))
-            queue.add(encoder, texts, landed)
-            self._count_waiting()
-            self._worker.wake()
+        called as each interaction's are stored. An interaction given no texts has none
+        waiting any more (an edit took its new phrases away, or they are all stored)."""
+        queue = self._queues.get(story_id)
+        if queue is None:
+            if not any(texts.values()):
+                return
+            queue = self._queues[story_id] = _StoryQueue(encoder, landed)
+        queue.add(encoder, texts, landed)
+        if not queue.texts:
+            del self._queues[story_id]
+        self._count_waiting()
+        self._worker.wake()
 
     def waiting(self, story_id: str) -> int:
         """How many of the story's phrase texts are queued here for their vector: what a
@@ -134,13 +143,14 @@ class PhraseVectorService:
         its phrases anyway and queues those the store lacks, so counting them again on a
         read would read and hash every phrase of the story for each read. The count is a
         dictionary look-up and a sum over the interactions queued. It is this process's:
-        a replica that has not answered the story yet counts 0 until its first query
-        (docs/api.md "Stories")."""
+        the one that took a write queues its phrases at once (conversations/written.py),
+        another replica counts 0 until it compiles the story (docs/api.md "Stories")."""
         queue = self._queues.get(story_id)
         return 0 if queue is None else sum(len(texts) for texts in queue.texts.values())
 
     def forget(self, story_id: str) -> None:
-        """A deleted story's phrases are not encoded any more."""
+        """The story's phrases are not encoded any more (it was deleted, or no model reads
+        its language now)."""
         self._queues.pop(story_id, None)
         self._count_waiting()
 

@@ -73,6 +73,14 @@ class Settings:
     """Matched turns scoring below it go to the misses inbox beside the fallbacks (None:
     the confidence + `REVIEW_MARGIN`)."""
 
+    def reads_like(self, other: "Settings") -> bool:
+        """Whether a story's phrases are read as with `other` (the same language and
+        `answer_any_language`, so the same model encodes them)."""
+        return (self.language, self.answer_any_language) == (
+            other.language,
+            other.answer_any_language,
+        )
+
     def review_score(self) -> float:
         """The score below which a matched turn is in the misses inbox."""
         return self.confidence + REVIEW_MARGIN if self.review_below is None else self.review_below

@@ -191,7 +191,10 @@ class StoryService:
             return structure, StoryFields(name, description, changed, kept)
 
         story, _ = await edit_story(self._stores, account_id, story_id, edit)
-        await self._changes.announce(StoryEdited(account_id, story.id))
+        language_changed = not story.settings.reads_like(replace(story.settings, **changes))
+        await self._changes.announce(
+            StoryEdited(account_id, story.id, language_changed=language_changed)
+        )
 
     async def _check_publishable(
         self, account_id: str, story_id: str, version_id: Any, force: bool

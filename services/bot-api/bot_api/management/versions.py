@@ -189,7 +189,8 @@ class VersionService:
         if created:
             await self._changes.announce(EntitiesEdited(account_id))
         touched = frozenset([*(i.id for i in added), *(i.id for i in replaced), *dropped])
-        await self._changes.announce(StoryEdited(account_id, story.id, touched))
+        language_changed = not story.settings.reads_like(upload.settings)
+        await self._changes.announce(StoryEdited(account_id, story.id, touched, language_changed))
 
     async def _version(self, account_id: str, story_id: str, version_id: str) -> StoryVersion:
         story = await load_story(self._stores, account_id, story_id)

@@ -23,6 +23,7 @@ from shared.config import Config
 from shared.pages import Page
 from support.bodies import entity as entity_body
 from support.bodies import interaction_changes, new_interaction
+from support.editing import set_phrases
 from support.encoders import ConceptEncoder
 from support.memory import ConnectionDirectory, Database, VectorsInMemory
 
@@ -106,12 +107,7 @@ class Bot:
         return {vector_key(model, t) for phrases in texts for t in phrases}
 
     async def edit(self, story_id: str, interaction_id: str, *user_says: str) -> None:
-        await self.interactions.update(
-            account_id=ACCOUNT,
-            story_id=story_id,
-            interaction_id=interaction_id,
-            changes=interaction_changes({"userSays": [*user_says]}),
-        )
+        await set_phrases(self.interactions, ACCOUNT, story_id, interaction_id, user_says)
 
     async def answer(self, story_id: str, query: str) -> str | None:
         story = await self.cache.story(ACCOUNT, story_id)
