@@ -149,6 +149,33 @@ async def test_a_quick_reply_while_a_parameter_is_asked_keeps_what_was_collected
     assert (texts(done), done["result"]["incomplete"]) == (["roses in a vase."], False)
 
 
+async def test_a_prompt_with_replies_answers_quick_replies_and_a_click_fills_the_slot(
+    alice: Tenant, pizza: dict[str, str]
+) -> None:
+    api, path = alice.developer, f"/stories/{pizza['story']}/interactions/{pizza['order']}"
+    parameters = [
+        {
+            "alias": "size",
+            "entity": "size",
+            "prompts": ["Which size, {{default_name}}?"],
+            "promptReplies": ["small", "big"],
+        }
+    ]
+    await api.ok("PUT", path, {"parameters": parameters})
+    assert (await api.ok("GET", path))["parameters"] == [{**parameters[0], "required": True}]
+    asked = await ask(
+        alice.public, query="I would like to order a pizza", parameters={"default_name": "Bo"}
+    )
+    choices = {"type": "quickReply", "title": "Which size, Bo?", "replies": ["small", "big"]}
+    assert asked["result"]["fulfillment"] == [{"type": "quickReply", "messages": [choices]}]
+    assert asked["result"]["incomplete"] is True
+    clicked = await ask(alice.public, query="big")
+    assert (texts(clicked), clicked["result"]["parameters"]["size"]) == (
+        ["A large pizza for Bo."],
+        "large",
+    )
+
+
 async def test_the_session_id_may_be_a_number(alice: Tenant, pizza: dict[str, str]) -> None:
     reply = await alice.public.post("/query", {"sessionId": 42, "trigger": "welcome"})
     assert reply.body["sessionId"] == "42"

@@ -55,6 +55,25 @@ async def test_export_then_import_then_export_gives_the_same_document(api: Api) 
     assert await export(api, reply.body["id"]) == first
 
 
+async def test_a_prompt_s_replies_go_out_and_come_back_unchanged(api: Api) -> None:
+    story_id = await pizza_story(api)
+    interactions = await api.ok("GET", f"/stories/{story_id}/interactions")
+    order = next(i for i in interactions if i["name"] == "Order")
+    parameter = {
+        "alias": "size",
+        "entity": "size",
+        "prompts": ["Which size?"],
+        "promptReplies": ["small", " big "],
+    }
+    path = f"/stories/{story_id}/interactions/{order['id']}"
+    await api.ok("PUT", path, {"parameters": [parameter]})
+    first = await export(api, story_id)
+    assert first["interactions"][2]["parameters"] == [parameter]
+    reply = await import_document(api, first)
+    assert reply.status == 200, reply.body
+    assert await export(api, reply.body["id"]) == first
+
+
 async def test_the_imported_story_answers_as_the_exported_one(api: Api, alice: Tenant) -> None:
     first = await export(api, await pizza_story(api))
     story_id = (await import_document(api, first)).body["id"]

@@ -33,7 +33,8 @@ def imported(page: Page, stack: Stack, data: bytes) -> dict[str, Any]:
 
 def features(interaction: dict[str, Any]) -> set[str]:
     """What an interaction holds that the editor must keep: each response type, texts of
-    several lines, several variants, buttons, parameters and prompts, a webhook."""
+    several lines, several variants, buttons, parameters, prompts and their replies, a
+    webhook."""
     found = {f"response {block['type']}" for block in interaction["responses"]}
     for block in interaction["responses"]:
         messages = block.get("messages", [])
@@ -44,9 +45,23 @@ def features(interaction: dict[str, Any]) -> set[str]:
     found |= {"parameters"} if interaction["parameters"] else set()
     found |= {"prompts"} if prompts else set()
     found |= {"multi-line prompt"} if any("\n" in p for p in prompts) else set()
+    found |= (
+        {"prompt replies"}
+        if any(p.get("promptReplies") for p in interaction["parameters"])
+        else set()
+    )
     found |= {"webhook"} if interaction["webhook"] else set()
     found |= {"phrases"} if interaction["userSays"] else set()
     return found
+
+
+def save(page: Page) -> None:
+    """Clicks Save and waits for its answer: the notice still says "Saved." from the save
+    before, so it alone cannot tell that this one landed."""
+    with page.expect_response(lambda response: response.request.method == "PUT") as saved:
+        page.get_by_role("button", name="Save", exact=True).click()
+    assert saved.value.ok, saved.value.text()
+    expect(page.locator("#notice")).to_have_text("Saved.")
 
 
 def saved_unchanged(page: Page, stack: Stack, story_id: str, interaction_id: str) -> None:
@@ -83,7 +98,13 @@ def test_every_sample_interaction_saved_unchanged_reads_back_the_same(
             opened += 1
         kinds |= covered
     print(f"saved {opened} of {total} sample interactions unchanged: {sorted(kinds)}")
-    assert {"response text", "multi-line text", "response image", "prompts"} <= kinds
+    assert {
+        "response text",
+        "multi-line text",
+        "response image",
+        "prompts",
+        "prompt replies",
+    } <= kinds
 
 
 def every_type(connection: str) -> dict[str, Any]:
@@ -97,6 +118,7 @@ def every_type(connection: str) -> dict[str, Any]:
                 "alias": "amount",
                 "entity": "sys.number",
                 "prompts": ["How much?\nIn euros.", "Amount?"],
+                "promptReplies": ["10", " 20 euros ", "a | b"],
             }
         ],
         "responses": [
@@ -156,8 +178,7 @@ def test_every_response_type_saved_unchanged_and_an_added_block_leaves_the_rest(
     added.get_by_label("Button 2 postback or URL").fill(human)
     expect(added.locator(".items > .inline .counter")).to_have_text("2/3 buttons")
     expect(added.locator(".counter.over")).to_have_count(0)
-    page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.locator("#notice")).to_have_text("Saved.")
+    save(page)
     after = call(page, stack, "GET", f"{interactions}/{help_id}")
     assert after["responses"][:6] == before["responses"]
     buttons = [
@@ -170,6 +191,18 @@ def test_every_response_type_saved_unchanged_and_an_added_block_leaves_the_rest(
         "buttons": buttons,
     }
     assert {**after, "responses": before["responses"]} == before
+
+    # A prompt reply added item by item; the prompts and the other replies stay.
+    replies = page.get_by_role("group", name="Prompt replies (buttons shown with each prompt)")
+    expect(replies.locator(":scope > .inline .counter")).to_have_text("3/11 prompt replies")
+    replies.get_by_role("button", name="Add a prompt reply").click()
+    replies.get_by_label("Prompt reply 4", exact=True).fill("{{default_name}}'s")
+    save(page)
+    parameter = call(page, stack, "GET", f"{interactions}/{help_id}")["parameters"][0]
+    assert parameter == {
+        **before["parameters"][0],
+        "promptReplies": ["10", " 20 euros ", "a | b", "{{default_name}}'s"],
+    }
     screenshot(page, "interaction-editor-every-type")
 
 

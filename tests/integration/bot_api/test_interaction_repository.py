@@ -260,7 +260,10 @@ async def test_the_stored_document_keeps_the_format_existing_databases_hold(
         action="welcome",
         triggers=("welcome", "Start"),
         user_says=("hi {{city:town}}",),
-        parameters=(Parameter("town", "city", ("Which town?",)),),
+        parameters=(
+            Parameter("town", "city", ("Which town?",)),
+            Parameter("size", "size", ("Which size?",), ("Small", "Large")),
+        ),
         responses=(
             TextChoice(("Hello", "Hi")),
             QuickReplies("Size?", ("S", "L")),
@@ -288,7 +291,15 @@ async def test_the_stored_document_keeps_the_format_existing_databases_hold(
         "action": "welcome",
         "triggers": ["welcome", "Start"],
         "userSays": ["hi {{city:town}}"],
-        "parameters": [{"alias": "town", "entity": "city", "prompts": ["Which town?"]}],
+        "parameters": [
+            {"alias": "town", "entity": "city", "prompts": ["Which town?"]},
+            {
+                "alias": "size",
+                "entity": "size",
+                "prompts": ["Which size?"],
+                "promptReplies": ["Small", "Large"],
+            },
+        ],
         "responses": [
             {"type": "text", "messages": ["Hello", "Hi"]},
             {"type": "quickReply", "title": "Size?", "replies": ["S", "L"]},

@@ -31,6 +31,9 @@ class Parameter:
     alias: str
     entity: str
     prompts: tuple[str, ...] = ()
+    prompt_replies: tuple[str, ...] = ()
+    """Quick replies shown with each prompt (docs/query.md "Prompts"): a click sends the
+    reply's text, which fills the parameter as any answer does."""
 
     @property
     def required(self) -> bool:

@@ -293,15 +293,17 @@ class _Conversation:
         first), and a message that matches it again asks again without restarting it.
         Anything else is a failed answer; after `lifespan` of them: None, the
         conversation is back at the root level and the message is matched anew. None
-        too for a message said exactly as another interaction's phrase while free text
-        is asked: it is matched anew, the prompt left."""
+        too for a message said exactly as another interaction's phrase (what a button click
+        sends, a reply of the prompt's own included) when it fills no parameter, or when
+        free text is asked: it is matched anew, the prompt left."""
         interaction = self.story.interactions[pending.interaction_id]
-        if interaction.parameter(pending.alias).entity == ANY and self._said_elsewhere(
+        values = values_for_pending(interaction, pending.alias, self.parameters, mentions)
+        free_text = interaction.parameter(pending.alias).entity == ANY
+        if (free_text or not values) and self._said_elsewhere(
             words, mentions, pending.interaction_id
         ):
             self.pending = None
             return None
-        values = values_for_pending(interaction, pending.alias, self.parameters, mentions)
         if values:
             self._collect(pending.interaction_id, values)
             self.pending = None
@@ -379,9 +381,9 @@ class _Conversation:
         return _Answer(interaction_id, score, items, debug=debug)
 
     def _ask(self, interaction_id: str, pending: Pending, debug: Debug | None) -> _Answer:
-        prompts = self.story.interactions[interaction_id].parameter(pending.alias).prompts
-        prompt = prompts[pending.failures % len(prompts)]
-        items = asked(prompt, self.parameters)
+        parameter = self.story.interactions[interaction_id].parameter(pending.alias)
+        prompt = parameter.prompts[pending.failures % len(parameter.prompts)]
+        items = asked(prompt, parameter.prompt_replies, self.parameters)
         return _Answer(interaction_id, 1.0, items, incomplete=True, debug=debug)
 
     def _spend_lifespan(self, hit: str | None) -> None:

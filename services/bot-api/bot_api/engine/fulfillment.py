@@ -89,9 +89,14 @@ def fulfillment(
     return [item for item in items if item is not None]
 
 
-def asked(prompt: str, parameters: Mapping[str, Any]) -> list[FulfillmentItem]:
-    """A parameter's prompt as the user is shown it: a text filled like any response."""
-    return fulfillment((TextChoice((prompt,)),), parameters, lambda prompts: prompts[0])
+def asked(
+    prompt: str, replies: Sequence[str], parameters: Mapping[str, Any]
+) -> list[FulfillmentItem]:
+    """A parameter's prompt as the user is shown it, filled like any response: a text, or
+    with its replies a quick reply titled with it, so every channel shows the choices as
+    buttons (a click sends the reply, which fills the parameter like a typed answer)."""
+    block: Block = QuickReplies(prompt, tuple(replies)) if replies else TextChoice((prompt,))
+    return fulfillment((block,), parameters, lambda prompts: prompts[0])
 
 
 def _said(template: str, parameters: Mapping[str, Any]) -> str:

@@ -3,12 +3,20 @@ gives, and a read dumps from the value."""
 
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields, post_load, validate
+from marshmallow import (
+    Schema,
+    ValidationError,
+    fields,
+    post_dump,
+    post_load,
+    validate,
+    validates_schema,
+)
 
 from bot_api.domain.interactions import MAX_USER_SAYS, STANDARD, Interaction, Parameter
 from bot_api.domain.structure import ContextChange
 from bot_api.schemas.common import ENTITY_NAME_PATTERN, NAME_PATTERN, text, text_list
-from bot_api.schemas.responses import stored_response
+from bot_api.schemas.responses import replies, stored_response
 from shared.ids import is_object_id
 from shared.schema_fields import FullMatch, StrictBoolean, WriteSchema
 
@@ -38,10 +46,32 @@ class ParameterSchema(WriteSchema):
         metadata={"description": "An entity of the account, or a built-in one (sys.number, ...)"},
     )
     prompts = text_list(99, 1024, min_length=1, load_default=list)
+    promptReplies = replies(
+        0,
+        load_default=list,
+        attribute="prompt_replies",
+        metadata={
+            "description": "Quick replies shown with each prompt; a click sends the reply's "
+            "text. Omitted from reads when empty"
+        },
+    )
+
+    @validates_schema
+    def replies_need_a_prompt(self, parameter: dict[str, Any], **kwargs: Any) -> None:
+        if parameter["prompt_replies"] and not parameter["prompts"]:
+            raise ValidationError(
+                "Replies are shown with a prompt: a parameter without prompts has none.",
+                "promptReplies",
+            )
 
     @post_load
     def to_value(self, parameter: dict[str, Any], **kwargs: Any) -> Parameter:
-        return Parameter(parameter["alias"], parameter["entity"], tuple(parameter["prompts"]))
+        return Parameter(
+            parameter["alias"],
+            parameter["entity"],
+            tuple(parameter["prompts"]),
+            tuple(parameter["prompt_replies"]),
+        )
 
 
 class ParameterReadSchema(ParameterSchema):
@@ -49,6 +79,13 @@ class ParameterReadSchema(ParameterSchema):
         lambda parameter: parameter.required,
         metadata={"description": "True when the parameter has prompts (rule 1)"},
     )
+
+    @post_dump
+    def without_empty_replies(self, parameter: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        """A parameter without prompt replies reads as it did before they existed."""
+        if not parameter.get("promptReplies"):
+            parameter.pop("promptReplies", None)
+        return parameter
 
 
 class InteractionWriteSchema(WriteSchema):

@@ -36,6 +36,7 @@ from bot_api.schemas.common import text
 from shared.schema_fields import TypedUnion
 
 MAX_BUTTONS = 3
+MAX_REPLIES = 11
 
 
 _READING_FROZEN = ContextVar("reading_frozen", default=False)
@@ -84,6 +85,14 @@ def shown_list(max_items: int, max_length: int, **kwargs: Any) -> fields.List[st
     return fields.List(shown(max_length), validate=validate.Length(min=1, max=max_items), **kwargs)
 
 
+def replies(min_items: int, **kwargs: Any) -> fields.List[str]:
+    """Quick replies: the texts a click sends, up to 11 of 20 characters (the concept rule),
+    in a quickReply block and with a parameter's prompt alike."""
+    return fields.List(
+        shown(20), validate=validate.Length(min=min_items, max=MAX_REPLIES), **kwargs
+    )
+
+
 def image_address(min_length: int, **kwargs: Any) -> fields.String:
     return fields.String(
         validate=[validate.Length(min=min_length, max=2048), web_address],
@@ -106,7 +115,7 @@ class TextResponseSchema(TypedSchema):
 
 class QuickReplyResponseSchema(TypedSchema):
     title = shown(80, required=True)
-    replies = shown_list(11, 20, required=True)
+    replies = replies(1, required=True)
 
     @post_load
     def to_value(self, block: dict[str, Any], **kwargs: Any) -> QuickReplies:

@@ -217,10 +217,7 @@ def content_document(interaction: Interaction) -> dict[str, Any]:
         "action": interaction.action,
         "triggers": list(interaction.triggers),
         "userSays": list(interaction.user_says),
-        "parameters": [
-            {"alias": p.alias, "entity": p.entity, "prompts": list(p.prompts)}
-            for p in interaction.parameters
-        ],
+        "parameters": [_parameter_document(p) for p in interaction.parameters],
         "responses": [_block_document(block) for block in interaction.responses],
         "webhook": interaction.webhook,
         "triggerKeys": sorted({trigger.lower() for trigger in interaction.triggers}),
@@ -236,11 +233,27 @@ def interaction_from_document(document: Mapping[str, Any]) -> Interaction:
         triggers=tuple(document["triggers"]),
         user_says=tuple(document["userSays"]),
         parameters=tuple(
-            Parameter(p["alias"], p["entity"], tuple(p["prompts"])) for p in document["parameters"]
+            Parameter(
+                p["alias"], p["entity"], tuple(p["prompts"]), tuple(p.get("promptReplies", ()))
+            )
+            for p in document["parameters"]
         ),
         responses=tuple(_block(stored) for stored in document["responses"]),
         webhook=document["webhook"],
     )
+
+
+def _parameter_document(parameter: Parameter) -> dict[str, Any]:
+    """A parameter as stored; its prompt's replies only when it has some, as before they
+    existed."""
+    document: dict[str, Any] = {
+        "alias": parameter.alias,
+        "entity": parameter.entity,
+        "prompts": list(parameter.prompts),
+    }
+    if parameter.prompt_replies:
+        document["promptReplies"] = list(parameter.prompt_replies)
+    return document
 
 
 def _block_document(block: Block) -> dict[str, Any]:

@@ -4,7 +4,8 @@ A form asks for its slots in turn until each is filled; a Parley interaction doe
 same with its parameters that have prompts. So the interaction whose answer starts a
 form gets one parameter per slot Parley can read: a `from_entity` slot reads its
 entity, a `from_text` slot the whole answer (`sys.any`), and the prompts are the texts
-of `utter_ask_<form>_<slot>`, else `utter_ask_<slot>`.
+of `utter_ask_<form>_<slot>`, else `utter_ask_<slot>`, its buttons the replies shown with
+them.
 """
 
 import json
@@ -13,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bot_api.domain.entities import ANY
-from bot_api.transfer.limits import MAX_PROMPT, MAX_PROMPTS
+from bot_api.transfer.limits import MAX_PROMPT, MAX_PROMPTS, MAX_REPLIES, MAX_REPLY
 from bot_api.transfer.rasa_dialogue import with_slots
 from bot_api.transfer.rasa_nlu import Nlu, name_of
 from bot_api.transfer.report import Unmapped
@@ -107,9 +108,10 @@ class Forms:
             (n for n in (f"utter_ask_{form}_{slot}", f"utter_ask_{slot}") if n in self.responses),
             None,
         )
-        prompts = [] if prompt_name is None else self.prompts(prompt_name, place, slot, entity)
+        prompts, replies = ([], []) if prompt_name is None else self.prompts(prompt_name, place)
         if prompt_name is not None:
             self._prompts[form].add(prompt_name)
+            self.button_values(self.buttons(prompt_name), slot, entity)
         if not prompts:
             self.unmapped.append(
                 Unmapped(
@@ -118,7 +120,10 @@ class Forms:
                     "no utter_ask_ text: the parameter is optional",
                 )
             )
-        return {"alias": name_of(slot), "entity": entity, "prompts": prompts}
+        parameter: dict[str, Any] = {"alias": name_of(slot), "entity": entity, "prompts": prompts}
+        if prompts and replies:
+            parameter["promptReplies"] = replies
+        return parameter
 
     def entity(self, slot: str, mappings: list[Any], place: str) -> str | None:
         """The first mapping Parley can read: an entity with values (or a built-in one),
@@ -141,43 +146,52 @@ class Forms:
                 return ANY
         return None
 
-    def prompts(self, name: str, place: str, slot: str, entity: str) -> list[str]:
-        """The prompt's texts; buttons shown as the choices after the text (a prompt is
-        text), and a button setting this slot's entity to a value (`/inform{"e": "v"}`)
-        makes its title a synonym of that value, so the title said fills the slot."""
-        variants = self.responses[name] if isinstance(self.responses[name], list) else []
-        texts = []
-        for variant in variants:
-            if not isinstance(variant, Mapping) or variant.get("text") is None:
-                continue
-            text = with_slots(str(variant["text"]))
-            buttons = [b for b in variant.get("buttons") or [] if isinstance(b, Mapping)]
-            titles = [str(b["title"]) for b in buttons if b.get("title")]
-            if titles:
-                text = f"{text} ({' / '.join(titles)})"
-                self.button_values(buttons, slot, entity)
-            texts.append(text)
-        if any(isinstance(v, Mapping) and set(v) - {"text", "buttons"} for v in variants):
+    def prompts(self, name: str, place: str) -> tuple[list[str], list[str]]:
+        """The prompt's texts, and its buttons' titles as the replies shown with it (a
+        click sends the title: cut to a reply's 20 characters, 11 at most, reported)."""
+        texts = [
+            with_slots(str(variant["text"]))
+            for variant in self.variants(name)
+            if variant.get("text") is not None
+        ]
+        if any(set(v) - {"text", "buttons"} for v in self.variants(name)):
             self.unmapped.append(
                 Unmapped(f"domain: responses.{name}", "images of a prompt", "a prompt is text")
-            )
-        if any(isinstance(v, Mapping) and v.get("buttons") for v in variants):
-            self.unmapped.append(
-                Unmapped(
-                    f"domain: responses.{name}",
-                    "buttons of a prompt",
-                    "a prompt is text: its buttons are listed after it as choices to say, "
-                    "not shown as buttons",
-                )
             )
         kept = [text for text in texts if len(text) <= MAX_PROMPT][:MAX_PROMPTS]
         if len(kept) < len(texts):
             self.unmapped.append(Unmapped(place, "prompts", "at most 99 of 1024 characters"))
-        return kept
+        said = (str(b.get("title") or "") for b in self.buttons(name))
+        titles = list(dict.fromkeys(title for title in said if title.strip()))
+        replies = list(dict.fromkeys(title[:MAX_REPLY] for title in titles))[:MAX_REPLIES]
+        if replies != titles:
+            self.unmapped.append(
+                Unmapped(
+                    f"domain: responses.{name}",
+                    "buttons of a prompt",
+                    f"at most {MAX_REPLIES} replies of {MAX_REPLY} characters: cut",
+                )
+            )
+        return kept, replies
+
+    def variants(self, name: str) -> list[Mapping[str, Any]]:
+        variants = self.responses[name] if isinstance(self.responses[name], list) else []
+        return [v for v in variants if isinstance(v, Mapping)]
+
+    def buttons(self, name: str) -> list[Mapping[str, Any]]:
+        """The buttons of the prompt's variants that have a text."""
+        return [
+            button
+            for variant in self.variants(name)
+            if variant.get("text") is not None
+            for button in variant.get("buttons") or []
+            if isinstance(button, Mapping)
+        ]
 
     def button_values(self, buttons: list[Mapping[str, Any]], slot: str, entity: str) -> None:
         """Each button whose payload sets the slot (or its entity) to a value: its title
-        becomes a synonym of that value of the parameter's entity."""
+        (and the reply it is cut to) becomes a synonym of that value of the parameter's
+        entity, so its click fills the slot."""
         if entity == ANY or entity.startswith("sys."):
             return
         for button in buttons:
@@ -188,4 +202,6 @@ class Forms:
                 continue
             value = values.get(slot, values.get(entity)) if isinstance(values, dict) else None
             if value is not None and button.get("title"):
-                self.nlu.add_value(entity, str(value), str(button["title"]))
+                title = str(button["title"])
+                for synonym in dict.fromkeys((title, title[:MAX_REPLY])):
+                    self.nlu.add_value(entity, str(value), synonym)

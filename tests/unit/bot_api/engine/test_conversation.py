@@ -526,3 +526,68 @@ def test_a_button_click_while_free_text_is_asked_answers_its_own_interaction() -
     state, _ = say(model, state, query="pay someone")
     _, paid = say(model, state, query="a human being")  # not a phrase said exactly
     assert texts(paid) == ["Paid a human being."]
+
+
+def test_a_prompt_with_replies_asks_with_quick_replies_filled_in() -> None:
+    model = story(
+        interaction(
+            "pay",
+            "pay my {{account:account}} bill",
+            "pay a bill",
+            parameters=[
+                {
+                    "alias": "account",
+                    "entity": "account",
+                    "prompts": ["Which account, {{default_name}}?", "Pay from which one?"],
+                    "promptReplies": ["Credit card", "{{default_name}}'s", "{{nothing}}"],
+                }
+            ],
+            responses=[{"type": "text", "messages": ["Paid from {{account}}."]}],
+        ),
+        entities={"account": [["credit", "Credit card"], ["savings", "Ada's"]]},
+    )
+    state, asked = say(
+        model, SessionState(), query="pay a bill", parameters={"default_name": "Ada"}
+    )
+    assert asked.incomplete is True
+    # the reply left blank once filled is left out, like a quick reply block's
+    assert asked.fulfillment == (QuickReplies("Which account, Ada?", ("Credit card", "Ada's")),)
+    state, again = say(model, state, query="the blue one")
+    assert again.fulfillment == (QuickReplies("Pay from which one?", ("Credit card", "Ada's")),)
+    _, paid = say(model, state, query="Ada's")
+    assert (paid.incomplete, texts(paid)) == (False, ["Paid from savings."])
+
+
+def test_a_reply_that_is_another_interaction_s_phrase_and_no_value_leaves_the_prompt() -> None:
+    """A Rasa form's question with a "Talk to a human" button (payload `/human`): its click
+    answers as the human interaction, as the click of any other button during a prompt
+    does; the replies that are values fill the parameter."""
+    model = story(
+        interaction(
+            "pay",
+            "pay a bill",
+            parameters=[
+                {
+                    "alias": "account",
+                    "entity": "account",
+                    "prompts": ["Which account?"],
+                    "promptReplies": ["Credit card", "Talk to a human"],
+                }
+            ],
+            responses=[{"type": "text", "messages": ["Paid from {{account}}."]}],
+        ),
+        interaction(
+            "human", "Talk to a human", responses=[{"type": "text", "messages": ["Hold on."]}]
+        ),
+        entities={"account": [["credit", "Credit card"], "savings"]},
+    )
+    state, _ = say(model, SessionState(), query="pay a bill")
+    state, clicked = say(model, state, query="Talk to a human")
+    assert (clicked.interaction.id, texts(clicked), clicked.incomplete) == (
+        "human",
+        ["Hold on."],
+        False,
+    )
+    state, _ = say(model, state, query="pay a bill")
+    _, paid = say(model, state, query="Credit card")
+    assert texts(paid) == ["Paid from credit."]

@@ -203,8 +203,9 @@ def test_helpdesk_forms_become_required_parameters_and_annotations_slots() -> No
         {
             "alias": "priority",
             "entity": "priority",
-            # its buttons, listed as the choices (a prompt is text)
-            "prompts": ["What is the priority of this issue? (low / medium / high)"],
+            # its buttons, shown as the replies of the prompt
+            "prompts": ["What is the priority of this issue?"],
+            "promptReplies": ["low", "medium", "high"],
         },
         {
             "alias": "problem_description",
@@ -272,8 +273,8 @@ def test_helpdesk_forms_become_required_parameters_and_annotations_slots() -> No
     assert "entities of intent 'trigger_handoff'" in unmapped
     assert "answer to 'affirm'" in unmapped
     assert "example 'yes thanks' of 'affirm'" in unmapped
-    assert "buttons of a prompt" in unmapped
-    assert len(unmapped) == 45
+    assert "buttons of a prompt" not in unmapped  # kept, as replies
+    assert len(unmapped) == 44
 
 
 def test_a_zip_with_a_folder_around_the_project_reads_as_the_folder() -> None:
@@ -880,30 +881,25 @@ responses:
     ]
 
 
-def test_a_prompt_s_buttons_are_its_choices_and_their_titles_fill_the_slot() -> None:
-    nlu = """\
-- intent: pay
-  examples: |
-    - pay my [credit](account) card
-"""
-    domain = """\
+def pay_form(
+    ask_account: str, nlu: str = "", responses: str = "", rules: str = ""
+) -> dict[str, bytes]:
+    """A project whose `pay` intent starts a form asking for `account`
+    (`utter_ask_account`'s variants given), then says `utter_paid`."""
+    domain = f"""\
 slots:
   account:
     type: text
-    mappings: [{type: from_entity, entity: account}]
+    mappings: [{{type: from_entity, entity: account}}]
 forms:
   pay_form:
     required_slots: [account]
 responses:
   utter_ask_account:
-  - text: Which account?
-    buttons:
-    - {title: Credit card, payload: '/inform{"account": "credit"}'}
-    - {title: Savings, payload: '/inform{"account": "savings"}'}
-  utter_paid:
-  - text: Paid from {account}.
-"""
-    rules = """\
+{ask_account}  utter_paid:
+  - text: Paid from {{account}}.
+{responses}"""
+    pay = """\
 - rule: pay
   steps:
   - intent: pay
@@ -912,10 +908,25 @@ responses:
   - active_loop: null
   - action: utter_paid
 """
-    translated = translate(project(nlu, domain, rules))
-    document = checked(translated)
-    assert by_name(document)["pay"]["parameters"][0]["prompts"] == [
-        "Which account? (Credit card / Savings)"
+    pay_nlu = "- intent: pay\n  examples: |\n    - pay my [credit](account) card\n"
+    return project(pay_nlu + nlu, domain, pay + rules)
+
+
+def test_a_prompt_s_buttons_are_its_replies_and_their_titles_fill_the_slot() -> None:
+    ask = """\
+  - text: Which account?
+    buttons:
+    - {title: Credit card, payload: '/inform{"account": "credit"}'}
+    - {title: Savings, payload: '/inform{"account": "savings"}'}
+"""
+    document = checked(translate(pay_form(ask)))
+    assert by_name(document)["pay"]["parameters"] == [
+        {
+            "alias": "account",
+            "entity": "account",
+            "prompts": ["Which account?"],
+            "promptReplies": ["Credit card", "Savings"],
+        }
     ]
     assert document["entities"] == [
         {
@@ -927,8 +938,59 @@ responses:
         }
     ]
     assert replies(document, "pay my bills", "Savings") == [
-        ("pay", "Which account? (Credit card / Savings)"),
+        ("pay", "Which account?"),
         ("pay", "Paid from savings."),
+    ]
+
+
+def test_a_prompt_s_long_button_titles_are_cut_to_replies_that_still_fill_the_slot() -> None:
+    ask = """\
+  - text: Which account?
+    buttons:
+    - {title: The credit card ending in 4242, payload: '/inform{"account": "credit"}'}
+  - text: Pay from which account?
+    buttons:
+    - {title: The credit card ending in 4242, payload: '/inform{"account": "credit"}'}
+    - {title: '  ', payload: '/inform{"account": "savings"}'}
+"""
+    translated = translate(pay_form(ask))
+    document = checked(translated)
+    parameter = by_name(document)["pay"]["parameters"][0]
+    assert parameter["prompts"] == ["Which account?", "Pay from which account?"]
+    assert parameter["promptReplies"] == ["The credit card endi"]  # once, blank left out
+    assert "buttons of a prompt" in kinds(translated)
+    assert replies(document, "pay my bills", "The credit card endi") == [
+        ("pay", "Which account?"),
+        ("pay", "Paid from credit."),
+    ]
+
+
+def test_a_prompt_s_button_sending_another_intent_is_a_reply_whose_click_reaches_it() -> None:
+    ask = """\
+  - text: Which account?
+    buttons:
+    - {title: Credit card, payload: '/inform{"account": "credit"}'}
+    - {title: Talk to a human, payload: /human}
+"""
+    document = checked(
+        translate(
+            pay_form(
+                ask,
+                nlu="- intent: human\n  examples: |\n    - I want a person\n",
+                responses="  utter_human:\n  - text: Hold on.\n",
+                rules="- rule: human\n  steps:\n  - intent: human\n  - action: utter_human\n",
+            )
+        )
+    )
+    interactions = by_name(document)
+    assert interactions["pay"]["parameters"][0]["promptReplies"] == [
+        "Credit card",
+        "Talk to a human",
+    ]
+    assert interactions["human"]["userSays"] == ["I want a person", "Talk to a human"]
+    assert replies(document, "pay my bills", "Talk to a human") == [
+        ("pay", "Which account?"),
+        ("human", "Hold on."),
     ]
 
 

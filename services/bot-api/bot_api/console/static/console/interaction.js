@@ -15,36 +15,47 @@ function preview() {
   );
 }
 
-// A parameter's prompts are edited one by one: a prompt keeps its newlines.
-function promptList(prompts, index) {
-  const list = itemList(`parameters.${index}.prompts`, prompts, {
+// A parameter's prompts are edited one by one: a prompt keeps its newlines. Its replies,
+// the quick replies shown with each prompt, too (a click sends the reply).
+function promptLists(parameter, index) {
+  const lang = byId("parameters").dataset.lang || null;
+  const prompts = itemList(`parameters.${index}.prompts`, parameter.prompts || [], {
     one: "prompt", many: "prompts", max: 99, blank: "",
     make: (prompt, at, number) => {
-      const lang = byId("parameters").dataset.lang || null;
       const control = textBox(prompt, { lang, "aria-label": `Prompt ${number}`, placeholder: "What is its value?", "data-field": at });
       return { node: counted(control, 1024), read: () => control.value };
     },
   });
-  list.node.setAttribute("role", "group");
-  list.node.setAttribute("aria-label", "Prompts (a parameter with prompts is required)");
-  return list;
+  prompts.node.setAttribute("role", "group");
+  prompts.node.setAttribute("aria-label", "Prompts (a parameter with prompts is required)");
+  const replies = itemList(`parameters.${index}.promptReplies`, parameter.promptReplies || [], {
+    one: "prompt reply", many: "prompt replies", max: 11, blank: "",
+    make: (reply, at, number) => {
+      const control = textBox(reply, { lang, "aria-label": `Prompt reply ${number}`, placeholder: "a value to click", "data-field": at }, 1);
+      return { node: counted(control, 20), read: () => control.value };
+    },
+  });
+  replies.node.setAttribute("role", "group");
+  replies.node.setAttribute("aria-label", "Prompt replies (buttons shown with each prompt)");
+  const node = h("div", { className: "prompt-lists" }, prompts.node, replies.node);
+  return { node, read: () => ({ prompts: prompts.read(), promptReplies: replies.read() }) };
 }
 
 function parameterRow(parameter, index) {
   const alias = Object.assign(h("input", { "data-field": `parameters.${index}.alias`, "aria-label": "Alias", placeholder: "alias" }), { value: parameter.alias || "" });
   const entity = Object.assign(h("input", { "data-field": `parameters.${index}.entity`, "aria-label": "Entity", placeholder: "entity", list: "entity-names" }), { value: parameter.entity || "" });
-  let prompts = promptList(parameter.prompts || [], index);
-  const row = h("div", { className: "parameter" }, alias, entity, prompts.node,
+  let lists = promptLists(parameter, index);
+  const row = h("div", { className: "parameter" }, alias, entity, lists.node,
     h("button", { type: "button", className: "danger", onclick: () => row.remove() }, "Remove"));
   row.read = (position) => {
     alias.dataset.field = `parameters.${position}.alias`;
     entity.dataset.field = `parameters.${position}.entity`;
-    if (position !== index) { // rows above were removed: the prompts' paths follow
-      const moved = promptList(prompts.read(), position);
-      prompts.node.replaceWith(moved.node);
-      [prompts, index] = [moved, position];
+    if (position !== index) { // rows above were removed: the lists' paths follow
+      const moved = promptLists(lists.read(), position);
+      lists.node.replaceWith(moved.node);
+      [lists, index] = [moved, position];
     }
-    return { alias: alias.value.trim(), entity: entity.value.trim(), prompts: prompts.read() };
+    return { alias: alias.value.trim(), entity: entity.value.trim(), ...lists.read() };
   };
   return row;
 }

@@ -69,8 +69,8 @@ let placed = 0;
 
 const ONE = {
   userSays: "phrase", responses: "response", messages: "message", replies: "reply",
-  buttons: "button", parameters: "parameter", prompts: "prompt", entries: "entry",
-  synonyms: "synonym", triggers: "trigger",
+  buttons: "button", parameters: "parameter", prompts: "prompt", promptReplies: "prompt reply",
+  entries: "entry", synonyms: "synonym", triggers: "trigger",
 };
 
 // An error position as a person counts, within the field named `name`:
