@@ -13,6 +13,9 @@ from urllib.parse import urlsplit
 PLACEHOLDER = re.compile(r"\{\{\s*([\w-]+)\s*\}\}")
 """`{{name}}` in a text the bot sends: the parameter's value takes its place."""
 WEB_ADDRESS_SCHEMES = ("http://", "https://")
+MAIL_LINK = re.compile(r"mailto:[^\s@:/]+@[^\s@:/]+\.[^\s@:/]+", re.IGNORECASE)
+"""A `mailto:` link to one address: the widget opens it (channels whose platform cannot
+leave the button out, counted)."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +112,18 @@ def is_web_address_template(text: str) -> bool:
     if PLACEHOLDER.match(text):
         return True
     return is_web_address(PLACEHOLDER.sub("x", text))
+
+
+def is_link_template(text: str) -> bool:
+    """Whether a link button's value may open once filled: a web address (as
+    `is_web_address_template` reads it) or a mail link. `javascript:`, `data:` and the
+    like never are."""
+    return is_web_address_template(text) or MAIL_LINK.fullmatch(text) is not None
+
+
+def is_link(text: str) -> bool:
+    """Whether a link button's filled value opens: a web address or a mail link."""
+    return is_web_address(text) or MAIL_LINK.fullmatch(text) is not None
 
 
 def looks_like_web_address(text: str) -> bool:

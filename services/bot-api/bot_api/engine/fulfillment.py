@@ -21,6 +21,7 @@ from bot_api.domain.responses import (
     QuickReplies,
     Text,
     TextChoice,
+    is_link,
     is_web_address,
     looks_like_web_address,
 )
@@ -111,12 +112,15 @@ def _buttons(buttons: Sequence[Button], parameters: Mapping[str, Any]) -> tuple[
         replace(b, title=_said(b.title, parameters), postback=_said(b.postback, parameters))
         for b in buttons
     )
-    return tuple(b for b in filled if b.title and _opens_a_web_address(b))
+    return tuple(b for b in filled if b.title and _opens(b))
 
 
-def _opens_a_web_address(button: Button) -> bool:
-    """A link button's (or a stored postback meant as a link) address is a whole one."""
-    if button.kind in LINKS or (button.kind is None and looks_like_web_address(button.postback)):
+def _opens(button: Button) -> bool:
+    """A link button's value is a whole web address or mail link; a stored postback meant
+    as a link, a whole web address."""
+    if button.kind in LINKS:
+        return is_link(button.postback)
+    if button.kind is None and looks_like_web_address(button.postback):
         return is_web_address(button.postback)
     return True
 

@@ -24,6 +24,7 @@ from bot_api.domain.responses import (
     Image,
     QuickReplies,
     TextChoice,
+    is_link_template,
     is_web_address_template,
 )
 from bot_api.metrics import WEBHOOK_ADDRESSES_DROPPED
@@ -190,8 +191,9 @@ def read_answer(raw: bytes) -> WebhookAnswer:
 
 
 def _address(url: str, where: str, what: str) -> str:
-    """`url`, or "" (the item left out, counted and logged) when it is no web address."""
-    if is_web_address_template(url):
+    """`url`, or "" (the item left out, counted and logged) when it is no web address (a
+    button's may be a mail link too)."""
+    if is_link_template(url) if what == "button" else is_web_address_template(url):
         return url
     WEBHOOK_ADDRESSES_DROPPED.labels(what).inc()
     log.debug("webhook answer: %s is no web address (%r): the %s is left out", where, url, what)

@@ -71,3 +71,25 @@ def test_web_addresses_and_those_a_parameter_fills_are_kept() -> None:
 def test_what_breaks_spec_tables_still_fails_the_delivery() -> None:
     with pytest.raises(DeliveryFailed, match="imageUrl"):
         read_answer(answer({"type": "image", "imageUrl": ""}))
+
+
+def test_a_link_button_opens_a_web_address_or_a_mail_link_and_nothing_else() -> None:
+    """The widget opens `mailto:` (channels leave it out where their platform cannot);
+    `javascript:` and `data:` are never sent as links."""
+    buttons = [
+        {"type": "url", "title": "Mail", "value": "mailto:shop@example.com"},
+        {"type": "url", "title": "Evil", "value": "javascript:alert(document.cookie)"},
+        {"type": "webview", "title": "Data", "value": "data:text/html,<script>1</script>"},
+        {"type": "url", "title": "Docs", "value": "https://example.com/docs"},
+    ]
+    read = read_answer(answer({"type": "buttons", "title": "Where to?", "buttons": buttons}))
+    assert read.responses == (
+        ButtonTemplate(
+            "Where to?",
+            (
+                Button("Mail", "mailto:shop@example.com", "url"),
+                Button("Docs", "https://example.com/docs", "url"),
+            ),
+            1000,
+        ),
+    )
