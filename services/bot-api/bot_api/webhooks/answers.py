@@ -10,7 +10,7 @@ level, and every other item is kept."""
 import json
 import logging
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -190,10 +190,12 @@ def read_answer(raw: bytes) -> WebhookAnswer:
     return WebhookAnswer(blocks, loaded["attributes"])
 
 
-def _address(url: str, where: str, what: str) -> str:
-    """`url`, or "" (the item left out, counted and logged) when it is no web address (a
-    button's may be a mail link too)."""
-    if is_link_template(url) if what == "button" else is_web_address_template(url):
+def _address(
+    url: str, where: str, what: str, opens: Callable[[str], bool] = is_web_address_template
+) -> str:
+    """`url`, or "" (the item left out, counted and logged) when `opens` says it is no
+    address (a web address; for a button, a mail link too)."""
+    if opens(url):
         return url
     WEBHOOK_ADDRESSES_DROPPED.labels(what).inc()
     log.debug("webhook answer: %s is no web address (%r): the %s is left out", where, url, what)
@@ -204,7 +206,8 @@ def _read_buttons(buttons: Iterable[Mapping[str, Any]], where: str) -> tuple[But
     read = []
     for number, b in enumerate(buttons):
         link = b["type"] in ("url", "webview")
-        if link and not _address(b["value"], f"{where}.buttons[{number}].value", "button"):
+        value = f"{where}.buttons[{number}].value"
+        if link and not _address(b["value"], value, "button", is_link_template):
             continue
         read.append(Button(b["title"], b["value"], b["type"], b.get("height")))
     return tuple(read)
