@@ -25,6 +25,9 @@ from bot_api.transfer.rasa_project import Project, read_project
 from bot_api.transfer.rasa_tree import Node, Tree, sub_intents
 from bot_api.transfer.report import Translated, TranslationError, Unmapped
 
+DEFAULT_NAME = "Rasa project"
+"""A project's name when its config.yml has no `assistant_id`."""
+
 
 def translate(files: Mapping[str, bytes]) -> Translated:
     """The story document of a Rasa project (its files as `archive.read_archive` gives
@@ -108,7 +111,7 @@ class Translation:
         document = {
             "format": "parley.story",
             "version": 1,
-            "name": str(self.project.config.get("assistant_id") or "Rasa project"),
+            "name": str(self.project.config.get("assistant_id") or DEFAULT_NAME),
             "description": "Imported from a Rasa project",
             "settings": {"language": language},
             "interactions": interactions,

@@ -18,7 +18,7 @@ ZIP = "application/zip"
 FORM = "multipart/form-data"
 """A folder's files, each a part named by its path: what a browser sends of a folder."""
 MEDIA_TYPES = (JSON, YAML, ZIP, FORM)
-UNNAMED = {"dialogflow": dialogflow.DEFAULT_NAME, "rasa": "Rasa project"}
+UNNAMED = {"dialogflow": dialogflow.DEFAULT_NAME, "rasa": rasa.DEFAULT_NAME}
 """The name an importer gives a bot that names itself nowhere (`rasa.py`, `dialogflow.py`)."""
 
 
