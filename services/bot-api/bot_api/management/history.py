@@ -44,8 +44,13 @@ class HistoryService:
         return turns
 
     async def delete(self, *, account_id: str, story_id: str, session_id: str) -> None:
+        """Erase the conversation: its live session first (its parameters, contexts and any
+        handoff; a channel's session too, whose id is the one its turns carry), so that
+        the next message starts afresh instead of bringing them back, then its turns."""
         story = await load_story(self._stores, account_id, story_id)
-        if not await self._stores.turns.delete_conversation(story.id, session_id):
+        had_session = await self._stores.sessions.delete(story.id, session_id)
+        had_turns = await self._stores.turns.delete_conversation(story.id, session_id)
+        if not (had_session or had_turns):
             raise NotFound(f"no conversation {session_id} in story {story_id}")
 
     async def export(
