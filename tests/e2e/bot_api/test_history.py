@@ -165,6 +165,18 @@ async def test_an_erasure_ends_the_session_so_the_next_message_starts_afresh(
     assert [("nickname" in t["parameters"]) for t in turns] == [False]
 
 
+async def test_an_erasure_drops_the_turns_still_waiting_to_be_written(alice: Tenant) -> None:
+    """Turns are written in batches about 2 s after their answer: erased before that,
+    they used to be written afterwards (docs/history.md said to erase again)."""
+    api = alice.developer
+    story_id, _ = await pizza_story(api)
+    await talk(alice.public, story_id, "hasty", "I want a pizza")
+    path = f"/stories/{story_id}/conversations/hasty"
+    await api.ok("DELETE", path)
+    await recorded(api.client)
+    assert (await api.get(path)).error == (404, "not_found")
+
+
 async def test_a_live_session_without_turns_is_erased_too(alice: Tenant) -> None:
     """A story that keeps no history still holds the session's parameters: erasing it
     answers 200 once, then 404 as for any unknown conversation."""
