@@ -9,6 +9,7 @@ from bench import (
     history_load,
     matching,
     query_load,
+    redaction,
     semantic_load,
     transfer,
 )
@@ -40,6 +41,7 @@ def main() -> None:
     body = conversation_tests.table()
     write_section("conversation-tests", "Conversation tests (make bench)", body)
     write_section("channels", "Channels (make bench)", channels.table())
+    write_section("redaction", "Redaction (make bench)", redaction.table())
     print(REPORT.read_text())
 
 

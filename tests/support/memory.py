@@ -582,6 +582,10 @@ class SessionsInMemory(_InMemory):
         items = [OpenHandoff(key[len(prefix) :], handoff) for _, key, handoff in found]
         return page.of(items), len(items)
 
+    async def delete(self, story_id: str, session_id: str) -> bool:
+        await self._database.record("sessions.delete", story_id, session_id)
+        return self.sessions.pop(session_key(story_id, session_id), None) is not None
+
     async def delete_for_story(self, story_id: str) -> None:
         await self._database.record("sessions.delete_for_story", story_id)
         for key in [k for k in self.sessions if k.startswith(f"{story_id}:")]:

@@ -162,7 +162,6 @@ async def management(app: web.Application) -> AsyncIterator[None]:
         publish_check=app[CONVERSATION_TESTS],
         awaiting_meaning=None if vectors is None else vectors.waiting,
     )
-    app[HISTORY] = HistoryService(stores)
     inbox_store = InboxRepository(app[DATABASE])
     await inbox_store.ensure_indexes()
     clusterings = InboxClusterings()
@@ -191,9 +190,11 @@ async def management(app: web.Application) -> AsyncIterator[None]:
 
 async def recording(app: web.Application) -> AsyncIterator[None]:
     """The recorder of /query turns, telling the analytics counters of each batch stored; what
-    is still queued at shutdown gets a few seconds to be written."""
+    is still queued at shutdown gets a few seconds to be written. The history's use cases
+    hold it: an erasure drops the session's turns still queued."""
     recorder = TurnRecorder(app[STORES].turns, listeners=[app[ANALYTICS]])
     app[RECORDER] = recorder
+    app[HISTORY] = HistoryService(app[STORES], recorder)
     yield
     await recorder.close()
 

@@ -119,6 +119,21 @@ async def test_a_save_at_a_stale_version_changes_nothing(sessions: SessionStore)
     assert await snapshot(sessions) == before
 
 
+async def test_delete_forgets_that_session_only(sessions: SessionStore) -> None:
+    stories = await seed(sessions)
+    before = await snapshot(sessions)
+
+    assert await sessions.delete(stories[1], "s1")
+
+    after = await snapshot(sessions)
+    assert changed(before, after) == {session_key(stories[1], "s1")}
+    assert len(after) == len(before) - 1
+    assert await sessions.load(stories[1], "s1") == StoredSession(SessionState(), 0)
+    assert not await sessions.delete(stories[1], "s1")
+    assert not await sessions.delete(stories[1], "unknown")
+    assert await snapshot(sessions) == after
+
+
 async def test_delete_for_story_deletes_that_story_s_sessions_only(
     sessions: SessionStore,
 ) -> None:

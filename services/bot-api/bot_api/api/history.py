@@ -144,7 +144,8 @@ async def read_conversation(request: web.Request) -> Any:
 
 @routes.delete(CONVERSATION)
 @endpoint(
-    summary="Delete one conversation's turns (a person's right to erasure)",
+    summary="Erase one conversation: its turns and its live session's state "
+    "(a person's right to erasure)",
     tag="history",
     response=SuccessSchema(),
     errors=(404,),

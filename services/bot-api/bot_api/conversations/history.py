@@ -113,6 +113,19 @@ class TurnRecorder:
         self._trim()
         self._drain.wake()
 
+    def forget(self, story_id: str, session_id: str) -> int:
+        """Drop the session's turns still queued (an erasure, docs/history.md), so none is
+        written after it; how many were dropped. A batch already being written is not
+        recalled: it lands within milliseconds, before or after the erasure's delete."""
+        kept = [
+            t for t in self._queue if (t.turn.story_id, t.turn.session_id) != (story_id, session_id)
+        ]
+        dropped = len(self._queue) - len(kept)
+        self._queue.clear()
+        self._queue.extend(kept)
+        HISTORY_BACKLOG.set(len(self._queue))
+        return dropped
+
     @property
     def backlog(self) -> int:
         return len(self._queue)

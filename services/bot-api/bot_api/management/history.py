@@ -4,6 +4,7 @@ export, an erasure; always of a story of the caller's account."""
 from collections.abc import AsyncIterator
 from datetime import datetime
 
+from bot_api.conversations.history import TurnRecorder
 from bot_api.domain.history import TurnRecord
 from bot_api.management.stories import load_story
 from bot_api.storage import Stores
@@ -16,8 +17,11 @@ streamed; a longer range is exported in parts by `from`/`to`."""
 
 
 class HistoryService:
-    def __init__(self, stores: Stores) -> None:
+    def __init__(self, stores: Stores, recorder: TurnRecorder) -> None:
+        """`recorder`: where /query's turns wait to be written; an erasure drops the
+        session's."""
         self._stores = stores
+        self._recorder = recorder
 
     async def conversations(
         self,
@@ -44,8 +48,15 @@ class HistoryService:
         return turns
 
     async def delete(self, *, account_id: str, story_id: str, session_id: str) -> None:
+        """Erase the conversation: its live session first (its parameters, contexts and any
+        handoff; a channel's session too, whose id is the one its turns carry), so that
+        the next message starts afresh instead of bringing them back, then its turns,
+        those still queued to be written included."""
         story = await load_story(self._stores, account_id, story_id)
-        if not await self._stores.turns.delete_conversation(story.id, session_id):
+        had_session = await self._stores.sessions.delete(story.id, session_id)
+        queued = self._recorder.forget(story.id, session_id)
+        had_turns = await self._stores.turns.delete_conversation(story.id, session_id)
+        if not (had_session or queued or had_turns):
             raise NotFound(f"no conversation {session_id} in story {story_id}")
 
     async def export(

@@ -174,6 +174,9 @@ class SessionStore(Indexed, Protocol):
         """A page of the story's sessions in a handoff with a message after `active_since`
         and not expired, oldest handoff first, and how many there are in all."""
 
+    async def delete(self, story_id: str, session_id: str) -> bool:
+        """Forget the session's state; False when there was none."""
+
     async def delete_for_story(self, story_id: str) -> None: ...
 
 

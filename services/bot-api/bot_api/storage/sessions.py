@@ -172,6 +172,13 @@ class SessionRepository:
         ]
         return items, await self.collection.count_documents(found)
 
+    async def delete(self, story_id: str, session_id: str) -> bool:
+        """Forget the session's state (an erasure, docs/history.md); False when there was
+        none. A turn of it in flight loses its save (the version it read is gone) and is
+        taken again from an empty state."""
+        result = await self.collection.delete_one({"_id": session_key(story_id, session_id)})
+        return result.deleted_count == 1
+
     async def delete_for_story(self, story_id: str) -> None:
         """By the `_id` prefix, which the `_id` index serves: no other index to maintain on
         every message."""

@@ -20,8 +20,8 @@ from support.memory import TurnsInMemory
 AT = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 
 
-def stored(text: str) -> StoredTurn:
-    record = TurnRecord("a1", "s1", "visitor", AT, "fallback", query=text)
+def stored(text: str, session: str = "visitor") -> StoredTurn:
+    record = TurnRecord("a1", "s1", session, AT, "fallback", query=text)
     return StoredTurn(new_object_id(), record, AT + timedelta(days=30))
 
 
@@ -43,6 +43,18 @@ async def test_turns_queued_meanwhile_are_written_together_and_listeners_hear_of
     assert store.batches == [3]
     assert heard.batches == [["one", "two", "three"]]
     assert [t.query for t in await store.transcript("s1", "visitor")] == ["one", "two", "three"]
+
+
+async def test_an_erased_session_s_queued_turns_are_never_written() -> None:
+    store = TurnsInMemory()
+    recorder = TurnRecorder(store, gather_seconds=60)
+    for text, session in (("gone", "visitor"), ("kept", "other"), ("gone too", "visitor")):
+        recorder.record(stored(text, session))
+    assert recorder.forget("s1", "visitor") == 2
+    assert recorder.forget("another story", "other") == 0
+    await recorder.idle()
+    assert await store.transcript("s1", "visitor") == []
+    assert [t.query for t in await store.transcript("s1", "other")] == ["kept"]
 
 
 async def test_while_the_database_is_away_turns_wait_and_are_written_once_it_is_back() -> None:

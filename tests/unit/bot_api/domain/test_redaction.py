@@ -1,6 +1,8 @@
 """Redaction before a turn is stored: what is personal goes, what only looks like it
 (a wrong check digit, an order number, a date) stays."""
 
+import time
+
 import phonenumbers
 import pytest
 from phonenumbers import PhoneMetadata
@@ -13,6 +15,7 @@ from bot_api.domain.redaction import (
     redact_value,
     shortest_national,
 )
+from bot_api.domain.settings import LANGUAGE_TAGS
 
 
 @pytest.mark.parametrize(
@@ -29,6 +32,60 @@ from bot_api.domain.redaction import (
 )
 def test_personal_data_is_replaced_by_its_placeholder(said: str, stored: str) -> None:
     assert redact(said, phone_region("english")) == stored
+
+
+def full_width(text: str) -> str:
+    """`text` in full-width forms (U+FF01 to U+FF5E), as a Japanese keyboard writes it."""
+    return text.translate({c: c + 0xFEE0 for c in range(0x21, 0x7F)}).replace(" ", "\u3000")
+
+
+@pytest.mark.parametrize(
+    ("said", "stored"),
+    [
+        ("mail jo.doe (at) example (dot) com", "mail [email]"),
+        ("mail jo.doe [at] example.com now", "mail [email] now"),
+        ("mail jo dot doe at example dot co dot uk", "mail [email]"),
+        ("mail jo.doe @ example . com today", "mail [email] today"),
+        ("mail a@[192.168.0.1] or b@[IPv6:2001:db8::1]", "mail [email] or [email]"),
+        ("mail " + full_width("jo@example.com"), "mail [email]"),
+        ("call 0044 20 7946 0958 now", "call [phone] now"),
+        ("call 011 44 20 7946 0958", "call [phone]"),
+        ("call 020 7946 0958 (London)", "call [phone] (London)"),
+        ("call 06 12 34 56 78", "call [phone]"),
+        ("call +1\u202f415\u202f555\u202f2671", "call [phone]"),
+        ("pay with 4111.1111.1111.1111", "pay with [card]"),
+        ("pay with 4111/1111/1111/1111", "pay with [card]"),
+        ("pay with " + full_width("4111 1111 1111 1111") + " ok", "pay with [card] ok"),
+        ("pay with 4111\u00a01111\u00a01111\u00a01111", "pay with [card]"),
+        ("pay with 4111 1111 1111 1111 12/28", "pay with [card] 12/28"),
+        ("iban GB82-WEST-1234-5698-7654-32 here", "iban [iban] here"),
+        (full_width("iban DE89 3704 0044 0532 0130 00"), full_width("iban ") + "[iban]"),
+    ],
+)
+def test_the_forms_issue_29_found_leaking_are_replaced(said: str, stored: str) -> None:
+    """Before issue 29 each of these was stored as written."""
+    assert redact(said, phone_region("english")) == stored
+
+
+def test_what_is_not_redacted_is_stored_as_written_not_normalised() -> None:
+    """Messages are matched in NFKC, but what is kept is kept as the user wrote it."""
+    said = full_width("it's (ABC) -") + " \u2460\u2026 mail " + full_width("jo@example.com")
+    assert redact(said, "US") == full_width("it's (ABC) -") + " \u2460\u2026 mail [email]"
+    assert redact(full_width("(ABC) 12"), "US") == full_width("(ABC) 12")
+
+
+def test_each_language_reads_the_national_numbers_of_its_own_country() -> None:
+    """Before issue 29 a language's tag was taken for a region: Swedish read El
+    Salvador's numbers, Catalan Canada's, Arabic Argentina's."""
+    assert (phone_region("swedish"), phone_region("catalan"), phone_region("arabic")) == (
+        "SE",
+        "ES",
+        "EG",
+    )
+    assert {phone_region(language) for language in LANGUAGE_TAGS} <= {
+        *phonenumbers.SUPPORTED_REGIONS,
+        None,
+    }
 
 
 @pytest.mark.parametrize(
@@ -118,3 +175,23 @@ def test_the_shortest_number_with_a_country_code_is_what_the_metadata_gives() ->
         for code in phonenumbers.COUNTRY_CODES_FOR_NON_GEO_REGIONS
     ]
     assert min(regions + non_geographic) == SHORTEST_WITH_COUNTRY_CODE
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        ("1 " * 1024)[:2048],
+        ("1." * 1024)[:2048],
+        "1" * 2048,
+        "jo at " + "b dot " * 340,
+        ("a . " * 511) + "@ b",
+        ("0044 " * 410)[:2048],
+    ],
+)
+def test_a_message_of_2048_hostile_characters_is_redacted_in_bounded_time(said: str) -> None:
+    """A bounded check, not a timing verdict: each took 0.3 s at most (2-core machine,
+    bench/redaction.py), and with the patterns first written 1 to 70 s (backtracking
+    over optional separators, every window of 1-digit groups tried as a card)."""
+    started = time.perf_counter()
+    redact(said, "US")
+    assert time.perf_counter() - started < 3.0
