@@ -3,10 +3,15 @@ while the database is away they wait and are tried again; past the backlog the o
 are dropped and counted; listeners hear of each batch once it is stored."""
 
 import asyncio
+import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
+from bot_api.conversations import history
 from bot_api.conversations.history import TurnRecorder, fulfillment_summary, turn_record
+from bot_api.domain import redaction
 from bot_api.domain.history import TurnRecord
 from bot_api.domain.interactions import Interaction
 from bot_api.domain.responses import Image, Text
@@ -223,3 +228,23 @@ async def test_waiting_for_the_queue_to_be_stored_does_not_wait_for_the_batch_to
     async with asyncio.timeout(5):
         await recorder.idle()
     assert store.batches == [1, 1]
+
+
+async def test_a_turn_is_redacted_in_a_thread_as_its_batch_is_written(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Redaction took up to 0.56 s for a hostile message (history.py): never on the loop."""
+    threads: list[threading.Thread] = []
+
+    def watched_redact(text: str, region: str | None) -> str:
+        threads.append(threading.current_thread())
+        return redaction.redact(text, region)
+
+    monkeypatch.setattr(history, "redact", watched_redact)
+    store = TurnsInMemory()
+    recorder = TurnRecorder(store, gather_seconds=0)
+    answered(recorder, Settings(), Turn(query="call me on 0044 20 7946 0958"))
+    assert threads == []
+    await recorder.idle()
+    assert [t.query for t in await store.transcript("s1", "visitor")] == ["call me on [phone]"]
+    assert threads and threading.main_thread() not in threads
