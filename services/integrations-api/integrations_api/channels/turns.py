@@ -12,7 +12,8 @@ import asyncio
 import uuid
 
 from nats.aio.client import Client
-from nats.errors import NoRespondersError, TimeoutError
+from nats.errors import Error as NatsError
+from nats.errors import TimeoutError
 
 from shared.events import TURN_ID_HEADER, ChannelTurn, ChannelTurnReply, Subjects, decode, encode
 
@@ -24,7 +25,8 @@ UNANSWERED_SECONDS = 60.0
 recorded on the channel): a NATS restart takes seconds, and a user still reads an answer
 a minute late; the platform was answered at once, so nothing else waits on it."""
 RETRY_SECONDS = 0.5
-"""The first pause after no responder (bot-api restarting), doubling up to TURN_SECONDS."""
+"""The first pause after any other NATS error (no responders: bot-api restarting),
+doubling up to TURN_SECONDS."""
 
 
 class TurnUnanswered(Exception):
@@ -59,7 +61,7 @@ class NatsTurns:
                 )
             except TimeoutError:
                 continue
-            except NoRespondersError:
+            except NatsError:  # no responders (bot-api restarting), or reconnecting
                 await asyncio.sleep(min(pause, max(0.0, deadline - loop.time())))
                 pause = min(pause * 2, self._wait_seconds)
                 continue

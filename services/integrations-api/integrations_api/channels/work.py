@@ -8,9 +8,9 @@ held. Each channel answers at most CHANNEL_RUNNING messages at a time, each acco
 bot-api for at most ACCOUNT_RUNNING turns at a time (the job holds that slot only while
 it asks), and one conversation's messages are answered one after the other, in the order
 they came. A platform that hangs therefore holds its own channel's slots, never another
-channel's: with the account's slots held for the whole job (turn and sends), eight
-messages to a hanging platform made the same account's healthy channel answer after
-92.8 s (docs/reliability.md).
+channel's: when a job held one of the account's slots for its sends too, a hanging
+platform took all eight, and the same account's healthy channel answered after 92.8 s
+(docs/reliability.md).
 
 A job runs in a context of its own (`beyond_request`): started within the platform's
 call, it would otherwise inherit that request's database deadline and fail to record
