@@ -23,6 +23,8 @@ BUDGET_SECONDS = 1.0
 """integrations-api's REQUEST_BUDGET_SECONDS: the platform's call is acknowledged well
 within it, and a send slower than it is answered after the call's deadline passed."""
 
+REFUSED = "telegram sendMessage: HTTP 400: Bad Request: chat not found"
+
 
 @dataclass(frozen=True)
 class Stack:
@@ -38,6 +40,13 @@ async def stack(
     telegram = await serve(aiohttp_server, TelegramStandIn(BOT_TOKEN))
     settings = {"telegram_api_url": telegram.url, "request_budget_seconds": BUDGET_SECONDS}
     return Stack(await integrations_api(aiohttp_client, config, **settings), telegram)
+
+
+async def pizza_channel(integrations: TestClient, tenant: Tenant) -> tuple[Api, str]:
+    """The tenant's channel API, and a Telegram channel of its pizza story."""
+    api = Api(integrations, tenant.tokens.developer_token)
+    story_id = (await pizza_story(tenant))["story"]
+    return api, await create_channel(api, story_id, "telegram", {"botToken": BOT_TOKEN})
 
 
 async def deliver(integrations: TestClient, telegram: TelegramStandIn, update_id: int) -> None:
@@ -58,10 +67,7 @@ async def test_a_send_slower_than_the_call_s_budget_records_its_failure_then_its
     stack: Stack, alice: Tenant
 ) -> None:
     integrations, telegram = stack.integrations, stack.telegram
-    api = Api(integrations, alice.tokens.developer_token)
-    channel_id = await create_channel(
-        api, (await pizza_story(alice))["story"], "telegram", {"botToken": BOT_TOKEN}
-    )
+    api, channel_id = await pizza_channel(integrations, alice)
     telegram.slow("sendMessage", 2 * BUDGET_SECONDS)
     telegram.fail("sendMessage", Failure(400, "Bad Request: chat not found"))
 
@@ -69,12 +75,33 @@ async def test_a_send_slower_than_the_call_s_budget_records_its_failure_then_its
         return (await api.ok("GET", f"{CHANNELS}/{channel_id}"))["error"]
 
     await deliver(integrations, telegram, 1)
-    refused = "telegram sendMessage: HTTP 400: Bad Request: chat not found"
-    await eventually(lambda: _is(error(), refused), 10)
+    await eventually(lambda: _is(error(), REFUSED), 10)
 
     await deliver(integrations, telegram, 2)
     await eventually(lambda: _is(error(), None), 10)
     assert [m["text"] for m in telegram.of("sendMessage")] == ["Large it is Ada Lovelace."]
+
+
+async def test_a_success_clears_an_error_set_after_its_message_came(
+    stack: Stack, alice: Tenant
+) -> None:
+    """The second message's send waits while the first's fails: the channel the second
+    read had no `error`, the stored one has, and the success clears it."""
+    integrations, telegram = stack.integrations, stack.telegram
+    api, channel_id = await pizza_channel(integrations, alice)
+    outage = telegram.hang({2})
+    await deliver(integrations, telegram, 2)
+    await eventually(lambda: _is(_now(telegram.held), 1), 10)
+    telegram.fail("sendMessage", Failure(400, "Bad Request: chat not found"))
+    await deliver(integrations, telegram, 1)
+
+    async def error() -> Any:
+        return (await api.ok("GET", f"{CHANNELS}/{channel_id}"))["error"]
+
+    await eventually(lambda: _is(error(), REFUSED), 10)
+    outage.set()
+    await eventually(lambda: _is(error(), None), 10)
+    assert [m["chat_id"] for m in telegram.of("sendMessage")] == [2]
 
 
 async def _is(value: Awaitable[Any], expected: Any) -> bool:
