@@ -54,4 +54,4 @@ eval: env
 
 bench: env
 	command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk)
-	$(VENV)/bin/python -m bench.run
+	PYTHONPATH=tests $(VENV)/bin/python -m bench.run

@@ -18,10 +18,12 @@ on this 2-core machine, at the price of some of the bench's own waiting in the f
 """
 
 import asyncio
+import contextlib
 import dataclasses
 import os
 import statistics
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import aiohttp
@@ -168,7 +170,10 @@ async def measure(bench: Bench, asked: list[str]) -> dict[str, Timings]:
     return runs
 
 
-async def run(stack: Stack) -> dict[str, Timings]:
+@contextlib.asynccontextmanager
+async def integrations_beside(stack: Stack) -> AsyncIterator[tuple[TimedTelegram, str]]:
+    """The Telegram stand-in served here, and integrations-api (a process) calling it
+    beside the stack; its URL."""
     telegram = TimedTelegram(BOT_TOKEN)
     runner = web.AppRunner(telegram.app(), access_log=None)
     await runner.setup()
@@ -185,20 +190,25 @@ async def run(stack: Stack) -> dict[str, Timings]:
         integrations = await asyncio.to_thread(
             start_service, "integrations_api", config.integrations_api_port, env, stack.directory
         )
+        yield telegram, integrations.url
+    finally:
+        if integrations is not None:
+            integrations.stop()
+        await runner.cleanup()
+
+
+async def run(stack: Stack) -> dict[str, Timings]:
+    async with integrations_beside(stack) as (telegram, integrations):
         timeout = aiohttp.ClientTimeout(total=ANSWER_SECONDS)
         async with aiohttp.ClientSession(timeout=timeout) as http:
             developer = {"Authorization": f"Bearer {stack.tokens.developer_token}"}
             async with aiohttp.ClientSession(stack.url, headers=developer) as management:
                 story_id = await story(stack, management)
-            inbound = await channel(stack, integrations.url, story_id)
+            inbound = await channel(stack, integrations, story_id)
             secret = str(telegram.webhook["secret_token"])
             bench = Bench(telegram, http, stack, story_id, inbound, secret)
             asked = [q.replace('"', "") for q in queries(story_interactions(INTERACTIONS), 300)]
             return await measure(bench, asked)
-    finally:
-        if integrations is not None:
-            integrations.stop()
-        await runner.cleanup()
 
 
 def _ms(values: list[float], share: float) -> str:

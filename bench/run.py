@@ -3,6 +3,7 @@
 from bench import (
     analytics,
     capacity,
+    channel_faults,
     channels,
     clustering,
     conversation_tests,
@@ -42,6 +43,8 @@ def main() -> None:
     write_section("conversation-tests", "Conversation tests (make bench)", body)
     write_section("channels", "Channels (make bench)", channels.table())
     write_section("redaction", "Redaction (make bench)", redaction.table())
+    body = channel_faults.table()
+    write_section("channel-faults", "Channels under faults (make bench)", body)
     print(REPORT.read_text())
 
 

@@ -22,6 +22,7 @@ class Stack:
     tokens: IssuedTokens
     directory: Path
     bot_api: ServerProcess
+    nats: ServerProcess
 
 
 async def create_account(config: Config, name: str) -> IssuedTokens:
@@ -60,7 +61,7 @@ def running_stack(name: str = "bench", semantic_matching: bool = True) -> Iterat
             tokens = asyncio.run(create_account(config, name))
             bot_api = serve(config, directory)
             url = f"http://127.0.0.1:{config.bot_api_port}"
-            yield Stack(config, url, tokens, directory, bot_api)
+            yield Stack(config, url, tokens, directory, bot_api, nats)
         finally:
             if bot_api is not None:
                 bot_api.stop()

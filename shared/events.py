@@ -44,7 +44,10 @@ JetStream (stream `<NS>_EVENTS`, subjects `<ns>.events.>`, at-least-once):
   Request `{"v": 1, "accountId", "storyId", "sessionId", "source", "query", "trigger",
   "goto", "parameters"}` (one of query, trigger and goto is a string, the others
   null); reply `{"v": 1, "status": int, "body": str}`, the /query status and its JSON
-  body as text. Answered by one bot-api replica (queue group).
+  body as text. Answered by one bot-api replica (queue group). The request's NATS header
+  `Parley-Turn-Id` (TURN_ID_HEADER) names the turn: integrations-api asks again a turn
+  it got no reply to (NATS delayed or lost it), and the replica that answered it
+  replies to the repeat with the same reply rather than answering it twice.
 
 Core NATS (no stream, nothing kept):
 
@@ -202,6 +205,9 @@ class DeliveryResult:
     connection_id: str
     error: str | None
     at_ms: int
+
+
+TURN_ID_HEADER = "Parley-Turn-Id"
 
 
 @dataclass(frozen=True)

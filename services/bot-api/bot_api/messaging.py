@@ -35,6 +35,7 @@ from bot_api.management.stories import load_story
 from shared.errors import NotFound, Unavailable
 from shared.events import (
     LOOKUP_TIMEOUT_SECONDS,
+    TURN_ID_HEADER,
     ChannelTurn,
     ConnectionChanged,
     ConnectionLookup,
@@ -112,7 +113,8 @@ async def channel_turns(app: web.Application) -> AsyncIterator[None]:
             except UndecodableEvent as error:
                 await message.respond(encode(undecodable(str(error))))
                 return
-            await message.respond(encode(await turns.answer(request)))
+            turn_id = (message.headers or {}).get(TURN_ID_HEADER)
+            await message.respond(encode(await turns.answer(request, turn_id)))
         finally:
             slots.release()
 

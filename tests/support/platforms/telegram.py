@@ -6,9 +6,12 @@ required fields with their types; no field Parley has no business sending; keybo
 as documented; text, caption and callback_data within Telegram's limits) and recorded.
 A request that breaks the shape is answered 400 as Telegram would and recorded in
 `refused`, so a test can insist there is none. `fail` makes the next calls of a method
-answer an error first (429 with `parameters.retry_after`, a 5xx, a 400).
+answer an error first (429 with `parameters.retry_after`, a 5xx, a 400); `slow` makes
+every call of a method answer late, and `hang` makes the calls to some chats answer
+only once released (a platform's outage, as one channel sees it).
 """
 
+import asyncio
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +45,11 @@ class TelegramStandIn:
     refused: list[str] = field(default_factory=list)
     failures: dict[str, list[Failure]] = field(default_factory=dict)
     webhook: dict[str, Any] = field(default_factory=dict)
+    delays: dict[str, float] = field(default_factory=dict)
+    outage: asyncio.Event | None = None
+    """The calls to the `hung` chats wait for it; `held` counts those waiting."""
+    hung: set[int] = field(default_factory=set)
+    held: int = 0
     url: str = ""
     """Where the stand-in listens, once started."""
 
@@ -53,6 +61,16 @@ class TelegramStandIn:
     def fail(self, method: str, *failures: Failure) -> None:
         """The next calls of `method` answer these, in order, before succeeding."""
         self.failures.setdefault(method, []).extend(failures)
+
+    def slow(self, method: str, seconds: float) -> None:
+        """Every call of `method` answers after `seconds`."""
+        self.delays[method] = seconds
+
+    def hang(self, chats: set[int]) -> asyncio.Event:
+        """The calls to `chats` answer only once the event returned is set."""
+        self.hung = chats
+        self.outage = asyncio.Event()
+        return self.outage
 
     def of(self, method: str) -> list[dict[str, Any]]:
         return [s.fields for s in self.sent if s.method == method]
@@ -70,6 +88,11 @@ class TelegramStandIn:
         problem = check(body) if isinstance(body, dict) else "not an object"
         if problem:
             return self._refuse(f"{method}: {problem}")
+        await asyncio.sleep(self.delays.get(method, 0.0))
+        if self.outage is not None and body.get("chat_id") in self.hung:
+            self.held += 1
+            await self.outage.wait()
+            self.held -= 1
         if self.failures.get(method):
             failure = self.failures[method].pop(0)
             self.sent.append(Sent(f"{method} (answered {failure.status})", body))

@@ -7,12 +7,19 @@ channel); the reply carries /query's status and JSON body, errors in the same en
 
 A platform's message may be longer than /query's 2,048 characters (Telegram's and
 WhatsApp's up to 4,096, Slack's more): it is answered, matched on its first 2,048
-characters, and its turn in the history says it was `truncated`."""
+characters, and its turn in the history says it was `truncated`.
 
+integrations-api asks again a turn it got no reply to, under the same id (NATS header
+`Parley-Turn-Id`, shared/events.py): the replica that answered it gives the repeat the
+same reply (`Repeats`), so a turn NATS delayed is not answered twice."""
+
+import asyncio
 import json
 import logging
 import uuid
-from dataclasses import dataclass, replace
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot_api.conversations.answering import ConversationService
@@ -36,6 +43,38 @@ from shared.rates import RateLimits
 log = logging.getLogger(__name__)
 
 
+REMEMBERED_TURNS = 2_000
+"""Replies kept for repeats: integrations-api repeats a turn within its 60 s
+(UNANSWERED_SECONDS), and a replica answers at most 32 turns at once, each within its
+10 s budget, so about 200 are asked in a minute at full load; a reply is a few KB."""
+
+
+class Repeats:
+    """The replies of the last REMEMBERED_TURNS turns, by id: a repeat waits for the
+    first's reply, or has it at once."""
+
+    def __init__(self) -> None:
+        self._replies: OrderedDict[str, asyncio.Future[ChannelTurnReply]] = OrderedDict()
+
+    async def once(
+        self, turn_id: str, answer: Callable[[], Awaitable[ChannelTurnReply]]
+    ) -> ChannelTurnReply:
+        known = self._replies.get(turn_id)
+        if known is not None:
+            return await asyncio.shield(known)
+        reply: asyncio.Future[ChannelTurnReply] = asyncio.get_running_loop().create_future()
+        self._replies[turn_id] = reply
+        while len(self._replies) > REMEMBERED_TURNS:
+            self._replies.popitem(last=False)
+        try:
+            reply.set_result(await answer())
+        except BaseException:
+            self._replies.pop(turn_id, None)  # cancelled: a repeat is answered anew
+            reply.cancel()
+            raise
+        return reply.result()
+
+
 @dataclass(frozen=True)
 class ChannelTurns:
     conversations: ConversationService
@@ -43,8 +82,15 @@ class ChannelTurns:
     principals: PrincipalCache
     budget_seconds: float
     """`REQUEST_BUDGET_SECONDS`, as /query has (shared/budget.py)."""
+    repeats: Repeats = field(default_factory=Repeats)
 
-    async def answer(self, request: ChannelTurn) -> ChannelTurnReply:
+    async def answer(self, request: ChannelTurn, turn_id: str | None = None) -> ChannelTurnReply:
+        """The turn's reply; a turn of an id answered before gets that reply again."""
+        if turn_id is None:
+            return await self._reply(request)
+        return await self.repeats.once(turn_id, lambda: self._reply(request))
+
+    async def _reply(self, request: ChannelTurn) -> ChannelTurnReply:
         seconds = self.budget_seconds
         try:
             async with within_budget(seconds):

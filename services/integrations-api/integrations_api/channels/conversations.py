@@ -6,6 +6,7 @@ answered in the background (`work.py`): bot-api is asked for the turn, as the pu
 A delivery id seen before (the platform retrying) is not answered again.
 """
 
+import asyncio
 import functools
 import json
 import logging
@@ -33,6 +34,11 @@ EVENTS_SKIPPED = Counter(
     "parley_channel_events_skipped",
     "Events of a platform's call left unanswered, the call's others answered",
     ["type", "reason"],
+)
+TURNS_FAILED = Counter(
+    "parley_channel_turns_failed",
+    "Channel messages left without their turn: bot-api refused it, or never answered it",
+    ["type"],
 )
 
 
@@ -77,16 +83,21 @@ class TurnFailed(Exception):
     """bot-api refused the turn or did not answer it: the message says which."""
 
 
-async def answer(backends: ChannelBackends, channel: Channel, incoming: Incoming) -> None:
-    """Send the turn's answer; when there is none, what the platform still needs (a
-    click answered), and the reason on the channel's `error`."""
+async def answer(
+    backends: ChannelBackends, channel: Channel, incoming: Incoming, turn_slot: asyncio.Semaphore
+) -> None:
+    """Send the turn's answer, asked of bot-api while holding the account's `turn_slot`
+    (channels/work.py); when there is none, what the platform still needs (a click
+    answered), and the reason on the channel's `error`, a log line and a metric."""
     try:
-        fulfillment, problem = await _turn(backends, channel, incoming), None
+        async with turn_slot:
+            fulfillment, problem = await _turn(backends, channel, incoming), None
     except TurnFailed as failed:
         fulfillment, problem = [], str(failed)
+        TURNS_FAILED.labels(channel.type).inc()
+        log.warning("channel %s: no turn: %s", channel.id, problem)
     outgoing = PLATFORMS[channel.type].render(channel.credentials, incoming, fulfillment)
     if await send_all(backends, channel, outgoing) and problem is not None:
-        log.warning("channel %s: no turn: %s", channel.id, problem)
         await backends.channels.record_delivery(channel.account_id, channel.id, problem)
 
 

@@ -192,8 +192,16 @@ class ChannelRepository:
             yield channel_of(document)
 
     async def record_delivery(self, account_id: str, channel_id: str, error: str | None) -> None:
-        """After an answer was sent (error None) or given up on."""
-        await self._set(account_id, channel_id, {"error": error})
+        """After an answer was sent (error None) or given up on. A success clears what is
+        stored, not what the platform's call read (another message may have failed
+        since), and writes only when there is an error to clear."""
+        key = _key(channel_id)
+        if key is None:
+            return
+        match: dict[str, Any] = {"_id": key, "accountId": account_id}
+        if error is None:
+            match["error"] = {"$ne": None}
+        await self.collection.update_one(match, {"$set": {"error": error}})
 
     async def _set(self, account_id: str, channel_id: str, values: dict[str, Any]) -> None:
         key = _key(channel_id)

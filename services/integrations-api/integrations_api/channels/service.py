@@ -277,6 +277,5 @@ async def send_all(backends: ChannelBackends, channel: Channel, outgoing: list[O
         log.warning("channel %s: %s", channel.id, failure)
         await backends.channels.record_delivery(channel.account_id, channel.id, str(failure))
         return False
-    if channel.error is not None:
-        await backends.channels.record_delivery(channel.account_id, channel.id, None)
+    await backends.channels.record_delivery(channel.account_id, channel.id, None)
     return True

@@ -4,8 +4,17 @@ hold more than a few hundred of them.
 
 Work waiting or running is counted per channel and per account; past CHANNEL_BACKLOG
 or ACCOUNT_BACKLOG a new message is dropped, with a log line and a metric, rather than
-held. Each account runs at most ACCOUNT_RUNNING at a time, and one conversation's
-messages are answered one after the other, in the order they came.
+held. Each channel answers at most CHANNEL_RUNNING messages at a time, each account asks
+bot-api for at most ACCOUNT_RUNNING turns at a time (the job holds that slot only while
+it asks), and one conversation's messages are answered one after the other, in the order
+they came. A platform that hangs therefore holds its own channel's slots, never another
+channel's: when a job held one of the account's slots for its sends too, a hanging
+platform took all eight, and the same account's healthy channel answered after 92.8 s
+(docs/reliability.md).
+
+A job runs in a context of its own (`beyond_request`): started within the platform's
+call, it would otherwise inherit that request's database deadline and fail to record
+anything once the request's budget had passed.
 """
 
 import asyncio
@@ -14,6 +23,8 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 
 from prometheus_client import Counter as Metric
+
+from shared.budget import beyond_request
 
 log = logging.getLogger(__name__)
 
@@ -26,12 +37,16 @@ only be holding work the per-visitor /query limits refuse anyway."""
 ACCOUNT_RUNNING = 8
 """Turns of one account asked of bot-api at once, so one account cannot take all of
 bot-api's turn tasks (32 a replica: bot_api/messaging.py)."""
+CHANNEL_RUNNING = 8
+"""Messages of one channel answered at once, their sends to the platform included: as
+many as the account's turns, so a healthy channel is as fast alone as before."""
 
 DROPPED = Metric(
     "parley_channel_messages_dropped", "Channel messages dropped: too many waiting", ["type"]
 )
 
-Job = Callable[[], Awaitable[None]]
+Job = Callable[[asyncio.Semaphore], Awaitable[None]]
+"""A message's work, given the account's turn slot to hold while it asks bot-api."""
 
 
 class Work:
@@ -41,6 +56,9 @@ class Work:
         self._waiting: Counter[str] = Counter()
         """Jobs of each conversation (`<channel>:<conversation>`)."""
         self._running: dict[str, asyncio.Semaphore] = {}
+        """Each channel's slots."""
+        self._turns: dict[str, asyncio.Semaphore] = {}
+        """Each account's turn slots."""
         self._conversations: dict[str, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -59,9 +77,12 @@ class Work:
         self._channels[channel_id] += 1
         self._accounts[account_id] += 1
         self._waiting[key] += 1
-        running = self._running.setdefault(account_id, asyncio.Semaphore(ACCOUNT_RUNNING))
+        running = self._running.setdefault(channel_id, asyncio.Semaphore(CHANNEL_RUNNING))
+        turns = self._turns.setdefault(account_id, asyncio.Semaphore(ACCOUNT_RUNNING))
         in_order = self._conversations.setdefault(key, asyncio.Lock())
-        task = asyncio.create_task(self._run(account_id, channel_id, key, running, in_order, job))
+        task = beyond_request(
+            self._run(account_id, channel_id, key, running, in_order, lambda: job(turns))
+        )
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return True
@@ -73,7 +94,7 @@ class Work:
         key: str,
         running: asyncio.Semaphore,
         in_order: asyncio.Lock,
-        job: Job,
+        job: Callable[[], Awaitable[None]],
     ) -> None:
         try:
             async with in_order, running:
@@ -90,9 +111,10 @@ class Work:
         self._waiting[key] -= 1
         if not self._channels[channel_id]:
             del self._channels[channel_id]
+            del self._running[channel_id]
         if not self._accounts[account_id]:
             del self._accounts[account_id]
-            del self._running[account_id]
+            del self._turns[account_id]
         if not self._waiting[key]:
             del self._waiting[key]
             del self._conversations[key]
