@@ -3,6 +3,7 @@
 from bench import (
     analytics,
     capacity,
+    channel_ids,
     channels,
     clustering,
     conversation_tests,
@@ -40,6 +41,8 @@ def main() -> None:
     body = conversation_tests.table()
     write_section("conversation-tests", "Conversation tests (make bench)", body)
     write_section("channels", "Channels (make bench)", channels.table())
+    body = channel_ids.table()
+    write_section("channel-ids", "A channel's id: known or not, by time (make bench)", body)
     print(REPORT.read_text())
 
 

@@ -79,8 +79,19 @@ class ParameterValue(fields.Field[Any]):
         return value
 
 
+CHANNEL_SESSION_PATTERN = r"^([0-9a-fA-F]{24}|[0-9a-fA-F]{32}):[\s\S]*:"
+"""shared.ids.is_channel_session, for the OpenAPI document."""
+
 SESSION_ID_OPENAPI = {
-    "oneOf": [{"type": "string", "minLength": 1, "maxLength": 256}, {"type": "number"}],
+    "oneOf": [
+        {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 256,
+            "not": {"pattern": CHANNEL_SESSION_PATTERN},
+        },
+        {"type": "number"},
+    ],
     "description": (
         "A string, or a number kept as its text; not of the form "
         "`<channel id>:<conversation>:<user>` (a channel id: 24 or 32 hexadecimal digits), "
