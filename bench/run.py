@@ -38,11 +38,11 @@ def main() -> None:
             "analytics", "Analytics report (make bench)", analytics.analytics_table(stack)
         )
     write_section("transfer", "A story as a file (make bench)", transfer.table())
+    body = channel_ids.table()
+    write_section("channel-ids", "A channel's id: known or not, by time (make bench)", body)
     body = conversation_tests.table()
     write_section("conversation-tests", "Conversation tests (make bench)", body)
     write_section("channels", "Channels (make bench)", channels.table())
-    body = channel_ids.table()
-    write_section("channel-ids", "A channel's id: known or not, by time (make bench)", body)
     print(REPORT.read_text())
 
 
