@@ -4,6 +4,7 @@ from bench import (
     analytics,
     capacity,
     channel_faults,
+    channel_ids,
     channels,
     clustering,
     conversation_tests,
@@ -39,6 +40,8 @@ def main() -> None:
             "analytics", "Analytics report (make bench)", analytics.analytics_table(stack)
         )
     write_section("transfer", "A story as a file (make bench)", transfer.table())
+    body = channel_ids.table()
+    write_section("channel-ids", "A channel's id: known or not, by time (make bench)", body)
     body = conversation_tests.table()
     write_section("conversation-tests", "Conversation tests (make bench)", body)
     write_section("channels", "Channels (make bench)", channels.table())

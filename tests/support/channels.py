@@ -5,8 +5,6 @@ import dataclasses
 from collections.abc import AsyncIterator
 from datetime import datetime
 
-from bson import ObjectId
-
 from integrations_api.channels.repository import (
     DELIVERY_MEMORY,
     Channel,
@@ -15,6 +13,7 @@ from integrations_api.channels.repository import (
     new_document,
     updated_values,
 )
+from shared.ids import new_channel_id
 from shared.pages import Page
 from shared.timeutil import utcnow
 
@@ -43,7 +42,7 @@ class ChannelsInMemory:
         channel_id: str | None = None,
     ) -> Channel:
         document = new_document(account_id, story_id, story_name, channel_type, fields)
-        channel = channel_of({"_id": ObjectId(channel_id), **document})
+        channel = channel_of({"_id": channel_id or new_channel_id(), **document})
         self.channels[channel.id] = channel
         return channel
 

@@ -1,6 +1,7 @@
 """The widget on its demo page, and /query called from a page of another origin."""
 
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -14,6 +15,8 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from support.browser import Stack, call, free_port, loaded, screenshot, sign_in, welcome_of
+
+UUID4 = r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
 
 WELCOME = [
     {"type": "text", "messages": ["Hello from the {{default_source}}!"]},
@@ -42,7 +45,8 @@ def test_the_widget_greets_fills_the_defaults_and_answers_a_quick_reply(
     log.get_by_role("button", name="Menu").click()
     expect(log.locator(".parley-user")).to_have_text("Menu")
     expect(log).to_contain_text("Pizza or pasta?")
-    assert page.evaluate(f"localStorage.getItem('parley:session:{story_id}')")
+    session = page.evaluate(f"localStorage.getItem('parley:session:{story_id}')")
+    assert re.fullmatch(UUID4, session), session  # 122 random bits: no one guesses another's
     screenshot(page, "widget")
 
 

@@ -257,8 +257,8 @@ async def test_a_bad_or_missing_secret_is_refused_and_nothing_is_sent(
     path = f"/v2/channels/{channel_id}"
     async with integrations.post(path, json=message_update(9, "large"), headers=headers) as reply:
         assert reply.status == 401
-    async with integrations.post("/v2/channels/" + "f" * 24, json={}) as reply:
-        assert reply.status == 404
+    async with integrations.post("/v2/channels/" + "f" * 32, json={}) as reply:
+        assert reply.status == 401
     assert await deliver(integrations, telegram, message_update(10, "show me the menu")) == 200
 
     await eventually(lambda: _async(len(telegram.of("sendPhoto")) == 2))

@@ -2,6 +2,7 @@
 twins, held to one contract: three accounts, two stories each, two channels per story;
 every call reads or changes exactly the channels it names, through its own account."""
 
+import re
 from collections.abc import AsyncIterator
 
 import pytest
@@ -100,6 +101,22 @@ async def test_insert_adds_an_active_channel_with_a_webhook_secret_of_its_own(
     secrets = {c.credentials[WEBHOOK_SECRET] for c in after.values()}
     assert len(secrets) == len(after)
     assert len(stored.credentials[WEBHOOK_SECRET]) >= 32
+
+
+async def test_a_new_channel_s_id_is_128_random_bits_and_an_old_one_s_is_still_found(
+    channels: ChannelStore,
+) -> None:
+    """Ids were ObjectIds (a timestamp and a counter: the next one guessable from one's
+    own, issue 29); the channels made then keep them."""
+    fields = ChannelFields("T", TOKEN)
+    made = [await channels.insert(ACCOUNTS[0], STORIES[0], "P", "telegram", fields) for _ in "abc"]
+    ids = [channel.id for channel in made]
+    assert all(re.fullmatch(r"[0-9a-f]{32}", channel_id) for channel_id in ids)
+    assert len({channel_id[:8] for channel_id in ids}) == 3
+    old = "65f0c0ffee65f0c0ffee0042"
+    await channels.insert(ACCOUNTS[0], STORIES[0], "P", "telegram", fields, old)
+    found = await channels.get(ACCOUNTS[0], old)
+    assert found is not None and found == await channels.find(old)
 
 
 async def test_a_channel_s_repr_never_shows_its_credentials(channels: ChannelStore) -> None:

@@ -33,6 +33,12 @@ PSID = "6254477777772919"
 WA_ID = "16315551181"
 """The WhatsApp user's number in the calls below (Meta's example)."""
 PHONE_NUMBER_ID = "106540352242922"
+APP_SECRET = "6c8d1e4a0b2f3c5d7e9f1a3b5c7d9e1f"
+MESSENGER = {"pageAccessToken": "EAAGm0PX4ZCpsBAPage", "appSecret": APP_SECRET,
+             "verifyToken": "pizza-verify"}  # fmt: skip
+WHATSAPP = {"accessToken": "EAAGm0PX4ZCpsBAWhatsApp", "phoneNumberId": PHONE_NUMBER_ID,
+            "appSecret": APP_SECRET, "verifyToken": "pizza-verify"}  # fmt: skip
+"""A Messenger and a WhatsApp channel's credentials, those MetaStandIn is made with."""
 
 
 def messenger_call(*events: dict[str, Any]) -> dict[str, Any]:

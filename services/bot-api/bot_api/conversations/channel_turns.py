@@ -28,6 +28,7 @@ from bot_api.schemas.query import (
     QUERY_CHARACTERS,
     QUERY_STATUS_FIELD,
     QueryRequestSchema,
+    SessionId,
     query_body,
     turn_of,
 )
@@ -136,6 +137,12 @@ def channel_of(session_id: str) -> str:
     return session_id.partition(":")[0]
 
 
+class ChannelTurnSchema(QueryRequestSchema):
+    """/query's body, its session one of a channel's (which /query refuses)."""
+
+    sessionId = SessionId(required=True)
+
+
 def query_request(request: ChannelTurn) -> dict[str, Any]:
     """The turn as a validated /query body (ValidationFailed as /query refuses it); the
     channel's type is the `default_source` unless the parameters name one."""
@@ -147,7 +154,7 @@ def query_request(request: ChannelTurn) -> dict[str, Any]:
     for name in ("query", "trigger", "goto"):
         if getattr(request, name) is not None:
             raw[name] = getattr(request, name)
-    loaded: dict[str, Any] = load(QueryRequestSchema(), raw)
+    loaded: dict[str, Any] = load(ChannelTurnSchema(), raw)
     return loaded
 
 

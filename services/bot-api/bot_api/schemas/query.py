@@ -20,6 +20,7 @@ from bot_api.schemas.common import NAME_PATTERN, text
 from bot_api.schemas.interactions import TRIGGER
 from shared.envelope import envelope
 from shared.envelope_schemas import status_schema
+from shared.ids import is_channel_session
 from shared.schema_fields import StrictBoolean, StrictNumber, TypedUnion
 from shared.timeutil import iso
 
@@ -50,6 +51,23 @@ class SessionId(fields.Field[str]):
         return as_text
 
 
+CHANNEL_SESSION_REFUSAL = (
+    "The form <channel id>:<conversation>:<user> is reserved for channels' sessions."
+)
+
+
+class QuerySessionId(SessionId):
+    """/query's: never one of the form of a channel's sessions (`<channel id>:…:…`), so
+    no caller of /query, with the public key or the developer token, can read or speak
+    in a channel user's conversation (issue 29)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        as_text = super()._deserialize(value, attr, data, **kwargs)
+        if is_channel_session(as_text):
+            raise ValidationError(CHANNEL_SESSION_REFUSAL)
+        return as_text
+
+
 class ParameterValue(fields.Field[Any]):
     """A parameter's value: a string, a number, a boolean or null."""
 
@@ -61,9 +79,24 @@ class ParameterValue(fields.Field[Any]):
         return value
 
 
+CHANNEL_SESSION_PATTERN = r"^([0-9a-fA-F]{24}|[0-9a-fA-F]{32}):[\s\S]*:"
+"""shared.ids.is_channel_session, for the OpenAPI document."""
+
 SESSION_ID_OPENAPI = {
-    "oneOf": [{"type": "string", "minLength": 1, "maxLength": 256}, {"type": "number"}],
-    "description": "A string, or a number kept as its text",
+    "oneOf": [
+        {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 256,
+            "not": {"pattern": CHANNEL_SESSION_PATTERN},
+        },
+        {"type": "number"},
+    ],
+    "description": (
+        "A string, or a number kept as its text; not of the form "
+        "`<channel id>:<conversation>:<user>` (a channel id: 24 or 32 hexadecimal digits), "
+        "which names channels' sessions"
+    ),
 }
 
 
@@ -73,7 +106,7 @@ class QueryRequestSchema(Schema):
             "oneOf": [{"required": [name]} for name in ("query", "trigger", "goto")]
         }
 
-    sessionId = SessionId(required=True, metadata=SESSION_ID_OPENAPI)
+    sessionId: SessionId = QuerySessionId(required=True, metadata=SESSION_ID_OPENAPI)
     storyId = fields.String(validate=validate.Length(min=1, max=64))
     query = text(QUERY_CHARACTERS, min_length=1, metadata={"description": "What the user said"})
     trigger = fields.String(validate=[validate.Length(min=1, max=50), TRIGGER])

@@ -11,7 +11,7 @@ from marshmallow import fields
 
 from integrations_api.channels import conversations, service
 from integrations_api.channels.platform import Request
-from integrations_api.channels.repository import Channel, ChannelFields
+from integrations_api.channels.repository import Channel, ChannelFields, channel_id_from
 from integrations_api.channels.schemas import (
     ChannelCreateSchema,
     ChannelSchema,
@@ -21,7 +21,7 @@ from integrations_api.keys import CHANNEL_BACKENDS, CONFIG, SIGNING_FAILURES
 from integrations_api.schemas import CreatedSchema, SuccessSchema
 from shared.endpoints import PAGE, TOTAL, Upload, client_of, endpoint, principal_of
 from shared.envelope import envelope
-from shared.errors import NotFound, Unauthorized
+from shared.errors import Unauthorized
 from shared.keys import IDEMPOTENCY, RATE_LIMITS
 from shared.timeutil import iso
 
@@ -113,7 +113,9 @@ async def create_channel(request: web.Request, body: dict[str, Any]) -> Any:
         )
         return {"id": channel_id, **envelope("type", 201, "created")}
 
-    return await request.app[IDEMPOTENCY].once(request, account_id, body, create)
+    return await request.app[IDEMPOTENCY].once(
+        request, account_id, body, create, id_from=channel_id_from
+    )
 
 
 @routes.get(BASE + "/{id}")
@@ -171,7 +173,7 @@ async def delete_channel(request: web.Request) -> Any:
     body=fields.Dict(metadata={"description": "The platform's event, as it sends it"}),
     uploads=INBOUND_MEDIA_TYPES,
     body_bytes=INBOUND_BYTES,
-    errors=(400, 401, 404, 413, 415, 429),
+    errors=(400, 401, 413, 415, 429),
 )
 async def inbound_call(request: web.Request, upload: Upload) -> web.StreamResponse:
     return await _received(request, upload.data)
@@ -182,16 +184,19 @@ async def inbound_call(request: web.Request, upload: Upload) -> web.StreamRespon
     summary="A messaging platform's verification call (Meta's hub.challenge)",
     tag="channels",
     auth=None,
-    errors=(401, 404, 429),
+    errors=(401, 429),
 )
 async def inbound_verification(request: web.Request) -> web.StreamResponse:
     return await _received(request, b"")
 
 
 async def _received(request: web.Request, body: bytes) -> web.StreamResponse:
-    """Calls to a channel that failed its platform's authentication too often from an
-    address are refused (429) before any look-up (channels/failures.py); calls to no
-    channel are counted against their address alone."""
+    """Calls to an id that failed its platform's authentication too often from an
+    address are refused (429) before any look-up (channels/failures.py). A failed call,
+    whether its id is a channel's or not, also counts against its address, whose limit
+    is checked only once a call failed: a stranger trying ids is refused whichever they
+    try, and the platforms' good calls from their shared addresses never are. A call to
+    no channel is answered, and counted, exactly as a call a channel refuses."""
     client = client_of(request)
     channel_id = request.match_info["id"]
     failures = request.app[SIGNING_FAILURES]
@@ -208,8 +213,6 @@ async def _received(request: web.Request, body: bytes) -> web.StreamResponse:
         )
     except Unauthorized:
         failures.failed(channel_id, client)
-        raise
-    except NotFound:
         limits = request.app[RATE_LIMITS]
         limits.check_authentication(client)
         limits.authentication_failed(client)

@@ -25,10 +25,12 @@ from integrations_api.channels.platforms import PLATFORMS
 from integrations_api.channels.repository import Channel
 from integrations_api.channels.service import ChannelBackends, send_all, session_id
 from integrations_api.channels.turns import TurnUnanswered
-from shared.errors import BadRequest, NotFound, Unauthorized
+from shared.errors import BadRequest, Unauthorized
 from shared.events import ChannelTurn
 
 log = logging.getLogger(__name__)
+
+NOT_THE_PLATFORMS = "not a call of this channel's platform (signed or verified as it does)"
 
 EVENTS_SKIPPED = Counter(
     "parley_channel_events_skipped",
@@ -45,21 +47,25 @@ TURNS_FAILED = Counter(
 async def receive(
     backends: ChannelBackends, *, channel_id: str, request: Request, now: float
 ) -> Reply | None:
-    """What to answer the platform (None: a plain 200); 404 for no such channel, 401
-    when the call is not the platform's, 400 for a body it would never send."""
+    """What to answer the platform (None: a plain 200); 401 when the call is not the
+    platform's, 400 for a body it would never send. A call to no channel is answered as
+    one that failed the channel's authentication, word for word: the answer never tells
+    a stranger which ids are channels' (issue 29)."""
     channel = await backends.channels.find(channel_id)
     platform = PLATFORMS.get(channel.type) if channel is not None else None
     if channel is None or platform is None:
-        raise NotFound(f"no channel {channel_id}")
+        log.info("a call to no channel (%s)", channel_id[:64])
+        raise Unauthorized(NOT_THE_PLATFORMS)
     credentials = channel.credentials
     if request.method == "GET":
         reply = platform.challenge(credentials, request)
         if reply is None:
-            raise Unauthorized("not a verification call of the platform")
+            log.info("channel %s: a call failed the platform's verification", channel.id)
+            raise Unauthorized(NOT_THE_PLATFORMS)
         return reply
     if not platform.authenticate(credentials, request, now):
         log.info("channel %s: a call failed the platform's authentication", channel.id)
-        raise Unauthorized("the call is not signed by the platform")
+        raise Unauthorized(NOT_THE_PLATFORMS)
     reply = platform.challenge(credentials, request)
     if reply is not None:
         return reply

@@ -7,8 +7,11 @@ The platforms call every channel from the same few addresses, so counting per ad
 tenant's calls from Slack or Meta. A channel's failures are counted per channel and per
 address: the mistyped secret refuses only that channel's calls, and someone who knows a
 channel's URL cannot refuse the platform's calls to it by sending bad ones from their
-own address. A call to no channel (an unknown id) has no channel to count against: it
-counts against its address, as a bad token does.
+own address. A call to an unknown id is counted per id and address alike, and every
+failed call counts against its address too, as a bad token does (checked only once a
+call failed, channels/api.py): a call to no channel and a call a channel refuses are
+answered and counted the same, so neither the answer nor the limit tells a stranger
+which ids are channels' (issue 29).
 """
 
 from shared.config import Config

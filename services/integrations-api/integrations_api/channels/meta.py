@@ -58,11 +58,10 @@ def authenticate(credentials: Credentials, request: Request) -> bool:
 
 def challenge(credentials: Credentials, request: Request) -> Reply | None:
     """A verification request is answered with its `hub.challenge` when it names the
-    verify token, and refused with 403 otherwise (as Meta's samples do)."""
-    if request.method != "GET":
+    verify token; otherwise None, and the call is refused as any call the channel's
+    platform did not make (401, as a call to no channel is: Meta needs only the 200)."""
+    if request.method != "GET" or not verification_valid(credentials, request):
         return None
-    if not verification_valid(credentials, request):
-        return Reply(403, "the verify token does not match")
     return Reply(200, request.query.get("hub.challenge", ""))
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from bson import ObjectId
 from pymongo.errors import DuplicateKeyError
 
-from shared.ids import object_id as _key
+from shared.ids import is_channel_id, is_object_id, new_channel_id
 from shared.mongo import Database, paged
 from shared.pages import Page
 from shared.timeutil import utcnow
@@ -59,6 +59,22 @@ class ChannelFields:
     name: str
     credentials: Mapping[str, str] | None = field(default=None, repr=False)
     """None on an update keeps the stored ones."""
+
+
+def _key(channel_id: str) -> ObjectId | str | None:
+    """The `_id` a channel id names: 32 hex digits (random: every channel made since
+    issue 29), or an ObjectId (a channel made before); None for anything else."""
+    if not is_channel_id(channel_id):
+        return None
+    lowered = channel_id.lower()
+    return ObjectId(lowered) if is_object_id(lowered) else lowered
+
+
+def channel_id_from(digest: bytes) -> str:
+    """The id of a channel created under an `Idempotency-Key` (shared/idempotency.py):
+    128 bits of the digest of the account, the path and the key, which only whoever
+    knows both can make."""
+    return digest[:16].hex()
 
 
 def new_webhook_secret() -> str:
@@ -128,8 +144,7 @@ class ChannelRepository:
         channel_id: str | None = None,
     ) -> Channel:
         document = new_document(account_id, story_id, story_name, channel_type, fields)
-        if channel_id is not None:
-            document["_id"] = ObjectId(channel_id)
+        document["_id"] = _key(channel_id) if channel_id is not None else new_channel_id()
         await self.collection.insert_one(document)
         return channel_of(document)
 
@@ -231,7 +246,7 @@ class ChannelRepository:
         if current is None:
             return None
         result = await self.collection.delete_one(
-            {"_id": ObjectId(current.id), "accountId": account_id}
+            {"_id": _key(current.id), "accountId": account_id}
         )
         return current if result.deleted_count == 1 else None
 

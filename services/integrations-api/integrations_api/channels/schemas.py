@@ -62,7 +62,13 @@ class ChannelCreateSchema(ChannelUpdateSchema):
 
 
 class ChannelSchema(Schema):
-    id = fields.String(required=True)
+    id = fields.String(
+        required=True,
+        metadata={
+            "description": "32 hexadecimal digits (128 random bits); 24 for a channel "
+            "made before issue 29"
+        },
+    )
     story = fields.Nested(StoryRefSchema, required=True)
     type = fields.String(required=True)
     name = fields.String(required=True)
