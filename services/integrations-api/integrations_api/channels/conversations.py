@@ -34,6 +34,11 @@ EVENTS_SKIPPED = Counter(
     "Events of a platform's call left unanswered, the call's others answered",
     ["type", "reason"],
 )
+CALLS_UNREADABLE = Counter(
+    "parley_channel_calls_unreadable",
+    "Authenticated platform calls answered 400: a body the platform never sends",
+    ["type"],
+)
 
 
 async def receive(
@@ -60,6 +65,7 @@ async def receive(
     try:
         incoming = platform.read(credentials, request.body)
     except ValueError as error:
+        CALLS_UNREADABLE.labels(channel.type).inc()
         raise BadRequest(f"not a call {channel.type} sends: {error}") from None
     for message in incoming:
         if isinstance(message, Skipped):
