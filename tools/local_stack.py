@@ -137,6 +137,21 @@ def channels_reach(config: Config) -> str:
     )
 
 
+def webhooks_reach(config: Config) -> str:
+    """The banner's word on where webhooks may call: any public address, and on local
+    and private networks only those WEBHOOK_ALLOW lists (`make run` sets loopback unless
+    told otherwise; set empty, it lists none, which the banner once showed as a blank)."""
+    allowed = config.webhook_allow
+    if not allowed:
+        return (
+            "Webhooks may call: public addresses only (WEBHOOK_ALLOW is empty: nothing on\n"
+            f"  this machine or its networks; WEBHOOK_ALLOW={LOOPBACK} make run allows this"
+            " machine)."
+        )
+    where = "loopback on your own machine" if ",".join(allowed) == LOOPBACK else "WEBHOOK_ALLOW"
+    return f"Webhooks may call: public addresses and {', '.join(allowed)} ({where})."
+
+
 def write_stack_file(path: Path, config: Config) -> None:
     partial = path.with_suffix(".partial")
     partial.write_text(json.dumps(config.as_env(), indent=2) + "\n")
@@ -206,7 +221,7 @@ Parley is running.
   public API key    {issued.public_key}
   (saved in {tokens_file})
 
-Webhooks may call: {env["WEBHOOK_ALLOW"]} (WEBHOOK_ALLOW; loopback on your own machine).
+{webhooks_reach(config)}
 {channels_reach(config)}
 
 Try:  curl -H "authorization: Bearer {issued.developer_token}" {bot_api.url}/stories
