@@ -90,6 +90,23 @@ async def timed_export(http: aiohttp.ClientSession, story_id: str, form: str) ->
     return time.perf_counter() - started, len(body)
 
 
+HOSTILE = {
+    "refuse 50,000 nested YAML lists": b"[" * 50_000 + b"]" * 50_000,
+    "refuse a YAML list of a million items (2 MB)": b"[" + b",".join([b"1"] * 1_000_000) + b"]",
+}
+"""The campaign's imports: the first killed bot-api (SIGSEGV), the second held the
+transfer worker for 23 minutes; each is now a 400 (transfer/shape.py)."""
+
+
+async def timed_refusal(http: aiohttp.ClientSession, body: bytes) -> float:
+    started = time.perf_counter()
+    headers = {"Content-Type": "application/yaml"}
+    async with http.post("/stories/import", data=io.BytesIO(body), headers=headers) as reply:
+        await reply.read()
+        assert reply.status == 400, reply.status
+    return time.perf_counter() - started
+
+
 async def measure(stack: Stack) -> dict[str, tuple[float, float]]:
     """Median and largest seconds of each operation, and the document sizes."""
     headers = {"Authorization": f"Bearer {stack.tokens.developer_token}"}
@@ -108,6 +125,8 @@ async def measure(stack: Stack) -> dict[str, tuple[float, float]]:
                 sizes[form] = size
             took, _ = await timed_import(http, agent, "application/zip")
             timings.setdefault(f"import a {AGENT_INTENTS}-intent Dialogflow agent", []).append(took)
+            for name, body in HOSTILE.items():
+                timings.setdefault(name, []).append(await timed_refusal(http, body))
     print(sizes)
     return {name: (statistics.median(s), max(s)) for name, s in timings.items()}
 

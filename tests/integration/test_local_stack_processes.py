@@ -114,9 +114,11 @@ def ready(url: str, seconds: float) -> bool:
     return False
 
 
-def test_a_dead_embedded_server_is_restarted_and_a_dead_service_stops_the_run_saying_why(
+def test_a_dead_embedded_server_and_a_crashed_service_are_restarted_and_answer(
     tmp_path: Path,
 ) -> None:
+    """A service killed by SIGSEGV (as 50,000 nested YAML lists once did) is started
+    again and answers; before, it stopped the whole run."""
     ports = (free_port(), free_port())
     process, _ = start(tmp_path / "var", ports)
 
@@ -125,13 +127,13 @@ def test_a_dead_embedded_server_is_restarted_and_a_dead_service_stops_the_run_sa
     assert "nats-server was killed by SIGKILL" in said
     assert all(ready(f"http://127.0.0.1:{port}", 30) for port in ports)
 
-    os.kill(child_named(process.pid, "bot_api"), signal.SIGKILL)
-    servers = children(process.pid)
-    out, _ = process.communicate(timeout=60)
-    assert process.returncode == 1
-    assert "bot_api was killed by SIGKILL" in out
-    assert "bot_api is not restarted; stopping Parley." in out
-    assert gone_within(servers, 20)
+    crashed = child_named(process.pid, "bot_api")
+    os.kill(crashed, signal.SIGSEGV)
+    said = read_until(process, "Restarting bot_api", 30)
+    assert "bot_api was killed by SIGSEGV" in said
+    assert ready(f"http://127.0.0.1:{ports[0]}", 30)
+    assert child_named(process.pid, "bot_api") != crashed
+    stop(process)
 
 
 @pytest.mark.parametrize("setting", ["BOT_API_PORT", "INTEGRATIONS_API_PORT"])

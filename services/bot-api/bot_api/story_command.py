@@ -238,11 +238,24 @@ def read_source(path: Path) -> tuple[bytes, str]:
 
 
 def _zipped(folder: Path) -> bytes:
+    """The folder's files, and only what is inside it: a symbolic link that leads out of
+    the folder is refused, naming it (a link left out silently would import another
+    story than the folder shows; followed, it uploaded whatever file it named). A link
+    to a file inside the folder is read as that file; a linked folder is not walked."""
+    inside = folder.resolve()
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for file in sorted(folder.rglob("*")):
-            if file.is_file() and ".git" not in file.relative_to(folder).parts:
-                archive.write(file, file.relative_to(folder).as_posix())
+            path = file.relative_to(folder)
+            if ".git" in path.parts:
+                continue
+            if file.is_symlink() and not file.resolve().is_relative_to(inside):
+                raise CommandError(
+                    f"{file} is a link to {file.resolve()}, outside {folder}: "
+                    "only what is inside the folder is imported"
+                )
+            if file.is_file():
+                archive.write(file, path.as_posix())
     return buffer.getvalue()
 
 

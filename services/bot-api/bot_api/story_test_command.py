@@ -39,6 +39,7 @@ from bot_api.schemas.conversation_tests import TestWriteSchema
 from bot_api.schemas.story_document import checked_upload
 from bot_api.transfer.document import FORMAT
 from bot_api.transfer.report import Translated, TranslationError
+from bot_api.transfer.shape import Budget
 from bot_api.transfer.sources import parse_yaml
 from shared.config import Config
 from shared.errors import ApiError
@@ -88,7 +89,7 @@ def run_test_file(
     (matched by `encoders` as the server would, lexically without), else through `ask`
     (the server's /query)."""
     try:
-        content = parse_yaml(path.read_text(encoding="utf-8"), path.name)
+        content = parse_yaml(path.read_text(encoding="utf-8"), path.name, Budget())
     except (OSError, UnicodeDecodeError, TranslationError) as error:
         raise TestFileError(f"cannot read {path}: {error}") from None
     is_story = isinstance(content, dict) and content.get("format") == FORMAT

@@ -88,6 +88,26 @@ async def test_json_nested_1000_deep_is_a_400_on_every_json_endpoint(api: Api) -
             assert "nested deeper than" in reply.details
 
 
+@pytest.mark.parametrize(
+    ("body", "refusal"),
+    [
+        (b"[" * 50_000 + b"]" * 50_000, "the body: nested deeper than 32 levels"),
+        (b"[" + b",".join([b"1"] * 1_000_000) + b"]", "the body: a list or mapping holds more"),
+    ],
+)
+async def test_a_yaml_import_too_deep_or_too_large_is_a_400_and_the_service_answers_on(
+    api: Api, body: bytes, refusal: str
+) -> None:
+    """The campaign's 50,000 nested lists (the process died of SIGSEGV) and 2 MB list of
+    a million items (the transfer worker busy for 23 minutes)."""
+    headers = {"Authorization": f"Bearer {api.token}", "Content-Type": "application/yaml"}
+    async with api.client.post("/stories/import", data=io.BytesIO(body), headers=headers) as answer:
+        reply = Reply(answer.status, await answer.json(), answer.headers)
+    assert reply.error == (400, "bad_request"), reply.body
+    assert reply.details.startswith(refusal)
+    assert (await api.get("/stories")).status == 200
+
+
 async def test_a_query_with_50k_bad_parameters_is_refused_early_and_briefly(
     alice: Tenant, api: Api, request: pytest.FixtureRequest
 ) -> None:

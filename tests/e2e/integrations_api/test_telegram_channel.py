@@ -535,3 +535,29 @@ async def test_a_body_telegram_never_sends_is_refused_and_nothing_is_sent(
             refused.append(reply.status)
     assert refused == [400, 400, 415, 413]
     assert [s.method for s in telegram.sent] == ["setWebhook"]
+
+
+async def test_an_update_nested_100k_deep_is_a_400_counted_and_the_channel_answers_on(
+    integrations: TestClient, telegram: TelegramStandIn, alice: Tenant, story: dict[str, str],
+    turns: list[ChannelTurn],
+) -> None:  # fmt: skip
+    """The campaign's signed 100,000-deep body answered 500 (the decoder's RecursionError)."""
+    await telegram_channel(channels_api(integrations, alice), story["story"])
+    path = "/" + telegram.webhook["url"].split("/", 3)[3]
+    headers = {SECRET_HEADER: telegram.webhook["secret_token"], "Content-Type": "application/json"}
+    deep = b'{"update_id": 1, "message": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    before = await unreadable(integrations)
+
+    async with integrations.post(path, data=io.BytesIO(deep), headers=headers) as response:
+        assert response.status == 400
+        assert "nested deeper than 32" in (await response.json())["status"]["errorDetails"]
+    assert await unreadable(integrations) - before == 1
+
+    assert await deliver(integrations, telegram, message_update(2, "large")) == 200
+    assert [t.query for t in await arrived(turns, 1)] == ["large"]
+
+
+async def unreadable(integrations: TestClient) -> float:
+    async with integrations.get("/metrics") as response:
+        page = await response.text()
+    return sample(page, "parley_channel_calls_unreadable_total", type="telegram")

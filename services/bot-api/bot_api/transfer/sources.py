@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from bot_api.transfer import dialogflow, rasa
+from bot_api.transfer import dialogflow, rasa, shape
 from bot_api.transfer.archive import ArchiveError, read_archive, read_form, without_top_folder
 from bot_api.transfer.layout import STORY_FILE, from_layout
 from bot_api.transfer.report import Translated, TranslationError
@@ -38,16 +38,23 @@ def translated(
             bot = Translated({**bot.document, "name": name}, bot.unmapped)
         return source, bot
     text = _text(data, "the body")
-    document = parse_json(text) if media_type == JSON else parse_yaml(text, "the body")
+    budget = shape.Budget()
+    if media_type == JSON:
+        document = parse_json(text, budget)
+    else:
+        document = parse_yaml(text, "the body", budget)
     return "parley", Translated(document, ())
 
 
 def from_files(files: dict[str, bytes]) -> tuple[str, Translated]:
-    """A ZIP's or a form's files, whatever bot they hold."""
+    """A ZIP's or a form's files, whatever bot they hold; each JSON and YAML file within
+    the bounds of `shape` before an importer reads it."""
     names = {path.rsplit("/", 1)[-1] for path in files}
     if "agent.json" in names:
+        shape.check_files(files)
         return "dialogflow", dialogflow.translate(files)
     if "domain.yml" in names or any(path.split("/")[0] == "domain" for path in files):
+        shape.check_files(files)
         return "rasa", rasa.translate(files)
     if STORY_FILE in names:
         return "parley", Translated(read_layout(without_top_folder(files, STORY_FILE)), ())
@@ -58,21 +65,23 @@ def from_files(files: dict[str, bytes]) -> tuple[str, Translated]:
 
 
 def read_layout(files: Mapping[str, bytes]) -> dict[str, Any]:
-    """A story kept in its git layout (transfer/layout.py)."""
+    """A story kept in its git layout (transfer/layout.py), its files within one
+    `shape.Budget`."""
+    budget = shape.Budget()
     return from_layout(
         {
-            path: parse_yaml(_text(data, path), path)
+            path: parse_yaml(_text(data, path), path, budget)
             for path, data in files.items()
             if path.endswith((".yaml", ".yml"))
         }
     )
 
 
-def parse_json(text: str) -> Any:
+def parse_json(text: str, budget: shape.Budget) -> Any:
     try:
-        return json.loads(text, parse_constant=_no_constant)
-    except RecursionError:
-        raise TranslationError("the document is nested deeper than it can be read") from None
+        return shape.parse_json(text, "the body", budget)
+    except shape.ShapeRefused:
+        raise
     except ValueError as error:
         raise TranslationError(f"malformed JSON: {error}") from None
 
@@ -88,18 +97,14 @@ _DocumentLoader.yaml_implicit_resolvers = {
 }
 
 
-def parse_yaml(text: str, place: str) -> Any:
-    """Plain YAML of what JSON holds: an alias (`*name`) is refused, since a few of them
-    can make a document of billions of nodes (the "billion laughs"), and so is a value
-    JSON has no form for (`!!binary`, `!!set`). Read by libyaml: 0.6 s for the 1000 × 99
-    story, where PyYAML's own reader takes 4.5 s."""
+def parse_yaml(text: str, place: str, budget: shape.Budget) -> Any:
+    """Plain YAML of what JSON holds, within the bounds of `shape` (which refuses an
+    alias), checked before libyaml builds it: a value JSON has no form for (`!!binary`,
+    `!!set`) is refused. Read by libyaml: 0.6 s for the 1000 × 99 story, where PyYAML's
+    own reader takes 4.5 s."""
     try:
-        events = yaml.parse(text, _DocumentLoader)
-        if any(isinstance(event, yaml.AliasEvent) for event in events):
-            raise TranslationError(f"{place}: YAML aliases (*name) are not read")
+        shape.check_yaml(text, place, budget)
         document = yaml.load(text, _DocumentLoader)
-    except RecursionError:
-        raise TranslationError(f"{place}: nested deeper than it can be read") from None
     except yaml.YAMLError as error:
         raise TranslationError(f"{place}: malformed YAML: {error}") from None
     try:
@@ -114,7 +119,3 @@ def _text(data: bytes, place: str) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise TranslationError(f"{place} is not UTF-8 text") from None
-
-
-def _no_constant(name: str) -> Any:
-    raise TranslationError(f"malformed JSON: {name} is not a JSON number")

@@ -7,7 +7,6 @@ a `url` or `webview` button's value) does not fail the delivery: that image or b
 is left out, counted (`parley_webhook_addresses_dropped_total`) and logged at debug
 level, and every other item is kept."""
 
-import json
 import logging
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -29,7 +28,8 @@ from bot_api.domain.responses import (
 )
 from bot_api.metrics import WEBHOOK_ADDRESSES_DROPPED
 from bot_api.webhooks.failures import DeliveryFailed
-from shared.errors import first_error_path
+from shared import json_body
+from shared.errors import BadRequest, first_error_path
 from shared.schema_fields import TypedUnion
 
 log = logging.getLogger(__name__)
@@ -169,10 +169,14 @@ class WebhookAnswer:
 
 
 def read_answer(raw: bytes) -> WebhookAnswer:
-    """The answer a backend sent, or DeliveryFailed saying what is wrong with it."""
+    """The answer a backend sent, or DeliveryFailed saying what is wrong with it. Its
+    JSON is held to the shape of every JSON body (`shared.json_body`): nested 1,000
+    deep (2 KB), the decoder's RecursionError escaped the delivery."""
     try:
-        answer = json.loads(raw) if raw.strip() else {}
-    except ValueError:
+        answer = json_body.parse(raw) if raw.strip() else {}
+    except json_body.BodyRefused as refused:
+        raise DeliveryFailed(f"answer refused: {refused.details}") from None
+    except BadRequest:
         raise DeliveryFailed("answer is not JSON") from None
     try:
         loaded = ANSWER.load(answer)

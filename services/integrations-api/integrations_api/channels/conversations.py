@@ -42,6 +42,11 @@ TURNS_FAILED = Counter(
     "Channel messages left without their turn: bot-api refused it, or never answered it",
     ["type"],
 )
+CALLS_UNREADABLE = Counter(
+    "parley_channel_calls_unreadable",
+    "Authenticated platform calls answered 400: a body the platform never sends",
+    ["type"],
+)
 
 
 async def receive(
@@ -72,6 +77,7 @@ async def receive(
     try:
         incoming = platform.read(credentials, request.body)
     except ValueError as error:
+        CALLS_UNREADABLE.labels(channel.type).inc()
         raise BadRequest(f"not a call {channel.type} sends: {error}") from None
     for message in incoming:
         if isinstance(message, Skipped):

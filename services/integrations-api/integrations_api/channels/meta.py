@@ -4,7 +4,6 @@ verification request, the envelope of its calls, and the Graph API's version.
 
 import hashlib
 import hmac
-import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -15,6 +14,7 @@ from integrations_api.channels.platform import (
     Reply,
     Request,
     Skipped,
+    read_json,
 )
 
 Read = list[Incoming | Skipped]
@@ -68,7 +68,7 @@ def challenge(credentials: Credentials, request: Request) -> Reply | None:
 def entries(body: bytes, subscribed_object: str) -> list[Any]:
     """The `entry` list of a webhook call; none when the call is about another `object`
     than the channel's (`page` for Messenger, `whatsapp_business_account`)."""
-    call = json.loads(body)
+    call = read_json(body)
     if not isinstance(call, dict) or not isinstance(call.get("entry"), list):
         raise ValueError("a Meta webhook call is an object with entries")
     return list(call["entry"]) if call.get("object") == subscribed_object else []

@@ -13,6 +13,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from shared import json_body
+from shared.errors import BadRequest
+
 Credentials = Mapping[str, str]
 """A channel's secrets by their API names (`botToken`, `signingSecret`, ...), plus
 `webhookSecret`, which Parley makes for Telegram's secret token."""
@@ -156,3 +159,14 @@ def shape_errors_as_value_error() -> Iterator[None]:
         yield
     except (KeyError, TypeError, AttributeError) as error:
         raise ValueError(f"a field is missing or of another type ({error!r})") from error
+
+
+def read_json(body: str | bytes) -> Any:
+    """A platform's JSON (a body, or a form field holding JSON), held to the shape every
+    JSON body of the API is (`shared.json_body`: nesting, members, arrays and objects);
+    a ValueError for one beyond it, which the channel answers 400. A signed body nested
+    100,000 deep had the decoder's RecursionError answer 500 on every platform."""
+    try:
+        return json_body.parse(body.encode() if isinstance(body, str) else body)
+    except BadRequest as error:
+        raise ValueError(error.details) from None

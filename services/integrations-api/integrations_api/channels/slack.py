@@ -8,7 +8,6 @@ once and answers an `event_id` once (`Incoming.delivery_id`).
 
 import hashlib
 import hmac
-import json
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qs
@@ -30,6 +29,7 @@ from integrations_api.channels.platform import (
     Outgoing,
     Reply,
     Request,
+    read_json,
     shape_errors_as_value_error,
 )
 
@@ -76,7 +76,7 @@ class Slack:
         if request.method != "POST" or not request.body.startswith(b"{"):
             return None
         try:
-            body = json.loads(request.body)
+            body = read_json(request.body)
         except ValueError:
             return None
         if isinstance(body, dict) and body.get("type") == "url_verification":
@@ -108,7 +108,7 @@ PLATFORM = Slack()
 
 
 def _object(text: str | bytes) -> dict[str, Any]:
-    value = json.loads(text)
+    value = read_json(text)
     if not isinstance(value, dict):
         raise ValueError("a Slack call is a JSON object")
     return value

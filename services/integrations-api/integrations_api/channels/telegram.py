@@ -9,7 +9,6 @@ ignores the others. An answer is written as Bot API methods, one per fulfillment
 
 import functools
 import hmac
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,6 +31,7 @@ from integrations_api.channels.platform import (
     Profile,
     Reply,
     Request,
+    read_json,
     shape_errors_as_value_error,
 )
 
@@ -59,7 +59,7 @@ class Telegram:
 
     def read(self, credentials: Credentials, body: bytes) -> list[Incoming]:
         with shape_errors_as_value_error():
-            return _update(json.loads(body))
+            return _update(read_json(body))
 
     def render(
         self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment

@@ -93,3 +93,17 @@ def test_a_link_button_opens_a_web_address_or_a_mail_link_and_nothing_else() -> 
             1000,
         ),
     )
+
+
+@pytest.mark.parametrize(
+    ("raw", "said"),
+    [
+        (b"[" * 100_000 + b"]" * 100_000, "answer refused: the body is nested deeper than 32"),
+        (b'{"responses": [' + b",".join([b"{}"] * 3_000) + b"]}", "more than 2048 members"),
+    ],
+)
+def test_an_answer_beyond_the_json_bounds_is_a_failed_delivery_not_a_crash(
+    raw: bytes, said: str
+) -> None:
+    with pytest.raises(DeliveryFailed, match=said):
+        read_answer(raw)
