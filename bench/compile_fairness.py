@@ -6,7 +6,10 @@ campaign of issue 29 found B's first 200 after 51 s). Lexical only: the semantic
 is added in the background either way. Run: `python -m bench.compile_fairness`."""
 
 import asyncio
+import statistics
 import time
+import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -15,6 +18,12 @@ import aiohttp
 from bench.first_query import INTERACTIONS, PHRASES
 from bench.stack import Stack, create_account, running_stack, serve
 from bench.synthetic import stored_story, story_interactions
+from bot_api.conversations.compiler import CHUNK_PHRASES
+from bot_api.domain.interactions import Interaction, default_interactions
+from bot_api.domain.settings import Settings
+from bot_api.domain.structure import Context, Structure
+from bot_api.engine.story import CompiledStory, StoryCompile
+from bot_api.schemas.interactions import InteractionWriteSchema
 from tests.support.responsiveness import Pings, pinging
 
 LARGE_STORIES = 5
@@ -22,6 +31,8 @@ LARGE_STORIES = 5
 SMALL_DELAY_SECONDS = 0.5
 """B asks once A's compiles are under way."""
 GIVE_UP_SECONDS = 300
+COST_RUNS = 3
+"""Compiles of each kind measured in turn (CPU time: the machine is shared)."""
 
 
 @dataclass
@@ -96,7 +107,60 @@ def _text(message: str) -> dict[str, Any]:
     return {"type": "text", "messages": [message]}
 
 
+def cpu_seconds(work: Callable[[], object]) -> float:
+    started = time.process_time()
+    work()
+    return time.process_time() - started
+
+
+def compile_costs() -> str:
+    """A story at the limits compiled at once and in chunks, in CPU seconds (medians)."""
+    schema = InteractionWriteSchema()
+    contents: list[Interaction] = [
+        *(replace(d, id=str(uuid.uuid4())) for d in default_interactions()),
+        *(
+            replace(schema.load(i), id=str(uuid.uuid4()))
+            for i in story_interactions(INTERACTIONS, PHRASES)
+        ),
+    ]
+    ids = tuple(c.id for c in contents)
+    structure = Structure(ids, {i: Context(root=True) for i in ids}, frozenset(ids[:2]))
+
+    def in_chunks() -> StoryCompile:
+        return StoryCompile("limits", Settings(), structure, contents, [])
+
+    whole, chunked, steps, last, first = [], [], [], [], []
+
+    def at_once() -> CompiledStory:
+        return CompiledStory.compile("limits", Settings(), structure, contents, [])
+
+    for _ in range(COST_RUNS):
+        whole.append(cpu_seconds(at_once))
+        story = in_chunks()
+        times = []
+        while not story.done:
+            times.append(cpu_seconds(lambda s=story: s.step(CHUNK_PHRASES)))
+        last.append(cpu_seconds(story.story))
+        chunked.append(sum(times) + last[-1])
+        steps.append(max(times))
+        story = in_chunks()
+        story.step(CHUNK_PHRASES)
+        first.append(cpu_seconds(story.story))
+    median = statistics.median
+    return (
+        f"A story at the limits ({len(contents):,} interactions, {PHRASES} phrases each) "
+        f"compiled in this process, CPU seconds, median of {COST_RUNS}:\n\n"
+        "| compiled | CPU | longest job |\n|---|---|---|\n"
+        f"| at once (`CompiledStory.compile`) | {median(whole):.2f} s | the same |\n"
+        f"| in chunks of {CHUNK_PHRASES:,} phrases, then the index made (`StoryCompile`) "
+        f"| {median(chunked):.2f} s | {median(steps) * 1000:.0f} ms a chunk, "
+        f"{median(last) * 1000:.0f} ms the index |\n"
+        f"| a partial story after one chunk | {median(first) * 1000:.0f} ms | the same |\n"
+    )
+
+
 def table() -> str:
+    costs = compile_costs()
     figures = measured()
     small: FirstQuery = figures["small"]
     large: list[FirstQuery] = figures["large"]
@@ -120,7 +184,7 @@ def table() -> str:
         + "\n".join(rows)
         + f"\n\n/healthz meanwhile: p50 {1000 * pings.percentile(0.5):.1f} ms, "
         f"p99 {pings.p99_ms:.0f} ms, max {1000 * max(pings.latencies):.0f} ms "
-        f"over {len(pings.latencies)} pings.\n"
+        f"over {len(pings.latencies)} pings.\n\n{costs}"
     )
 
 

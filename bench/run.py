@@ -5,6 +5,7 @@ from bench import (
     capacity,
     channels,
     clustering,
+    compile_fairness,
     conversation_tests,
     history_load,
     matching,
@@ -37,6 +38,9 @@ def main() -> None:
             "analytics", "Analytics report (make bench)", analytics.analytics_table(stack)
         )
     write_section("transfer", "A story as a file (make bench)", transfer.table())
+    body = compile_fairness.table()
+    title = "First query of a small story while large stories compile (make bench)"
+    write_section("compile-fairness", title, body)
     body = conversation_tests.table()
     write_section("conversation-tests", "Conversation tests (make bench)", body)
     write_section("channels", "Channels (make bench)", channels.table())

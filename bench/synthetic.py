@@ -71,6 +71,11 @@ def queries(interactions: list[dict[str, Any]], count: int, seed: int = 11) -> l
     return result
 
 
+INSERTED_AT_ONCE = 500
+"""Interactions written in one insert: 5,000 at once outlasted the client's 10 s socket
+timeout on the embedded server of a loaded machine."""
+
+
 async def stored_story(
     config: Config, account_id: str, interactions: list[dict[str, Any]], name: str = "limits"
 ) -> str:
@@ -88,7 +93,10 @@ async def stored_story(
     client = mongo.open_client(config.mongodb_url)
     try:
         database = client[config.bot_database]
-        await InteractionRepository(database).insert_many(account_id, story_id, contents)
+        repository = InteractionRepository(database)
+        for start in range(0, len(contents), INSERTED_AT_ONCE):
+            chunk = contents[start : start + INSERTED_AT_ONCE]
+            await repository.insert_many(account_id, story_id, chunk)
         phrases = sum(len(c.user_says) for c in contents)
         await StoryRepository(database).insert(
             story_id, account_id, name, "", Settings(), structure, phrases

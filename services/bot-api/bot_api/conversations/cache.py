@@ -8,7 +8,8 @@ interactions). A turn holding the old value finishes with it.
 
 Compiling runs beside the event loop, shared fairly between accounts, a chunk of a story
 at a time (conversations/compiler.py). A query (`story(..., hurried=True)`) waits for its
-story's cold compile for `PARTIAL_SHARE` of the request budget at most, then is answered
+story's cold compile for `PARTIAL_SHARE` of the request budget (longer only while no
+chunk is compiled yet), then is answered
 lexically from the part compiled so far (engine/story.py `StoryCompile` says what that
 may miss; counted in `parley_story_partial_answers` and logged), while the compile goes
 on beyond the request and the next query is answered by the whole story. The
@@ -138,8 +139,10 @@ class StoryCache:
         """Story changes heard: a published version read while one arrives is not kept."""
 
     def close(self) -> None:
-        """Stop compiling; a compile under way is abandoned, and so is a semantic stage
-        being added."""
+        """Stop compiling; a compile under way is abandoned (one a query left to go on
+        beyond it included), and so is a semantic stage being added."""
+        for loading in self._loading.values():
+            loading.task.cancel()
         for entry in self._entries.values():
             if entry.semantic is not None:
                 entry.semantic.cancel()
@@ -262,8 +265,8 @@ class StoryCache:
 
     async def _load(self, key: StoryKey, partial_after: float | None) -> _Entry | CompiledStory:
         """The story compiled once for all who ask for it meanwhile; after `partial_after`
-        seconds, the story as compiled so far if a part of it is (not kept: the compile
-        goes on beyond the request)."""
+        seconds (or once its first chunk is compiled, if later), the story as compiled so
+        far (not kept: the compile goes on beyond the request)."""
         loading = self._loading.get(key)
         if loading is None:
             progress = Compiling()
@@ -272,6 +275,8 @@ class StoryCache:
             self._changes_while_loading[key] = 0
         if partial_after is not None:
             await asyncio.wait([loading.task], timeout=partial_after)
+            if not loading.task.done():
+                await self._first_chunk(loading)
             if not loading.task.done():
                 partial = await self._compiler.partial(key[0], loading.progress)
                 compiling = loading.progress.story
@@ -285,6 +290,15 @@ class StoryCache:
                     )
                     return partial
         return await asyncio.shield(loading.task)
+
+    async def _first_chunk(self, loading: _Loading) -> None:
+        """Wait until a chunk of the story is compiled, or the whole (the request's
+        budget cuts the wait: a compile still reading the story's interactions then)."""
+        begun = asyncio.ensure_future(loading.progress.begun.wait())
+        try:
+            await asyncio.wait([loading.task, begun], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            begun.cancel()
 
     async def _load_current(self, key: StoryKey, progress: Compiling) -> _Entry:
         """Compiled again while a change arrived during the compile; then kept."""

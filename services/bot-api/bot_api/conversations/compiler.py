@@ -10,8 +10,9 @@ a story is compiled a chunk of `CHUNK_PHRASES` phrases at a time (engine/story.p
 `StoryCompile`), each chunk a job of its own, so another account's compile (a small story
 at once) takes its turn between two chunks of a large one, and an account holds at most
 one of the `COMPILE_THREADS`. An account compiles at most `COMPILES_PER_ACCOUNT` stories
-at once (reading its interactions included), so what one account holds in memory for
-compiling is bounded whatever the number of requests it sends. A compile under way
+at once, and reads one story's interactions at a time (`READS_PER_ACCOUNT`), so what
+one account holds in memory for compiling, and asks of the database, is bounded whatever
+the number of requests it sends. A compile under way
 (`Compiling`) can be asked for the story compiled so far (`partial`), for a query that
 cannot wait for its end.
 """
@@ -26,6 +27,7 @@ from typing import TypeVar
 
 from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.domain.entities import Entity
+from bot_api.domain.interactions import Interaction
 from bot_api.domain.settings import Settings
 from bot_api.engine.semantic import Encoder, PhraseVectors
 from bot_api.engine.story import CompiledStory, StoryCompile
@@ -47,6 +49,15 @@ COMPILES_PER_ACCOUNT = 5
 """Stories of one account compiled at once: each holds its interactions and what is
 read of their phrases (about the compiled story's size) until it is done. More of them
 wait their turn; one account's waiting never delays another's."""
+INTERACTIONS_READ_AT_ONCE = 500
+"""A story's interactions are read in finds of this many, so that other requests' calls
+to the database take turns between them (the embedded server answers one call at a
+time: a 5,000-interaction find held every other call for 2.5 to 3 s)."""
+READS_PER_ACCOUNT = 1
+"""Stories of one account whose interactions are read from the database at once. A read
+at the limits (5,000 interactions) took 2.5 to 3 s from the embedded server and five at
+once 14.8 s, served one after the other: another account's story read waited for all
+of them (a 503 at 10 s, bench/compile_fairness.py); now it waits for one at most."""
 
 StoryKey = tuple[str, str, str | None]
 """(account id, story id, version id: None for the draft)"""
@@ -63,6 +74,31 @@ class Compiling:
 
     story: StoryCompile | None = None
     """Set once the story's interactions are read and its chunks are being compiled."""
+    begun: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set once a chunk is compiled: a partial story can be made."""
+
+
+class AccountSlots:
+    """At most `size` holders at once per account; one account's waiting never delays
+    another's. An account's entry goes with its last holder or waiter."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._accounts: dict[str, tuple[asyncio.Semaphore, int]] = {}
+
+    @contextlib.asynccontextmanager
+    async def held(self, account_id: str) -> AsyncIterator[None]:
+        semaphore, users = self._accounts.get(account_id, (asyncio.Semaphore(self._size), 0))
+        self._accounts[account_id] = (semaphore, users + 1)
+        try:
+            async with semaphore:
+                yield
+        finally:
+            semaphore, users = self._accounts[account_id]
+            if users == 1:
+                del self._accounts[account_id]
+            else:
+                self._accounts[account_id] = (semaphore, users - 1)
 
 
 @dataclass
@@ -111,9 +147,8 @@ class StoryCompiler:
         self._vectors = vectors
         self._landed = landed
         self._work = FairWork(COMPILE_THREADS, "story-compile") if work is None else work
-        self._compiling: dict[str, tuple[asyncio.Semaphore, int]] = {}
-        """Each account's compiles: a slot for each of `COMPILES_PER_ACCOUNT`, and how
-        many compiles hold or wait for one (the entry goes with the last)."""
+        self._compiling = AccountSlots(COMPILES_PER_ACCOUNT)
+        self._reading = AccountSlots(READS_PER_ACCOUNT)
         self._adding_semantic = asyncio.Lock()
 
     def close(self) -> None:
@@ -138,9 +173,10 @@ class StoryCompiler:
         story = await self._stores.stories.get(account_id, story_id)
         if story is None:
             raise NotFound(f"no story {story_id}")
-        async with self._slot(account_id):
-            found = await self._stores.interactions.find(story.id, story.structure.contexts)
-            entities = await self._entities(account_id)
+        async with self._compiling.held(account_id):
+            async with self._reading.held(account_id):
+                found = await self._interactions(story.id, list(story.structure.contexts))
+                entities = await self._entities(account_id)
             return await self._in_chunks(
                 account_id,
                 StoryCompile(story.id, story.settings, story.structure, found.values(), entities),
@@ -160,13 +196,14 @@ class StoryCompiler:
     ) -> CompiledStory:
         """A version as it was frozen: its settings, structure, interactions (under the
         draft's ids) and the entities its document holds."""
-        version = await self._stores.versions.get(account_id, story_id, version_id)
-        if version is None or self._read_version is None:
-            raise NotFound(f"no version {version_id} of story {story_id}")
-        async with self._slot(account_id):
-            story = await self._in_worker(
-                account_id, functools.partial(self._read_version, version)
-            )
+        async with self._compiling.held(account_id):
+            async with self._reading.held(account_id):
+                version = await self._stores.versions.get(account_id, story_id, version_id)
+                if version is None or self._read_version is None:
+                    raise NotFound(f"no version {version_id} of story {story_id}")
+                story = await self._in_worker(
+                    account_id, functools.partial(self._read_version, version)
+                )
             return await self._in_chunks(
                 account_id,
                 StoryCompile(
@@ -187,26 +224,10 @@ class StoryCompiler:
         progress.story = story
         while not story.done:
             await self._work.run(account_id, functools.partial(story.step, CHUNK_PHRASES))
+            progress.begun.set()
         compiled = await self._work.run(account_id, story.story)
         STORY_COMPILE_SECONDS.observe(time.perf_counter() - started)
         return compiled
-
-    @contextlib.asynccontextmanager
-    async def _slot(self, account_id: str) -> AsyncIterator[None]:
-        """One of the account's `COMPILES_PER_ACCOUNT` compile slots, held inside."""
-        semaphore, users = self._compiling.get(
-            account_id, (asyncio.Semaphore(COMPILES_PER_ACCOUNT), 0)
-        )
-        self._compiling[account_id] = (semaphore, users + 1)
-        try:
-            async with semaphore:
-                yield
-        finally:
-            semaphore, users = self._compiling[account_id]
-            if users == 1:
-                del self._compiling[account_id]
-            else:
-                self._compiling[account_id] = (semaphore, users - 1)
 
     async def edited(
         self, key: StoryKey, current: CompiledStory, marks: Marks, semantic_pending: bool
@@ -328,6 +349,14 @@ class StoryCompiler:
 
     async def _in_worker(self, account_id: str, make: Callable[[], T]) -> T:
         return await self._work.run(account_id, make)
+
+    async def _interactions(self, story_id: str, ids: list[str]) -> dict[str, Interaction]:
+        """The story's interactions, read `INTERACTIONS_READ_AT_ONCE` at a time."""
+        found: dict[str, Interaction] = {}
+        for start in range(0, len(ids), INTERACTIONS_READ_AT_ONCE):
+            page = ids[start : start + INTERACTIONS_READ_AT_ONCE]
+            found |= await self._stores.interactions.find(story_id, page)
+        return found
 
     async def _entities(self, account_id: str) -> list[Entity]:
         return [stored.entity for stored in await self._stores.entities.list(account_id)]

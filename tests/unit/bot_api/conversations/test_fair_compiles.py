@@ -1,6 +1,7 @@
 """Compiles shared between accounts: a small story's compile ends while a large one of
-another account is under way, and a query that cannot wait for a cold compile is
-answered from the part compiled so far, the next one by the whole story.
+another account is under way, an account reads one story's interactions at a time, and
+a query that cannot wait for a cold compile is answered from the part compiled so far,
+the next one by the whole story.
 
 The compiles run in a one-thread `FairWork` of the test's, held by a job of a third
 account where the test needs the compile to stop between two chunks; a chunk is one
@@ -31,6 +32,7 @@ QUOTAS = Quotas.from_config(Config(mongodb_url="", nats_url=""))
 
 @dataclass
 class Bot:
+    database: Database
     fair: FairWork
     cache: StoryCache
     stories: StoryService
@@ -51,12 +53,14 @@ class Bot:
 @pytest.fixture
 def bot(monkeypatch: pytest.MonkeyPatch) -> Iterator[Bot]:
     monkeypatch.setattr(compiler, "CHUNK_PHRASES", 1)
-    stores = Database().stores()
+    database = Database()
+    stores = database.stores()
     feed = ChangeFeed()
     fair = FairWork(1, "test-compile")
     cache = StoryCache(stores, None, 2**30, request_budget=0.0, work=fair)
     feed.listen(cache)
     yield Bot(
+        database,
         fair,
         cache,
         StoryService(stores=stores, changes=feed, quotas=QUOTAS),
@@ -120,3 +124,29 @@ async def test_a_query_during_a_cold_compile_is_answered_from_the_part_compiled(
     later = await bot.cache.story(LARGE, story_id, hurried=True)
     assert later is compiled
     await asyncio.gather(holding, holding_again)
+
+
+async def test_an_account_reads_one_storys_interactions_at_a_time_and_others_never_wait(
+    bot: Bot,
+) -> None:
+    first, second = await bot.story(LARGE, "hello there"), await bot.story(LARGE, "good day")
+    small = await bot.story(SMALL, "hello there")
+    reading, release = asyncio.Event(), asyncio.Event()
+
+    async def a_slow_read() -> None:
+        reading.set()
+        await release.wait()
+
+    bot.database.meanwhile("interactions.find", a_slow_read)
+    first_compile = asyncio.create_task(bot.cache.story(LARGE, first))
+    await asyncio.wait_for(reading.wait(), WAIT)
+    second_compile = asyncio.create_task(bot.cache.story(LARGE, second))
+    bot.database.journal.clear()
+
+    await asyncio.wait_for(bot.cache.story(SMALL, small), WAIT)
+
+    read = [call[1] for call in bot.database.journal if call[0] == "interactions.find"]
+    assert read == [small], "the large account's second story waits for its first read"
+    assert not second_compile.done()
+    release.set()
+    await asyncio.wait_for(asyncio.gather(first_compile, second_compile), WAIT)
