@@ -39,9 +39,10 @@ from shared.errors import NotFound
 from shared.fair_work import FairWork
 
 CHUNK_PHRASES = 2000
-"""Phrases compiled in one job: 40 to 60 ms of CPU (a story at the limits is 49 chunks,
-2.0 s of CPU whole or in chunks, bench/first_query.py), so another account's compile
-waits about that long for a thread. Making the index at the end is one job of 0.4 s."""
+"""Phrases compiled in one job: about 50 ms of CPU (a story at the limits is 49 chunks,
+1.9 s of CPU in chunks, 2.0 s at once, bench/compile_fairness.py), so another account's
+compile waits about that long for a thread. Making the index at the end is one job of
+0.4 s."""
 COMPILE_THREADS = 2
 """An account holds one: another account's compile starts at once even while a chunk
 of a large story runs (compiling holds the interpreter, so more threads only wait)."""
@@ -54,10 +55,11 @@ INTERACTIONS_READ_AT_ONCE = 500
 to the database take turns between them (the embedded server answers one call at a
 time: a 5,000-interaction find held every other call for 2.5 to 3 s)."""
 READS_PER_ACCOUNT = 1
-"""Stories of one account whose interactions are read from the database at once. A read
-at the limits (5,000 interactions) took 2.5 to 3 s from the embedded server and five at
-once 14.8 s, served one after the other: another account's story read waited for all
-of them (a 503 at 10 s, bench/compile_fairness.py); now it waits for one at most."""
+"""Stories of one account whose interactions are read from the database at once: the
+story asked for first is read first, and can answer within its query's budget. Five
+reads at the limits at once took 14.8 s together, and another account's first query
+answered 503 at 10 s (bench/compile_fairness.py); with one read at a time, 500
+interactions a find, it answered 200 in 0.9 s."""
 
 StoryKey = tuple[str, str, str | None]
 """(account id, story id, version id: None for the draft)"""
