@@ -9,15 +9,15 @@ interactions). A turn holding the old value finishes with it.
 Compiling runs beside the event loop, shared fairly between accounts, a chunk of a story
 at a time (conversations/compiler.py). A query (`story(..., hurried=True)`) waits for its
 story's cold compile for `PARTIAL_SHARE` of the request budget (longer only while no
-chunk is compiled yet), then is answered
-lexically from the part compiled so far (engine/story.py `StoryCompile` says what that
-may miss; counted in `parley_story_partial_answers` and logged), while the compile goes
-on beyond the request and the next query is answered by the whole story. The
-stories kept are bounded by a memory budget: past it, the least recently used are
-dropped (and compiled again when asked for). Entries are keyed by account, story and
-version (None: the draft), so another account's story takes the same path as a missing
-one: a read that finds nothing. What a request names leaves nothing behind unless it is
-a story of its own account (docs/reliability.md).
+chunk is compiled yet), then is answered lexically from the part compiled so far
+(engine/story.py `StoryCompile` says what that may miss; counted in
+`parley_story_partial_answers` and logged), while the compile goes on beyond the request
+and the next query is answered by the whole story. The stories kept are bounded by a
+memory budget: past it, the least recently used are dropped (and compiled again when
+asked for). Entries are keyed by account, story and version (None: the draft), so
+another account's story takes the same path as a missing one: a read that finds nothing.
+What a request names leaves nothing behind unless it is a story of its own account
+(docs/reliability.md).
 
 A story's published version (docs/versions.md) answers the public key: it is compiled
 from its document and kept beside the draft, under the same budget. A version never
