@@ -5,8 +5,6 @@ so nothing of the upload is in its memory. Run: `python -m bench.first_query`.""
 
 import asyncio
 import time
-import uuid
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,16 +12,8 @@ import aiohttp
 
 from bench.capacity import resident_bytes
 from bench.stack import Stack, running_stack, serve
-from bench.synthetic import story_interactions
+from bench.synthetic import stored_story, story_interactions
 from bench.vectors import random_vectors, store
-from bot_api.domain.interactions import default_interactions
-from bot_api.domain.settings import Settings
-from bot_api.domain.structure import Context, Structure
-from bot_api.schemas.interactions import InteractionWriteSchema
-from bot_api.storage.interactions import InteractionRepository
-from bot_api.storage.stories import StoryRepository
-from shared import mongo
-from shared.ids import new_object_id
 
 INTERACTIONS = 4998
 """With the welcome and fallback interactions: QUOTA_INTERACTIONS_PER_STORY."""
@@ -40,28 +30,7 @@ def peak_bytes(pid: int) -> int:
 
 
 async def seed(stack: Stack, interactions: list[dict[str, Any]]) -> str:
-    """The story written straight to the database, as the API would have stored it (the
-    API takes minutes to add 5,000 interactions one by one)."""
-    schema = InteractionWriteSchema()
-    contents = [
-        *(replace(d, id=str(uuid.uuid4())) for d in default_interactions()),
-        *(replace(schema.load(i), id=str(uuid.uuid4())) for i in interactions),
-    ]
-    ids = tuple(c.id for c in contents)
-    structure = Structure(ids, {i: Context(root=True) for i in ids}, frozenset(ids[:2]))
-    story_id = new_object_id()
-    account_id = stack.tokens.account_id
-    client = mongo.open_client(stack.config.mongodb_url)
-    try:
-        database = client[stack.config.bot_database]
-        await InteractionRepository(database).insert_many(account_id, story_id, contents)
-        phrases = sum(len(c.user_says) for c in contents)
-        await StoryRepository(database).insert(
-            story_id, account_id, "limits", "", Settings(), structure, phrases
-        )
-    finally:
-        await client.close()
-    return story_id
+    return await stored_story(stack.config, stack.tokens.account_id, interactions)
 
 
 async def first_queries(stack: Stack, story_id: str, pid: int) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from bench import (
     channel_ids,
     channels,
     clustering,
+    compile_fairness,
     conversation_tests,
     history_load,
     matching,
@@ -42,6 +43,9 @@ def main() -> None:
     write_section("transfer", "A story as a file (make bench)", transfer.table())
     body = channel_ids.table()
     write_section("channel-ids", "A channel's id: known or not, by time (make bench)", body)
+    body = compile_fairness.table()
+    title = "First query of a small story while large stories compile (make bench)"
+    write_section("compile-fairness", title, body)
     body = conversation_tests.table()
     write_section("conversation-tests", "Conversation tests (make bench)", body)
     write_section("channels", "Channels (make bench)", channels.table())

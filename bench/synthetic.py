@@ -1,7 +1,19 @@
 """Generated stories of any size, the same every run (fixed seed)."""
 
 import random
+import uuid
+from dataclasses import replace
 from typing import Any
+
+from bot_api.domain.interactions import default_interactions
+from bot_api.domain.settings import Settings
+from bot_api.domain.structure import Context, Structure
+from bot_api.schemas.interactions import InteractionWriteSchema
+from bot_api.storage.interactions import InteractionRepository
+from bot_api.storage.stories import StoryRepository
+from shared import mongo
+from shared.config import Config
+from shared.ids import new_object_id
 
 SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "ta", "vo", "zi", "pe", "su", "do", "fa", "gi", "hu"]
 FRAMES = [
@@ -57,3 +69,38 @@ def queries(interactions: list[dict[str, Any]], count: int, seed: int = 11) -> l
             words[position] = word[:cut] + word[cut + 1 :]
         result.append(" ".join(words))
     return result
+
+
+INSERTED_AT_ONCE = 500
+"""Interactions written in one insert: 5,000 at once outlasted the client's 10 s socket
+timeout on the embedded server of a loaded machine."""
+
+
+async def stored_story(
+    config: Config, account_id: str, interactions: list[dict[str, Any]], name: str = "limits"
+) -> str:
+    """A story of these interactions (API bodies) written straight to the database, as
+    the API would have stored it (the API takes minutes to add 5,000 interactions one by
+    one); its id."""
+    schema = InteractionWriteSchema()
+    contents = [
+        *(replace(d, id=str(uuid.uuid4())) for d in default_interactions()),
+        *(replace(schema.load(i), id=str(uuid.uuid4())) for i in interactions),
+    ]
+    ids = tuple(c.id for c in contents)
+    structure = Structure(ids, {i: Context(root=True) for i in ids}, frozenset(ids[:2]))
+    story_id = new_object_id()
+    client = mongo.open_client(config.mongodb_url)
+    try:
+        database = client[config.bot_database]
+        repository = InteractionRepository(database)
+        for start in range(0, len(contents), INSERTED_AT_ONCE):
+            chunk = contents[start : start + INSERTED_AT_ONCE]
+            await repository.insert_many(account_id, story_id, chunk)
+        phrases = sum(len(c.user_says) for c in contents)
+        await StoryRepository(database).insert(
+            story_id, account_id, name, "", Settings(), structure, phrases
+        )
+    finally:
+        await client.close()
+    return story_id

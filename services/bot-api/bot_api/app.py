@@ -118,6 +118,7 @@ async def management(app: web.Application) -> AsyncIterator[None]:
         vectors,
         budget_bytes=config.story_cache_mb * 2**20,
         read_version=documents.read,
+        request_budget=config.request_budget_seconds,
     )
     changes.listen(cache)
     written = None if vectors is None else WrittenPhrases(stores, vectors, cache.vectors_landed)

@@ -32,6 +32,10 @@ STORY_CACHE_ENTRIES = Gauge("parley_story_cache_entries", "Compiled stories kept
 STORY_CACHE_HITS = Counter("parley_story_cache_hits", "Queries answered from a cached story")
 STORY_CACHE_MISSES = Counter("parley_story_cache_misses", "Queries that compiled their story")
 STORY_COMPILE_SECONDS = Histogram("parley_story_compile_seconds", "Time to compile a whole story")
+STORY_PARTIAL_ANSWERS = Counter(
+    "parley_story_partial_answers",
+    "Queries answered from the part of their story compiled so far (a cold compile ran long)",
+)
 PHRASE_VECTORS_WAITING = Gauge(
     "parley_phrase_vectors_waiting", "Phrase texts queued for their sentence vector"
 )

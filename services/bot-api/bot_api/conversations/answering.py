@@ -72,7 +72,7 @@ class ConversationService:
         channels; else the developer token's); `channel`: the id of the channel that
         carried the turn, for the history."""
         started = time.perf_counter()
-        story = await self.stories.story(account_id, story_id, published)
+        story = await self.stories.story(account_id, story_id, published, hurried=True)
         answers: Answers = {}
         for attempt in range(MAX_SAVE_ATTEMPTS):
             stored = await self.sessions.load(story.id, session_id)

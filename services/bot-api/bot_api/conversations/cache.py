@@ -6,12 +6,18 @@ interactions the change named, and the entities if they changed, and replaces th
 compiled story with one made from the old and what changed (re-indexing only those
 interactions). A turn holding the old value finishes with it.
 
-Compiling runs beside the event loop, one story at a time (conversations/compiler.py). The
-stories kept are bounded by a memory budget: past it, the least recently used are
-dropped (and compiled again when asked for). Entries are keyed by account, story and
-version (None: the draft), so another account's story takes the same path as a missing
-one: a read that finds nothing. What a request names leaves nothing behind unless it is
-a story of its own account (docs/reliability.md).
+Compiling runs beside the event loop, shared fairly between accounts, a chunk of a story
+at a time (conversations/compiler.py). A query (`story(..., hurried=True)`) waits for its
+story's cold compile for `PARTIAL_SHARE` of the request budget (longer only while no
+chunk is compiled yet), then is answered lexically from the part compiled so far
+(engine/story.py `StoryCompile` says what that may miss; counted in
+`parley_story_partial_answers` and logged), while the compile goes on beyond the request
+and the next query is answered by the whole story. The stories kept are bounded by a
+memory budget: past it, the least recently used are dropped (and compiled again when
+asked for). Entries are keyed by account, story and version (None: the draft), so
+another account's story takes the same path as a missing one: a read that finds nothing.
+What a request names leaves nothing behind unless it is a story of its own account
+(docs/reliability.md).
 
 A story's published version (docs/versions.md) answers the public key: it is compiled
 from its document and kept beside the draft, under the same budget. A version never
@@ -32,13 +38,25 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from bot_api.changes import Change, EntitiesEdited, StoryCreated, StoryDeleted, StoryEdited
-from bot_api.conversations.compiler import Marks, ReadVersion, StoryCompiler, StoryKey
+from bot_api.conversations.compiler import (
+    Compiling,
+    Marks,
+    ReadVersion,
+    StoryCompiler,
+    StoryKey,
+)
 from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.engine.story import CompiledStory
-from bot_api.metrics import STORY_CACHE_ENTRIES, STORY_CACHE_HITS, STORY_CACHE_MISSES
+from bot_api.metrics import (
+    STORY_CACHE_ENTRIES,
+    STORY_CACHE_HITS,
+    STORY_CACHE_MISSES,
+    STORY_PARTIAL_ANSWERS,
+)
 from bot_api.storage import Stores
 from shared.budget import beyond_request
 from shared.errors import NotFound
+from shared.fair_work import FairWork
 from shared.pages import Page
 
 log = logging.getLogger(__name__)
@@ -54,6 +72,17 @@ the wait would not see its stage (its first query took 1.7 s instead of 0.7, 1,0
 99)."""
 SEMANTIC_RETRY_SECONDS = 5.0
 """A semantic stage whose vectors could not be read is tried again this much later."""
+PARTIAL_SHARE = 0.5
+"""The share of the request budget a query waits for its story's cold compile before it
+is answered from the part compiled so far: the other half is left for making that
+partial story (30 ms of CPU after one chunk, 0.4 s for nearly all of a story at the
+limits), the session and the answer."""
+
+
+@dataclass
+class _Loading:
+    task: "asyncio.Task[_Entry]"
+    progress: Compiling
 
 
 @dataclass
@@ -82,19 +111,25 @@ class StoryCache:
         budget_bytes: int,
         retry_seconds: float = SEMANTIC_RETRY_SECONDS,
         read_version: ReadVersion | None = None,
+        request_budget: float | None = None,
+        work: FairWork | None = None,
     ) -> None:
         """`budget_bytes`: the compiled stories kept may hold this much (estimated); the
         story just compiled is kept even if it alone is larger. `read_version`: how a
-        published version's document is read (None: the draft answers everyone)."""
+        published version's document is read (None: the draft answers everyone).
+        `request_budget`: a query's seconds (`REQUEST_BUDGET_SECONDS`), of which it
+        waits `PARTIAL_SHARE` for a cold compile (None: it waits for the whole story).
+        `work`: where compiles run (StoryCompiler)."""
         self._stores = stores
-        self._compiler = StoryCompiler(stores, vectors, self.vectors_landed, read_version)
+        self._compiler = StoryCompiler(stores, vectors, self.vectors_landed, read_version, work)
         self._retry_seconds = retry_seconds
+        self._partial_after = None if request_budget is None else request_budget * PARTIAL_SHARE
         self._budget = budget_bytes
         self._entries: OrderedDict[StoryKey, _Entry] = OrderedDict()
         """Least recently used first."""
         self._size = 0
         self._oldest: dict[str, str | None] = {}
-        self._loading: dict[StoryKey, asyncio.Task[_Entry]] = {}
+        self._loading: dict[StoryKey, _Loading] = {}
         self._changes_while_loading: dict[StoryKey, int] = {}
         """Changes heard for each story being loaded, only while it is."""
         self._published: dict[tuple[str, str], str | None] = {}
@@ -104,8 +139,10 @@ class StoryCache:
         """Story changes heard: a published version read while one arrives is not kept."""
 
     def close(self) -> None:
-        """Stop compiling; a compile under way is abandoned, and so is a semantic stage
-        being added."""
+        """Stop compiling; a compile under way is abandoned (one a query left to go on
+        beyond it included), and so is a semantic stage being added."""
+        for loading in self._loading.values():
+            loading.task.cancel()
         for entry in self._entries.values():
             if entry.semantic is not None:
                 entry.semantic.cancel()
@@ -123,25 +160,33 @@ class StoryCache:
         return self._size
 
     async def story(
-        self, account_id: str, story_id: str | None, published: bool = False
+        self,
+        account_id: str,
+        story_id: str | None,
+        published: bool = False,
+        hurried: bool = False,
     ) -> CompiledStory:
         """The account's story (its oldest when no id is given), compiled and current;
-        with `published`, its published version if it has one."""
+        with `published`, its published version if it has one. `hurried` (a query): a
+        cold compile that runs long gives the part compiled so far (module docstring)."""
         if story_id is None:
             story_id = await self._oldest_story(account_id)
         version = await self._published_version(account_id, story_id) if published else None
-        return await self._compiled((account_id, story_id, version))
+        return await self._compiled((account_id, story_id, version), hurried)
 
     async def version(self, account_id: str, story_id: str, version_id: str) -> CompiledStory:
         """A version of the story, compiled (its conversation tests run against it, before
         it is published too); NotFound when the story has no such version."""
         return await self._compiled((account_id, story_id, version_id))
 
-    async def _compiled(self, key: StoryKey) -> CompiledStory:
+    async def _compiled(self, key: StoryKey, hurried: bool = False) -> CompiledStory:
         entry = self._entries.get(key)
         if entry is None:
             STORY_CACHE_MISSES.inc()
-            entry = await self._load(key)
+            loaded = await self._load(key, self._partial_after if hurried else None)
+            if isinstance(loaded, CompiledStory):
+                return loaded
+            entry = loaded
             if entry.semantic is not None and _read_within_the_wait(entry.story):
                 await asyncio.wait([entry.semantic], timeout=SEMANTIC_WAIT_SECONDS)
         else:
@@ -218,21 +263,49 @@ class StoryCache:
             raise NotFound("this account has no story yet")
         return oldest
 
-    async def _load(self, key: StoryKey) -> _Entry:
-        """The story compiled once for all who ask for it meanwhile."""
-        task = self._loading.get(key)
-        if task is None:
-            task = beyond_request(self._load_current(key))
-            self._loading[key] = task
+    async def _load(self, key: StoryKey, partial_after: float | None) -> _Entry | CompiledStory:
+        """The story compiled once for all who ask for it meanwhile; after `partial_after`
+        seconds (or once its first chunk is compiled, if later), the story as compiled so
+        far (not kept: the compile goes on beyond the request)."""
+        loading = self._loading.get(key)
+        if loading is None:
+            progress = Compiling()
+            loading = _Loading(beyond_request(self._load_current(key, progress)), progress)
+            self._loading[key] = loading
             self._changes_while_loading[key] = 0
-        return await asyncio.shield(task)
+        if partial_after is not None:
+            await asyncio.wait([loading.task], timeout=partial_after)
+            if not loading.task.done():
+                await self._first_chunk(loading)
+            if not loading.task.done():
+                partial = await self._compiler.partial(key[0], loading.progress)
+                compiling = loading.progress.story
+                if partial is not None and compiling is not None and not loading.task.done():
+                    STORY_PARTIAL_ANSWERS.inc()
+                    log.info(
+                        "story %s answered from %d of its %d interactions compiled so far",
+                        key[1],
+                        compiling.read,
+                        compiling.total,
+                    )
+                    return partial
+        return await asyncio.shield(loading.task)
 
-    async def _load_current(self, key: StoryKey) -> _Entry:
+    async def _first_chunk(self, loading: _Loading) -> None:
+        """Wait until a chunk of the story is compiled, or the whole (the request's
+        budget cuts the wait: a compile still reading the story's interactions then)."""
+        begun = asyncio.ensure_future(loading.progress.begun.wait())
+        try:
+            await asyncio.wait([loading.task, begun], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            begun.cancel()
+
+    async def _load_current(self, key: StoryKey, progress: Compiling) -> _Entry:
         """Compiled again while a change arrived during the compile; then kept."""
         try:
             while True:
                 changes_before = self._changes_while_loading[key]
-                story = await self._compiler.compile(key)
+                story = await self._compiler.compile(key, progress)
                 if self._changes_while_loading[key] == changes_before:
                     entry = _Entry(story, story.size_estimate())
                     self._keep(key, entry)

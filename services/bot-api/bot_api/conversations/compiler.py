@@ -5,29 +5,61 @@ This is the one home of phrase vectors for answering: which a compile or an edit
 which are queued for encoding, and how those that land later are taken in. The story
 cache (conversations/cache.py) decides when to call it and keeps what it makes.
 
-The work runs in one worker thread, so the event loop keeps answering meanwhile, and one
-story at a time (reading its interactions included), so what compiles in flight is one
-story whatever the number of requests asking for different ones.
+The work runs beside the event loop, shared fairly between accounts (shared/fair_work.py):
+a story is compiled a chunk of `CHUNK_PHRASES` phrases at a time (engine/story.py
+`StoryCompile`), each chunk a job of its own, so another account's compile (a small story
+at once) takes its turn between two chunks of a large one, and an account holds at most
+one of the `COMPILE_THREADS`. An account compiles at most `COMPILES_PER_ACCOUNT` stories
+at once, and reads one story's interactions at a time (`READS_PER_ACCOUNT`), so what
+one account holds in memory for compiling, and asks of the database, is bounded whatever
+the number of requests it sends. A compile under way
+(`Compiling`) can be asked for the story compiled so far (`partial`), for a query that
+cannot wait for its end.
 """
 
 import asyncio
+import contextlib
 import functools
 import time
-from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.domain.entities import Entity
+from bot_api.domain.interactions import Interaction
 from bot_api.domain.settings import Settings
 from bot_api.engine.semantic import Encoder, PhraseVectors
-from bot_api.engine.story import CompiledStory
+from bot_api.engine.story import CompiledStory, StoryCompile
 from bot_api.management.transfer import StoryUpload
 from bot_api.metrics import STORY_COMPILE_SECONDS
 from bot_api.storage import Stores
 from bot_api.storage.versions import StoryVersion
 from shared.errors import NotFound
+from shared.fair_work import FairWork
+
+CHUNK_PHRASES = 2000
+"""Phrases compiled in one job: about 50 ms of CPU (a story at the limits is 49 chunks,
+1.9 s of CPU in chunks, 2.0 s at once, bench/compile_fairness.py), so another account's
+compile waits about that long for a thread. Making the index at the end is one job of
+0.4 s."""
+COMPILE_THREADS = 2
+"""An account holds one: another account's compile starts at once even while a chunk
+of a large story runs (compiling holds the interpreter, so more threads only wait)."""
+COMPILES_PER_ACCOUNT = 5
+"""Stories of one account compiled at once: each holds its interactions and what is
+read of their phrases (about the compiled story's size) until it is done. More of them
+wait their turn; one account's waiting never delays another's."""
+INTERACTIONS_READ_AT_ONCE = 500
+"""A story's interactions are read in finds of this many, so that other requests' calls
+to the database take turns between them (the embedded server answers one call at a
+time: a 5,000-interaction find held every other call for 2.5 to 3 s)."""
+READS_PER_ACCOUNT = 1
+"""Stories of one account whose interactions are read from the database at once: the
+story asked for first is read first, and can answer within its query's budget. Five
+reads at the limits at once took 14.8 s together, and another account's first query
+answered 503 at 10 s (bench/compile_fairness.py); with one read at a time, 500
+interactions a find, it answered 200 in 0.9 s."""
 
 StoryKey = tuple[str, str, str | None]
 """(account id, story id, version id: None for the draft)"""
@@ -36,6 +68,39 @@ ReadVersion = Callable[[StoryVersion], StoryUpload]
 VectorsLanded = Callable[[StoryKey, set[str]], Awaitable[None]]
 """Told when the phrase vectors of these interactions of a story are stored."""
 T = TypeVar("T")
+
+
+@dataclass
+class Compiling:
+    """A compile under way, as far as it went: what `StoryCompiler.partial` reads."""
+
+    story: StoryCompile | None = None
+    """Set once the story's interactions are read and its chunks are being compiled."""
+    begun: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set once a chunk is compiled: a partial story can be made."""
+
+
+class AccountSlots:
+    """At most `size` holders at once per account; one account's waiting never delays
+    another's. An account's entry goes with its last holder or waiter."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._accounts: dict[str, tuple[asyncio.Semaphore, int]] = {}
+
+    @contextlib.asynccontextmanager
+    async def held(self, account_id: str) -> AsyncIterator[None]:
+        semaphore, users = self._accounts.get(account_id, (asyncio.Semaphore(self._size), 0))
+        self._accounts[account_id] = (semaphore, users + 1)
+        try:
+            async with semaphore:
+                yield
+        finally:
+            semaphore, users = self._accounts[account_id]
+            if users == 1:
+                del self._accounts[account_id]
+            else:
+                self._accounts[account_id] = (semaphore, users - 1)
 
 
 @dataclass
@@ -74,20 +139,23 @@ class StoryCompiler:
         vectors: PhraseVectorService | None,
         landed: VectorsLanded,
         read_version: ReadVersion | None = None,
+        work: FairWork | None = None,
     ) -> None:
         """`read_version`: how a version's document is read (None: no version is
-        compiled, as in tests of the draft alone)."""
+        compiled, as in tests of the draft alone); `work`: where compiles run (a test's
+        own; by default `COMPILE_THREADS` threads of their own)."""
         self._stores = stores
         self._read_version = read_version
         self._vectors = vectors
         self._landed = landed
-        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="story-compile")
-        self._compiling = asyncio.Lock()
+        self._work = FairWork(COMPILE_THREADS, "story-compile") if work is None else work
+        self._compiling = AccountSlots(COMPILES_PER_ACCOUNT)
+        self._reading = AccountSlots(READS_PER_ACCOUNT)
         self._adding_semantic = asyncio.Lock()
 
     def close(self) -> None:
-        """Stop the worker thread; a compile under way is abandoned."""
-        self._worker.shutdown(wait=False, cancel_futures=True)
+        """Stop the worker threads; a compile under way is abandoned."""
+        self._work.close()
 
     def encoder_for(self, settings: Settings) -> Encoder | None:
         """The encoder of a story with these settings; None: no semantic stage."""
@@ -97,54 +165,70 @@ class StoryCompiler:
         """Whether a story's phrase vectors stay those of the same model."""
         return _model(self.encoder_for(before)) == _model(self.encoder_for(after))
 
-    async def compile(self, key: StoryKey) -> CompiledStory:
-        """The story compiled lexically from what is stored now, or from its version."""
+    async def compile(self, key: StoryKey, progress: Compiling | None = None) -> CompiledStory:
+        """The story compiled lexically from what is stored now, or from its version;
+        `progress` is told of the compile under way."""
         account_id, story_id, version_id = key
+        progress = Compiling() if progress is None else progress
         if version_id is not None:
-            return await self._compile_version(account_id, story_id, version_id)
+            return await self._compile_version(account_id, story_id, version_id, progress)
         story = await self._stores.stories.get(account_id, story_id)
         if story is None:
             raise NotFound(f"no story {story_id}")
-        async with self._compiling:
-            found = await self._stores.interactions.find(story.id, story.structure.contexts)
-            interactions = list(found.values())
-            entities = await self._entities(account_id)
-            started = time.perf_counter()
-            compiled = await self._in_worker(
-                functools.partial(
-                    CompiledStory.compile,
-                    story.id,
-                    story.settings,
-                    story.structure,
-                    interactions,
-                    entities,
-                )
+        async with self._compiling.held(account_id):
+            async with self._reading.held(account_id):
+                found = await self._interactions(story.id, list(story.structure.contexts))
+                entities = await self._entities(account_id)
+            return await self._in_chunks(
+                account_id,
+                StoryCompile(story.id, story.settings, story.structure, found.values(), entities),
+                progress,
             )
-            STORY_COMPILE_SECONDS.observe(time.perf_counter() - started)
-        return compiled
+
+    async def partial(self, account_id: str, progress: Compiling) -> CompiledStory | None:
+        """The story as compiled so far (engine/story.py `StoryCompile` says what it may
+        miss); None before its first chunk is compiled."""
+        story = progress.story
+        if story is None or not story.read:
+            return None
+        return await self._work.run(account_id, story.story)
 
     async def _compile_version(
-        self, account_id: str, story_id: str, version_id: str
+        self, account_id: str, story_id: str, version_id: str, progress: Compiling
     ) -> CompiledStory:
         """A version as it was frozen: its settings, structure, interactions (under the
         draft's ids) and the entities its document holds."""
-        version = await self._stores.versions.get(account_id, story_id, version_id)
-        if version is None or self._read_version is None:
-            raise NotFound(f"no version {version_id} of story {story_id}")
-        async with self._compiling:
-            story = await self._in_worker(functools.partial(self._read_version, version))
-            started = time.perf_counter()
-            compiled = await self._in_worker(
-                functools.partial(
-                    CompiledStory.compile,
+        async with self._compiling.held(account_id):
+            async with self._reading.held(account_id):
+                version = await self._stores.versions.get(account_id, story_id, version_id)
+                if version is None or self._read_version is None:
+                    raise NotFound(f"no version {version_id} of story {story_id}")
+                story = await self._in_worker(
+                    account_id, functools.partial(self._read_version, version)
+                )
+            return await self._in_chunks(
+                account_id,
+                StoryCompile(
                     story_id,
                     story.settings,
                     story.structure,
-                    list(story.interactions.values()),
+                    story.interactions.values(),
                     story.entities,
-                )
+                ),
+                progress,
             )
-            STORY_COMPILE_SECONDS.observe(time.perf_counter() - started)
+
+    async def _in_chunks(
+        self, account_id: str, story: StoryCompile, progress: Compiling
+    ) -> CompiledStory:
+        """The story compiled a chunk at a time, each a job of the account's."""
+        started = time.perf_counter()
+        progress.story = story
+        while not story.done:
+            await self._work.run(account_id, functools.partial(story.step, CHUNK_PHRASES))
+            progress.begun.set()
+        compiled = await self._work.run(account_id, story.story)
+        STORY_COMPILE_SECONDS.observe(time.perf_counter() - started)
         return compiled
 
     async def edited(
@@ -179,6 +263,7 @@ class StoryCompiler:
             else None
         )
         story = await self._in_worker(
+            key[0],
             functools.partial(
                 current.edited,
                 settings=None if record is None else record.settings,
@@ -186,7 +271,7 @@ class StoryCompiler:
                 interactions=interactions,
                 entities=entities,
                 vectors=vectors,
-            )
+            ),
         )
         if marks.vectors_landed and encoder is not None and not leave_to_stage:
             story = await self.with_stored_vectors(key, encoder, story, marks.vectors_landed)
@@ -201,12 +286,12 @@ class StoryCompiler:
             return None
         async with self._adding_semantic:
             texts = await self._in_worker(
-                functools.partial(snapshot.phrase_texts, snapshot.interactions)
+                key[0], functools.partial(snapshot.phrase_texts, snapshot.interactions)
             )
             vectors = await self._phrase_vectors(key, encoder, texts, encode_missing=False)
-            missing = await self._in_worker(functools.partial(vectors.missing, texts))
+            missing = await self._in_worker(key[0], functools.partial(vectors.missing, texts))
             indexed = await self._in_worker(
-                functools.partial(snapshot.with_vectors, snapshot.interactions, vectors)
+                key[0], functools.partial(snapshot.with_vectors, snapshot.interactions, vectors)
             )
         return SemanticStage(indexed, encoder, missing)
 
@@ -220,11 +305,15 @@ class StoryCompiler:
         changed = due | current.changed_since(stage.indexed)
         story = current.with_semantic_of(stage.indexed)
         if changed:
-            changed_texts = await self._in_worker(functools.partial(story.phrase_texts, changed))
+            changed_texts = await self._in_worker(
+                key[0], functools.partial(story.phrase_texts, changed)
+            )
             stored = await self._phrase_vectors(
                 key, stage.encoder, changed_texts, encode_missing=key[2] is None
             )
-            story = await self._in_worker(functools.partial(story.with_vectors, changed, stored))
+            story = await self._in_worker(
+                key[0], functools.partial(story.with_vectors, changed, stored)
+            )
         if self._vectors is not None and key[2] is None:
             # A version's phrases are encoded by its draft (the same ids, mostly the same
             # texts): one queue per story, told of its own interactions.
@@ -239,7 +328,9 @@ class StoryCompiler:
         stored = await self._phrase_vectors(
             key, encoder, story.phrase_texts(interaction_ids), encode_missing=False
         )
-        return await self._in_worker(functools.partial(story.with_vectors, interaction_ids, stored))
+        return await self._in_worker(
+            key[0], functools.partial(story.with_vectors, interaction_ids, stored)
+        )
 
     async def _phrase_vectors(
         self,
@@ -258,8 +349,16 @@ class StoryCompiler:
 
         return landed
 
-    async def _in_worker(self, make: Callable[[], T]) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._worker, make)
+    async def _in_worker(self, account_id: str, make: Callable[[], T]) -> T:
+        return await self._work.run(account_id, make)
+
+    async def _interactions(self, story_id: str, ids: list[str]) -> dict[str, Interaction]:
+        """The story's interactions, read `INTERACTIONS_READ_AT_ONCE` at a time."""
+        found: dict[str, Interaction] = {}
+        for start in range(0, len(ids), INTERACTIONS_READ_AT_ONCE):
+            page = ids[start : start + INTERACTIONS_READ_AT_ONCE]
+            found |= await self._stores.interactions.find(story_id, page)
+        return found
 
     async def _entities(self, account_id: str) -> list[Entity]:
         return [stored.entity for stored in await self._stores.entities.list(account_id)]
