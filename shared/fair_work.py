@@ -28,8 +28,10 @@ from typing import Any, Generic, TypeVar
 T = TypeVar("T")
 
 
-class WorkCancelled(Exception):
-    """A job's caller stopped waiting, or the job ran past its time limit."""
+class WorkCancelled(TimeoutError):
+    """A job's caller stopped waiting, or the job ran past its time limit: a timeout, so
+    a request whose job ran past its limit answers as one past its budget (a 503,
+    shared/budget.py)."""
 
 
 @dataclass
@@ -114,6 +116,12 @@ class FairWork:
         """Jobs queued and not started, every tenant's."""
         with self._lock:
             return sum(len(jobs) for jobs in self._waiting.values())
+
+    def running(self) -> int:
+        """Jobs given a thread and not ended, every tenant's (a cancelled one runs to
+        its next checkpoint)."""
+        with self._lock:
+            return self._busy
 
     def _start_next(self) -> None:
         with self._lock:

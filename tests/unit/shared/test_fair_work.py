@@ -5,7 +5,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from shared.fair_work import FairWork, WorkCancelled, checkpoint
-from tests.support.waiting import eventually
+from tests.support.waiting import until
 
 WAIT = 10.0
 """Seconds a test waits for a thread before it fails; nothing here takes that long."""
@@ -34,13 +34,6 @@ def held(started: list[str], name: str, release: threading.Event) -> Callable[[]
         return name
 
     return job
-
-
-async def until(condition: Callable[[], bool]) -> None:
-    async def holds() -> bool:
-        return condition()
-
-    await eventually(holds, WAIT)
 
 
 async def test_a_tenant_with_many_jobs_lets_another_tenant_in_next(
