@@ -1,0 +1,85 @@
+"""An import is long work shared fairly between accounts (shared/fair_work.py): each
+importer checks between its steps whether its request still waits and its time is not
+up, so one that is cancelled frees its thread soon (issue 29: a million-item YAML held
+the one transfer thread for 23 minutes)."""
+
+import asyncio
+import functools
+import threading
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+
+from bot_api.schemas.story_document import read_upload
+from bot_api.transfer.sources import JSON, YAML, ZIP
+from shared.fair_work import FairWork, WorkCancelled
+from support.samples import SAMPLE_BOTS, zipped
+
+WAIT = 10.0
+"""Seconds a cancelled import may hold its thread: it stops within milliseconds of its
+next step; without the checks it ran on for minutes."""
+MILLION_ITEMS = '{"format": "parley.story", "version": 1, "name": "Huge", "interactions": [' + (
+    "1," * 999_999 + "1]}"
+)
+"""2 MB: a list of a million items, as the campaign's upload (in YAML there, whose parse
+by libyaml, in C, no checkpoint can stop: the limits before parsing bound it)."""
+
+
+@pytest.fixture
+async def one_thread() -> AsyncIterator[FairWork]:
+    fair = FairWork(1, "test")
+    yield fair
+    fair.close()
+
+
+async def test_a_cancelled_import_frees_its_thread_soon(one_thread: FairWork) -> None:
+    started = threading.Event()
+
+    def huge_import() -> object:
+        started.set()
+        return read_upload(JSON, MILLION_ITEMS.encode())
+
+    importing = asyncio.create_task(one_thread.run("a", huge_import))
+    assert await asyncio.to_thread(started.wait, WAIT)
+    importing.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await importing
+    async with asyncio.timeout(WAIT):
+        assert await one_thread.run("b", lambda: "next") == "next"
+
+
+def stepping_clock() -> Callable[[], float]:
+    """A clock that moves a second each time it is read: a job given a limit of n
+    seconds stops at about its n-th checkpoint."""
+    now = [0.0]
+
+    def read() -> float:
+        now[0] += 1.0
+        return now[0]
+
+    return read
+
+
+STORY_DOCUMENT = "format: parley.story\nversion: 1\nname: Hours\ninteractions:\n" + "".join(
+    f"- {{key: k{n}, name: I{n}, userSays: [hello {n}]}}\n" for n in range(5)
+)
+UPLOADS = {
+    "dialogflow": (ZIP, SAMPLE_BOTS["bike-shop"]),
+    "rasa": (ZIP, SAMPLE_BOTS["helpdesk-assistant"]),
+    "story document": (YAML, None),
+}
+
+
+@pytest.mark.parametrize("source", sorted(UPLOADS))
+async def test_each_importer_stops_at_its_steps_once_past_its_limit(source: str) -> None:
+    media_type, folder = UPLOADS[source]
+    data = STORY_DOCUMENT.encode() if folder is None else zipped(folder)
+    fair = FairWork(1, "test", clock=stepping_clock())
+    read = functools.partial(read_upload, media_type, data)
+    try:
+        with pytest.raises(WorkCancelled, match="time limit"):
+            await fair.run("a", read, limit=20)
+        imported = await fair.run("a", read, limit=1e9)
+    finally:
+        fair.close()
+    assert imported.interactions
