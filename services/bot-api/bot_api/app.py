@@ -100,6 +100,9 @@ TRANSFER_THREADS = 2
 one of them at a time (FairWork), so another account's job finds the other free at once
 even while a long one runs up to its next checkpoint."""
 
+ANALYTICS_THREADS = 2
+"""Threads building analytics reports, one account's at a time on one of them."""
+
 
 async def management(app: web.Application) -> AsyncIterator[None]:
     """The repositories, the change feed with the story cache listening, and the
@@ -244,8 +247,15 @@ async def counters(app: web.Application) -> AsyncIterator[None]:
     await repository.ensure_indexes()
     app[ANALYTICS] = AnalyticsCounters(repository)
     app[CHANGES].listen(app[ANALYTICS])
-    app[ANALYTICS_REPORTS] = AnalyticsReports(stores=app[STORES], counters=repository)
+    work = FairWork(ANALYTICS_THREADS, "analytics")
+    app[ANALYTICS_REPORTS] = AnalyticsReports(
+        stores=app[STORES],
+        counters=repository,
+        work=work,
+        limit=app[CONFIG].request_budget_seconds,
+    )
     yield
+    work.close()
 
 
 def create_app(config: Config) -> web.Application:
