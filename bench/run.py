@@ -6,6 +6,7 @@ from bench import (
     channels,
     clustering,
     conversation_tests,
+    fair_work,
     history_load,
     matching,
     query_load,
@@ -39,6 +40,8 @@ def main() -> None:
     write_section("transfer", "A story as a file (make bench)", transfer.table())
     body = conversation_tests.table()
     write_section("conversation-tests", "Conversation tests (make bench)", body)
+    body = fair_work.table()
+    write_section("fair-work", "Long work shared between accounts (make bench)", body)
     write_section("channels", "Channels (make bench)", channels.table())
     print(REPORT.read_text())
 
