@@ -157,3 +157,26 @@ async def test_an_error_reaches_the_caller_and_frees_the_thread(
 
 def test_checkpoint_outside_a_job_does_nothing() -> None:
     checkpoint()
+
+
+async def test_closing_tells_the_job_under_way_to_stop(work: Callable[..., FairWork]) -> None:
+    fair = work(threads=1)
+    steps: list[int] = []
+    stopped = threading.Event()
+
+    def long_job() -> None:
+        try:
+            for step in range(1_000_000):
+                steps.append(step)
+                checkpoint()
+                threading.Event().wait(0.001)
+        finally:
+            stopped.set()
+
+    job = asyncio.create_task(fair.run("a", long_job))
+    await until(lambda: len(steps) > 2)
+    fair.close()
+    assert await asyncio.to_thread(stopped.wait, WAIT)
+    assert len(steps) < 1_000_000
+    with pytest.raises(WorkCancelled):
+        await job
