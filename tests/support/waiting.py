@@ -11,13 +11,3 @@ async def eventually(check: Callable[[], Awaitable[Any]], seconds: float = 2.0) 
         assert asyncio.get_running_loop().time() < deadline, "the change never arrived"
         await asyncio.sleep(0.05)
     return outcome
-
-
-async def until(condition: Callable[[], bool], seconds: float = 10.0) -> None:
-    """Poll `condition` (a look at state another thread changes) until it holds, for at
-    most `seconds`."""
-
-    async def holds() -> bool:
-        return condition()
-
-    await eventually(holds, seconds)

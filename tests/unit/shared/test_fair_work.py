@@ -5,10 +5,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from shared.fair_work import FairWork, WorkCancelled, checkpoint
-from tests.support.waiting import until
-
-WAIT = 10.0
-"""Seconds a test waits for a thread before it fails; nothing here takes that long."""
+from tests.support.held_jobs import WAIT, held, until
 
 
 @pytest.fixture
@@ -25,15 +22,6 @@ def work() -> Iterator[Callable[..., FairWork]]:
     yield make
     for fair in made:
         fair.close()
-
-
-def held(started: list[str], name: str, release: threading.Event) -> Callable[[], str]:
-    def job() -> str:
-        started.append(name)
-        assert release.wait(WAIT)
-        return name
-
-    return job
 
 
 class LongJob:

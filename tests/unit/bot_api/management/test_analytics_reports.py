@@ -16,8 +16,8 @@ from bot_api.management.analytics import MAX_REPORTS_PER_ACCOUNT, AnalyticsRepor
 from bot_api.management.stories import StoryService
 from shared.fair_work import FairWork
 from shared.rates import RateLimited
+from support.held_jobs import until
 from support.memory import AnalyticsInMemory, Database
-from support.waiting import until
 
 ACCOUNT = "a" * 24
 OTHER = "b" * 24

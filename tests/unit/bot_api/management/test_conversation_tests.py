@@ -22,8 +22,8 @@ from bot_api.management.interactions import InteractionService
 from bot_api.management.stories import StoryService
 from shared.errors import Conflict, NotFound
 from shared.fair_work import FairWork
+from support.held_jobs import until
 from support.memory import ConversationTestsInMemory, Database
-from support.waiting import until
 
 ACCOUNT = "a" * 24
 OTHER = "b" * 24
