@@ -24,29 +24,6 @@ def work() -> Iterator[Callable[..., FairWork]]:
         fair.close()
 
 
-class LongJob:
-    """A job of a million steps of a millisecond, with a checkpoint after each."""
-
-    STEPS = 1_000_000
-
-    def __init__(self) -> None:
-        self.steps: list[int] = []
-        self.stopped = threading.Event()
-        self.outcome: list[BaseException] = []
-
-    def __call__(self) -> None:
-        try:
-            for step in range(self.STEPS):
-                self.steps.append(step)
-                checkpoint()
-                threading.Event().wait(0.001)
-        except WorkCancelled as error:
-            self.outcome.append(error)
-            raise
-        finally:
-            self.stopped.set()
-
-
 async def test_a_tenant_with_many_jobs_lets_another_tenant_in_next(
     work: Callable[..., FairWork],
 ) -> None:
@@ -101,6 +78,29 @@ async def test_a_job_whose_caller_stops_waiting_never_starts(work: Callable[...,
     assert await first == "first"
     assert await fair.run("c", lambda: "next") == "next"
     assert started == ["first"]
+
+
+class LongJob:
+    """A job of a million steps of a millisecond, with a checkpoint after each."""
+
+    STEPS = 1_000_000
+
+    def __init__(self) -> None:
+        self.steps: list[int] = []
+        self.stopped = threading.Event()
+        self.outcome: list[BaseException] = []
+
+    def __call__(self) -> None:
+        try:
+            for step in range(self.STEPS):
+                self.steps.append(step)
+                checkpoint()
+                threading.Event().wait(0.001)
+        except WorkCancelled as error:
+            self.outcome.append(error)
+            raise
+        finally:
+            self.stopped.set()
 
 
 async def test_a_running_job_stops_at_its_checkpoint_once_its_caller_stops_waiting(
