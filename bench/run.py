@@ -9,6 +9,7 @@ from bench import (
     clustering,
     compile_fairness,
     conversation_tests,
+    fair_work,
     history_load,
     matching,
     query_load,
@@ -48,6 +49,8 @@ def main() -> None:
     write_section("compile-fairness", title, body)
     body = conversation_tests.table()
     write_section("conversation-tests", "Conversation tests (make bench)", body)
+    body = fair_work.table()
+    write_section("fair-work", "Long work shared between accounts (make bench)", body)
     write_section("channels", "Channels (make bench)", channels.table())
     write_section("redaction", "Redaction (make bench)", redaction.table())
     body = channel_faults.table()

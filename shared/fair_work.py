@@ -28,11 +28,13 @@ from typing import Any, Generic, TypeVar
 T = TypeVar("T")
 
 
-class WorkCancelled(Exception):
-    """A job's caller stopped waiting, or the job ran past its time limit."""
+class WorkCancelled(TimeoutError):
+    """A job's caller stopped waiting, or the job ran past its time limit: a timeout, so
+    a request whose job ran past its limit answers as one past its budget (a 503,
+    shared/budget.py)."""
 
 
-@dataclass
+@dataclass(eq=False)
 class _Job(Generic[T]):
     tenant: str
     work: Callable[[], T]
@@ -78,15 +80,18 @@ class FairWork:
         self._running: dict[str, int] = {}
         self._served: dict[str, int] = {}
         self._turns = itertools.count()
-        self._busy = 0
+        self._under_way: set[_Job[Any]] = set()
 
     def close(self) -> None:
-        """Drop what waits and stop the threads; a job under way is told to stop."""
+        """Drop what waits and stop the threads; a job under way is told to stop (at its
+        next checkpoint)."""
         with self._lock:
             for jobs in self._waiting.values():
                 for job in jobs:
                     job.done.cancel()
             self._waiting.clear()
+            for job in self._under_way:
+                job.cancelled.set()
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     async def run(self, tenant: str, work: Callable[[], T], limit: float | None = None) -> T:
@@ -115,13 +120,19 @@ class FairWork:
         with self._lock:
             return sum(len(jobs) for jobs in self._waiting.values())
 
+    def running(self) -> int:
+        """Jobs given a thread and not ended, every tenant's (a cancelled one runs to
+        its next checkpoint)."""
+        with self._lock:
+            return len(self._under_way)
+
     def _start_next(self) -> None:
         with self._lock:
-            while self._busy < self._threads:
+            while len(self._under_way) < self._threads:
                 job = self._next_job()
                 if job is None:
                     return
-                self._busy += 1
+                self._under_way.add(job)
                 self._running[job.tenant] = self._running.get(job.tenant, 0) + 1
                 self._pool.submit(self._run, job)
 
@@ -152,7 +163,7 @@ class FairWork:
                         job.done.set_exception(error)
         finally:
             with self._lock:
-                self._busy -= 1
+                self._under_way.discard(job)
                 self._running[job.tenant] -= 1
                 if not self._running[job.tenant]:
                     del self._running[job.tenant]

@@ -1,7 +1,6 @@
 """bot-api's application: what it opens, in order, and the routes it serves."""
 
 from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 from aiohttp import web
@@ -53,7 +52,7 @@ from bot_api.keys import (
     STORIES,
     STORY_CACHE,
     TRANSFER,
-    TRANSFER_WORKER,
+    TRANSFER_WORK,
     VERSIONS,
 )
 from bot_api.management.analytics import AnalyticsReports
@@ -85,6 +84,7 @@ from bot_api.storage.vectors import PhraseVectorRepository
 from bot_api.webhooks.caller import WebhookCaller
 from bot_api.webhooks.delivery import Deliveries
 from shared.config import Config
+from shared.fair_work import FairWork
 from shared.service import (
     add_meta_routes,
     mongo_context,
@@ -94,6 +94,14 @@ from shared.service import (
     replicas_context,
     rotations_context,
 )
+
+TRANSFER_THREADS = 2
+"""Threads reading imports and writing exports and versions: one account's jobs run on
+one of them at a time (FairWork), so another account's job finds the other free at once
+even while a long one runs up to its next checkpoint."""
+
+ANALYTICS_THREADS = 2
+"""Threads building analytics reports, one account's at a time on one of them."""
 
 
 async def management(app: web.Application) -> AsyncIterator[None]:
@@ -136,23 +144,25 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     tests = ConversationTestRepository(app[DATABASE])
     await tests.ensure_indexes()
     app[TRANSFER] = StoryTransfer(stores=stores, changes=changes, quotas=quotas, tests=tests)
-    app[TRANSFER_WORKER] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="transfer")
+    app[TRANSFER_WORK] = FairWork(TRANSFER_THREADS, "transfer")
     app[VERSIONS] = VersionService(
         stores=stores,
         changes=changes,
         quotas=quotas,
         transfer=app[TRANSFER],
         documents=documents,
-        worker=app[TRANSFER_WORKER],
+        work=app[TRANSFER_WORK],
+        limit=config.request_budget_seconds,
     )
-    # One thread runs conversation tests: a run holds the interpreter, and one run per
-    # account at a time (ConversationTestService) keeps it fair.
-    tests_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tests")
+    # One thread runs conversation tests, one test a job (it remembers what it encoded,
+    # engine/remembering.py): another account's test runs between two of a large run.
+    tests_work = FairWork(1, "tests")
     app[CONVERSATION_TESTS] = ConversationTestService(
         stores=stores,
         tests=tests,
         stories=cache,
-        worker=tests_worker,
+        work=tests_work,
+        limit=config.request_budget_seconds,
         encoders=None if vectors is None else vectors.encoders,
     )
     changes.listen(app[CONVERSATION_TESTS])
@@ -177,8 +187,8 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     changes.listen(app[INBOX])
     yield
     await app[CONVERSATION_TESTS].close()
-    tests_worker.shutdown(wait=False, cancel_futures=True)
-    app[TRANSFER_WORKER].shutdown(wait=False, cancel_futures=True)
+    tests_work.close()
+    app[TRANSFER_WORK].close()
     await clusterings.close()
     cache.close()
     if written is not None:
@@ -239,8 +249,15 @@ async def counters(app: web.Application) -> AsyncIterator[None]:
     await repository.ensure_indexes()
     app[ANALYTICS] = AnalyticsCounters(repository)
     app[CHANGES].listen(app[ANALYTICS])
-    app[ANALYTICS_REPORTS] = AnalyticsReports(stores=app[STORES], counters=repository)
+    work = FairWork(ANALYTICS_THREADS, "analytics")
+    app[ANALYTICS_REPORTS] = AnalyticsReports(
+        stores=app[STORES],
+        counters=repository,
+        work=work,
+        limit=app[CONFIG].request_budget_seconds,
+    )
     yield
+    work.close()
 
 
 def create_app(config: Config) -> web.Application:

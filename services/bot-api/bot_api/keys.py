@@ -1,7 +1,5 @@
 """Every application key of bot-api: the shared plumbing's it uses, and its own."""
 
-from concurrent.futures import ThreadPoolExecutor
-
 from aiohttp import web
 
 from bot_api.changes import ChangeFeed
@@ -21,6 +19,7 @@ from bot_api.management.stories import StoryService
 from bot_api.management.transfer import StoryTransfer
 from bot_api.management.versions import VersionService
 from bot_api.storage import Stores
+from shared.fair_work import FairWork
 from shared.keys import ACCOUNTS, CONFIG, DATABASE, NATS, OUTBOX, PRINCIPALS, RATE_LIMITS
 
 STORES = web.AppKey("stores", Stores)
@@ -43,9 +42,9 @@ CONVERSATION_TESTS = web.AppKey("conversation_tests", ConversationTestService)
 """A story's tests, run on demand and after each edit (docs/tests.md)."""
 TRANSFER = web.AppKey("transfer", StoryTransfer)
 VERSIONS = web.AppKey("versions", VersionService)
-TRANSFER_WORKER = web.AppKey("transfer_worker", ThreadPoolExecutor)
-"""The one thread that reads uploads (translating, checking) and writes exports, off
-the event loop; one import per account at a time (StoryTransfer) keeps it fair."""
+TRANSFER_WORK = web.AppKey("transfer_work", FairWork)
+"""The threads that read uploads (translating, checking), write exports and version
+documents, off the event loop, shared fairly between accounts (shared/fair_work.py)."""
 
 __all__ = [
     "ACCOUNTS",
@@ -71,6 +70,6 @@ __all__ = [
     "STORIES",
     "STORY_CACHE",
     "TRANSFER",
-    "TRANSFER_WORKER",
+    "TRANSFER_WORK",
     "VERSIONS",
 ]

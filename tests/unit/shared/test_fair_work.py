@@ -80,33 +80,41 @@ async def test_a_job_whose_caller_stops_waiting_never_starts(work: Callable[...,
     assert started == ["first"]
 
 
+class LongJob:
+    """A job of a million steps of a millisecond, with a checkpoint after each."""
+
+    STEPS = 1_000_000
+
+    def __init__(self) -> None:
+        self.steps: list[int] = []
+        self.stopped = threading.Event()
+        self.outcome: list[BaseException] = []
+
+    def __call__(self) -> None:
+        try:
+            for step in range(self.STEPS):
+                self.steps.append(step)
+                checkpoint()
+                threading.Event().wait(0.001)
+        except WorkCancelled as error:
+            self.outcome.append(error)
+            raise
+        finally:
+            self.stopped.set()
+
+
 async def test_a_running_job_stops_at_its_checkpoint_once_its_caller_stops_waiting(
     work: Callable[..., FairWork],
 ) -> None:
     fair = work(threads=1)
-    steps: list[int] = []
-    stopped = threading.Event()
-    outcome: list[BaseException] = []
-
-    def long_job() -> None:
-        try:
-            for step in range(1_000_000):
-                steps.append(step)
-                checkpoint()
-                threading.Event().wait(0.001)
-        except WorkCancelled as error:
-            outcome.append(error)
-            raise
-        finally:
-            stopped.set()
-
-    job = asyncio.create_task(fair.run("a", long_job))
-    await until(lambda: len(steps) > 2)
+    long = LongJob()
+    job = asyncio.create_task(fair.run("a", long))
+    await until(lambda: len(long.steps) > 2)
     job.cancel()
     with pytest.raises(asyncio.CancelledError):
         await job
-    assert await asyncio.to_thread(stopped.wait, WAIT)
-    assert len(outcome) == 1 and len(steps) < 1_000_000
+    assert await asyncio.to_thread(long.stopped.wait, WAIT)
+    assert len(long.outcome) == 1 and len(long.steps) < long.STEPS
 
 
 async def test_a_job_past_its_time_limit_stops_at_its_checkpoint(
@@ -145,3 +153,15 @@ async def test_an_error_reaches_the_caller_and_frees_the_thread(
 
 def test_checkpoint_outside_a_job_does_nothing() -> None:
     checkpoint()
+
+
+async def test_closing_tells_the_job_under_way_to_stop(work: Callable[..., FairWork]) -> None:
+    fair = work(threads=1)
+    long = LongJob()
+    job = asyncio.create_task(fair.run("a", long))
+    await until(lambda: len(long.steps) > 2)
+    fair.close()
+    assert await asyncio.to_thread(long.stopped.wait, WAIT)
+    assert len(long.outcome) == 1 and len(long.steps) < long.STEPS
+    with pytest.raises(WorkCancelled):
+        await job

@@ -1,7 +1,7 @@
 """A story as a file: `GET /stories/:id/export` and `POST /stories/import`
 (docs/import-export.md)."""
 
-import asyncio
+import functools
 import hashlib
 import json
 from typing import Any
@@ -9,7 +9,7 @@ from typing import Any
 from aiohttp import hdrs, web
 
 from bot_api.api.common import MANAGEMENT_STATUS_FIELD, account_of
-from bot_api.keys import TRANSFER, TRANSFER_WORKER
+from bot_api.keys import CONFIG, TRANSFER, TRANSFER_WORK
 from bot_api.management.transfer import ImportRefused
 from bot_api.schemas.story_document import (
     ExportQuerySchema,
@@ -45,9 +45,10 @@ async def export_story(request: web.Request) -> web.Response:
     )
     as_yaml_text = request[QUERY]["format"] == "yaml"
     encode = as_yaml if as_yaml_text else _as_json
-    loop = asyncio.get_running_loop()
-    text = await loop.run_in_executor(
-        request.app[TRANSFER_WORKER], lambda: encode(exported_document(exported))
+    text = await request.app[TRANSFER_WORK].run(
+        account_of(request),
+        lambda: encode(exported_document(exported)),
+        limit=request.app[CONFIG].request_budget_seconds,
     )
     media_type = "application/yaml" if as_yaml_text else "application/json"
     return web.Response(text=text, content_type=media_type)
@@ -71,14 +72,10 @@ async def import_story(request: web.Request, upload: Upload) -> Any:
     content_type = request.headers.get(hdrs.CONTENT_TYPE, "")
 
     async def create(new_id: str | None) -> dict[str, Any]:
-        loop = asyncio.get_running_loop()
-        story = await loop.run_in_executor(
-            request.app[TRANSFER_WORKER],
-            read_upload,
-            upload.media_type,
-            upload.data,
-            content_type,
-            name,
+        story = await request.app[TRANSFER_WORK].run(
+            account_id,
+            functools.partial(read_upload, upload.media_type, upload.data, content_type, name),
+            limit=request.app[CONFIG].request_budget_seconds,
         )
         try:
             story_id, report = await transfer.import_story(

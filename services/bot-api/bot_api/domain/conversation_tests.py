@@ -172,6 +172,13 @@ class TestRun:
         )
         return replace(self, results=results)
 
+    @classmethod
+    def joined(cls, runs: Sequence["TestRun"], ran_at: datetime) -> "TestRun":
+        """One run of the results of `runs`, in their order."""
+        return cls(
+            tuple(r for run in runs for r in run.results), sum(run.turns for run in runs), ran_at
+        )
+
     @property
     def passed(self) -> int:
         return sum(1 for r in self.results if r.passed)

@@ -1,17 +1,18 @@
 """A story's conversation tests (docs/tests.md): kept, run on demand, and run again after
 every edit of the story, the last such run kept so any replica answers `/tests/last`.
 
-A run replays the tests against a compiled story (`engine.replay`) in a worker thread,
-one run per account at a time: an account cannot make the worker run more than its own
-tests, one story after another. A run asked for while its account runs one answers 409;
-a run after an edit (debounced per story) and the check of a publish wait their turn.
+A run replays the tests against a compiled story (`engine.replay`) off the event loop,
+one test a job (shared/fair_work.py), one run per account at a time: between two tests
+of a large run, another account's job takes the thread, so a 1-test run of another story
+never waits for a run of 100 × 20 turns. A run asked for while its account runs one
+answers 409; a run after an edit (debounced per story) and the check of a publish wait
+their turn.
 """
 
 import asyncio
 import functools
 import logging
 from collections.abc import Sequence
-from concurrent.futures import Executor
 from contextvars import ContextVar
 from typing import Protocol
 
@@ -31,6 +32,7 @@ from bot_api.storage import Stores
 from bot_api.storage.protocols import ConversationTestStore
 from shared.budget import beyond_request
 from shared.errors import Conflict, NotFound
+from shared.fair_work import FairWork
 from shared.timeutil import utcnow
 
 log = logging.getLogger(__name__)
@@ -67,14 +69,17 @@ class ConversationTestService:
         stores: Stores,
         tests: ConversationTestStore,
         stories: CompiledStories,
-        worker: Executor,
+        work: FairWork,
         encoders: Encoders | None = None,
         debounce_seconds: float = EDIT_DEBOUNCE_SECONDS,
+        limit: float | None = None,
     ) -> None:
         self._stores = stores
         self._tests = tests
         self._stories = stories
-        self._worker = worker
+        self._work = work
+        self._limit = limit
+        """Seconds one test's replay may take."""
         self._encoders = encoders
         self._remembering: dict[str, RememberingEncoder] = {}
         """By model id: what the runs encode, remembered for the next run."""
@@ -228,8 +233,16 @@ class ConversationTestService:
                 story = await self._stories.version(account_id, story_id, version_id)
             if tests is None:
                 tests = await self._tests.list(account_id, story_id)
-            work = functools.partial(replay, story, tests, utcnow(), self._encoder_for(story))
-            return await asyncio.get_running_loop().run_in_executor(self._worker, work)
+            now, encoder = utcnow(), self._encoder_for(story)
+            runs = [
+                await self._work.run(
+                    account_id,
+                    functools.partial(replay, story, [test], now, encoder),
+                    limit=self._limit,
+                )
+                for test in tests
+            ]
+            return TestRun.joined(runs, now)
 
     def _encoder_for(self, story: CompiledStory) -> RememberingEncoder | None:
         encoder = None if self._encoders is None else self._encoders.for_story(story.settings)

@@ -4,13 +4,12 @@ compared with another version or the draft, and restored into the draft.
 A version is what export writes at that moment, with each interaction's draft id and
 webhook beside it (storage/versions.py), so publishing it answers with the ids the
 draft's conversations hold. Writing and reading documents is CPU work: it runs in the
-transfer worker, beside the event loop.
+transfer threads, beside the event loop, shared fairly between accounts and stopped past
+its time limit (shared/fair_work.py).
 """
 
-import asyncio
 import functools
 from collections.abc import Callable, Mapping
-from concurrent.futures import Executor
 from typing import Any, Protocol, TypeVar
 
 from bot_api.changes import ChangeFeed, EntitiesEdited, StoryEdited
@@ -30,6 +29,7 @@ from bot_api.storage.versions import (
 )
 from bot_api.transfer.diff import StoryDiff, diff
 from shared.errors import BadRequest, Conflict, NotFound
+from shared.fair_work import FairWork
 from shared.pages import Page
 
 MAX_VERSIONS_PER_STORY = 100
@@ -61,14 +61,17 @@ class VersionService:
         quotas: AccountQuotas,
         transfer: StoryTransfer,
         documents: StoryDocuments,
-        worker: Executor,
+        work: FairWork,
+        limit: float | None = None,
     ) -> None:
         self._stores = stores
         self._changes = changes
         self._quotas = quotas
         self._transfer = transfer
         self._documents = documents
-        self._worker = worker
+        self._work = work
+        self._limit = limit
+        """Seconds a document's work may take (the request's budget)."""
 
     async def create(self, *, account_id: str, story_id: str, note: str) -> VersionSummary:
         """The story as export writes it now, frozen under its next number."""
@@ -78,7 +81,9 @@ class VersionService:
                 f"a story keeps at most {MAX_VERSIONS_PER_STORY} versions: delete one first"
             )
         exported = await self._transfer.export(account_id=account_id, story_id=story_id)
-        document = await self._in_worker(functools.partial(self._documents.written, exported))
+        document = await self._in_worker(
+            account_id, functools.partial(self._documents.written, exported)
+        )
         frozen = [
             FrozenInteraction(
                 written["key"],
@@ -118,10 +123,12 @@ class VersionService:
         before = await self._version(account_id, story_id, version_id)
         if to == DRAFT:
             exported = await self._transfer.export(account_id=account_id, story_id=story_id)
-            after = await self._in_worker(functools.partial(self._documents.written, exported))
+            after = await self._in_worker(
+                account_id, functools.partial(self._documents.written, exported)
+            )
         else:
             after = dict((await self._version(account_id, story_id, to)).document)
-        return await self._in_worker(functools.partial(diff, before.document, after))
+        return await self._in_worker(account_id, functools.partial(diff, before.document, after))
 
     async def delete(self, *, account_id: str, story_id: str, version_id: str) -> None:
         story = await load_story(self._stores, account_id, story_id)
@@ -138,7 +145,7 @@ class VersionService:
         back what was written."""
         stores = self._stores
         version = await self._version(account_id, story_id, version_id)
-        upload = await self._in_worker(functools.partial(self._documents.read, version))
+        upload = await self._in_worker(account_id, functools.partial(self._documents.read, version))
         story = await load_story(stores, account_id, story_id)
         restored = _prepared(upload.interactions)
         phrases = sum(len(i.user_says) for i in restored.values())
@@ -199,8 +206,8 @@ class VersionService:
             raise NotFound(f"no version {version_id} of this story")
         return version
 
-    async def _in_worker(self, make: Callable[[], T]) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._worker, make)
+    async def _in_worker(self, account_id: str, make: Callable[[], T]) -> T:
+        return await self._work.run(account_id, make, limit=self._limit)
 
 
 def _prepared(interactions: Mapping[str, Interaction]) -> dict[str, Interaction]:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
 from typing import Any
 
-from marshmallow import INCLUDE, Schema, ValidationError, fields, validate
+from marshmallow import INCLUDE, Schema, ValidationError, fields, pre_load, validate
 
 from bot_api.domain.interactions import (
     FALLBACK,
@@ -41,6 +41,7 @@ from bot_api.transfer.document import (
 from bot_api.transfer.report import Translated, TranslationError
 from shared.envelope_schemas import created_schema
 from shared.errors import BadRequest, ValidationFailed
+from shared.fair_work import checkpoint
 from shared.json_body import check_text
 from shared.schema_fields import FullMatch, StrictBoolean
 
@@ -82,6 +83,13 @@ class DocumentInteractionSchema(Schema):
         min_length=1,
         metadata={"description": "The name of the webhook connection a handoff block names"},
     )
+
+    @pre_load
+    def each_a_step(self, data: Any, **_: Any) -> Any:
+        """Each interaction read is a step of the import (`checkpoint`): a document of a
+        million of them stops soon once its import is cancelled."""
+        checkpoint()
+        return data
 
 
 class StoryDocumentSchema(Schema):
@@ -295,6 +303,7 @@ def checked_upload(
     errors: dict[Any, Any] = {}
     interactions: dict[str, Interaction] = {}
     for interaction_id, content in read.content.interactions.items():
+        checkpoint()
         try:
             loaded = INTERACTION_CONTENT.load(content)
         except ValidationError as error:

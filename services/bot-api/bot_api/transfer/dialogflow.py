@@ -32,6 +32,7 @@ from bot_api.transfer.limits import (
     MAX_VALUE,
 )
 from bot_api.transfer.report import Translated, TranslationError, Unmapped
+from shared.fair_work import checkpoint
 
 MARKER = "agent.json"
 DEFAULT_NAME = "Dialogflow agent"
@@ -111,7 +112,9 @@ def _settings(agent: Mapping[str, Any], language: str, unmapped: list[Unmapped])
 
 @contextmanager
 def _reading(path: str, what: str) -> Iterator[None]:
-    """A file of the wrong shape (a list where an object belongs, ...) is no export."""
+    """A file of the wrong shape (a list where an object belongs, ...) is no export.
+    Each file read is a step of the import (`checkpoint`)."""
+    checkpoint()
     try:
         yield
     except TranslationError:
@@ -193,6 +196,7 @@ def _entries(rows: list[Any], path: str, unmapped: list[Unmapped]) -> list[dict[
     entries: list[dict[str, Any]] = []
     seen: set[str] = set()
     for index, row in enumerate(rows):
+        checkpoint()
         value = str(row.get("value", "")).strip()[:MAX_VALUE]
         if not value or value in seen:
             unmapped.append(Unmapped(f"{path}: [{index}]", f"entry {value!r}", "empty or repeated"))

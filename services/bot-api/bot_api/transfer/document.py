@@ -18,6 +18,7 @@ from bot_api.domain.errors import Invalid, Path
 from bot_api.domain.interactions import FALLBACK, STANDARD, WELCOME
 from bot_api.domain.structure import Context, Structure
 from bot_api.transfer.limits import MAX_KEY_BASE
+from shared.fair_work import checkpoint
 
 FORMAT = "parley.story"
 VERSION = 1
@@ -120,6 +121,7 @@ def to_document(
     key_of = dict(zip(order, keys_for(story.interactions[i]["name"] for i in order), strict=True))
     interactions = []
     for interaction_id in order:
+        checkpoint()
         interaction = dict(story.interactions[interaction_id])
         context = story.structure.contexts[interaction_id]
         webhook = interaction.pop("webhook")
@@ -190,6 +192,7 @@ def read_document(
     id_of: dict[str, str] = {}
     index_of: dict[str, int] = {}
     for index, interaction in enumerate(interactions):
+        checkpoint()
         key = interaction["key"]
         if key in id_of:
             problems.append(Problem(("interactions", index, "key"), f"{key!r} is used twice"))
@@ -204,6 +207,7 @@ def read_document(
     order: list[str] = []
     permanent: dict[str, str] = {}
     for index, interaction in enumerate(interactions):
+        checkpoint()
         place: Path = ("interactions", index)
         interaction_id = id_of.get(interaction["key"])
         if interaction_id is None or interaction_id in contents:

@@ -24,6 +24,7 @@ from bot_api.transfer.rasa_nlu import Nlu, builtin_entities, entity_document, re
 from bot_api.transfer.rasa_project import Project, read_project
 from bot_api.transfer.rasa_tree import Node, Tree, sub_intents
 from bot_api.transfer.report import Translated, TranslationError, Unmapped
+from shared.fair_work import checkpoint
 
 DEFAULT_NAME = "Rasa project"
 """A project's name when its config.yml has no `assistant_id`."""
@@ -152,6 +153,7 @@ class Translation:
     def interaction(self, node: Node) -> dict[str, Any]:
         """A root holds its intent's phrases; a follow-up none (the engine answers the
         root's phrases with it after its question)."""
+        checkpoint()
         place = self.nlu.places.get(node.intent, "domain: intents")
         phrases = self.nlu.phrases.get(node.intent, []) if node.root else []
         if len(phrases) > MAX_USER_SAYS and node.root:

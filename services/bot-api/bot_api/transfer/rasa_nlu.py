@@ -18,6 +18,7 @@ from typing import Any
 from bot_api.domain import entities as builtin
 from bot_api.transfer.limits import MAX_ENTRIES, MAX_PHRASE, MAX_SYNONYMS, MAX_VALUE
 from bot_api.transfer.report import Unmapped
+from shared.fair_work import checkpoint
 
 ANNOTATION = re.compile(
     r"\[(?P<text>[^\]]+)\]"
@@ -104,6 +105,7 @@ def read_nlu(
     synonym_sections: list[tuple[str, str, list[str]]] = []
     for path, items in sections:
         for index, item in enumerate(items):
+            checkpoint()
             place = f"{path}: nlu[{index}]"
             if not isinstance(item, Mapping):
                 unmapped.append(Unmapped(place, "NLU item", "not a mapping"))

@@ -23,6 +23,7 @@ from bot_api.transfer.document import Keys, key_base
 from bot_api.transfer.limits import MAX_CONTEXT_LIST
 from bot_api.transfer.rasa_dialogue import DEFAULT_FALLBACK, NLU_FALLBACK, Conversation
 from bot_api.transfer.report import Unmapped
+from shared.fair_work import checkpoint
 
 
 def key_part(intent: str) -> str:
@@ -75,6 +76,7 @@ class Tree:
         self.follow_ups: dict[tuple[str, str], str] = {}
         """(question, intent) -> the follow-up answering the intent after the question."""
         for conversation in conversations:
+            checkpoint()
             self.walk(conversation)
         fallback = self.fallback_node(answers)
         if fallback is not None:

@@ -2,7 +2,6 @@
 edit of the draft leaves it be, a publish change drops it, and both share the budget."""
 
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 import pytest
@@ -19,6 +18,7 @@ from bot_api.management.transfer import StoryTransfer
 from bot_api.management.versions import VersionService
 from bot_api.schemas.versions import StoryDocuments
 from shared.config import Config
+from shared.fair_work import FairWork
 from support.bodies import interaction_changes, new_interaction
 from support.memory import ConnectionDirectory, ConversationTestsInMemory, Database
 
@@ -61,7 +61,7 @@ def bot() -> Iterator[Bot]:
     transfer = StoryTransfer(
         stores=stores, changes=feed, quotas=QUOTAS, tests=ConversationTestsInMemory()
     )
-    worker = ThreadPoolExecutor(1)
+    work = FairWork(1, "transfer")
     yield Bot(
         database,
         cache,
@@ -75,10 +75,10 @@ def bot() -> Iterator[Bot]:
             quotas=QUOTAS,
             transfer=transfer,
             documents=documents,
-            worker=worker,
+            work=work,
         ),
     )
-    worker.shutdown()
+    work.close()
 
 
 async def story_with_greeting(bot: Bot) -> tuple[str, str]:

@@ -1,6 +1,8 @@
 """Management services over in-memory repositories; `announced` holds every change
 they announced, in order."""
 
+from collections.abc import Iterator
+
 import pytest
 
 from bot_api.changes import ChangeFeed
@@ -9,8 +11,17 @@ from bot_api.management.interactions import InteractionService
 from bot_api.management.quotas import Quotas
 from bot_api.management.stories import StoryService
 from shared.config import Config
+from shared.fair_work import FairWork
 from support.changes import Announced
 from support.memory import ConnectionDirectory, Database
+
+
+@pytest.fixture
+def work() -> Iterator[FairWork]:
+    """One thread for long work (test runs, reports), shared fairly between accounts."""
+    work = FairWork(1, "work")
+    yield work
+    work.close()
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ account at a time, the version seam, and a deleted story's tests gone with it.""
 
 import asyncio
 from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -13,6 +12,7 @@ from bot_api.conversations.cache import StoryCache
 from bot_api.domain.conversation_tests import (
     MAX_TESTS_PER_STORY,
     ConversationTest,
+    Difference,
     Expectation,
     ScriptedTurn,
 )
@@ -21,10 +21,14 @@ from bot_api.management.conversation_tests import STARTED_RUNS, ConversationTest
 from bot_api.management.interactions import InteractionService
 from bot_api.management.stories import StoryService
 from shared.errors import Conflict, NotFound
+from shared.fair_work import FairWork
+from support.held_jobs import until
 from support.memory import ConversationTestsInMemory, Database
 
 ACCOUNT = "a" * 24
 OTHER = "b" * 24
+LARGE_RUN_TESTS = 25
+"""Tests of 20 turns in a large run: a run of 100 is 4 times as long and no different."""
 
 
 def asks(query: str, name: str) -> ConversationTest:
@@ -33,32 +37,36 @@ def asks(query: str, name: str) -> ConversationTest:
 
 @pytest.fixture
 async def tests(
-    database: Database, feed: ChangeFeed
+    database: Database, feed: ChangeFeed, work: FairWork
 ) -> AsyncIterator[tuple[ConversationTestService, ConversationTestsInMemory]]:
     store = ConversationTestsInMemory()
     cache = StoryCache(database.stores(), None, budget_bytes=2**30)
     feed.listen(cache)
-    worker = ThreadPoolExecutor(1)
     service = ConversationTestService(
         stores=database.stores(),
         tests=store,
         stories=cache,
-        worker=worker,
+        work=work,
         debounce_seconds=0.05,
     )
     feed.listen(service)
     yield service, store
     await service.close()
-    worker.shutdown()
 
 
-async def pizza(stories: StoryService, interactions: InteractionService) -> tuple[str, str]:
-    story_id = await stories.create(account_id=ACCOUNT, name="Pizza", description="")
+async def pizza(
+    stories: StoryService, interactions: InteractionService, account_id: str = ACCOUNT
+) -> tuple[str, str]:
+    story_id = await stories.create(account_id=account_id, name="Pizza", description="")
     order = await interactions.create(
-        account_id=ACCOUNT,
+        account_id=account_id,
         story_id=story_id,
         interaction=Interaction(
-            id="", kind=STANDARD, name="Order", user_says=("i want a pizza", "a pizza please")
+            id="",
+            kind=STANDARD,
+            name="Order",
+            user_says=("i want a pizza", "a pizza please"),
+            triggers=("order",),
         ),
     )
     return story_id, order
@@ -191,3 +199,54 @@ async def test_a_deleted_story_takes_its_tests_and_last_run_along(
     assert await store.last_run(ACCOUNT, story_id) is not None
     await stories.delete(account_id=ACCOUNT, story_id=story_id)
     assert store.tests == {} and store.runs == {}
+
+
+async def test_another_account_s_small_run_goes_between_the_tests_of_a_large_run(
+    tests: tuple[ConversationTestService, ConversationTestsInMemory],
+    work: FairWork,
+    stories: StoryService,
+    interactions: InteractionService,
+) -> None:
+    service, store = tests
+    large, _ = await pizza(stories, interactions)
+    long_test = ConversationTest(
+        "twenty turns",
+        tuple(ScriptedTurn(Expectation("Order"), query="a pizza please") for _ in range(20)),
+    )
+    for _ in range(LARGE_RUN_TESTS):
+        await store.insert(ACCOUNT, large, long_test)
+    small, _ = await pizza(stories, interactions, OTHER)
+    await service.create(account_id=OTHER, story_id=small, test=asks("a pizza please", "Order"))
+    await service.idle()
+
+    running = asyncio.create_task(service.run(account_id=ACCOUNT, story_id=large))
+    await until(lambda: work.running() == 1)
+    assert (await service.run(account_id=OTHER, story_id=small)).passed == 1
+    assert not running.done()
+    run = await running
+    assert (run.passed, run.turns) == (LARGE_RUN_TESTS, LARGE_RUN_TESTS * 20)
+
+
+async def test_an_edit_that_removes_a_trigger_a_test_sends_fails_that_test_in_the_last_run(
+    tests: tuple[ConversationTestService, ConversationTestsInMemory],
+    stories: StoryService,
+    interactions: InteractionService,
+) -> None:
+    service, _ = tests
+    story_id, order = await pizza(stories, interactions)
+    triggered = ConversationTest(
+        "order by trigger", (ScriptedTurn(Expectation("Order"), trigger="order"),)
+    )
+    await service.create(account_id=ACCOUNT, story_id=story_id, test=triggered)
+    await service.idle()
+    assert (await service.last(account_id=ACCOUNT, story_id=story_id)).passed == 1
+
+    await interactions.update(
+        account_id=ACCOUNT, story_id=story_id, interaction_id=order, changes={"triggers": ()}
+    )
+    await service.idle()
+    last = await service.last(account_id=ACCOUNT, story_id=story_id)
+    assert [(r.passed, r.broken, r.turn) for r in last.results] == [(False, True, 0)]
+    assert last.results[0].difference == Difference("trigger", "order", None)
+    ran = await service.run(account_id=ACCOUNT, story_id=story_id)
+    assert [(r.passed, r.difference) for r in ran.results] == [(False, last.results[0].difference)]
