@@ -12,10 +12,12 @@ import pytest
 from bson import ObjectId
 
 from bot_api.domain.history import OutcomeKind, TurnRecord
+from bot_api.storage.inbox import MAX_INBOX_TURNS
 from bot_api.storage.turns import turn_from_document, turn_to_document
 from shared import mongo
 from shared.config import Config
 from support.api import Api, Tenant
+from support.limits import refused
 
 T0 = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
 OPEN = "what time do you open today"
@@ -261,3 +263,14 @@ async def test_concurrent_reads_of_two_stories_all_answer_their_own_clusters(inb
         [[OPEN, "what time do you opne today"]],
         [["do you sell gift card", "do you sell gift cards"]],
     ] * 3
+
+
+async def test_reopen_takes_10000_turns_and_refuses_one_more_naming_the_field(
+    inbox: Inbox,
+) -> None:
+    """An action may resolve the 10,000 turns the inbox reads (`MAX_INBOX_TURNS`), and its
+    undo sends them all back (issue 29: a body guard refused more than 2,048 members)."""
+    path = f"/stories/{inbox.story}/inbox/reopen"
+    turns = [str(ObjectId()) for _ in range(MAX_INBOX_TURNS)]
+    assert await inbox.api.ok("POST", path, {"turns": turns}) == {"reopened": 0}
+    refused(await inbox.api.post(path, {"turns": [*turns, str(ObjectId())]}), "turns", "10000")
