@@ -167,7 +167,7 @@ class InboxService:
         return await self.clusterings.clusters(
             story.id,
             (review_below, model_id),
-            lambda: self.inbox.unresolved(story.id, review_below, model_id),
+            lambda since: self.inbox.unresolved(story.id, review_below, model_id, since),
         )
 
     def _encoder(self, settings: Settings) -> Encoder | None:
@@ -198,7 +198,7 @@ class InboxService:
         turn_ids = [m.turn_id for m in cluster.members if normalised(m.text) in taken]
         resolution = Resolution(account_id, action, utcnow(), interaction_id)
         await self.inbox.resolve(story_id, turn_ids, resolution)
-        self.clusterings.changed(story_id)
+        self.clusterings.resolved(story_id, turn_ids)
         return turn_ids
 
 
