@@ -26,6 +26,8 @@ def main() -> None:
     write_section("clustering", "The misses inbox's clustering (make bench)", clustering.table())
     inbox = clustering.endpoint_table()
     write_section("inbox", "The misses inbox over HTTP (make bench)", inbox)
+    body = clustering.actions_table()
+    write_section("inbox-actions", "The misses inbox read again and acted on (make bench)", body)
     with running_stack("load", semantic_matching=False) as stack:
         write_section("load", "/query under load (make bench)", query_load.load_table(stack))
     with running_stack("semantic-load") as stack:

@@ -33,9 +33,11 @@ from shared.keys import BODY_ARRIVING
 MAX_DEPTH = 32
 """Deeper than any body an endpoint takes (an interaction's buttons sit at depth 5)."""
 
-MAX_MEMBERS = 2048
-"""Members of one array or object: above the largest list an endpoint takes (an
-entity's 2,000 entries), so only an absurd body reaches it."""
+MAX_MEMBERS = 10_240
+"""Members of one array or object: above the largest list an endpoint takes (the 10,000
+turns an inbox action may resolve, which its undo sends back to `inbox/reopen`), so only
+an absurd body reaches it, and a list one past its endpoint's limit is refused by the
+schema, naming the field."""
 
 MAX_CONTAINERS = 256 * 1024
 """Arrays and objects in one body: above the most an endpoint takes (an entity of 2,000

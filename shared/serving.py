@@ -19,7 +19,7 @@ from shared.config import Config
 from shared.envelope import envelope_middleware
 from shared.errors import Unavailable
 from shared.keys import STARTUP, STATUS_FIELD
-from shared.server import GuardedRunner
+from shared.server import GuardedRunner, site
 from shared.startup import StartupFailed
 
 log = logging.getLogger(__name__)
@@ -58,7 +58,7 @@ async def _listen(runner: web.BaseRunner, host: str, port: int, port_setting: st
     """Whether `runner` now listens on host:port; False, said in one line, when another
     program holds the port."""
     try:
-        await web.TCPSite(runner, host, port).start()
+        await site(runner, host, port).start()
     except OSError as error:
         if error.errno != errno.EADDRINUSE:
             raise

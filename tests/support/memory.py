@@ -871,7 +871,11 @@ class InboxInMemory:
             self.collection.turns[str(document["_id"])] = copy.deepcopy(document)
 
     async def unresolved(
-        self, story_id: str, review_below: float, model_id: str | None
+        self,
+        story_id: str,
+        review_below: float,
+        model_id: str | None,
+        since: datetime | None = None,
     ) -> list[Miss]:
         def missed(document: dict[str, Any]) -> bool:
             if document.get("test") is True:
@@ -891,6 +895,7 @@ class InboxInMemory:
             if d["storyId"] == story_id
             and d.get("resolution") is None
             and isinstance(d.get("query"), str)
+            and (since is None or d["at"] >= since)
             and missed(d)
         ]
         found.sort(key=lambda d: d["at"], reverse=True)

@@ -218,6 +218,13 @@ async def test_the_inbox_reads_the_newest_turns_only(backend: Backend) -> None:
     assert misses[-1].text == "message 5"
 
 
+async def test_the_turns_recorded_since_a_time_are_read_alone(backend: Backend) -> None:
+    """What the inbox reads between whole reads (management/inbox_clustering.py)."""
+    await backend.insert([turn(f"message {n}", minutes=n) for n in range(4)])
+    since = await backend.inbox.unresolved(STORY, 0.65, MODEL, T0 + timedelta(minutes=2))
+    assert [m.text for m in since] == ["message 3", "message 2"]
+
+
 async def test_reopened_turns_come_back_and_their_ignored_texts_are_forgotten(
     backend: Backend,
 ) -> None:

@@ -84,12 +84,15 @@ async def test_a_flood_of_slow_connections_is_capped_and_healthz_keeps_answering
         opened = [await served.connect() for _ in range(80)]
         for _, writer in opened:
             writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
-        for reader, _ in opened[: 80 - 50]:  # the idlest, closed to make room
-            assert await asyncio.wait_for(reader.read(), timeout=10) == b""
+        await asyncio.sleep(0.1)
         assert served.runner.server is not None
         assert len(served.runner.server.connections) <= 50
-        for reader, _ in opened:
-            assert await asyncio.wait_for(reader.read(), timeout=10) == b""  # idle limit
+        # one address fills the process: past the cap it is refused, and the rest wait
+        # in the backlog until the idle limit frees room (its own idlest are not closed
+        # for it: it would reopen them, issue 29)
+        answers = [await asyncio.wait_for(r.read(), timeout=10) for r, _ in opened]
+        assert all(a == b"" or a.startswith(b"HTTP/1.1 503") for a in answers), answers
+        assert any(a.startswith(b"HTTP/1.1 503") for a in answers)
         for _, writer in opened:
             writer.close()
     probes.assert_answered()

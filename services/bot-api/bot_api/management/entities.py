@@ -1,6 +1,8 @@
 """Entities of an account. One in use by interactions can be neither deleted nor renamed,
 so no interaction is ever left naming an entity that does not exist."""
 
+import contextlib
+
 from bot_api.changes import ChangeFeed, EntitiesEdited
 from bot_api.domain.entities import Entity
 from bot_api.management.quotas import AccountQuotas
@@ -50,11 +52,23 @@ class EntityService:
         await self._changes.announce(EntitiesEdited(account_id))
 
     async def delete(self, *, account_id: str, entity_id: str) -> None:
+        """Refused while a story's interaction uses the entity, and checked again once
+        deleted: an import that wrote a story naming it meanwhile gets it back, under its
+        id, and the delete is refused (the import checks after writing too,
+        management/import_entities.py `restore_missing`)."""
         current = await _load(self._stores, account_id, entity_id)
-        await _refuse_if_used(self._stores, account_id, current.entity.name, "deleted")
+        name = current.entity.name
+        await _refuse_if_used(self._stores, account_id, name, "deleted")
         if not await self._stores.entities.delete(account_id, entity_id):
             raise NotFound(f"no entity {entity_id}")
-        await self._changes.announce(EntitiesEdited(account_id))
+        try:
+            await _refuse_if_used(self._stores, account_id, name, "deleted")
+        except Conflict:
+            with contextlib.suppress(Conflict):  # the import created it again already
+                await self._stores.entities.insert(account_id, current.entity, entity_id)
+            raise
+        finally:
+            await self._changes.announce(EntitiesEdited(account_id))
 
 
 async def _load(stores: Stores, account_id: str, entity_id: str) -> StoredEntity:

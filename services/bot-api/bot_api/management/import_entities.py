@@ -8,13 +8,15 @@ stays as it is, and the import's own is created under the first free name
 with it. A copy an earlier import made, equal to the one brought, is reused.
 """
 
+import contextlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from bot_api.domain.entities import Entity
-from bot_api.domain.interactions import ENTITY_SLOT, Interaction
+from bot_api.domain.interactions import ENTITY_SLOT, Interaction, referenced_entities
 from bot_api.storage.protocols import EntityStore
+from shared.errors import Conflict
 
 MAX_ENTITY_NAME = 128
 """As `POST /entities` takes it (schemas/entities.py)."""
@@ -43,6 +45,10 @@ class EntityPlan:
     report: list[ImportedEntity]
     new: list[Entity]
     renamed: dict[str, str]
+
+    def stored(self, brought: Sequence[Entity]) -> list[Entity]:
+        """The entities brought, each under the name the story uses it by."""
+        return [replace(e, name=self.renamed.get(e.name, e.name)) for e in brought]
 
 
 async def plan_entities(
@@ -96,6 +102,30 @@ async def _free_name(
 def _numbered(name: str, number: int) -> str:
     suffix = f"_{number}"
     return name[: MAX_ENTITY_NAME - len(suffix)] + suffix
+
+
+def used_entities(
+    interactions: Iterable[Interaction], definitions: Iterable[Entity]
+) -> dict[str, Entity]:
+    """By name, the entities of `definitions` the interactions use."""
+    names: set[str] = set()
+    for interaction in interactions:
+        names |= referenced_entities(interaction)
+    return {e.name: e for e in definitions if e.name in names}
+
+
+async def restore_missing(store: EntityStore, account_id: str, used: Mapping[str, Entity]) -> bool:
+    """Create again each entity of `used` the account no longer has: an import checks
+    after writing its story, as an entity's delete does after deleting (issue 29: an import
+    racing a delete left a story naming a deleted entity in 12 of 20 rounds). Whether one
+    was."""
+    present = await store.existing_names(account_id, used) if used else set()
+    restored = False
+    for name in sorted(set(used) - present):
+        with contextlib.suppress(Conflict):  # the delete restored it meanwhile
+            await store.insert(account_id, used[name])
+            restored = True
+    return restored
 
 
 def renamed_entities(interaction: Interaction, renamed: Mapping[str, str]) -> Interaction:

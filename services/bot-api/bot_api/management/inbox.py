@@ -8,8 +8,9 @@ the turns as they are now, and an id no longer among them is a 404 (the inbox ch
 read it again)."""
 
 import asyncio
+from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from bot_api.changes import Change, StoryDeleted
@@ -35,6 +36,17 @@ from shared.timeutil import utcnow
 MAX_CLUSTERS = 100
 """Clusters the inbox answers, biggest first (with a suggestion each: one engine turn
 apiece); `total` says how many there are."""
+MAX_SUGGESTED_STORIES = 256
+"""Stories whose last suggestions are kept (100 small values each)."""
+
+
+@dataclass(frozen=True)
+class _Suggested:
+    """The suggestions `story` (as compiled then) made, by the leader's text."""
+
+    story: CompiledStory
+    encoder: "Encoder | None"
+    by_text: dict[str, ScoredCandidate | None]
 
 
 @dataclass(frozen=True)
@@ -47,15 +59,33 @@ class InboxService:
     encoders: Encoders | None = None
     """The semantic stage's encoders, for the clustering by meaning and the suggestions
     (then made in a worker thread)."""
+    suggested: "OrderedDict[str, _Suggested]" = field(default_factory=OrderedDict)
+    """By story, the suggestions of its last inbox read, the story read the longest ago
+    first."""
 
     async def clusters(self, *, account_id: str, story_id: str) -> dict[str, Any]:
-        """The biggest `MAX_CLUSTERS` clusters, each with its suggested interaction."""
+        """The biggest `MAX_CLUSTERS` clusters, each with its suggested interaction: those
+        the story as compiled now suggested for the same leader's text last time are not
+        made again (100 took 2 s under load, a read of kept turns 0.4 s)."""
         found = await self._clusters(account_id, story_id)
         story = await self.stories.story(account_id, story_id)
         shown = found[:MAX_CLUSTERS]
-        with INBOX_SECONDS.labels("suggestions").time():
-            encoder = self._encoder(story.settings)
-            suggestions = await asyncio.to_thread(_suggestions, story, shown, encoder)
+        encoder = self._encoder(story.settings)
+        known = self.suggested.pop(story_id, None)
+        if known is None or known.story is not story or known.encoder is not encoder:
+            known = _Suggested(story, encoder, {})
+        new = [c for c in shown if c.representative not in known.by_text]
+        made: list[ScoredCandidate | None] = []
+        if new:
+            with INBOX_SECONDS.labels("suggestions").time():
+                made = await asyncio.to_thread(_suggestions, story, new, encoder)
+        by_text = known.by_text | {c.representative: m for c, m in zip(new, made, strict=True)}
+        suggestions = [by_text[c.representative] for c in shown]
+        self.suggested[story_id] = _Suggested(
+            story, encoder, {c.representative: by_text[c.representative] for c in shown}
+        )
+        while len(self.suggested) > MAX_SUGGESTED_STORIES:
+            self.suggested.popitem(last=False)
         return {
             "total": len(found),
             "clusters": [
@@ -157,6 +187,7 @@ class InboxService:
         """A deleted story's ignored texts go with it (its turns go with its history)."""
         if isinstance(change, StoryDeleted):
             self.clusterings.changed(change.story_id)
+            self.suggested.pop(change.story_id, None)
             await self.inbox.delete_for_story(change.story_id)
 
     async def _clusters(self, account_id: str, story_id: str) -> list[Cluster]:
@@ -167,7 +198,7 @@ class InboxService:
         return await self.clusterings.clusters(
             story.id,
             (review_below, model_id),
-            lambda: self.inbox.unresolved(story.id, review_below, model_id),
+            lambda since: self.inbox.unresolved(story.id, review_below, model_id, since),
         )
 
     def _encoder(self, settings: Settings) -> Encoder | None:
@@ -198,7 +229,7 @@ class InboxService:
         turn_ids = [m.turn_id for m in cluster.members if normalised(m.text) in taken]
         resolution = Resolution(account_id, action, utcnow(), interaction_id)
         await self.inbox.resolve(story_id, turn_ids, resolution)
-        self.clusterings.changed(story_id)
+        self.clusterings.resolved(story_id, turn_ids)
         return turn_ids
 
 

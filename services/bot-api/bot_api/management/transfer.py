@@ -23,7 +23,13 @@ from bot_api.domain.interactions import (
 )
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
-from bot_api.management.import_entities import ImportedEntity, plan_entities, renamed_entities
+from bot_api.management.import_entities import (
+    ImportedEntity,
+    plan_entities,
+    renamed_entities,
+    restore_missing,
+    used_entities,
+)
 from bot_api.management.import_report import Silent, silent_interactions
 from bot_api.management.quotas import AccountQuotas, check_story_content
 from bot_api.management.stories import load_story
@@ -202,10 +208,12 @@ class StoryTransfer:
                 )
         problems += _trigger_clashes(upload, prepared)
         plan = await plan_entities(stores.entities, account_id, upload.entities)
-        problems += await self._unknown_entities(account_id, upload, prepared)
+        unknown, held = await self._unknown_entities(account_id, upload, prepared)
+        problems += unknown
         if problems:
             raise ImportRefused(problems)
         prepared = {i: renamed_entities(v, plan.renamed) for i, v in prepared.items()}
+        used = used_entities(prepared.values(), [*plan.stored(upload.entities), *held])
 
         landed = new_id is not None and await stores.stories.get(account_id, new_id) is not None
         phrases = sum(len(i.user_says) for i in prepared.values())
@@ -239,7 +247,7 @@ class StoryTransfer:
         if landed:
             return new_id, report
         story_id = new_id or new_object_id()
-        await self._write(account_id, story_id, upload, prepared, plan.new, phrases)
+        await self._write(account_id, story_id, upload, prepared, plan.new, phrases, used)
         return story_id, report
 
     async def _check_quotas(
@@ -258,9 +266,9 @@ class StoryTransfer:
 
     async def _unknown_entities(
         self, account_id: str, upload: StoryUpload, prepared: Mapping[str, Interaction]
-    ) -> list[Problem]:
+    ) -> tuple[list[Problem], list[Entity]]:
         """The entities the interactions use that neither the document nor the account
-        has, nor the built-in ones."""
+        has, nor the built-in ones; and the account's that they use."""
         brought = {e.name for e in upload.entities}
         used: dict[str, str] = {}
         for interaction_id, interaction in prepared.items():
@@ -268,7 +276,8 @@ class StoryTransfer:
                 used.setdefault(name, interaction_id)
         unknown = {n for n in used if n not in brought and not is_builtin(n)}
         entities = self._stores.entities
-        known = await entities.existing_names(account_id, unknown) if unknown else set()
+        held = [e.entity for e in await entities.with_names(account_id, unknown)] if unknown else []
+        known = {e.name for e in held}
         problems = []
         for name, interaction_id in sorted(used.items()):
             if is_builtin(name) and name not in BUILTIN_ENTITIES:
@@ -278,7 +287,7 @@ class StoryTransfer:
             else:
                 continue
             problems.append(Problem((*_place(upload, interaction_id), "parameters"), message))
-        return problems
+        return problems, held
 
     async def _write(
         self,
@@ -288,7 +297,10 @@ class StoryTransfer:
         prepared: Mapping[str, Interaction],
         new_entities: Sequence[Entity],
         phrases: int,
+        used: Mapping[str, Entity],
     ) -> None:
+        """Every entity the story uses exists once it is written: one deleted meanwhile
+        (its delete found no story naming it yet) is created again."""
         stores = self._stores
         created: list[str] = []
         try:
@@ -315,7 +327,7 @@ class StoryTransfer:
             for entity_id in created:
                 await stores.entities.delete(account_id, entity_id)
             raise
-        if created:
+        if await restore_missing(stores.entities, account_id, used) or created:
             await self._changes.announce(EntitiesEdited(account_id))
         await self._changes.announce(StoryCreated(account_id, story_id))
 

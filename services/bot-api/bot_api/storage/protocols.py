@@ -244,11 +244,15 @@ class InboxStore(Indexed, Protocol):
     """The misses inbox's reads and writes (storage/inbox.py)."""
 
     async def unresolved(
-        self, story_id: str, review_below: float, model_id: str | None
+        self,
+        story_id: str,
+        review_below: float,
+        model_id: str | None,
+        since: datetime | None = None,
     ) -> list[Miss]:
-        """The newest unresolved turns that fell back or matched below `review_below`,
-        newest first, but those whose text the story ignored; the newest of each
-        normalised text carries its vector."""
+        """The newest unresolved turns (recorded at or after `since`, when given) that fell
+        back or matched below `review_below`, newest first, but those whose text the
+        story ignored; the newest of each normalised text carries its vector."""
 
     async def resolve(self, story_id: str, turn_ids: Sequence[str], resolution: Resolution) -> int:
         """Mark these of the story's turns resolved, if not yet; how many were."""

@@ -3,12 +3,12 @@ progress (its turns read once, one clustering, as /metrics counts them), a chang
 story's inbox starts a new one, and stories take turns."""
 
 import asyncio
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from prometheus_client import generate_latest
 
 from bot_api.engine.clustering import Cluster, Miss
-from bot_api.management.inbox_clustering import InboxClusterings
+from bot_api.management.inbox_clustering import WHOLE_READ_SECONDS, InboxClusterings
 from support.metrics import sample
 
 T0 = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
@@ -23,7 +23,7 @@ class Turns:
         self.reads = 0
         self.arrive = asyncio.Event()
 
-    async def read(self) -> list[Miss]:
+    async def read(self, since: datetime | None) -> list[Miss]:
         self.reads += 1
         await self.arrive.wait()
         return self.misses
@@ -86,4 +86,72 @@ async def test_stories_take_turns_and_every_request_finishes() -> None:
     await asyncio.gather(*requests)
     assert busy.reads == 4 and quiet.reads == 1
     assert "quiet" in finished[:2]
+    await clusterings.close()
+
+
+class Recorded:
+    """A story's unresolved turns as the repository reads them: all, or those since."""
+
+    def __init__(self, *texts: str) -> None:
+        self.misses: list[Miss] = []
+        self.reads: list[datetime | None] = []
+        self.read_once = asyncio.Event()
+        self.record(*texts)
+
+    def record(self, *texts: str) -> None:
+        start = len(self.misses)
+        self.misses += [
+            Miss(f"t{start + n}", text, T0 + timedelta(minutes=start + n))
+            for n, text in enumerate(texts)
+        ]
+
+    def resolve(self, turn_ids: list[str]) -> None:
+        self.misses = [m for m in self.misses if m.turn_id not in turn_ids]
+
+    async def read(self, since: datetime | None) -> list[Miss]:
+        self.reads.append(since)
+        self.read_once.set()
+        found = [m for m in self.misses if since is None or m.at >= since]
+        return sorted(found, key=lambda m: m.at, reverse=True)
+
+
+async def test_the_next_request_reads_only_the_turns_recorded_since_and_clusters_when_new() -> None:
+    """Issue 29: every inbox read and action read the story's 12,000 turns again (5.6 s
+    and 6.2 s on nx-27017)."""
+    now = [0.0]
+    clusterings = InboxClusterings(clock=lambda: now[0])
+    turns = Recorded("where is my order", "refund please")
+    before = clusterings_counted()
+    first = await clusterings.clusters("story-1", 0.65, turns.read)
+    assert await clusterings.clusters("story-1", 0.65, turns.read) == first
+    assert turns.reads == [None, T0 + timedelta(minutes=1)]
+    assert clusterings_counted() - before == 1
+
+    turns.record("wher is my order")
+    found = await clusterings.clusters("story-1", 0.65, turns.read)
+    assert texts(found) == [("wher is my order", "where is my order"), ("refund please",)]
+    assert clusterings_counted() - before == 2
+
+    resolved = [m.turn_id for m in found[0].members]
+    turns.resolve(resolved)
+    clusterings.resolved("story-1", resolved)
+    assert texts(await clusterings.clusters("story-1", 0.65, turns.read)) == [("refund please",)]
+    assert None not in turns.reads[1:]
+
+    now[0] = WHOLE_READ_SECONDS  # another replica's actions are seen: read whole again
+    await clusterings.clusters("story-1", 0.65, turns.read)
+    assert turns.reads[-1] is None
+    await clusterings.close()
+
+
+async def test_turns_resolved_while_they_were_clustered_are_read_whole_again() -> None:
+    clusterings = InboxClusterings()
+    turns = Recorded("where is my order")
+    clustering = asyncio.create_task(clusterings.clusters("story-1", 0.65, turns.read))
+    await turns.read_once.wait()  # read, and now being clustered
+    turns.resolve(["t0"])
+    clusterings.resolved("story-1", ["t0"])
+    assert texts(await clustering) == [("where is my order",)]
+    assert await clusterings.clusters("story-1", 0.65, turns.read) == []
+    assert turns.reads == [None, None]  # what the first read found was not kept
     await clusterings.close()
