@@ -23,6 +23,7 @@ import pymongo
 from aiohttp import web
 from pymongo.errors import PyMongoError
 
+from shared.endpoints import endpoint_of
 from shared.errors import RequestTimeout, Unavailable
 from shared.keys import BODY_ARRIVING, CONFIG
 from shared.metrics import MONGODB_ERRORS
@@ -56,7 +57,11 @@ async def within_budget(seconds: float) -> AsyncIterator[None]:
 
 @web.middleware
 async def budget_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """The request's budget: the service's, or the longer one its endpoint declares."""
     seconds = request.app[CONFIG].request_budget_seconds
+    spec = endpoint_of(request)
+    if spec is not None and spec.budget_seconds is not None:
+        seconds = max(seconds, spec.budget_seconds)
     try:
         async with within_budget(seconds):
             return await handler(request)

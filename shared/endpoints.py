@@ -57,6 +57,7 @@ class EndpointSpec:
     query: Schema | None = None
     uploads: tuple[str, ...] = ()
     answers: tuple[str, ...] = ("application/json",)
+    budget_seconds: float | None = None
 
 
 def endpoint(
@@ -76,6 +77,7 @@ def endpoint(
     query: Schema | None = None,
     uploads: tuple[str, ...] = (),
     answers: tuple[str, ...] = ("application/json",),
+    budget_seconds: float | None = None,
 ) -> Callable[[Callable[..., Awaitable[Any]]], Handler]:
     """Wrap a handler `(request[, body]) -> data | Response`.
 
@@ -94,6 +96,8 @@ def endpoint(
     the handler decodes it; `body` is then the schema of its JSON form, for OpenAPI.
     `answers`: the media types a success is answered in (the handler's own Response
     when more than JSON), each with the `response` schema in the OpenAPI document.
+    `budget_seconds`: a longer budget than the service's request budget, for work a
+    client asks for and waits on, shared fairly (shared/budget.py).
     """
     spec = EndpointSpec(
         summary,
@@ -111,6 +115,7 @@ def endpoint(
         query,
         uploads,
         answers,
+        budget_seconds,
     )
 
     def decorate(handler: Callable[..., Awaitable[Any]]) -> Handler:
@@ -239,3 +244,9 @@ def dump(schema: Body | None, data: Any) -> Any:
     if isinstance(schema, Schema):
         return schema.dump(data)
     return schema.serialize("value", {"value": data})
+
+
+def endpoint_of(request: web.Request) -> EndpointSpec | None:
+    """What the matched route's handler declared, if it is an endpoint."""
+    spec = getattr(request.match_info.route.handler, "__endpoint__", None)
+    return spec if isinstance(spec, EndpointSpec) else None

@@ -7,7 +7,7 @@ from aiohttp import web
 from bot_api.api.common import account_of, created_once, success
 from bot_api.domain.conversation_tests import ConversationTest
 from bot_api.keys import CONVERSATION_TESTS
-from bot_api.management.conversation_tests import STARTED_RUNS
+from bot_api.management.conversation_tests import RUN_BUDGET_SECONDS, STARTED_RUNS
 from bot_api.schemas.common import CreatedSchema, SuccessSchema
 from bot_api.schemas.conversation_tests import (
     RunRequestSchema,
@@ -78,6 +78,7 @@ async def create_test(request: web.Request, body: ConversationTest) -> Any:
     body=RunRequestSchema(),
     response=RunSchema(),
     errors=(404, 409),
+    budget_seconds=RUN_BUDGET_SECONDS,
 )
 async def run_tests(request: web.Request, body: dict[str, Any]) -> Any:
     return await request.app[CONVERSATION_TESTS].run(

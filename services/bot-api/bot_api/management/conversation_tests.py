@@ -43,6 +43,13 @@ burst of writes (an interaction saved, then the story's order; a test saved from
 chat) landing within about 100 ms of each other: half a second runs the tests once per
 gesture, and the result is there before a person has turned to the Tests page."""
 
+RUN_BUDGET_SECONDS = 60.0
+"""How long `POST …/tests/run` may take, beyond the request budget (10 s): the largest run
+a story may hold (100 tests × 20 turns) took 6.3 s at the defaults the first time, its
+messages encoded one by one (docs/benchmarks.md "Conversation tests"), and two to three
+times that on a loaded 2-core machine, where it answered 503 at 10 s (issue 29). A run
+is one per account at a time and shares its thread fairly, so the wait costs others
+nothing."""
 CLOSE_WAIT_SECONDS = 5.0
 """How long a shutdown waits for the runs under way: the most a story may hold (2,000
 turns) runs in under 1 s."""
