@@ -104,7 +104,7 @@ class TurnRecorder:
         if not settings.history:
             return
         try:
-            stored = unredacted_turn_record(
+            stored = turn_record(
                 account_id=account_id,
                 session_id=session_id,
                 settings=settings,
@@ -205,36 +205,6 @@ class TurnRecorder:
         HISTORY_BACKLOG.set(len(self._queue))
 
 
-def turn_record(
-    *,
-    account_id: str,
-    session_id: str,
-    settings: Settings,
-    turn: Turn,
-    outcome: Outcome,
-    webhook: str | None,
-    started: float,
-    at: datetime,
-    developer: bool = False,
-    channel: str | None = None,
-) -> StoredTurn:
-    """The turn as the history keeps it; `started` is the `time.perf_counter()` at which
-    the turn began, `webhook` None (no call), `ok` or `failed`."""
-    stored = unredacted_turn_record(
-        account_id=account_id,
-        session_id=session_id,
-        settings=settings,
-        turn=turn,
-        outcome=outcome,
-        webhook=webhook,
-        started=started,
-        at=at,
-        developer=developer,
-        channel=channel,
-    )
-    return redacted(stored, settings) if settings.redact else stored
-
-
 def redacted(stored: StoredTurn, settings: Settings) -> StoredTurn:
     """The turn with what the user and the bot said, and its parameters, redacted."""
     region = phone_region(settings.language)
@@ -250,7 +220,7 @@ def redacted(stored: StoredTurn, settings: Settings) -> StoredTurn:
     )
 
 
-def unredacted_turn_record(
+def turn_record(
     *,
     account_id: str,
     session_id: str,
@@ -263,7 +233,9 @@ def unredacted_turn_record(
     developer: bool = False,
     channel: str | None = None,
 ) -> StoredTurn:
-    """The turn as said, for `redacted` to clean when its story redacts."""
+    """The turn as the history keeps it, before `redacted` cleans it (when its story
+    redacts); `started` is the `time.perf_counter()` at which the turn began, `webhook`
+    None (no call), `ok` or `failed`."""
     parameters = dict(outcome.parameters)
     answered = outcome.interaction
     source = _text_or_none(parameters.get("default_source"))

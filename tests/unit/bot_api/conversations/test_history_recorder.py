@@ -10,7 +10,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot_api.conversations import history
-from bot_api.conversations.history import TurnRecorder, fulfillment_summary, turn_record
+from bot_api.conversations.history import (
+    TurnRecorder,
+    fulfillment_summary,
+    redacted,
+    turn_record,
+)
 from bot_api.domain import redaction
 from bot_api.domain.history import TurnRecord
 from bot_api.domain.interactions import Interaction
@@ -132,16 +137,18 @@ def outcome() -> Outcome:
 
 def test_a_turn_record_is_redacted_and_expires_after_the_story_s_history_days() -> None:
     said = Turn(query="my card is 4111 1111 1111 1111, mail jo@example.com")
-    record = turn_record(
+    settings = Settings(history_days=7)
+    as_said = turn_record(
         account_id="a1",
         session_id="visitor",
-        settings=Settings(history_days=7),
+        settings=settings,
         turn=said,
         outcome=outcome(),
         webhook="ok",
         started=0.0,
         at=AT,
     )
+    record = redacted(as_said, settings)
     assert record.expires_at == AT + timedelta(days=7)
     turn = record.turn
     assert turn.query == "my card is [card], mail [email]"
@@ -152,20 +159,15 @@ def test_a_turn_record_is_redacted_and_expires_after_the_story_s_history_days() 
     assert turn.contexts == ("Order",)
 
 
-def test_with_redact_off_the_turn_is_kept_as_said() -> None:
-    said = Turn(query="mail jo@example.com")
-    record = turn_record(
-        account_id="a1",
-        session_id="visitor",
-        settings=Settings(redact=False),
-        turn=said,
-        outcome=outcome(),
-        webhook=None,
-        started=0.0,
-        at=AT,
-    )
-    assert record.turn.query == "mail jo@example.com"
-    assert record.turn.parameters["phone"] == "+44 20 7946 0958"
+async def test_with_redact_off_the_turn_is_kept_as_said() -> None:
+    store = TurnsInMemory()
+    recorder = TurnRecorder(store, gather_seconds=0)
+    answered(recorder, Settings(redact=False), Turn(query="mail jo@example.com"))
+    answered(recorder, Settings(), Turn(query="mail jo@example.com"))
+    await recorder.idle()
+    turns = await store.transcript("s1", "visitor")
+    assert [t.query for t in turns] == ["mail jo@example.com", "mail [email]"]
+    assert [t.parameters["phone"] for t in turns] == ["+44 20 7946 0958", "[phone]"]
 
 
 def test_the_fulfillment_summary_says_the_texts_and_names_the_rest_cut_short() -> None:
