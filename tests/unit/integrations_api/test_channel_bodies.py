@@ -6,13 +6,14 @@ import pytest
 
 from integrations_api.channels.platform import Request
 from integrations_api.channels.platforms import PLATFORMS
+from shared.json_body import MAX_MEMBERS
 
 CREDENTIALS = {"botToken": "1:x", "signingSecret": "s", "webhookSecret": "w",
                "pageAccessToken": "p", "accessToken": "a", "phoneNumberId": "1",
                "appSecret": "s", "verifyToken": "v"}  # fmt: skip
 DEEP = b"[" * 100_000 + b"]" * 100_000
 DEEP_IN_AN_OBJECT = b'{"entry": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
-TOO_MANY = b'{"entry": [' + b",".join([b"{}"] * 3_000) + b"]}"
+TOO_MANY = b'{"entry": [' + b",".join([b"{}"] * (MAX_MEMBERS + 1)) + b"]}"
 
 
 @pytest.mark.parametrize("platform", sorted(PLATFORMS))
@@ -20,7 +21,7 @@ TOO_MANY = b'{"entry": [' + b",".join([b"{}"] * 3_000) + b"]}"
 def test_a_body_beyond_the_json_bounds_is_unreadable_on_every_platform(
     platform: str, body: bytes
 ) -> None:
-    with pytest.raises(ValueError, match=r"nested deeper than 32|more than 2048 members"):
+    with pytest.raises(ValueError, match=rf"nested deeper than 32|more than {MAX_MEMBERS} members"):
         PLATFORMS[platform].read(CREDENTIALS, body)
 
 

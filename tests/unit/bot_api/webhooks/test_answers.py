@@ -10,6 +10,7 @@ from prometheus_client import REGISTRY
 from bot_api.domain.responses import Button, ButtonTemplate, Card, Image, TextChoice
 from bot_api.webhooks.answers import read_answer
 from bot_api.webhooks.failures import DeliveryFailed
+from shared.json_body import MAX_MEMBERS
 
 
 def dropped(what: str) -> float:
@@ -99,7 +100,10 @@ def test_a_link_button_opens_a_web_address_or_a_mail_link_and_nothing_else() -> 
     ("raw", "said"),
     [
         (b"[" * 100_000 + b"]" * 100_000, "answer refused: the body is nested deeper than 32"),
-        (b'{"responses": [' + b",".join([b"{}"] * 3_000) + b"]}", "more than 2048 members"),
+        (
+            b'{"responses": [' + b",".join([b"{}"] * (MAX_MEMBERS + 1)) + b"]}",
+            f"more than {MAX_MEMBERS} members",
+        ),
     ],
 )
 def test_an_answer_beyond_the_json_bounds_is_a_failed_delivery_not_a_crash(
