@@ -22,7 +22,7 @@ from shared.config import Config
 from tools.embedded import ServerProcess, free_port, start_service
 
 CONFIG_FILE = Path(__file__).with_name("schemathesis.toml")
-EXAMPLES = {"bot_api": 22, "integrations_api": 240}
+EXAMPLES = {"bot_api": 11, "integrations_api": 120}
 MIN_REQUESTS = int(os.environ.get("PARLEY_FUZZ_MIN_REQUESTS", "2000"))
 FUZZ_SECONDS = os.environ.get("PARLEY_FUZZ_SECONDS")
 RUN_LIMIT_SECONDS = 900 if FUZZ_SECONDS is None else int(FUZZ_SECONDS) + 300
