@@ -192,20 +192,28 @@ class InboxService:
 
     async def _clusters(self, account_id: str, story_id: str) -> list[Cluster]:
         story = await load_story(self.stores, account_id, story_id)
-        review_below = story.settings.review_score()
-        encoder = self._encoder(story.settings)
-        model_id = None if encoder is None else encoder.model_id
+        review_below, model_id = version = self._version(story.settings)
         return await self.clusterings.clusters(
             story.id,
-            (review_below, model_id),
+            version,
             lambda since: self.inbox.unresolved(story.id, review_below, model_id, since),
         )
+
+    def _version(self, settings: Settings) -> tuple[float, str | None]:
+        """What a clustering depends on: the score below which a match is reviewed, and
+        the model whose vectors are compared."""
+        encoder = self._encoder(settings)
+        return settings.review_score(), None if encoder is None else encoder.model_id
 
     def _encoder(self, settings: Settings) -> Encoder | None:
         """The encoder reading the story now: only its vectors are compared."""
         return None if self.encoders is None else self.encoders.for_story(settings)
 
     async def _cluster(self, account_id: str, story_id: str, cluster_id: str) -> Cluster:
+        story = await load_story(self.stores, account_id, story_id)
+        shown = self.clusterings.shown(story.id, self._version(story.settings), cluster_id)
+        if shown is not None:
+            return shown
         for cluster in await self._clusters(account_id, story_id):
             if cluster.id == cluster_id:
                 return cluster

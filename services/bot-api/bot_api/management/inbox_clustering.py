@@ -92,6 +92,15 @@ class InboxClusterings:
             shared.task.add_done_callback(lambda _: self._done(story_id, shared))
         return await asyncio.shield(shared.task)
 
+    def shown(self, story_id: str, version: object, cluster_id: str) -> Cluster | None:
+        """The cluster of this id as the story's inbox was last read here, if nothing left
+        it since: what an action names is what its person saw, found without reading the
+        turns recorded since (0.67 s of the 1.27 s an ignore took on 12,000 misses)."""
+        kept = self._kept.get(story_id)
+        if kept is None or kept.version != version or kept.clusters is None:
+            return None
+        return next((c for c in kept.clusters if c.id == cluster_id), None)
+
     def changed(self, story_id: str) -> None:
         """The story's inbox changed (turns came back to it, or it was deleted): the
         clustering in progress is not shared any more, and its turns are read whole again."""

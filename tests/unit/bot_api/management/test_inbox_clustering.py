@@ -155,3 +155,19 @@ async def test_turns_resolved_while_they_were_clustered_are_read_whole_again() -
     assert await clusterings.clusters("story-1", 0.65, turns.read) == []
     assert turns.reads == [None, None]  # what the first read found was not kept
     await clusterings.close()
+
+
+async def test_a_cluster_shown_is_found_for_its_action_without_a_read_until_turns_leave() -> None:
+    clusterings = InboxClusterings()
+    turns = Turns("where is my order", "wher is my order", "refund please")
+    turns.arrive.set()
+    assert clusterings.shown("story-1", 0.65, "any") is None
+    shown = await clusterings.clusters("story-1", 0.65, turns.read)
+    order = shown[0]
+    assert clusterings.shown("story-1", 0.65, order.id) == order
+    assert turns.reads == 1
+    assert clusterings.shown("story-1", 0.5, order.id) is None, "another review score"
+    assert clusterings.shown("story-1", 0.65, "no such cluster") is None
+    clusterings.resolved("story-1", [m.turn_id for m in order.members])
+    assert clusterings.shown("story-1", 0.65, shown[1].id) is None
+    await clusterings.close()
