@@ -77,7 +77,6 @@ class FairWork:
         self._clock = clock
         self._lock = threading.Lock()
         self._waiting: dict[str, deque[_Job[Any]]] = {}
-        self._running: dict[str, int] = {}
         self._served: dict[str, int] = {}
         self._turns = itertools.count()
         self._under_way: set[_Job[Any]] = set()
@@ -111,7 +110,7 @@ class FairWork:
                     queue.remove(job)
                     if not queue:
                         del self._waiting[tenant]
-                        if tenant not in self._running:
+                        if not self._under_way_of(tenant):
                             self._served.pop(tenant, None)
             raise
 
@@ -126,6 +125,10 @@ class FairWork:
         with self._lock:
             return len(self._under_way)
 
+    def _under_way_of(self, tenant: str) -> int:
+        """The tenant's jobs under way (a few at most: one per thread)."""
+        return sum(1 for job in self._under_way if job.tenant == tenant)
+
     def _start_next(self) -> None:
         with self._lock:
             while len(self._under_way) < self._threads:
@@ -133,13 +136,12 @@ class FairWork:
                 if job is None:
                     return
                 self._under_way.add(job)
-                self._running[job.tenant] = self._running.get(job.tenant, 0) + 1
                 self._pool.submit(self._run, job)
 
     def _next_job(self) -> "_Job[Any] | None":
         """The first waiting job of the tenant served least recently (a newcomer first)
         that has a thread to spare."""
-        ready = [t for t in self._waiting if self._running.get(t, 0) < self._per_tenant]
+        ready = [t for t in self._waiting if self._under_way_of(t) < self._per_tenant]
         if not ready:
             return None
         tenant = min(ready, key=lambda t: self._served.get(t, -1))
@@ -164,11 +166,8 @@ class FairWork:
         finally:
             with self._lock:
                 self._under_way.discard(job)
-                self._running[job.tenant] -= 1
-                if not self._running[job.tenant]:
-                    del self._running[job.tenant]
-                    if job.tenant not in self._waiting:
-                        del self._served[job.tenant]
+                if not self._under_way_of(job.tenant) and job.tenant not in self._waiting:
+                    self._served.pop(job.tenant, None)
             self._start_next()
 
 
