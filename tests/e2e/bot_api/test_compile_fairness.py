@@ -1,8 +1,9 @@
 """Tenant B's new story answers its first query while tenant A's large stories compile
 cold (issue 29), and A's own first query answers too, from the part of its story
 compiled so far: compiles are shared between accounts a chunk at a time. (A's later
-stories wait for their interactions to be read, one story of an account at a time:
-they may still answer 503.)
+stories wait for their interactions to be read, one story of an account at a time, its
+compiles waiting meanwhile: under the suite's load they may still answer 503 within the
+cut budget.)
 
 The request budget is cut to `BUDGET` seconds and A's stories sized so that, compiled
 whole one at a time as before, B's compile waited for them longer than that (a 503)."""

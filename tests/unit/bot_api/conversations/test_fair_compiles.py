@@ -1,5 +1,6 @@
 """Compiles shared between accounts: a small story's compile ends while a large one of
-another account is under way, an account reads one story's interactions at a time, and
+another account is under way, an account reads one story's interactions at a time and
+compiles nothing meanwhile, and
 a query that cannot wait for a cold compile is answered from the part compiled so far,
 the next one by the whole story.
 
@@ -150,3 +151,43 @@ async def test_an_account_reads_one_storys_interactions_at_a_time_and_others_nev
     assert not second_compile.done()
     release.set()
     await asyncio.wait_for(asyncio.gather(first_compile, second_compile), WAIT)
+
+
+async def test_an_accounts_compiles_wait_while_it_reads_another_story_and_others_never_wait(
+    bot: Bot,
+) -> None:
+    """Compiling holds the interpreter and slowed the account's reads threefold (1 s a
+    story at the limits alone, 2.3 s beside a compile): its reads go first, so each of
+    its cold stories is read, and can answer from a part, within a query's budget."""
+    compiled_first = await bot.story(LARGE, *(f"large phrase number {n}" for n in range(20)))
+    read_later = await bot.story(LARGE, "good day")
+    small = await bot.story(SMALL, "hello there")
+    started: list[str] = []
+    release = threading.Event()
+    holding = asyncio.create_task(bot.fair.run(OTHER, held(started, "other", release)))
+    await until(lambda: started == ["other"])
+    first_compile = asyncio.create_task(bot.cache.story(LARGE, compiled_first))
+    await until(lambda: bot.fair.waiting() == 1)
+    reading, read = asyncio.Event(), asyncio.Event()
+
+    async def a_slow_read() -> None:
+        reading.set()
+        await read.wait()
+
+    bot.database.meanwhile("interactions.find", a_slow_read)
+    second_compile = asyncio.create_task(bot.cache.story(LARGE, read_later))
+    await asyncio.wait_for(reading.wait(), WAIT)
+    release.set()
+    await asyncio.wait_for(bot.cache.story(SMALL, small), WAIT)
+    await until(lambda: not bot.fair.running() and not bot.fair.waiting())
+    before = await bot.cache.story(LARGE, compiled_first, hurried=True)
+    await bot.fair.run(OTHER, lambda: None)
+    after = await bot.cache.story(LARGE, compiled_first, hurried=True)
+
+    assert not first_compile.done()
+    assert len(before.index.known_words()) == len(after.index.known_words()) < 20
+    read.set()
+    compiled = await asyncio.wait_for(first_compile, WAIT)
+    assert {f"{n}" for n in range(20)} <= set(compiled.index.known_words())
+    await asyncio.wait_for(second_compile, WAIT)
+    await holding
