@@ -50,6 +50,17 @@ class Bot:
             )
         return story_id
 
+    def a_slow_read(self) -> tuple[asyncio.Event, asyncio.Event]:
+        """The next read of interactions waits: set once it began, and to let it go on."""
+        reading, release = asyncio.Event(), asyncio.Event()
+
+        async def slow() -> None:
+            reading.set()
+            await release.wait()
+
+        self.database.meanwhile("interactions.find", slow)
+        return reading, release
+
 
 @pytest.fixture
 def bot(monkeypatch: pytest.MonkeyPatch) -> Iterator[Bot]:
@@ -132,13 +143,7 @@ async def test_an_account_reads_one_storys_interactions_at_a_time_and_others_nev
 ) -> None:
     first, second = await bot.story(LARGE, "hello there"), await bot.story(LARGE, "good day")
     small = await bot.story(SMALL, "hello there")
-    reading, release = asyncio.Event(), asyncio.Event()
-
-    async def a_slow_read() -> None:
-        reading.set()
-        await release.wait()
-
-    bot.database.meanwhile("interactions.find", a_slow_read)
+    reading, release = bot.a_slow_read()
     first_compile = asyncio.create_task(bot.cache.story(LARGE, first))
     await asyncio.wait_for(reading.wait(), WAIT)
     second_compile = asyncio.create_task(bot.cache.story(LARGE, second))
@@ -168,13 +173,7 @@ async def test_an_accounts_compiles_wait_while_it_reads_another_story_and_others
     await until(lambda: started == ["other"])
     first_compile = asyncio.create_task(bot.cache.story(LARGE, compiled_first))
     await until(lambda: bot.fair.waiting() == 1)
-    reading, read = asyncio.Event(), asyncio.Event()
-
-    async def a_slow_read() -> None:
-        reading.set()
-        await read.wait()
-
-    bot.database.meanwhile("interactions.find", a_slow_read)
+    reading, read = bot.a_slow_read()
     second_compile = asyncio.create_task(bot.cache.story(LARGE, read_later))
     await asyncio.wait_for(reading.wait(), WAIT)
     release.set()
