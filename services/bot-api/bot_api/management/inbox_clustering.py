@@ -4,14 +4,16 @@ or action starts (0.05 to 0.6 s for 10,000 turns, docs/benchmarks.md).
 - Shared: requests for a story share the clustering in progress for it (its turns read
   once, clustered once), unless this process changed the story's inbox since that one
   started (an action resolved or reopened turns): then the next request starts anew.
-- Read whole once a minute at most: a story's unresolved turns as last read are kept
-  (with their clusters), and the next request reads only the turns recorded since, and
-  clusters again only when there are any. Reading 10,000 turns from nx-27017 took 5 to 8 s
-  on the 2-core machine under load (issue 29: the inbox of 12,000 misses answered in 5.6 s,
-  ignoring a cluster in 6.2 s), the turns recorded since a read 0.4 s. What this process
-  resolves leaves the kept turns at once; another replica's actions are seen at the next
-  whole read (`WHOLE_READ_SECONDS`). The turns kept are bounded (`MAX_KEPT_TURNS`, the
-  stories read the longest ago let go first).
+- Read whole once a minute at most, and only the first time on a request's path: a
+  story's unresolved turns as last read are kept (with their clusters), and the next
+  request reads only the turns recorded since, and clusters again only when there are
+  any. Reading 10,000 turns from nx-27017 took 5 to 8 s on the 2-core machine under load
+  (issue 29: the inbox of 12,000 misses answered in 5.6 s, ignoring a cluster in 6.2 s),
+  the turns recorded since a read 0.4 s. What this process resolves leaves the kept turns
+  at once; another replica's actions are seen at the next whole read, which a request
+  starts once the turns kept were read whole `WHOLE_READ_SECONDS` ago, and is answered
+  from the kept turns meanwhile (the whole read replaces them when it lands). The turns
+  kept are bounded (`MAX_KEPT_TURNS`, the stories read the longest ago let go first).
 - Bounded and fair: clusterings run one at a time, in one thread of their own (so at
   most one core of the process), and the stories waiting take turns, one clustering each
   (as phrase vectors are encoded, conversations/vectors.py): a story asked for again and
@@ -19,6 +21,7 @@ or action starts (0.05 to 0.6 s for 10,000 turns, docs/benchmarks.md).
 """
 
 import asyncio
+import logging
 import time
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Collection
@@ -31,6 +34,8 @@ from bot_api.engine.clustering import Cluster, Miss, clusters
 from bot_api.metrics import INBOX_SECONDS
 from bot_api.storage.inbox import MAX_INBOX_TURNS
 from shared.budget import beyond_request
+
+log = logging.getLogger(__name__)
 
 Read = Callable[[datetime | None], Awaitable[list[Miss]]]
 """Reads the story's unresolved turns, newest first: those recorded at or after the time
@@ -76,6 +81,8 @@ class InboxClusterings:
         """By story, how often this process changed its inbox: a read that started before
         a change is not kept."""
         self._shared: dict[str, _Shared] = {}
+        self._reading_whole: dict[str, asyncio.Task[list[Cluster]]] = {}
+        """By story, a whole read started in the background, while it runs."""
         self._waiting: OrderedDict[str, deque[_Waiting]] = OrderedDict()
         """By story, the one whose turn it is first."""
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="inbox-clustering")
@@ -119,8 +126,8 @@ class InboxClusterings:
 
     async def close(self) -> None:
         await self._worker.close()
-        for shared in list(self._shared.values()):
-            shared.task.cancel()
+        for task in [*(s.task for s in self._shared.values()), *self._reading_whole.values()]:
+            task.cancel()
         self._thread.shutdown(cancel_futures=True)
 
     def _done(self, story_id: str, shared: _Shared) -> None:
@@ -128,30 +135,55 @@ class InboxClusterings:
             del self._shared[story_id]
 
     async def _read_and_cluster(self, story_id: str, version: object, read: Read) -> list[Cluster]:
-        changes = self._changes.get(story_id, 0)
         kept = self._kept.get(story_id)
-        if (
-            kept is None
-            or kept.version != version
-            or self._clock() - kept.whole_read_at >= WHOLE_READ_SECONDS
-        ):
-            kept = None
+        if kept is None or kept.version != version:
+            return await self._read_whole(story_id, version, read)
+        if self._clock() - kept.whole_read_at >= WHOLE_READ_SECONDS:
+            self._start_whole_read(story_id, version, read)
+        changes = self._changes.get(story_id, 0)
         with INBOX_SECONDS.labels("read").time():
-            if kept is None:
-                whole_read_at = self._clock()
-                misses = await read(None)
-            else:
-                whole_read_at = kept.whole_read_at
-                misses = _newer(await read(kept.misses[0].at if kept.misses else None), kept)
-        if kept is not None and kept.clusters is not None and misses is kept.misses:
+            misses = _newer(await read(kept.misses[0].at if kept.misses else None), kept)
+        if kept.clusters is not None and misses is kept.misses:
             return kept.clusters
-        found: asyncio.Future[list[Cluster]] = asyncio.get_running_loop().create_future()
-        self._waiting.setdefault(story_id, deque()).append((misses, found))
-        self._worker.wake()
-        result = await found
+        result = await self._clustered(story_id, misses)
+        if self._changes.get(story_id, 0) == changes and self._kept.get(story_id) is kept:
+            self._keep(story_id, _Kept(version, misses, result, kept.whole_read_at))
+        return result
+
+    async def _read_whole(self, story_id: str, version: object, read: Read) -> list[Cluster]:
+        """The story's turns read whole and clustered, kept unless the story's inbox
+        changed here meanwhile."""
+        changes = self._changes.get(story_id, 0)
+        whole_read_at = self._clock()
+        with INBOX_SECONDS.labels("read").time():
+            misses = await read(None)
+        result = await self._clustered(story_id, misses)
         if self._changes.get(story_id, 0) == changes:
             self._keep(story_id, _Kept(version, misses, result, whole_read_at))
         return result
+
+    def _start_whole_read(self, story_id: str, version: object, read: Read) -> None:
+        """Read the story's turns whole beyond the request, unless that is under way."""
+        if story_id in self._reading_whole:
+            return
+        reading = beyond_request(self._read_whole(story_id, version, read))
+        self._reading_whole[story_id] = reading
+        reading.add_done_callback(lambda _: self._whole_read_done(story_id, reading))
+
+    def _whole_read_done(self, story_id: str, reading: "asyncio.Task[list[Cluster]]") -> None:
+        if self._reading_whole.get(story_id) is reading:
+            del self._reading_whole[story_id]
+        if not reading.cancelled() and reading.exception() is not None:
+            log.warning(
+                "the inbox of story %s was not read whole", story_id, exc_info=reading.exception()
+            )
+
+    async def _clustered(self, story_id: str, misses: list[Miss]) -> list[Cluster]:
+        """The turns clustered when their story's turn comes (`_cluster_waiting`)."""
+        found: asyncio.Future[list[Cluster]] = asyncio.get_running_loop().create_future()
+        self._waiting.setdefault(story_id, deque()).append((misses, found))
+        self._worker.wake()
+        return await found
 
     def _keep(self, story_id: str, kept: _Kept) -> None:
         self._kept[story_id] = kept
