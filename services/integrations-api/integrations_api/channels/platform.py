@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from shared import json_body
 from shared.errors import BadRequest
+from shared.fulfillment import Item
 
 Credentials = Mapping[str, str]
 """A channel's secrets by their API names (`botToken`, `signingSecret`, ...), plus
@@ -23,8 +24,9 @@ Credentials = Mapping[str, str]
 WELCOME = "welcome"
 """The trigger of a story's welcome interaction (SPEC: reserved)."""
 
-Fulfillment = list[dict[str, Any]]
-"""`result.fulfillment` as /query answers it (docs/api.md)."""
+Answer = Sequence[Item]
+"""A turn's answer: its items, as bot-api's channel reply carries them
+(shared/fulfillment.py)."""
 
 
 @dataclass(frozen=True)
@@ -138,10 +140,10 @@ class Platform(Protocol):
         ...
 
     def render(
-        self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment
+        self, credentials: Credentials, incoming: Incoming, answer: Answer
     ) -> list[Outgoing]:
         """The calls that show an answer to the user, in order, with its delays (and
-        answering a Telegram click), and what was left out of it."""
+        answering a Telegram click), and what was left out of it (channels/answers.py)."""
         ...
 
     def text(self, credentials: Credentials, conversation: str, text: str) -> list[Call]:
