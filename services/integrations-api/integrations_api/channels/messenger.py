@@ -67,6 +67,10 @@ class Messenger:
             entries, lambda entry: meta.each_read(entry.get("messaging", []), _read_event)
         )
 
+    @property
+    def shows(self) -> Shows[Any]:
+        return SHOWS
+
     def render(
         self, credentials: Credentials, incoming: Incoming, answer: Answer
     ) -> list[Outgoing]:

@@ -11,11 +11,14 @@ retries).
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from shared import json_body
 from shared.errors import BadRequest
 from shared.fulfillment import Item
+
+if TYPE_CHECKING:
+    from integrations_api.channels.answers import Shows
 
 Credentials = Mapping[str, str]
 """A channel's secrets by their API names (`botToken`, `signingSecret`, ...), plus
@@ -137,6 +140,11 @@ class Platform(Protocol):
         Parley ignores, or addressed to another of the app's numbers), and a `Skipped`
         for each event of it that cannot be read; raises ValueError on a body the
         platform would never send."""
+        ...
+
+    @property
+    def shows(self) -> "Shows[Any]":
+        """What it shows of each kind of answer item (channels/answers.py)."""
         ...
 
     def render(

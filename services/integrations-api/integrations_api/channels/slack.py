@@ -95,6 +95,10 @@ class Slack:
                 return _read_interaction(_object(payload))
             return _read_event(_object(body))
 
+    @property
+    def shows(self) -> Shows[Any]:
+        return SHOWS
+
     def render(
         self, credentials: Credentials, incoming: Incoming, answer: Answer
     ) -> list[Outgoing]:

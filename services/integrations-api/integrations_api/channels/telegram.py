@@ -64,6 +64,10 @@ class Telegram:
         with shape_errors_as_value_error():
             return _update(read_json(body))
 
+    @property
+    def shows(self) -> Shows[Any]:
+        return SHOWS
+
     def render(
         self, credentials: Credentials, incoming: Incoming, answer: Answer
     ) -> list[Outgoing]:

@@ -75,6 +75,10 @@ class WhatsApp:
             ),
         )
 
+    @property
+    def shows(self) -> Shows[Any]:
+        return SHOWS
+
     def render(
         self, credentials: Credentials, incoming: Incoming, answer: Answer
     ) -> list[Outgoing]:
