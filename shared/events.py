@@ -43,8 +43,11 @@ JetStream (stream `<NS>_EVENTS`, subjects `<ns>.events.>`, at-least-once):
   as the public key's /query would be (from the published version when there is one).
   Request `{"v": 1, "accountId", "storyId", "sessionId", "source", "query", "trigger",
   "goto", "parameters"}` (one of query, trigger and goto is a string, the others
-  null); reply `{"v": 1, "status": int, "body": str}`, the /query status and its JSON
-  body as text. Answered by one bot-api replica (queue group). The request's NATS header
+  null); reply `{"v": 1, "status": int, "body": str, "answer": {"v": 1, "items": [...]}}`:
+  the /query status and its JSON body as text, and the answer's items in their own
+  versioned codec (shared/fulfillment.py), which is all integrations-api reads of a
+  turn that succeeded (an error's are none). Answered by one bot-api replica (queue
+  group). The request's NATS header
   `Parley-Turn-Id` (TURN_ID_HEADER) names the turn: integrations-api asks again a turn
   it got no reply to (NATS delayed or lost it), and the replica that answered it
   replies to the repeat with the same reply rather than answering it twice.
@@ -65,8 +68,11 @@ Request/reply (synchronous look-ups):
 import functools
 import json
 import types
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, TypeVar, Union, get_args, get_origin, get_type_hints
+
+from shared import fulfillment
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -226,6 +232,11 @@ class ChannelTurn:
 class ChannelTurnReply:
     status: int
     body: str
+    answer: tuple[fulfillment.Item, ...] = field(
+        default=(), metadata={"codec": (fulfillment.encode, fulfillment.decode)}
+    )
+    """The items a channel shows; written and read by their own codec (a field may
+    name a `codec`: the (encode, decode) of its value, decode raising ValueError)."""
 
 
 @dataclass(frozen=True)
@@ -240,7 +251,10 @@ Event = TypeVar("Event", bound="DataclassInstance")
 
 
 def encode(event: "DataclassInstance") -> bytes:
-    payload = {wire: getattr(event, name) for name, wire, _ in _layout(type(event))}
+    payload = {
+        wire: getattr(event, name) if codec is None else codec[0](getattr(event, name))
+        for name, wire, _, codec in _layout(type(event))
+    }
     return json.dumps({"v": VERSION, **payload}).encode()
 
 
@@ -253,19 +267,36 @@ def decode(event_type: type[Event], data: bytes) -> Event:
     if not isinstance(payload, dict) or payload.get("v") != VERSION:
         raise UndecodableEvent(f"unknown version of {event_type.__name__}: {data[:80]!r}")
     values: dict[str, Any] = {}
-    for name, wire, expected in _layout(event_type):
+    for name, wire, expected, codec in _layout(event_type):
         if wire not in payload:
             raise UndecodableEvent(f"{event_type.__name__} without {wire}: {data[:80]!r}")
-        values[name] = _typed(payload[wire], expected, f"{event_type.__name__}.{wire}")
+        where = f"{event_type.__name__}.{wire}"
+        if codec is None:
+            values[name] = _typed(payload[wire], expected, where)
+            continue
+        try:
+            values[name] = codec[1](payload[wire])
+        except ValueError as error:
+            raise UndecodableEvent(f"{where}: {error}") from None
     return event_type(**values)
 
 
+Codec = tuple[Callable[[Any], Any], Callable[[Any], Any]]
+
+
 @functools.cache
-def _layout(event_type: type["DataclassInstance"]) -> tuple[tuple[str, str, Any], ...]:
-    """(attribute, wire name, type) of each field, in declaration order."""
+def _layout(
+    event_type: type["DataclassInstance"],
+) -> tuple[tuple[str, str, Any, Codec | None], ...]:
+    """(attribute, wire name, type, codec or None) of each field, in declaration order."""
     hints = get_type_hints(event_type)
     return tuple(
-        (f.name, f.metadata.get("wire", _camel_case(f.name)), hints[f.name])
+        (
+            f.name,
+            f.metadata.get("wire", _camel_case(f.name)),
+            hints[f.name],
+            f.metadata.get("codec"),
+        )
         for f in fields(event_type)
     )
 

@@ -15,6 +15,7 @@ from bot_api.keys import RECORDER
 from shared import messaging
 from shared.config import Config
 from shared.events import ChannelTurn, ChannelTurnReply, decode, encode
+from shared.fulfillment import item_body
 from support.api import Api, Tenant
 from support.walkthrough import pizza_story
 
@@ -29,9 +30,13 @@ async def nats(config: Config, bot_api: TestClient) -> AsyncIterator[Client]:
 
 
 async def ask(nats: Client, config: Config, turn: ChannelTurn) -> tuple[int, dict[str, Any]]:
-    message = await nats.request(config.subjects.channel_turn, encode(turn), timeout=5)
-    reply = decode(ChannelTurnReply, message.data)
+    reply = await asked(nats, config, turn)
     return reply.status, json.loads(reply.body)
+
+
+async def asked(nats: Client, config: Config, turn: ChannelTurn) -> ChannelTurnReply:
+    message = await nats.request(config.subjects.channel_turn, encode(turn), timeout=5)
+    return decode(ChannelTurnReply, message.data)
 
 
 def channel_turn(tenant: Tenant, story_id: str, query: str, **changes: Any) -> ChannelTurn:
@@ -52,7 +57,8 @@ async def test_a_channel_turn_gets_the_body_the_public_query_would(
     alice: Tenant, nats: Client, config: Config
 ) -> None:
     story_id = await pizza_story(alice.developer)
-    status, body = await ask(nats, config, channel_turn(alice, story_id, "a large pizza"))
+    reply = await asked(nats, config, channel_turn(alice, story_id, "a large pizza"))
+    status, body = reply.status, json.loads(reply.body)
     by_query = await alice.public.ok(
         "POST",
         "/query",
@@ -65,6 +71,8 @@ async def test_a_channel_turn_gets_the_body_the_public_query_would(
     assert body["result"]["parameters"] == {**expected, "default_source": "telegram"}
     assert body["result"]["fulfillment"] == by_query["result"]["fulfillment"]
     assert body["result"]["interaction"]["name"] == "Order"
+
+    assert [item_body(item) for item in reply.answer] == by_query["result"]["fulfillment"]
 
     await alice.developer.client.server.app[RECORDER].idle()
     transcript = await alice.developer.ok("GET", f"/stories/{story_id}/conversations/{SESSION}")

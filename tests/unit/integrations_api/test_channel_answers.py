@@ -1,33 +1,50 @@
 """What every platform does alike with an answer (channels/answers.py)."""
 
-from collections.abc import Mapping
 from typing import Any
 
 from integrations_api.channels.answers import (
     Button,
+    Shows,
     calls_with_delays,
     chunks,
     fitted_value,
     is_web_address,
+    not_shown,
     quick_reply_buttons,
     read_buttons,
     read_click,
     sendable,
 )
 from integrations_api.channels.platform import Call, Pause, Skipped
+from shared import fulfillment
+from shared.fulfillment import ButtonTemplate, Card, Handoff, Image, QuickReplies, Text, item_of
+
+AS_THEY_ARE: Shows[Any] = Shows(
+    text=lambda item: [item],
+    quick_replies=lambda item: [item],
+    image=lambda item: [item],
+    card=lambda item: [item],
+    button_template=lambda item: [item],
+    handoff=not_shown,
+)
+"""A platform whose message is the item as `sendable` left it."""
+
+
+def sent(item: Any) -> Call:
+    return Call("/send", {"item": item})
 
 
 def test_buttons_are_read_as_the_console_reads_them() -> None:
     buttons = read_buttons(
         [
-            {"title": "Say", "postback": "hello"},
-            {"title": "Title only", "postback": ""},
-            {"title": "Jump", "postback": "0f8f", "type": "goto"},
-            {"title": "Site", "postback": "https://a.example"},
-            {"title": "View", "postback": "http://b.example", "type": "webview"},
-            {"title": "Script", "postback": "javascript:alert(1)", "type": "url"},
-            {"title": "Call", "postback": "tel:+33 (1) 23-45", "type": "phone"},
-            {"title": "Bad number", "postback": "call me", "type": "phone"},
+            fulfillment.Button("Say", "hello"),
+            fulfillment.Button("Title only", ""),
+            fulfillment.Button("Jump", "0f8f", "goto"),
+            fulfillment.Button("Site", "https://a.example"),
+            fulfillment.Button("View", "http://b.example", "webview"),
+            fulfillment.Button("Script", "javascript:alert(1)", "url"),
+            fulfillment.Button("Call", "tel:+33 (1) 23-45", "phone"),
+            fulfillment.Button("Bad number", "call me", "phone"),
         ]
     )
 
@@ -42,8 +59,8 @@ def test_buttons_are_read_as_the_console_reads_them() -> None:
 
 
 def test_quick_replies_are_the_webhooks_buttons_when_it_gave_them() -> None:
-    stored = {"type": "quickReply", "messages": [{"title": "Size?", "replies": ["S", "L"]}]}
-    from_webhook = {**stored, "buttons": [{"title": "S", "postback": "0f8f", "type": "goto"}]}
+    stored = QuickReplies("Size?", ("S", "L"))
+    from_webhook = QuickReplies("Size?", ("S", "L"), (fulfillment.Button("S", "0f8f", "goto"),))
 
     assert quick_reply_buttons(stored) == (
         "Size?",
@@ -100,81 +117,54 @@ def test_a_web_address_is_absolute_http_with_a_host_and_no_space() -> None:
 
 
 def test_what_no_platform_takes_is_left_out_counted_and_the_items_after_it_still_go() -> None:
-    def calls(item: Mapping[str, Any]) -> list[Call]:
-        return [Call("/send", dict(item))]
-
-    fulfillment = [
-        {"type": "image", "imageUrl": "not a url at all"},
-        {"type": "text", "message": "   "},
-        {"type": "image", "imageUrl": "https://img.example/" + "i" * 100},
-        {"type": "text", "message": "after them", "delay": 500},
+    answer = [
+        Image("not a url at all"),
+        Text("   "),
+        Image("https://img.example/" + "i" * 100),
+        Text("after them", delay=500),
     ]
-    assert calls_with_delays(fulfillment, calls, url_limit=100) == [
+    assert calls_with_delays(answer, AS_THEY_ARE, sent, url_limit=100) == [
         Skipped("image_url_invalid"),
         Skipped("nothing_to_show"),
         Skipped("image_url_too_long"),
         Pause(0.5),
-        Call("/send", {"type": "text", "message": "after them", "delay": 500}),
+        sent(Text("after them", delay=500)),
     ]
 
 
 def test_blank_labels_are_left_out_and_a_blank_title_over_buttons_is_a_placeholder() -> None:
-    card = {
-        "type": "card",
-        "title": " ",
-        "subtitle": "Sub",
-        "imageUrl": "https://",
-        "buttons": [
-            {"title": "", "postback": "x"},
-            {"title": "Go", "postback": "go"},
-            {"title": "Site", "postback": "https://a.example/" + "p" * 50},
-        ],
-    }
-    replies = {
-        "type": "quickReply",
-        "messages": [{"type": "quickReply", "title": "", "replies": [" ", "Yes"]}],
-    }
-
-    assert sendable(card, url_limit=40) == (
+    card = item_of(
         {
             "type": "card",
-            "title": "Sub",
-            "subtitle": "",
-            "imageUrl": "",
-            "buttons": [{"title": "Go", "postback": "go"}],
-        },
+            "title": " ",
+            "subtitle": "Sub",
+            "imageUrl": "https://",
+            "buttons": [
+                {"title": "", "postback": "x"},
+                {"title": "Go", "postback": "go"},
+                {"title": "Site", "postback": "https://a.example/" + "p" * 50},
+            ],
+        }
+    )
+    replies = QuickReplies("", (" ", "Yes"))
+
+    assert sendable(card, url_limit=40) == (
+        Card("Sub", "", "", (fulfillment.Button("Go", "go"),)),
         [Skipped("image_url_invalid"), Skipped("blank_label"), Skipped("link_url_too_long")],
     )
-    assert sendable(replies) == (
-        {
-            "type": "quickReply",
-            "messages": [{"type": "quickReply", "title": "…", "replies": ["Yes"]}],
-        },
-        [Skipped("blank_label")],
-    )
-    image_only = {"type": "card", "title": "", "imageUrl": "https://i.example/a.png", "buttons": []}
-    assert sendable({**image_only, "delay": 300})[0] == {
-        "type": "image",
-        "imageUrl": "https://i.example/a.png",
-        "delay": 300,
-    }
-    nothing = {"type": "buttonTemplate", "title": "", "buttons": [{"title": " ", "postback": "x"}]}
+    assert sendable(replies) == (QuickReplies("…", ("Yes",)), [Skipped("blank_label")])
+    image_only = Card("", "", "https://i.example/a.png", (), delay=300)
+    assert sendable(image_only)[0] == Image("https://i.example/a.png", delay=300)
+    nothing = ButtonTemplate("", (fulfillment.Button(" ", "x"),))
     assert sendable(nothing) == (None, [Skipped("blank_label"), Skipped("nothing_to_show")])
-    handoff = {"type": "handoff", "connection": "c"}
+    handoff = Handoff("c")
     assert sendable(handoff) == (handoff, [])
 
 
 def test_a_delay_is_a_pause_in_seconds_before_an_item_that_shows_something() -> None:
-    def calls(item: Mapping[str, Any]) -> list[Call]:
-        return [] if item["type"] == "handoff" else [Call("/send", {"text": item["message"]})]
-
-    fulfillment = [
-        {"type": "text", "message": "a"},
-        {"type": "handoff", "connection": "c", "delay": 500},
-        {"type": "text", "message": "b", "delay": 1500},
-    ]
-    assert calls_with_delays(fulfillment, calls) == [
-        Call("/send", {"text": "a"}),
+    answer = [Text("a"), Handoff("c", delay=500), Text("b", delay=1500)]
+    assert calls_with_delays(answer, AS_THEY_ARE, sent) == [
+        sent(Text("a")),
         Pause(1.5),
-        Call("/send", {"text": "b"}),
+        sent(Text("b", delay=1500)),
     ]

@@ -11,6 +11,7 @@ from integrations_api.channels.messenger import PLATFORM as messenger
 from integrations_api.channels.meta import GRAPH_VERSION
 from integrations_api.channels.platform import Call, Incoming, Pause, Profile, Request, Skipped
 from integrations_api.channels.whatsapp import PLATFORM as whatsapp
+from shared.fulfillment import Card, Item
 from support.platforms.answers import AT_THE_LIMITS, EVERY_KIND, GOTO, REPLIES, UNSENDABLE_PARTS
 from support.platforms.meta import (
     PHONE_NUMBER_ID,
@@ -298,7 +299,7 @@ def test_whatsapp_puts_more_than_three_replies_in_a_list_of_at_most_ten_and_each
     [EVERY_KIND, AT_THE_LIMITS, UNSENDABLE_PARTS],
     ids=["every kind", "at the limits", "unsendable parts"],
 )
-def test_every_rendered_call_is_one_graph_takes(fulfillment: list[dict[str, Any]]) -> None:
+def test_every_rendered_call_is_one_graph_takes(fulfillment: tuple[Item, ...]) -> None:
     to_messenger = calls(messenger.render(MESSENGER, Incoming("m", PSID, PSID), fulfillment))
     to_whatsapp = calls(whatsapp.render(WHATSAPP, Incoming("w", WA_ID, WA_ID), fulfillment))
     to_messenger += messenger.text(MESSENGER, PSID, "z" * 3000)
@@ -341,7 +342,7 @@ def test_the_stand_in_refuses_what_graph_refuses() -> None:
 
 
 def test_a_card_of_only_a_title_is_a_messenger_text_not_a_generic_template() -> None:
-    bare = {"type": "card", "title": "Bare card", "subtitle": "", "imageUrl": "", "buttons": []}
+    bare = Card("Bare card", "", "", ())
     (call,) = calls(messenger.render(MESSENGER, Incoming("m", PSID, PSID), [bare]))
 
     assert call.json["message"] == {"text": "Bare card"}

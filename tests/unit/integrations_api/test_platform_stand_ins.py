@@ -9,6 +9,7 @@ from integrations_api.channels.platform import Call, Incoming
 from integrations_api.channels.sender import JSON
 from integrations_api.channels.slack import PLATFORM as slack
 from integrations_api.channels.whatsapp import PLATFORM as whatsapp
+from shared.fulfillment import Text
 from support.platforms.meta import MetaStandIn
 from support.platforms.slack import SlackStandIn
 
@@ -62,7 +63,7 @@ async def test_meta_takes_a_messenger_and_a_whatsapp_answer_and_refuses_with_gra
 ) -> None:
     standin = MetaStandIn(page_access_token="page-1", phone_number_id="1065", access_token="wa-1")
     client = await aiohttp_client(standin.app())
-    fulfillment = [{"type": "text", "message": "hello"}]
+    fulfillment = [Text("hello")]
     [to_messenger] = messenger.render(MESSENGER, Incoming("m", "P1", "P1"), fulfillment)
     [to_whatsapp] = whatsapp.render(WHATSAPP, Incoming("w", "W1", "W1"), fulfillment)
     assert isinstance(to_messenger, Call) and isinstance(to_whatsapp, Call)

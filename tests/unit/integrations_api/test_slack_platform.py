@@ -8,6 +8,7 @@ import pytest
 
 from integrations_api.channels.platform import Call, Incoming, Pause, Request, Skipped
 from integrations_api.channels.slack import PLATFORM as slack
+from shared.fulfillment import Card, Item
 from support.platforms.answers import AT_THE_LIMITS, EVERY_KIND, GOTO, UNSENDABLE_PARTS
 from support.platforms.slack import (
     CHANNEL,
@@ -185,7 +186,7 @@ def test_every_kind_of_answer_becomes_messages_and_blocks_in_order() -> None:
     [EVERY_KIND, AT_THE_LIMITS, UNSENDABLE_PARTS],
     ids=["every kind", "at the limits", "unsendable parts"],
 )
-def test_every_rendered_call_is_one_slack_takes(fulfillment: list[dict[str, Any]]) -> None:
+def test_every_rendered_call_is_one_slack_takes(fulfillment: tuple[Item, ...]) -> None:
     sent = calls(slack.render(CREDENTIALS, USER_MESSAGE, fulfillment))
 
     assert sent
@@ -223,7 +224,7 @@ def test_a_text_slack_would_read_as_markup_is_escaped_and_a_long_image_address_l
     assert Skipped("image_url_too_long") in outgoing
     assert "i" * 3000 not in json.dumps([call.json for call in sent])
     assert sent[-1].json["text"] == "The last one still goes"
-    title = {"type": "card", "title": "Fish & <chips>", "subtitle": "<!here>", "buttons": []}
+    title = Card("Fish & <chips>", "<!here>", "", ())
     (card,) = calls(slack.render(CREDENTIALS, USER_MESSAGE, [title]))
     assert card.json["blocks"][0]["text"]["text"] == "*Fish &amp; &lt;chips&gt;*\n&lt;!here&gt;"
     assert card.json["text"] == "Fish &amp; &lt;chips&gt;"

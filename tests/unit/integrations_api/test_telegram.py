@@ -8,7 +8,8 @@ import pytest
 
 from integrations_api.channels.platform import Call, Incoming, Pause, Profile, Request, Skipped
 from integrations_api.channels.telegram import PLATFORM, set_webhook
-from support.platforms.answers import AT_THE_LIMITS, EVERY_KIND, UNSENDABLE_PARTS
+from shared.fulfillment import Item, Text
+from support.platforms.answers import AT_THE_LIMITS, EVERY_KIND, UNSENDABLE_PARTS, answer
 from support.platforms.telegram import CHECKS, click_update, message_update
 
 CREDENTIALS = {"botToken": "123:abc", "webhookSecret": "s3cret_-"}
@@ -98,20 +99,20 @@ def test_a_body_telegram_never_sends_is_a_value_error(body: bytes) -> None:
 
 
 def test_each_fulfillment_type_is_a_documented_method() -> None:
-    fulfillment = [
+    fulfillment = answer([
         {"type": "text", "message": "Hi"},
         {"type": "quickReply",
          "messages": [{"type": "quickReply", "title": "Size?", "replies": ["S", "L"]}]},
         {"type": "card", "title": "T", "subtitle": "S", "imageUrl": "https://i.test/a.png",
          "buttons": [{"title": "Go", "postback": "order", "type": "goto"}]},
-        {"type": "card", "title": "No image", "subtitle": "", "buttons": []},
+        {"type": "card", "title": "No image", "subtitle": "", "imageUrl": "", "buttons": []},
         {"type": "buttonTemplate", "title": "Pick", "buttons": [
             {"title": "Site", "postback": "https://x.test"},
             {"title": "Call", "postback": "+1", "type": "phone"},
             {"title": "Say", "postback": ""}]},
         {"type": "image", "imageUrl": "https://i.test/b.png", "delay": 1500},
         {"type": "handoff", "connection": "c"},
-    ]  # fmt: skip
+    ])  # fmt: skip
     outgoing = PLATFORM.render(CREDENTIALS, INCOMING, fulfillment)
 
     assert isinstance(outgoing[6], Pause) and outgoing[6].seconds == 1.5
@@ -137,7 +138,7 @@ def test_each_fulfillment_type_is_a_documented_method() -> None:
 
 def test_a_click_is_answered_before_the_answer() -> None:
     click = Incoming("1", "4242", "77", query="L", callback="cq1")
-    first, second = PLATFORM.render(CREDENTIALS, click, [{"type": "text", "message": "ok"}])
+    first, second = PLATFORM.render(CREDENTIALS, click, [Text("ok")])
     assert isinstance(first, Call) and isinstance(second, Call)
     assert documented(first) == ("answerCallbackQuery", {"callback_query_id": "cq1"})
     assert documented(second)[0] == "sendMessage"
@@ -149,7 +150,7 @@ def test_callback_data_stays_within_64_bytes() -> None:
         {"title": "Yes", "postback": "y" * 63},
         {"title": "Ünïcödé" * 10, "postback": "p" * 70},
         {"title": "Go", "postback": "3f1c", "type": "goto"}]}  # fmt: skip
-    (call,) = PLATFORM.render(CREDENTIALS, INCOMING, [template])
+    (call,) = PLATFORM.render(CREDENTIALS, INCOMING, answer([template]))
     assert isinstance(call, Call)
     rows = documented(call)[1]["reply_markup"]["inline_keyboard"]
     data = [button["callback_data"] for (button,) in rows]
@@ -159,8 +160,9 @@ def test_callback_data_stays_within_64_bytes() -> None:
 
 
 def test_a_long_text_goes_in_several_messages_and_a_caption_is_cut() -> None:
-    long = [{"type": "text", "message": "x" * 5000},
-            {"type": "card", "title": "t" * 1100, "imageUrl": "https://i.test/c.png"}]  # fmt: skip
+    long = answer([{"type": "text", "message": "x" * 5000},
+            {"type": "card", "title": "t" * 1100, "subtitle": "",
+             "imageUrl": "https://i.test/c.png", "buttons": []}])  # fmt: skip
     (text, rest, card) = (
         documented(c)[1]
         for c in PLATFORM.render(CREDENTIALS, INCOMING, long)
@@ -185,7 +187,7 @@ def test_a_webhook_s_quick_replies_with_buttons_are_an_inline_keyboard() -> None
             "replies": ["Menu", "Hours"]}], "buttons": [
             {"title": "Menu", "postback": "3f1c", "type": "goto"},
             {"title": "Hours", "postback": "Hours", "type": "postback"}]}  # fmt: skip
-    (call,) = PLATFORM.render(CREDENTIALS, INCOMING, [item])
+    (call,) = PLATFORM.render(CREDENTIALS, INCOMING, answer([item]))
     assert isinstance(call, Call)
     assert documented(call) == ("sendMessage", {"chat_id": 4242, "text": "Next?", "reply_markup": {
         "inline_keyboard": [[{"text": "Menu", "callback_data": "g:3f1c"}],
@@ -197,7 +199,7 @@ def test_a_webhook_s_quick_replies_with_buttons_are_an_inline_keyboard() -> None
     [EVERY_KIND, AT_THE_LIMITS, UNSENDABLE_PARTS],
     ids=["every kind", "at the limits", "unsendable parts"],
 )
-def test_every_rendered_call_is_one_telegram_takes(fulfillment: list[dict[str, Any]]) -> None:
+def test_every_rendered_call_is_one_telegram_takes(fulfillment: tuple[Item, ...]) -> None:
     outgoing = PLATFORM.render(CREDENTIALS, INCOMING, fulfillment)
     said = [
         documented(c)

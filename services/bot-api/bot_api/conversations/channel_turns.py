@@ -3,7 +3,8 @@ answered exactly as the public key's /query would be for the account and the sto
 same validation and time budget, the published version when there is one, the
 per-visitor rate limits (the channel's user is the visitor: the session id names them),
 the history recorded with the turn's parameters (so `default_source` names the
-channel); the reply carries /query's status and JSON body, errors in the same envelope.
+channel); the reply carries /query's status and JSON body, errors in the same envelope,
+and the answer's items in their own codec (shared/fulfillment.py).
 
 A platform's message may be longer than /query's 2,048 characters (Telegram's and
 WhatsApp's up to 4,096, Slack's more): it is answered, matched on its first 2,048
@@ -23,12 +24,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot_api.conversations.answering import ConversationService
-from bot_api.engine.turn import Turn
+from bot_api.engine.turn import Outcome, Turn
 from bot_api.schemas.query import (
     QUERY_CHARACTERS,
     QUERY_STATUS_FIELD,
     QueryRequestSchema,
     SessionId,
+    answer_items,
     query_body,
     turn_of,
 )
@@ -100,9 +102,10 @@ class ChannelTurns:
             return failed(Unavailable(f"the turn did not finish within {seconds:g} s; try again"))
         except Exception as error:
             return failed(error)
-        return ChannelTurnReply(200, json.dumps(answered))
+        body, outcome = answered
+        return ChannelTurnReply(200, json.dumps(body), answer_items(outcome.fulfillment))
 
-    async def _answered(self, request: ChannelTurn) -> dict[str, Any]:
+    async def _answered(self, request: ChannelTurn) -> tuple[dict[str, Any], Outcome]:
         if not is_object_id(request.account_id):
             raise NotFound("no such story in this account")
         principal = await self.principals.public(request.account_id)
@@ -117,7 +120,7 @@ class ChannelTurns:
             published=True,
             channel=channel_of(request.session_id),
         )
-        return query_body(body["sessionId"], turn, outcome)
+        return query_body(body["sessionId"], turn, outcome), outcome
 
 
 def channel_turn(request: ChannelTurn) -> tuple[dict[str, Any], Turn]:

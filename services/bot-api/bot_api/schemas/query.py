@@ -1,7 +1,7 @@
 """POST /query: the request and the result (docs/query.md), and the rendering of a
 turn's outcome as that result (also sent to webhooks)."""
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, assert_never
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
@@ -18,6 +18,7 @@ from bot_api.domain.responses import (
 from bot_api.engine.turn import Debug, Outcome, Turn
 from bot_api.schemas.common import NAME_PATTERN, text
 from bot_api.schemas.interactions import TRIGGER
+from shared import fulfillment
 from shared.envelope import envelope
 from shared.envelope_schemas import status_schema
 from shared.ids import is_channel_session
@@ -283,7 +284,7 @@ def result_body(turn: Turn, outcome: Outcome) -> dict[str, Any]:
         "contexts": [
             {"id": c.id, "name": c.name, "lifespan": c.lifespan} for c in outcome.contexts
         ],
-        "fulfillment": [item_body(item) for item in outcome.fulfillment],
+        "fulfillment": [fulfillment.item_body(i) for i in answer_items(outcome.fulfillment)],
     }
     if outcome.debug is not None:
         body["debug"] = _debug_body(outcome.debug)
@@ -295,46 +296,34 @@ def result_body(turn: Turn, outcome: Outcome) -> dict[str, Any]:
     return body
 
 
-def item_body(item: FulfillmentItem) -> dict[str, Any]:
-    body: dict[str, Any]
+def answer_items(items: tuple[FulfillmentItem, ...]) -> tuple[fulfillment.Item, ...]:
+    """A turn's items as the answer contract has them (shared/fulfillment.py), which
+    writes them for the /query result, a webhook's payload and a channel's reply."""
+    return tuple(_answer_item(item) for item in items)
+
+
+def _answer_item(item: FulfillmentItem) -> fulfillment.Item:
     match item:
         case Text():
-            body = {"type": "text", "message": item.message}
+            return fulfillment.Text(item.message, item.delay)
         case QuickReplies():
-            quick = {"type": "quickReply", "title": item.title, "replies": list(item.replies)}
-            body = {"type": "quickReply", "messages": [quick]}
-            if item.buttons:
-                body["buttons"] = _buttons(item.buttons)
+            buttons = _answer_buttons(item.buttons)
+            return fulfillment.QuickReplies(item.title, item.replies, buttons, item.delay)
         case Image():
-            body = {"type": "image", "imageUrl": item.image_url}
+            return fulfillment.Image(item.image_url, item.delay)
         case Card():
-            body = {
-                "type": "card",
-                "title": item.title,
-                "subtitle": item.subtitle,
-                "imageUrl": item.image_url,
-                "buttons": _buttons(item.buttons),
-            }
+            buttons = _answer_buttons(item.buttons)
+            return fulfillment.Card(item.title, item.subtitle, item.image_url, buttons, item.delay)
         case ButtonTemplate():
-            buttons = _buttons(item.buttons)
-            body = {"type": "buttonTemplate", "title": item.title, "buttons": buttons}
+            return fulfillment.ButtonTemplate(item.title, _answer_buttons(item.buttons), item.delay)
         case Handoff():
-            body = {"type": "handoff", "connection": item.connection}
-    if item.delay is not None:
-        body["delay"] = item.delay
-    return body
+            return fulfillment.Handoff(item.connection, item.delay)
+        case _:
+            assert_never(item)
 
 
-def _buttons(buttons: tuple[Button, ...]) -> list[dict[str, str]]:
-    rendered = []
-    for button in buttons:
-        body = {"title": button.title, "postback": button.postback}
-        if button.kind is not None:
-            body["type"] = button.kind
-        if button.height is not None:
-            body["height"] = button.height
-        rendered.append(body)
-    return rendered
+def _answer_buttons(buttons: tuple[Button, ...]) -> tuple[fulfillment.Button, ...]:
+    return tuple(fulfillment.Button(b.title, b.postback, b.kind, b.height) for b in buttons)
 
 
 def _debug_body(debug: Debug) -> dict[str, Any]:

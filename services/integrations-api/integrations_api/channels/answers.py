@@ -1,6 +1,12 @@
-"""What every platform does alike with an answer: what a button does on a channel and
-how a click on it comes back, a text too long for one message, an item's delay, and
-what is left out before a platform sees it (`sendable`).
+"""What every platform does alike with an answer: which of its items a platform shows
+and how (`Shows`), what a button does on a channel and how a click on it comes back, a
+text too long for one message, an item's delay, and what is left out before a platform
+sees it (`sendable`).
+
+The items are the typed values of the answer contract (shared/fulfillment.py), handed
+to a platform by one exhaustive dispatch (`shown`): each platform declares, kind by
+kind, the messages that show an item, or `not_shown` (its explicit replacement:
+nothing). A handoff is shown by none: a person answers next.
 
 A fulfillment button (docs/query.md) either says something (its postback is the
 query), jumps to an interaction (`type: goto`, its postback the interaction id), opens
@@ -15,12 +21,14 @@ the click.
 """
 
 import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Generic, Literal, TypeVar, assert_never
 from urllib.parse import urlsplit
 
-from integrations_api.channels.platform import Call, Fulfillment, Outgoing, Pause, Skipped
+from integrations_api.channels.platform import Call, Outgoing, Pause, Skipped
+from shared import fulfillment
+from shared.fulfillment import ButtonTemplate, Card, Handoff, Image, Item, QuickReplies, Text
 
 QUERY_PREFIX = "q:"
 GOTO_PREFIX = "g:"
@@ -47,7 +55,48 @@ class Button:
     target: str = ""
 
 
-def read_buttons(items: Sequence[Mapping[str, Any]]) -> list[Button]:
+Message = TypeVar("Message")
+
+
+@dataclass(frozen=True)
+class Shows(Generic[Message]):
+    """A platform's messages for each kind of item (as `sendable` leaves it), or
+    `not_shown` for a kind it shows nothing of. A new kind of item is a new field here,
+    which every platform must then declare (mypy), and a new case of `shown`."""
+
+    text: Callable[[Text], list[Message]]
+    quick_replies: Callable[[QuickReplies], list[Message]]
+    image: Callable[[Image], list[Message]]
+    card: Callable[[Card], list[Message]]
+    button_template: Callable[[ButtonTemplate], list[Message]]
+    handoff: Callable[[Handoff], list[Message]]
+
+
+def not_shown(item: Item) -> list[Any]:
+    """A platform's replacement for an item it cannot show: nothing."""
+    return []
+
+
+def shown(shows: Shows[Message], item: Item) -> list[Message]:
+    """The messages that show `item` on the platform of `shows`."""
+    match item:
+        case Text():
+            return shows.text(item)
+        case QuickReplies():
+            return shows.quick_replies(item)
+        case Image():
+            return shows.image(item)
+        case Card():
+            return shows.card(item)
+        case ButtonTemplate():
+            return shows.button_template(item)
+        case Handoff():
+            return shows.handoff(item)
+        case _:
+            assert_never(item)
+
+
+def read_buttons(items: Sequence[fulfillment.Button]) -> list[Button]:
     """The buttons of a card or a button template, in order; a link or phone button
     whose target is no web address or phone number is left out (as the console shows
     it inert)."""
@@ -55,10 +104,10 @@ def read_buttons(items: Sequence[Mapping[str, Any]]) -> list[Button]:
     return [button for button in buttons if button is not None]
 
 
-def read_button(item: Mapping[str, Any]) -> Button | None:
-    title = str(item.get("title", ""))
-    postback = str(item.get("postback") or title)
-    kind = item.get("type")
+def read_button(item: fulfillment.Button) -> Button | None:
+    title = item.title
+    postback = item.postback or title
+    kind = item.kind
     if kind == "goto":
         return Button(title, "reply", value=GOTO_PREFIX + postback)
     if kind == "phone":
@@ -85,18 +134,18 @@ def is_web_address(value: str) -> bool:
     return address.scheme.lower() in ("http", "https") and bool(address.hostname)
 
 
-def blank(text: Any) -> bool:
-    return not str(text or "").strip()
+def blank(text: str) -> bool:
+    return not text.strip()
 
 
-def quick_reply_buttons(item: Mapping[str, Any]) -> tuple[str, list[Button]]:
+def quick_reply_buttons(item: QuickReplies) -> tuple[str, list[Button]]:
     """A quick-reply item's title and its buttons: a webhook's own buttons when it
     gave them, else one reply per quick reply."""
-    message = item["messages"][0]
-    if item.get("buttons"):
-        return str(message["title"]), read_buttons(item["buttons"])
-    replies = [Button(reply, "reply", value=QUERY_PREFIX + reply) for reply in message["replies"]]
-    return str(message["title"]), replies
+    if item.buttons:
+        return item.title, read_buttons(item.buttons)
+    return item.title, [
+        Button(reply, "reply", value=QUERY_PREFIX + reply) for reply in item.replies
+    ]
 
 
 def fitted_value(
@@ -151,9 +200,7 @@ def _longest_fitting(text: str, limit: int, size: Callable[[str], int]) -> int:
     return low
 
 
-def sendable(
-    item: Mapping[str, Any], url_limit: int | None = None
-) -> tuple[Mapping[str, Any] | None, list[Skipped]]:
+def sendable(item: Item, url_limit: int | None = None) -> tuple[Item | None, list[Skipped]]:
     """The item as a platform may show it, and what was left out of it, so that one bad
     part never makes the platform refuse the whole message (nor stop the items after
     it): an image address that is no web address (`is_web_address`) or longer than the
@@ -162,23 +209,22 @@ def sendable(
     title over buttons is PLACEHOLDER."""
     skipped: list[Skipped] = []
 
-    def image(url: Any) -> str:
-        text = str(url or "")
-        if not text:
+    def image(url: str) -> str:
+        if not url:
             return ""
-        if not is_web_address(text):
+        if not is_web_address(url):
             skipped.append(Skipped("image_url_invalid"))
             return ""
-        if url_limit is not None and len(text) > url_limit:
+        if url_limit is not None and len(url) > url_limit:
             skipped.append(Skipped("image_url_too_long"))
             return ""
-        return text
+        return url
 
-    def buttons(items: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    def buttons(items: Sequence[fulfillment.Button]) -> tuple[fulfillment.Button, ...]:
         kept = []
         for button in items:
             read = read_button(button)
-            if blank(button.get("title")):
+            if blank(button.title):
                 skipped.append(Skipped("blank_label"))
             elif read is None:
                 skipped.append(Skipped("button_target_invalid"))
@@ -186,101 +232,83 @@ def sendable(
                 skipped.append(Skipped("link_url_too_long"))
             else:
                 kept.append(button)
-        return kept
+        return tuple(kept)
 
-    def labels(replies: Sequence[Any]) -> list[str]:
-        kept = [str(reply) for reply in replies if not blank(reply)]
-        skipped.extend(Skipped("blank_label") for _ in range(len(replies) - len(kept)))
-        return kept
-
-    kept: Mapping[str, Any] | None
-    match item.get("type"):
-        case "text":
-            kept = None if blank(item.get("message")) else item
-        case "image":
-            url = image(item.get("imageUrl"))
-            kept = {**item, "imageUrl": url} if url else None
-        case "card":
-            kept = _card(item, image(item.get("imageUrl")), buttons(item.get("buttons", [])))
-        case "buttonTemplate":
-            kept = _titled(item, "title", buttons(item.get("buttons", [])))
-        case "quickReply":
-            kept = _quick_reply(item, labels, buttons)
-        case _:
+    kept: Item | None
+    match item:
+        case Text():
+            kept = None if blank(item.message) else item
+        case Image():
+            url = image(item.image_url)
+            kept = replace(item, image_url=url) if url else None
+        case Card():
+            kept = _card(item, image(item.image_url), buttons(item.buttons))
+        case ButtonTemplate():
+            kept = _titled(item, buttons(item.buttons))
+        case QuickReplies():
+            replies = tuple(reply for reply in item.replies if not blank(reply))
+            skipped.extend(Skipped("blank_label") for _ in range(len(item.replies) - len(replies)))
+            kept = _quick_reply(item, replies, buttons(item.buttons))
+        case Handoff():
             kept = item
-    if kept is None and item.get("type") in ("text", "card", "buttonTemplate", "quickReply"):
+        case _:
+            assert_never(item)
+    if kept is None and not isinstance(item, Image):
         skipped.append(Skipped("nothing_to_show"))
     return kept, skipped
 
 
-def _card(
-    card: Mapping[str, Any], image_url: str, buttons: list[Mapping[str, Any]]
-) -> Mapping[str, Any] | None:
+def _card(card: Card, image_url: str, buttons: tuple[fulfillment.Button, ...]) -> Item | None:
     """A card's blank title is its subtitle's place; a card of nothing but an image is
     that image."""
-    title, subtitle = str(card.get("title") or ""), str(card.get("subtitle") or "")
+    title, subtitle = card.title, card.subtitle
     if blank(title):
         title, subtitle = subtitle, ""
     if blank(title) and not buttons:
-        return {"type": "image", "imageUrl": image_url, **_delay(card)} if image_url else None
-    return {
-        **card,
-        "title": PLACEHOLDER if blank(title) else title,
-        "subtitle": "" if blank(subtitle) else subtitle,
-        "imageUrl": image_url,
-        "buttons": buttons,
-    }
+        return Image(image_url, card.delay) if image_url else None
+    return replace(
+        card,
+        title=PLACEHOLDER if blank(title) else title,
+        subtitle="" if blank(subtitle) else subtitle,
+        image_url=image_url,
+        buttons=buttons,
+    )
 
 
-def _titled(
-    item: Mapping[str, Any], name: str, buttons: list[Mapping[str, Any]]
-) -> Mapping[str, Any] | None:
-    if blank(item.get(name)):
-        return {**item, name: PLACEHOLDER, "buttons": buttons} if buttons else None
-    return {**item, "buttons": buttons}
+def _titled(item: ButtonTemplate, buttons: tuple[fulfillment.Button, ...]) -> Item | None:
+    if blank(item.title):
+        return replace(item, title=PLACEHOLDER, buttons=buttons) if buttons else None
+    return replace(item, buttons=buttons)
 
 
 def _quick_reply(
-    item: Mapping[str, Any],
-    labels: Callable[[Sequence[Any]], list[str]],
-    buttons: Callable[[Sequence[Mapping[str, Any]]], list[Mapping[str, Any]]],
-) -> Mapping[str, Any] | None:
-    messages = []
-    for message in item.get("messages", []):
-        replies = labels(message.get("replies", []))
-        if not blank(message.get("title")):
-            messages.append({**message, "replies": replies})
-        elif replies:
-            messages.append({**message, "title": PLACEHOLDER, "replies": replies})
-    if not messages:
-        return None
-    kept: dict[str, Any] = {**item, "messages": messages}
-    if item.get("buttons"):
-        kept["buttons"] = buttons(item["buttons"])
-    return kept
-
-
-def _delay(item: Mapping[str, Any]) -> dict[str, Any]:
-    return {"delay": item["delay"]} if item.get("delay") else {}
+    item: QuickReplies, replies: tuple[str, ...], buttons: tuple[fulfillment.Button, ...]
+) -> Item | None:
+    if not blank(item.title):
+        return replace(item, replies=replies, buttons=buttons)
+    if replies:
+        return replace(item, title=PLACEHOLDER, replies=replies, buttons=buttons)
+    return None
 
 
 def calls_with_delays(
-    fulfillment: Fulfillment,
-    calls_of: Callable[[Mapping[str, Any]], Sequence[Call | Skipped]],
+    answer: Sequence[Item],
+    shows: Shows[Message],
+    call: Callable[[Message], Call],
     url_limit: int | None = None,
 ) -> list[Outgoing]:
-    """The calls that show each item (`calls_of`, the platform's, given the item as
-    `sendable` leaves it), in order, with a `Pause` before an item that asks for a
-    `delay` (milliseconds, from a webhook's answer), and what was left out. An item the
-    platform shows nothing for (a handoff) waits for nothing."""
+    """The calls that show each item (the platform's `shows`, given the item as
+    `sendable` leaves it, each message made a `call`), in order, with a `Pause` before
+    an item that asks for a `delay` (milliseconds, from a webhook's answer), and what
+    was left out. An item the platform shows nothing for (a handoff) waits for nothing."""
     outgoing: list[Outgoing] = []
-    for item in fulfillment:
+    for item in answer:
         kept, skipped = sendable(item, url_limit)
         outgoing += skipped
         if kept is None:
             continue
-        calls = calls_of(kept)
-        if any(isinstance(call, Call) for call in calls) and item.get("delay"):
-            outgoing.append(Pause(float(item["delay"]) / 1000))
+        calls = [call(message) for message in shown(shows, kept)]
+        if calls and item.delay:
+            outgoing.append(Pause(item.delay / 1000))
         outgoing += calls
     return outgoing

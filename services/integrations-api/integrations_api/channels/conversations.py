@@ -2,7 +2,8 @@
 
 The call is authenticated, read and acknowledged at once; each message it carries is
 answered in the background (`work.py`): bot-api is asked for the turn, as the public
-/query would answer it, and the fulfillment is sent back through the platform's API.
+/query would answer it, and its answer (shared/fulfillment.py) is sent back through
+the platform's API.
 A delivery id seen before (the platform retrying) is not answered again.
 """
 
@@ -14,7 +15,7 @@ import logging
 from prometheus_client import Counter
 
 from integrations_api.channels.platform import (
-    Fulfillment,
+    Answer,
     Incoming,
     Profile,
     Reply,
@@ -26,7 +27,7 @@ from integrations_api.channels.repository import Channel
 from integrations_api.channels.service import ChannelBackends, send_all, session_id
 from integrations_api.channels.turns import TurnUnanswered
 from shared.errors import BadRequest, Unauthorized
-from shared.events import ChannelTurn
+from shared.events import ChannelTurn, UndecodableEvent
 
 log = logging.getLogger(__name__)
 
@@ -103,20 +104,20 @@ async def answer(
     answered), and the reason on the channel's `error`, a log line and a metric."""
     try:
         async with turn_slot:
-            fulfillment, problem = await _turn(backends, channel, incoming), None
+            answer, problem = await _turn(backends, channel, incoming), None
     except TurnFailed as failed:
-        fulfillment, problem = [], str(failed)
+        answer, problem = (), str(failed)
         TURNS_FAILED.labels(channel.type).inc()
         log.warning("channel %s: no turn: %s", channel.id, problem)
-    outgoing = PLATFORMS[channel.type].render(channel.credentials, incoming, fulfillment)
+    outgoing = PLATFORMS[channel.type].render(channel.credentials, incoming, answer)
     if await send_all(backends, channel, outgoing) and problem is not None:
         await backends.channels.record_delivery(channel.account_id, channel.id, problem)
 
 
-async def _turn(backends: ChannelBackends, channel: Channel, incoming: Incoming) -> Fulfillment:
-    """The turn's fulfillment (none for a click that carried nothing to say)."""
+async def _turn(backends: ChannelBackends, channel: Channel, incoming: Incoming) -> Answer:
+    """The turn's answer (none for a click that carried nothing to say)."""
     if incoming.query is None and incoming.goto is None and incoming.trigger is None:
-        return []
+        return ()
     turn = ChannelTurn(
         account_id=channel.account_id,
         story_id=channel.story_id,
@@ -131,10 +132,11 @@ async def _turn(backends: ChannelBackends, channel: Channel, incoming: Incoming)
         reply = await backends.turns.ask(turn)
     except TurnUnanswered as unanswered:
         raise TurnFailed(str(unanswered)) from None
+    except UndecodableEvent as unreadable:
+        raise TurnFailed(f"bot-api's reply is unreadable: {unreadable}") from None
     if reply.status != 200:
         raise TurnFailed(f"bot-api answered {reply.status}: {_details(reply.body)}")
-    fulfillment: Fulfillment = json.loads(reply.body)["result"]["fulfillment"]
-    return fulfillment
+    return reply.answer
 
 
 def parameters(source: str, profile: Profile) -> dict[str, str]:

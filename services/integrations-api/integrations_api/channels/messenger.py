@@ -11,17 +11,19 @@ from typing import Any
 from integrations_api.channels import meta
 from integrations_api.channels.answers import (
     Button,
+    Shows,
     calls_with_delays,
     chunks,
     fitted_value,
+    not_shown,
     quick_reply_buttons,
     read_buttons,
     read_click,
 )
 from integrations_api.channels.platform import (
+    Answer,
     Call,
     Credentials,
-    Fulfillment,
     Incoming,
     Outgoing,
     Reply,
@@ -29,6 +31,7 @@ from integrations_api.channels.platform import (
     Skipped,
     shape_errors_as_value_error,
 )
+from shared.fulfillment import ButtonTemplate, Card, Image, QuickReplies, Text
 
 SEND_PATH = "/me/messages"
 TEXT_LIMIT = 2000
@@ -64,13 +67,17 @@ class Messenger:
             entries, lambda entry: meta.each_read(entry.get("messaging", []), _read_event)
         )
 
-    def render(
-        self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment
-    ) -> list[Outgoing]:
-        def calls(item: Mapping[str, Any]) -> list[Call]:
-            return [_send(credentials, incoming.conversation, m) for m in _messages(item)]
+    @property
+    def shows(self) -> Shows[Any]:
+        return SHOWS
 
-        return calls_with_delays(fulfillment, calls, meta.URL_LIMIT)
+    def render(
+        self, credentials: Credentials, incoming: Incoming, answer: Answer
+    ) -> list[Outgoing]:
+        def call(message: Mapping[str, Any]) -> Call:
+            return _send(credentials, incoming.conversation, message)
+
+        return calls_with_delays(answer, SHOWS, call, meta.URL_LIMIT)
 
     def text(self, credentials: Credentials, conversation: str, text: str) -> list[Call]:
         pieces = chunks(text, TEXT_LIMIT)
@@ -112,27 +119,19 @@ def _read_event(event: Mapping[str, Any]) -> meta.Read:
     return [Incoming(str(message["mid"]), psid, psid, query=text)]
 
 
-def _messages(item: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The Send API `message` objects that show one fulfillment item."""
-    match item.get("type"):
-        case "text":
-            return [{"text": piece} for piece in chunks(str(item["message"]), TEXT_LIMIT)]
-        case "quickReply":
-            title, buttons = quick_reply_buttons(item)
-            return [_quick_replies(title, buttons)]
-        case "buttonTemplate":
-            return [_button_template(str(item["title"]), read_buttons(item["buttons"]))]
-        case "card":
-            return [_generic_template(item)]
-        case "image":
-            image = {"url": str(item["imageUrl"]), "is_reusable": True}
-            return [{"attachment": {"type": "image", "payload": image}}]
-    return []  # handoff: the channel shows nothing for it
+def _texts(item: Text) -> list[dict[str, Any]]:
+    return [{"text": piece} for piece in chunks(item.message, TEXT_LIMIT)]
 
 
-def _quick_replies(title: str, buttons: list[Button]) -> dict[str, Any]:
+def _image(item: Image) -> list[dict[str, Any]]:
+    image = {"url": item.image_url, "is_reusable": True}
+    return [{"attachment": {"type": "image", "payload": image}}]
+
+
+def _quick_replies(item: QuickReplies) -> list[dict[str, Any]]:
     """A text with up to 13 quick replies; a quick reply can only say something, so
     a link or phone button (a webhook's) is left out."""
+    title, buttons = quick_reply_buttons(item)
     replies = [
         {
             "content_type": "text",
@@ -145,37 +144,48 @@ def _quick_replies(title: str, buttons: list[Button]) -> dict[str, Any]:
     message: dict[str, Any] = {"text": title[:TEXT_LIMIT]}
     if replies:
         message["quick_replies"] = replies
-    return message
+    return [message]
 
 
-def _button_template(title: str, buttons: list[Button]) -> dict[str, Any]:
+def _button_template(item: ButtonTemplate) -> list[dict[str, Any]]:
     """A button template needs one to three buttons: with none left, its text."""
-    template_buttons = [_button(button) for button in buttons][:TEMPLATE_BUTTONS_LIMIT]
-    if not template_buttons:
-        return {"text": title[:TEXT_LIMIT]}
+    buttons = [_button(button) for button in read_buttons(item.buttons)]
+    if not buttons:
+        return [{"text": item.title[:TEXT_LIMIT]}]
     payload = {
         "template_type": "button",
-        "text": title[:BUTTON_TEMPLATE_TEXT_LIMIT],
-        "buttons": template_buttons,
+        "text": item.title[:BUTTON_TEMPLATE_TEXT_LIMIT],
+        "buttons": buttons[:TEMPLATE_BUTTONS_LIMIT],
     }
-    return {"attachment": {"type": "template", "payload": payload}}
+    return [{"attachment": {"type": "template", "payload": payload}}]
 
 
-def _generic_template(card: Mapping[str, Any]) -> dict[str, Any]:
+def _generic_template(card: Card) -> list[dict[str, Any]]:
     """A generic template's element needs something besides its title (a subtitle, an
     image or a button): a card of only a title is that text."""
-    if not (card.get("subtitle") or card.get("imageUrl") or card.get("buttons")):
-        return {"text": str(card["title"])[:TEXT_LIMIT]}
-    element: dict[str, Any] = {"title": str(card["title"])[:ELEMENT_TEXT_LIMIT]}
-    if card.get("subtitle"):
-        element["subtitle"] = str(card["subtitle"])[:ELEMENT_TEXT_LIMIT]
-    if card.get("imageUrl"):
-        element["image_url"] = str(card["imageUrl"])
-    buttons = [_button(button) for button in read_buttons(card["buttons"])]
+    if not (card.subtitle or card.image_url or card.buttons):
+        return [{"text": card.title[:TEXT_LIMIT]}]
+    element: dict[str, Any] = {"title": card.title[:ELEMENT_TEXT_LIMIT]}
+    if card.subtitle:
+        element["subtitle"] = card.subtitle[:ELEMENT_TEXT_LIMIT]
+    if card.image_url:
+        element["image_url"] = card.image_url
+    buttons = [_button(button) for button in read_buttons(card.buttons)]
     if buttons:
         element["buttons"] = buttons[:TEMPLATE_BUTTONS_LIMIT]
     payload = {"template_type": "generic", "elements": [element]}
-    return {"attachment": {"type": "template", "payload": payload}}
+    return [{"attachment": {"type": "template", "payload": payload}}]
+
+
+SHOWS: Shows[dict[str, Any]] = Shows(
+    text=_texts,
+    quick_replies=_quick_replies,
+    image=_image,
+    card=_generic_template,
+    button_template=_button_template,
+    handoff=not_shown,
+)
+"""The Send API `message` objects that show each kind of item."""
 
 
 def _button(button: Button) -> dict[str, Any]:

@@ -11,10 +11,14 @@ retries).
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from shared import json_body
 from shared.errors import BadRequest
+from shared.fulfillment import Item
+
+if TYPE_CHECKING:
+    from integrations_api.channels.answers import Shows
 
 Credentials = Mapping[str, str]
 """A channel's secrets by their API names (`botToken`, `signingSecret`, ...), plus
@@ -23,8 +27,9 @@ Credentials = Mapping[str, str]
 WELCOME = "welcome"
 """The trigger of a story's welcome interaction (SPEC: reserved)."""
 
-Fulfillment = list[dict[str, Any]]
-"""`result.fulfillment` as /query answers it (docs/api.md)."""
+Answer = Sequence[Item]
+"""A turn's answer: its items, as bot-api's channel reply carries them
+(shared/fulfillment.py)."""
 
 
 @dataclass(frozen=True)
@@ -137,11 +142,16 @@ class Platform(Protocol):
         platform would never send."""
         ...
 
+    @property
+    def shows(self) -> "Shows[Any]":
+        """What it shows of each kind of answer item (channels/answers.py)."""
+        ...
+
     def render(
-        self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment
+        self, credentials: Credentials, incoming: Incoming, answer: Answer
     ) -> list[Outgoing]:
         """The calls that show an answer to the user, in order, with its delays (and
-        answering a Telegram click), and what was left out of it."""
+        answering a Telegram click), and what was left out of it (channels/answers.py)."""
         ...
 
     def text(self, credentials: Credentials, conversation: str, text: str) -> list[Call]:

@@ -14,17 +14,19 @@ from urllib.parse import parse_qs
 
 from integrations_api.channels.answers import (
     Button,
+    Shows,
     calls_with_delays,
     chunks,
     fitted_value,
+    not_shown,
     quick_reply_buttons,
     read_buttons,
     read_click,
 )
 from integrations_api.channels.platform import (
+    Answer,
     Call,
     Credentials,
-    Fulfillment,
     Incoming,
     Outgoing,
     Reply,
@@ -32,6 +34,7 @@ from integrations_api.channels.platform import (
     read_json,
     shape_errors_as_value_error,
 )
+from shared.fulfillment import ButtonTemplate, Card, Image, QuickReplies
 
 POST_MESSAGE = "/api/chat.postMessage"
 SIGNATURE_WINDOW_SECONDS = 300
@@ -92,13 +95,17 @@ class Slack:
                 return _read_interaction(_object(payload))
             return _read_event(_object(body))
 
-    def render(
-        self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment
-    ) -> list[Outgoing]:
-        def calls(item: Mapping[str, Any]) -> list[Call]:
-            return [_post(credentials, incoming.conversation, m) for m in _messages(item)]
+    @property
+    def shows(self) -> Shows[Any]:
+        return SHOWS
 
-        return calls_with_delays(fulfillment, calls, URL_LIMIT)
+    def render(
+        self, credentials: Credentials, incoming: Incoming, answer: Answer
+    ) -> list[Outgoing]:
+        def call(message: Mapping[str, Any]) -> Call:
+            return _post(credentials, incoming.conversation, message)
+
+        return calls_with_delays(answer, SHOWS, call, URL_LIMIT)
 
     def text(self, credentials: Credentials, conversation: str, text: str) -> list[Call]:
         return [_post(credentials, conversation, message) for message in _texts(text)]
@@ -182,37 +189,29 @@ def _texts(text: str) -> list[dict[str, Any]]:
     return [{"text": _escaped(piece)} for piece in chunks(text, TEXT_LIMIT, _escaped_length)]
 
 
-def _messages(item: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The chat.postMessage bodies (without the channel) that show one fulfillment
-    item; `text` is what notifications and clients without blocks show."""
-    match item.get("type"):
-        case "text":
-            return _texts(str(item["message"]))
-        case "quickReply":
-            title, buttons = quick_reply_buttons(item)
-            return [_with_buttons(title, _section(_fitted(title, SECTION_TEXT_LIMIT)), buttons)]
-        case "buttonTemplate":
-            title = str(item["title"])
-            section = _section(_fitted(title, SECTION_TEXT_LIMIT))
-            return [_with_buttons(title, section, read_buttons(item["buttons"]))]
-        case "card":
-            return [_card(item)]
-        case "image":
-            url = str(item["imageUrl"])
-            return [{"text": _escaped(url), "blocks": [_image(url)]}]
-    return []  # handoff: the channel shows nothing for it
+def _quick_replies(item: QuickReplies) -> list[dict[str, Any]]:
+    title, buttons = quick_reply_buttons(item)
+    return [_with_buttons(title, _section(_fitted(title, SECTION_TEXT_LIMIT)), buttons)]
 
 
-def _card(item: Mapping[str, Any]) -> dict[str, Any]:
+def _button_template(item: ButtonTemplate) -> list[dict[str, Any]]:
+    section = _section(_fitted(item.title, SECTION_TEXT_LIMIT))
+    return [_with_buttons(item.title, section, read_buttons(item.buttons))]
+
+
+def _picture(item: Image) -> list[dict[str, Any]]:
+    return [{"text": _escaped(item.image_url), "blocks": [_image(item.image_url)]}]
+
+
+def _card(item: Card) -> list[dict[str, Any]]:
     """The title in bold (the markup around it is Parley's), the subtitle below."""
-    title, subtitle = str(item["title"]), str(item.get("subtitle") or "")
+    title, subtitle = item.title, item.subtitle
     bold = f"*{_fitted(title, SECTION_TEXT_LIMIT // 2)}*"
     below = _fitted(subtitle, SECTION_TEXT_LIMIT - len(bold) - 1) if subtitle else ""
     section = _section(bold + (f"\n{below}" if below else ""))
-    image_url = str(item.get("imageUrl") or "")
-    if image_url:
-        section["accessory"] = _image(image_url)
-    return _with_buttons(title, section, read_buttons(item["buttons"]))
+    if item.image_url:
+        section["accessory"] = _image(item.image_url)
+    return [_with_buttons(title, section, read_buttons(item.buttons))]
 
 
 def _section(mrkdwn: str) -> dict[str, Any]:
@@ -249,6 +248,18 @@ def _button(index: int, button: Button) -> dict[str, Any]:
     else:
         element["value"] = fitted_value(button, BUTTON_VALUE_LIMIT)
     return element
+
+
+SHOWS: Shows[dict[str, Any]] = Shows(
+    text=lambda item: _texts(item.message),
+    quick_replies=_quick_replies,
+    image=_picture,
+    card=_card,
+    button_template=_button_template,
+    handoff=not_shown,
+)
+"""The chat.postMessage bodies (without the channel) that show each kind of item;
+`text` is what notifications and clients without blocks show."""
 
 
 def _post(credentials: Credentials, channel: str, message: Mapping[str, Any]) -> Call:

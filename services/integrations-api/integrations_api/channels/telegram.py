@@ -9,23 +9,25 @@ ignores the others. An answer is written as Bot API methods, one per fulfillment
 
 import functools
 import hmac
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from integrations_api.channels.answers import (
     Button,
+    Shows,
     calls_with_delays,
     chunks,
     fitted_value,
+    not_shown,
     quick_reply_buttons,
     read_buttons,
     read_click,
 )
 from integrations_api.channels.platform import (
     WELCOME,
+    Answer,
     Call,
     Credentials,
-    Fulfillment,
     Incoming,
     Outgoing,
     Profile,
@@ -34,6 +36,7 @@ from integrations_api.channels.platform import (
     read_json,
     shape_errors_as_value_error,
 )
+from shared.fulfillment import ButtonTemplate, Card, Image, QuickReplies, Text
 
 SECRET_HEADER = "x-telegram-bot-api-secret-token"
 ALLOWED_UPDATES = ("message", "callback_query")
@@ -61,8 +64,12 @@ class Telegram:
         with shape_errors_as_value_error():
             return _update(read_json(body))
 
+    @property
+    def shows(self) -> Shows[Any]:
+        return SHOWS
+
     def render(
-        self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment
+        self, credentials: Credentials, incoming: Incoming, answer: Answer
     ) -> list[Outgoing]:
         token = credentials["botToken"]
         chat = _chat_id(incoming.conversation)
@@ -70,10 +77,11 @@ class Telegram:
         if incoming.callback is not None:
             answered = {"callback_query_id": incoming.callback}
             outgoing.append(_method(token, "answerCallbackQuery", answered))
-        return outgoing + calls_with_delays(fulfillment, functools.partial(_item, token, chat))
+        return outgoing + calls_with_delays(answer, SHOWS, functools.partial(_to, token, chat))
 
     def text(self, credentials: Credentials, conversation: str, text: str) -> list[Call]:
-        return _texts(credentials["botToken"], _chat_id(conversation), text)
+        token, chat = credentials["botToken"], _chat_id(conversation)
+        return [_to(token, chat, message) for message in _texts(text)]
 
 
 PLATFORM = Telegram()
@@ -157,32 +165,37 @@ def _chat_id(conversation: str) -> int | str:
         return conversation
 
 
+Message = tuple[str, dict[str, Any]]
+"""A Bot API method and its fields, but for the chat."""
+
+
 def _method(token: str, name: str, fields: Mapping[str, Any]) -> Call:
     return Call(path=f"/bot{token}/{name}", json=fields)
 
 
-def _texts(token: str, chat: int | str, text: str) -> list[Call]:
-    return [_send_message(token, chat, piece) for piece in chunks(text, TEXT_CHARACTERS)]
+def _to(token: str, chat: int | str, message: Message) -> Call:
+    name, fields = message
+    return _method(token, name, {"chat_id": chat, **fields})
 
 
-def _send_message(
-    token: str, chat: int | str, text: str, markup: Mapping[str, Any] | None = None
-) -> Call:
-    fields: dict[str, Any] = {"chat_id": chat, "text": text[:TEXT_CHARACTERS]}
+def _texts(text: str) -> list[Message]:
+    return [_send_message(piece) for piece in chunks(text, TEXT_CHARACTERS)]
+
+
+def _send_message(text: str, markup: Mapping[str, Any] | None = None) -> Message:
+    fields: dict[str, Any] = {"text": text[:TEXT_CHARACTERS]}
     if markup is not None:
         fields["reply_markup"] = markup
-    return _method(token, "sendMessage", fields)
+    return "sendMessage", fields
 
 
-def _send_photo(
-    token: str, chat: int | str, photo: str, caption: str, markup: Mapping[str, Any] | None
-) -> Call:
-    fields: dict[str, Any] = {"chat_id": chat, "photo": photo}
+def _send_photo(photo: str, caption: str, markup: Mapping[str, Any] | None) -> Message:
+    fields: dict[str, Any] = {"photo": photo}
     if caption:
         fields["caption"] = caption[:CAPTION_CHARACTERS]
     if markup is not None:
         fields["reply_markup"] = markup
-    return _method(token, "sendPhoto", fields)
+    return "sendPhoto", fields
 
 
 def _inline_keyboard(buttons: list[Button]) -> dict[str, Any] | None:
@@ -198,7 +211,7 @@ def _inline_keyboard(buttons: list[Button]) -> dict[str, Any] | None:
     return {"inline_keyboard": rows} if rows else None
 
 
-def _reply_keyboard(replies: list[str]) -> dict[str, Any]:
+def _reply_keyboard(replies: Sequence[str]) -> dict[str, Any]:
     return {
         "keyboard": [[{"text": reply}] for reply in replies],
         "one_time_keyboard": True,
@@ -206,31 +219,43 @@ def _reply_keyboard(replies: list[str]) -> dict[str, Any]:
     }
 
 
-def _item(token: str, chat: int | str, item: Mapping[str, Any]) -> list[Call]:
-    """The Bot API calls that show one fulfillment item."""
-    kind = item.get("type")
-    if kind == "text":
-        return _texts(token, chat, str(item["message"]))
-    if kind == "image":
-        return [_send_photo(token, chat, item["imageUrl"], "", None)]
-    if kind == "quickReply" and item.get("buttons"):
-        # a webhook's quick replies are buttons that may jump (goto): only an inline
-        # keyboard's callback carries that; a reply keyboard can only say its text
+def _quick_replies(item: QuickReplies) -> list[Message]:
+    """A webhook's quick replies are buttons that may jump (goto): only an inline
+    keyboard's callback carries that; a reply keyboard can only say its text."""
+    if item.buttons:
         title, buttons = quick_reply_buttons(item)
-        return [_send_message(token, chat, title, _inline_keyboard(buttons))]
-    if kind == "quickReply":
-        return [
-            _send_message(token, chat, str(message["title"]), _reply_keyboard(replies))
-            for message in item.get("messages", [])
-            if (replies := message.get("replies"))
-        ]
-    if kind == "card":
-        caption = "\n".join(p for p in (item.get("title"), item.get("subtitle")) if p)
-        markup = _inline_keyboard(read_buttons(item.get("buttons", [])))
-        if item.get("imageUrl"):
-            return [_send_photo(token, chat, item["imageUrl"], caption, markup)]
-        return [_send_message(token, chat, caption, markup)]
-    if kind == "buttonTemplate":
-        markup = _inline_keyboard(read_buttons(item.get("buttons", [])))
-        return [_send_message(token, chat, str(item["title"]), markup)]
-    return []  # handoff and anything newer: nothing to show
+        return [_send_message(title, _inline_keyboard(buttons))]
+    if not item.replies:
+        return []
+    return [_send_message(item.title, _reply_keyboard(item.replies))]
+
+
+def _card(item: Card) -> list[Message]:
+    caption = "\n".join(p for p in (item.title, item.subtitle) if p)
+    markup = _inline_keyboard(read_buttons(item.buttons))
+    if item.image_url:
+        return [_send_photo(item.image_url, caption, markup)]
+    return [_send_message(caption, markup)]
+
+
+def _button_template(item: ButtonTemplate) -> list[Message]:
+    return [_send_message(item.title, _inline_keyboard(read_buttons(item.buttons)))]
+
+
+def _photo(item: Image) -> list[Message]:
+    return [_send_photo(item.image_url, "", None)]
+
+
+def _text(item: Text) -> list[Message]:
+    return _texts(item.message)
+
+
+SHOWS: Shows[Message] = Shows(
+    text=_text,
+    quick_replies=_quick_replies,
+    image=_photo,
+    card=_card,
+    button_template=_button_template,
+    handoff=not_shown,
+)
+"""The Bot API methods that show each kind of item."""

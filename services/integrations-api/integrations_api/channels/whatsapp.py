@@ -11,17 +11,19 @@ from typing import Any
 from integrations_api.channels import meta
 from integrations_api.channels.answers import (
     Button,
+    Shows,
     calls_with_delays,
     chunks,
     fitted_value,
+    not_shown,
     quick_reply_buttons,
     read_buttons,
     read_click,
 )
 from integrations_api.channels.platform import (
+    Answer,
     Call,
     Credentials,
-    Fulfillment,
     Incoming,
     Outgoing,
     Profile,
@@ -30,6 +32,7 @@ from integrations_api.channels.platform import (
     Skipped,
     shape_errors_as_value_error,
 )
+from shared.fulfillment import ButtonTemplate, Card, Image, QuickReplies, Text
 
 TEXT_LIMIT = 4096
 """Characters of a text message's body (and of a list message's)."""
@@ -72,13 +75,17 @@ class WhatsApp:
             ),
         )
 
-    def render(
-        self, credentials: Credentials, incoming: Incoming, fulfillment: Fulfillment
-    ) -> list[Outgoing]:
-        def calls(item: Mapping[str, Any]) -> list[Call]:
-            return [_send(credentials, incoming.conversation, m) for m in _messages(item)]
+    @property
+    def shows(self) -> Shows[Any]:
+        return SHOWS
 
-        return calls_with_delays(fulfillment, calls, meta.URL_LIMIT)
+    def render(
+        self, credentials: Credentials, incoming: Incoming, answer: Answer
+    ) -> list[Outgoing]:
+        def call(message: Mapping[str, Any]) -> Call:
+            return _send(credentials, incoming.conversation, message)
+
+        return calls_with_delays(answer, SHOWS, call, meta.URL_LIMIT)
 
     def text(self, credentials: Credentials, conversation: str, text: str) -> list[Call]:
         pieces = chunks(text, TEXT_LIMIT)
@@ -141,21 +148,20 @@ def _read_message(message: Mapping[str, Any], names: Mapping[str, str]) -> meta.
     return [Incoming(str(message["id"]), wa_id, wa_id, query=query, goto=goto, profile=profile)]
 
 
-def _messages(item: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The message objects (without `to`) that show one fulfillment item."""
-    match item.get("type"):
-        case "text":
-            return [_text(piece) for piece in chunks(str(item["message"]), TEXT_LIMIT)]
-        case "quickReply":
-            title, buttons = quick_reply_buttons(item)
-            return [_choices(title, buttons)]
-        case "buttonTemplate":
-            return [_choices(str(item["title"]), read_buttons(item["buttons"]))]
-        case "card":
-            return [_card(item)]
-        case "image":
-            return [{"type": "image", "image": {"link": str(item["imageUrl"])}}]
-    return []  # handoff: the channel shows nothing for it
+def _texts(item: Text) -> list[dict[str, Any]]:
+    return [_text(piece) for piece in chunks(item.message, TEXT_LIMIT)]
+
+
+def _quick_replies(item: QuickReplies) -> list[dict[str, Any]]:
+    return [_choices(*quick_reply_buttons(item))]
+
+
+def _button_template(item: ButtonTemplate) -> list[dict[str, Any]]:
+    return [_choices(item.title, read_buttons(item.buttons))]
+
+
+def _image(item: Image) -> list[dict[str, Any]]:
+    return [{"type": "image", "image": {"link": item.image_url}}]
 
 
 def _text(body: str) -> dict[str, Any]:
@@ -195,14 +201,12 @@ def _choices(
     return {"type": "interactive", "interactive": interactive}
 
 
-def _card(card: Mapping[str, Any]) -> dict[str, Any]:
+def _card(card: Card) -> list[dict[str, Any]]:
     """A card as reply buttons under its image (WhatsApp's `header`), its title in
     bold and its subtitle below."""
-    title, subtitle = str(card["title"]), str(card.get("subtitle") or "")
-    text = f"*{title}*" + (f"\n{subtitle}" if subtitle else "")
-    image_url = str(card.get("imageUrl") or "")
-    header = {"type": "image", "image": {"link": image_url}} if image_url else None
-    return _choices(text, read_buttons(card["buttons"]), header)
+    text = f"*{card.title}*" + (f"\n{card.subtitle}" if card.subtitle else "")
+    header = {"type": "image", "image": {"link": card.image_url}} if card.image_url else None
+    return [_choices(text, read_buttons(card.buttons), header)]
 
 
 def _with_links(text: str, buttons: list[Button]) -> str:
@@ -229,6 +233,17 @@ def _reply_button(button: Button) -> dict[str, Any]:
 
 def _row(button: Button) -> dict[str, Any]:
     return {"id": fitted_value(button, ROW_ID_LIMIT), "title": button.title[:ROW_TITLE_LIMIT]}
+
+
+SHOWS: Shows[dict[str, Any]] = Shows(
+    text=_texts,
+    quick_replies=_quick_replies,
+    image=_image,
+    card=_card,
+    button_template=_button_template,
+    handoff=not_shown,
+)
+"""The message objects (without `to`) that show each kind of item."""
 
 
 def _send(credentials: Credentials, wa_id: str, message: Mapping[str, Any]) -> Call:
