@@ -1,5 +1,5 @@
 """The misses inbox's clustering alone: 10,000 unresolved turns (the inbox's bound,
-storage/inbox.py), with sentence vectors, without, and the worst case where no two
+inbox/repository.py), with sentence vectors, without, and the worst case where no two
 messages are alike; medians of several runs (the goal: within 1 s)."""
 
 import asyncio
@@ -21,8 +21,8 @@ from bench.history_load import semantic_ready
 from bench.stack import Stack, running_stack
 from bot_api.domain.history import TurnRecord
 from bot_api.engine.clustering import Miss, clusters
-from bot_api.storage.inbox import MAX_INBOX_TURNS
-from bot_api.storage.turns import turn_to_document
+from bot_api.history.repository import turn_to_document
+from bot_api.inbox.repository import MAX_INBOX_TURNS
 
 RUNS = 5
 PARTS = ("read", "clustering", "suggestions")

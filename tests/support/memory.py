@@ -1,7 +1,7 @@
 """bot-api's repositories in memory (dicts of the typed values they take and return), for
-unit tests of the layers above storage; the repository tests of tests/integration hold
-each to the contract of its MongoDB twin in bot_api.storage: a story update is conditional
-on its revision and counts phrases only for a story that has the counter, entity names
+unit tests of the services above them; the repository tests of tests/integration hold
+each to the contract of its MongoDB twin (a feature's repository.py): a story update is
+conditional on its revision and counts phrases only for a story that has the counter, entity names
 are unique per account, a session save is conditional on its version, the connection
 view keeps the newest revision.
 
@@ -20,6 +20,7 @@ import numpy as np
 from bson import ObjectId
 from pymongo.errors import AutoReconnect
 
+from bot_api.connections.repository import Connection
 from bot_api.domain.analytics import ANY, BucketKey, Conversation, Segment, SessionKey, Tally
 from bot_api.domain.conversation_tests import ConversationTest, StoredTest, TestRun
 from bot_api.domain.entities import Entity
@@ -31,14 +32,8 @@ from bot_api.domain.structure import Structure
 from bot_api.engine.clustering import Miss, normalised
 from bot_api.engine.semantic import StoredVectors, Vectors
 from bot_api.engine.turn import SessionState
-from bot_api.storage import Stores, object_id
-from bot_api.storage.connections import Connection
-from bot_api.storage.entities import StoredEntity
-from bot_api.storage.inbox import MAX_INBOX_TURNS, PROMPT_CONTINUED
-from bot_api.storage.interactions import InteractionSummary
-from bot_api.storage.sessions import OpenHandoff, StoredSession, session_key
-from bot_api.storage.stories import StoryFields, StoryRecord
-from bot_api.storage.turns import (
+from bot_api.entities.repository import StoredEntity
+from bot_api.history.repository import (
     MAX_TRANSCRIPT_TURNS,
     ConversationFilter,
     ConversationPage,
@@ -53,10 +48,15 @@ from bot_api.storage.turns import (
     vector_from_document,
     vector_model,
 )
-from bot_api.storage.versions import StoryVersion, VersionSummary
+from bot_api.inbox.repository import MAX_INBOX_TURNS, PROMPT_CONTINUED
+from bot_api.interactions.repository import InteractionSummary
+from bot_api.query.repository import OpenHandoff, StoredSession, session_key
+from bot_api.stores import Stores
+from bot_api.stories.repository import StoryFields, StoryRecord
+from bot_api.versions.repository import StoryVersion, VersionSummary
 from shared.errors import Conflict
 from shared.events import ConnectionChanged
-from shared.ids import is_object_id
+from shared.ids import is_object_id, object_id
 from shared.pages import EVERY_ITEM, Page
 from shared.timeutil import utcnow
 

@@ -5,32 +5,29 @@ from datetime import timedelta
 
 from aiohttp import web
 
-from bot_api.api import (
-    analytics,
-    conversation_tests,
-    entities,
-    handoffs,
-    history,
-    inbox,
-    interactions,
-    query,
-    stories,
-    transfer,
-    versions,
-)
-from bot_api.api.common import MANAGEMENT_STATUS_FIELD
+from bot_api.analytics import views as analytics
+from bot_api.analytics.counters import AnalyticsCounters
+from bot_api.analytics.repository import AnalyticsRepository
+from bot_api.analytics.service import AnalyticsReports
 from bot_api.changes import ChangeFeed
+from bot_api.common.views import MANAGEMENT_STATUS_FIELD
 from bot_api.console.pages import add_console
-from bot_api.conversations.analytics import AnalyticsCounters
-from bot_api.conversations.answering import ConversationService, turn_threads
-from bot_api.conversations.cache import StoryCache
-from bot_api.conversations.history import TurnRecorder
-from bot_api.conversations.sweep import VectorSweeper
-from bot_api.conversations.vectors import PhraseVectorService
-from bot_api.conversations.written import WrittenPhrases
 from bot_api.encoding.minilm import MiniLmEncoder
 from bot_api.encoding.use_multilingual import UseMultilingualEncoder
 from bot_api.engine.semantic import Encoders
+from bot_api.entities import views as entities
+from bot_api.entities.service import EntityService
+from bot_api.handoffs import views as handoffs
+from bot_api.handoffs.service import HandoffService
+from bot_api.history import views as history
+from bot_api.history.recorder import TurnRecorder
+from bot_api.history.service import HistoryService
+from bot_api.inbox import views as inbox
+from bot_api.inbox.clustering import InboxClusterings
+from bot_api.inbox.repository import InboxRepository
+from bot_api.inbox.service import InboxService
+from bot_api.interactions import views as interactions
+from bot_api.interactions.service import InteractionService
 from bot_api.keys import (
     ACCOUNTS,
     ANALYTICS,
@@ -55,18 +52,6 @@ from bot_api.keys import (
     TRANSFER_WORK,
     VERSIONS,
 )
-from bot_api.management.analytics import AnalyticsReports
-from bot_api.management.conversation_tests import ConversationTestService
-from bot_api.management.entities import EntityService
-from bot_api.management.handoffs import HandoffService
-from bot_api.management.history import HistoryService
-from bot_api.management.inbox import InboxService
-from bot_api.management.inbox_clustering import InboxClusterings
-from bot_api.management.interactions import InteractionService
-from bot_api.management.quotas import StoredQuotas
-from bot_api.management.stories import StoryService
-from bot_api.management.transfer import StoryTransfer
-from bot_api.management.versions import VersionService
 from bot_api.messaging import (
     NatsConnectionDirectory,
     channel_turns,
@@ -75,14 +60,27 @@ from bot_api.messaging import (
     story_events,
     story_lookups,
 )
-from bot_api.schemas.versions import StoryDocuments
-from bot_api.storage import Stores
-from bot_api.storage.analytics import AnalyticsRepository
-from bot_api.storage.conversation_tests import ConversationTestRepository
-from bot_api.storage.inbox import InboxRepository
-from bot_api.storage.vectors import PhraseVectorRepository
-from bot_api.webhooks.caller import WebhookCaller
-from bot_api.webhooks.delivery import Deliveries
+from bot_api.query import views as query
+from bot_api.query.service import ConversationService, turn_threads
+from bot_api.query.webhooks.caller import WebhookCaller
+from bot_api.query.webhooks.delivery import Deliveries
+from bot_api.quotas import StoredQuotas
+from bot_api.stores import Stores
+from bot_api.stories import views as stories
+from bot_api.stories.service import StoryService
+from bot_api.story_cache.cache import StoryCache
+from bot_api.story_cache.repository import PhraseVectorRepository
+from bot_api.story_cache.sweep import VectorSweeper
+from bot_api.story_cache.vectors import PhraseVectorService
+from bot_api.story_cache.written import WrittenPhrases
+from bot_api.story_tests import views as conversation_tests
+from bot_api.story_tests.repository import ConversationTestRepository
+from bot_api.story_tests.service import ConversationTestService
+from bot_api.transfer import views as transfer
+from bot_api.transfer.service import StoryTransfer
+from bot_api.versions import views as versions
+from bot_api.versions.schemas import StoryDocuments
+from bot_api.versions.service import VersionService
 from shared.config import Config
 from shared.fair_work import FairWork
 from shared.service import (

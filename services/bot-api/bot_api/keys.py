@@ -2,23 +2,23 @@
 
 from aiohttp import web
 
+from bot_api.analytics.counters import AnalyticsCounters
+from bot_api.analytics.service import AnalyticsReports
 from bot_api.changes import ChangeFeed
-from bot_api.conversations.analytics import AnalyticsCounters
-from bot_api.conversations.answering import ConversationService
-from bot_api.conversations.cache import StoryCache
-from bot_api.conversations.history import TurnRecorder
-from bot_api.conversations.vectors import PhraseVectorService
-from bot_api.management.analytics import AnalyticsReports
-from bot_api.management.conversation_tests import ConversationTestService
-from bot_api.management.entities import EntityService
-from bot_api.management.handoffs import HandoffService
-from bot_api.management.history import HistoryService
-from bot_api.management.inbox import InboxService
-from bot_api.management.interactions import InteractionService
-from bot_api.management.stories import StoryService
-from bot_api.management.transfer import StoryTransfer
-from bot_api.management.versions import VersionService
-from bot_api.storage import Stores
+from bot_api.entities.service import EntityService
+from bot_api.handoffs.service import HandoffService
+from bot_api.history.recorder import TurnRecorder
+from bot_api.history.service import HistoryService
+from bot_api.inbox.service import InboxService
+from bot_api.interactions.service import InteractionService
+from bot_api.query.service import ConversationService
+from bot_api.stores import Stores
+from bot_api.stories.service import StoryService
+from bot_api.story_cache.cache import StoryCache
+from bot_api.story_cache.vectors import PhraseVectorService
+from bot_api.story_tests.service import ConversationTestService
+from bot_api.transfer.service import StoryTransfer
+from bot_api.versions.service import VersionService
 from shared.fair_work import FairWork
 from shared.keys import ACCOUNTS, CONFIG, DATABASE, NATS, OUTBOX, PRINCIPALS, RATE_LIMITS
 

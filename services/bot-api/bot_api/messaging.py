@@ -3,7 +3,7 @@
 - Answers integrations-api's story look-ups, through the same management function as
   the HTTP handlers, so tenancy is the same.
 - Answers channels' turns as the public key's /query would
-  (bot_api/conversations/channel_turns.py).
+  (bot_api/query/channel_turns.py).
 - Publishes each reported change to JetStream once the database write succeeded, and
   follows the stream so that every replica's story cache learns of every change.
 - Keeps the view of webhook connections that deliveries use, and reports how each
@@ -29,9 +29,9 @@ from bot_api.changes import (
     StoryDeleted,
     StoryEdited,
 )
-from bot_api.conversations.channel_turns import ChannelTurns, undecodable
 from bot_api.keys import CHANGES, CONVERSATIONS, PRINCIPALS, RATE_LIMITS, STORES, STORY_CACHE
-from bot_api.management.stories import load_story
+from bot_api.query.channel_turns import ChannelTurns, undecodable
+from bot_api.stories.service import load_story
 from shared.errors import NotFound, Unavailable
 from shared.events import (
     LOOKUP_TIMEOUT_SECONDS,

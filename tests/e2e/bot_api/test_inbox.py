@@ -1,4 +1,4 @@
-"""The misses inbox over HTTP: turns written as the recorder writes them (storage/turns.py)
+"""The misses inbox over HTTP: turns written as the recorder writes them (history/repository.py)
 into the story's `turns` collection, clustered by the API, and the actions on a cluster
 live on the very next /query."""
 
@@ -15,8 +15,8 @@ from bson import ObjectId
 from prometheus_client import generate_latest
 
 from bot_api.domain.history import OutcomeKind, TurnRecord
-from bot_api.storage.inbox import MAX_INBOX_TURNS
-from bot_api.storage.turns import turn_from_document, turn_to_document
+from bot_api.history.repository import turn_from_document, turn_to_document
+from bot_api.inbox.repository import MAX_INBOX_TURNS
 from shared import mongo
 from shared.config import Config
 from support.api import Api, Tenant

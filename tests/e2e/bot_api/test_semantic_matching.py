@@ -14,8 +14,8 @@ from bot_api.domain.history import TurnRecord
 from bot_api.domain.interactions import default_interactions
 from bot_api.domain.settings import Settings
 from bot_api.engine.clustering import normalised
+from bot_api.history.repository import turn_to_document
 from bot_api.keys import PHRASE_VECTORS, RECORDER, STORES
-from bot_api.storage.turns import turn_to_document
 from shared import mongo
 from shared.config import Config
 from support.api import Api

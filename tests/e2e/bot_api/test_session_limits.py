@@ -8,7 +8,7 @@ import bson
 from aiohttp.test_utils import TestClient
 from pymongo import MongoClient
 
-from bot_api.storage.sessions import MAX_SESSION_BYTES, MAX_SESSION_PARAMETERS
+from bot_api.query.repository import MAX_SESSION_BYTES, MAX_SESSION_PARAMETERS
 from shared.config import Config
 from support.api import Api
 from support.responsiveness import healthz_probed

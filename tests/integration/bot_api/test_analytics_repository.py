@@ -11,12 +11,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from pymongo import AsyncMongoClient
 
-from bot_api.conversations.analytics import AnalyticsCounters, AnalyticsStore
+from bot_api.analytics.counters import AnalyticsCounters, AnalyticsStore
+from bot_api.analytics.repository import AnalyticsRepository
 from bot_api.domain.analytics import Tally, hour_of, latency_bucket
 from bot_api.domain.history import AnsweredBy, TurnRecord
-from bot_api.storage import new_object_id
-from bot_api.storage.analytics import AnalyticsRepository
 from shared.config import Config
+from shared.ids import new_object_id
 from support.memory import AnalyticsInMemory
 
 NOON = datetime(2026, 3, 1, 12, tzinfo=UTC)

@@ -9,11 +9,10 @@ from collections.abc import AsyncIterator
 import pytest
 from pymongo import AsyncMongoClient
 
-from bot_api.storage import new_object_id
-from bot_api.storage.connections import ConnectionViewRepository
-from bot_api.storage.protocols import ConnectionView
+from bot_api.connections.repository import ConnectionView, ConnectionViewRepository
 from shared.config import Config
 from shared.events import ConnectionChanged
+from shared.ids import new_object_id
 from support.documents import ACCOUNTS, Documents, changed, contents
 from support.memory import ConnectionsInMemory, Database
 

@@ -17,10 +17,9 @@ from bot_api.domain.conversation_tests import (
     TestResult,
     TestRun,
 )
-from bot_api.storage import new_object_id
-from bot_api.storage.conversation_tests import ConversationTestRepository
-from bot_api.storage.protocols import ConversationTestStore
+from bot_api.story_tests.repository import ConversationTestRepository, ConversationTestStore
 from shared.config import Config
+from shared.ids import new_object_id
 from support.memory import ConversationTestsInMemory
 
 ACCOUNTS = ("a" * 24, "b" * 24)

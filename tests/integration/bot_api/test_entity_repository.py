@@ -8,8 +8,7 @@ import pytest
 from pymongo import AsyncMongoClient
 
 from bot_api.domain.entities import Entity, Entry
-from bot_api.storage.entities import EntityRepository, StoredEntity
-from bot_api.storage.protocols import EntityStore
+from bot_api.entities.repository import EntityRepository, EntityStore, StoredEntity
 from shared.config import Config
 from shared.errors import Conflict
 from support.documents import ACCOUNTS, Documents, changed, contents

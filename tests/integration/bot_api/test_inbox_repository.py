@@ -12,14 +12,14 @@ from bson import ObjectId
 from pymongo import AsyncMongoClient
 
 from bot_api.domain.history import AnsweredBy, OutcomeKind, Resolution, TurnRecord
-from bot_api.storage.inbox import MAX_INBOX_TURNS, InboxRepository
-from bot_api.storage.turns import (
+from bot_api.history.repository import (
     FIRST_VECTOR_MODEL,
     StoredTurn,
     TurnRepository,
     turn_from_document,
     turn_to_document,
 )
+from bot_api.inbox.repository import MAX_INBOX_TURNS, InboxRepository
 from shared.config import Config
 from support.memory import InboxInMemory, TurnsInMemory
 
@@ -219,7 +219,7 @@ async def test_the_inbox_reads_the_newest_turns_only(backend: Backend) -> None:
 
 
 async def test_the_turns_recorded_since_a_time_are_read_alone(backend: Backend) -> None:
-    """What the inbox reads between whole reads (management/inbox_clustering.py)."""
+    """What the inbox reads between whole reads (inbox/clustering.py)."""
     await backend.insert([turn(f"message {n}", minutes=n) for n in range(4)])
     since = await backend.inbox.unresolved(STORY, 0.65, MODEL, T0 + timedelta(minutes=2))
     assert [m.text for m in since] == ["message 3", "message 2"]

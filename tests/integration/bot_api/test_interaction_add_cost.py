@@ -11,8 +11,8 @@ from aiohttp.test_utils import TestClient
 from pymongo import AsyncMongoClient
 
 from bot_api.domain.interactions import STANDARD, Interaction
-from bot_api.storage.interactions import InteractionRepository
-from bot_api.storage.stories import StoryRepository
+from bot_api.interactions.repository import InteractionRepository
+from bot_api.stories.repository import StoryRepository
 from shared.config import Config
 from support.api import Api, Tenant
 

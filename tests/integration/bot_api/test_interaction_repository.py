@@ -18,10 +18,13 @@ from bot_api.domain.responses import (
     QuickReplies,
     TextChoice,
 )
-from bot_api.storage import new_object_id
-from bot_api.storage.interactions import InteractionRepository, InteractionSummary
-from bot_api.storage.protocols import InteractionStore
+from bot_api.interactions.repository import (
+    InteractionRepository,
+    InteractionStore,
+    InteractionSummary,
+)
 from shared.config import Config
+from shared.ids import new_object_id
 from support.documents import ACCOUNTS, Documents, changed, contents
 from support.memory import Database, InteractionsInMemory
 

@@ -14,10 +14,9 @@ import pymongo
 import pytest
 from pymongo import AsyncMongoClient
 
-from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.engine.semantic import Encoders, vector_key
-from bot_api.storage.protocols import VectorStore
-from bot_api.storage.vectors import PhraseVectorRepository
+from bot_api.story_cache.repository import PhraseVectorRepository, VectorStore
+from bot_api.story_cache.vectors import PhraseVectorService
 from shared.config import Config
 from support.encoders import ConceptEncoder
 from support.memory import VectorsInMemory

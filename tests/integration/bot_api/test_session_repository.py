@@ -9,10 +9,9 @@ import pytest
 from pymongo import AsyncMongoClient
 
 from bot_api.engine.turn import HandedOver, SessionState
-from bot_api.storage import new_object_id
-from bot_api.storage.protocols import SessionStore
-from bot_api.storage.sessions import SessionRepository, StoredSession, session_key
+from bot_api.query.repository import SessionRepository, SessionStore, StoredSession, session_key
 from shared.config import Config
+from shared.ids import new_object_id
 from shared.pages import Page
 from shared.timeutil import utcnow
 from support.documents import ACCOUNTS, Documents, changed, contents

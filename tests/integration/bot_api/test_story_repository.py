@@ -12,10 +12,9 @@ from pymongo import AsyncMongoClient
 
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
-from bot_api.storage import new_object_id
-from bot_api.storage.protocols import StoryStore
-from bot_api.storage.stories import StoryFields, StoryRepository
+from bot_api.stories.repository import StoryFields, StoryRepository, StoryStore
 from shared.config import Config
+from shared.ids import new_object_id
 from shared.pages import Page
 from support.documents import ACCOUNTS, Documents, changed, contents
 from support.memory import Database, StoriesInMemory

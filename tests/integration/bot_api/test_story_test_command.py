@@ -8,10 +8,10 @@ from typing import Any
 
 import yaml
 
+from bot_api.commands.story_tests import run_test_file, server_encoders
 from bot_api.domain.settings import Settings
 from bot_api.encoding.minilm import MiniLmEncoder
 from bot_api.engine.semantic import Encoders
-from bot_api.story_test_command import run_test_file, server_encoders
 from support.api import Tenant
 from support.encoders import ConceptEncoder
 from support.story_command import story_command

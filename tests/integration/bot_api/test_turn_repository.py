@@ -10,10 +10,9 @@ import pytest
 from pymongo import AsyncMongoClient
 
 from bot_api.domain.history import AnsweredBy, OutcomeKind, TurnRecord
-from bot_api.storage import new_object_id
-from bot_api.storage.protocols import TurnStore
-from bot_api.storage.turns import ConversationFilter, StoredTurn, TurnRepository
+from bot_api.history.repository import ConversationFilter, StoredTurn, TurnRepository, TurnStore
 from shared.config import Config
+from shared.ids import new_object_id
 from support.memory import TurnsInMemory
 
 START = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)

@@ -8,10 +8,14 @@ from collections.abc import AsyncIterator
 import pytest
 from pymongo import AsyncMongoClient
 
-from bot_api.storage import new_object_id
-from bot_api.storage.protocols import VersionStore
-from bot_api.storage.versions import FrozenInteraction, VersionRepository, new_version
+from bot_api.versions.repository import (
+    FrozenInteraction,
+    VersionRepository,
+    VersionStore,
+    new_version,
+)
 from shared.config import Config
+from shared.ids import new_object_id
 from shared.pages import Page
 from support.documents import ACCOUNTS, Documents, changed, contents
 from support.memory import Database, VersionsInMemory

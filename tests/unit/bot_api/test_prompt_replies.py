@@ -7,7 +7,7 @@ import pytest
 from marshmallow import ValidationError
 
 from bot_api.domain.interactions import Parameter
-from bot_api.schemas.interactions import InteractionSchema, InteractionWriteSchema
+from bot_api.interactions.schemas import InteractionSchema, InteractionWriteSchema
 
 WRITE = InteractionWriteSchema()
 READ = InteractionSchema()

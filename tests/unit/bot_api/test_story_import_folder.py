@@ -1,4 +1,4 @@
-"""`story import FOLDER` uploads what is inside the folder only (bot_api/story_command.py
+"""`story import FOLDER` uploads what is inside the folder only (bot_api/commands/story.py
 `read_source`): a symbolic link leading out of it is refused, naming it."""
 
 import io
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot_api.story_command import CommandError, read_source
+from bot_api.commands.story import CommandError, read_source
 
 
 def folder_with_link(tmp_path: Path, target: Path) -> Path:

@@ -1,4 +1,4 @@
-"""An entry's synonyms are read in one plain pass (bot_api/schemas/entities.py): each
+"""An entry's synonyms are read in one plain pass (bot_api/entities/schemas.py): each
 list says what marshmallow's nested `SynonymSchema` says of it, in the same shape, and a
 list stops at its 20th bad synonym."""
 
@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from marshmallow import Schema, ValidationError, fields, validate
 
-from bot_api.schemas.entities import MAX_SYNONYM_ERRORS, EntrySchema, SynonymSchema
+from bot_api.entities.schemas import MAX_SYNONYM_ERRORS, EntrySchema, SynonymSchema
 
 
 class NestedEntrySchema(EntrySchema):

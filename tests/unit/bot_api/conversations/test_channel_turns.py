@@ -1,4 +1,4 @@
-"""A channel's turn as /query's body (bot_api/conversations/channel_turns.py): a platform's
+"""A channel's turn as /query's body (bot_api/query/channel_turns.py): a platform's
 message longer than /query takes is cut to its first 2,048 characters, and said so; a
 turn asked again under its id is answered once."""
 
@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from bot_api.conversations.channel_turns import REMEMBERED_TURNS, Repeats, channel_turn
+from bot_api.query.channel_turns import REMEMBERED_TURNS, Repeats, channel_turn
 from shared.events import ChannelTurn, ChannelTurnReply
 
 TURN = ChannelTurn(

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 import pytest
 
 from bot_api.changes import ChangeFeed
-from bot_api.conversations import compiler
-from bot_api.conversations.cache import StoryCache
-from bot_api.management.interactions import InteractionService
-from bot_api.management.quotas import Quotas
-from bot_api.management.stories import StoryService
+from bot_api.interactions.service import InteractionService
+from bot_api.quotas import Quotas
+from bot_api.stories.service import StoryService
+from bot_api.story_cache import compiler
+from bot_api.story_cache.cache import StoryCache
 from shared.config import Config
 from shared.fair_work import FairWork
 from support.bodies import new_interaction

@@ -9,21 +9,16 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot_api.conversations import history
-from bot_api.conversations.history import (
-    TurnRecorder,
-    fulfillment_summary,
-    redacted,
-    turn_record,
-)
 from bot_api.domain import redaction
 from bot_api.domain.history import TurnRecord
 from bot_api.domain.interactions import Interaction
 from bot_api.domain.responses import Image, Text
 from bot_api.domain.settings import Settings
 from bot_api.engine.turn import Outcome, OutcomeContext, Turn
+from bot_api.history import recorder as history
+from bot_api.history.recorder import TurnRecorder, fulfillment_summary, redacted, turn_record
+from bot_api.history.repository import StoredTurn
 from bot_api.metrics import HISTORY_TURNS_DROPPED
-from bot_api.storage.turns import StoredTurn
 from shared.ids import new_object_id
 from support.memory import TurnsInMemory
 

@@ -8,17 +8,17 @@ import pytest
 from prometheus_client import REGISTRY
 
 from bot_api.changes import ChangeFeed
-from bot_api.conversations import cache as cache_module
-from bot_api.conversations.cache import StoryCache
-from bot_api.conversations.sweep import VectorSweeper
-from bot_api.conversations.vectors import CHUNK, PhraseVectorService
 from bot_api.engine.conversation import respond
 from bot_api.engine.semantic import Encoders, StoredVectors, Vectors, vector_key
 from bot_api.engine.turn import SessionState, Turn
-from bot_api.management.entities import EntityService
-from bot_api.management.interactions import InteractionService
-from bot_api.management.quotas import Quotas
-from bot_api.management.stories import StoryService
+from bot_api.entities.service import EntityService
+from bot_api.interactions.service import InteractionService
+from bot_api.quotas import Quotas
+from bot_api.stories.service import StoryService
+from bot_api.story_cache import cache as cache_module
+from bot_api.story_cache.cache import StoryCache
+from bot_api.story_cache.sweep import VectorSweeper
+from bot_api.story_cache.vectors import CHUNK, PhraseVectorService
 from shared.config import Config
 from shared.pages import Page
 from support.bodies import entity as entity_body

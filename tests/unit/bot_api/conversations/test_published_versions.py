@@ -7,16 +7,16 @@ from dataclasses import dataclass, replace
 import pytest
 
 from bot_api.changes import ChangeFeed
-from bot_api.conversations.cache import StoryCache
 from bot_api.domain.responses import Image, Text, TextChoice
 from bot_api.engine.conversation import respond
 from bot_api.engine.turn import SessionState, Turn
-from bot_api.management.interactions import InteractionService
-from bot_api.management.quotas import Quotas
-from bot_api.management.stories import StoryService
-from bot_api.management.transfer import StoryTransfer
-from bot_api.management.versions import VersionService
-from bot_api.schemas.versions import StoryDocuments
+from bot_api.interactions.service import InteractionService
+from bot_api.quotas import Quotas
+from bot_api.stories.service import StoryService
+from bot_api.story_cache.cache import StoryCache
+from bot_api.transfer.service import StoryTransfer
+from bot_api.versions.schemas import StoryDocuments
+from bot_api.versions.service import VersionService
 from shared.config import Config
 from shared.fair_work import FairWork
 from support.bodies import interaction_changes, new_interaction

@@ -10,12 +10,12 @@ import pytest
 from bson import ObjectId
 
 from bot_api.changes import ChangeFeed, StoryEdited
-from bot_api.conversations.cache import StoryCache
 from bot_api.engine.story import CompiledStory
-from bot_api.management.entities import EntityService
-from bot_api.management.interactions import InteractionService
-from bot_api.management.quotas import Quotas
-from bot_api.management.stories import StoryService
+from bot_api.entities.service import EntityService
+from bot_api.interactions.service import InteractionService
+from bot_api.quotas import Quotas
+from bot_api.stories.service import StoryService
+from bot_api.story_cache.cache import StoryCache
 from shared.config import Config
 from shared.errors import NotFound
 from support.bodies import entity as entity_body

@@ -6,15 +6,15 @@ from collections import Counter
 import pytest
 
 from bot_api.changes import ChangeFeed
-from bot_api.conversations.cache import StoryCache
-from bot_api.conversations.vectors import PhraseVectorService
-from bot_api.conversations.written import WrittenPhrases
 from bot_api.domain.interactions import default_interactions
 from bot_api.domain.settings import Settings
 from bot_api.engine.semantic import Encoders
-from bot_api.management.interactions import InteractionService
-from bot_api.management.quotas import Quotas
-from bot_api.management.stories import StoryService
+from bot_api.interactions.service import InteractionService
+from bot_api.quotas import Quotas
+from bot_api.stories.service import StoryService
+from bot_api.story_cache.cache import StoryCache
+from bot_api.story_cache.vectors import PhraseVectorService
+from bot_api.story_cache.written import WrittenPhrases
 from shared.config import Config
 from support.bodies import new_interaction
 from support.editing import set_phrases

@@ -6,10 +6,10 @@ from collections.abc import Iterator
 import pytest
 
 from bot_api.changes import ChangeFeed
-from bot_api.management.entities import EntityService
-from bot_api.management.interactions import InteractionService
-from bot_api.management.quotas import Quotas
-from bot_api.management.stories import StoryService
+from bot_api.entities.service import EntityService
+from bot_api.interactions.service import InteractionService
+from bot_api.quotas import Quotas
+from bot_api.stories.service import StoryService
 from shared.config import Config
 from shared.fair_work import FairWork
 from support.changes import Announced

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from bot_api.analytics.service import MAX_REPORTS_PER_ACCOUNT, AnalyticsReports
 from bot_api.domain.analytics import Span
-from bot_api.management.analytics import MAX_REPORTS_PER_ACCOUNT, AnalyticsReports
-from bot_api.management.stories import StoryService
+from bot_api.stories.service import StoryService
 from shared.fair_work import FairWork
 from shared.rates import RateLimited
 from support.held_jobs import until

@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bot_api.changes import ChangeFeed
-from bot_api.conversations.cache import StoryCache
 from bot_api.domain.conversation_tests import (
     MAX_TESTS_PER_STORY,
     ConversationTest,
@@ -17,9 +16,10 @@ from bot_api.domain.conversation_tests import (
     ScriptedTurn,
 )
 from bot_api.domain.interactions import STANDARD, Interaction
-from bot_api.management.conversation_tests import STARTED_RUNS, ConversationTestService
-from bot_api.management.interactions import InteractionService
-from bot_api.management.stories import StoryService
+from bot_api.interactions.service import InteractionService
+from bot_api.stories.service import StoryService
+from bot_api.story_cache.cache import StoryCache
+from bot_api.story_tests.service import STARTED_RUNS, ConversationTestService
 from shared.errors import Conflict, NotFound
 from shared.fair_work import FairWork
 from support.held_jobs import until

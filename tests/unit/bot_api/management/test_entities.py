@@ -7,9 +7,9 @@ import pytest
 
 from bot_api.changes import EntitiesEdited
 from bot_api.domain.interactions import STANDARD, Interaction, Parameter
-from bot_api.management.entities import EntityService
-from bot_api.management.interactions import InteractionService
-from bot_api.management.stories import StoryService
+from bot_api.entities.service import EntityService
+from bot_api.interactions.service import InteractionService
+from bot_api.stories.service import StoryService
 from shared.errors import Conflict
 from support.bodies import entity as entity_body
 from support.bodies import new_interaction

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from prometheus_client import generate_latest
 
 from bot_api.engine.clustering import Cluster, Miss
-from bot_api.management.inbox_clustering import WHOLE_READ_SECONDS, InboxClusterings
+from bot_api.inbox.clustering import WHOLE_READ_SECONDS, InboxClusterings
 from support.metrics import sample
 from tests.support.held_jobs import until
 

@@ -9,8 +9,8 @@ from marshmallow import ValidationError
 from bot_api.changes import StoryEdited
 from bot_api.domain.errors import Clash, Invalid, Unknown
 from bot_api.domain.structure import ContextChange
-from bot_api.management.interactions import InteractionService
-from bot_api.management.stories import MAX_CONCURRENT_RETRIES, StoryService
+from bot_api.interactions.service import InteractionService
+from bot_api.stories.service import MAX_CONCURRENT_RETRIES, StoryService
 from shared.errors import Conflict, ValidationFailed
 from support.bodies import interaction_changes, new_interaction
 from support.changes import Announced

@@ -4,9 +4,9 @@
 import pytest
 
 from bot_api.changes import ChangeFeed
-from bot_api.management.quotas import Quotas
-from bot_api.management.stories import StoryService
-from bot_api.storage.versions import new_version
+from bot_api.quotas import Quotas
+from bot_api.stories.service import StoryService
+from bot_api.versions.repository import new_version
 from shared.errors import Conflict, NotFound
 from support.memory import Database
 

@@ -6,10 +6,10 @@ from typing import Any
 import pytest
 
 from bot_api.domain.interactions import default_interactions
-from bot_api.management.entities import EntityService
-from bot_api.management.interactions import InteractionService
-from bot_api.management.quotas import QuotaExceeded, Quotas
-from bot_api.management.stories import StoryService
+from bot_api.entities.service import EntityService
+from bot_api.interactions.service import InteractionService
+from bot_api.quotas import QuotaExceeded, Quotas
+from bot_api.stories.service import StoryService
 from support.bodies import entity as entity_body
 from support.bodies import interaction_changes, new_interaction
 from support.memory import Database

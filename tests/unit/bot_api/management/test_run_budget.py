@@ -1,5 +1,5 @@
-from bot_api.api.conversation_tests import run_tests
-from bot_api.management.conversation_tests import RUN_BUDGET_SECONDS
+from bot_api.story_tests.service import RUN_BUDGET_SECONDS
+from bot_api.story_tests.views import run_tests
 from shared.endpoints import EndpointSpec
 
 

@@ -6,7 +6,7 @@ from pymongo.errors import AutoReconnect
 
 from bot_api.changes import StoryCreated, StoryDeleted, StoryEdited
 from bot_api.domain.settings import Settings
-from bot_api.management.stories import MAX_CONCURRENT_RETRIES, StoryService
+from bot_api.stories.service import MAX_CONCURRENT_RETRIES, StoryService
 from shared.errors import Conflict, NotFound
 from support.changes import Announced
 from support.memory import Database

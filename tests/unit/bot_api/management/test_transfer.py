@@ -10,15 +10,15 @@ from pymongo.errors import AutoReconnect
 
 from bot_api.changes import ChangeFeed, EntitiesEdited, StoryCreated
 from bot_api.domain.entities import Entity, Entry
-from bot_api.management.quotas import QuotaExceeded, Quotas
-from bot_api.management.transfer import ImportRefused, StoryTransfer
-from bot_api.schemas.story_document import (
+from bot_api.quotas import QuotaExceeded, Quotas
+from bot_api.transfer.report import Translated, Unmapped
+from bot_api.transfer.schemas import (
     ImportReportSchema,
     checked_upload,
     exported_document,
     read_upload,
 )
-from bot_api.transfer.report import Translated, Unmapped
+from bot_api.transfer.service import ImportRefused, StoryTransfer
 from shared.errors import Conflict
 from support.changes import Announced
 from support.memory import ConversationTestsInMemory, Database

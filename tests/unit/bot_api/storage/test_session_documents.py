@@ -2,7 +2,7 @@
 
 from bot_api.engine.conversation import respond
 from bot_api.engine.turn import ActiveContext, Pending, SessionState, Turn
-from bot_api.storage.sessions import state_from_document, state_to_document
+from bot_api.query.repository import state_from_document, state_to_document
 from support.stories import interaction, story
 
 

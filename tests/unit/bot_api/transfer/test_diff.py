@@ -1,9 +1,9 @@
-"""What changed between two story documents, by key (transfer/diff.py)."""
+"""What changed between two story documents, by key (versions/diff.py)."""
 
 import copy
 from typing import Any
 
-from bot_api.transfer.diff import (
+from bot_api.versions.diff import (
     EntityChange,
     FieldChange,
     InteractionChange,

@@ -15,10 +15,10 @@ from bot_api.engine.conversation import respond
 from bot_api.engine.replay import first_message
 from bot_api.engine.story import CompiledStory
 from bot_api.engine.turn import SessionState, Turn
-from bot_api.schemas.story_document import checked_upload
 from bot_api.transfer.archive import read_archive
 from bot_api.transfer.rasa import translate
 from bot_api.transfer.report import Translated, TranslationError
+from bot_api.transfer.schemas import checked_upload
 
 SAMPLES = Path(__file__).resolve().parents[4] / ".." / "shared" / "samples" / "rasa"
 

@@ -8,8 +8,8 @@ import pytest
 from prometheus_client import REGISTRY
 
 from bot_api.domain.responses import Button, ButtonTemplate, Card, Image, TextChoice
-from bot_api.webhooks.answers import read_answer
-from bot_api.webhooks.failures import DeliveryFailed
+from bot_api.query.webhooks.answers import read_answer
+from bot_api.query.webhooks.failures import DeliveryFailed
 from shared.json_body import MAX_MEMBERS
 
 

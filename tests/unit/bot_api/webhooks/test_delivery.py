@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
+from bot_api.connections.repository import Connection
 from bot_api.domain.responses import Text
 from bot_api.engine.turn import Outcome, Turn
-from bot_api.storage.connections import Connection
-from bot_api.webhooks.delivery import Answers, Deliveries
-from bot_api.webhooks.failures import DeliveryFailed
+from bot_api.query.webhooks.delivery import Answers, Deliveries
+from bot_api.query.webhooks.failures import DeliveryFailed
 from shared.events import ConnectionChanged, DeliveryResult
 from support.memory import Database
 from support.stories import interaction

@@ -3,7 +3,7 @@
 import json
 
 from bot_api.engine.turn import Outcome, Turn
-from bot_api.webhooks.payload import request_body
+from bot_api.query.webhooks.payload import request_body
 from support.stories import interaction
 
 
