@@ -51,7 +51,6 @@ from bot_api.history.repository import (
 from bot_api.inbox.repository import MAX_INBOX_TURNS, PROMPT_CONTINUED
 from bot_api.interactions.repository import InteractionSummary
 from bot_api.query.repository import OpenHandoff, StoredSession, session_key
-from bot_api.stores import Stores
 from bot_api.stories.repository import StoryFields, StoryRecord
 from bot_api.versions.repository import StoryVersion, VersionSummary
 from shared.errors import Conflict
@@ -76,17 +75,6 @@ class Database:
         self.connections = ConnectionsInMemory(self)
         self.turns = TurnsInMemory()
         self.versions = VersionsInMemory(self)
-
-    def stores(self) -> Stores:
-        return Stores(
-            stories=self.stories,
-            interactions=self.interactions,
-            entities=self.entities,
-            sessions=self.sessions,
-            connections=self.connections,
-            turns=self.turns,
-            versions=self.versions,
-        )
 
     def meanwhile(self, operation: str, action: Action, times: int = 1) -> None:
         """Run `action` at the start of each of the next `times` calls of `operation`

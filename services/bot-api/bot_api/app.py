@@ -11,22 +11,26 @@ from bot_api.analytics.repository import AnalyticsRepository
 from bot_api.analytics.service import AnalyticsReports
 from bot_api.changes import ChangeFeed
 from bot_api.common.views import MANAGEMENT_STATUS_FIELD
+from bot_api.connections.repository import ConnectionViewRepository
 from bot_api.console.pages import add_console
 from bot_api.encoding.minilm import MiniLmEncoder
 from bot_api.encoding.use_multilingual import UseMultilingualEncoder
 from bot_api.engine.semantic import Encoders
 from bot_api.entities import views as entities
+from bot_api.entities.repository import EntityRepository
 from bot_api.entities.service import EntityService
 from bot_api.handoffs import views as handoffs
 from bot_api.handoffs.service import HandoffService
 from bot_api.history import views as history
 from bot_api.history.recorder import TurnRecorder
+from bot_api.history.repository import TurnRepository
 from bot_api.history.service import HistoryService
 from bot_api.inbox import views as inbox
 from bot_api.inbox.clustering import InboxClusterings
 from bot_api.inbox.repository import InboxRepository
 from bot_api.inbox.service import InboxService
 from bot_api.interactions import views as interactions
+from bot_api.interactions.repository import InteractionRepository
 from bot_api.interactions.service import InteractionService
 from bot_api.keys import (
     ACCOUNTS,
@@ -34,6 +38,7 @@ from bot_api.keys import (
     ANALYTICS_REPORTS,
     CHANGES,
     CONFIG,
+    CONNECTION_VIEW,
     CONVERSATION_TESTS,
     CONVERSATIONS,
     DATABASE,
@@ -41,15 +46,18 @@ from bot_api.keys import (
     HANDOFFS,
     HISTORY,
     INBOX,
+    INTERACTION_STORE,
     INTERACTIONS,
     NATS,
     PHRASE_VECTORS,
     RECORDER,
-    STORES,
+    SESSION_STORE,
     STORIES,
     STORY_CACHE,
+    STORY_STORE,
     TRANSFER,
     TRANSFER_WORK,
+    TURN_STORE,
     VERSIONS,
 )
 from bot_api.messaging import (
@@ -61,12 +69,13 @@ from bot_api.messaging import (
     story_lookups,
 )
 from bot_api.query import views as query
+from bot_api.query.repository import SessionRepository
 from bot_api.query.service import ConversationService, turn_threads
 from bot_api.query.webhooks.caller import WebhookCaller
 from bot_api.query.webhooks.delivery import Deliveries
 from bot_api.quotas import StoredQuotas
-from bot_api.stores import Stores
 from bot_api.stories import views as stories
+from bot_api.stories.repository import StoryRepository
 from bot_api.stories.service import StoryService
 from bot_api.story_cache.cache import StoryCache
 from bot_api.story_cache.repository import PhraseVectorRepository
@@ -79,6 +88,7 @@ from bot_api.story_tests.service import ConversationTestService
 from bot_api.transfer import views as transfer
 from bot_api.transfer.service import StoryTransfer
 from bot_api.versions import views as versions
+from bot_api.versions.repository import VersionRepository
 from bot_api.versions.schemas import StoryDocuments
 from bot_api.versions.service import VersionService
 from shared.config import Config
@@ -106,8 +116,16 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     """The repositories, the change feed with the story cache listening, and the
     management use cases (which ask integrations-api about connections over NATS; the
     conversation tests' listen to the feed, so an edit runs the story's tests)."""
-    stores = Stores.open(app[DATABASE])
-    await stores.ensure_indexes()
+    database = app[DATABASE]
+    stories, interactions, entities = (
+        StoryRepository(database),
+        InteractionRepository(database),
+        EntityRepository(database),
+    )
+    sessions, connections = SessionRepository(database), ConnectionViewRepository(database)
+    turns, versions = TurnRepository(database), VersionRepository(database)
+    for repository in (stories, interactions, entities, sessions, connections, turns, versions):
+        await repository.ensure_indexes()
     config = app[CONFIG]
     changes = ChangeFeed()
     vectors = sweeper = None
@@ -116,35 +134,78 @@ async def management(app: web.Application) -> AsyncIterator[None]:
         vectors = PhraseVectorService(
             vector_store, Encoders((MiniLmEncoder(), UseMultilingualEncoder()))
         )
-        sweeper = VectorSweeper(stores, vector_store, vectors)
+        sweeper = VectorSweeper(
+            stories=stories,
+            interactions=interactions,
+            entities=entities,
+            store=vector_store,
+            vectors=vectors,
+        )
         await vector_store.ensure_indexes()
     documents = StoryDocuments()
     cache = StoryCache(
-        stores,
-        vectors,
+        stories=stories,
+        interactions=interactions,
+        entities=entities,
+        versions=versions,
+        vectors=vectors,
         budget_bytes=config.story_cache_mb * 2**20,
         read_version=documents.read,
         request_budget=config.request_budget_seconds,
     )
     changes.listen(cache)
-    written = None if vectors is None else WrittenPhrases(stores, vectors, cache.vectors_landed)
+    written = (
+        None
+        if vectors is None
+        else WrittenPhrases(
+            stories=stories,
+            interactions=interactions,
+            entities=entities,
+            vectors=vectors,
+            landed=cache.vectors_landed,
+        )
+    )
     for listener in (written, sweeper):
         if listener is not None:
             changes.listen(listener)
-    app[STORES], app[CHANGES], app[STORY_CACHE] = stores, changes, cache
+    app[STORY_STORE], app[INTERACTION_STORE] = stories, interactions
+    app[SESSION_STORE], app[CONNECTION_VIEW], app[TURN_STORE] = sessions, connections, turns
+    app[CHANGES], app[STORY_CACHE] = changes, cache
     app[PHRASE_VECTORS] = vectors
     quotas = StoredQuotas(config, app[ACCOUNTS])
     directory = NatsConnectionDirectory(app[NATS], config.subjects)
     app[INTERACTIONS] = InteractionService(
-        stores=stores, changes=changes, connections=directory, quotas=quotas
+        stories=stories,
+        interactions=interactions,
+        entities=entities,
+        changes=changes,
+        connections=directory,
+        quotas=quotas,
     )
-    app[ENTITIES] = EntityService(stores=stores, changes=changes, quotas=quotas)
+    app[ENTITIES] = EntityService(
+        stories=stories,
+        interactions=interactions,
+        entities=entities,
+        changes=changes,
+        quotas=quotas,
+    )
     tests = ConversationTestRepository(app[DATABASE])
     await tests.ensure_indexes()
-    app[TRANSFER] = StoryTransfer(stores=stores, changes=changes, quotas=quotas, tests=tests)
+    app[TRANSFER] = StoryTransfer(
+        stories=stories,
+        interactions=interactions,
+        entities=entities,
+        connections=connections,
+        changes=changes,
+        quotas=quotas,
+        tests=tests,
+    )
     app[TRANSFER_WORK] = FairWork(TRANSFER_THREADS, "transfer")
     app[VERSIONS] = VersionService(
-        stores=stores,
+        stories=stories,
+        interactions=interactions,
+        entities=entities,
+        versions=versions,
         changes=changes,
         quotas=quotas,
         transfer=app[TRANSFER],
@@ -156,7 +217,7 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     # engine/remembering.py): another account's test runs between two of a large run.
     tests_work = FairWork(1, "tests")
     app[CONVERSATION_TESTS] = ConversationTestService(
-        stores=stores,
+        story_records=stories,
         tests=tests,
         stories=cache,
         work=tests_work,
@@ -165,7 +226,11 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     )
     changes.listen(app[CONVERSATION_TESTS])
     app[STORIES] = StoryService(
-        stores=stores,
+        stories=stories,
+        interactions=interactions,
+        sessions=sessions,
+        turns=turns,
+        versions=versions,
         changes=changes,
         quotas=quotas,
         publish_check=app[CONVERSATION_TESTS],
@@ -175,7 +240,7 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     await inbox_store.ensure_indexes()
     clusterings = InboxClusterings()
     app[INBOX] = InboxService(
-        stores=stores,
+        story_records=stories,
         inbox=inbox_store,
         interactions=app[INTERACTIONS],
         stories=cache,
@@ -201,9 +266,14 @@ async def recording(app: web.Application) -> AsyncIterator[None]:
     """The recorder of /query turns, telling the analytics counters of each batch stored; what
     is still queued at shutdown gets a few seconds to be written. The history's use cases
     hold it: an erasure drops the session's turns still queued."""
-    recorder = TurnRecorder(app[STORES].turns, listeners=[app[ANALYTICS]])
+    recorder = TurnRecorder(app[TURN_STORE], listeners=[app[ANALYTICS]])
     app[RECORDER] = recorder
-    app[HISTORY] = HistoryService(app[STORES], recorder)
+    app[HISTORY] = HistoryService(
+        stories=app[STORY_STORE],
+        sessions=app[SESSION_STORE],
+        turns=app[TURN_STORE],
+        recorder=recorder,
+    )
     yield
     await recorder.close()
 
@@ -214,13 +284,13 @@ async def conversations(app: web.Application) -> AsyncIterator[None]:
     caller = WebhookCaller(app[CONFIG].webhook_allow)
     await caller.start()
     deliveries = Deliveries(
-        caller=caller, connections=app[STORES].connections, report=delivery_reporter(app)
+        caller=caller, connections=app[CONNECTION_VIEW], report=delivery_reporter(app)
     )
     vectors = app[PHRASE_VECTORS]
     turns = turn_threads()
     app[CONVERSATIONS] = ConversationService(
         stories=app[STORY_CACHE],
-        sessions=app[STORES].sessions,
+        sessions=app[SESSION_STORE],
         deliveries=deliveries,
         idle_timeout=timedelta(seconds=app[CONFIG].session_idle_seconds),
         handoff_idle=timedelta(seconds=app[CONFIG].handoff_idle_seconds),
@@ -229,7 +299,8 @@ async def conversations(app: web.Application) -> AsyncIterator[None]:
         recorder=app[RECORDER],
     )
     app[HANDOFFS] = HandoffService(
-        stores=app[STORES],
+        stories=app[STORY_STORE],
+        sessions=app[SESSION_STORE],
         changes=app[CHANGES],
         recorder=app[RECORDER],
         session_idle=timedelta(seconds=app[CONFIG].session_idle_seconds),
@@ -249,7 +320,8 @@ async def counters(app: web.Application) -> AsyncIterator[None]:
     app[CHANGES].listen(app[ANALYTICS])
     work = FairWork(ANALYTICS_THREADS, "analytics")
     app[ANALYTICS_REPORTS] = AnalyticsReports(
-        stores=app[STORES],
+        stories=app[STORY_STORE],
+        interactions=app[INTERACTION_STORE],
         counters=repository,
         work=work,
         limit=app[CONFIG].request_budget_seconds,

@@ -5,14 +5,18 @@ from aiohttp import web
 from bot_api.analytics.counters import AnalyticsCounters
 from bot_api.analytics.service import AnalyticsReports
 from bot_api.changes import ChangeFeed
+from bot_api.connections.repository import ConnectionView
 from bot_api.entities.service import EntityService
 from bot_api.handoffs.service import HandoffService
 from bot_api.history.recorder import TurnRecorder
+from bot_api.history.repository import TurnStore
 from bot_api.history.service import HistoryService
 from bot_api.inbox.service import InboxService
+from bot_api.interactions.repository import InteractionStore
 from bot_api.interactions.service import InteractionService
+from bot_api.query.repository import SessionStore
 from bot_api.query.service import ConversationService
-from bot_api.stores import Stores
+from bot_api.stories.repository import StoryStore
 from bot_api.stories.service import StoryService
 from bot_api.story_cache.cache import StoryCache
 from bot_api.story_cache.vectors import PhraseVectorService
@@ -22,7 +26,11 @@ from bot_api.versions.service import VersionService
 from shared.fair_work import FairWork
 from shared.keys import ACCOUNTS, CONFIG, DATABASE, NATS, OUTBOX, PRINCIPALS, RATE_LIMITS
 
-STORES = web.AppKey("stores", Stores)
+STORY_STORE = web.AppKey[StoryStore]("story_store")
+INTERACTION_STORE = web.AppKey[InteractionStore]("interaction_store")
+SESSION_STORE = web.AppKey[SessionStore]("session_store")
+CONNECTION_VIEW = web.AppKey[ConnectionView]("connection_view")
+TURN_STORE = web.AppKey[TurnStore]("turn_store")
 CHANGES = web.AppKey("changes", ChangeFeed)
 STORY_CACHE = web.AppKey("story_cache", StoryCache)
 STORIES = web.AppKey("stories", StoryService)
@@ -52,6 +60,7 @@ __all__ = [
     "ANALYTICS_REPORTS",
     "CHANGES",
     "CONFIG",
+    "CONNECTION_VIEW",
     "CONVERSATIONS",
     "CONVERSATION_TESTS",
     "DATABASE",
@@ -60,16 +69,19 @@ __all__ = [
     "HISTORY",
     "INBOX",
     "INTERACTIONS",
+    "INTERACTION_STORE",
     "NATS",
     "OUTBOX",
     "PHRASE_VECTORS",
     "PRINCIPALS",
     "RATE_LIMITS",
     "RECORDER",
-    "STORES",
+    "SESSION_STORE",
     "STORIES",
     "STORY_CACHE",
+    "STORY_STORE",
     "TRANSFER",
     "TRANSFER_WORK",
+    "TURN_STORE",
     "VERSIONS",
 ]

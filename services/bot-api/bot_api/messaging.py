@@ -29,7 +29,16 @@ from bot_api.changes import (
     StoryDeleted,
     StoryEdited,
 )
-from bot_api.keys import CHANGES, CONVERSATIONS, PRINCIPALS, RATE_LIMITS, STORES, STORY_CACHE
+from bot_api.keys import (
+    CHANGES,
+    CONNECTION_VIEW,
+    CONVERSATIONS,
+    INTERACTION_STORE,
+    PRINCIPALS,
+    RATE_LIMITS,
+    STORY_CACHE,
+    STORY_STORE,
+)
 from bot_api.query.channel_turns import ChannelTurns, undecodable
 from bot_api.stories.service import load_story
 from shared.errors import NotFound, Unavailable
@@ -77,7 +86,7 @@ async def story_lookups(app: web.Application) -> AsyncIterator[None]:
             log.warning("unreadable story look-up: %s", error)
             return
         try:
-            story = await load_story(app[STORES], lookup.account_id, lookup.story_id)
+            story = await load_story(app[STORY_STORE], lookup.account_id, lookup.story_id)
             reply = StoryLookupReply(found=True, name=story.name)
         except NotFound:
             reply = StoryLookupReply(found=False)
@@ -228,11 +237,10 @@ async def connection_events(app: web.Application) -> AsyncIterator[None]:
 
     async def on_connection(data: bytes) -> None:
         event = decode(ConnectionChanged, data)
-        stores = app[STORES]
-        await stores.connections.apply(event)
+        await app[CONNECTION_VIEW].apply(event)
         if event.deleted:
             return
-        connected = await stores.interactions.connect_awaiting(
+        connected = await app[INTERACTION_STORE].connect_awaiting(
             event.story_id, event.name, event.connection_id
         )
         if connected:

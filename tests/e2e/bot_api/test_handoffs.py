@@ -15,7 +15,7 @@ from aiohttp.test_utils import TestClient
 from nats.js.api import DeliverPolicy
 from standardwebhooks import Webhook
 
-from bot_api.keys import RECORDER, STORES
+from bot_api.keys import CONNECTION_VIEW, RECORDER
 from integrations_api.app import create_app
 from shared import messaging
 from shared.config import Config
@@ -81,7 +81,7 @@ async def handed(
     await api.create_interaction(
         story_id, "Hello", userSays=["hello there"], responses=[text("Hi from the bot")]
     )
-    view = bot_api.server.app[STORES].connections
+    view = bot_api.server.app[CONNECTION_VIEW]
 
     async def known() -> bool:
         return await view.for_webhook(alice.tokens.account_id, story_id, connection_id) is not None
@@ -280,7 +280,7 @@ async def test_an_export_names_the_handoff_s_connection_and_an_import_awaits_it(
         {"storyId": story_id, "name": "Desk", "url": handed.person_url, "token": WHSEC},
     )
     connection_id = created.body["id"]
-    view = bot_api.server.app[STORES].connections
+    view = bot_api.server.app[CONNECTION_VIEW]
 
     async def handing_over() -> dict[str, Any] | None:
         known = await view.for_webhook(alice.tokens.account_id, story_id, connection_id)

@@ -9,7 +9,7 @@ from typing import Any
 from aiohttp import web
 from aiohttp.test_utils import TestClient
 
-from bot_api.keys import RECORDER, STORES
+from bot_api.keys import RECORDER, TURN_STORE
 from shared import messaging
 from shared.config import Config
 from shared.events import ChannelTurn, ChannelTurnReply, decode, encode
@@ -260,7 +260,7 @@ async def test_deleting_a_story_deletes_its_history(alice: Tenant) -> None:
     story_id, _ = await pizza_story(api)
     await talk(alice.public, story_id, "x", "I want a pizza")
     await recorded(api.client)
-    turns = api.client.server.app[STORES].turns
+    turns = api.client.server.app[TURN_STORE]
     assert len(await turns.transcript(story_id, "x")) == 1
     await api.ok("DELETE", f"/stories/{story_id}")
     assert await turns.transcript(story_id, "x") == []

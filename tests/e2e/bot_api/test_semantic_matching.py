@@ -15,7 +15,7 @@ from bot_api.domain.interactions import default_interactions
 from bot_api.domain.settings import Settings
 from bot_api.engine.clustering import normalised
 from bot_api.history.repository import turn_to_document
-from bot_api.keys import PHRASE_VECTORS, RECORDER, STORES
+from bot_api.keys import PHRASE_VECTORS, RECORDER, TURN_STORE
 from shared import mongo
 from shared.config import Config
 from support.api import Api
@@ -85,7 +85,7 @@ async def test_the_history_keeps_the_sentence_vector_the_semantic_stage_encoded(
     await api.ok("POST", "/query", exact)
     app = api.client.server.app
     await app[RECORDER].idle()
-    turns = await app[STORES].turns.transcript(story_id, "s")
+    turns = await app[TURN_STORE].transcript(story_id, "s")
     encoded, said_exactly = turns[-2], turns[-1]
     assert encoded.query == "will I need an umbrella"
     assert encoded.vector is not None and len(encoded.vector) == 384

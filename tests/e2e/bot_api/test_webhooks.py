@@ -11,7 +11,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot_api.app import create_app
-from bot_api.keys import STORES
+from bot_api.keys import CONNECTION_VIEW
 from shared.auth import AccountRepository
 from shared.config import Config
 from shared.events import ConnectionChanged
@@ -217,7 +217,7 @@ async def test_a_stored_connection_that_cannot_sign_or_send_is_a_failed_delivery
     connection = ConnectionChanged(
         "0" * 23 + "1", alice.tokens.account_id, story_id, "Legacy", url, 1, **stored
     )
-    await bot_api.app[STORES].connections.apply(connection)
+    await bot_api.app[CONNECTION_VIEW].apply(connection)
     result = (await ask(alice.public, story_id))["result"]
     assert result["source"] == "agent"
     assert result["fulfillment"] == [{"type": "text", "message": "Let me check."}]

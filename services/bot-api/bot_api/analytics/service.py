@@ -13,7 +13,8 @@ from typing import Any, TypeVar
 
 from bot_api.analytics.counters import AnalyticsStore
 from bot_api.domain.analytics import ANY, Segment, Span, Tally, hour_start, series, summary
-from bot_api.stores import Stores
+from bot_api.interactions.repository import InteractionStore
+from bot_api.stories.repository import StoryStore
 from bot_api.stories.service import load_story
 from shared.fair_work import FairWork
 from shared.rates import RateLimited
@@ -32,12 +33,14 @@ class AnalyticsReports:
     def __init__(
         self,
         *,
-        stores: Stores,
+        stories: StoryStore,
+        interactions: InteractionStore,
         counters: AnalyticsStore,
         work: FairWork,
         limit: float | None = None,
     ) -> None:
-        self._stores = stores
+        self._stories = stories
+        self._interactions = interactions
         self._counters = counters
         self._work = work
         self._limit = limit
@@ -62,10 +65,10 @@ class AnalyticsReports:
             )
         self._under_way[account_id] = under_way + 1
         try:
-            story = await load_story(self._stores, account_id, story_id)
+            story = await load_story(self._stories, account_id, story_id)
             hours = await self._counters.hours_of(story.id, span.first, span.end, only)
             current = list(story.structure.contexts)
-            summaries = await self._stores.interactions.summaries(story.id, current)
+            summaries = await self._interactions.summaries(story.id, current)
             names = {interaction_id: s.name for interaction_id, s in summaries.items()}
             first_hour = await self._counters.first_hour(story.id)
 

@@ -13,8 +13,8 @@ from bot_api.changes import ChangeFeed, HandoffMessageSent
 from bot_api.engine.handoff import kept_for, open_handoff, persons_message
 from bot_api.engine.turn import HandedOver, SessionState
 from bot_api.history.recorder import TurnRecorder
-from bot_api.query.repository import OpenHandoff
-from bot_api.stores import Stores
+from bot_api.query.repository import OpenHandoff, SessionStore
+from bot_api.stories.repository import StoryStore
 from bot_api.stories.service import load_story
 from shared.errors import Conflict, NotFound
 from shared.pages import MAX_PAGE, Page
@@ -29,13 +29,15 @@ class HandoffService:
     def __init__(
         self,
         *,
-        stores: Stores,
+        stories: StoryStore,
+        sessions: SessionStore,
         changes: ChangeFeed,
         recorder: TurnRecorder,
         session_idle: timedelta,
         handoff_idle: timedelta,
     ) -> None:
-        self._stores = stores
+        self._stories = stories
+        self._sessions = sessions
         self._changes = changes
         self._recorder = recorder
         self._session_idle = session_idle
@@ -46,14 +48,14 @@ class HandoffService:
     ) -> tuple[list[OpenHandoff], int]:
         """Oldest first; at most `MAX_PAGE` a page even when every item is asked for,
         since nothing bounds how many sessions a story's users hand over."""
-        story = await load_story(self._stores, account_id, story_id)
+        story = await load_story(self._stories, account_id, story_id)
         bounded = page if page.limit is not None else Page(page.offset, MAX_PAGE)
         active_since = utcnow() - self._handoff_idle
-        return await self._stores.sessions.open_handoffs(story.id, active_since, bounded)
+        return await self._sessions.open_handoffs(story.id, active_since, bounded)
 
     async def send(self, *, account_id: str, story_id: str, session_id: str, text: str) -> None:
         started = time.perf_counter()
-        story = await load_story(self._stores, account_id, story_id)
+        story = await load_story(self._stories, account_id, story_id)
         now = utcnow()
         state = await self._change(
             story.id,
@@ -74,13 +76,13 @@ class HandoffService:
         )
 
     async def give_back(self, *, account_id: str, story_id: str, session_id: str) -> None:
-        story = await load_story(self._stores, account_id, story_id)
+        story = await load_story(self._stories, account_id, story_id)
         await self._change(story.id, session_id, lambda state, _: replace(state, handoff=None))
 
     async def _change(self, story_id: str, session_id: str, change: Change) -> SessionState:
         """Save `change` of the session's open handoff (NotFound without one), read again
         when a message of the session saved it meanwhile; the state saved."""
-        sessions = self._stores.sessions
+        sessions = self._sessions
         for _ in range(MAX_SAVE_ATTEMPTS):
             stored = await sessions.load(story_id, session_id)
             handoff = open_handoff(stored.state, utcnow(), self._handoff_idle)

@@ -3,11 +3,12 @@ export, an erasure; always of a story of the caller's account."""
 
 from collections.abc import AsyncIterator
 from datetime import datetime
+from typing import Protocol
 
 from bot_api.domain.history import TurnRecord
 from bot_api.history.recorder import TurnRecorder
-from bot_api.history.repository import ConversationFilter, ConversationPage
-from bot_api.stores import Stores
+from bot_api.history.repository import ConversationFilter, ConversationPage, TurnStore
+from bot_api.stories.repository import StoryStore
 from bot_api.stories.service import load_story
 from shared.errors import NotFound, ValidationFailed
 
@@ -16,11 +17,27 @@ MAX_EXPORT_TURNS = 20_000
 streamed; a longer range is exported in parts by `from`/`to`."""
 
 
+class Sessions(Protocol):
+    """What an erasure needs of the sessions (query.repository.SessionStore)."""
+
+    async def delete(self, story_id: str, session_id: str) -> bool:
+        """Forget the session's state; False when there was none."""
+
+
 class HistoryService:
-    def __init__(self, stores: Stores, recorder: TurnRecorder) -> None:
+    def __init__(
+        self,
+        *,
+        stories: StoryStore,
+        sessions: Sessions,
+        turns: TurnStore,
+        recorder: TurnRecorder,
+    ) -> None:
         """`recorder`: where /query's turns wait to be written; an erasure drops the
         session's."""
-        self._stores = stores
+        self._stories = stories
+        self._sessions = sessions
+        self._turns = turns
         self._recorder = recorder
 
     async def conversations(
@@ -32,17 +49,17 @@ class HistoryService:
         cursor: str | None,
         limit: int,
     ) -> ConversationPage:
-        story = await load_story(self._stores, account_id, story_id)
+        story = await load_story(self._stories, account_id, story_id)
         try:
-            return await self._stores.turns.conversations_page(story.id, found, cursor, limit)
+            return await self._turns.conversations_page(story.id, found, cursor, limit)
         except ValueError as error:
             raise ValidationFailed.at(("cursor",), str(error)) from None
 
     async def transcript(
         self, *, account_id: str, story_id: str, session_id: str
     ) -> list[TurnRecord]:
-        story = await load_story(self._stores, account_id, story_id)
-        turns = await self._stores.turns.transcript(story.id, session_id)
+        story = await load_story(self._stories, account_id, story_id)
+        turns = await self._turns.transcript(story.id, session_id)
         if not turns:
             raise NotFound(f"no conversation {session_id} in story {story_id}")
         return turns
@@ -52,10 +69,10 @@ class HistoryService:
         handoff; a channel's session too, whose id is the one its turns carry), so that
         the next message starts afresh instead of bringing them back, then its turns,
         those still queued to be written included."""
-        story = await load_story(self._stores, account_id, story_id)
-        had_session = await self._stores.sessions.delete(story.id, session_id)
+        story = await load_story(self._stories, account_id, story_id)
+        had_session = await self._sessions.delete(story.id, session_id)
         queued = self._recorder.forget(story.id, session_id)
-        had_turns = await self._stores.turns.delete_conversation(story.id, session_id)
+        had_turns = await self._turns.delete_conversation(story.id, session_id)
         if not (had_session or queued or had_turns):
             raise NotFound(f"no conversation {session_id} in story {story_id}")
 
@@ -69,7 +86,7 @@ class HistoryService:
     ) -> AsyncIterator[TurnRecord]:
         """The turns of [since, until) (without them: everything kept), oldest first, at
         most `MAX_EXPORT_TURNS`; the story is checked before anything is answered."""
-        story = await load_story(self._stores, account_id, story_id)
+        story = await load_story(self._stories, account_id, story_id)
         if since is not None and until is not None and since >= until:
             raise ValidationFailed.at(("from",), "from must be before to")
-        return self._stores.turns.export(story.id, since, until, MAX_EXPORT_TURNS)
+        return self._turns.export(story.id, since, until, MAX_EXPORT_TURNS)

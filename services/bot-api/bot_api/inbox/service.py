@@ -27,7 +27,7 @@ from bot_api.inbox.clustering import InboxClusterings
 from bot_api.inbox.repository import InboxStore
 from bot_api.interactions.service import InteractionService
 from bot_api.metrics import INBOX_SECONDS
-from bot_api.stores import Stores
+from bot_api.stories.repository import StoryStore
 from bot_api.stories.service import load_story
 from bot_api.story_cache.cache import StoryCache
 from shared.errors import NotFound, ValidationFailed
@@ -51,7 +51,7 @@ class _Suggested:
 
 @dataclass(frozen=True)
 class InboxService:
-    stores: Stores
+    story_records: StoryStore
     inbox: InboxStore
     interactions: InteractionService
     stories: StoryCache
@@ -178,7 +178,7 @@ class InboxService:
     ) -> dict[str, Any]:
         """Undo an action: these turns back in the inbox, and the texts of those that were
         ignored no longer ignored."""
-        story = await load_story(self.stores, account_id, story_id)
+        story = await load_story(self.story_records, account_id, story_id)
         reopened = await self.inbox.reopen(story.id, turn_ids)
         self.clusterings.changed(story.id)
         return {"reopened": reopened}
@@ -191,7 +191,7 @@ class InboxService:
             await self.inbox.delete_for_story(change.story_id)
 
     async def _clusters(self, account_id: str, story_id: str) -> list[Cluster]:
-        story = await load_story(self.stores, account_id, story_id)
+        story = await load_story(self.story_records, account_id, story_id)
         review_below, model_id = version = self._version(story.settings)
         return await self.clusterings.clusters(
             story.id,
@@ -210,7 +210,7 @@ class InboxService:
         return None if self.encoders is None else self.encoders.for_story(settings)
 
     async def _cluster(self, account_id: str, story_id: str, cluster_id: str) -> Cluster:
-        story = await load_story(self.stores, account_id, story_id)
+        story = await load_story(self.story_records, account_id, story_id)
         shown = self.clusterings.shown(story.id, self._version(story.settings), cluster_id)
         if shown is not None:
             return shown

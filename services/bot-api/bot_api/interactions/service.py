@@ -23,9 +23,10 @@ from bot_api.domain.interactions import (
     referenced_entities,
 )
 from bot_api.domain.structure import ContextChange
+from bot_api.entities.repository import EntityStore
+from bot_api.interactions.repository import InteractionStore
 from bot_api.quotas import AccountQuotas, Quotas
-from bot_api.stores import Stores
-from bot_api.stories.repository import StoryRecord
+from bot_api.stories.repository import StoryRecord, StoryStore
 from bot_api.stories.service import edit_story, load_story, until_written
 from shared.errors import ApiError, NotFound, ValidationFailed
 from shared.ids import is_object_id
@@ -42,12 +43,16 @@ class InteractionService:
     def __init__(
         self,
         *,
-        stores: Stores,
+        stories: StoryStore,
+        interactions: InteractionStore,
+        entities: EntityStore,
         changes: ChangeFeed,
         connections: ConnectionDirectory,
         quotas: AccountQuotas,
     ) -> None:
-        self._stores = stores
+        self._stories = stories
+        self._interactions = interactions
+        self._entities = entities
         self._changes = changes
         self._connections = connections
         self._quotas = quotas
@@ -56,15 +61,15 @@ class InteractionService:
         self, *, account_id: str, story_id: str, page: Page
     ) -> tuple[list[Interaction], int]:
         """A page of the story's interactions in tree order, and their total."""
-        story = await load_story(self._stores, account_id, story_id)
+        story = await load_story(self._stories, account_id, story_id)
         order = list(story.structure.walk())
         wanted = page.of(order)
-        found = await self._stores.interactions.find(story.id, wanted)
+        found = await self._interactions.find(story.id, wanted)
         return [found[i] for i in wanted], len(order)
 
     async def read(self, *, account_id: str, story_id: str, interaction_id: str) -> Interaction:
-        story = await load_story(self._stores, account_id, story_id)
-        return await _load_interaction(self._stores, story, interaction_id)
+        story = await load_story(self._stories, account_id, story_id)
+        return await _load_interaction(self._interactions, story, interaction_id)
 
     async def create(
         self,
@@ -83,11 +88,10 @@ class InteractionService:
         structure again), so the cost does not grow with the story; only a write that a
         concurrent writer made miss reads the story again."""
         quotas = await self._quotas.of(account_id)
-        stores = self._stores
-        story = await self._counted(await load_story(stores, account_id, story_id))
+        story = await self._counted(await load_story(self._stories, account_id, story_id))
         if new_id is not None and new_id in story.structure:
             return new_id
-        retried = new_id is not None and await stores.interactions.get(story.id, new_id)
+        retried = new_id is not None and await self._interactions.get(story.id, new_id)
         new_id = new_id or str(uuid.uuid4())
         content = prepare(replace(interaction, id=new_id, kind=STANDARD))
         phrases = len(content.user_says)
@@ -105,16 +109,16 @@ class InteractionService:
                 return True  # listed by a concurrent retry of this create
             if read is not story:
                 await check(read)
-            return await stores.stories.add_interaction(read, new_id, parent_id, phrases) or None
+            return await self._stories.add_interaction(read, new_id, parent_id, phrases) or None
 
         await check(story)
         await self._check_references(account_id, story, None, content)
         if not retried:
-            await stores.interactions.insert_many(account_id, story.id, [content])
+            await self._interactions.insert_many(account_id, story.id, [content])
         try:
-            await until_written(stores, account_id, story_id, attempt, story)
+            await until_written(self._stories, account_id, story_id, attempt, story)
         except (ApiError, DomainError):
-            await stores.interactions.delete_many(story.id, [new_id])
+            await self._interactions.delete_many(story.id, [new_id])
             raise
         await self._changes.announce(StoryEdited(account_id, story.id, frozenset({new_id})))
         return new_id
@@ -129,66 +133,63 @@ class InteractionService:
     ) -> None:
         """`changes`: the fields to change, by their names in `Interaction`; the others
         keep their stored values."""
-        stores = self._stores
-        story = await self._counted(await load_story(stores, account_id, story_id))
-        current = await _load_interaction(stores, story, interaction_id)
+        story = await self._counted(await load_story(self._stories, account_id, story_id))
+        current = await _load_interaction(self._interactions, story, interaction_id)
         content = prepare(replace(current, **changes), previous=current)
         added = len(content.user_says) - len(current.user_says)
         await self._check_phrases(story, added, await self._quotas.of(account_id))
         await self._check_references(account_id, story, interaction_id, content, current)
-        await stores.interactions.replace_content(story.id, content)
+        await self._interactions.replace_content(story.id, content)
         if added:
-            await stores.stories.add_phrases(story, added)
+            await self._stories.add_phrases(story, added)
         await self._changes.announce(StoryEdited(account_id, story.id, frozenset({interaction_id})))
 
     async def update_contexts(
         self, *, account_id: str, story_id: str, changes: list[ContextChange]
     ) -> None:
         story, _ = await edit_story(
-            self._stores, account_id, story_id, lambda s: (s.structure.apply(changes), None)
+            self._stories, account_id, story_id, lambda s: (s.structure.apply(changes), None)
         )
         await self._changes.announce(StoryEdited(account_id, story.id))
 
     async def delete(self, *, account_id: str, story_id: str, interaction_ids: list[str]) -> None:
         """The interactions with the subtrees they own, all or nothing."""
-        stores = self._stores
 
         async def attempt(story: StoryRecord) -> tuple[StoryRecord, set[str]] | None:
             structure, removed = story.structure.remove(interaction_ids)
             phrases = 0
             if story.phrases is not None:
-                phrases = await stores.interactions.count_phrases(story.id, removed)
-            if await stores.stories.update(story, None, structure, added_phrases=-phrases):
+                phrases = await self._interactions.count_phrases(story.id, removed)
+            if await self._stories.update(story, None, structure, added_phrases=-phrases):
                 return story, removed
             return None
 
-        story, removed = await until_written(stores, account_id, story_id, attempt)
-        await stores.interactions.delete_many(story.id, removed)
+        story, removed = await until_written(self._stories, account_id, story_id, attempt)
+        await self._interactions.delete_many(story.id, removed)
         await self._changes.announce(StoryEdited(account_id, story.id))
 
     async def _counted(self, story: StoryRecord) -> StoryRecord:
         """`story` with its phrase counter: a story stored before the counter existed is
         counted once, and the count stored."""
-        stores = self._stores
 
         async def attempt(story: StoryRecord) -> StoryRecord | None:
             if story.phrases is not None:
                 return story
-            phrases = await stores.interactions.count_phrases(story.id, story.structure.contexts)
-            if await stores.stories.set_phrases(story, phrases):
+            phrases = await self._interactions.count_phrases(story.id, story.structure.contexts)
+            if await self._stories.set_phrases(story, phrases):
                 return replace(story, phrases=phrases, revision=story.revision + 1)
             return None
 
-        return await until_written(stores, story.account_id, story.id, attempt, story)
+        return await until_written(self._stories, story.account_id, story.id, attempt, story)
 
     async def _check_phrases(self, story: StoryRecord, added: int, quotas: Quotas) -> None:
         """By the story's counter; one that would refuse is checked against a count of the
         interactions, and corrected, so a counter that drifted never refuses wrongly."""
         if added <= 0 or story.phrases is None or story.phrases + added <= quotas.phrases_per_story:
             return
-        phrases = await self._stores.interactions.count_phrases(story.id, story.structure.contexts)
+        phrases = await self._interactions.count_phrases(story.id, story.structure.contexts)
         if phrases != story.phrases:
-            await self._stores.stories.set_phrases(story, phrases)
+            await self._stories.set_phrases(story, phrases)
         quotas.check_phrases(phrases + added)
 
     async def _check_references(
@@ -201,7 +202,6 @@ class InteractionService:
     ) -> None:
         """The entities the parameters name exist, the triggers are the story's own, and a
         new webhook or handoff naming a connection names one of this story's."""
-        stores = self._stores
         wanted = referenced_entities(content)
         unknown_builtin = sorted(n for n in wanted if is_builtin(n) and n not in BUILTIN_ENTITIES)
         if unknown_builtin:
@@ -214,7 +214,7 @@ class InteractionService:
                 },
             )
         wanted = {n for n in wanted if not is_builtin(n)}
-        missing = sorted(wanted - await stores.entities.existing_names(account_id, wanted))
+        missing = sorted(wanted - await self._entities.existing_names(account_id, wanted))
         if missing:
             raise ValidationFailed(
                 f"parameters: unknown entity {', '.join(repr(m) for m in missing)}",
@@ -222,7 +222,7 @@ class InteractionService:
             )
         if content.triggers:
             # Only the interactions sharing a trigger: the cost stays the same as the story grows.
-            sharing = await stores.interactions.with_triggers(story.id, list(content.triggers))
+            sharing = await self._interactions.with_triggers(story.id, list(content.triggers))
             check_unique_triggers(
                 interaction_id,
                 content.triggers,
@@ -247,10 +247,12 @@ class InteractionService:
             )
 
 
-async def _load_interaction(stores: Stores, story: StoryRecord, interaction_id: str) -> Interaction:
+async def _load_interaction(
+    interactions: InteractionStore, story: StoryRecord, interaction_id: str
+) -> Interaction:
     interaction = None
     if interaction_id in story.structure:
-        interaction = await stores.interactions.get(story.id, interaction_id)
+        interaction = await interactions.get(story.id, interaction_id)
     if interaction is None:
         raise NotFound(f"no interaction {interaction_id} in this story")
     return interaction

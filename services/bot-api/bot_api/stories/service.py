@@ -1,17 +1,16 @@
 """Stories, and the one way to change a story's structure safely under concurrency."""
 
 import uuid
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, replace
 from typing import Any, Protocol, TypeVar
 
 from bot_api.changes import ChangeFeed, StoryCreated, StoryDeleted, StoryEdited
-from bot_api.domain.interactions import default_interactions
+from bot_api.domain.interactions import Interaction, default_interactions
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
 from bot_api.quotas import AccountQuotas
-from bot_api.stores import Stores
-from bot_api.stories.repository import StoryFields, StoryRecord
+from bot_api.stories.repository import StoryFields, StoryRecord, StoryStore
 from shared.errors import Conflict, NotFound
 from shared.ids import new_object_id
 from shared.pages import Page
@@ -22,8 +21,8 @@ DEFAULT_SETTINGS = Settings()
 T = TypeVar("T")
 
 
-async def load_story(stores: Stores, account_id: str, story_id: str) -> StoryRecord:
-    story = await stores.stories.get(account_id, story_id)
+async def load_story(stories: StoryStore, account_id: str, story_id: str) -> StoryRecord:
+    story = await stories.get(account_id, story_id)
     if story is None:
         raise NotFound(f"no story {story_id}")
     return story
@@ -33,7 +32,7 @@ Edit = Callable[[StoryRecord], tuple[Structure, StoryFields | None]]
 
 
 async def edit_story(
-    stores: Stores, account_id: str, story_id: str, edit: Edit
+    stories: StoryStore, account_id: str, story_id: str, edit: Edit
 ) -> tuple[StoryRecord, Structure]:
     """Apply `edit` to the newest story and store its result in one conditional write.
 
@@ -45,13 +44,13 @@ async def edit_story(
 
     async def attempt(story: StoryRecord) -> tuple[StoryRecord, Structure] | None:
         structure, fields = edit(story)
-        return (story, structure) if await stores.stories.update(story, fields, structure) else None
+        return (story, structure) if await stories.update(story, fields, structure) else None
 
-    return await until_written(stores, account_id, story_id, attempt)
+    return await until_written(stories, account_id, story_id, attempt)
 
 
 async def until_written(
-    stores: Stores,
+    stories: StoryStore,
     account_id: str,
     story_id: str,
     attempt: Callable[[StoryRecord], Awaitable[T | None]],
@@ -60,12 +59,48 @@ async def until_written(
     """`attempt` on `story` (if given) or a fresh read of it, until its conditional write
     lands (it returns what to return) or MAX_CONCURRENT_RETRIES writes have missed."""
     for _ in range(MAX_CONCURRENT_RETRIES):
-        story = story or await load_story(stores, account_id, story_id)
+        story = story or await load_story(stories, account_id, story_id)
         written = await attempt(story)
         if written is not None:
             return written
         story = None
     raise Conflict("the story is being changed by others; try again")
+
+
+class StoryPart(Protocol):
+    """A collection holding a part of each story, emptied when the story is deleted."""
+
+    async def delete_for_story(self, story_id: str) -> None: ...
+
+
+class Summary(Protocol):
+    """What a story's read shows of each of its interactions."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def webhook(self) -> str: ...
+
+
+class StoryInteractions(StoryPart, Protocol):
+    """What a story needs of its interactions: the two it starts with, their names and
+    webhooks, and their deletion with it (interactions.repository.InteractionStore)."""
+
+    async def insert_many(
+        self, account_id: str, story_id: str, interactions: Sequence[Interaction]
+    ) -> None: ...
+
+    async def summaries(self, story_id: str, ids: Iterable[str]) -> Mapping[str, Summary]: ...
+
+
+class StoryVersions(Protocol):
+    """What a story needs of its versions: whether one exists, to publish it, and their
+    deletion with it (versions.repository.VersionStore)."""
+
+    async def get(self, account_id: str, story_id: str, version_id: str) -> object | None: ...
+
+    async def delete_for_story(self, account_id: str, story_id: str) -> None: ...
 
 
 class PublishCheck(Protocol):
@@ -83,7 +118,11 @@ class StoryService:
     def __init__(
         self,
         *,
-        stores: Stores,
+        stories: StoryStore,
+        interactions: StoryInteractions,
+        sessions: StoryPart,
+        turns: StoryPart,
+        versions: StoryVersions,
         changes: ChangeFeed,
         quotas: AccountQuotas,
         publish_check: PublishCheck | None = None,
@@ -91,7 +130,11 @@ class StoryService:
     ) -> None:
         """`awaiting_meaning`: how many of a story's phrases wait for their sentence
         vector (`PhraseVectorService.waiting`; none without the semantic stage)."""
-        self._stores = stores
+        self._stories = stories
+        self._interactions = interactions
+        self._sessions = sessions
+        self._turns = turns
+        self._versions = versions
         self._changes = changes
         self._quotas = quotas
         self._publish_check = publish_check
@@ -107,10 +150,10 @@ class StoryService:
         new_id: str | None = None,
     ) -> str:
         """Under `new_id` when given (a retried create), which may exist already."""
-        if new_id is not None and await self._stores.stories.get(account_id, new_id):
+        if new_id is not None and await self._stories.get(account_id, new_id):
             return new_id
         quotas = await self._quotas.of(account_id)
-        quotas.check_stories(await self._stores.stories.count(account_id) + 1)
+        quotas.check_stories(await self._stories.count(account_id) + 1)
         defaults = [
             replace(default, id=str(uuid.uuid4()))
             for default in default_interactions(settings.language)
@@ -118,8 +161,8 @@ class StoryService:
         structure = Structure.for_new_story(i.id for i in defaults)
         # Interactions first: they are invisible until the story that lists them exists.
         story_id = new_id or new_object_id()
-        await self._stores.interactions.insert_many(account_id, story_id, defaults)
-        await self._stores.stories.insert(
+        await self._interactions.insert_many(account_id, story_id, defaults)
+        await self._stories.insert(
             story_id,
             account_id,
             name,
@@ -135,13 +178,13 @@ class StoryService:
         self, *, account_id: str, page: Page
     ) -> tuple[list[dict[str, Any]], int]:
         """A page of the account's stories and their total."""
-        stories = self._stores.stories
+        stories = self._stories
         return await stories.list(account_id, page), await stories.count(account_id)
 
     async def read(self, *, account_id: str, story_id: str) -> dict[str, Any]:
-        story = await load_story(self._stores, account_id, story_id)
+        story = await load_story(self._stories, account_id, story_id)
         structure = story.structure
-        summaries = await self._stores.interactions.summaries(story.id, structure.contexts)
+        summaries = await self._interactions.summaries(story.id, structure.contexts)
         return {
             "id": story.id,
             "name": story.name,
@@ -191,7 +234,7 @@ class StoryService:
             kept = story.published if published is UNCHANGED else published
             return structure, StoryFields(name, description, changed, kept)
 
-        story, _ = await edit_story(self._stores, account_id, story_id, edit)
+        story, _ = await edit_story(self._stories, account_id, story_id, edit)
         language_changed = not story.settings.reads_like(replace(story.settings, **changes))
         await self._changes.announce(
             StoryEdited(account_id, story.id, language_changed=language_changed)
@@ -203,8 +246,8 @@ class StoryService:
         """A version of this story, whose tests pass (or `force`); None unpublishes."""
         if version_id is None:
             return
-        story = await load_story(self._stores, account_id, story_id)
-        if await self._stores.versions.get(account_id, story.id, version_id) is None:
+        story = await load_story(self._stories, account_id, story_id)
+        if await self._versions.get(account_id, story.id, version_id) is None:
             raise NotFound(f"no version {version_id} of this story to publish")
         if force or self._publish_check is None or story.published == version_id:
             return
@@ -216,12 +259,12 @@ class StoryService:
             )
 
     async def delete(self, *, account_id: str, story_id: str) -> None:
-        story = await load_story(self._stores, account_id, story_id)
+        story = await load_story(self._stories, account_id, story_id)
         # The story first: once it is gone, nothing below it can be reached.
-        if not await self._stores.stories.delete(account_id, story.id):
+        if not await self._stories.delete(account_id, story.id):
             raise NotFound(f"no story {story_id}")
-        await self._stores.interactions.delete_for_story(story.id)
-        await self._stores.sessions.delete_for_story(story.id)
-        await self._stores.turns.delete_for_story(story.id)
-        await self._stores.versions.delete_for_story(account_id, story.id)
+        await self._interactions.delete_for_story(story.id)
+        await self._sessions.delete_for_story(story.id)
+        await self._turns.delete_for_story(story.id)
+        await self._versions.delete_for_story(account_id, story.id)
         await self._changes.announce(StoryDeleted(account_id, story.id))

@@ -39,15 +39,18 @@ from dataclasses import dataclass, field
 
 from bot_api.changes import Change, EntitiesEdited, StoryCreated, StoryDeleted, StoryEdited
 from bot_api.engine.story import CompiledStory
+from bot_api.entities.repository import EntityStore
+from bot_api.interactions.repository import InteractionStore
 from bot_api.metrics import (
     STORY_CACHE_ENTRIES,
     STORY_CACHE_HITS,
     STORY_CACHE_MISSES,
     STORY_PARTIAL_ANSWERS,
 )
-from bot_api.stores import Stores
+from bot_api.stories.repository import StoryStore
 from bot_api.story_cache.compiler import Compiling, Marks, ReadVersion, StoryCompiler, StoryKey
 from bot_api.story_cache.vectors import PhraseVectorService
+from bot_api.versions.repository import VersionStore
 from shared.budget import beyond_request
 from shared.errors import NotFound
 from shared.fair_work import FairWork
@@ -100,7 +103,11 @@ class _Entry:
 class StoryCache:
     def __init__(
         self,
-        stores: Stores,
+        *,
+        stories: StoryStore,
+        interactions: InteractionStore,
+        entities: EntityStore,
+        versions: VersionStore,
         vectors: PhraseVectorService | None,
         budget_bytes: int,
         retry_seconds: float = SEMANTIC_RETRY_SECONDS,
@@ -114,8 +121,20 @@ class StoryCache:
         `request_budget`: a query's seconds (`REQUEST_BUDGET_SECONDS`), of which it
         waits `PARTIAL_SHARE` for a cold compile (None: it waits for the whole story).
         `work`: where compiles run (StoryCompiler)."""
-        self._stores = stores
-        self._compiler = StoryCompiler(stores, vectors, self.vectors_landed, read_version, work)
+        self._stories = stories
+        self._interactions = interactions
+        self._entities = entities
+        self._versions = versions
+        self._compiler = StoryCompiler(
+            stories=stories,
+            interactions=interactions,
+            entities=entities,
+            versions=versions,
+            vectors=vectors,
+            landed=self.vectors_landed,
+            read_version=read_version,
+            work=work,
+        )
         self._retry_seconds = retry_seconds
         self._partial_after = None if request_budget is None else request_budget * PARTIAL_SHARE
         self._budget = budget_bytes
@@ -238,7 +257,7 @@ class StoryCache:
         if story in self._published:
             return self._published[story]
         heard = self._story_changes
-        record = await self._stores.stories.get(account_id, story_id)
+        record = await self._stories.get(account_id, story_id)
         if record is None:
             raise NotFound(f"no story {story_id}")
         if heard == self._story_changes:
@@ -250,7 +269,7 @@ class StoryCache:
 
     async def _oldest_story(self, account_id: str) -> str:
         if account_id not in self._oldest:
-            stories = await self._stores.stories.list(account_id, Page(limit=1))
+            stories = await self._stories.list(account_id, Page(limit=1))
             self._oldest[account_id] = str(stories[0]["_id"]) if stories else None
         oldest = self._oldest[account_id]
         if oldest is None:

@@ -31,11 +31,13 @@ from bot_api.domain.interactions import Interaction
 from bot_api.domain.settings import Settings
 from bot_api.engine.semantic import Encoder, PhraseVectors
 from bot_api.engine.story import CompiledStory, StoryCompile
+from bot_api.entities.repository import EntityStore
+from bot_api.interactions.repository import InteractionStore
 from bot_api.metrics import STORY_COMPILE_SECONDS
-from bot_api.stores import Stores
+from bot_api.stories.repository import StoryStore
 from bot_api.story_cache.vectors import PhraseVectorService
 from bot_api.transfer.service import StoryUpload
-from bot_api.versions.repository import StoryVersion
+from bot_api.versions.repository import StoryVersion, VersionStore
 from shared.errors import NotFound
 from shared.fair_work import FairWork
 
@@ -156,7 +158,11 @@ class SemanticStage:
 class StoryCompiler:
     def __init__(
         self,
-        stores: Stores,
+        *,
+        stories: StoryStore,
+        interactions: InteractionStore,
+        entities: EntityStore,
+        versions: VersionStore,
         vectors: PhraseVectorService | None,
         landed: VectorsLanded,
         read_version: ReadVersion | None = None,
@@ -165,7 +171,10 @@ class StoryCompiler:
         """`read_version`: how a version's document is read (None: no version is
         compiled, as in tests of the draft alone); `work`: where compiles run (a test's
         own; by default `COMPILE_THREADS` threads of their own)."""
-        self._stores = stores
+        self._stories = stories
+        self._interaction_store = interactions
+        self._entity_store = entities
+        self._versions = versions
         self._read_version = read_version
         self._vectors = vectors
         self._landed = landed
@@ -193,7 +202,7 @@ class StoryCompiler:
         progress = Compiling() if progress is None else progress
         if version_id is not None:
             return await self._compile_version(account_id, story_id, version_id, progress)
-        story = await self._stores.stories.get(account_id, story_id)
+        story = await self._stories.get(account_id, story_id)
         if story is None:
             raise NotFound(f"no story {story_id}")
         async with self._compiling.held(account_id):
@@ -221,7 +230,7 @@ class StoryCompiler:
         draft's ids) and the entities its document holds."""
         async with self._compiling.held(account_id):
             async with self._reading.held(account_id):
-                version = await self._stores.versions.get(account_id, story_id, version_id)
+                version = await self._versions.get(account_id, story_id, version_id)
                 if version is None or self._read_version is None:
                     raise NotFound(f"no version {version_id} of story {story_id}")
                 story = await self._in_worker(
@@ -268,12 +277,12 @@ class StoryCompiler:
             return await self.with_stored_vectors(key, encoder, current, marks.vectors_landed)
         record = None
         if marks.story:
-            record = await self._stores.stories.get(key[0], current.id)
+            record = await self._stories.get(key[0], current.id)
             if record is None:
                 raise NotFound(f"no story {current.id}")
         structure = current.structure if record is None else record.structure
         wanted = {i for i in marks.interactions if i in structure}
-        found = await self._stores.interactions.find(current.id, wanted) if wanted else {}
+        found = await self._interaction_store.find(current.id, wanted) if wanted else {}
         entities = await self._entities(key[0]) if marks.entities else None
         interactions = list(found.values())
         settings = current.settings if record is None else record.settings
@@ -379,11 +388,11 @@ class StoryCompiler:
         found: dict[str, Interaction] = {}
         for start in range(0, len(ids), INTERACTIONS_READ_AT_ONCE):
             page = ids[start : start + INTERACTIONS_READ_AT_ONCE]
-            found |= await self._stores.interactions.find(story_id, page)
+            found |= await self._interaction_store.find(story_id, page)
         return found
 
     async def _entities(self, account_id: str) -> list[Entity]:
-        return [stored.entity for stored in await self._stores.entities.list(account_id)]
+        return [stored.entity for stored in await self._entity_store.list(account_id)]
 
 
 def _model(encoder: Encoder | None) -> str | None:

@@ -20,7 +20,9 @@ from bot_api.changes import Change, EntitiesEdited, StoryDeleted, StoryEdited
 from bot_api.domain.entities import Entity
 from bot_api.domain.interactions import Interaction
 from bot_api.engine.semantic import interaction_texts, representatives, vector_key
-from bot_api.stores import Stores
+from bot_api.entities.repository import EntityStore
+from bot_api.interactions.repository import InteractionStore
+from bot_api.stories.repository import StoryStore
 from bot_api.story_cache.repository import VectorStore
 from bot_api.story_cache.vectors import PhraseVectorService
 from shared.pages import MAX_PAGE, Page
@@ -38,12 +40,17 @@ again in the next round, after the other stories due."""
 class VectorSweeper:
     def __init__(
         self,
-        stores: Stores,
+        *,
+        stories: StoryStore,
+        interactions: InteractionStore,
+        entities: EntityStore,
         store: VectorStore,
         vectors: PhraseVectorService,
         delay_seconds: float = DELAY_SECONDS,
     ) -> None:
-        self._stores = stores
+        self._stories = stories
+        self._interactions = interactions
+        self._entities = entities
         self._store = store
         self._vectors = vectors
         self._delay = delay_seconds
@@ -96,19 +103,19 @@ class VectorSweeper:
     async def _keys_in_use(self, account_id: str, story_id: str) -> set[str]:
         """The vector keys of the story's current phrases (none once it is deleted, or
         when no encoder reads it); those of the model it read before are let go."""
-        story = await self._stores.stories.get(account_id, story_id)
+        story = await self._stories.get(account_id, story_id)
         encoder = None if story is None else self._vectors.encoders.for_story(story.settings)
         if story is None or encoder is None:
             return set()
-        found = await self._stores.interactions.find(story.id, story.structure.contexts)
+        found = await self._interactions.find(story.id, story.structure.contexts)
         interactions = list(found.values())
-        entities = [stored.entity for stored in await self._stores.entities.list(account_id)]
+        entities = [stored.entity for stored in await self._entities.list(account_id)]
         return await asyncio.to_thread(_keys, encoder.model_id, interactions, entities)
 
     async def _story_ids(self, account_id: str) -> list[str]:
         ids: list[str] = []
         while True:
-            page = await self._stores.stories.list(account_id, Page(len(ids), MAX_PAGE))
+            page = await self._stories.list(account_id, Page(len(ids), MAX_PAGE))
             ids += [str(s["_id"]) for s in page]
             if len(page) < MAX_PAGE:
                 return ids

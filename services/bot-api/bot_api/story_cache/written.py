@@ -25,7 +25,9 @@ from dataclasses import dataclass, field
 from bot_api.background import Drain
 from bot_api.changes import Change, StoryCreated, StoryDeleted, StoryEdited
 from bot_api.engine.semantic import interaction_texts, representatives
-from bot_api.stores import Stores
+from bot_api.entities.repository import EntityStore
+from bot_api.interactions.repository import InteractionStore
+from bot_api.stories.repository import StoryStore
 from bot_api.story_cache.compiler import VectorsLanded
 from bot_api.story_cache.vectors import RETRY_SECONDS, PhraseVectorService
 
@@ -44,14 +46,19 @@ class _Written:
 class WrittenPhrases:
     def __init__(
         self,
-        stores: Stores,
+        *,
+        stories: StoryStore,
+        interactions: InteractionStore,
+        entities: EntityStore,
         vectors: PhraseVectorService,
         landed: VectorsLanded,
         retry_seconds: float = RETRY_SECONDS,
     ) -> None:
         """`landed`: told as the queued interactions' vectors are stored (the story
         cache, so that a story it keeps takes them in)."""
-        self._stores = stores
+        self._stories = stories
+        self._interactions = interactions
+        self._entities = entities
         self._vectors = vectors
         self._landed = landed
         self._retry_seconds = retry_seconds
@@ -99,7 +106,7 @@ class WrittenPhrases:
     async def _queue(self, story_id: str, written: _Written) -> None:
         """The written interactions' phrase texts (as the story's encoder reads them,
         slots as their entities' values) that the store lacks, queued."""
-        story = await self._stores.stories.get(written.account_id, story_id)
+        story = await self._stories.get(written.account_id, story_id)
         encoder = None if story is None else self._vectors.encoders.for_story(story.settings)
         if story is None or encoder is None:
             self._vectors.forget(story_id)  # deleted, or no model reads its language now
@@ -109,8 +116,8 @@ class WrittenPhrases:
             wanted &= written.interaction_ids
         if not wanted:
             return
-        found = await self._stores.interactions.find(story.id, wanted)
-        entities = [stored.entity for stored in await self._stores.entities.list(story.account_id)]
+        found = await self._interactions.find(story.id, wanted)
+        entities = [stored.entity for stored in await self._entities.list(story.account_id)]
         texts = await asyncio.to_thread(
             interaction_texts, found.values(), representatives(entities)
         )

@@ -27,7 +27,7 @@ from bot_api.engine.remembering import RememberingEncoder
 from bot_api.engine.replay import replay
 from bot_api.engine.semantic import Encoders
 from bot_api.engine.story import CompiledStory
-from bot_api.stores import Stores
+from bot_api.stories.repository import StoryStore
 from bot_api.stories.service import load_story
 from bot_api.story_tests.repository import ConversationTestStore
 from shared.budget import beyond_request
@@ -73,7 +73,7 @@ class ConversationTestService:
     def __init__(
         self,
         *,
-        stores: Stores,
+        story_records: StoryStore,
         tests: ConversationTestStore,
         stories: CompiledStories,
         work: FairWork,
@@ -81,7 +81,7 @@ class ConversationTestService:
         debounce_seconds: float = EDIT_DEBOUNCE_SECONDS,
         limit: float | None = None,
     ) -> None:
-        self._stores = stores
+        self._story_records = story_records
         self._tests = tests
         self._stories = stories
         self._work = work
@@ -119,7 +119,7 @@ class ConversationTestService:
             await asyncio.gather(*list(self._due.values()), return_exceptions=True)
 
     async def list_tests(self, *, account_id: str, story_id: str) -> list[StoredTest]:
-        await load_story(self._stores, account_id, story_id)
+        await load_story(self._story_records, account_id, story_id)
         return await self._tests.list(account_id, story_id)
 
     async def create(
@@ -130,7 +130,7 @@ class ConversationTestService:
         test: ConversationTest,
         new_id: str | None = None,
     ) -> str:
-        await load_story(self._stores, account_id, story_id)
+        await load_story(self._story_records, account_id, story_id)
         if await self._tests.count(account_id, story_id) >= MAX_TESTS_PER_STORY:
             raise Conflict(f"a story holds at most {MAX_TESTS_PER_STORY} tests")
         test_id = await self._tests.insert(account_id, story_id, test, new_id)
@@ -170,7 +170,7 @@ class ConversationTestService:
         return (await self._run(account_id, story_id, version_id)).failed
 
     async def last(self, *, account_id: str, story_id: str) -> TestRun:
-        await load_story(self._stores, account_id, story_id)
+        await load_story(self._story_records, account_id, story_id)
         run = await self._tests.last_run(account_id, story_id)
         if run is None:
             raise NotFound(f"the tests of story {story_id} have not run after an edit yet")
@@ -236,7 +236,7 @@ class ConversationTestService:
             if version_id is None:
                 story = await self._stories.story(account_id, story_id)
             else:
-                await load_story(self._stores, account_id, story_id)
+                await load_story(self._story_records, account_id, story_id)
                 story = await self._stories.version(account_id, story_id, version_id)
             if tests is None:
                 tests = await self._tests.list(account_id, story_id)

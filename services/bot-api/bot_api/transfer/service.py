@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot_api.changes import ChangeFeed, EntitiesEdited, StoryCreated
+from bot_api.connections.repository import ConnectionView
 from bot_api.domain.conversation_tests import ConversationTest
 from bot_api.domain.entities import BUILTIN_ENTITIES, Entity, is_builtin
 from bot_api.domain.errors import Invalid
@@ -23,8 +24,10 @@ from bot_api.domain.interactions import (
 )
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
+from bot_api.entities.repository import EntityStore
+from bot_api.interactions.repository import InteractionStore
 from bot_api.quotas import AccountQuotas, check_story_content
-from bot_api.stores import Stores
+from bot_api.stories.repository import StoryStore
 from bot_api.stories.service import load_story
 from bot_api.story_tests.repository import ConversationTestStore
 from bot_api.transfer.document import Problem
@@ -122,12 +125,18 @@ class StoryTransfer:
     def __init__(
         self,
         *,
-        stores: Stores,
+        stories: StoryStore,
+        interactions: InteractionStore,
+        entities: EntityStore,
+        connections: ConnectionView,
         changes: ChangeFeed,
         quotas: AccountQuotas,
         tests: ConversationTestStore,
     ) -> None:
-        self._stores = stores
+        self._stories = stories
+        self._interactions = interactions
+        self._entities = entities
+        self._connections = connections
         self._tests = tests
         self._changes = changes
         self._quotas = quotas
@@ -136,19 +145,18 @@ class StoryTransfer:
         imports cannot fill the import worker that all accounts share."""
 
     async def export(self, *, account_id: str, story_id: str) -> Exported:
-        stores = self._stores
-        story = await load_story(stores, account_id, story_id)
-        interactions = await stores.interactions.find(story.id, story.structure.contexts)
+        story = await load_story(self._stories, account_id, story_id)
+        interactions = await self._interactions.find(story.id, story.structure.contexts)
         webhooks = {i.webhook for i in interactions.values() if is_object_id(i.webhook)}
         named = webhooks | {handoff_connection(i) for i in interactions.values()} - {""}
-        names = await stores.connections.names(account_id, story.id, named) if named else {}
+        names = await self._connections.names(account_id, story.id, named) if named else {}
         wanted = {
             name
             for interaction in interactions.values()
             for name in referenced_entities(interaction)
             if not is_builtin(name)
         }
-        entities = await stores.entities.with_names(account_id, wanted) if wanted else []
+        entities = await self._entities.with_names(account_id, wanted) if wanted else []
         return Exported(
             name=story.name,
             description=story.description,
@@ -156,8 +164,8 @@ class StoryTransfer:
             structure=story.structure,
             interactions=interactions,
             connection_names=names,
-            awaited=await stores.interactions.awaited_connections(story.id),
-            awaited_handoffs=await stores.interactions.awaited_handoffs(story.id),
+            awaited=await self._interactions.awaited_connections(story.id),
+            awaited_handoffs=await self._interactions.awaited_handoffs(story.id),
             entities=sorted((e.entity for e in entities), key=lambda e: e.name),
             tests=[stored.test for stored in await self._tests.list(account_id, story.id)],
         )
@@ -179,7 +187,6 @@ class StoryTransfer:
         every problem, or a quota refused, and nothing written. Under `new_id` when given
         (a retried import, `Idempotency-Key`): if that story exists, the retry's write had
         landed, and it is answered again (its interactions' ids are not in the report)."""
-        stores = self._stores
         problems: list[Problem] = []
         prepared: dict[str, Interaction] = {}
         for interaction_id, interaction in upload.interactions.items():
@@ -207,7 +214,7 @@ class StoryTransfer:
                     )
                 )
         problems += _trigger_clashes(upload, prepared)
-        plan = await plan_entities(stores.entities, account_id, upload.entities)
+        plan = await plan_entities(self._entities, account_id, upload.entities)
         unknown, held = await self._unknown_entities(account_id, upload, prepared)
         problems += unknown
         if problems:
@@ -215,7 +222,7 @@ class StoryTransfer:
         prepared = {i: renamed_entities(v, plan.renamed) for i, v in prepared.items()}
         used = used_entities(prepared.values(), [*plan.stored(upload.entities), *held])
 
-        landed = new_id is not None and await stores.stories.get(account_id, new_id) is not None
+        landed = new_id is not None and await self._stories.get(account_id, new_id) is not None
         phrases = sum(len(i.user_says) for i in prepared.values())
         if not landed:
             await self._check_quotas(account_id, len(prepared), phrases, plan.new)
@@ -254,10 +261,10 @@ class StoryTransfer:
         self, account_id: str, interactions: int, phrases: int, new_entities: Sequence[Entity]
     ) -> None:
         quotas = await self._quotas.of(account_id)
-        quotas.check_stories(await self._stores.stories.count(account_id) + 1)
+        quotas.check_stories(await self._stories.count(account_id) + 1)
         await check_story_content(
             quotas,
-            self._stores.entities,
+            self._entities,
             account_id,
             interactions=interactions,
             phrases=phrases,
@@ -275,7 +282,7 @@ class StoryTransfer:
             for name in sorted(referenced_entities(interaction)):
                 used.setdefault(name, interaction_id)
         unknown = {n for n in used if n not in brought and not is_builtin(n)}
-        entities = self._stores.entities
+        entities = self._entities
         held = [e.entity for e in await entities.with_names(account_id, unknown)] if unknown else []
         known = {e.name for e in held}
         problems = []
@@ -301,18 +308,17 @@ class StoryTransfer:
     ) -> None:
         """Every entity the story uses exists once it is written: one deleted meanwhile
         (its delete found no story naming it yet) is created again."""
-        stores = self._stores
         created: list[str] = []
         try:
             for entity in new_entities:
-                created.append(await stores.entities.insert(account_id, entity))
-            await stores.interactions.insert_many(account_id, story_id, list(prepared.values()))
+                created.append(await self._entities.insert(account_id, entity))
+            await self._interactions.insert_many(account_id, story_id, list(prepared.values()))
             if upload.connections:
-                await stores.interactions.await_connections(story_id, upload.connections)
+                await self._interactions.await_connections(story_id, upload.connections)
             if upload.handoffs:
-                await stores.interactions.await_handoffs(story_id, upload.handoffs)
+                await self._interactions.await_handoffs(story_id, upload.handoffs)
             await self._tests.insert_many(account_id, story_id, upload.tests)
-            await stores.stories.insert(
+            await self._stories.insert(
                 story_id,
                 account_id,
                 upload.name,
@@ -322,12 +328,12 @@ class StoryTransfer:
                 phrases=phrases,
             )
         except BaseException:
-            await stores.interactions.delete_for_story(story_id)
+            await self._interactions.delete_for_story(story_id)
             await self._tests.delete_for_story(story_id)
             for entity_id in created:
-                await stores.entities.delete(account_id, entity_id)
+                await self._entities.delete(account_id, entity_id)
             raise
-        if await restore_missing(stores.entities, account_id, used) or created:
+        if await restore_missing(self._entities, account_id, used) or created:
             await self._changes.announce(EntitiesEdited(account_id))
         await self._changes.announce(StoryCreated(account_id, story_id))
 

@@ -15,9 +15,10 @@ from typing import Any, Protocol, TypeVar
 from bot_api.changes import ChangeFeed, EntitiesEdited, StoryEdited
 from bot_api.domain.errors import Invalid
 from bot_api.domain.interactions import Interaction, handoff_connection, prepare
+from bot_api.entities.repository import EntityStore
+from bot_api.interactions.repository import InteractionStore
 from bot_api.quotas import AccountQuotas, check_story_content
-from bot_api.stores import Stores
-from bot_api.stories.repository import StoryFields, StoryRecord
+from bot_api.stories.repository import StoryFields, StoryRecord, StoryStore
 from bot_api.stories.service import load_story, until_written
 from bot_api.transfer.service import Exported, StoryTransfer, StoryUpload
 from bot_api.versions.diff import StoryDiff, diff
@@ -25,6 +26,7 @@ from bot_api.versions.repository import (
     FrozenInteraction,
     NumberTaken,
     StoryVersion,
+    VersionStore,
     VersionSummary,
     new_version,
 )
@@ -56,7 +58,10 @@ class VersionService:
     def __init__(
         self,
         *,
-        stores: Stores,
+        stories: StoryStore,
+        interactions: InteractionStore,
+        entities: EntityStore,
+        versions: VersionStore,
         changes: ChangeFeed,
         quotas: AccountQuotas,
         transfer: StoryTransfer,
@@ -64,7 +69,10 @@ class VersionService:
         work: FairWork,
         limit: float | None = None,
     ) -> None:
-        self._stores = stores
+        self._stories = stories
+        self._interactions = interactions
+        self._entities = entities
+        self._versions = versions
         self._changes = changes
         self._quotas = quotas
         self._transfer = transfer
@@ -75,7 +83,7 @@ class VersionService:
 
     async def create(self, *, account_id: str, story_id: str, note: str) -> VersionSummary:
         """The story as export writes it now, frozen under its next number."""
-        versions = self._stores.versions
+        versions = self._versions
         if await versions.count(account_id, story_id) >= MAX_VERSIONS_PER_STORY:
             raise Conflict(
                 f"a story keeps at most {MAX_VERSIONS_PER_STORY} versions: delete one first"
@@ -106,14 +114,14 @@ class VersionService:
     ) -> tuple[list[VersionSummary], int, str | None]:
         """A page of the story's versions (newest first), their total, and the published
         one's id."""
-        story = await load_story(self._stores, account_id, story_id)
-        versions = self._stores.versions
+        story = await load_story(self._stories, account_id, story_id)
+        versions = self._versions
         listed = await versions.list(account_id, story.id, page)
         return listed, await versions.count(account_id, story.id), story.published
 
     async def published(self, *, account_id: str, story_id: str) -> str | None:
         """The id of the story's published version, if any."""
-        return (await load_story(self._stores, account_id, story_id)).published
+        return (await load_story(self._stories, account_id, story_id)).published
 
     async def read(self, *, account_id: str, story_id: str, version_id: str) -> StoryVersion:
         return await self._version(account_id, story_id, version_id)
@@ -131,10 +139,10 @@ class VersionService:
         return await self._in_worker(account_id, functools.partial(diff, before.document, after))
 
     async def delete(self, *, account_id: str, story_id: str, version_id: str) -> None:
-        story = await load_story(self._stores, account_id, story_id)
+        story = await load_story(self._stories, account_id, story_id)
         if story.published == version_id:
             raise Conflict("this version is published: publish another or none first")
-        if not await self._stores.versions.delete(account_id, story.id, version_id):
+        if not await self._versions.delete(account_id, story.id, version_id):
             raise NotFound(f"no version {version_id} of this story")
 
     async def restore(self, *, account_id: str, story_id: str, version_id: str) -> None:
@@ -143,56 +151,55 @@ class VersionService:
         draft's conversations carry on. The entities the version brings that the account
         lacks are created; those it has are used as they are. A failure on the way puts
         back what was written."""
-        stores = self._stores
         version = await self._version(account_id, story_id, version_id)
         upload = await self._in_worker(account_id, functools.partial(self._documents.read, version))
-        story = await load_story(stores, account_id, story_id)
+        story = await load_story(self._stories, account_id, story_id)
         restored = _prepared(upload.interactions)
         phrases = sum(len(i.user_says) for i in restored.values())
         held = {
             e.entity.name
-            for e in await stores.entities.with_names(account_id, [e.name for e in upload.entities])
+            for e in await self._entities.with_names(account_id, [e.name for e in upload.entities])
         }
         missing = [e for e in upload.entities if e.name not in held]
         await check_story_content(
             await self._quotas.of(account_id),
-            stores.entities,
+            self._entities,
             account_id,
             interactions=len(restored),
             phrases=phrases,
             new_entities=missing,
         )
 
-        current = await stores.interactions.find(story.id, story.structure.contexts)
+        current = await self._interactions.find(story.id, story.structure.contexts)
         added = [i for i in restored.values() if i.id not in current]
         replaced = [i for i in restored.values() if i.id in current and current[i.id] != i]
         created: list[str] = []
         try:
             for entity in missing:
-                created.append(await stores.entities.insert(account_id, entity))
+                created.append(await self._entities.insert(account_id, entity))
             if added:
-                await stores.interactions.insert_many(account_id, story.id, added)
+                await self._interactions.insert_many(account_id, story.id, added)
             for interaction in replaced:
-                await stores.interactions.replace_content(story.id, interaction)
+                await self._interactions.replace_content(story.id, interaction)
 
             async def attempt(record: StoryRecord) -> bool | None:
                 fields = StoryFields(
                     record.name, record.description, upload.settings, record.published
                 )
                 counted = 0 if record.phrases is None else phrases - record.phrases
-                written = await stores.stories.update(record, fields, upload.structure, counted)
+                written = await self._stories.update(record, fields, upload.structure, counted)
                 return True if written else None
 
-            await until_written(stores, account_id, story.id, attempt)
+            await until_written(self._stories, account_id, story.id, attempt)
         except BaseException:
             for interaction in replaced:
-                await stores.interactions.replace_content(story.id, current[interaction.id])
-            await stores.interactions.delete_many(story.id, [i.id for i in added])
+                await self._interactions.replace_content(story.id, current[interaction.id])
+            await self._interactions.delete_many(story.id, [i.id for i in added])
             for entity_id in created:
-                await stores.entities.delete(account_id, entity_id)
+                await self._entities.delete(account_id, entity_id)
             raise
         dropped = [i for i in current if i not in restored]
-        await stores.interactions.delete_many(story.id, dropped)
+        await self._interactions.delete_many(story.id, dropped)
         if created:
             await self._changes.announce(EntitiesEdited(account_id))
         touched = frozenset([*(i.id for i in added), *(i.id for i in replaced), *dropped])
@@ -200,8 +207,8 @@ class VersionService:
         await self._changes.announce(StoryEdited(account_id, story.id, touched, language_changed))
 
     async def _version(self, account_id: str, story_id: str, version_id: str) -> StoryVersion:
-        story = await load_story(self._stores, account_id, story_id)
-        version = await self._stores.versions.get(account_id, story.id, version_id)
+        story = await load_story(self._stories, account_id, story_id)
+        version = await self._versions.get(account_id, story.id, version_id)
         if version is None:
             raise NotFound(f"no version {version_id} of this story")
         return version

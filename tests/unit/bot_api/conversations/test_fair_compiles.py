@@ -66,18 +66,39 @@ class Bot:
 def bot(monkeypatch: pytest.MonkeyPatch) -> Iterator[Bot]:
     monkeypatch.setattr(compiler, "CHUNK_PHRASES", 1)
     database = Database()
-    stores = database.stores()
     feed = ChangeFeed()
     fair = FairWork(1, "test-compile")
-    cache = StoryCache(stores, None, 2**30, request_budget=0.0, work=fair)
+    cache = StoryCache(
+        stories=database.stories,
+        interactions=database.interactions,
+        entities=database.entities,
+        versions=database.versions,
+        vectors=None,
+        budget_bytes=2**30,
+        request_budget=0.0,
+        work=fair,
+    )
     feed.listen(cache)
     yield Bot(
         database,
         fair,
         cache,
-        StoryService(stores=stores, changes=feed, quotas=QUOTAS),
+        StoryService(
+            stories=database.stories,
+            interactions=database.interactions,
+            sessions=database.sessions,
+            turns=database.turns,
+            versions=database.versions,
+            changes=feed,
+            quotas=QUOTAS,
+        ),
         InteractionService(
-            stores=stores, changes=feed, connections=ConnectionDirectory(), quotas=QUOTAS
+            stories=database.stories,
+            interactions=database.interactions,
+            entities=database.entities,
+            changes=feed,
+            connections=ConnectionDirectory(),
+            quotas=QUOTAS,
         ),
     )
     fair.close()

@@ -55,25 +55,57 @@ class FlakyVectors(VectorsInMemory):
 class Bot:
     def __init__(self, store: VectorsInMemory | None = None) -> None:
         database = Database()
-        stores = database.stores()
         feed = ChangeFeed()
         self.encoder = ConceptEncoder()
         self.store = VectorsInMemory() if store is None else store
         self.vectors = PhraseVectorService(
             self.store, Encoders((self.encoder,)), retry_seconds=0.01
         )
-        self.cache = StoryCache(stores, self.vectors, budget_bytes=2**30, retry_seconds=0.01)
+        self.cache = StoryCache(
+            stories=database.stories,
+            interactions=database.interactions,
+            entities=database.entities,
+            versions=database.versions,
+            vectors=self.vectors,
+            budget_bytes=2**30,
+            retry_seconds=0.01,
+        )
         feed.listen(self.cache)
-        self.sweeper = VectorSweeper(stores, self.store, self.vectors, delay_seconds=0)
+        self.sweeper = VectorSweeper(
+            stories=database.stories,
+            interactions=database.interactions,
+            entities=database.entities,
+            store=self.store,
+            vectors=self.vectors,
+            delay_seconds=0,
+        )
         feed.listen(self.sweeper)
-        self.stores = stores
+        self.database = database
         quotas = Quotas.from_config(Config(mongodb_url="", nats_url=""))
-        self.entities = EntityService(stores=stores, changes=feed, quotas=quotas)
+        self.entities = EntityService(
+            stories=database.stories,
+            interactions=database.interactions,
+            entities=database.entities,
+            changes=feed,
+            quotas=quotas,
+        )
         self.stories = StoryService(
-            stores=stores, changes=feed, quotas=quotas, awaiting_meaning=self.vectors.waiting
+            stories=database.stories,
+            interactions=database.interactions,
+            sessions=database.sessions,
+            turns=database.turns,
+            versions=database.versions,
+            changes=feed,
+            quotas=quotas,
+            awaiting_meaning=self.vectors.waiting,
         )
         self.interactions = InteractionService(
-            stores=stores, changes=feed, connections=ConnectionDirectory(), quotas=quotas
+            stories=database.stories,
+            interactions=database.interactions,
+            entities=database.entities,
+            changes=feed,
+            connections=ConnectionDirectory(),
+            quotas=quotas,
         )
 
     async def empty_story(self, name: str) -> str:
@@ -311,7 +343,14 @@ async def test_a_vector_a_sweep_took_from_a_live_phrase_is_encoded_again(bot: Bo
     await bot.store.sweep(story_id, keep=set(), limit=10)  # read before the phrases existed
     assert bot.store.by_key == {}
     bot.encoder.released.clear()
-    restarted = StoryCache(bot.stores, bot.vectors, budget_bytes=2**30)
+    restarted = StoryCache(
+        stories=bot.database.stories,
+        interactions=bot.database.interactions,
+        entities=bot.database.entities,
+        versions=bot.database.versions,
+        vectors=bot.vectors,
+        budget_bytes=2**30,
+    )
     story = await restarted.story(ACCOUNT, story_id)
     _, outcome = respond(story, SessionState(), Turn(query="howdy"), encoder=bot.encoder)
     assert outcome.interaction is None or outcome.interaction.id != greet

@@ -53,24 +53,53 @@ class Bot:
 @pytest.fixture
 def bot() -> Iterator[Bot]:
     database = Database()
-    stores = database.stores()
     feed = ChangeFeed()
     documents = StoryDocuments()
-    cache = StoryCache(stores, None, 2**30, read_version=documents.read)
+    cache = StoryCache(
+        stories=database.stories,
+        interactions=database.interactions,
+        entities=database.entities,
+        versions=database.versions,
+        vectors=None,
+        budget_bytes=2**30,
+        read_version=documents.read,
+    )
     feed.listen(cache)
     transfer = StoryTransfer(
-        stores=stores, changes=feed, quotas=QUOTAS, tests=ConversationTestsInMemory()
+        stories=database.stories,
+        interactions=database.interactions,
+        entities=database.entities,
+        connections=database.connections,
+        changes=feed,
+        quotas=QUOTAS,
+        tests=ConversationTestsInMemory(),
     )
     work = FairWork(1, "transfer")
     yield Bot(
         database,
         cache,
-        StoryService(stores=stores, changes=feed, quotas=QUOTAS),
+        StoryService(
+            stories=database.stories,
+            interactions=database.interactions,
+            sessions=database.sessions,
+            turns=database.turns,
+            versions=database.versions,
+            changes=feed,
+            quotas=QUOTAS,
+        ),
         InteractionService(
-            stores=stores, changes=feed, connections=ConnectionDirectory(), quotas=QUOTAS
+            stories=database.stories,
+            interactions=database.interactions,
+            entities=database.entities,
+            changes=feed,
+            connections=ConnectionDirectory(),
+            quotas=QUOTAS,
         ),
         VersionService(
-            stores=stores,
+            stories=database.stories,
+            interactions=database.interactions,
+            entities=database.entities,
+            versions=database.versions,
             changes=feed,
             quotas=QUOTAS,
             transfer=transfer,
@@ -162,12 +191,10 @@ async def test_a_version_frozen_before_the_address_and_blank_checks_still_compil
     """Blocks stored before an address or a blank text was refused: the version freezing
     them compiles, and what they would send wrong is left out as it is sent."""
     story_id, greet = await story_with_greeting(bot)
-    stored = await bot.database.stores().interactions.get(story_id, greet)
+    stored = await bot.database.interactions.get(story_id, greet)
     assert stored is not None
     blocks = (TextChoice(("  ",)), Image("not a url at all"), TextChoice(("Hi!",)))
-    await bot.database.stores().interactions.replace_content(
-        story_id, replace(stored, responses=blocks)
-    )
+    await bot.database.interactions.replace_content(story_id, replace(stored, responses=blocks))
     await bot.publish(story_id, await bot.freeze(story_id))
 
     public = await bot.cache.story(ACCOUNT, story_id, published=True)

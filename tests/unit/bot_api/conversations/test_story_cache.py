@@ -61,18 +61,43 @@ def bot() -> Bot:
 
 def new_bot(budget_bytes: int) -> Bot:
     database = Database()
-    stores = database.stores()
     feed = ChangeFeed()
-    cache = StoryCache(stores, None, budget_bytes)
+    cache = StoryCache(
+        stories=database.stories,
+        interactions=database.interactions,
+        entities=database.entities,
+        versions=database.versions,
+        vectors=None,
+        budget_bytes=budget_bytes,
+    )
     feed.listen(cache)
     return Bot(
         database,
         cache,
-        StoryService(stores=stores, changes=feed, quotas=QUOTAS),
-        InteractionService(
-            stores=stores, changes=feed, connections=ConnectionDirectory(), quotas=QUOTAS
+        StoryService(
+            stories=database.stories,
+            interactions=database.interactions,
+            sessions=database.sessions,
+            turns=database.turns,
+            versions=database.versions,
+            changes=feed,
+            quotas=QUOTAS,
         ),
-        EntityService(stores=stores, changes=feed, quotas=QUOTAS),
+        InteractionService(
+            stories=database.stories,
+            interactions=database.interactions,
+            entities=database.entities,
+            changes=feed,
+            connections=ConnectionDirectory(),
+            quotas=QUOTAS,
+        ),
+        EntityService(
+            stories=database.stories,
+            interactions=database.interactions,
+            entities=database.entities,
+            changes=feed,
+            quotas=QUOTAS,
+        ),
     )
 
 

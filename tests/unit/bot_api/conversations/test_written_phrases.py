@@ -32,22 +32,48 @@ class Bot:
     feed, as the app wires them when the semantic stage is on."""
 
     def __init__(self) -> None:
-        stores = Database().stores()
+        database = Database()
         feed = ChangeFeed()
         self.encoder = ConceptEncoder()
         self.vectors = PhraseVectorService(
             VectorsInMemory(), Encoders((self.encoder,)), retry_seconds=0.01
         )
-        self.cache = StoryCache(stores, self.vectors, budget_bytes=2**30, retry_seconds=0.01)
-        self.written = WrittenPhrases(stores, self.vectors, self.cache.vectors_landed)
+        self.cache = StoryCache(
+            stories=database.stories,
+            interactions=database.interactions,
+            entities=database.entities,
+            versions=database.versions,
+            vectors=self.vectors,
+            budget_bytes=2**30,
+            retry_seconds=0.01,
+        )
+        self.written = WrittenPhrases(
+            stories=database.stories,
+            interactions=database.interactions,
+            entities=database.entities,
+            vectors=self.vectors,
+            landed=self.cache.vectors_landed,
+        )
         feed.listen(self.cache)
         feed.listen(self.written)
         quotas = Quotas.from_config(Config(mongodb_url="", nats_url=""))
         self.stories = StoryService(
-            stores=stores, changes=feed, quotas=quotas, awaiting_meaning=self.vectors.waiting
+            stories=database.stories,
+            interactions=database.interactions,
+            sessions=database.sessions,
+            turns=database.turns,
+            versions=database.versions,
+            changes=feed,
+            quotas=quotas,
+            awaiting_meaning=self.vectors.waiting,
         )
         self.interactions = InteractionService(
-            stores=stores, changes=feed, connections=ConnectionDirectory(), quotas=quotas
+            stories=database.stories,
+            interactions=database.interactions,
+            entities=database.entities,
+            changes=feed,
+            connections=ConnectionDirectory(),
+            quotas=quotas,
         )
 
     async def new_story(self, language: str = "english") -> str:

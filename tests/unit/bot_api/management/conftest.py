@@ -49,7 +49,15 @@ def quotas() -> Quotas:
 
 @pytest.fixture
 def stories(database: Database, feed: ChangeFeed, quotas: Quotas) -> StoryService:
-    return StoryService(stores=database.stores(), changes=feed, quotas=quotas)
+    return StoryService(
+        stories=database.stories,
+        interactions=database.interactions,
+        sessions=database.sessions,
+        turns=database.turns,
+        versions=database.versions,
+        changes=feed,
+        quotas=quotas,
+    )
 
 
 @pytest.fixture
@@ -62,10 +70,21 @@ def interactions(
     database: Database, feed: ChangeFeed, connections: ConnectionDirectory, quotas: Quotas
 ) -> InteractionService:
     return InteractionService(
-        stores=database.stores(), changes=feed, connections=connections, quotas=quotas
+        stories=database.stories,
+        interactions=database.interactions,
+        entities=database.entities,
+        changes=feed,
+        connections=connections,
+        quotas=quotas,
     )
 
 
 @pytest.fixture
 def entities(database: Database, feed: ChangeFeed, quotas: Quotas) -> EntityService:
-    return EntityService(stores=database.stores(), changes=feed, quotas=quotas)
+    return EntityService(
+        stories=database.stories,
+        interactions=database.interactions,
+        entities=database.entities,
+        changes=feed,
+        quotas=quotas,
+    )

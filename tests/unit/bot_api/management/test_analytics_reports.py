@@ -29,7 +29,12 @@ WAIT = 10.0
 
 @pytest.fixture
 def reports(database: Database, work: FairWork) -> AnalyticsReports:
-    return AnalyticsReports(stores=database.stores(), counters=AnalyticsInMemory(), work=work)
+    return AnalyticsReports(
+        stories=database.stories,
+        interactions=database.interactions,
+        counters=AnalyticsInMemory(),
+        work=work,
+    )
 
 
 def written_in(threads: list[threading.Thread]) -> Callable[[dict[str, Any]], int]:

@@ -40,10 +40,17 @@ async def tests(
     database: Database, feed: ChangeFeed, work: FairWork
 ) -> AsyncIterator[tuple[ConversationTestService, ConversationTestsInMemory]]:
     store = ConversationTestsInMemory()
-    cache = StoryCache(database.stores(), None, budget_bytes=2**30)
+    cache = StoryCache(
+        stories=database.stories,
+        interactions=database.interactions,
+        entities=database.entities,
+        versions=database.versions,
+        vectors=None,
+        budget_bytes=2**30,
+    )
     feed.listen(cache)
     service = ConversationTestService(
-        stores=database.stores(),
+        story_records=database.stories,
         tests=store,
         stories=cache,
         work=work,

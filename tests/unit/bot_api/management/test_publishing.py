@@ -36,7 +36,14 @@ def service(
 ) -> tuple[StoryService, FailingTests]:
     check = FailingTests(failing)
     return StoryService(
-        stores=database.stores(), changes=feed, quotas=quotas, publish_check=check
+        stories=database.stories,
+        interactions=database.interactions,
+        sessions=database.sessions,
+        turns=database.turns,
+        versions=database.versions,
+        changes=feed,
+        quotas=quotas,
+        publish_check=check,
     ), check
 
 

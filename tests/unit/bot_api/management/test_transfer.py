@@ -56,7 +56,13 @@ def upload(body: dict[str, Any]) -> Any:
 @pytest.fixture
 def transfer(database: Database, feed: ChangeFeed, quotas: Quotas) -> StoryTransfer:
     return StoryTransfer(
-        stores=database.stores(), changes=feed, quotas=quotas, tests=ConversationTestsInMemory()
+        stories=database.stories,
+        interactions=database.interactions,
+        entities=database.entities,
+        connections=database.connections,
+        changes=feed,
+        quotas=quotas,
+        tests=ConversationTestsInMemory(),
     )
 
 
@@ -281,7 +287,13 @@ async def test_the_quotas_are_checked_before_anything_is_written(
         entries=quotas.entries,
     )
     transfer = StoryTransfer(
-        stores=database.stores(), changes=feed, quotas=small, tests=ConversationTestsInMemory()
+        stories=database.stories,
+        interactions=database.interactions,
+        entities=database.entities,
+        connections=database.connections,
+        changes=feed,
+        quotas=small,
+        tests=ConversationTestsInMemory(),
     )
 
     with pytest.raises(QuotaExceeded):
