@@ -7,59 +7,39 @@ from aiohttp import web
 
 from bot_api.analytics import views as analytics
 from bot_api.analytics.counters import AnalyticsCounters
+from bot_api.analytics.keys import ANALYTICS, ANALYTICS_REPORTS
 from bot_api.analytics.repository import AnalyticsRepository
 from bot_api.analytics.service import AnalyticsReports
 from bot_api.changes import ChangeFeed
 from bot_api.common.views import MANAGEMENT_STATUS_FIELD
+from bot_api.connections.keys import CONNECTION_VIEW
 from bot_api.connections.repository import ConnectionViewRepository
 from bot_api.console.pages import add_console
 from bot_api.encoding.minilm import MiniLmEncoder
 from bot_api.encoding.use_multilingual import UseMultilingualEncoder
 from bot_api.engine.semantic import Encoders
 from bot_api.entities import views as entities
+from bot_api.entities.keys import ENTITIES
 from bot_api.entities.repository import EntityRepository
 from bot_api.entities.service import EntityService
 from bot_api.handoffs import views as handoffs
+from bot_api.handoffs.keys import HANDOFFS
 from bot_api.handoffs.service import HandoffService
 from bot_api.history import views as history
+from bot_api.history.keys import HISTORY, RECORDER, TURN_STORE
 from bot_api.history.recorder import TurnRecorder
 from bot_api.history.repository import TurnRepository
 from bot_api.history.service import HistoryService
 from bot_api.inbox import views as inbox
 from bot_api.inbox.clustering import InboxClusterings
+from bot_api.inbox.keys import INBOX
 from bot_api.inbox.repository import InboxRepository
 from bot_api.inbox.service import InboxService
 from bot_api.interactions import views as interactions
+from bot_api.interactions.keys import INTERACTION_STORE, INTERACTIONS
 from bot_api.interactions.repository import InteractionRepository
 from bot_api.interactions.service import InteractionService
-from bot_api.keys import (
-    ACCOUNTS,
-    ANALYTICS,
-    ANALYTICS_REPORTS,
-    CHANGES,
-    CONFIG,
-    CONNECTION_VIEW,
-    CONVERSATION_TESTS,
-    CONVERSATIONS,
-    DATABASE,
-    ENTITIES,
-    HANDOFFS,
-    HISTORY,
-    INBOX,
-    INTERACTION_STORE,
-    INTERACTIONS,
-    NATS,
-    PHRASE_VECTORS,
-    RECORDER,
-    SESSION_STORE,
-    STORIES,
-    STORY_CACHE,
-    STORY_STORE,
-    TRANSFER,
-    TRANSFER_WORK,
-    TURN_STORE,
-    VERSIONS,
-)
+from bot_api.keys import ACCOUNTS, CHANGES, CONFIG, DATABASE, NATS
 from bot_api.messaging import (
     NatsConnectionDirectory,
     channel_turns,
@@ -69,25 +49,31 @@ from bot_api.messaging import (
     story_lookups,
 )
 from bot_api.query import views as query
+from bot_api.query.keys import CONVERSATIONS, SESSION_STORE
 from bot_api.query.repository import SessionRepository
 from bot_api.query.service import ConversationService, turn_threads
 from bot_api.query.webhooks.caller import WebhookCaller
 from bot_api.query.webhooks.delivery import Deliveries
 from bot_api.quotas import StoredQuotas
 from bot_api.stories import views as stories
+from bot_api.stories.keys import STORIES, STORY_STORE
 from bot_api.stories.repository import StoryRepository
 from bot_api.stories.service import StoryService
 from bot_api.story_cache.cache import StoryCache
+from bot_api.story_cache.keys import PHRASE_VECTORS, STORY_CACHE
 from bot_api.story_cache.repository import PhraseVectorRepository
 from bot_api.story_cache.sweep import VectorSweeper
 from bot_api.story_cache.vectors import PhraseVectorService
 from bot_api.story_cache.written import WrittenPhrases
 from bot_api.story_tests import views as conversation_tests
+from bot_api.story_tests.keys import CONVERSATION_TESTS
 from bot_api.story_tests.repository import ConversationTestRepository
 from bot_api.story_tests.service import ConversationTestService
 from bot_api.transfer import views as transfer
+from bot_api.transfer.keys import TRANSFER, TRANSFER_WORK
 from bot_api.transfer.service import StoryTransfer
 from bot_api.versions import views as versions
+from bot_api.versions.keys import VERSIONS
 from bot_api.versions.repository import VersionRepository
 from bot_api.versions.schemas import StoryDocuments
 from bot_api.versions.service import VersionService

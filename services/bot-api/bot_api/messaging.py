@@ -29,18 +29,14 @@ from bot_api.changes import (
     StoryDeleted,
     StoryEdited,
 )
-from bot_api.keys import (
-    CHANGES,
-    CONNECTION_VIEW,
-    CONVERSATIONS,
-    INTERACTION_STORE,
-    PRINCIPALS,
-    RATE_LIMITS,
-    STORY_CACHE,
-    STORY_STORE,
-)
+from bot_api.connections.keys import CONNECTION_VIEW
+from bot_api.interactions.keys import INTERACTION_STORE
+from bot_api.keys import CHANGES, PRINCIPALS, RATE_LIMITS
 from bot_api.query.channel_turns import ChannelTurns, undecodable
+from bot_api.query.keys import CONVERSATIONS
+from bot_api.stories.keys import STORY_STORE
 from bot_api.stories.service import load_story
+from bot_api.story_cache.keys import STORY_CACHE
 from shared.errors import NotFound, Unavailable
 from shared.events import (
     LOOKUP_TIMEOUT_SECONDS,

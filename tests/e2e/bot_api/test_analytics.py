@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient
 
+from bot_api.analytics.keys import ANALYTICS
 from bot_api.domain.history import AnsweredBy, TurnRecord
-from bot_api.keys import ANALYTICS, RECORDER
+from bot_api.history.keys import RECORDER
 from support.api import Api, Tenant
 
 NOON = datetime(2026, 3, 1, 12, tzinfo=UTC)

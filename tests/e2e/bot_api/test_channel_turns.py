@@ -11,7 +11,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 from nats.aio.client import Client
 
-from bot_api.keys import RECORDER
+from bot_api.history.keys import RECORDER
 from shared import messaging
 from shared.config import Config
 from shared.events import ChannelTurn, ChannelTurnReply, decode, encode

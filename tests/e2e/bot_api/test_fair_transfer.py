@@ -11,7 +11,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from bench.fair_work import SLOW_IMPORT
-from bot_api.keys import TRANSFER_WORK
+from bot_api.transfer.keys import TRANSFER_WORK
 from shared.config import Config
 from support.api import Tenant
 from support.waiting import eventually

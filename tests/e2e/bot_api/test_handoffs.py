@@ -15,7 +15,8 @@ from aiohttp.test_utils import TestClient
 from nats.js.api import DeliverPolicy
 from standardwebhooks import Webhook
 
-from bot_api.keys import CONNECTION_VIEW, RECORDER
+from bot_api.connections.keys import CONNECTION_VIEW
+from bot_api.history.keys import RECORDER
 from integrations_api.app import create_app
 from shared import messaging
 from shared.config import Config

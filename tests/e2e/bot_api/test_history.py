@@ -9,7 +9,7 @@ from typing import Any
 from aiohttp import web
 from aiohttp.test_utils import TestClient
 
-from bot_api.keys import RECORDER, TURN_STORE
+from bot_api.history.keys import RECORDER, TURN_STORE
 from shared import messaging
 from shared.config import Config
 from shared.events import ChannelTurn, ChannelTurnReply, decode, encode

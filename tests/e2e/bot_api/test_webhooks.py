@@ -11,7 +11,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot_api.app import create_app
-from bot_api.keys import CONNECTION_VIEW
+from bot_api.connections.keys import CONNECTION_VIEW
 from shared.auth import AccountRepository
 from shared.config import Config
 from shared.events import ConnectionChanged

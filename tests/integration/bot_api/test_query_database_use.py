@@ -11,7 +11,7 @@ from aiohttp.test_utils import TestClient
 from pymongo import monitoring
 
 from bot_api.app import create_app
-from bot_api.keys import RECORDER as TURN_RECORDER
+from bot_api.history.keys import RECORDER as TURN_RECORDER
 from shared.auth import AccountRepository
 from shared.config import Config
 from support.api import Api

@@ -2,8 +2,8 @@
 
 The kernel (the engine, the domain rules, the encoders, the change values) imports no
 feature; each feature package imports the kernel, the plumbing, `shared` and the features
-it lists, and of those never the views, never a MongoDB repository class and never a setup
-step but from its own; the composition (`app`, `messaging`, `__main__`) is imported by no one.
+it lists, and of those never the views nor a MongoDB repository class; the composition
+(`app`, `messaging`, `__main__`) is imported by no one.
 """
 
 import ast
@@ -16,9 +16,10 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[3] / "services" / "bot-api" / "bot_api"
 
 KERNEL = {"domain", "engine", "encoding", "changes"}
-PLUMBING = {"common", "metrics", "quotas", "background", "indexed"}
+PLUMBING = {"common", "metrics", "quotas", "background", "indexed", "keys"}
 """What every feature may use: the management API's envelope and fields (`common`), the
-Prometheus metrics, the account quotas, the background drain and the `Indexed` protocol."""
+Prometheus metrics, the account quotas, the background drain, the `Indexed` protocol and
+the application keys of the shared plumbing and the change feed (`keys`)."""
 COMPOSITION = {"app", "messaging", "__main__", "__init__"}
 
 FEATURES: dict[str, set[str]] = {
@@ -40,25 +41,6 @@ FEATURES: dict[str, set[str]] = {
 }
 """Which feature may import which: the one table of the layout."""
 
-
-@dataclass(frozen=True)
-class Seam:
-    why: str
-    users: frozenset[str]
-
-
-SEAMS = {
-    "keys": Seam(
-        "every application key in one module (to end: each feature declares its own keys"
-        " and a setup step, and app.py lists the features)",
-        frozenset(
-            {"stories", "interactions", "entities", "versions", "transfer", "story_tests"}
-            | {"history", "handoffs", "inbox", "analytics", "query", "console"}
-        ),
-    ),
-}
-"""The seam of issue 30 still open: a module that imports features, imported by the
-features listed here and by no other (a new feature does not join them)."""
 
 PURE = {"domain", "engine"}
 FRAMEWORKS = {"aiohttp", "pymongo", "bson", "motor", "nats", "shared"}
@@ -89,7 +71,7 @@ def imports_of(path: Path) -> list[Import]:
 
 MODULES = sorted(PACKAGE.rglob("*.py"))
 IMPORTS = [found for path in MODULES for found in imports_of(path)]
-GROUPS = KERNEL | PLUMBING | COMPOSITION | set(FEATURES) | set(SEAMS)
+GROUPS = KERNEL | PLUMBING | COMPOSITION | set(FEATURES)
 
 
 def refusal(found: Import) -> str | None:
@@ -101,7 +83,7 @@ def refusal(found: Import) -> str | None:
         return None
     path = found.target.removeprefix("bot_api.").split(".")
     target = path[0]
-    if target == source or source in COMPOSITION | set(SEAMS):
+    if target == source or source in COMPOSITION:
         return None
     if target not in GROUPS:
         return f"bot_api.{target} has no place in the table"
@@ -115,17 +97,13 @@ def refusal(found: Import) -> str | None:
         return None if target in PLUMBING else "the plumbing imports no feature"
     if target in PLUMBING:
         return None
-    if target in SEAMS:
-        return None if source in SEAMS[target].users else f"{source} is not a user of {target}"
     if target not in FEATURES[source]:
         return f"{source} does not list {target}"
     inner = path[1] if len(path) > 2 else ""
     if inner == "views":
         return f"{target}'s views are its own"
-    if inner == "setup" and not found.module.endswith(".setup"):
-        return f"only {source}'s setup step reads {target}'s keys"
     if inner == "repository" and path[-1].endswith("Repository"):
-        return f"only {target}'s setup step builds its MongoDB repository"
+        return f"only the composition builds {target}'s MongoDB repository"
     return None
 
 
@@ -180,13 +158,13 @@ def test_every_import_keeps_to_the_table(group: str) -> None:
         ("stories.service", "bot_api.story_tests.service.X", "stories does not list story_tests"),
         ("versions.service", "bot_api.transfer.views.X", "transfer's views are its own"),
         ("versions.service", "bot_api.app.create_app", "the composition is imported by no one"),
-        ("query.service", "bot_api.history.setup.RECORDER", "only query's setup step reads"),
-        ("inbox.service", "bot_api.history.repository.TurnRepository", "only history's setup"),
+        ("inbox.service", "bot_api.history.repository.TurnRepository", "only the composition"),
+        ("stories.views", "bot_api.inbox.keys.INBOX", "stories does not list inbox"),
         ("stories.service", "bot_api.storage.Stores", "bot_api.storage has no place"),
         ("stories.service", "bot_api.stores.Stores", "bot_api.stores has no place"),
-        ("commands.story", "bot_api.keys.TRANSFER", "commands is not a user of keys"),
         ("history.service", "bot_api.query.repository.SessionStore", "history does not list"),
         ("keys", "bot_api.quotas.Quotas", None),
+        ("keys", "bot_api.stories.keys.STORIES", "the plumbing imports no feature"),
     ],
 )
 def test_the_table_refuses(module: str, target: str, why: str | None) -> None:
@@ -203,8 +181,8 @@ def test_the_table_refuses(module: str, target: str, why: str | None) -> None:
     [
         ("engine.matching", "numpy.ndarray"),
         ("interactions.service", "bot_api.stories.repository.StoryStore"),
-        ("query.setup", "bot_api.history.setup.RECORDER"),
-        ("app", "bot_api.stories.setup.stories"),
+        ("query.views", "bot_api.history.keys.RECORDER"),
+        ("app", "bot_api.stories.repository.StoryRepository"),
         ("stories.views", "bot_api.common.views.success"),
     ],
 )

@@ -4,10 +4,10 @@ from typing import Any
 
 from aiohttp import web
 
+from bot_api.analytics.keys import ANALYTICS_REPORTS
 from bot_api.analytics.schemas import AnalyticsQuerySchema, AnalyticsSchema
 from bot_api.common.views import account_of
 from bot_api.domain.analytics import Span
-from bot_api.keys import ANALYTICS_REPORTS
 from shared.endpoints import QUERY, endpoint
 from shared.timeutil import utcnow
 

@@ -5,8 +5,8 @@ from aiohttp import web
 from bot_api.common.schemas import CreatedSchema, SuccessSchema
 from bot_api.common.views import account_of, created_once, success
 from bot_api.domain.entities import Entity
+from bot_api.entities.keys import ENTITIES
 from bot_api.entities.schemas import EntitySchema, EntityWriteSchema
-from bot_api.keys import ENTITIES
 from shared.endpoints import PAGE, TOTAL, endpoint
 
 routes = web.RouteTableDef()

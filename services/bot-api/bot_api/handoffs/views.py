@@ -7,8 +7,8 @@ from aiohttp import web
 
 from bot_api.common.schemas import SuccessSchema
 from bot_api.common.views import account_of, success
+from bot_api.handoffs.keys import HANDOFFS
 from bot_api.handoffs.schemas import HandoffMessageSchema, OpenHandoffSchema
-from bot_api.keys import HANDOFFS
 from shared.endpoints import PAGE, TOTAL, endpoint
 from shared.timeutil import iso
 

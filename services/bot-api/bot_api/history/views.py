@@ -12,6 +12,7 @@ from aiohttp import web
 from bot_api.common.schemas import SuccessSchema
 from bot_api.common.views import account_of, success
 from bot_api.domain.history import TurnRecord
+from bot_api.history.keys import HISTORY
 from bot_api.history.repository import ConversationFilter, turn_to_document
 from bot_api.history.schemas import (
     ConversationPageSchema,
@@ -19,7 +20,6 @@ from bot_api.history.schemas import (
     ExportQuerySchema,
     TranscriptSchema,
 )
-from bot_api.keys import HISTORY
 from shared.endpoints import QUERY, endpoint
 from shared.timeutil import iso
 

@@ -5,6 +5,7 @@ from typing import Any
 from aiohttp import web
 
 from bot_api.common.views import account_of
+from bot_api.inbox.keys import INBOX
 from bot_api.inbox.schemas import (
     AssignSchema,
     IgnoreSchema,
@@ -14,7 +15,6 @@ from bot_api.inbox.schemas import (
     ReopenSchema,
     ResolvedSchema,
 )
-from bot_api.keys import INBOX
 from shared.endpoints import endpoint
 
 routes = web.RouteTableDef()

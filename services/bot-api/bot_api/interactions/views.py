@@ -7,6 +7,7 @@ from bot_api.common.schemas import CreatedSchema, SuccessSchema
 from bot_api.common.views import account_of, created_once, success
 from bot_api.domain.interactions import Interaction
 from bot_api.domain.structure import ContextChange
+from bot_api.interactions.keys import INTERACTIONS
 from bot_api.interactions.schemas import (
     INTERACTION_IDS,
     ContextUpdateSchema,
@@ -14,7 +15,6 @@ from bot_api.interactions.schemas import (
     InteractionUpdateSchema,
     InteractionWriteSchema,
 )
-from bot_api.keys import INTERACTIONS
 from shared.endpoints import PAGE, TOTAL, endpoint
 from shared.idempotency import uuid_from
 

@@ -3,7 +3,8 @@ from typing import Any
 from aiohttp import web
 
 from bot_api.common.views import account_of
-from bot_api.keys import CONVERSATIONS, RATE_LIMITS
+from bot_api.keys import RATE_LIMITS
+from bot_api.query.keys import CONVERSATIONS
 from bot_api.query.schemas import (
     MAX_QUERY_BODY_BYTES,
     QUERY_STATUS_FIELD,

@@ -4,7 +4,7 @@ from aiohttp import web
 
 from bot_api.common.schemas import CreatedSchema, SuccessSchema
 from bot_api.common.views import account_of, created_once, success
-from bot_api.keys import STORIES
+from bot_api.stories.keys import STORIES
 from bot_api.stories.schemas import (
     StoryCreateSchema,
     StoryDetailSchema,

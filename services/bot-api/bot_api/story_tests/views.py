@@ -7,7 +7,7 @@ from aiohttp import web
 from bot_api.common.schemas import CreatedSchema, SuccessSchema
 from bot_api.common.views import account_of, created_once, success
 from bot_api.domain.conversation_tests import ConversationTest
-from bot_api.keys import CONVERSATION_TESTS
+from bot_api.story_tests.keys import CONVERSATION_TESTS
 from bot_api.story_tests.schemas import RunRequestSchema, RunSchema, TestSchema, TestWriteSchema
 from bot_api.story_tests.service import RUN_BUDGET_SECONDS, STARTED_RUNS
 from shared.endpoints import Handler, endpoint

@@ -9,7 +9,8 @@ from typing import Any
 from aiohttp import hdrs, web
 
 from bot_api.common.views import MANAGEMENT_STATUS_FIELD, account_of
-from bot_api.keys import CONFIG, TRANSFER, TRANSFER_WORK
+from bot_api.keys import CONFIG
+from bot_api.transfer.keys import TRANSFER, TRANSFER_WORK
 from bot_api.transfer.layout import as_yaml
 from bot_api.transfer.schemas import (
     ExportQuerySchema,

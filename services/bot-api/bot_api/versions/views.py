@@ -7,7 +7,7 @@ from aiohttp import web
 
 from bot_api.common.schemas import SuccessSchema
 from bot_api.common.views import MANAGEMENT_STATUS_FIELD, account_of, success
-from bot_api.keys import VERSIONS
+from bot_api.versions.keys import VERSIONS
 from bot_api.versions.repository import StoryVersion, VersionSummary
 from bot_api.versions.schemas import (
     DiffQuerySchema,
