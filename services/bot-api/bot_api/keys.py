@@ -1,12 +1,14 @@
-"""The application keys every feature may read: the shared plumbing's bot-api uses, and the
-change feed. Each feature declares its own in its keys.py (stories/keys.py, ...)."""
+"""The application keys every feature may read: the shared plumbing's bot-api uses, the
+change feed and the account quotas. Each feature declares its own in its keys.py."""
 
 from aiohttp import web
 
 from bot_api.changes import ChangeFeed
+from bot_api.quotas import AccountQuotas
 from shared.keys import ACCOUNTS, CONFIG, DATABASE, NATS, OUTBOX, PRINCIPALS, RATE_LIMITS
 
 CHANGES = web.AppKey("changes", ChangeFeed)
+QUOTAS = web.AppKey[AccountQuotas]("quotas")
 
 __all__ = [
     "ACCOUNTS",
@@ -16,5 +18,6 @@ __all__ = [
     "NATS",
     "OUTBOX",
     "PRINCIPALS",
+    "QUOTAS",
     "RATE_LIMITS",
 ]

@@ -13,7 +13,7 @@
 import asyncio
 import logging
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 
 from aiohttp import web
 from nats.aio.client import Client
@@ -45,7 +45,6 @@ from shared.events import (
     ConnectionChanged,
     ConnectionLookup,
     ConnectionLookupReply,
-    DeliveryResult,
     EntitiesChanged,
     Event,
     HandoffMessage,
@@ -217,13 +216,6 @@ def _readable(event_type: type[Event], data: bytes) -> Event | None:
     except UndecodableEvent as error:
         log.warning("skipped an event this replica cannot read: %s", error)
         return None
-
-
-def delivery_reporter(app: web.Application) -> Callable[[DeliveryResult], Awaitable[None]]:
-    async def report(result: DeliveryResult) -> None:
-        await app[OUTBOX].put(app[CONFIG].subjects.delivery_result, encode(result))
-
-    return report
 
 
 async def connection_events(app: web.Application) -> AsyncIterator[None]:

@@ -2,8 +2,8 @@
 
 The kernel (the engine, the domain rules, the encoders, the change values) imports no
 feature; each feature package imports the kernel, the plumbing, `shared` and the features
-it lists, and of those never the views nor a MongoDB repository class; the composition
-(`app`, `messaging`, `__main__`) is imported by no one.
+it lists, and of those never the views, the setup step nor a MongoDB repository class; the
+composition (`app`, `messaging`, `__main__`) is imported by no one.
 """
 
 import ast
@@ -100,8 +100,8 @@ def refusal(found: Import) -> str | None:
     if target not in FEATURES[source]:
         return f"{source} does not list {target}"
     inner = path[1] if len(path) > 2 else ""
-    if inner == "views":
-        return f"{target}'s views are its own"
+    if inner in ("views", "setup"):
+        return f"{target}'s {inner} are its own" if inner == "views" else "app.py runs the setups"
     if inner == "repository" and path[-1].endswith("Repository"):
         return f"only the composition builds {target}'s MongoDB repository"
     return None
@@ -160,6 +160,7 @@ def test_every_import_keeps_to_the_table(group: str) -> None:
         ("versions.service", "bot_api.app.create_app", "the composition is imported by no one"),
         ("inbox.service", "bot_api.history.repository.TurnRepository", "only the composition"),
         ("stories.views", "bot_api.inbox.keys.INBOX", "stories does not list inbox"),
+        ("query.setup", "bot_api.history.setup.setup", "app.py runs the setups"),
         ("stories.service", "bot_api.storage.Stores", "bot_api.storage has no place"),
         ("stories.service", "bot_api.stores.Stores", "bot_api.stores has no place"),
         ("history.service", "bot_api.query.repository.SessionStore", "history does not list"),
