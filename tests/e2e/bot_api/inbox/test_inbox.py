@@ -258,7 +258,7 @@ async def test_deleting_the_story_forgets_its_ignored_texts(inbox: Inbox, config
 
 async def test_concurrent_reads_of_two_stories_all_answer_their_own_clusters(inbox: Inbox) -> None:
     """Reads of one story share a clustering and stories take turns in one worker
-    (tests/unit/bot_api/management/test_inbox_clustering.py): every read still answers."""
+    (tests/unit/bot_api/inbox/test_inbox_clustering.py): every read still answers."""
     other = replace(inbox, story=await inbox.api.create_story("Other shop"))
     await inbox.miss(OPEN, "what time do you opne today")
     await other.miss("do you sell gift cards", "do you sell gift card")

@@ -254,7 +254,7 @@ async def test_a_handoff_block_naming_an_id_is_refused_by_an_import_at_its_place
     api: Api,
 ) -> None:
     """A document names a handoff's connection by name (`handoff`): an id means nothing
-    to a new story (tests/e2e/bot_api/test_handoffs.py has the round trip)."""
+    to a new story (tests/e2e/bot_api/handoffs/test_handoffs.py has the round trip)."""
     document = await export(api, await pizza_story(api))
     handing = copy.deepcopy(document)
     handoff = {"type": "handoff", "connection": "a" * 24}
