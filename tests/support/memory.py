@@ -35,6 +35,7 @@ from bot_api.storage import Stores, object_id
 from bot_api.storage.connections import Connection
 from bot_api.storage.entities import StoredEntity
 from bot_api.storage.inbox import MAX_INBOX_TURNS, PROMPT_CONTINUED
+from bot_api.storage.inbox_snapshots import MAX_SNAPSHOT_BYTES, InboxSnapshot, decoded
 from bot_api.storage.interactions import InteractionSummary
 from bot_api.storage.sessions import OpenHandoff, StoredSession, session_key
 from bot_api.storage.stories import StoryFields, StoryRecord
@@ -911,6 +912,7 @@ class InboxInMemory:
                 vector_from_document(d["vector"])
                 if d["_id"] in carrying and model_id and vector_model(d) == model_id
                 else None,
+                d.get("expiresAt"),
             )
             for d in kept
         ]
@@ -948,6 +950,39 @@ class InboxInMemory:
 
     async def delete_for_story(self, story_id: str) -> None:
         self.ignored.pop(story_id, None)
+
+
+class InboxSnapshotsInMemory:
+    """Snapshots of inboxes as `storage.inbox_snapshots.InboxSnapshotRepository` keeps
+    them: the payload as written, decoded when read, and each story's generation."""
+
+    def __init__(self) -> None:
+        self.generations: dict[str, int] = {}
+        self.payloads: dict[str, bytes] = {}
+
+    async def ensure_indexes(self) -> None:
+        """Nothing to index in memory."""
+
+    async def generation(self, story_id: str) -> int:
+        return self.generations.get(story_id, 0)
+
+    async def read(self, story_id: str) -> InboxSnapshot | None:
+        payload = self.payloads.get(story_id)
+        return None if payload is None else decoded(payload)
+
+    async def write(self, story_id: str, generation: int, payload: bytes) -> bool:
+        if len(payload) > MAX_SNAPSHOT_BYTES or self.generations.get(story_id, 0) != generation:
+            return False
+        self.payloads[story_id] = payload
+        return True
+
+    async def invalidate(self, story_id: str) -> None:
+        self.generations[story_id] = self.generations.get(story_id, 0) + 1
+        self.payloads.pop(story_id, None)
+
+    async def delete_for_story(self, story_id: str) -> None:
+        self.generations.pop(story_id, None)
+        self.payloads.pop(story_id, None)
 
 
 @dataclass(frozen=True)

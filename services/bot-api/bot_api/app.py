@@ -80,6 +80,7 @@ from bot_api.storage import Stores
 from bot_api.storage.analytics import AnalyticsRepository
 from bot_api.storage.conversation_tests import ConversationTestRepository
 from bot_api.storage.inbox import InboxRepository
+from bot_api.storage.inbox_snapshots import InboxSnapshotRepository
 from bot_api.storage.vectors import PhraseVectorRepository
 from bot_api.webhooks.caller import WebhookCaller
 from bot_api.webhooks.delivery import Deliveries
@@ -174,11 +175,14 @@ async def management(app: web.Application) -> AsyncIterator[None]:
         awaiting_meaning=None if vectors is None else vectors.waiting,
     )
     inbox_store = InboxRepository(app[DATABASE])
-    await inbox_store.ensure_indexes()
-    clusterings = InboxClusterings()
+    snapshots = InboxSnapshotRepository(app[DATABASE])
+    for indexed in (inbox_store, snapshots):
+        await indexed.ensure_indexes()
+    clusterings = InboxClusterings(snapshots)
     app[INBOX] = InboxService(
         stores=stores,
         inbox=inbox_store,
+        snapshots=snapshots,
         interactions=app[INTERACTIONS],
         stories=cache,
         clusterings=clusterings,
@@ -189,6 +193,7 @@ async def management(app: web.Application) -> AsyncIterator[None]:
     await app[CONVERSATION_TESTS].close()
     tests_work.close()
     app[TRANSFER_WORK].close()
+    await app[INBOX].warming.close()
     await clusterings.close()
     cache.close()
     if written is not None:
@@ -200,12 +205,13 @@ async def management(app: web.Application) -> AsyncIterator[None]:
 
 
 async def recording(app: web.Application) -> AsyncIterator[None]:
-    """The recorder of /query turns, telling the analytics counters of each batch stored; what
+    """The recorder of /query turns, telling the analytics counters and the inbox (which
+    reads ahead the inbox of a story with new misses) of each batch stored; what
     is still queued at shutdown gets a few seconds to be written. The history's use cases
     hold it: an erasure drops the session's turns still queued."""
-    recorder = TurnRecorder(app[STORES].turns, listeners=[app[ANALYTICS]])
+    recorder = TurnRecorder(app[STORES].turns, listeners=[app[ANALYTICS], app[INBOX].warming])
     app[RECORDER] = recorder
-    app[HISTORY] = HistoryService(app[STORES], recorder)
+    app[HISTORY] = HistoryService(app[STORES], recorder, app[CHANGES])
     yield
     await recorder.close()
 

@@ -48,7 +48,24 @@ class HandoffMessageSent:
     text: str
 
 
-Change = StoryCreated | StoryEdited | StoryDeleted | EntitiesEdited | HandoffMessageSent
+@dataclass(frozen=True)
+class ConversationErased:
+    """A conversation's turns were erased (docs/history.md): what keeps a copy of them,
+    the misses inbox, lets it go."""
+
+    account_id: str
+    story_id: str
+    session_id: str
+
+
+Change = (
+    StoryCreated
+    | StoryEdited
+    | StoryDeleted
+    | EntitiesEdited
+    | HandoffMessageSent
+    | ConversationErased
+)
 
 
 class ChangeListener(Protocol):

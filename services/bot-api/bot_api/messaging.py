@@ -23,6 +23,7 @@ from nats.js.api import DeliverPolicy
 
 from bot_api.changes import (
     Change,
+    ConversationErased,
     EntitiesEdited,
     HandoffMessageSent,
     StoryCreated,
@@ -165,6 +166,10 @@ class EventPublisher:
                     change.account_id, change.story_id, change.session_id, change.text
                 )
                 await self._outbox.put(subjects.handoff_message, encode(message))
+            case ConversationErased():
+                # Only this process keeps what it names beyond the database (the inbox's
+                # turns); another replica's kept turns go at its next whole read.
+                pass
 
 
 async def story_events(app: web.Application) -> AsyncIterator[None]:

@@ -42,8 +42,9 @@ PHRASE_VECTORS_WAITING = Gauge(
 
 INBOX_SECONDS = Histogram(
     "parley_inbox_seconds",
-    "Time of the misses inbox's parts: read (a story's unresolved turns) and clustering, "
-    "once for the requests sharing them; suggestions, once per inbox read",
+    "Time of the misses inbox's parts: read (a story's unresolved turns), snapshot (its "
+    "inbox as last read whole, read from the database) and clustering, once for the "
+    "requests sharing them; suggestions, once per inbox read",
     ["part"],
     buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0),
 )

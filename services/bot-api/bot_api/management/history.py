@@ -4,6 +4,7 @@ export, an erasure; always of a story of the caller's account."""
 from collections.abc import AsyncIterator
 from datetime import datetime
 
+from bot_api.changes import ChangeFeed, ConversationErased
 from bot_api.conversations.history import TurnRecorder
 from bot_api.domain.history import TurnRecord
 from bot_api.management.stories import load_story
@@ -17,11 +18,12 @@ streamed; a longer range is exported in parts by `from`/`to`."""
 
 
 class HistoryService:
-    def __init__(self, stores: Stores, recorder: TurnRecorder) -> None:
+    def __init__(self, stores: Stores, recorder: TurnRecorder, changes: ChangeFeed) -> None:
         """`recorder`: where /query's turns wait to be written; an erasure drops the
-        session's."""
+        session's, and announces itself (`ConversationErased`) to what keeps a copy."""
         self._stores = stores
         self._recorder = recorder
+        self._changes = changes
 
     async def conversations(
         self,
@@ -58,6 +60,7 @@ class HistoryService:
         had_turns = await self._stores.turns.delete_conversation(story.id, session_id)
         if not (had_session or queued or had_turns):
             raise NotFound(f"no conversation {session_id} in story {story_id}")
+        await self._changes.announce(ConversationErased(account_id, story.id, session_id))
 
     async def export(
         self,

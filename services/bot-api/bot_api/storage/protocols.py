@@ -17,6 +17,7 @@ from bot_api.engine.semantic import StoredVectors, Vectors
 from bot_api.engine.turn import SessionState
 from bot_api.storage.connections import Connection
 from bot_api.storage.entities import StoredEntity
+from bot_api.storage.inbox_snapshots import InboxSnapshot
 from bot_api.storage.interactions import InteractionSummary
 from bot_api.storage.sessions import OpenHandoff, StoredSession
 from bot_api.storage.stories import StoryFields, StoryRecord
@@ -263,6 +264,24 @@ class InboxStore(Indexed, Protocol):
 
     async def ignore(self, story_id: str, texts: Iterable[str], by: str, at: datetime) -> None:
         """Remember these texts, normalised, as ignored for the story."""
+
+    async def delete_for_story(self, story_id: str) -> None: ...
+
+
+class InboxSnapshotStore(Indexed, Protocol):
+    """Each story's inbox as last read whole (storage/inbox_snapshots.py)."""
+
+    async def generation(self, story_id: str) -> int:
+        """How often the story's inbox changed so far."""
+
+    async def read(self, story_id: str) -> InboxSnapshot | None: ...
+
+    async def write(self, story_id: str, generation: int, payload: bytes) -> bool:
+        """Make the payload the story's snapshot if its generation is still `generation`;
+        whether it was."""
+
+    async def invalidate(self, story_id: str) -> None:
+        """Drop the story's snapshot, and count a change (writes of an older generation fail)."""
 
     async def delete_for_story(self, story_id: str) -> None: ...
 
