@@ -24,6 +24,7 @@ from nats.js.api import DeliverPolicy
 from bot_api.changes import (
     Change,
     EntitiesEdited,
+    Handler,
     HandoffMessageSent,
     StoryCreated,
     StoryDeleted,
@@ -173,7 +174,7 @@ async def story_events(app: web.Application) -> AsyncIterator[None]:
     are skipped, and so are events it cannot read (logged)."""
     subjects = app[CONFIG].subjects
     origin = uuid.uuid4().hex
-    app[CHANGES].listen(EventPublisher(app[OUTBOX], subjects, origin))
+    app[CHANGES].handle(Handler.PUBLISHER, EventPublisher(app[OUTBOX], subjects, origin))
     cache = app[STORY_CACHE]
 
     async def on_story(message: Msg) -> None:

@@ -184,11 +184,11 @@ class InboxService:
         return {"reopened": reopened}
 
     async def changed(self, change: Change) -> None:
-        """A deleted story's ignored texts go with it (its turns go with its history)."""
+        """A deleted story's clusters and suggestions are forgotten (its ignored texts went
+        with it, `StoryService.delete`)."""
         if isinstance(change, StoryDeleted):
             self.clusterings.changed(change.story_id)
             self.suggested.pop(change.story_id, None)
-            await self.inbox.delete_for_story(change.story_id)
 
     async def _clusters(self, account_id: str, story_id: str) -> list[Cluster]:
         story = await load_story(self.stores, account_id, story_id)
