@@ -637,6 +637,12 @@ class ConnectionsInMemory(_InMemory):
                 )
         return None
 
+    async def delete_for_story(self, account_id: str, story_id: str) -> None:
+        await self._database.record("connections.delete_for_story", story_id)
+        for connection_id, event in list(self.events.items()):
+            if (event.account_id, event.story_id) == (account_id, story_id):
+                del self.events[connection_id]
+
 
 class ConnectionDirectory:
     """integrations-api's answer to "is this connection the story's?", from a set of

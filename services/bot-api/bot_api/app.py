@@ -19,7 +19,7 @@ from bot_api.api import (
     versions,
 )
 from bot_api.api.common import MANAGEMENT_STATUS_FIELD
-from bot_api.changes import ChangeFeed
+from bot_api.changes import ChangeFeed, Handler
 from bot_api.console.pages import add_console
 from bot_api.conversations.analytics import AnalyticsCounters
 from bot_api.conversations.answering import ConversationService, turn_threads
@@ -35,6 +35,7 @@ from bot_api.keys import (
     ACCOUNTS,
     ANALYTICS,
     ANALYTICS_REPORTS,
+    ANALYTICS_STORE,
     CHANGES,
     CONFIG,
     CONVERSATION_TESTS,
@@ -106,21 +107,22 @@ ANALYTICS_THREADS = 2
 
 
 async def management(app: web.Application) -> AsyncIterator[None]:
-    """The repositories, the change feed with the story cache listening, and the
-    management use cases (which ask integrations-api about connections over NATS; the
-    conversation tests' listen to the feed, so an edit runs the story's tests)."""
+    """The repositories, the change feed with its handlers of this process (the table of
+    who hears what: `changes.HEARD_BY`), and the management use cases (which ask
+    integrations-api about connections over NATS)."""
     stores = Stores.open(app[DATABASE])
     await stores.ensure_indexes()
     config = app[CONFIG]
     changes = ChangeFeed()
     vectors = sweeper = None
+    # Opened without the semantic stage too: a story's deletion takes it off its vectors.
+    vector_store = PhraseVectorRepository(app[DATABASE])
+    await vector_store.ensure_indexes()
     if config.semantic_matching:
-        vector_store = PhraseVectorRepository(app[DATABASE])
         vectors = PhraseVectorService(
             vector_store, Encoders((MiniLmEncoder(), UseMultilingualEncoder()))
         )
         sweeper = VectorSweeper(stores, vector_store, vectors)
-        await vector_store.ensure_indexes()
     documents = StoryDocuments()
     cache = StoryCache(
         stores,
@@ -129,11 +131,11 @@ async def management(app: web.Application) -> AsyncIterator[None]:
         read_version=documents.read,
         request_budget=config.request_budget_seconds,
     )
-    changes.listen(cache)
+    changes.handle(Handler.STORY_CACHE, cache)
     written = None if vectors is None else WrittenPhrases(stores, vectors, cache.vectors_landed)
-    for listener in (written, sweeper):
-        if listener is not None:
-            changes.listen(listener)
+    if written is not None and sweeper is not None:
+        changes.handle(Handler.WRITTEN_PHRASES, written)
+        changes.handle(Handler.VECTOR_SWEEPER, sweeper)
     app[STORES], app[CHANGES], app[STORY_CACHE] = stores, changes, cache
     app[PHRASE_VECTORS] = vectors
     quotas = StoredQuotas(config, app[ACCOUNTS])
@@ -166,18 +168,25 @@ async def management(app: web.Application) -> AsyncIterator[None]:
         limit=config.request_budget_seconds,
         encoders=None if vectors is None else vectors.encoders,
     )
-    changes.listen(app[CONVERSATION_TESTS])
+    changes.handle(Handler.CONVERSATION_TESTS, app[CONVERSATION_TESTS])
+    inbox_store = InboxRepository(app[DATABASE])
+    snapshots = InboxSnapshotRepository(app[DATABASE])
+    for indexed in (inbox_store, snapshots):
+        await indexed.ensure_indexes()
+    app[ANALYTICS_STORE] = AnalyticsRepository(app[DATABASE])
+    await app[ANALYTICS_STORE].ensure_indexes()
     app[STORIES] = StoryService(
         stores=stores,
+        tests=tests,
+        inbox=inbox_store,
+        inbox_snapshots=snapshots,
+        analytics=app[ANALYTICS_STORE],
+        vectors=vector_store,
         changes=changes,
         quotas=quotas,
         publish_check=app[CONVERSATION_TESTS],
         awaiting_meaning=None if vectors is None else vectors.waiting,
     )
-    inbox_store = InboxRepository(app[DATABASE])
-    snapshots = InboxSnapshotRepository(app[DATABASE])
-    for indexed in (inbox_store, snapshots):
-        await indexed.ensure_indexes()
     clusterings = InboxClusterings(snapshots)
     app[INBOX] = InboxService(
         stores=stores,
@@ -188,7 +197,7 @@ async def management(app: web.Application) -> AsyncIterator[None]:
         clusterings=clusterings,
         encoders=None if vectors is None else vectors.encoders,
     )
-    changes.listen(app[INBOX])
+    changes.handle(Handler.INBOX, app[INBOX])
     yield
     await app[CONVERSATION_TESTS].close()
     tests_work.close()
@@ -211,7 +220,7 @@ async def recording(app: web.Application) -> AsyncIterator[None]:
     hold it: an erasure drops the session's turns still queued."""
     recorder = TurnRecorder(app[STORES].turns, listeners=[app[ANALYTICS], app[INBOX].warming])
     app[RECORDER] = recorder
-    app[HISTORY] = HistoryService(app[STORES], recorder, app[CHANGES])
+    app[HISTORY] = HistoryService(app[STORES], recorder, app[CHANGES], app[INBOX].snapshots)
     yield
     await recorder.close()
 
@@ -249,16 +258,13 @@ async def conversations(app: web.Application) -> AsyncIterator[None]:
 
 
 async def counters(app: web.Application) -> AsyncIterator[None]:
-    """The analytics counters (a listener of the history recorder's batches and of
-    story deletions) and their reports."""
-    repository = AnalyticsRepository(app[DATABASE])
-    await repository.ensure_indexes()
-    app[ANALYTICS] = AnalyticsCounters(repository)
-    app[CHANGES].listen(app[ANALYTICS])
+    """The analytics counters (a listener of the history recorder's batches) and their
+    reports."""
+    app[ANALYTICS] = AnalyticsCounters(app[ANALYTICS_STORE])
     work = FairWork(ANALYTICS_THREADS, "analytics")
     app[ANALYTICS_REPORTS] = AnalyticsReports(
         stores=app[STORES],
-        counters=repository,
+        counters=app[ANALYTICS_STORE],
         work=work,
         limit=app[CONFIG].request_budget_seconds,
     )

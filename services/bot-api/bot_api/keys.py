@@ -19,6 +19,7 @@ from bot_api.management.stories import StoryService
 from bot_api.management.transfer import StoryTransfer
 from bot_api.management.versions import VersionService
 from bot_api.storage import Stores
+from bot_api.storage.analytics import AnalyticsRepository
 from shared.fair_work import FairWork
 from shared.keys import ACCOUNTS, CONFIG, DATABASE, NATS, OUTBOX, PRINCIPALS, RATE_LIMITS
 
@@ -37,6 +38,9 @@ PHRASE_VECTORS = web.AppKey[PhraseVectorService | None]("phrase_vectors")
 """The semantic stage's vectors and encoder; None when SEMANTIC_MATCHING is off."""
 ANALYTICS = web.AppKey("analytics", AnalyticsCounters)
 """A listener of the history recorder: counts each batch of turns it stores."""
+ANALYTICS_STORE = web.AppKey("analytics_store", AnalyticsRepository)
+"""The counters' repository, opened with the management use cases: a story's deletion
+empties its counters."""
 ANALYTICS_REPORTS = web.AppKey("analytics_reports", AnalyticsReports)
 CONVERSATION_TESTS = web.AppKey("conversation_tests", ConversationTestService)
 """A story's tests, run on demand and after each edit (docs/tests.md)."""
@@ -50,6 +54,7 @@ __all__ = [
     "ACCOUNTS",
     "ANALYTICS",
     "ANALYTICS_REPORTS",
+    "ANALYTICS_STORE",
     "CHANGES",
     "CONFIG",
     "CONVERSATIONS",

@@ -25,6 +25,7 @@ from bot_api.changes import (
     Change,
     ConversationErased,
     EntitiesEdited,
+    Handler,
     HandoffMessageSent,
     StoryCreated,
     StoryDeleted,
@@ -178,7 +179,7 @@ async def story_events(app: web.Application) -> AsyncIterator[None]:
     are skipped, and so are events it cannot read (logged)."""
     subjects = app[CONFIG].subjects
     origin = uuid.uuid4().hex
-    app[CHANGES].listen(EventPublisher(app[OUTBOX], subjects, origin))
+    app[CHANGES].handle(Handler.PUBLISHER, EventPublisher(app[OUTBOX], subjects, origin))
     cache = app[STORY_CACHE]
 
     async def on_story(message: Msg) -> None:

@@ -1,5 +1,6 @@
 """bot-api's own Prometheus metrics: /query outcomes and scores, webhook deliveries,
-the story cache. Served at /metrics beside the shared ones (shared/metrics.py)."""
+the story cache, the handlers of changes. Served at /metrics beside the shared ones
+(shared/metrics.py)."""
 
 from prometheus_client import Counter, Gauge, Histogram
 
@@ -56,6 +57,13 @@ HISTORY_TURNS_DROPPED = Counter(
 )
 HISTORY_WRITE_FAILURES = Counter(
     "parley_history_write_failures", "Batches of turns that failed to be written (tried again)"
+)
+
+CHANGE_HANDLER_FAILURES = Counter(
+    "parley_change_handler_failures",
+    "Handlers of a change that raised, by change and handler (bot_api/changes.py): the "
+    "others still ran; a publisher's failure also failed the request",
+    ["change", "handler"],
 )
 
 

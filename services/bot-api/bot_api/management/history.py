@@ -9,6 +9,7 @@ from bot_api.conversations.history import TurnRecorder
 from bot_api.domain.history import TurnRecord
 from bot_api.management.stories import load_story
 from bot_api.storage import Stores
+from bot_api.storage.protocols import InboxSnapshotStore
 from bot_api.storage.turns import ConversationFilter, ConversationPage
 from shared.errors import NotFound, ValidationFailed
 
@@ -18,12 +19,20 @@ streamed; a longer range is exported in parts by `from`/`to`."""
 
 
 class HistoryService:
-    def __init__(self, stores: Stores, recorder: TurnRecorder, changes: ChangeFeed) -> None:
+    def __init__(
+        self,
+        stores: Stores,
+        recorder: TurnRecorder,
+        changes: ChangeFeed,
+        inbox_snapshots: InboxSnapshotStore,
+    ) -> None:
         """`recorder`: where /query's turns wait to be written; an erasure drops the
-        session's, and announces itself (`ConversationErased`) to what keeps a copy."""
+        session's, then the story's inbox snapshot (which holds its turns' texts), and
+        announces itself (`ConversationErased`) to what keeps a copy in this process."""
         self._stores = stores
         self._recorder = recorder
         self._changes = changes
+        self._inbox_snapshots = inbox_snapshots
 
     async def conversations(
         self,
@@ -60,6 +69,7 @@ class HistoryService:
         had_turns = await self._stores.turns.delete_conversation(story.id, session_id)
         if not (had_session or queued or had_turns):
             raise NotFound(f"no conversation {session_id} in story {story_id}")
+        await self._inbox_snapshots.invalidate(story.id)
         await self._changes.announce(ConversationErased(account_id, story.id, session_id))
 
     async def export(

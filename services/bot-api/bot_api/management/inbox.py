@@ -196,16 +196,14 @@ class InboxService:
         return {"reopened": reopened}
 
     async def changed(self, change: Change) -> None:
-        """A deleted story's ignored texts and snapshot go with it (its turns go with its
-        history); an erased conversation's turns leave the inbox kept here and stored."""
+        """A deleted story's clusters, suggestions and reads ahead are forgotten (what it
+        stored went with it, `StoryService.delete`), and so are an erased conversation's
+        turns kept here (the erasure dropped the story's snapshot)."""
         if isinstance(change, StoryDeleted):
             self._changed(change.story_id)
             self.suggested.pop(change.story_id, None)
-            await self.inbox.delete_for_story(change.story_id)
-            await self.snapshots.delete_for_story(change.story_id)
         elif isinstance(change, ConversationErased):
             self._changed(change.story_id)
-            await self.snapshots.invalidate(change.story_id)
 
     def _changed(self, story_id: str) -> None:
         """Turns came back to the story's inbox or left it otherwise than by an action on

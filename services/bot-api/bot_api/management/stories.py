@@ -6,11 +6,19 @@ from dataclasses import asdict, replace
 from typing import Any, Protocol, TypeVar
 
 from bot_api.changes import ChangeFeed, StoryCreated, StoryDeleted, StoryEdited
+from bot_api.conversations.analytics import AnalyticsStore
+from bot_api.conversations.sweep import LIMIT as SWEEP_LIMIT
 from bot_api.domain.interactions import default_interactions
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
 from bot_api.management.quotas import AccountQuotas
 from bot_api.storage import Stores, new_object_id
+from bot_api.storage.protocols import (
+    ConversationTestStore,
+    InboxSnapshotStore,
+    InboxStore,
+    VectorStore,
+)
 from bot_api.storage.stories import StoryFields, StoryRecord
 from shared.errors import Conflict, NotFound
 from shared.pages import Page
@@ -83,14 +91,27 @@ class StoryService:
         self,
         *,
         stores: Stores,
+        tests: ConversationTestStore,
+        inbox: InboxStore,
+        inbox_snapshots: InboxSnapshotStore,
+        analytics: AnalyticsStore,
+        vectors: VectorStore,
         changes: ChangeFeed,
         quotas: AccountQuotas,
         publish_check: PublishCheck | None = None,
         awaiting_meaning: Callable[[str], int] | None = None,
     ) -> None:
-        """`awaiting_meaning`: how many of a story's phrases wait for their sentence
-        vector (`PhraseVectorService.waiting`; none without the semantic stage)."""
+        """`tests`, `inbox`, `inbox_snapshots`, `analytics`, `vectors`: the rest of what a
+        story owns, which
+        its deletion takes with it; `awaiting_meaning`: how many of a story's phrases wait
+        for their sentence vector (`PhraseVectorService.waiting`; none without the
+        semantic stage)."""
         self._stores = stores
+        self._tests = tests
+        self._inbox = inbox
+        self._inbox_snapshots = inbox_snapshots
+        self._analytics = analytics
+        self._vectors = vectors
         self._changes = changes
         self._quotas = quotas
         self._publish_check = publish_check
@@ -215,12 +236,28 @@ class StoryService:
             )
 
     async def delete(self, *, account_id: str, story_id: str) -> None:
+        """The story and everything it owns, the story document last (docs/architecture.md
+        "Deleting a story").
+
+        Each step deletes what is left of the story in one collection, so a failure
+        midway (a 5xx) leaves the story in place and deleting it again finishes the job.
+        The order keeps the story whole as long as it can: first what only looks back at
+        it, then what answering reads but can do without, then its interactions. Only a
+        finished deletion is announced: its event in the outbox first, then this
+        process's handlers, which hold nothing stored (`changes.HEARD_BY`)."""
         story = await load_story(self._stores, account_id, story_id)
-        # The story first: once it is gone, nothing below it can be reached.
-        if not await self._stores.stories.delete(account_id, story.id):
+        stores = self._stores
+        await self._tests.delete_for_story(story.id)
+        await self._inbox.delete_for_story(story.id)
+        await self._inbox_snapshots.delete_for_story(story.id)
+        await self._analytics.delete_for_story(story.id)
+        await stores.turns.delete_for_story(story.id)
+        await stores.sessions.delete_for_story(story.id)
+        await stores.connections.delete_for_story(account_id, story.id)
+        while await self._vectors.sweep(story.id, set(), SWEEP_LIMIT) == SWEEP_LIMIT:
+            pass
+        await stores.versions.delete_for_story(account_id, story.id)
+        await stores.interactions.delete_for_story(story.id)
+        if not await stores.stories.delete(account_id, story.id):
             raise NotFound(f"no story {story_id}")
-        await self._stores.interactions.delete_for_story(story.id)
-        await self._stores.sessions.delete_for_story(story.id)
-        await self._stores.turns.delete_for_story(story.id)
-        await self._stores.versions.delete_for_story(account_id, story.id)
         await self._changes.announce(StoryDeleted(account_id, story.id))

@@ -86,3 +86,8 @@ class ConnectionViewRepository:
             {**by, "accountId": account_id, "storyId": story_id, "deleted": False}
         )
         return None if document is None else connection_from_document(document)
+
+    async def delete_for_story(self, account_id: str, story_id: str) -> None:
+        """A deleted story's connections, tombstones included: a story id is never used
+        again, so an event of one of them arriving later is harmless (it is never read)."""
+        await self.collection.delete_many({"accountId": account_id, "storyId": story_id})

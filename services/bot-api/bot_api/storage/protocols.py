@@ -192,6 +192,8 @@ class ConnectionView(Indexed, Protocol):
         self, account_id: str, story_id: str, webhook: str
     ) -> Connection | None: ...
 
+    async def delete_for_story(self, account_id: str, story_id: str) -> None: ...
+
 
 class VersionStore(Indexed, Protocol):
     async def add(self, version: StoryVersion) -> StoryVersion:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from bot_api.changes import ChangeFeed
+from bot_api.changes import ChangeFeed, Handler
 from bot_api.conversations import compiler
 from bot_api.conversations.cache import StoryCache
 from bot_api.management.interactions import InteractionService
@@ -25,6 +25,7 @@ from shared.config import Config
 from shared.fair_work import FairWork
 from support.bodies import new_interaction
 from support.memory import ConnectionDirectory, Database
+from support.story_service import story_service
 from tests.support.held_jobs import WAIT, held, until
 
 LARGE, SMALL, OTHER = "account-large", "account-small", "account-other"
@@ -70,12 +71,12 @@ def bot(monkeypatch: pytest.MonkeyPatch) -> Iterator[Bot]:
     feed = ChangeFeed()
     fair = FairWork(1, "test-compile")
     cache = StoryCache(stores, None, 2**30, request_budget=0.0, work=fair)
-    feed.listen(cache)
+    feed.handle(Handler.STORY_CACHE, cache)
     yield Bot(
         database,
         fair,
         cache,
-        StoryService(stores=stores, changes=feed, quotas=QUOTAS),
+        story_service(database, feed, QUOTAS),
         InteractionService(
             stores=stores, changes=feed, connections=ConnectionDirectory(), quotas=QUOTAS
         ),

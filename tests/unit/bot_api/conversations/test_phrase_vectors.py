@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 import pytest
 from prometheus_client import REGISTRY
 
-from bot_api.changes import ChangeFeed
+from bot_api.changes import ChangeFeed, Handler
 from bot_api.conversations import cache as cache_module
 from bot_api.conversations.cache import StoryCache
 from bot_api.conversations.sweep import VectorSweeper
@@ -18,7 +18,6 @@ from bot_api.engine.turn import SessionState, Turn
 from bot_api.management.entities import EntityService
 from bot_api.management.interactions import InteractionService
 from bot_api.management.quotas import Quotas
-from bot_api.management.stories import StoryService
 from shared.config import Config
 from shared.pages import Page
 from support.bodies import entity as entity_body
@@ -26,6 +25,7 @@ from support.bodies import interaction_changes, new_interaction
 from support.editing import set_phrases
 from support.encoders import ConceptEncoder
 from support.memory import ConnectionDirectory, Database, VectorsInMemory
+from support.story_service import story_service
 
 ACCOUNT = "account-1"
 
@@ -63,14 +63,14 @@ class Bot:
             self.store, Encoders((self.encoder,)), retry_seconds=0.01
         )
         self.cache = StoryCache(stores, self.vectors, budget_bytes=2**30, retry_seconds=0.01)
-        feed.listen(self.cache)
+        feed.handle(Handler.STORY_CACHE, self.cache)
         self.sweeper = VectorSweeper(stores, self.store, self.vectors, delay_seconds=0)
-        feed.listen(self.sweeper)
+        feed.handle(Handler.VECTOR_SWEEPER, self.sweeper)
         self.stores = stores
         quotas = Quotas.from_config(Config(mongodb_url="", nats_url=""))
         self.entities = EntityService(stores=stores, changes=feed, quotas=quotas)
-        self.stories = StoryService(
-            stores=stores, changes=feed, quotas=quotas, awaiting_meaning=self.vectors.waiting
+        self.stories = story_service(
+            database, feed, quotas, vectors=self.store, awaiting_meaning=self.vectors.waiting
         )
         self.interactions = InteractionService(
             stores=stores, changes=feed, connections=ConnectionDirectory(), quotas=quotas

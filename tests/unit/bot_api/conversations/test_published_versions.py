@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 
 import pytest
 
-from bot_api.changes import ChangeFeed
+from bot_api.changes import ChangeFeed, Handler
 from bot_api.conversations.cache import StoryCache
 from bot_api.domain.responses import Image, Text, TextChoice
 from bot_api.engine.conversation import respond
@@ -21,6 +21,7 @@ from shared.config import Config
 from shared.fair_work import FairWork
 from support.bodies import interaction_changes, new_interaction
 from support.memory import ConnectionDirectory, ConversationTestsInMemory, Database
+from support.story_service import story_service
 
 ACCOUNT = "account-1"
 QUOTAS = Quotas.from_config(Config(mongodb_url="", nats_url=""))
@@ -57,7 +58,7 @@ def bot() -> Iterator[Bot]:
     feed = ChangeFeed()
     documents = StoryDocuments()
     cache = StoryCache(stores, None, 2**30, read_version=documents.read)
-    feed.listen(cache)
+    feed.handle(Handler.STORY_CACHE, cache)
     transfer = StoryTransfer(
         stores=stores, changes=feed, quotas=QUOTAS, tests=ConversationTestsInMemory()
     )
@@ -65,7 +66,7 @@ def bot() -> Iterator[Bot]:
     yield Bot(
         database,
         cache,
-        StoryService(stores=stores, changes=feed, quotas=QUOTAS),
+        story_service(database, feed, QUOTAS),
         InteractionService(
             stores=stores, changes=feed, connections=ConnectionDirectory(), quotas=QUOTAS
         ),

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pytest
 from bson import ObjectId
 
-from bot_api.changes import ChangeFeed, StoryEdited
+from bot_api.changes import ChangeFeed, Handler, StoryEdited
 from bot_api.conversations.cache import StoryCache
 from bot_api.engine.story import CompiledStory
 from bot_api.management.entities import EntityService
@@ -21,6 +21,7 @@ from shared.errors import NotFound
 from support.bodies import entity as entity_body
 from support.bodies import interaction_changes, new_interaction
 from support.memory import ConnectionDirectory, Database
+from support.story_service import story_service
 
 ACCOUNT = "account-1"
 QUOTAS = Quotas.from_config(Config(mongodb_url="", nats_url=""))
@@ -64,11 +65,11 @@ def new_bot(budget_bytes: int) -> Bot:
     stores = database.stores()
     feed = ChangeFeed()
     cache = StoryCache(stores, None, budget_bytes)
-    feed.listen(cache)
+    feed.handle(Handler.STORY_CACHE, cache)
     return Bot(
         database,
         cache,
-        StoryService(stores=stores, changes=feed, quotas=QUOTAS),
+        story_service(database, feed, QUOTAS),
         InteractionService(
             stores=stores, changes=feed, connections=ConnectionDirectory(), quotas=QUOTAS
         ),

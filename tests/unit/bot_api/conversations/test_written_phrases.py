@@ -5,7 +5,7 @@ from collections import Counter
 
 import pytest
 
-from bot_api.changes import ChangeFeed
+from bot_api.changes import ChangeFeed, Handler
 from bot_api.conversations.cache import StoryCache
 from bot_api.conversations.vectors import PhraseVectorService
 from bot_api.conversations.written import WrittenPhrases
@@ -14,12 +14,12 @@ from bot_api.domain.settings import Settings
 from bot_api.engine.semantic import Encoders
 from bot_api.management.interactions import InteractionService
 from bot_api.management.quotas import Quotas
-from bot_api.management.stories import StoryService
 from shared.config import Config
 from support.bodies import new_interaction
 from support.editing import set_phrases
 from support.encoders import ConceptEncoder
 from support.memory import ConnectionDirectory, Database, VectorsInMemory
+from support.story_service import story_service
 
 ACCOUNT = "account-1"
 GREETINGS = {
@@ -32,7 +32,8 @@ class Bot:
     feed, as the app wires them when the semantic stage is on."""
 
     def __init__(self) -> None:
-        stores = Database().stores()
+        database = Database()
+        stores = database.stores()
         feed = ChangeFeed()
         self.encoder = ConceptEncoder()
         self.vectors = PhraseVectorService(
@@ -40,12 +41,10 @@ class Bot:
         )
         self.cache = StoryCache(stores, self.vectors, budget_bytes=2**30, retry_seconds=0.01)
         self.written = WrittenPhrases(stores, self.vectors, self.cache.vectors_landed)
-        feed.listen(self.cache)
-        feed.listen(self.written)
+        feed.handle(Handler.STORY_CACHE, self.cache)
+        feed.handle(Handler.WRITTEN_PHRASES, self.written)
         quotas = Quotas.from_config(Config(mongodb_url="", nats_url=""))
-        self.stories = StoryService(
-            stores=stores, changes=feed, quotas=quotas, awaiting_meaning=self.vectors.waiting
-        )
+        self.stories = story_service(database, feed, quotas, awaiting_meaning=self.vectors.waiting)
         self.interactions = InteractionService(
             stores=stores, changes=feed, connections=ConnectionDirectory(), quotas=quotas
         )

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot_api.changes import ChangeFeed
+from bot_api.changes import ChangeFeed, Handler
 from bot_api.conversations.cache import StoryCache
 from bot_api.domain.conversation_tests import (
     MAX_TESTS_PER_STORY,
@@ -37,11 +37,11 @@ def asks(query: str, name: str) -> ConversationTest:
 
 @pytest.fixture
 async def tests(
-    database: Database, feed: ChangeFeed, work: FairWork
+    database: Database, feed: ChangeFeed, work: FairWork, saved_tests: ConversationTestsInMemory
 ) -> AsyncIterator[tuple[ConversationTestService, ConversationTestsInMemory]]:
-    store = ConversationTestsInMemory()
+    store = saved_tests
     cache = StoryCache(database.stores(), None, budget_bytes=2**30)
-    feed.listen(cache)
+    feed.handle(Handler.STORY_CACHE, cache)
     service = ConversationTestService(
         stores=database.stores(),
         tests=store,
@@ -49,7 +49,7 @@ async def tests(
         work=work,
         debounce_seconds=0.05,
     )
-    feed.listen(service)
+    feed.handle(Handler.CONVERSATION_TESTS, service)
     yield service, store
     await service.close()
 
