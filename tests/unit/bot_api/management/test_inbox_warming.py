@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from bot_api.domain.history import OutcomeKind, TurnRecord
-from bot_api.management.inbox_warming import MAX_WAITING, InboxWarming
+from bot_api.management.inbox_warming import MAX_WAITING, READ_AGAIN_AFTER, InboxWarming
 from shared.errors import NotFound
 from tests.support.held_jobs import until
 
@@ -53,7 +53,23 @@ async def test_a_storys_first_misses_have_its_inbox_read_once_one_story_at_a_tim
     assert reads.most_at_once == 1
     await warming.turns_written([turn("a"), turn("b")])
     await asyncio.sleep(0)
-    assert len(reads.asked) == 2, "read once per process"
+    assert len(reads.asked) == 2, "not again before READ_AGAIN_AFTER misses"
+    await warming.close()
+
+
+async def test_a_story_is_read_ahead_again_after_read_again_after_more_misses() -> None:
+    """So that the snapshot a person's first read starts from is never far behind."""
+    reads = Reads()
+    reads.go.set()
+    warming = InboxWarming(reads.read)
+    await warming.turns_written([turn("a")])
+    await until(lambda: len(reads.asked) == 1 and reads.running == 0)
+    await warming.turns_written([turn("a")] * (READ_AGAIN_AFTER - 1))
+    await warming.turns_written([turn("a", "matched", 1.0)] * 5)  # no misses
+    await asyncio.sleep(0)
+    assert len(reads.asked) == 1
+    await warming.turns_written([turn("a")])
+    await until(lambda: len(reads.asked) == 2)
     await warming.close()
 
 
