@@ -49,6 +49,7 @@ from bot_api.history.repository import (
     vector_model,
 )
 from bot_api.inbox.repository import MAX_INBOX_TURNS, PROMPT_CONTINUED
+from bot_api.inbox.snapshots import MAX_SNAPSHOT_BYTES, InboxSnapshot, decoded
 from bot_api.interactions.repository import InteractionSummary
 from bot_api.query.repository import OpenHandoff, StoredSession, session_key
 from bot_api.stories.repository import StoryFields, StoryRecord
@@ -624,6 +625,12 @@ class ConnectionsInMemory(_InMemory):
                 )
         return None
 
+    async def delete_for_story(self, account_id: str, story_id: str) -> None:
+        await self._database.record("connections.delete_for_story", story_id)
+        for connection_id, event in list(self.events.items()):
+            if (event.account_id, event.story_id) == (account_id, story_id):
+                del self.events[connection_id]
+
 
 class ConnectionDirectory:
     """integrations-api's answer to "is this connection the story's?", from a set of
@@ -731,6 +738,9 @@ class VectorsInMemory:
             if not self.stories[key]:
                 del self.stories[key], self.by_key[key]
         return len(unused)
+
+    async def delete_for_story(self, story_id: str) -> None:
+        await self.sweep(story_id, set(), len(self.stories))
 
 
 class TurnsInMemory:
@@ -899,6 +909,7 @@ class InboxInMemory:
                 vector_from_document(d["vector"])
                 if d["_id"] in carrying and model_id and vector_model(d) == model_id
                 else None,
+                d.get("expiresAt"),
             )
             for d in kept
         ]
@@ -936,6 +947,39 @@ class InboxInMemory:
 
     async def delete_for_story(self, story_id: str) -> None:
         self.ignored.pop(story_id, None)
+
+
+class InboxSnapshotsInMemory:
+    """Snapshots of inboxes as `storage.inbox_snapshots.InboxSnapshotRepository` keeps
+    them: the payload as written, decoded when read, and each story's generation."""
+
+    def __init__(self) -> None:
+        self.generations: dict[str, int] = {}
+        self.payloads: dict[str, bytes] = {}
+
+    async def ensure_indexes(self) -> None:
+        """Nothing to index in memory."""
+
+    async def generation(self, story_id: str) -> int:
+        return self.generations.get(story_id, 0)
+
+    async def read(self, story_id: str) -> InboxSnapshot | None:
+        payload = self.payloads.get(story_id)
+        return None if payload is None else decoded(payload)
+
+    async def write(self, story_id: str, generation: int, payload: bytes) -> bool:
+        if len(payload) > MAX_SNAPSHOT_BYTES or self.generations.get(story_id, 0) != generation:
+            return False
+        self.payloads[story_id] = payload
+        return True
+
+    async def invalidate(self, story_id: str) -> None:
+        self.generations[story_id] = self.generations.get(story_id, 0) + 1
+        self.payloads.pop(story_id, None)
+
+    async def delete_for_story(self, story_id: str) -> None:
+        self.generations.pop(story_id, None)
+        self.payloads.pop(story_id, None)
 
 
 @dataclass(frozen=True)

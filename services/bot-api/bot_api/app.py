@@ -16,8 +16,8 @@ from aiohttp import web
 
 from bot_api.analytics import setup as analytics
 from bot_api.analytics import views as analytics_views
-from bot_api.analytics.keys import ANALYTICS
-from bot_api.changes import ChangeFeed
+from bot_api.analytics.keys import ANALYTICS, ANALYTICS_STORE
+from bot_api.changes import ChangeFeed, Handler
 from bot_api.common.views import MANAGEMENT_STATUS_FIELD
 from bot_api.connections.keys import CONNECTION_VIEW
 from bot_api.connections.repository import ConnectionViewRepository
@@ -35,6 +35,7 @@ from bot_api.history.repository import TurnRepository
 from bot_api.history.service import HistoryService
 from bot_api.inbox import setup as inbox
 from bot_api.inbox import views as inbox_views
+from bot_api.inbox.keys import INBOX, INBOX_SNAPSHOTS, INBOX_STORE
 from bot_api.interactions import setup as interactions
 from bot_api.interactions import views as interactions_views
 from bot_api.interactions.keys import CONNECTION_DIRECTORY, INTERACTION_STORE
@@ -57,7 +58,7 @@ from bot_api.stories.keys import STORIES, STORY_STORE
 from bot_api.stories.repository import StoryRepository
 from bot_api.stories.service import StoryService
 from bot_api.story_cache import setup as story_cache
-from bot_api.story_cache.keys import PHRASE_VECTORS, STORY_CACHE
+from bot_api.story_cache.keys import PHRASE_VECTORS, STORY_CACHE, VECTOR_STORE
 from bot_api.story_tests import views as story_tests_views
 from bot_api.story_tests.keys import CONVERSATION_TESTS, TEST_STORE
 from bot_api.story_tests.repository import ConversationTestRepository
@@ -139,7 +140,7 @@ async def test_service(app: web.Application) -> AsyncIterator[None]:
         limit=app[CONFIG].request_budget_seconds,
         encoders=None if vectors is None else vectors.encoders,
     )
-    app[CHANGES].listen(service)
+    app[CHANGES].handle(Handler.CONVERSATION_TESTS, service)
     app[TEST_STORE], app[CONVERSATION_TESTS] = tests, service
     yield
     await service.close()
@@ -147,8 +148,9 @@ async def test_service(app: web.Application) -> AsyncIterator[None]:
 
 
 async def story_service(app: web.Application) -> AsyncIterator[None]:
-    """The stories' use cases: a story's delete empties the collections of its interactions,
-    sessions, turns and versions; a publish asks the conversation tests first."""
+    """The stories' use cases: a story's delete empties every collection of the story (in
+    the order of docs/architecture.md "Deleting a story"); a publish asks the conversation
+    tests first."""
     vectors = app[PHRASE_VECTORS]
     app[STORIES] = StoryService(
         stories=app[STORY_STORE],
@@ -156,6 +158,12 @@ async def story_service(app: web.Application) -> AsyncIterator[None]:
         sessions=app[SESSION_STORE],
         turns=app[TURN_STORE],
         versions=app[VERSION_STORE],
+        tests=app[TEST_STORE],
+        inbox=app[INBOX_STORE],
+        inbox_snapshots=app[INBOX_SNAPSHOTS],
+        analytics=app[ANALYTICS_STORE],
+        vectors=app[VECTOR_STORE],
+        connections=app[CONNECTION_VIEW],
         changes=app[CHANGES],
         quotas=app[QUOTAS],
         publish_check=app[CONVERSATION_TESTS],
@@ -165,16 +173,19 @@ async def story_service(app: web.Application) -> AsyncIterator[None]:
 
 
 async def recording(app: web.Application) -> AsyncIterator[None]:
-    """The recorder of /query turns, telling the analytics counters of each batch stored; what
+    """The recorder of /query turns, telling the analytics counters and the inbox (which
+    reads ahead the inbox of a story with new misses) of each batch stored; what
     is still queued at shutdown gets a few seconds to be written. The history's use cases
     hold it: an erasure drops the session's turns still queued."""
-    recorder = TurnRecorder(app[TURN_STORE], listeners=[app[ANALYTICS]])
+    recorder = TurnRecorder(app[TURN_STORE], listeners=[app[ANALYTICS], app[INBOX].warming])
     app[RECORDER] = recorder
     app[HISTORY] = HistoryService(
         stories=app[STORY_STORE],
         sessions=app[SESSION_STORE],
         turns=app[TURN_STORE],
         recorder=recorder,
+        changes=app[CHANGES],
+        turn_copies=app[INBOX_SNAPSHOTS],
     )
     yield
     await recorder.close()
@@ -196,9 +207,9 @@ def create_app(config: Config) -> web.Application:
             test_service,
             transfer.setup,
             versions.setup,
-            story_service,
             inbox.setup,
             analytics.setup,
+            story_service,
             recording,
             query.setup,
             handoffs.setup,

@@ -23,7 +23,9 @@ from nats.js.api import DeliverPolicy
 
 from bot_api.changes import (
     Change,
+    ConversationErased,
     EntitiesEdited,
+    Handler,
     HandoffMessageSent,
     StoryCreated,
     StoryDeleted,
@@ -169,6 +171,10 @@ class EventPublisher:
                     change.account_id, change.story_id, change.session_id, change.text
                 )
                 await self._outbox.put(subjects.handoff_message, encode(message))
+            case ConversationErased():
+                # Only this process keeps what it names beyond the database (the inbox's
+                # turns); another replica's kept turns go at its next whole read.
+                pass
 
 
 async def story_events(app: web.Application) -> AsyncIterator[None]:
@@ -177,7 +183,7 @@ async def story_events(app: web.Application) -> AsyncIterator[None]:
     are skipped, and so are events it cannot read (logged)."""
     subjects = app[CONFIG].subjects
     origin = uuid.uuid4().hex
-    app[CHANGES].listen(EventPublisher(app[OUTBOX], subjects, origin))
+    app[CHANGES].handle(Handler.PUBLISHER, EventPublisher(app[OUTBOX], subjects, origin))
     cache = app[STORY_CACHE]
 
     async def on_story(message: Msg) -> None:

@@ -1,11 +1,11 @@
 """Management services over in-memory repositories; `announced` holds every change
-they announced, in order."""
+they announced, in order (it stands where the publisher does: it hears every change)."""
 
 from collections.abc import Iterator
 
 import pytest
 
-from bot_api.changes import ChangeFeed
+from bot_api.changes import ChangeFeed, Handler
 from bot_api.entities.service import EntityService
 from bot_api.interactions.service import InteractionService
 from bot_api.quotas import Quotas
@@ -13,7 +13,8 @@ from bot_api.stories.service import StoryService
 from shared.config import Config
 from shared.fair_work import FairWork
 from support.changes import Announced
-from support.memory import ConnectionDirectory, Database
+from support.memory import ConnectionDirectory, ConversationTestsInMemory, Database
+from support.story_service import story_service
 
 
 @pytest.fixture
@@ -37,7 +38,7 @@ def announced() -> Announced:
 @pytest.fixture
 def feed(announced: Announced) -> ChangeFeed:
     feed = ChangeFeed()
-    feed.listen(announced)
+    feed.handle(Handler.PUBLISHER, announced)
     return feed
 
 
@@ -48,16 +49,16 @@ def quotas() -> Quotas:
 
 
 @pytest.fixture
-def stories(database: Database, feed: ChangeFeed, quotas: Quotas) -> StoryService:
-    return StoryService(
-        stories=database.stories,
-        interactions=database.interactions,
-        sessions=database.sessions,
-        turns=database.turns,
-        versions=database.versions,
-        changes=feed,
-        quotas=quotas,
-    )
+def saved_tests() -> ConversationTestsInMemory:
+    """The conversation tests of the stories (a story's deletion takes its own)."""
+    return ConversationTestsInMemory()
+
+
+@pytest.fixture
+def stories(
+    database: Database, feed: ChangeFeed, quotas: Quotas, saved_tests: ConversationTestsInMemory
+) -> StoryService:
+    return story_service(database, feed, quotas, tests=saved_tests)
 
 
 @pytest.fixture

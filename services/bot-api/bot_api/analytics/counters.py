@@ -1,12 +1,11 @@
 """The analytics counters: told of every batch of recorded turns (a `TurnListener` of
-the history recorder) and of every deleted story (a `ChangeListener`), and read by the
-analytics report (docs/analytics.md)."""
+the history recorder), and read by the analytics report (docs/analytics.md); a deleted
+story's counters go with it (`StoryService.delete`)."""
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
-from bot_api.changes import Change, StoryDeleted
 from bot_api.domain.analytics import (
     ANY,
     BucketKey,
@@ -104,7 +103,3 @@ class AnalyticsCounters:
             pending = {key: pending[key] for key in missed}
         log.warning("analytics: %d conversations left uncounted under contention", len(pending))
         return changes
-
-    async def changed(self, change: Change) -> None:
-        if isinstance(change, StoryDeleted):
-            await self.store.delete_for_story(change.story_id)

@@ -5,11 +5,11 @@ from collections.abc import AsyncIterator
 from aiohttp import web
 
 from bot_api.analytics.counters import AnalyticsCounters
-from bot_api.analytics.keys import ANALYTICS, ANALYTICS_REPORTS
+from bot_api.analytics.keys import ANALYTICS, ANALYTICS_REPORTS, ANALYTICS_STORE
 from bot_api.analytics.repository import AnalyticsRepository
 from bot_api.analytics.service import AnalyticsReports
 from bot_api.interactions.keys import INTERACTION_STORE
-from bot_api.keys import CHANGES, CONFIG, DATABASE
+from bot_api.keys import CONFIG, DATABASE
 from bot_api.stories.keys import STORY_STORE
 from shared.fair_work import FairWork
 
@@ -18,12 +18,11 @@ ANALYTICS_THREADS = 2
 
 
 async def setup(app: web.Application) -> AsyncIterator[None]:
-    """The counters (a listener of the history recorder's batches and of story deletions)
-    and their reports."""
+    """The counters (a listener of the history recorder's batches; a story's deletion
+    empties its counters, `StoryService.delete`) and their reports."""
     repository = AnalyticsRepository(app[DATABASE])
     await repository.ensure_indexes()
-    app[ANALYTICS] = AnalyticsCounters(repository)
-    app[CHANGES].listen(app[ANALYTICS])
+    app[ANALYTICS], app[ANALYTICS_STORE] = AnalyticsCounters(repository), repository
     work = FairWork(ANALYTICS_THREADS, "analytics")
     app[ANALYTICS_REPORTS] = AnalyticsReports(
         stories=app[STORY_STORE],

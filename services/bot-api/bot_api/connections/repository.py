@@ -88,6 +88,11 @@ class ConnectionViewRepository:
         )
         return None if document is None else connection_from_document(document)
 
+    async def delete_for_story(self, account_id: str, story_id: str) -> None:
+        """A deleted story's connections, tombstones included: a story id is never used
+        again, so an event of one of them arriving later is harmless (it is never read)."""
+        await self.collection.delete_many({"accountId": account_id, "storyId": story_id})
+
 
 class ConnectionView(Indexed, Protocol):
     async def apply(self, event: ConnectionChanged) -> None:
@@ -99,3 +104,5 @@ class ConnectionView(Indexed, Protocol):
     async def for_webhook(
         self, account_id: str, story_id: str, webhook: str
     ) -> Connection | None: ...
+
+    async def delete_for_story(self, account_id: str, story_id: str) -> None: ...

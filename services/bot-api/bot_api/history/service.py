@@ -5,6 +5,7 @@ from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Protocol
 
+from bot_api.changes import ChangeFeed, ConversationErased
 from bot_api.domain.history import TurnRecord
 from bot_api.history.recorder import TurnRecorder
 from bot_api.history.repository import ConversationFilter, ConversationPage, TurnStore
@@ -24,6 +25,13 @@ class Sessions(Protocol):
         """Forget the session's state; False when there was none."""
 
 
+class TurnCopies(Protocol):
+    """What keeps a copy of a story's turns in the database (inbox.snapshots'
+    `InboxSnapshotStore`, which the layout puts above this feature): an erasure drops it."""
+
+    async def invalidate(self, story_id: str) -> None: ...
+
+
 class HistoryService:
     def __init__(
         self,
@@ -32,13 +40,19 @@ class HistoryService:
         sessions: Sessions,
         turns: TurnStore,
         recorder: TurnRecorder,
+        changes: ChangeFeed,
+        turn_copies: TurnCopies,
     ) -> None:
         """`recorder`: where /query's turns wait to be written; an erasure drops the
-        session's."""
+        session's, then the copy `turn_copies` keeps of the story's turns (the inbox's
+        snapshot, which holds their texts), and announces itself (`ConversationErased`)
+        to what keeps a copy in this process."""
         self._stories = stories
         self._sessions = sessions
         self._turns = turns
         self._recorder = recorder
+        self._changes = changes
+        self._turn_copies = turn_copies
 
     async def conversations(
         self,
@@ -75,6 +89,8 @@ class HistoryService:
         had_turns = await self._turns.delete_conversation(story.id, session_id)
         if not (had_session or queued or had_turns):
             raise NotFound(f"no conversation {session_id} in story {story_id}")
+        await self._turn_copies.invalidate(story.id)
+        await self._changes.announce(ConversationErased(account_id, story.id, session_id))
 
     async def export(
         self,

@@ -17,11 +17,7 @@ from pymongo import DESCENDING
 
 from bot_api.domain.history import Resolution
 from bot_api.engine.clustering import Miss, normalised
-from bot_api.history.repository import (
-    resolution_to_document,
-    vector_from_document,
-    vector_model,
-)
+from bot_api.history.repository import resolution_to_document, vector_from_document, vector_model
 from bot_api.indexed import Indexed
 from shared.ids import is_object_id
 from shared.mongo import Database, in_pages, insert_new
@@ -43,7 +39,7 @@ NOT_TEST = {"$ne": True}
 PROMPT_CONTINUED = 1.0
 """The score a turn answering an interaction's prompt is stored with (engine/conversation.py
 `_ask`): it matched nothing new, so it is no miss, whatever `reviewBelow` says."""
-FIELDS = ["at", "query"]
+FIELDS = ["at", "query", "expiresAt"]
 
 
 class InboxRepository:
@@ -73,27 +69,26 @@ class InboxRepository:
         (what clustering uses; None: no vectors):
         vectors are most of a turn's bytes, so the others' are not read. (No `$type` in
         the filters: the embedded server takes 3 ms a document to check one, against 0.3
-        ms to read it.)"""
+        ms to read it. One query of the three kinds of miss, not one query each: nx-27017
+        scans the story's turns for each, and the turns recorded since a read were found
+        in 0.08 s instead of 0.21 s among 12,000.)"""
         unresolved = {"storyId": story_id, "resolution": UNRESOLVED, "test": NOT_TEST}
         if since is not None:
             unresolved["at"] = {"$gte": since}
-        documents: list[dict[str, Any]] = []
-        for outcome in (
+        missed = [
             {"outcome": "fallback"},
             {"outcome": "matched", "score": {"$lt": review_below}},
             {"outcome": "incomplete", "score": {"$lt": min(review_below, PROMPT_CONTINUED)}},
-        ):
-            cursor = self.turns.find({**unresolved, **outcome}, FIELDS)
-            documents += await cursor.sort("at", DESCENDING).limit(MAX_INBOX_TURNS).to_list()
-        documents = [d for d in documents if isinstance(d.get("query"), str)]
-        documents.sort(key=lambda d: d["at"], reverse=True)
-        documents = documents[:MAX_INBOX_TURNS]
+        ]
+        cursor = self.turns.find({**unresolved, "$or": missed}, FIELDS)
+        found = await cursor.sort("at", DESCENDING).limit(MAX_INBOX_TURNS).to_list()
+        documents = [d for d in found if isinstance(d.get("query"), str)]
         newest = {normalised(d["query"]): d["_id"] for d in reversed(documents)}
         ignored = await self._ignored(story_id, set(newest))
         kept = [i for k, i in newest.items() if k not in ignored]
         vectors = await self._vectors(kept, model_id) if model_id else {}
         return [
-            Miss(str(d["_id"]), d["query"], d["at"], vectors.get(d["_id"]))
+            Miss(str(d["_id"]), d["query"], d["at"], vectors.get(d["_id"]), d.get("expiresAt"))
             for d in documents
             if normalised(d["query"]) not in ignored
         ]

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from bot_api.changes import Change, StoryDeleted
+from bot_api.changes import Change, ConversationErased, StoryDeleted
 from bot_api.domain.history import Resolution, ScoredCandidate
 from bot_api.domain.interactions import FALLBACK, MAX_USER_SAYS, STANDARD, Interaction
 from bot_api.domain.responses import Block
@@ -25,6 +25,8 @@ from bot_api.engine.story import CompiledStory
 from bot_api.engine.turn import SessionState, Turn
 from bot_api.inbox.clustering import InboxClusterings
 from bot_api.inbox.repository import InboxStore
+from bot_api.inbox.snapshots import InboxSnapshotStore, InboxVersion
+from bot_api.inbox.warming import InboxWarming
 from bot_api.interactions.service import InteractionService
 from bot_api.metrics import INBOX_SECONDS
 from bot_api.stories.repository import StoryStore
@@ -53,6 +55,9 @@ class _Suggested:
 class InboxService:
     story_records: StoryStore
     inbox: InboxStore
+    snapshots: InboxSnapshotStore
+    """The stories' inboxes as last read whole, which the clusterings read and write and
+    every change of an inbox drops, once its own write is done."""
     interactions: InteractionService
     stories: StoryCache
     clusterings: InboxClusterings
@@ -62,6 +67,12 @@ class InboxService:
     suggested: "OrderedDict[str, _Suggested]" = field(default_factory=OrderedDict)
     """By story, the suggestions of its last inbox read, the story read the longest ago
     first."""
+    warming: InboxWarming = field(init=False)
+    """Reads ahead the inbox of a story whose first misses this process recorded (a
+    listener of the history recorder)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "warming", InboxWarming(self._clusters))
 
     async def clusters(self, *, account_id: str, story_id: str) -> dict[str, Any]:
         """The biggest `MAX_CLUSTERS` clusters, each with its suggested interaction: those
@@ -180,15 +191,25 @@ class InboxService:
         ignored no longer ignored."""
         story = await load_story(self.story_records, account_id, story_id)
         reopened = await self.inbox.reopen(story.id, turn_ids)
-        self.clusterings.changed(story.id)
+        self._changed(story.id)
+        await self.snapshots.invalidate(story.id)
         return {"reopened": reopened}
 
     async def changed(self, change: Change) -> None:
-        """A deleted story's ignored texts go with it (its turns go with its history)."""
+        """A deleted story's clusters, suggestions and reads ahead are forgotten (what it
+        stored went with it, `StoryService.delete`), and so are an erased conversation's
+        turns kept here (the erasure dropped the story's snapshot)."""
         if isinstance(change, StoryDeleted):
-            self.clusterings.changed(change.story_id)
+            self._changed(change.story_id)
             self.suggested.pop(change.story_id, None)
-            await self.inbox.delete_for_story(change.story_id)
+        elif isinstance(change, ConversationErased):
+            self._changed(change.story_id)
+
+    def _changed(self, story_id: str) -> None:
+        """Turns came back to the story's inbox or left it otherwise than by an action on
+        a cluster: read whole again, and read ahead at its next miss."""
+        self.clusterings.changed(story_id)
+        self.warming.changed(story_id)
 
     async def _clusters(self, account_id: str, story_id: str) -> list[Cluster]:
         story = await load_story(self.story_records, account_id, story_id)
@@ -199,7 +220,7 @@ class InboxService:
             lambda since: self.inbox.unresolved(story.id, review_below, model_id, since),
         )
 
-    def _version(self, settings: Settings) -> tuple[float, str | None]:
+    def _version(self, settings: Settings) -> InboxVersion:
         """What a clustering depends on: the score below which a match is reviewed, and
         the model whose vectors are compared."""
         encoder = self._encoder(settings)
@@ -238,6 +259,8 @@ class InboxService:
         resolution = Resolution(account_id, action, utcnow(), interaction_id)
         await self.inbox.resolve(story_id, turn_ids, resolution)
         self.clusterings.resolved(story_id, turn_ids)
+        self.warming.changed(story_id)
+        await self.snapshots.invalidate(story_id)
         return turn_ids
 
 

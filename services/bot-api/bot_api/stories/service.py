@@ -94,13 +94,18 @@ class StoryInteractions(StoryPart, Protocol):
     async def summaries(self, story_id: str, ids: Iterable[str]) -> Mapping[str, Summary]: ...
 
 
-class StoryVersions(Protocol):
+class AccountStoryPart(Protocol):
+    """A collection holding a part of each story by account, emptied when the story is
+    deleted."""
+
+    async def delete_for_story(self, account_id: str, story_id: str) -> None: ...
+
+
+class StoryVersions(AccountStoryPart, Protocol):
     """What a story needs of its versions: whether one exists, to publish it, and their
     deletion with it (versions.repository.VersionStore)."""
 
     async def get(self, account_id: str, story_id: str, version_id: str) -> object | None: ...
-
-    async def delete_for_story(self, account_id: str, story_id: str) -> None: ...
 
 
 class PublishCheck(Protocol):
@@ -123,18 +128,31 @@ class StoryService:
         sessions: StoryPart,
         turns: StoryPart,
         versions: StoryVersions,
+        tests: StoryPart,
+        inbox: StoryPart,
+        inbox_snapshots: StoryPart,
+        analytics: StoryPart,
+        vectors: StoryPart,
+        connections: AccountStoryPart,
         changes: ChangeFeed,
         quotas: AccountQuotas,
         publish_check: PublishCheck | None = None,
         awaiting_meaning: Callable[[str], int] | None = None,
     ) -> None:
-        """`awaiting_meaning`: how many of a story's phrases wait for their sentence
-        vector (`PhraseVectorService.waiting`; none without the semantic stage)."""
+        """`tests` (and their runs), `inbox` (its ignored texts), `inbox_snapshots`,
+        `analytics`, `vectors` (the phrase vectors it marks), `connections` (the view of
+        its webhook connections): with the others, what a story owns, which its deletion
+        takes with it; `awaiting_meaning`: how many of a story's phrases wait for their
+        sentence vector (`PhraseVectorService.waiting`; none without the semantic stage)."""
         self._stories = stories
         self._interactions = interactions
         self._sessions = sessions
         self._turns = turns
         self._versions = versions
+        self._owned = (tests, inbox, inbox_snapshots, analytics, turns)
+        """What only looks back at a story, deleted first, in this order."""
+        self._vectors = vectors
+        self._connections = connections
         self._changes = changes
         self._quotas = quotas
         self._publish_check = publish_check
@@ -259,12 +277,23 @@ class StoryService:
             )
 
     async def delete(self, *, account_id: str, story_id: str) -> None:
+        """The story and everything it owns, the story document last (docs/architecture.md
+        "Deleting a story").
+
+        Each step deletes what is left of the story in one collection, so a failure
+        midway (a 5xx) leaves the story in place and deleting it again finishes the job.
+        The order keeps the story whole as long as it can: first what only looks back at
+        it, then what answering reads but can do without, then its interactions. Only a
+        finished deletion is announced: its event in the outbox first, then this
+        process's handlers, which hold nothing stored (`changes.HEARD_BY`)."""
         story = await load_story(self._stories, account_id, story_id)
-        # The story first: once it is gone, nothing below it can be reached.
+        for owned in self._owned:
+            await owned.delete_for_story(story.id)
+        await self._sessions.delete_for_story(story.id)
+        await self._connections.delete_for_story(account_id, story.id)
+        await self._vectors.delete_for_story(story.id)
+        await self._versions.delete_for_story(account_id, story.id)
+        await self._interactions.delete_for_story(story.id)
         if not await self._stories.delete(account_id, story.id):
             raise NotFound(f"no story {story_id}")
-        await self._interactions.delete_for_story(story.id)
-        await self._sessions.delete_for_story(story.id)
-        await self._turns.delete_for_story(story.id)
-        await self._versions.delete_for_story(account_id, story.id)
         await self._changes.announce(StoryDeleted(account_id, story.id))

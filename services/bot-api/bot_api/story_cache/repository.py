@@ -23,7 +23,10 @@ import numpy as np
 
 from bot_api.engine.semantic import StoredVectors, Vectors
 from bot_api.indexed import Indexed
-from shared.mongo import Database, in_pages, insert_new
+from shared.mongo import PAGE, Database, in_pages, insert_new
+
+STORY_PAGE = 10 * PAGE
+"""Vectors a deleted story is taken off per sweep: ten pages of ids in memory at most."""
 
 """Keys per query: a story's vectors are read in pages of this many ids."""
 
@@ -81,6 +84,12 @@ class PhraseVectorRepository:
             await self.collection.delete_many({"_id": {"$in": page}, "stories": {"$size": 0}})
         return len(unused)
 
+    async def delete_for_story(self, story_id: str) -> None:
+        """A deleted story taken off every vector it marks (those no story marks any more
+        deleted), `STORY_PAGE` ids at a time."""
+        while await self.sweep(story_id, set(), STORY_PAGE) == STORY_PAGE:
+            pass
+
     async def _mark(self, keys: list[str], story_id: str) -> None:
         """Add the story to these vectors' `stories`, those stored before it existed
         included (the embedded server's `$addToSet` leaves a missing array missing)."""
@@ -107,3 +116,5 @@ class VectorStore(Indexed, Protocol):
     async def put(self, model_id: str, story_id: str, vectors: Mapping[str, Vectors]) -> None: ...
 
     async def sweep(self, story_id: str, keep: set[str], limit: int) -> int: ...
+
+    async def delete_for_story(self, story_id: str) -> None: ...

@@ -5,6 +5,7 @@ from collections.abc import AsyncIterator
 
 from aiohttp import web
 
+from bot_api.changes import Handler
 from bot_api.encoding.minilm import MiniLmEncoder
 from bot_api.encoding.use_multilingual import UseMultilingualEncoder
 from bot_api.engine.semantic import Encoders
@@ -13,7 +14,7 @@ from bot_api.interactions.keys import INTERACTION_STORE
 from bot_api.keys import CHANGES, CONFIG, DATABASE
 from bot_api.stories.keys import STORY_STORE
 from bot_api.story_cache.cache import StoryCache
-from bot_api.story_cache.keys import PHRASE_VECTORS, STORY_CACHE
+from bot_api.story_cache.keys import PHRASE_VECTORS, STORY_CACHE, VECTOR_STORE
 from bot_api.story_cache.repository import PhraseVectorRepository
 from bot_api.story_cache.sweep import VectorSweeper
 from bot_api.story_cache.vectors import PhraseVectorService
@@ -26,8 +27,10 @@ async def setup(app: web.Application) -> AsyncIterator[None]:
     config, changes = app[CONFIG], app[CHANGES]
     stories, interactions, entities = app[STORY_STORE], app[INTERACTION_STORE], app[ENTITY_STORE]
     vectors = sweeper = None
+    # Opened without the semantic stage too: a story's deletion takes it off its vectors.
+    vector_store = PhraseVectorRepository(app[DATABASE])
+    await vector_store.ensure_indexes()
     if config.semantic_matching:
-        vector_store = PhraseVectorRepository(app[DATABASE])
         vectors = PhraseVectorService(
             vector_store, Encoders((MiniLmEncoder(), UseMultilingualEncoder()))
         )
@@ -38,7 +41,6 @@ async def setup(app: web.Application) -> AsyncIterator[None]:
             store=vector_store,
             vectors=vectors,
         )
-        await vector_store.ensure_indexes()
     cache = StoryCache(
         stories=stories,
         interactions=interactions,
@@ -49,7 +51,7 @@ async def setup(app: web.Application) -> AsyncIterator[None]:
         read_version=StoryDocuments().read,
         request_budget=config.request_budget_seconds,
     )
-    changes.listen(cache)
+    changes.handle(Handler.STORY_CACHE, cache)
     written = (
         None
         if vectors is None
@@ -61,10 +63,10 @@ async def setup(app: web.Application) -> AsyncIterator[None]:
             landed=cache.vectors_landed,
         )
     )
-    for listener in (written, sweeper):
-        if listener is not None:
-            changes.listen(listener)
-    app[STORY_CACHE], app[PHRASE_VECTORS] = cache, vectors
+    if written is not None and sweeper is not None:
+        changes.handle(Handler.WRITTEN_PHRASES, written)
+        changes.handle(Handler.VECTOR_SWEEPER, sweeper)
+    app[STORY_CACHE], app[PHRASE_VECTORS], app[VECTOR_STORE] = cache, vectors, vector_store
     yield
     cache.close()
     if written is not None:

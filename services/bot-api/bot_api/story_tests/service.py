@@ -178,8 +178,9 @@ class ConversationTestService:
 
     async def changed(self, change: Change) -> None:
         """A story was made or edited here: its tests run a little later; deleted: its
-        tests go with it. (An entity's edit runs no test: it may touch every story of
-        the account, and their next edit runs them.)"""
+        pending run is called off (its tests went with it, `StoryService.delete`). (An
+        entity's edit runs no test: it may touch every story of the account, and their
+        next edit runs them.)"""
         match change:
             case StoryCreated() | StoryEdited():
                 self.edited(change.account_id, change.story_id)
@@ -187,7 +188,6 @@ class ConversationTestService:
                 task = self._due.pop((change.account_id, change.story_id), None)
                 if task is not None:
                     task.cancel()
-                await self._tests.delete_for_story(change.story_id)
 
     def edited(self, account_id: str, story_id: str) -> None:
         """Run the story's tests once no edit has come for `EDIT_DEBOUNCE_SECONDS`."""

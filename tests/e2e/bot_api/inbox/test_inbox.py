@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 from bson import ObjectId
 from prometheus_client import generate_latest
+from pytest_aiohttp import AiohttpClient
 
+from bot_api.app import create_app
 from bot_api.domain.history import OutcomeKind, TurnRecord
 from bot_api.history.repository import turn_from_document, turn_to_document
 from bot_api.inbox.repository import MAX_INBOX_TURNS
@@ -22,6 +24,7 @@ from shared.config import Config
 from support.api import Api, Tenant
 from support.limits import refused
 from support.metrics import sample
+from support.waiting import eventually
 
 T0 = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
 OPEN = "what time do you open today"
@@ -254,6 +257,69 @@ async def test_deleting_the_story_forgets_its_ignored_texts(inbox: Inbox, config
     assert await ignored.count_documents({"storyId": inbox.story}) == 1
     await inbox.api.ok("DELETE", f"/stories/{inbox.story}")
     assert await ignored.count_documents({"storyId": inbox.story}) == 0
+
+
+async def test_an_erased_conversation_leaves_the_inbox_at_once(inbox: Inbox) -> None:
+    """The inbox kept the turns it read: an erased conversation's message stayed in it
+    until its next whole read (a minute later at the soonest)."""
+    for text in ("asdf qwerty", "zxcv uiop"):  # each its own conversation, as recorded
+        assert await inbox.answered_by(text) == "Fallback"
+
+    async def both_in_the_inbox() -> bool:
+        return len(await inbox.clusters()) == 2
+
+    await eventually(both_in_the_inbox, 10)  # the recorder writes in batches
+    await inbox.api.ok("DELETE", f"/stories/{inbox.story}/conversations/asdf qwerty")
+    assert [c["examples"] for c in await inbox.clusters()] == [["zxcv uiop"]]
+
+
+def inbox_parts() -> dict[str, float]:
+    """How often each part of the inbox ran in this process (`parley_inbox_seconds`)."""
+    page = generate_latest().decode()
+    return {
+        part: sample(page, "parley_inbox_seconds_count", part=part) for part in ("read", "snapshot")
+    }
+
+
+async def snapshot_of(inbox: Inbox) -> dict[str, Any] | None:
+    head = await inbox.turns.database["inbox_snapshots"].find_one({"_id": inbox.story})
+    return None if head is None else head.get("snapshot")
+
+
+async def test_another_replica_reads_the_inbox_from_its_snapshot_until_an_action_drops_it(
+    inbox: Inbox, aiohttp_client: AiohttpClient, config: Config
+) -> None:
+    """Issue 29: the first read of a story's inbox in a process read every turn (3.2 s for
+    12,000 misses on nx-27017, the goal 1 s); it now reads the snapshot of the last whole
+    read and the turns recorded since."""
+    await inbox.miss(OPEN, "what time do you opne today", "asdf qwerty")
+    read_whole = await inbox.clusters()
+    await eventually(lambda: snapshot_of(inbox))
+    replica = replace(inbox, api=inbox.api.with_client(await aiohttp_client(create_app(config))))
+
+    before = inbox_parts()
+    assert await replica.clusters() == read_whole
+    assert inbox_parts() == {"read": before["read"] + 1, "snapshot": before["snapshot"] + 1}
+
+    cluster = next(c for c in read_whole if c["examples"] == ["asdf qwerty"])
+    await replica.api.ok("POST", f"/stories/{inbox.story}/inbox/{cluster['id']}/ignore", {})
+    assert await snapshot_of(inbox) is None
+    third = replace(inbox, api=inbox.api.with_client(await aiohttp_client(create_app(config))))
+    assert [c["examples"] for c in await third.clusters()] == [
+        [OPEN, "what time do you opne today"]
+    ]
+    await eventually(lambda: snapshot_of(inbox))
+
+
+async def test_a_storys_first_misses_have_its_snapshot_written_before_anybody_reads_it(
+    inbox: Inbox,
+) -> None:
+    """So that even the first read of a story's inbox starts from a snapshot."""
+    assert await inbox.answered_by("asdf qwerty") == "Fallback"
+    await eventually(lambda: snapshot_of(inbox), 10)  # the recorder writes in batches
+    before = inbox_parts()
+    assert [c["examples"] for c in await inbox.clusters()] == [["asdf qwerty"]]
+    assert inbox_parts()["snapshot"] == before["snapshot"], "the inbox read ahead is kept"
 
 
 async def test_concurrent_reads_of_two_stories_all_answer_their_own_clusters(inbox: Inbox) -> None:

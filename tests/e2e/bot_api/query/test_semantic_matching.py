@@ -23,7 +23,6 @@ from support.api import Api
 from support.waiting import eventually
 
 VECTORS_TIMEOUT = 60.0
-T0 = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture
@@ -111,19 +110,20 @@ async def test_the_inbox_suggests_as_a_query_would_from_the_vectors_its_turns_ke
     assert encoder is not None
     vector = encoder([normalised(kept)])[0]
     client = mongo.open_client(config.mongodb_url)
+    now = datetime.now(UTC)  # after the turns already recorded: the inbox reads those since
     documents = [
         turn_to_document(
             TurnRecord(
                 "account",
                 story_id,
                 text,
-                T0,
+                now,
                 "fallback",
                 query=text,
                 vector=v,
                 vector_model=encoder.model_id if v else None,
             ),
-            T0 + timedelta(days=30),
+            now + timedelta(days=30),
         )
         for text, v in ((kept, tuple(map(float, vector))), (encoded, None))
     ]

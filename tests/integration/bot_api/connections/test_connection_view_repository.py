@@ -151,3 +151,19 @@ async def test_names_are_those_of_the_story_s_own_live_connections(view: Connect
     assert await view.names(ACCOUNTS[0], STORIES[0], asked) == {mine.connection_id: "Hook 0"}
     assert await view.names(ACCOUNTS[0], STORIES[1], asked) == {other_story.connection_id: "Hook 1"}
     assert await view.names(ACCOUNTS[2], STORIES[0], asked) == {}
+
+
+async def test_delete_for_story_removes_that_story_s_connections_tombstones_included(
+    view: ConnectionView,
+) -> None:
+    events = await seed(view)
+    gone = events[ACCOUNTS[1], STORIES[0], 0]
+    await view.apply(dataclasses.replace(gone, deleted=True, revision=2))
+    before = await snapshot(view)
+
+    await view.delete_for_story(ACCOUNTS[1], STORIES[0])
+
+    after = await snapshot(view)
+    doomed = {events[ACCOUNTS[1], STORIES[0], n].connection_id for n in range(2)}
+    assert changed(before, after) == doomed and not doomed & after.keys()
+    assert await view.for_webhook(ACCOUNTS[1], STORIES[1], URL) is not None

@@ -9,6 +9,7 @@ from bot_api.stories.service import StoryService
 from bot_api.versions.repository import new_version
 from shared.errors import Conflict, NotFound
 from support.memory import Database
+from support.story_service import story_service
 
 ACCOUNT = "account-1"
 
@@ -35,16 +36,7 @@ def service(
     database: Database, feed: ChangeFeed, quotas: Quotas, failing: int
 ) -> tuple[StoryService, FailingTests]:
     check = FailingTests(failing)
-    return StoryService(
-        stories=database.stories,
-        interactions=database.interactions,
-        sessions=database.sessions,
-        turns=database.turns,
-        versions=database.versions,
-        changes=feed,
-        quotas=quotas,
-        publish_check=check,
-    ), check
+    return story_service(database, feed, quotas, publish_check=check), check
 
 
 async def publish(

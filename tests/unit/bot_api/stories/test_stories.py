@@ -5,14 +5,19 @@ import pytest
 from pymongo.errors import AutoReconnect
 
 from bot_api.changes import StoryCreated, StoryDeleted, StoryEdited
+from bot_api.domain.conversation_tests import ConversationTest
 from bot_api.domain.settings import Settings
 from bot_api.stories.service import MAX_CONCURRENT_RETRIES, StoryService
 from shared.errors import Conflict, NotFound
 from support.changes import Announced
-from support.memory import Database
+from support.memory import ConversationTestsInMemory, Database
 
 ACCOUNT = "account-1"
 PIZZA = {"name": "Pizza", "description": "orders"}
+
+
+async def database_unreachable() -> None:
+    raise AutoReconnect("connection refused")
 
 
 async def test_a_create_writes_the_interactions_before_the_story_that_lists_them(
@@ -29,9 +34,6 @@ async def test_a_create_writes_the_interactions_before_the_story_that_lists_them
 async def test_a_create_whose_story_write_fails_announces_nothing(
     stories: StoryService, database: Database, announced: Announced
 ) -> None:
-    async def database_unreachable() -> None:
-        raise AutoReconnect("connection refused")
-
     database.meanwhile("stories.insert", database_unreachable)
 
     with pytest.raises(AutoReconnect):
@@ -98,10 +100,16 @@ async def test_too_many_concurrent_writers_make_an_edit_a_conflict_that_announce
     assert announced == []
 
 
-async def test_a_delete_removes_the_story_first_then_what_hangs_below_it(
-    stories: StoryService, database: Database, announced: Announced
+async def test_a_delete_removes_what_hangs_below_the_story_then_the_story(
+    stories: StoryService,
+    database: Database,
+    announced: Announced,
+    saved_tests: ConversationTestsInMemory,
 ) -> None:
     story_id = await stories.create(account_id=ACCOUNT, **PIZZA)
+    kept_id = await stories.create(account_id=ACCOUNT, **PIZZA)
+    for story in (story_id, kept_id):
+        await saved_tests.insert(ACCOUNT, story, ConversationTest("hello", ()))
     announced.clear()
     database.journal.clear()
 
@@ -109,12 +117,34 @@ async def test_a_delete_removes_the_story_first_then_what_hangs_below_it(
 
     writes = [call for call in database.journal if call[0] != "stories.get"]
     assert writes == [
-        ("stories.delete", story_id),
-        ("interactions.delete_for_story", story_id),
         ("sessions.delete_for_story", story_id),
+        ("connections.delete_for_story", story_id),
+        ("interactions.delete_for_story", story_id),
+        ("stories.delete", story_id),
     ]
-    assert database.interactions.records == {}
+    assert {owned.story_id for owned in database.interactions.records.values()} == {kept_id}
+    assert [test.story_id for test in saved_tests.tests.values()] == [kept_id]
     assert announced == [StoryDeleted(ACCOUNT, story_id)]
+
+
+async def test_a_delete_that_fails_midway_leaves_the_story_and_deleting_again_finishes(
+    stories: StoryService, database: Database, announced: Announced
+) -> None:
+    story_id = await stories.create(account_id=ACCOUNT, **PIZZA)
+    announced.clear()
+
+    database.meanwhile("interactions.delete_for_story", database_unreachable)
+    with pytest.raises(AutoReconnect):
+        await stories.delete(account_id=ACCOUNT, story_id=story_id)
+    assert story_id in database.stories.records and database.interactions.records
+    assert announced == []
+
+    await stories.delete(account_id=ACCOUNT, story_id=story_id)
+
+    assert database.stories.records == {} and database.interactions.records == {}
+    assert announced == [StoryDeleted(ACCOUNT, story_id)]
+    with pytest.raises(NotFound):
+        await stories.delete(account_id=ACCOUNT, story_id=story_id)
 
 
 async def test_another_accounts_story_can_be_neither_read_nor_deleted(

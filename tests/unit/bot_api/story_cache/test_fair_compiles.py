@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from bot_api.changes import ChangeFeed
+from bot_api.changes import ChangeFeed, Handler
 from bot_api.interactions.service import InteractionService
 from bot_api.quotas import Quotas
 from bot_api.stories.service import StoryService
@@ -25,6 +25,7 @@ from shared.config import Config
 from shared.fair_work import FairWork
 from support.bodies import new_interaction
 from support.memory import ConnectionDirectory, Database
+from support.story_service import story_service
 from tests.support.held_jobs import WAIT, held, until
 
 LARGE, SMALL, OTHER = "account-large", "account-small", "account-other"
@@ -78,20 +79,12 @@ def bot(monkeypatch: pytest.MonkeyPatch) -> Iterator[Bot]:
         request_budget=0.0,
         work=fair,
     )
-    feed.listen(cache)
+    feed.handle(Handler.STORY_CACHE, cache)
     yield Bot(
         database,
         fair,
         cache,
-        StoryService(
-            stories=database.stories,
-            interactions=database.interactions,
-            sessions=database.sessions,
-            turns=database.turns,
-            versions=database.versions,
-            changes=feed,
-            quotas=QUOTAS,
-        ),
+        story_service(database, feed, QUOTAS),
         InteractionService(
             stories=database.stories,
             interactions=database.interactions,

@@ -7,14 +7,13 @@ from collections.abc import Iterable, Mapping
 import pytest
 from prometheus_client import REGISTRY
 
-from bot_api.changes import ChangeFeed
+from bot_api.changes import ChangeFeed, Handler
 from bot_api.engine.conversation import respond
 from bot_api.engine.semantic import Encoders, StoredVectors, Vectors, vector_key
 from bot_api.engine.turn import SessionState, Turn
 from bot_api.entities.service import EntityService
 from bot_api.interactions.service import InteractionService
 from bot_api.quotas import Quotas
-from bot_api.stories.service import StoryService
 from bot_api.story_cache import cache as cache_module
 from bot_api.story_cache.cache import StoryCache
 from bot_api.story_cache.sweep import VectorSweeper
@@ -26,6 +25,7 @@ from support.bodies import interaction_changes, new_interaction
 from support.editing import set_phrases
 from support.encoders import ConceptEncoder
 from support.memory import ConnectionDirectory, Database, VectorsInMemory
+from support.story_service import story_service
 
 ACCOUNT = "account-1"
 
@@ -70,7 +70,7 @@ class Bot:
             budget_bytes=2**30,
             retry_seconds=0.01,
         )
-        feed.listen(self.cache)
+        feed.handle(Handler.STORY_CACHE, self.cache)
         self.sweeper = VectorSweeper(
             stories=database.stories,
             interactions=database.interactions,
@@ -79,7 +79,7 @@ class Bot:
             vectors=self.vectors,
             delay_seconds=0,
         )
-        feed.listen(self.sweeper)
+        feed.handle(Handler.VECTOR_SWEEPER, self.sweeper)
         self.database = database
         quotas = Quotas.from_config(Config(mongodb_url="", nats_url=""))
         self.entities = EntityService(
@@ -89,15 +89,8 @@ class Bot:
             changes=feed,
             quotas=quotas,
         )
-        self.stories = StoryService(
-            stories=database.stories,
-            interactions=database.interactions,
-            sessions=database.sessions,
-            turns=database.turns,
-            versions=database.versions,
-            changes=feed,
-            quotas=quotas,
-            awaiting_meaning=self.vectors.waiting,
+        self.stories = story_service(
+            database, feed, quotas, vectors=self.store, awaiting_meaning=self.vectors.waiting
         )
         self.interactions = InteractionService(
             stories=database.stories,

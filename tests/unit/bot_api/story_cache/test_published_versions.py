@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 
 import pytest
 
-from bot_api.changes import ChangeFeed
+from bot_api.changes import ChangeFeed, Handler
 from bot_api.domain.responses import Image, Text, TextChoice
 from bot_api.engine.conversation import respond
 from bot_api.engine.turn import SessionState, Turn
@@ -21,6 +21,7 @@ from shared.config import Config
 from shared.fair_work import FairWork
 from support.bodies import interaction_changes, new_interaction
 from support.memory import ConnectionDirectory, ConversationTestsInMemory, Database
+from support.story_service import story_service
 
 ACCOUNT = "account-1"
 QUOTAS = Quotas.from_config(Config(mongodb_url="", nats_url=""))
@@ -64,7 +65,7 @@ def bot() -> Iterator[Bot]:
         budget_bytes=2**30,
         read_version=documents.read,
     )
-    feed.listen(cache)
+    feed.handle(Handler.STORY_CACHE, cache)
     transfer = StoryTransfer(
         stories=database.stories,
         interactions=database.interactions,
@@ -78,15 +79,7 @@ def bot() -> Iterator[Bot]:
     yield Bot(
         database,
         cache,
-        StoryService(
-            stories=database.stories,
-            interactions=database.interactions,
-            sessions=database.sessions,
-            turns=database.turns,
-            versions=database.versions,
-            changes=feed,
-            quotas=QUOTAS,
-        ),
+        story_service(database, feed, QUOTAS),
         InteractionService(
             stories=database.stories,
             interactions=database.interactions,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pytest
 from bson import ObjectId
 
-from bot_api.changes import ChangeFeed, StoryEdited
+from bot_api.changes import ChangeFeed, Handler, StoryEdited
 from bot_api.engine.story import CompiledStory
 from bot_api.entities.service import EntityService
 from bot_api.interactions.service import InteractionService
@@ -21,6 +21,7 @@ from shared.errors import NotFound
 from support.bodies import entity as entity_body
 from support.bodies import interaction_changes, new_interaction
 from support.memory import ConnectionDirectory, Database
+from support.story_service import story_service
 
 ACCOUNT = "account-1"
 QUOTAS = Quotas.from_config(Config(mongodb_url="", nats_url=""))
@@ -70,19 +71,11 @@ def new_bot(budget_bytes: int) -> Bot:
         vectors=None,
         budget_bytes=budget_bytes,
     )
-    feed.listen(cache)
+    feed.handle(Handler.STORY_CACHE, cache)
     return Bot(
         database,
         cache,
-        StoryService(
-            stories=database.stories,
-            interactions=database.interactions,
-            sessions=database.sessions,
-            turns=database.turns,
-            versions=database.versions,
-            changes=feed,
-            quotas=QUOTAS,
-        ),
+        story_service(database, feed, QUOTAS),
         InteractionService(
             stories=database.stories,
             interactions=database.interactions,

@@ -5,13 +5,12 @@ from collections import Counter
 
 import pytest
 
-from bot_api.changes import ChangeFeed
+from bot_api.changes import ChangeFeed, Handler
 from bot_api.domain.interactions import default_interactions
 from bot_api.domain.settings import Settings
 from bot_api.engine.semantic import Encoders
 from bot_api.interactions.service import InteractionService
 from bot_api.quotas import Quotas
-from bot_api.stories.service import StoryService
 from bot_api.story_cache.cache import StoryCache
 from bot_api.story_cache.vectors import PhraseVectorService
 from bot_api.story_cache.written import WrittenPhrases
@@ -20,6 +19,7 @@ from support.bodies import new_interaction
 from support.editing import set_phrases
 from support.encoders import ConceptEncoder
 from support.memory import ConnectionDirectory, Database, VectorsInMemory
+from support.story_service import story_service
 
 ACCOUNT = "account-1"
 GREETINGS = {
@@ -54,19 +54,10 @@ class Bot:
             vectors=self.vectors,
             landed=self.cache.vectors_landed,
         )
-        feed.listen(self.cache)
-        feed.listen(self.written)
+        feed.handle(Handler.STORY_CACHE, self.cache)
+        feed.handle(Handler.WRITTEN_PHRASES, self.written)
         quotas = Quotas.from_config(Config(mongodb_url="", nats_url=""))
-        self.stories = StoryService(
-            stories=database.stories,
-            interactions=database.interactions,
-            sessions=database.sessions,
-            turns=database.turns,
-            versions=database.versions,
-            changes=feed,
-            quotas=quotas,
-            awaiting_meaning=self.vectors.waiting,
-        )
+        self.stories = story_service(database, feed, quotas, awaiting_meaning=self.vectors.waiting)
         self.interactions = InteractionService(
             stories=database.stories,
             interactions=database.interactions,

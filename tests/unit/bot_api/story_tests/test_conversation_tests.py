@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot_api.changes import ChangeFeed
+from bot_api.changes import ChangeFeed, Handler
 from bot_api.domain.conversation_tests import (
     MAX_TESTS_PER_STORY,
     ConversationTest,
@@ -37,9 +37,9 @@ def asks(query: str, name: str) -> ConversationTest:
 
 @pytest.fixture
 async def tests(
-    database: Database, feed: ChangeFeed, work: FairWork
+    database: Database, feed: ChangeFeed, work: FairWork, saved_tests: ConversationTestsInMemory
 ) -> AsyncIterator[tuple[ConversationTestService, ConversationTestsInMemory]]:
-    store = ConversationTestsInMemory()
+    store = saved_tests
     cache = StoryCache(
         stories=database.stories,
         interactions=database.interactions,
@@ -48,7 +48,7 @@ async def tests(
         vectors=None,
         budget_bytes=2**30,
     )
-    feed.listen(cache)
+    feed.handle(Handler.STORY_CACHE, cache)
     service = ConversationTestService(
         story_records=database.stories,
         tests=store,
@@ -56,7 +56,7 @@ async def tests(
         work=work,
         debounce_seconds=0.05,
     )
-    feed.listen(service)
+    feed.handle(Handler.CONVERSATION_TESTS, service)
     yield service, store
     await service.close()
 
