@@ -97,10 +97,21 @@ class Segment:
 
     def shortlist(self, terms: Ids, weights: Weights) -> Weights:
         """Every interaction's centroid score over these terms alone (0 for those with
-        none of them)."""
+        none of them). Read from `by_term`'s arrays and added up term by term in float32,
+        as scipy's product of the picked rows did, to the same bits: picking the rows
+        through scipy took 110 µs of a 560 µs turn on the HWU64 story, this 20 µs."""
         inside = terms < self.by_term.shape[0]
-        picked = self.by_term[terms[inside]]
-        scores: Weights = np.asarray(picked.T @ weights[inside], dtype=np.float32).ravel()
+        terms, weights = terms[inside], weights[inside]
+        matrix = self.by_term
+        starts, ends = matrix.indptr[terms], matrix.indptr[terms + 1]
+        lengths = ends - starts
+        positions = np.arange(int(lengths.sum())) + np.repeat(
+            starts - (np.cumsum(lengths) - lengths), lengths
+        )
+        scores: Weights = np.zeros(matrix.shape[1], np.float32)
+        np.add.at(
+            scores, matrix.indices[positions], matrix.data[positions] * np.repeat(weights, lengths)
+        )
         return scores
 
     def centroid_score(self, row: int, query: Weights) -> float:
