@@ -34,9 +34,8 @@ from bot_api.engine.builtin_entities import MAX_WORDS, free_text
 from bot_api.engine.entities import Mention
 from bot_api.engine.fulfillment import Choose, asked, fulfillment
 from bot_api.engine.language_detection import language_of, written_in
-from bot_api.engine.matching import Scored
 from bot_api.engine.ranking import rank
-from bot_api.engine.scoring import SCORING, Scoring
+from bot_api.engine.scoring import SCORING, Scored, Scoring
 from bot_api.engine.semantic import Encoder, Vectors
 from bot_api.engine.slots import values_for, values_for_pending, with_slot_words
 from bot_api.engine.story import CompiledStory

@@ -7,7 +7,8 @@ from typing import Any
 
 from bot_api.domain.interactions import Interaction
 from bot_api.engine.entities import Mention
-from bot_api.engine.matching import Scored, slot_word
+from bot_api.engine.phrases import slot_word
+from bot_api.engine.scoring import Scored
 
 MAX_READINGS = 8
 
