@@ -135,7 +135,7 @@ class Outcome:
     debug: Debug | None = None
     top: tuple[ScoredCandidate, ...] = ()
     """The best candidates of the message with their scores (`TOP_CANDIDATES` of
-    engine.conversation), debug or not."""
+    engine.explanations), debug or not."""
     vector: Vectors | None = field(default=None, compare=False)
     """The message's sentence vector when the semantic stage encoded it (an array: not
     compared, as `==` on arrays has no single truth)."""
