@@ -22,7 +22,7 @@ from bench.history_load import semantic_ready
 from bench.stack import Stack, running_stack, serve
 from bot_api.domain.history import TurnRecord
 from bot_api.engine.clustering import Miss, clusters
-from bot_api.history.repository import turn_to_document
+from bot_api.history.documents import turn_to_document
 from bot_api.inbox.repository import MAX_INBOX_TURNS
 from tools.embedded import free_port
 

@@ -33,6 +33,13 @@ from bot_api.engine.clustering import Miss, normalised
 from bot_api.engine.semantic import StoredVectors, Vectors
 from bot_api.engine.turn import SessionState
 from bot_api.entities.repository import StoredEntity
+from bot_api.history.documents import (
+    resolution_to_document,
+    turn_from_document,
+    turn_to_document,
+    vector_from_document,
+    vector_model,
+)
 from bot_api.history.repository import (
     MAX_TRANSCRIPT_TURNS,
     ConversationFilter,
@@ -41,12 +48,7 @@ from bot_api.history.repository import (
     StoredTurn,
     decode_cursor,
     encode_cursor,
-    resolution_to_document,
     summary_changes,
-    turn_from_document,
-    turn_to_document,
-    vector_from_document,
-    vector_model,
 )
 from bot_api.inbox.repository import MAX_INBOX_TURNS, PROMPT_CONTINUED
 from bot_api.inbox.snapshots import MAX_SNAPSHOT_BYTES, InboxSnapshot, decoded

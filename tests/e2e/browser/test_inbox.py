@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 from pymongo import MongoClient
 
 from bot_api.domain.history import TurnRecord
-from bot_api.history.repository import turn_to_document
+from bot_api.history.documents import turn_to_document
 from support.browser import Stack, call, loaded, screenshot, sign_in
 
 T0 = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)

@@ -12,8 +12,9 @@ from aiohttp import web
 from bot_api.common.schemas import SuccessSchema
 from bot_api.common.views import account_of, success
 from bot_api.domain.history import TurnRecord
+from bot_api.history.documents import turn_to_document
 from bot_api.history.keys import HISTORY
-from bot_api.history.repository import ConversationFilter, turn_to_document
+from bot_api.history.repository import ConversationFilter
 from bot_api.history.schemas import (
     ConversationPageSchema,
     ConversationsQuerySchema,

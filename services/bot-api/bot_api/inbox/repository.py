@@ -17,7 +17,7 @@ from pymongo import DESCENDING
 
 from bot_api.domain.history import Resolution
 from bot_api.engine.clustering import Miss, normalised
-from bot_api.history.repository import resolution_to_document, vector_from_document, vector_model
+from bot_api.history.documents import resolution_to_document, vector_from_document, vector_model
 from bot_api.indexed import Indexed
 from shared.ids import is_object_id
 from shared.mongo import Database, in_pages, insert_new

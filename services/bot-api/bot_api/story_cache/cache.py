@@ -35,7 +35,6 @@ interactions are refreshed like any other edit.
 import asyncio
 import logging
 from collections import OrderedDict
-from dataclasses import dataclass, field
 
 from bot_api.changes import Change, EntitiesEdited, StoryCreated, StoryDeleted, StoryEdited
 from bot_api.engine.story import CompiledStory
@@ -49,6 +48,13 @@ from bot_api.metrics import (
 )
 from bot_api.stories.repository import StoryStore
 from bot_api.story_cache.compiler import Compiling, Marks, ReadVersion, StoryCompiler, StoryKey
+from bot_api.story_cache.entries import (
+    SEMANTIC_RETRY_SECONDS,
+    Entry,
+    Loading,
+    first_chunk,
+    semantic_stage,
+)
 from bot_api.story_cache.vectors import PhraseVectorService
 from bot_api.versions.repository import VersionStore
 from shared.budget import beyond_request
@@ -58,46 +64,11 @@ from shared.pages import Page
 
 log = logging.getLogger(__name__)
 
-SEMANTIC_WAIT_SECONDS = 1.0
-"""How long the query that compiled a story waits for its semantic stage before it is
-answered lexically: the stored vectors are read at about `VECTORS_READ_PER_SECOND`, so
-a story of up to ~10,000 phrases is answered with them from its first query."""
-VECTORS_READ_PER_SECOND = 12_000
-"""Stored phrase vectors read from the embedded server (88,450 in 6 to 8 s): a story with
-more phrases than are read in `SEMANTIC_WAIT_SECONDS` is answered lexically at once, as
-the wait would not see its stage (its first query took 1.7 s instead of 0.7, 1,000 ×
-99)."""
-SEMANTIC_RETRY_SECONDS = 5.0
-"""A semantic stage whose vectors could not be read is tried again this much later."""
 PARTIAL_SHARE = 0.5
 """The share of the request budget a query waits for its story's cold compile before it
 is answered from the part compiled so far: the other half is left for making that
 partial story (30 ms of CPU after one chunk, 0.4 s for nearly all of a story at the
 limits), the session and the answer."""
-
-
-@dataclass
-class _Loading:
-    task: "asyncio.Task[_Entry]"
-    progress: Compiling
-
-
-@dataclass
-class _Entry:
-    story: CompiledStory
-    size: int
-    """The compiled story's estimated bytes (CompiledStory.size_estimate)."""
-    marks: Marks = field(default_factory=Marks)
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    """Held while changes are taken in or the semantic stage is added."""
-    refreshing: bool = False
-    """Changes are being taken in: a query arriving then waits, since the marks it would
-    see are already taken (else it would be answered by the story from before)."""
-    semantic: "asyncio.Task[None] | None" = None
-    """Adding the story's semantic stage, while it runs: refreshes meanwhile leave the
-    phrase vectors to it."""
-    vectors_due: set[str] = field(default_factory=set)
-    """Interactions whose vectors landed while the semantic stage was being added."""
 
 
 class StoryCache:
@@ -138,11 +109,11 @@ class StoryCache:
         self._retry_seconds = retry_seconds
         self._partial_after = None if request_budget is None else request_budget * PARTIAL_SHARE
         self._budget = budget_bytes
-        self._entries: OrderedDict[StoryKey, _Entry] = OrderedDict()
+        self._entries: OrderedDict[StoryKey, Entry] = OrderedDict()
         """Least recently used first."""
         self._size = 0
         self._oldest: dict[str, str | None] = {}
-        self._loading: dict[StoryKey, _Loading] = {}
+        self._loading: dict[StoryKey, Loading] = {}
         self._changes_while_loading: dict[StoryKey, int] = {}
         """Changes heard for each story being loaded, only while it is."""
         self._published: dict[tuple[str, str], str | None] = {}
@@ -200,8 +171,7 @@ class StoryCache:
             if isinstance(loaded, CompiledStory):
                 return loaded
             entry = loaded
-            if entry.semantic is not None and _read_within_the_wait(entry.story):
-                await asyncio.wait([entry.semantic], timeout=SEMANTIC_WAIT_SECONDS)
+            await semantic_stage(entry)
         else:
             STORY_CACHE_HITS.inc()
             self._entries.move_to_end(key)
@@ -276,20 +246,20 @@ class StoryCache:
             raise NotFound("this account has no story yet")
         return oldest
 
-    async def _load(self, key: StoryKey, partial_after: float | None) -> _Entry | CompiledStory:
+    async def _load(self, key: StoryKey, partial_after: float | None) -> Entry | CompiledStory:
         """The story compiled once for all who ask for it meanwhile; after `partial_after`
         seconds (or once its first chunk is compiled, if later), the story as compiled so
         far (not kept: the compile goes on beyond the request)."""
         loading = self._loading.get(key)
         if loading is None:
             progress = Compiling()
-            loading = _Loading(beyond_request(self._load_current(key, progress)), progress)
+            loading = Loading(beyond_request(self._load_current(key, progress)), progress)
             self._loading[key] = loading
             self._changes_while_loading[key] = 0
         if partial_after is not None:
             await asyncio.wait([loading.task], timeout=partial_after)
             if not loading.task.done():
-                await self._first_chunk(loading)
+                await first_chunk(loading)
             if not loading.task.done():
                 partial = await self._compiler.partial(key[0], loading.progress)
                 compiling = loading.progress.story
@@ -304,23 +274,14 @@ class StoryCache:
                     return partial
         return await asyncio.shield(loading.task)
 
-    async def _first_chunk(self, loading: _Loading) -> None:
-        """Wait until a chunk of the story is compiled, or the whole (the request's
-        budget cuts the wait: a compile still reading the story's interactions then)."""
-        begun = asyncio.ensure_future(loading.progress.begun.wait())
-        try:
-            await asyncio.wait([loading.task, begun], return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            begun.cancel()
-
-    async def _load_current(self, key: StoryKey, progress: Compiling) -> _Entry:
+    async def _load_current(self, key: StoryKey, progress: Compiling) -> Entry:
         """Compiled again while a change arrived during the compile; then kept."""
         try:
             while True:
                 changes_before = self._changes_while_loading[key]
                 story = await self._compiler.compile(key, progress)
                 if self._changes_while_loading[key] == changes_before:
-                    entry = _Entry(story, story.size_estimate())
+                    entry = Entry(story, story.size_estimate())
                     self._keep(key, entry)
                     if self._compiler.encoder_for(story.settings) is not None:
                         entry.semantic = beyond_request(self._add_semantic(key, entry))
@@ -329,7 +290,7 @@ class StoryCache:
             del self._loading[key]
             del self._changes_while_loading[key]
 
-    async def _add_semantic(self, key: StoryKey, entry: _Entry) -> None:
+    async def _add_semantic(self, key: StoryKey, entry: Entry) -> None:
         """Give a story compiled lexically its semantic stage (tried again a while later
         if the database fails): its queries are answered lexically until then."""
         try:
@@ -347,7 +308,7 @@ class StoryCache:
         finally:
             entry.semantic = None
 
-    async def _try_add_semantic(self, key: StoryKey, entry: _Entry) -> bool:
+    async def _try_add_semantic(self, key: StoryKey, entry: Entry) -> bool:
         """The stage built from the story as compiled, then, under the story's lock, the
         edits and vectors landed meanwhile taken in. False: the story's settings chose
         another encoder meanwhile, so its stage is to be read again."""
@@ -363,7 +324,7 @@ class StoryCache:
             entry.vectors_due = set()
         return True
 
-    async def _refresh(self, key: StoryKey, entry: _Entry) -> None:
+    async def _refresh(self, key: StoryKey, entry: Entry) -> None:
         """Read what the changes touched, then swap in the story made from it (made whole
         beside the event loop, so no turn sees half an edit). A refresh that fails (the
         database slow or away) leaves the changes marked for the next query."""
@@ -392,7 +353,7 @@ class StoryCache:
                 # another model reads the story now: its vectors are read whole, as at a start
                 entry.semantic = beyond_request(self._add_semantic(key, entry))
 
-    def _set_story(self, key: StoryKey, entry: _Entry, story: CompiledStory) -> None:
+    def _set_story(self, key: StoryKey, entry: Entry, story: CompiledStory) -> None:
         entry.story = story
         size = story.size_estimate()
         if self._entries.get(key) is entry:
@@ -400,7 +361,7 @@ class StoryCache:
             self._evict_past_budget()
         entry.size = size
 
-    def _keep(self, key: StoryKey, entry: _Entry) -> None:
+    def _keep(self, key: StoryKey, entry: Entry) -> None:
         self._drop(key)
         self._entries[key] = entry
         self._size += entry.size
@@ -421,9 +382,3 @@ class StoryCache:
             if entry.semantic is not None:
                 entry.semantic.cancel()
         STORY_CACHE_ENTRIES.set(len(self._entries))
-
-
-def _read_within_the_wait(story: CompiledStory) -> bool:
-    """Whether the story's stored phrase vectors can be read while its first query waits."""
-    phrases = sum(len(i.user_says) for i in story.interactions.values())
-    return phrases <= VECTORS_READ_PER_SECOND * SEMANTIC_WAIT_SECONDS

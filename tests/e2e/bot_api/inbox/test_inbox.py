@@ -17,7 +17,7 @@ from pytest_aiohttp import AiohttpClient
 
 from bot_api.app import create_app
 from bot_api.domain.history import OutcomeKind, TurnRecord
-from bot_api.history.repository import turn_from_document, turn_to_document
+from bot_api.history.documents import turn_from_document, turn_to_document
 from bot_api.inbox.repository import MAX_INBOX_TURNS
 from shared import mongo
 from shared.config import Config

@@ -14,8 +14,8 @@ from bot_api.domain.history import TurnRecord
 from bot_api.domain.interactions import default_interactions
 from bot_api.domain.settings import Settings
 from bot_api.engine.clustering import normalised
+from bot_api.history.documents import turn_to_document
 from bot_api.history.keys import RECORDER, TURN_STORE
-from bot_api.history.repository import turn_to_document
 from bot_api.story_cache.keys import PHRASE_VECTORS
 from shared import mongo
 from shared.config import Config

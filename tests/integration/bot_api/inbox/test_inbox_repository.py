@@ -12,13 +12,8 @@ from bson import ObjectId
 from pymongo import AsyncMongoClient
 
 from bot_api.domain.history import AnsweredBy, OutcomeKind, Resolution, TurnRecord
-from bot_api.history.repository import (
-    FIRST_VECTOR_MODEL,
-    StoredTurn,
-    TurnRepository,
-    turn_from_document,
-    turn_to_document,
-)
+from bot_api.history.documents import FIRST_VECTOR_MODEL, turn_from_document, turn_to_document
+from bot_api.history.repository import StoredTurn, TurnRepository
 from bot_api.inbox.repository import MAX_INBOX_TURNS, InboxRepository
 from shared.config import Config
 from support.memory import InboxInMemory, TurnsInMemory

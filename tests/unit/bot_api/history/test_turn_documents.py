@@ -1,7 +1,7 @@
 from datetime import UTC, datetime, timedelta
 
 from bot_api.domain.history import AnsweredBy, Resolution, ScoredCandidate, TurnRecord
-from bot_api.history.repository import turn_from_document, turn_to_document
+from bot_api.history.documents import turn_from_document, turn_to_document
 
 AT = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 

@@ -14,7 +14,7 @@ from bot_api.engine.turn import SessionState, Turn
 from bot_api.entities.service import EntityService
 from bot_api.interactions.service import InteractionService
 from bot_api.quotas import Quotas
-from bot_api.story_cache import cache as cache_module
+from bot_api.story_cache import entries
 from bot_api.story_cache.cache import StoryCache
 from bot_api.story_cache.sweep import VectorSweeper
 from bot_api.story_cache.vectors import CHUNK, PhraseVectorService
@@ -282,8 +282,8 @@ async def test_a_story_whose_vectors_take_longer_than_the_wait_is_answered_lexic
 ) -> None:
     """A story with more phrases than are read while its first query may wait: that
     query does not wait (here the wait is a minute, the vector read held)."""
-    monkeypatch.setattr(cache_module, "SEMANTIC_WAIT_SECONDS", 60.0)
-    monkeypatch.setattr(cache_module, "VECTORS_READ_PER_SECOND", 1 / 60)
+    monkeypatch.setattr(entries, "SEMANTIC_WAIT_SECONDS", 60.0)
+    monkeypatch.setattr(entries, "VECTORS_READ_PER_SECOND", 1 / 60)
     store = HeldVectors()
     bot = Bot(store)
     story_id, greet = await bot.new_story("hello there", "hi friend")
