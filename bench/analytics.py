@@ -17,10 +17,10 @@ from bench.query_load import upload
 from bench.report import write_section
 from bench.stack import Stack, running_stack
 from bench.synthetic import story_interactions
-from bot_api.conversations.analytics import AnalyticsCounters
+from bot_api.analytics.counters import AnalyticsCounters
+from bot_api.analytics.repository import AnalyticsRepository
 from bot_api.domain.analytics import hour_start
 from bot_api.domain.history import AnsweredBy, TurnRecord
-from bot_api.storage.analytics import AnalyticsRepository
 from shared import mongo
 from shared.timeutil import utcnow
 

@@ -30,7 +30,7 @@ from bench.query_load import upload
 from bench.report import write_section
 from bench.stack import Stack, running_stack
 from bench.synthetic import queries, story_interactions
-from bot_api.conversations.history import FLUSH_SECONDS
+from bot_api.history.recorder import FLUSH_SECONDS
 from integrations_api.channels.work import CHANNEL_RUNNING
 from tests.support.waiting import eventually
 

@@ -1,5 +1,5 @@
 """The misses inbox's clustering alone: 10,000 unresolved turns (the inbox's bound,
-storage/inbox.py), with sentence vectors, without, and the worst case where no two
+inbox/repository.py), with sentence vectors, without, and the worst case where no two
 messages are alike; medians of several runs (the goal: within 1 s)."""
 
 import asyncio
@@ -10,6 +10,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -18,11 +19,12 @@ from prometheus_client.parser import text_string_to_metric_families
 from pymongo import MongoClient
 
 from bench.history_load import semantic_ready
-from bench.stack import Stack, running_stack
+from bench.stack import Stack, running_stack, serve
 from bot_api.domain.history import TurnRecord
 from bot_api.engine.clustering import Miss, clusters
-from bot_api.storage.inbox import MAX_INBOX_TURNS
-from bot_api.storage.turns import turn_to_document
+from bot_api.history.documents import turn_to_document
+from bot_api.inbox.repository import MAX_INBOX_TURNS
+from tools.embedded import free_port
 
 RUNS = 5
 PARTS = ("read", "clustering", "suggestions")
@@ -45,7 +47,9 @@ WORDS = [
     "parcel",
     "gift",
 ]
-T0 = datetime(2026, 11, 1, tzinfo=UTC)
+T0 = datetime.now(UTC).replace(microsecond=0) - timedelta(days=1)
+"""The misses are recorded in the day before the run: stored turns expire with the
+story's history retention (30 days), so a fixed date stops being read a month later."""
 
 
 def _unit(rows: np.ndarray) -> np.ndarray:
@@ -247,9 +251,20 @@ def _answered(stack: Stack, path: str) -> object:
                 raise
 
 
+def _snapshot_written(stack: Stack, story_id: str) -> None:
+    """Wait until the story's inbox snapshot is written (beyond the request that read it)."""
+    with MongoClient(stack.config.mongodb_url) as client:
+        heads = client[stack.config.bot_database]["inbox_snapshots"]
+        deadline = time.monotonic() + 60
+        while not (heads.find_one({"_id": story_id}) or {}).get("snapshot"):
+            assert time.monotonic() < deadline, "no snapshot written"
+            time.sleep(0.1)
+
+
 def actions_table() -> str:
-    """The inbox read whole, read again, and its biggest cluster ignored, on a story of
-    `ACTION_TURNS` misses at the defaults (semantic stage on)."""
+    """The inbox read whole, then first read by another replica of bot-api (from the
+    snapshot the whole read wrote), read again, and its biggest cluster ignored, on a story
+    of `ACTION_TURNS` misses at the defaults (semantic stage on)."""
     rng = random.Random(29)
     misses = with_vectors(rng, False) + with_vectors(rng, False)[: ACTION_TURNS - MAX_INBOX_TURNS]
     rows = []
@@ -257,13 +272,27 @@ def actions_table() -> str:
         story_id = _story_with_interactions(stack, misses)
         inbox = f"/stories/{story_id}/inbox"
         first, _ = _timed(lambda: _answered(stack, inbox))
+        _snapshot_written(stack, story_id)
+        config = replace(stack.config, bot_api_port=free_port())
+        (stack.directory / "replica").mkdir()
+        replica = serve(config, stack.directory / "replica")
+        try:
+            other = replace(stack, config=config, url=replica.url)
+            query = {"sessionId": "bench", "query": "qwzx vbnm", "storyId": story_id}
+            _call(other, "POST", "/query", query)  # the story compiled, its encoder loaded
+            from_snapshot, _ = _timed(lambda: _answered(other, inbox))
+        finally:
+            replica.stop()
         again, answer = _timed(lambda: _call(stack, "GET", inbox))
         biggest = answer["clusters"][0]  # type: ignore[index]
         ignore = f"{inbox}/{biggest['id']}/ignore"
         ignoring, _ = _timed(lambda: _call(stack, "POST", ignore, {}))
         after, _ = _timed(lambda: _call(stack, "GET", inbox))
         rows = [
-            f"| the first read (every turn read; 503s retried) | {first * 1000:.0f} ms |",
+            f"| the first read of the story (no snapshot: every turn read; 503s retried) "
+            f"| {first * 1000:.0f} ms |",
+            f"| the first read in another replica (its snapshot and the turns since) "
+            f"| {from_snapshot * 1000:.0f} ms |",
             f"| read again | {again * 1000:.0f} ms |",
             f"| its biggest cluster ignored ({biggest['count']} turns) "
             f"| {ignoring * 1000:.0f} ms |",
@@ -272,8 +301,9 @@ def actions_table() -> str:
     return (
         f"A story of {ACTION_TURNS:,} misses stored in nx-27017 (the inbox reads the newest "
         f"{MAX_INBOX_TURNS:,}), semantic stage on, over HTTP: a read reads whole only once "
-        "a minute, the others only the turns recorded since (goal: within 1 s).\n\n"
-        "| request | answered in |\n|---|---|\n" + "\n".join(rows) + "\n"
+        "a minute, the others only the turns recorded since; a whole read's turns are the "
+        "story's snapshot, which another replica's first read starts from (goal: within 1 s)."
+        "\n\n| request | answered in |\n|---|---|\n" + "\n".join(rows) + "\n"
     )
 
 

@@ -18,12 +18,12 @@ import aiohttp
 from bench.first_query import INTERACTIONS, PHRASES
 from bench.stack import Stack, create_account, running_stack, serve
 from bench.synthetic import stored_story, story_interactions
-from bot_api.conversations.compiler import CHUNK_PHRASES
 from bot_api.domain.interactions import Interaction, default_interactions
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Context, Structure
 from bot_api.engine.story import CompiledStory, StoryCompile
-from bot_api.schemas.interactions import InteractionWriteSchema
+from bot_api.interactions.schemas import InteractionWriteSchema
+from bot_api.story_cache.compiler import CHUNK_PHRASES
 from tests.support.responsiveness import Pings, pinging
 
 LARGE_STORIES = 5

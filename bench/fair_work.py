@@ -25,7 +25,7 @@ from bot_api.domain.conversation_tests import (
     TestRun,
 )
 from bot_api.engine.replay import replay
-from bot_api.schemas.story_document import read_upload
+from bot_api.transfer.schemas import read_upload
 from bot_api.transfer.sources import JSON
 from shared.fair_work import FairWork
 

@@ -21,7 +21,7 @@ from bot_api.engine.semantic import PhraseVectors
 from bot_api.engine.story import CompiledStory
 from bot_api.engine.text import tokens
 from bot_api.engine.turn import SessionState, Turn
-from bot_api.schemas.interactions import InteractionWriteSchema
+from bot_api.interactions.schemas import InteractionWriteSchema
 
 SIZES = (150, 1000)
 RUNS = 5

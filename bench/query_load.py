@@ -66,9 +66,13 @@ def _milliseconds(value: str) -> float:
     return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
 
 
-def wrk(url: str, script: Path, connections: int = CONNECTIONS) -> dict[str, float]:
+def wrk(
+    url: str, script: Path | None, connections: int = CONNECTIONS, seconds: int = SECONDS
+) -> dict[str, float]:
+    """One wrk run (2 threads) of `script`, or of GETs of `url` without one."""
+    scripted = [] if script is None else ["-s", str(script)]
     output = subprocess.run(
-        ["wrk", "-t2", f"-c{connections}", f"-d{SECONDS}s", "--latency", "-s", str(script), url],
+        ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", *scripted, url],
         capture_output=True,
         text=True,
         check=True,

@@ -32,7 +32,8 @@ def main() -> None:
         write_section("load", "/query under load (make bench)", query_load.load_table(stack))
     with running_stack("semantic-load") as stack:
         body = semantic_load.semantic_load_table(stack)
-        write_section("semantic-load", "/query on real text at the defaults (make bench)", body)
+        title = "/query on real text: lexical and semantic beside /healthz (make bench)"
+        write_section("semantic-load", title, body)
     body = history_load.history_table()
     write_section("history", "/query with the history on and off (make bench)", body)
     with running_stack("edit") as stack:

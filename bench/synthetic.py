@@ -8,9 +8,9 @@ from typing import Any
 from bot_api.domain.interactions import default_interactions
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Context, Structure
-from bot_api.schemas.interactions import InteractionWriteSchema
-from bot_api.storage.interactions import InteractionRepository
-from bot_api.storage.stories import StoryRepository
+from bot_api.interactions.repository import InteractionRepository
+from bot_api.interactions.schemas import InteractionWriteSchema
+from bot_api.stories.repository import StoryRepository
 from shared import mongo
 from shared.config import Config
 from shared.ids import new_object_id

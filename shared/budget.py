@@ -10,7 +10,7 @@ requests, phrase vectors encoded in the background) is started with `beyond_requ
 in a context of its own, so it keeps the client's own per-operation timeout.
 
 A channel's turn, asked over NATS rather than HTTP, has the same budget
-(`within_budget`, bot_api/conversations/channel_turns.py).
+(`within_budget`, bot_api/query/channel_turns.py).
 """
 
 import asyncio

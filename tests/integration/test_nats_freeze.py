@@ -16,7 +16,7 @@ from aiohttp.test_utils import TestClient
 from nats.aio.client import Client
 from prometheus_client import REGISTRY, generate_latest
 
-from bot_api.keys import RECORDER
+from bot_api.history.keys import RECORDER
 from integrations_api.channels import sender
 from integrations_api.channels.conversations import answer
 from integrations_api.channels.platforms import PLATFORMS

@@ -37,6 +37,10 @@ class Api:
     def as_token(self, token: str | None) -> "Api":
         return Api(self.client, token)
 
+    def with_client(self, client: TestClient) -> "Api":
+        """The same token at another app: another replica of the service."""
+        return Api(client, self.token)
+
     async def call(
         self, method: str, path: str, body: Any = _NO_BODY, headers: dict[str, str] | None = None
     ) -> Reply:

@@ -5,8 +5,8 @@ from typing import Any
 
 from bot_api.domain.entities import Entity
 from bot_api.domain.interactions import Interaction
-from bot_api.schemas.entities import EntityWriteSchema
-from bot_api.schemas.interactions import InteractionUpdateSchema, InteractionWriteSchema
+from bot_api.entities.schemas import EntityWriteSchema
+from bot_api.interactions.schemas import InteractionUpdateSchema, InteractionWriteSchema
 
 
 def new_interaction(body: dict[str, Any]) -> Interaction:

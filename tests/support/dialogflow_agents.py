@@ -7,8 +7,8 @@ from typing import Any
 
 from bot_api.domain.entities import BUILTIN_ENTITIES
 from bot_api.domain.interactions import prepare
-from bot_api.schemas.story_document import checked_upload
 from bot_api.transfer.report import Translated
+from bot_api.transfer.schemas import checked_upload
 
 
 def checked(translated: Translated) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 from collections.abc import Sequence
 
-from bot_api.management.interactions import InteractionService
+from bot_api.interactions.service import InteractionService
 from support.bodies import interaction_changes
 
 

@@ -1,7 +1,7 @@
 """bot-api's repositories in memory (dicts of the typed values they take and return), for
-unit tests of the layers above storage; the repository tests of tests/integration hold
-each to the contract of its MongoDB twin in bot_api.storage: a story update is conditional
-on its revision and counts phrases only for a story that has the counter, entity names
+unit tests of the services above them; the repository tests of tests/integration hold
+each to the contract of its MongoDB twin (a feature's repository.py): a story update is
+conditional on its revision and counts phrases only for a story that has the counter, entity names
 are unique per account, a session save is conditional on its version, the connection
 view keeps the newest revision.
 
@@ -20,6 +20,7 @@ import numpy as np
 from bson import ObjectId
 from pymongo.errors import AutoReconnect
 
+from bot_api.connections.repository import Connection
 from bot_api.domain.analytics import ANY, BucketKey, Conversation, Segment, SessionKey, Tally
 from bot_api.domain.conversation_tests import ConversationTest, StoredTest, TestRun
 from bot_api.domain.entities import Entity
@@ -31,14 +32,15 @@ from bot_api.domain.structure import Structure
 from bot_api.engine.clustering import Miss, normalised
 from bot_api.engine.semantic import StoredVectors, Vectors
 from bot_api.engine.turn import SessionState
-from bot_api.storage import Stores, object_id
-from bot_api.storage.connections import Connection
-from bot_api.storage.entities import StoredEntity
-from bot_api.storage.inbox import MAX_INBOX_TURNS, PROMPT_CONTINUED
-from bot_api.storage.interactions import InteractionSummary
-from bot_api.storage.sessions import OpenHandoff, StoredSession, session_key
-from bot_api.storage.stories import StoryFields, StoryRecord
-from bot_api.storage.turns import (
+from bot_api.entities.repository import StoredEntity
+from bot_api.history.documents import (
+    resolution_to_document,
+    turn_from_document,
+    turn_to_document,
+    vector_from_document,
+    vector_model,
+)
+from bot_api.history.repository import (
     MAX_TRANSCRIPT_TURNS,
     ConversationFilter,
     ConversationPage,
@@ -46,17 +48,17 @@ from bot_api.storage.turns import (
     StoredTurn,
     decode_cursor,
     encode_cursor,
-    resolution_to_document,
     summary_changes,
-    turn_from_document,
-    turn_to_document,
-    vector_from_document,
-    vector_model,
 )
-from bot_api.storage.versions import StoryVersion, VersionSummary
+from bot_api.inbox.repository import MAX_INBOX_TURNS, PROMPT_CONTINUED
+from bot_api.inbox.snapshots import MAX_SNAPSHOT_BYTES, InboxSnapshot, decoded
+from bot_api.interactions.repository import InteractionSummary
+from bot_api.query.repository import OpenHandoff, StoredSession, session_key
+from bot_api.stories.repository import StoryFields, StoryRecord
+from bot_api.versions.repository import StoryVersion, VersionSummary
 from shared.errors import Conflict
 from shared.events import ConnectionChanged
-from shared.ids import is_object_id
+from shared.ids import is_object_id, object_id
 from shared.pages import EVERY_ITEM, Page
 from shared.timeutil import utcnow
 
@@ -76,17 +78,6 @@ class Database:
         self.connections = ConnectionsInMemory(self)
         self.turns = TurnsInMemory()
         self.versions = VersionsInMemory(self)
-
-    def stores(self) -> Stores:
-        return Stores(
-            stories=self.stories,
-            interactions=self.interactions,
-            entities=self.entities,
-            sessions=self.sessions,
-            connections=self.connections,
-            turns=self.turns,
-            versions=self.versions,
-        )
 
     def meanwhile(self, operation: str, action: Action, times: int = 1) -> None:
         """Run `action` at the start of each of the next `times` calls of `operation`
@@ -636,6 +627,12 @@ class ConnectionsInMemory(_InMemory):
                 )
         return None
 
+    async def delete_for_story(self, account_id: str, story_id: str) -> None:
+        await self._database.record("connections.delete_for_story", story_id)
+        for connection_id, event in list(self.events.items()):
+            if (event.account_id, event.story_id) == (account_id, story_id):
+                del self.events[connection_id]
+
 
 class ConnectionDirectory:
     """integrations-api's answer to "is this connection the story's?", from a set of
@@ -743,6 +740,9 @@ class VectorsInMemory:
             if not self.stories[key]:
                 del self.stories[key], self.by_key[key]
         return len(unused)
+
+    async def delete_for_story(self, story_id: str) -> None:
+        await self.sweep(story_id, set(), len(self.stories))
 
 
 class TurnsInMemory:
@@ -911,6 +911,7 @@ class InboxInMemory:
                 vector_from_document(d["vector"])
                 if d["_id"] in carrying and model_id and vector_model(d) == model_id
                 else None,
+                d.get("expiresAt"),
             )
             for d in kept
         ]
@@ -948,6 +949,39 @@ class InboxInMemory:
 
     async def delete_for_story(self, story_id: str) -> None:
         self.ignored.pop(story_id, None)
+
+
+class InboxSnapshotsInMemory:
+    """Snapshots of inboxes as `storage.inbox_snapshots.InboxSnapshotRepository` keeps
+    them: the payload as written, decoded when read, and each story's generation."""
+
+    def __init__(self) -> None:
+        self.generations: dict[str, int] = {}
+        self.payloads: dict[str, bytes] = {}
+
+    async def ensure_indexes(self) -> None:
+        """Nothing to index in memory."""
+
+    async def generation(self, story_id: str) -> int:
+        return self.generations.get(story_id, 0)
+
+    async def read(self, story_id: str) -> InboxSnapshot | None:
+        payload = self.payloads.get(story_id)
+        return None if payload is None else decoded(payload)
+
+    async def write(self, story_id: str, generation: int, payload: bytes) -> bool:
+        if len(payload) > MAX_SNAPSHOT_BYTES or self.generations.get(story_id, 0) != generation:
+            return False
+        self.payloads[story_id] = payload
+        return True
+
+    async def invalidate(self, story_id: str) -> None:
+        self.generations[story_id] = self.generations.get(story_id, 0) + 1
+        self.payloads.pop(story_id, None)
+
+    async def delete_for_story(self, story_id: str) -> None:
+        self.generations.pop(story_id, None)
+        self.payloads.pop(story_id, None)
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ from bot_api.engine.conversation import respond
 from bot_api.engine.replay import first_message
 from bot_api.engine.story import CompiledStory
 from bot_api.engine.turn import SessionState, Turn
-from bot_api.schemas.story_document import checked_upload
 from bot_api.transfer.report import Translated
+from bot_api.transfer.schemas import checked_upload
 
 
 def checked(translated: Translated) -> dict[str, Any]:

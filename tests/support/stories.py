@@ -9,7 +9,7 @@ from bot_api.domain.interactions import STANDARD, Interaction, default_interacti
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import ContextChange, Structure
 from bot_api.engine.story import CompiledStory
-from bot_api.schemas.interactions import InteractionUpdateSchema
+from bot_api.interactions.schemas import InteractionUpdateSchema
 
 
 def interaction(id: str, *user_says: str, **fields: Any) -> Interaction:

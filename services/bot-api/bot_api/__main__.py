@@ -23,7 +23,7 @@ def story(arguments: Sequence[str], environ: Mapping[str, str]) -> int:
     """`story`, imported only when asked for: it loads the engine (4.5 s of the 5.9 s that
     `accounts --help` took when it was imported here, measured with -X importtime), which
     `accounts` and `serve` never use."""
-    from bot_api import story_command
+    from bot_api.commands import story as story_command
 
     return story_command.main(arguments, environ)
 

@@ -1,88 +1,74 @@
-"""bot-api's application: what it opens, in order, and the routes it serves."""
+"""bot-api's application: what it opens, in order, and the routes it serves.
+
+Each feature's setup step (`<feature>/setup.py`) makes its services from the keys of the
+steps before it. This module builds what reaches across the features instead: the
+repositories every feature reads, the change feed, the quotas and the connection
+directory; and the use cases that take what features above them in the layout table
+make: the entities' (which ask the interactions which use an entity), the conversation
+tests' (which replay on the compiled stories), the stories' (a delete empties the
+collections of the story's interactions, sessions, turns and versions; a publish asks
+the conversation tests) and the history's recorder (which tells the analytics counters of
+each batch)."""
 
 from collections.abc import AsyncIterator
-from datetime import timedelta
 
 from aiohttp import web
 
-from bot_api.api import (
-    analytics,
-    conversation_tests,
-    entities,
-    handoffs,
-    history,
-    inbox,
-    interactions,
-    query,
-    stories,
-    transfer,
-    versions,
-)
-from bot_api.api.common import MANAGEMENT_STATUS_FIELD
-from bot_api.changes import ChangeFeed
+from bot_api.analytics import setup as analytics
+from bot_api.analytics import views as analytics_views
+from bot_api.analytics.keys import ANALYTICS, ANALYTICS_STORE
+from bot_api.changes import ChangeFeed, Handler
+from bot_api.common.views import MANAGEMENT_STATUS_FIELD
+from bot_api.connections.keys import CONNECTION_VIEW
+from bot_api.connections.repository import ConnectionViewRepository
 from bot_api.console.pages import add_console
-from bot_api.conversations.analytics import AnalyticsCounters
-from bot_api.conversations.answering import ConversationService, turn_threads
-from bot_api.conversations.cache import StoryCache
-from bot_api.conversations.history import TurnRecorder
-from bot_api.conversations.sweep import VectorSweeper
-from bot_api.conversations.vectors import PhraseVectorService
-from bot_api.conversations.written import WrittenPhrases
-from bot_api.encoding.minilm import MiniLmEncoder
-from bot_api.encoding.use_multilingual import UseMultilingualEncoder
-from bot_api.engine.semantic import Encoders
-from bot_api.keys import (
-    ACCOUNTS,
-    ANALYTICS,
-    ANALYTICS_REPORTS,
-    CHANGES,
-    CONFIG,
-    CONVERSATION_TESTS,
-    CONVERSATIONS,
-    DATABASE,
-    ENTITIES,
-    HANDOFFS,
-    HISTORY,
-    INBOX,
-    INTERACTIONS,
-    NATS,
-    PHRASE_VECTORS,
-    RECORDER,
-    STORES,
-    STORIES,
-    STORY_CACHE,
-    TRANSFER,
-    TRANSFER_WORK,
-    VERSIONS,
-)
-from bot_api.management.analytics import AnalyticsReports
-from bot_api.management.conversation_tests import ConversationTestService
-from bot_api.management.entities import EntityService
-from bot_api.management.handoffs import HandoffService
-from bot_api.management.history import HistoryService
-from bot_api.management.inbox import InboxService
-from bot_api.management.inbox_clustering import InboxClusterings
-from bot_api.management.interactions import InteractionService
-from bot_api.management.quotas import StoredQuotas
-from bot_api.management.stories import StoryService
-from bot_api.management.transfer import StoryTransfer
-from bot_api.management.versions import VersionService
+from bot_api.entities import views as entities_views
+from bot_api.entities.keys import ENTITIES, ENTITY_STORE
+from bot_api.entities.repository import EntityRepository
+from bot_api.entities.service import EntityService
+from bot_api.handoffs import setup as handoffs
+from bot_api.handoffs import views as handoffs_views
+from bot_api.history import views as history_views
+from bot_api.history.keys import HISTORY, RECORDER, TURN_STORE
+from bot_api.history.recorder import TurnRecorder
+from bot_api.history.repository import TurnRepository
+from bot_api.history.service import HistoryService
+from bot_api.inbox import setup as inbox
+from bot_api.inbox import views as inbox_views
+from bot_api.inbox.keys import INBOX, INBOX_SNAPSHOTS, INBOX_STORE
+from bot_api.interactions import setup as interactions
+from bot_api.interactions import views as interactions_views
+from bot_api.interactions.keys import CONNECTION_DIRECTORY, INTERACTION_STORE
+from bot_api.interactions.repository import InteractionRepository
+from bot_api.keys import ACCOUNTS, CHANGES, CONFIG, DATABASE, NATS, QUOTAS
 from bot_api.messaging import (
     NatsConnectionDirectory,
     channel_turns,
     connection_events,
-    delivery_reporter,
     story_events,
     story_lookups,
 )
-from bot_api.schemas.versions import StoryDocuments
-from bot_api.storage import Stores
-from bot_api.storage.analytics import AnalyticsRepository
-from bot_api.storage.conversation_tests import ConversationTestRepository
-from bot_api.storage.inbox import InboxRepository
-from bot_api.storage.vectors import PhraseVectorRepository
-from bot_api.webhooks.caller import WebhookCaller
-from bot_api.webhooks.delivery import Deliveries
+from bot_api.query import setup as query
+from bot_api.query import views as query_views
+from bot_api.query.keys import SESSION_STORE
+from bot_api.query.repository import SessionRepository
+from bot_api.quotas import StoredQuotas
+from bot_api.stories import views as stories_views
+from bot_api.stories.keys import STORIES, STORY_STORE
+from bot_api.stories.repository import StoryRepository
+from bot_api.stories.service import StoryService
+from bot_api.story_cache import setup as story_cache
+from bot_api.story_cache.keys import PHRASE_VECTORS, STORY_CACHE, VECTOR_STORE
+from bot_api.story_tests import views as story_tests_views
+from bot_api.story_tests.keys import CONVERSATION_TESTS, TEST_STORE
+from bot_api.story_tests.repository import ConversationTestRepository
+from bot_api.story_tests.service import ConversationTestService
+from bot_api.transfer import setup as transfer
+from bot_api.transfer import views as transfer_views
+from bot_api.versions import setup as versions
+from bot_api.versions import views as versions_views
+from bot_api.versions.keys import VERSION_STORE
+from bot_api.versions.repository import VersionRepository
 from shared.config import Config
 from shared.fair_work import FairWork
 from shared.service import (
@@ -95,169 +81,114 @@ from shared.service import (
     rotations_context,
 )
 
-TRANSFER_THREADS = 2
-"""Threads reading imports and writing exports and versions: one account's jobs run on
-one of them at a time (FairWork), so another account's job finds the other free at once
-even while a long one runs up to its next checkpoint."""
 
-ANALYTICS_THREADS = 2
-"""Threads building analytics reports, one account's at a time on one of them."""
+async def repositories(app: web.Application) -> AsyncIterator[None]:
+    """The repositories the features share (their indexes made in this order), the change
+    feed, the account quotas, and the directory through which interactions ask
+    integrations-api whether a connection is the story's."""
+    database, config = app[DATABASE], app[CONFIG]
+    app[STORY_STORE] = StoryRepository(database)
+    app[INTERACTION_STORE] = InteractionRepository(database)
+    app[ENTITY_STORE] = EntityRepository(database)
+    app[SESSION_STORE] = SessionRepository(database)
+    app[CONNECTION_VIEW] = ConnectionViewRepository(database)
+    app[TURN_STORE] = TurnRepository(database)
+    app[VERSION_STORE] = VersionRepository(database)
+    for key in (
+        STORY_STORE,
+        INTERACTION_STORE,
+        ENTITY_STORE,
+        SESSION_STORE,
+        CONNECTION_VIEW,
+        TURN_STORE,
+        VERSION_STORE,
+    ):
+        await app[key].ensure_indexes()
+    app[CHANGES] = ChangeFeed()
+    app[QUOTAS] = StoredQuotas(config, app[ACCOUNTS])
+    app[CONNECTION_DIRECTORY] = NatsConnectionDirectory(app[NATS], config.subjects)
+    yield
 
 
-async def management(app: web.Application) -> AsyncIterator[None]:
-    """The repositories, the change feed with the story cache listening, and the
-    management use cases (which ask integrations-api about connections over NATS; the
-    conversation tests' listen to the feed, so an edit runs the story's tests)."""
-    stores = Stores.open(app[DATABASE])
-    await stores.ensure_indexes()
-    config = app[CONFIG]
-    changes = ChangeFeed()
-    vectors = sweeper = None
-    if config.semantic_matching:
-        vector_store = PhraseVectorRepository(app[DATABASE])
-        vectors = PhraseVectorService(
-            vector_store, Encoders((MiniLmEncoder(), UseMultilingualEncoder()))
-        )
-        sweeper = VectorSweeper(stores, vector_store, vectors)
-        await vector_store.ensure_indexes()
-    documents = StoryDocuments()
-    cache = StoryCache(
-        stores,
-        vectors,
-        budget_bytes=config.story_cache_mb * 2**20,
-        read_version=documents.read,
-        request_budget=config.request_budget_seconds,
+async def entity_service(app: web.Application) -> AsyncIterator[None]:
+    """The entities' use cases, which ask the interactions which of them use an entity."""
+    app[ENTITIES] = EntityService(
+        stories=app[STORY_STORE],
+        interactions=app[INTERACTION_STORE],
+        entities=app[ENTITY_STORE],
+        changes=app[CHANGES],
+        quotas=app[QUOTAS],
     )
-    changes.listen(cache)
-    written = None if vectors is None else WrittenPhrases(stores, vectors, cache.vectors_landed)
-    for listener in (written, sweeper):
-        if listener is not None:
-            changes.listen(listener)
-    app[STORES], app[CHANGES], app[STORY_CACHE] = stores, changes, cache
-    app[PHRASE_VECTORS] = vectors
-    quotas = StoredQuotas(config, app[ACCOUNTS])
-    directory = NatsConnectionDirectory(app[NATS], config.subjects)
-    app[INTERACTIONS] = InteractionService(
-        stores=stores, changes=changes, connections=directory, quotas=quotas
-    )
-    app[ENTITIES] = EntityService(stores=stores, changes=changes, quotas=quotas)
+    yield
+
+
+async def test_service(app: web.Application) -> AsyncIterator[None]:
+    """The conversation tests' repository and use cases, listening to the change feed so that
+    an edit runs the story's tests; they replay on the compiled stories, above them in the
+    layout table (a story's document, which the cache compiles, carries its tests)."""
     tests = ConversationTestRepository(app[DATABASE])
     await tests.ensure_indexes()
-    app[TRANSFER] = StoryTransfer(stores=stores, changes=changes, quotas=quotas, tests=tests)
-    app[TRANSFER_WORK] = FairWork(TRANSFER_THREADS, "transfer")
-    app[VERSIONS] = VersionService(
-        stores=stores,
-        changes=changes,
-        quotas=quotas,
-        transfer=app[TRANSFER],
-        documents=documents,
-        work=app[TRANSFER_WORK],
-        limit=config.request_budget_seconds,
-    )
     # One thread runs conversation tests, one test a job (it remembers what it encoded,
     # engine/remembering.py): another account's test runs between two of a large run.
-    tests_work = FairWork(1, "tests")
-    app[CONVERSATION_TESTS] = ConversationTestService(
-        stores=stores,
+    work = FairWork(1, "tests")
+    vectors = app[PHRASE_VECTORS]
+    service = ConversationTestService(
+        story_records=app[STORY_STORE],
         tests=tests,
-        stories=cache,
-        work=tests_work,
-        limit=config.request_budget_seconds,
+        stories=app[STORY_CACHE],
+        work=work,
+        limit=app[CONFIG].request_budget_seconds,
         encoders=None if vectors is None else vectors.encoders,
     )
-    changes.listen(app[CONVERSATION_TESTS])
+    app[CHANGES].handle(Handler.CONVERSATION_TESTS, service)
+    app[TEST_STORE], app[CONVERSATION_TESTS] = tests, service
+    yield
+    await service.close()
+    work.close()
+
+
+async def story_service(app: web.Application) -> AsyncIterator[None]:
+    """The stories' use cases: a story's delete empties every collection of the story (in
+    the order of docs/architecture.md "Deleting a story"); a publish asks the conversation
+    tests first."""
+    vectors = app[PHRASE_VECTORS]
     app[STORIES] = StoryService(
-        stores=stores,
-        changes=changes,
-        quotas=quotas,
+        stories=app[STORY_STORE],
+        interactions=app[INTERACTION_STORE],
+        sessions=app[SESSION_STORE],
+        turns=app[TURN_STORE],
+        versions=app[VERSION_STORE],
+        tests=app[TEST_STORE],
+        inbox=app[INBOX_STORE],
+        inbox_snapshots=app[INBOX_SNAPSHOTS],
+        analytics=app[ANALYTICS_STORE],
+        vectors=app[VECTOR_STORE],
+        connections=app[CONNECTION_VIEW],
+        changes=app[CHANGES],
+        quotas=app[QUOTAS],
         publish_check=app[CONVERSATION_TESTS],
         awaiting_meaning=None if vectors is None else vectors.waiting,
     )
-    inbox_store = InboxRepository(app[DATABASE])
-    await inbox_store.ensure_indexes()
-    clusterings = InboxClusterings()
-    app[INBOX] = InboxService(
-        stores=stores,
-        inbox=inbox_store,
-        interactions=app[INTERACTIONS],
-        stories=cache,
-        clusterings=clusterings,
-        encoders=None if vectors is None else vectors.encoders,
-    )
-    changes.listen(app[INBOX])
     yield
-    await app[CONVERSATION_TESTS].close()
-    tests_work.close()
-    app[TRANSFER_WORK].close()
-    await clusterings.close()
-    cache.close()
-    if written is not None:
-        await written.close()
-    if sweeper is not None:
-        await sweeper.close()
-    if vectors is not None:
-        await vectors.close()
 
 
 async def recording(app: web.Application) -> AsyncIterator[None]:
-    """The recorder of /query turns, telling the analytics counters of each batch stored; what
+    """The recorder of /query turns, telling the analytics counters and the inbox (which
+    reads ahead the inbox of a story with new misses) of each batch stored; what
     is still queued at shutdown gets a few seconds to be written. The history's use cases
     hold it: an erasure drops the session's turns still queued."""
-    recorder = TurnRecorder(app[STORES].turns, listeners=[app[ANALYTICS]])
+    recorder = TurnRecorder(app[TURN_STORE], listeners=[app[ANALYTICS], app[INBOX].warming])
     app[RECORDER] = recorder
-    app[HISTORY] = HistoryService(app[STORES], recorder)
+    app[HISTORY] = HistoryService(
+        stories=app[STORY_STORE],
+        sessions=app[SESSION_STORE],
+        turns=app[TURN_STORE],
+        recorder=recorder,
+        changes=app[CHANGES],
+        turn_copies=app[INBOX_SNAPSHOTS],
+    )
     yield
     await recorder.close()
-
-
-async def conversations(app: web.Application) -> AsyncIterator[None]:
-    """The /query service, with its webhook caller's HTTP session, and the person's side
-    of handoffs (which records in the history too)."""
-    caller = WebhookCaller(app[CONFIG].webhook_allow)
-    await caller.start()
-    deliveries = Deliveries(
-        caller=caller, connections=app[STORES].connections, report=delivery_reporter(app)
-    )
-    vectors = app[PHRASE_VECTORS]
-    turns = turn_threads()
-    app[CONVERSATIONS] = ConversationService(
-        stories=app[STORY_CACHE],
-        sessions=app[STORES].sessions,
-        deliveries=deliveries,
-        idle_timeout=timedelta(seconds=app[CONFIG].session_idle_seconds),
-        handoff_idle=timedelta(seconds=app[CONFIG].handoff_idle_seconds),
-        encoders=None if vectors is None else vectors.encoders,
-        turns=turns,
-        recorder=app[RECORDER],
-    )
-    app[HANDOFFS] = HandoffService(
-        stores=app[STORES],
-        changes=app[CHANGES],
-        recorder=app[RECORDER],
-        session_idle=timedelta(seconds=app[CONFIG].session_idle_seconds),
-        handoff_idle=timedelta(seconds=app[CONFIG].handoff_idle_seconds),
-    )
-    yield
-    await caller.close()
-    turns.shutdown(wait=False, cancel_futures=True)
-
-
-async def counters(app: web.Application) -> AsyncIterator[None]:
-    """The analytics counters (a listener of the history recorder's batches and of
-    story deletions) and their reports."""
-    repository = AnalyticsRepository(app[DATABASE])
-    await repository.ensure_indexes()
-    app[ANALYTICS] = AnalyticsCounters(repository)
-    app[CHANGES].listen(app[ANALYTICS])
-    work = FairWork(ANALYTICS_THREADS, "analytics")
-    app[ANALYTICS_REPORTS] = AnalyticsReports(
-        stores=app[STORES],
-        counters=repository,
-        work=work,
-        limit=app[CONFIG].request_budget_seconds,
-    )
-    yield
-    work.close()
 
 
 def create_app(config: Config) -> web.Application:
@@ -269,30 +200,39 @@ def create_app(config: Config) -> web.Application:
             replicas_context("bot-api"),
             rotations_context(),
             outbox_context(),
-            management,
-            counters,
+            repositories,
+            story_cache.setup,
+            interactions.setup,
+            entity_service,
+            test_service,
+            transfer.setup,
+            versions.setup,
+            inbox.setup,
+            analytics.setup,
+            story_service,
             recording,
-            conversations,
+            query.setup,
+            handoffs.setup,
             story_lookups,
             channel_turns,
             story_events,
             connection_events,
         ]
     )
-    app.middlewares.append(conversation_tests.tests_link)
+    app.middlewares.append(story_tests_views.tests_link)
     add_meta_routes(app, "Parley bot-api")
     for routes in (
-        stories.routes,
-        entities.routes,
-        interactions.routes,
-        query.routes,
-        history.routes,
-        handoffs.routes,
-        analytics.routes,
-        inbox.routes,
-        transfer.routes,
-        versions.routes,
-        conversation_tests.routes,
+        stories_views.routes,
+        entities_views.routes,
+        interactions_views.routes,
+        query_views.routes,
+        history_views.routes,
+        handoffs_views.routes,
+        analytics_views.routes,
+        inbox_views.routes,
+        transfer_views.routes,
+        versions_views.routes,
+        story_tests_views.routes,
     ):
         app.router.add_routes(routes)
     add_console(app)

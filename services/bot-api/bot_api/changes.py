@@ -1,12 +1,21 @@
-"""What a successful management write changed, told to whoever keeps a copy.
+"""What a successful management write changed, and who hears of it, in which order.
 
-The management use cases announce each change once its database write succeeded; the
-story cache of this process listens (so the next /query answers with the edit), and so
-does the NATS publisher (so other replicas and integrations-api learn of it).
+The management use cases announce each change once its database write succeeded. The
+table `HEARD_BY` says which handlers hear each kind of change, in order: the outbox
+publisher first (other replicas and integrations-api learn of it through the stream),
+then this process's own copies and follow-ups (the story cache, so the next /query
+answers with the edit; phrase vectors; conversation tests; the inbox). The database's
+data of a story never hangs on a handler: a story's deletion removes all of it first,
+in one function (`StoryService.delete`).
 """
 
+import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import Enum
 from typing import Protocol
+
+from bot_api.metrics import CHANGE_HANDLER_FAILURES
 
 
 @dataclass(frozen=True)
@@ -48,20 +57,117 @@ class HandoffMessageSent:
     text: str
 
 
-Change = StoryCreated | StoryEdited | StoryDeleted | EntitiesEdited | HandoffMessageSent
+@dataclass(frozen=True)
+class ConversationErased:
+    """A conversation's turns were erased (docs/history.md): what keeps a copy of them,
+    the misses inbox, lets it go."""
+
+    account_id: str
+    story_id: str
+    session_id: str
+
+
+Change = (
+    StoryCreated
+    | StoryEdited
+    | StoryDeleted
+    | EntitiesEdited
+    | HandoffMessageSent
+    | ConversationErased
+)
 
 
 class ChangeListener(Protocol):
     async def changed(self, change: Change) -> None: ...
 
 
-class ChangeFeed:
-    def __init__(self) -> None:
-        self._listeners: list[ChangeListener] = []
+class Handler(Enum):
+    """The handlers of changes, by role; `app.py` and `messaging.py` give each its object."""
 
-    def listen(self, listener: ChangeListener) -> None:
-        self._listeners.append(listener)
+    PUBLISHER = "publisher"
+    """`messaging.EventPublisher`: the change's event into the outbox."""
+    STORY_CACHE = "story cache"
+    """`conversations.cache.StoryCache`: drops or marks what it compiled."""
+    WRITTEN_PHRASES = "written phrases"
+    """`conversations.written.WrittenPhrases`: queues the phrases written for their vectors
+    (the semantic stage only)."""
+    VECTOR_SWEEPER = "vector sweeper"
+    """`conversations.sweep.VectorSweeper`: forgets the story's queued phrases and, a while
+    later, takes it off the vectors it no longer uses (the semantic stage only)."""
+    CONVERSATION_TESTS = "conversation tests"
+    """`management.conversation_tests.ConversationTestService`: runs an edited story's
+    tests; a deleted story's pending run is cancelled."""
+    INBOX = "inbox"
+    """`management.inbox.InboxService`: forgets the story's clusters, suggestions and
+    the turns it keeps (an erased conversation's)."""
+
+
+HEARD_BY: Mapping[type[Change], tuple[Handler, ...]] = {
+    StoryCreated: (
+        Handler.PUBLISHER,
+        Handler.STORY_CACHE,
+        Handler.WRITTEN_PHRASES,
+        Handler.CONVERSATION_TESTS,
+    ),
+    StoryEdited: (
+        Handler.PUBLISHER,
+        Handler.STORY_CACHE,
+        Handler.WRITTEN_PHRASES,
+        Handler.VECTOR_SWEEPER,
+        Handler.CONVERSATION_TESTS,
+    ),
+    StoryDeleted: (
+        Handler.PUBLISHER,
+        Handler.STORY_CACHE,
+        Handler.WRITTEN_PHRASES,
+        Handler.VECTOR_SWEEPER,
+        Handler.CONVERSATION_TESTS,
+        Handler.INBOX,
+    ),
+    EntitiesEdited: (Handler.PUBLISHER, Handler.STORY_CACHE, Handler.VECTOR_SWEEPER),
+    HandoffMessageSent: (Handler.PUBLISHER,),
+    ConversationErased: (Handler.PUBLISHER, Handler.INBOX),
+}
+"""Which handlers hear each kind of change, in the order they run. The publisher is
+first: what follows cannot keep the event from the outbox."""
+
+log = logging.getLogger(__name__)
+
+
+class ChangeFeed:
+    """Runs `HEARD_BY`: every handler of a change runs, in order, whatever the others do.
+
+    A handler other than the publisher that raises is logged and counted
+    (`parley_change_handler_failures`) and the next one runs: its work is this process's
+    own (a cache, a queue), which the database never waits for. The publisher raising
+    means the event is not in the outbox: the other handlers still run (the write is
+    stored, this process follows it), then `announce` raises that error, so the request
+    that made the change fails (a 5xx) instead of answering as if the others knew.
+    A role without a handler (a process without the semantic stage, a test) is skipped.
+    """
+
+    def __init__(self) -> None:
+        self._handlers: dict[Handler, ChangeListener] = {}
+
+    def handle(self, role: Handler, handler: ChangeListener) -> None:
+        """`handler` hears, from now on, the changes `HEARD_BY` lists for `role`."""
+        if role in self._handlers:
+            raise ValueError(f"the {role.value} handler is given already")
+        self._handlers[role] = handler
 
     async def announce(self, change: Change) -> None:
-        for listener in self._listeners:
-            await listener.changed(change)
+        kind = type(change).__name__
+        unpublished: Exception | None = None
+        for role in HEARD_BY[type(change)]:
+            handler = self._handlers.get(role)
+            if handler is None:
+                continue
+            try:
+                await handler.changed(change)
+            except Exception as error:
+                log.exception("the %s handler of %s failed: %s", role.value, kind, change)
+                CHANGE_HANDLER_FAILURES.labels(kind, role.value).inc()
+                if role is Handler.PUBLISHER:
+                    unpublished = error
+        if unpublished is not None:
+            raise unpublished

@@ -3,7 +3,7 @@
 - Answers integrations-api's story look-ups, through the same management function as
   the HTTP handlers, so tenancy is the same.
 - Answers channels' turns as the public key's /query would
-  (bot_api/conversations/channel_turns.py).
+  (bot_api/query/channel_turns.py).
 - Publishes each reported change to JetStream once the database write succeeded, and
   follows the stream so that every replica's story cache learns of every change.
 - Keeps the view of webhook connections that deliveries use, and reports how each
@@ -13,7 +13,7 @@
 import asyncio
 import logging
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 
 from aiohttp import web
 from nats.aio.client import Client
@@ -23,15 +23,22 @@ from nats.js.api import DeliverPolicy
 
 from bot_api.changes import (
     Change,
+    ConversationErased,
     EntitiesEdited,
+    Handler,
     HandoffMessageSent,
     StoryCreated,
     StoryDeleted,
     StoryEdited,
 )
-from bot_api.conversations.channel_turns import ChannelTurns, undecodable
-from bot_api.keys import CHANGES, CONVERSATIONS, PRINCIPALS, RATE_LIMITS, STORES, STORY_CACHE
-from bot_api.management.stories import load_story
+from bot_api.connections.keys import CONNECTION_VIEW
+from bot_api.interactions.keys import INTERACTION_STORE
+from bot_api.keys import CHANGES, PRINCIPALS, RATE_LIMITS
+from bot_api.query.channel_turns import ChannelTurns, undecodable
+from bot_api.query.keys import CONVERSATIONS
+from bot_api.stories.keys import STORY_STORE
+from bot_api.stories.service import load_story
+from bot_api.story_cache.keys import STORY_CACHE
 from shared.errors import NotFound, Unavailable
 from shared.events import (
     LOOKUP_TIMEOUT_SECONDS,
@@ -40,7 +47,6 @@ from shared.events import (
     ConnectionChanged,
     ConnectionLookup,
     ConnectionLookupReply,
-    DeliveryResult,
     EntitiesChanged,
     Event,
     HandoffMessage,
@@ -77,7 +83,7 @@ async def story_lookups(app: web.Application) -> AsyncIterator[None]:
             log.warning("unreadable story look-up: %s", error)
             return
         try:
-            story = await load_story(app[STORES], lookup.account_id, lookup.story_id)
+            story = await load_story(app[STORY_STORE], lookup.account_id, lookup.story_id)
             reply = StoryLookupReply(found=True, name=story.name)
         except NotFound:
             reply = StoryLookupReply(found=False)
@@ -165,6 +171,10 @@ class EventPublisher:
                     change.account_id, change.story_id, change.session_id, change.text
                 )
                 await self._outbox.put(subjects.handoff_message, encode(message))
+            case ConversationErased():
+                # Only this process keeps what it names beyond the database (the inbox's
+                # turns); another replica's kept turns go at its next whole read.
+                pass
 
 
 async def story_events(app: web.Application) -> AsyncIterator[None]:
@@ -173,7 +183,7 @@ async def story_events(app: web.Application) -> AsyncIterator[None]:
     are skipped, and so are events it cannot read (logged)."""
     subjects = app[CONFIG].subjects
     origin = uuid.uuid4().hex
-    app[CHANGES].listen(EventPublisher(app[OUTBOX], subjects, origin))
+    app[CHANGES].handle(Handler.PUBLISHER, EventPublisher(app[OUTBOX], subjects, origin))
     cache = app[STORY_CACHE]
 
     async def on_story(message: Msg) -> None:
@@ -214,13 +224,6 @@ def _readable(event_type: type[Event], data: bytes) -> Event | None:
         return None
 
 
-def delivery_reporter(app: web.Application) -> Callable[[DeliveryResult], Awaitable[None]]:
-    async def report(result: DeliveryResult) -> None:
-        await app[OUTBOX].put(app[CONFIG].subjects.delivery_result, encode(result))
-
-    return report
-
-
 async def connection_events(app: web.Application) -> AsyncIterator[None]:
     """cleanup_ctx: keep the view of connections (a durable pull consumer: the view is
     shared by every replica through MongoDB)."""
@@ -228,11 +231,10 @@ async def connection_events(app: web.Application) -> AsyncIterator[None]:
 
     async def on_connection(data: bytes) -> None:
         event = decode(ConnectionChanged, data)
-        stores = app[STORES]
-        await stores.connections.apply(event)
+        await app[CONNECTION_VIEW].apply(event)
         if event.deleted:
             return
-        connected = await stores.interactions.connect_awaiting(
+        connected = await app[INTERACTION_STORE].connect_awaiting(
             event.story_id, event.name, event.connection_id
         )
         if connected:

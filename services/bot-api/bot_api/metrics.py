@@ -1,5 +1,6 @@
 """bot-api's own Prometheus metrics: /query outcomes and scores, webhook deliveries,
-the story cache. Served at /metrics beside the shared ones (shared/metrics.py)."""
+the story cache, the handlers of changes. Served at /metrics beside the shared ones
+(shared/metrics.py)."""
 
 from prometheus_client import Counter, Gauge, Histogram
 
@@ -42,8 +43,9 @@ PHRASE_VECTORS_WAITING = Gauge(
 
 INBOX_SECONDS = Histogram(
     "parley_inbox_seconds",
-    "Time of the misses inbox's parts: read (a story's unresolved turns) and clustering, "
-    "once for the requests sharing them; suggestions, once per inbox read",
+    "Time of the misses inbox's parts: read (a story's unresolved turns), snapshot (its "
+    "inbox as last read whole, read from the database) and clustering, once for the "
+    "requests sharing them; suggestions, once per inbox read",
     ["part"],
     buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0),
 )
@@ -55,6 +57,13 @@ HISTORY_TURNS_DROPPED = Counter(
 )
 HISTORY_WRITE_FAILURES = Counter(
     "parley_history_write_failures", "Batches of turns that failed to be written (tried again)"
+)
+
+CHANGE_HANDLER_FAILURES = Counter(
+    "parley_change_handler_failures",
+    "Handlers of a change that raised, by change and handler (bot_api/changes.py): the "
+    "others still ran; a publisher's failure also failed the request",
+    ["change", "handler"],
 )
 
 

@@ -10,7 +10,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 from pymongo import AsyncMongoClient
 
-from bot_api.schemas.query import MAX_QUERY_BODY_BYTES
+from bot_api.query.schemas import MAX_QUERY_BODY_BYTES
 from shared import mongo
 from shared.config import Config
 from shared.errors import MAX_FIELD_ERRORS

@@ -8,9 +8,9 @@ from datetime import timedelta
 
 from playwright.sync_api import Page, expect
 
-from bot_api.conversations.analytics import AnalyticsCounters
+from bot_api.analytics.counters import AnalyticsCounters
+from bot_api.analytics.repository import AnalyticsRepository
 from bot_api.domain.history import AnsweredBy, TurnRecord
-from bot_api.storage.analytics import AnalyticsRepository
 from shared import mongo
 from shared.timeutil import utcnow
 from support.browser import Stack, call, loaded, screenshot, sign_in

@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 from pymongo import MongoClient
 
 from bot_api.domain.history import TurnRecord
-from bot_api.storage.turns import turn_to_document
+from bot_api.history.documents import turn_to_document
 from support.browser import Stack, call, loaded, screenshot, sign_in
 
 T0 = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
@@ -22,7 +22,7 @@ HOURS = {
 }
 HOLIDAYS = "is the shop open during the holidays"
 PRESELECT_SCORE = 0.5  # console/static/console/inbox.js
-RECORDER = importlib.util.find_spec("bot_api.conversations.history") is not None
+RECORDER = importlib.util.find_spec("bot_api.history.recorder") is not None
 
 
 def story_with_hours(page: Page, stack: Stack, history: bool = True) -> tuple[str, str]:

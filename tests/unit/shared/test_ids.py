@@ -6,7 +6,7 @@ import re
 import pytest
 from bson import ObjectId
 
-from bot_api.schemas.query import CHANNEL_SESSION_PATTERN
+from bot_api.query.schemas import CHANNEL_SESSION_PATTERN
 from integrations_api.channels.service import session_id
 from shared.ids import (
     is_channel_session,

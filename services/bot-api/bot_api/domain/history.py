@@ -1,7 +1,7 @@
 """A recorded /query turn (issue 18: history, the misses inbox, analytics).
 
 The one value every part of the learning loop shares: the recorder writes it
-(`conversations/history.py`, collection `turns`), the history API reads it back, the
+(`history/recorder.py`, collection `turns`), the history API reads it back, the
 inbox clusters the turns that fell back or matched close to the threshold, and the
 analytics counters are updated from each batch written (`TurnListener`).
 """

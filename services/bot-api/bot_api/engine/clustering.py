@@ -73,6 +73,9 @@ class Miss:
     text: str
     at: datetime
     vector: tuple[float, ...] | None = None
+    expires_at: datetime | None = None
+    """When its turn expires (the story's history retention): a snapshot of the inbox
+    (inbox/snapshots.py) leaves it out from then on."""
 
 
 @dataclass(frozen=True)

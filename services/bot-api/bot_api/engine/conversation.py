@@ -1,12 +1,8 @@
 """One turn of a conversation: a message, a trigger or a goto in; the bot's answer out.
 
-Contexts (docs/query.md): after an interaction X matches, what may follow X
-(its contextOut) becomes an active context with the story's lifespan. Eligible are the
-root interactions and what follows any active context; on equal scores, what follows
-the newest context wins, then what follows older ones, then roots in story order. A
-turn that matches nothing following an active context spends one unit of that
-context's lifespan; at zero it is gone, and with none left the conversation is back at
-the root level.
+Contexts (docs/query.md): which interactions an active context makes eligible, and how
+a turn spends their lifespan, is engine/contexts.py; on equal scores, what follows the
+newest context wins, then what follows older ones, then roots in story order.
 
 Slot filling: a matched interaction whose required parameters (those with prompts)
 are still empty asks for the first of them, and reads it from the next messages (any
@@ -17,31 +13,29 @@ message is matched as any other.
 """
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot_api.domain.entities import ANY
 from bot_api.domain.errors import Invalid, Unknown
-from bot_api.domain.greetings import texts_for
 from bot_api.domain.history import ScoredCandidate
 from bot_api.domain.interactions import Interaction
-from bot_api.domain.responses import FulfillmentItem, TextChoice
+from bot_api.domain.responses import FulfillmentItem
 from bot_api.domain.settings import LANGUAGE_TAGS
 from bot_api.engine.builtin_entities import MAX_WORDS, free_text
+from bot_api.engine.contexts import ROOT_TIER, follow_up, following_contexts, spent
 from bot_api.engine.entities import Mention
-from bot_api.engine.fulfillment import Choose, asked, fulfillment
+from bot_api.engine.explanations import debug_candidates, decision_reason, top_candidates
+from bot_api.engine.fulfillment import Choose, asked, fallback_texts, fulfillment
 from bot_api.engine.language_detection import language_of, written_in
-from bot_api.engine.matching import Scored
 from bot_api.engine.ranking import rank
-from bot_api.engine.scoring import SCORING, Scoring
+from bot_api.engine.scoring import SCORING, Scored, Scoring
 from bot_api.engine.semantic import Encoder, Vectors
 from bot_api.engine.slots import values_for, values_for_pending, with_slot_words
 from bot_api.engine.story import CompiledStory
 from bot_api.engine.turn import (
-    ActiveContext,
     Candidate,
     Debug,
     Outcome,
@@ -49,16 +43,10 @@ from bot_api.engine.turn import (
     Pending,
     SessionState,
     Turn,
+    in_zone,
 )
 
-MAX_ACTIVE_CONTEXTS = 5
 MAX_WORDS_CONSIDERED = MAX_WORDS
-DEBUG_CANDIDATES = 5
-TOP_CANDIDATES = 3
-"""Candidates every outcome carries, debug or not, for the history: the runners-up
-are what a reviewer needs to see why a message matched."""
-TIERS = ("current context", "earlier context", "root")
-ROOT_TIER = 2
 
 
 @dataclass
@@ -162,14 +150,14 @@ class _Conversation:
         ranked, candidates = self._ranked(words, mentions)
         if ranked and ranked[0].score >= self.threshold:
             best = ranked[0]
-            why = _why(best, candidates)
-            answering = self._follow_up(best.interaction_id)
+            why = decision_reason(best, candidates)
+            answering = follow_up(self.story, self.contexts, best.interaction_id)
             if answering != best.interaction_id:
                 name = self.story.interactions[answering].name
                 why += f"; answered by its follow-up {name!r} in the active context"
             debug = self._debug(words, mentions, candidates, why)
             return self._enter(answering, best.score, mentions, best, debug)
-        self._spend_lifespan(hit=None)
+        self.contexts = spent(self.story, self.contexts, None, self.lifespan)
         score = ranked[0].score if ranked else 0.0
         debug = self._debug(
             words,
@@ -202,8 +190,8 @@ class _Conversation:
     def _now(self) -> datetime:
         """The turn's moment in the conversation's `default_timezone`, or else the
         story's timezone (a name that is no IANA timezone is not one)."""
-        zone = _zone(self.parameters.get("default_timezone")) or _zone(self.story.settings.timezone)
-        return self.turn.now.astimezone(zone or UTC)
+        zones = (self.parameters.get("default_timezone"), self.story.settings.timezone)
+        return in_zone(self.turn.now, *zones)
 
     def _ranked(
         self, words: Sequence[str], mentions: Sequence[Mention]
@@ -211,7 +199,7 @@ class _Conversation:
         """The eligible interactions scored against the message, best first, and the
         candidates `debug` shows."""
         variants = [*with_slot_words(words, mentions), list(words)]
-        following = self._following()
+        following = following_contexts(self.story, self.contexts)
         roots = self.story.structure.contexts
 
         def tier(interaction_id: str) -> int:
@@ -241,49 +229,8 @@ class _Conversation:
                 positions.get(s.interaction_id, 0),
             )
         )
-        self.top = tuple(
-            ScoredCandidate(
-                s.interaction_id, self.story.interactions[s.interaction_id].name, round(s.score, 4)
-            )
-            for s in ranked[:TOP_CANDIDATES]
-        )
-        return ranked, self._candidates(ranked, tier) if self.turn.debug else ()
-
-    def _following(self) -> dict[str, int]:
-        """What may follow an active context, with its tier: 0 after the newest context,
-        1 after an older one."""
-        tiers: dict[str, int] = {}
-        for position, active in enumerate(self.contexts):
-            context = self.story.structure.contexts.get(active.id)
-            for child in context.context_out if context else ():
-                if child in self.story.interactions:
-                    tiers[child] = min(tiers.get(child, ROOT_TIER), 0 if position == 0 else 1)
-        return tiers
-
-    def _follow_up(self, matched_id: str) -> str:
-        """The interaction answering what `matched_id`'s phrases matched: that one, or its
-        follow-up when it is a root: a non-root interaction without phrases of its own
-        and with the same action that may follow an active context (the newest first).
-        So a "yes" is one set of phrases, answered after each question as that
-        question's follow-up says (docs/query.md "Conversation rules")."""
-        action = self.story.interactions[matched_id].action
-        matched = self.story.structure.contexts.get(matched_id)
-        if not action or matched is None or not matched.root:
-            return matched_id
-        for active in self.contexts:
-            context = self.story.structure.contexts.get(active.id)
-            for child in context.context_out if context else ():
-                follow_up = self.story.interactions.get(child)
-                structure = self.story.structure.contexts.get(child)
-                if (
-                    follow_up is not None
-                    and structure is not None
-                    and not structure.root
-                    and not follow_up.user_says
-                    and follow_up.action == action
-                ):
-                    return child
-        return matched_id
+        self.top = top_candidates(self.story, ranked)
+        return ranked, debug_candidates(self.story, ranked, tier) if self.turn.debug else ()
 
     def _answer_pending(
         self, pending: Pending, words: Sequence[str], mentions: Sequence[Mention]
@@ -312,8 +259,9 @@ class _Conversation:
         if ranked and ranked[0].score >= self.threshold:
             best = ranked[0]
             if best.interaction_id == pending.interaction_id:
-                why = f"{_why(best, candidates)}: the interaction asking for {pending.alias!r}"
-                debug = self._debug(words, mentions, candidates, f"{why} goes on")
+                why = decision_reason(best, candidates)
+                asking = f"{why}: the interaction asking for {pending.alias!r} goes on"
+                debug = self._debug(words, mentions, candidates, asking)
                 answer = self._ask(pending.interaction_id, pending, debug)
                 answer.score = best.score
                 return answer
@@ -376,7 +324,7 @@ class _Conversation:
             answer = self._ask(interaction_id, self.pending, debug)
             answer.score = score
             return answer
-        self._spend_lifespan(hit=interaction_id)
+        self.contexts = spent(self.story, self.contexts, interaction_id, self.lifespan)
         items = fulfillment(interaction.responses, self.parameters, self.choose)
         return _Answer(interaction_id, score, items, debug=debug)
 
@@ -385,39 +333,6 @@ class _Conversation:
         prompt = parameter.prompts[pending.failures % len(parameter.prompts)]
         items = asked(prompt, parameter.prompt_replies, self.parameters)
         return _Answer(interaction_id, 1.0, items, incomplete=True, debug=debug)
-
-    def _spend_lifespan(self, hit: str | None) -> None:
-        """A matched interaction becomes the newest context; contexts it did not follow
-        from spend one unit of lifespan."""
-        kept: list[ActiveContext] = []
-        for active in self.contexts:
-            context = self.story.structure.contexts.get(active.id)
-            followed = hit is not None and context is not None and hit in context.context_out
-            remaining = active.lifespan if followed else active.lifespan - 1
-            if remaining > 0 and active.id != hit:
-                kept.append(replace(active, lifespan=remaining))
-        context = self.story.structure.contexts.get(hit) if hit else None
-        if hit is not None and context is not None and context.context_out:
-            kept.insert(0, ActiveContext(hit, self.lifespan))
-        self.contexts = kept[:MAX_ACTIVE_CONTEXTS]
-
-    def _candidates(
-        self, ranked: Sequence[Scored], tier: Callable[[str], int]
-    ) -> tuple[Candidate, ...]:
-        return tuple(
-            Candidate(
-                id=s.interaction_id,
-                name=self.story.interactions[s.interaction_id].name,
-                score=round(s.score, 4),
-                centroid=round(s.centroid, 4),
-                closest_phrase=round(s.closest, 4),
-                lexical=None if s.lexical is None else round(s.lexical, 4),
-                semantic=None if s.semantic is None else round(s.semantic, 4),
-                phrase=s.phrase.source,
-                tier=TIERS[tier(s.interaction_id)],
-            )
-            for s in ranked[:DEBUG_CANDIDATES]
-        )
 
     def _debug(
         self,
@@ -441,7 +356,9 @@ class _Conversation:
         said: tuple[FulfillmentItem, ...] = tuple(answer.fulfillment)
         silence: tuple[FulfillmentItem, ...] = ()
         if matched is not None and not said:
-            fallback_text = tuple(_fallback_text(self.story, self.parameters, self.choose))
+            fallback = interactions[self.story.fallback_id]
+            language = self.story.settings.language
+            fallback_text = tuple(fallback_texts(fallback, language, self.parameters, self.choose))
             defer = bool(interactions[matched].webhook) and not answer.incomplete
             said, silence = ((), fallback_text) if defer else (fallback_text, ())
         return Outcome(
@@ -462,31 +379,3 @@ class _Conversation:
             vector=self.vector,
             vector_model=encoded_by,
         )
-
-
-def _fallback_text(
-    story: CompiledStory, parameters: Mapping[str, Any], choose: Choose
-) -> list[FulfillmentItem]:
-    """What an interaction that would say nothing says instead (docs/query.md "Silent
-    answers"): the fallback interaction's text blocks, else the story's default fallback
-    message in its language."""
-    fallback = story.interactions[story.fallback_id]
-    texts = [block for block in fallback.responses if isinstance(block, TextChoice)]
-    default = TextChoice(texts_for(story.settings.language).fallback)
-    return fulfillment(texts, parameters, choose) or fulfillment([default], parameters, choose)
-
-
-def _zone(name: object) -> ZoneInfo | None:
-    if not isinstance(name, str) or not name:
-        return None
-    try:
-        return ZoneInfo(name)
-    except (ValueError, ZoneInfoNotFoundError):
-        return None
-
-
-def _why(winner: Scored, candidates: Sequence[Candidate]) -> str:
-    reason = f"best score {winner.score:.3f} (closest phrase {winner.phrase.source!r})"
-    if len(candidates) > 1 and candidates[1].score == round(winner.score, 4):
-        reason += f"; tied with {candidates[1].name!r}, preferred as {candidates[0].tier}"
-    return reason

@@ -2,7 +2,7 @@
 
 A turn whose interaction answers with a handoff block puts the session in handoff. While
 it lasts the engine does not run: the turn answers nothing (the user's message goes to
-the handoff connection, conversations/answering.py), until the person gives the
+the handoff connection, query/service.py), until the person gives the
 conversation back or it stays idle longer than the handoff idle timeout; then the next
 message is the bot's again.
 """

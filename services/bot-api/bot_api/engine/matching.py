@@ -4,14 +4,12 @@ Each phrase becomes a vector of terms weighted by inverse document frequency: it
 word stems, and the pieces of its words (four letters; characters in Chinese and
 Japanese), which catch what stemming misses: other word forms, compounds, typos. How
 each language's text becomes words, stems and pieces is engine/analysis.py.
-`{{entity:alias}}` slots become a term `@entity`. An interaction is represented by the
-centroid of its phrase vectors (a Rocchio classifier) and by its phrases themselves; its
-score blends the query's cosine with the centroid and with its closest phrase. A phrase
-said exactly scores 1.
-
-The blend is calibrated so that the default confidence, 0.5, sits below nearly every
-right match (linearly below and above, so the ranking is unchanged). The numbers of the
-blend are the `Scoring` value's (engine/scoring.py), given to each search.
+A phrase as read, its slots as terms, is engine/phrases.py. An interaction is
+represented by the centroid of its phrase vectors (a Rocchio classifier) and by its
+phrases themselves; its score blends the query's cosine with the centroid and with its
+closest phrase, calibrated so that the default confidence, 0.5, sits below nearly every
+right match (engine/scoring.py: the numbers are given to each search). A phrase said
+exactly scores 1. Stems the story never uses are corrected as typos (engine/typos.py).
 
 The index is held in compact arrays (`engine/segments.py`): a base segment built with
 the index, and a recent one holding the interactions edited since. An index is a value:
@@ -25,99 +23,23 @@ small stories are always exact).
 
 import copy
 import math
+from collections import Counter
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
-from bot_api.domain.interactions import ENTITY_SLOT
-from bot_api.engine.analysis import Analyser, analyser, pieces
-from bot_api.engine.scoring import SCORING, Scoring
-from bot_api.engine.segments import Ids, Segment, Weights, term_counts
-from bot_api.engine.typos import MAX_LOOKUPS_PER_MESSAGE, TypoIndex, may_be_typo
+from bot_api.engine.analysis import analyser, pieces
+from bot_api.engine.phrases import PIECE_MARK, SLOT_MARK, compile_phrase
+from bot_api.engine.scoring import SCORING, Scored, Scoring, blend, calibrated
+from bot_api.engine.segments import Query, Reading, Segment, Weights, term_counts
+from bot_api.engine.typos import Corrector
 
-SLOT_MARK = "@"
-PIECE_MARK = "#"
-MAX_CORRECTIONS = 10_000
 REWEIGH_AFTER_SHARE = 0.1
 BYTES_PER_VOCABULARY_TERM = 150
 """A term's string and dictionary entry, with its typo-index share (tracemalloc)."""
 BYTES_PER_PHRASE = 16
 """A phrase's place in its interaction's tuple of sources, and its word counts' share."""
-
-
-@dataclass(frozen=True)
-class Phrase:
-    """A user-says phrase as matched: its words, and its slots in order."""
-
-    source: str
-    words: tuple[str, ...]
-    slots: tuple[tuple[str, str], ...]
-
-    @property
-    def text(self) -> str:
-        return " ".join(self.words)
-
-
-@dataclass(frozen=True)
-class Scored:
-    interaction_id: str
-    score: float
-    phrase: Phrase
-    centroid: float
-    closest: float
-    lexical: float | None = None
-    """With the semantic stage: the lexical score alone (as calibrated here)."""
-    semantic: float | None = None
-    """With the semantic stage: the semantic similarity, None without the phrase vectors."""
-
-    def blend(self, scoring: Scoring) -> float:
-        """The lexical similarity before calibration."""
-        return _blend(self.centroid, self.closest, scoring)
-
-
-def slot_word(entity: str) -> str:
-    return SLOT_MARK + entity
-
-
-def compile_phrase(source: str, analysis: Analyser) -> Phrase:
-    """The phrase's words as `analysis` reads them, its slots as slot words."""
-    words: list[str] = []
-    slots: list[tuple[str, str]] = []
-    position = 0
-    for match in ENTITY_SLOT.finditer(source):
-        words.extend(analysis.words(source[position : match.start()]))
-        words.append(slot_word(match.group(1)))
-        slots.append((match.group(1), match.group(2)))
-        position = match.end()
-    words.extend(analysis.words(source[position:]))
-    return Phrase(source, tuple(words), tuple(slots))
-
-
-@dataclass
-class Reading:
-    """Interactions' phrases read into term ids (`MatchIndex.read`), not yet a segment."""
-
-    ids: list[str] = field(default_factory=list)
-    sources: list[list[str]] = field(default_factory=list)
-    texts: list[str] = field(default_factory=list)
-    term_ids: list[int] = field(default_factory=list)
-    lengths: list[int] = field(default_factory=list)
-    """Each phrase's number of terms, in the order of `term_ids`."""
-    terms_of: dict[str, list[int]] = field(default_factory=dict)
-    """Word -> its term ids, as numbered once."""
-
-
-@dataclass(frozen=True)
-class _Query:
-    """A message's terms weighed against the index, as dense vectors over its terms."""
-
-    terms: Ids
-    weights: Weights
-    full: Weights
-    distinctive: Weights
-    """Only the terms fewer than `Scoring.common_phrase_share` of the phrases use."""
 
 
 class MatchIndex:
@@ -139,8 +61,7 @@ class MatchIndex:
         """Interaction id -> its segment and row."""
         self._changed_since_weighing = 0
         self._word_counts: dict[str, int] = {}
-        self._typos: TypoIndex | None = None
-        self._corrections: dict[str, str] = {}
+        self._corrector: Corrector | None = None
 
     @classmethod
     def build(
@@ -151,7 +72,7 @@ class MatchIndex:
         index = cls(language)
         index._base = index._segment(user_says)
         index._base_alive = np.ones(len(index._base.ids), np.bool_)
-        index.typos()
+        index.corrector()
         return index
 
     def updated(
@@ -167,8 +88,7 @@ class MatchIndex:
         index._base_alive = self._base_alive.copy()
         index._where = dict(self._where)
         index._word_counts = dict(self._word_counts)
-        index._typos = None
-        index._corrections = {}
+        index._corrector = None
         for interaction_id in [*removed, *put]:
             index._changed_since_weighing += index._forget(interaction_id)
         carried = {}
@@ -184,7 +104,7 @@ class MatchIndex:
         index._changed_since_weighing += sum(map(len, put.values()))
         if index._changed_since_weighing > REWEIGH_AFTER_SHARE * index._phrase_count:
             return MatchIndex.build(index._all_sources(), index.language)
-        index.typos()
+        index.corrector()
         return index
 
     def terms(self, words: Sequence[str]) -> list[str]:
@@ -216,44 +136,16 @@ class MatchIndex:
     def weight(self, term: str) -> float:
         return math.log(1 + (self._phrase_count + 1) / (self._frequency_of(term) + 1))
 
-    def corrected(self, terms: Sequence[str]) -> list[str]:
-        """Stems the story never uses, replaced by the closest one it does (a typo).
-
-        Word pieces and slot words are left alone: pieces already tolerate typos. At most
-        `MAX_LOOKUPS_PER_MESSAGE` stems not seen before are looked up; the rest stay as
-        said (their pieces still match).
-        """
-        result: list[str] = []
-        looked_up = 0
-        for term in terms:
-            if (
-                self._frequency_of(term)
-                or not may_be_typo(term)
-                or term[0] in (PIECE_MARK, SLOT_MARK)
-            ):
-                result.append(term)
-                continue
-            if term not in self._corrections:
-                if looked_up == MAX_LOOKUPS_PER_MESSAGE:
-                    result.append(term)
-                    continue
-                looked_up += 1
-                if len(self._corrections) >= MAX_CORRECTIONS:
-                    self._corrections.clear()
-                self._corrections[term] = self.typos().closest(term) or term
-            result.append(self._corrections[term])
-        return result
-
-    def typos(self) -> TypoIndex:
+    def corrector(self) -> Corrector:
         """The stems the story uses, indexed for typo look-ups (made with the index, in
         the compiling worker)."""
-        if self._typos is None:
-            self._typos = TypoIndex(
+        if self._corrector is None:
+            self._corrector = Corrector(
                 t
                 for t, n in self._vocabulary.items()
                 if t[0] not in (PIECE_MARK, SLOT_MARK) and self._frequency[n]
             )
-        return self._typos
+        return self._corrector
 
     def search(
         self,
@@ -298,7 +190,7 @@ class MatchIndex:
         )
         results = list(exact.values())
         for centroid, interaction_id in by_centroid:
-            reachable = calibrated(_blend(centroid, 1.0, scoring), scoring.calibration_knee)
+            reachable = calibrated(blend(centroid, 1.0, scoring), scoring.calibration_knee)
             if not every_candidate and reachable < floor:
                 continue
             scored = self._closest(interaction_id, centroid, query, scoring)
@@ -332,8 +224,8 @@ class MatchIndex:
         term_id = self._vocabulary.get(term)
         return 0 if term_id is None else int(self._frequency[term_id])
 
-    def _query(self, words: Sequence[str], scoring: Scoring) -> _Query:
-        counts = _counts(self.corrected(self.terms(words)))
+    def _query(self, words: Sequence[str], scoring: Scoring) -> Query:
+        counts = Counter(self.corrector().corrected(self.terms(words), self._frequency_of))
         weighed = {t: (1 + math.log(count)) * self.weight(t) for t, count in counts.items()}
         norm = math.sqrt(sum(w * w for w in weighed.values())) or 1.0
         vocabulary = self._vocabulary
@@ -346,7 +238,7 @@ class MatchIndex:
         distinctive[
             terms[self._frequency[terms] > scoring.common_phrase_share * self._phrase_count]
         ] = 0
-        return _Query(terms, weights, full, distinctive)
+        return Query(terms, weights, full, distinctive)
 
     def _said_exactly(self, text: str) -> dict[str, Scored]:
         """The interactions with a phrase said exactly as `text`, scoring 1."""
@@ -364,7 +256,7 @@ class MatchIndex:
         return found
 
     def _candidates(
-        self, query: _Query, eligible: Callable[[str], bool], scoring: Scoring
+        self, query: Query, eligible: Callable[[str], bool], scoring: Scoring
     ) -> list[str]:
         """The eligible interactions closest to the query's centroid score, found through
         its selective terms: a term most interactions share adds about the same to each of
@@ -394,17 +286,17 @@ class MatchIndex:
                 found.append(ids[position])
         return found
 
-    def _centroid_score(self, interaction_id: str, query: _Query) -> float:
+    def _centroid_score(self, interaction_id: str, query: Query) -> float:
         segment, row = self._where[interaction_id]
         return segment.centroid_score(row, _fitted(query.full, segment))
 
     def _closest(
-        self, interaction_id: str, centroid: float, query: _Query, scoring: Scoring
+        self, interaction_id: str, centroid: float, query: Query, scoring: Scoring
     ) -> Scored:
         segment, row = self._where[interaction_id]
         closest, place = segment.closest(row, _fitted(query.distinctive, segment))
         phrase = compile_phrase(segment.sources[row][place], self.analyser)
-        score = calibrated(_blend(centroid, closest, scoring), scoring.calibration_knee)
+        score = calibrated(blend(centroid, closest, scoring), scoring.calibration_knee)
         return Scored(interaction_id, score, phrase, centroid, closest)
 
     def _segment(self, user_says: Mapping[str, Sequence[str]]) -> Segment:
@@ -413,7 +305,7 @@ class MatchIndex:
         self.read(user_says, reading)
         return self._segment_of(reading)
 
-    def read(self, user_says: Mapping[str, Sequence[str]], reading: "Reading") -> None:
+    def read(self, user_says: Mapping[str, Sequence[str]], reading: Reading) -> None:
         """These interactions' phrases read into `reading`, their terms numbered in this
         index's vocabulary: the phrase-by-phrase part of a build (nearly all its time)."""
         for interaction_id, said in user_says.items():
@@ -434,7 +326,7 @@ class MatchIndex:
                     reading.term_ids.extend(known)
                 reading.lengths.append(len(reading.term_ids) - start)
 
-    def with_reading(self, reading: "Reading") -> "MatchIndex":
+    def with_reading(self, reading: Reading) -> "MatchIndex":
         """A new index of what `reading` holds, read by this one (`read`), which goes on
         reading into both undisturbed: the index sees only what was read so far."""
         index = MatchIndex(self.language)
@@ -442,10 +334,10 @@ class MatchIndex:
         index._word_counts = dict(self._word_counts)
         index._base = index._segment_of(reading)
         index._base_alive = np.ones(len(index._base.ids), np.bool_)
-        index.typos()
+        index.corrector()
         return index
 
-    def _segment_of(self, reading: "Reading") -> Segment:
+    def _segment_of(self, reading: Reading) -> Segment:
         width = len(self._vocabulary)
         self._frequency = np.pad(self._frequency, (0, width - len(self._frequency)))
         self._centroid_frequency = np.pad(
@@ -496,25 +388,3 @@ class MatchIndex:
 def _fitted(query: Weights, segment: Segment) -> Weights:
     """The query cut to the terms the segment was built with (later ones are new)."""
     return query[: segment.phrases.shape[1]]
-
-
-def _blend(centroid: float, closest: float, scoring: Scoring) -> float:
-    """The lexical similarity: the centroid's cosine and the closest phrase's, weighed."""
-    share = scoring.lexical_centroid_share
-    return share * centroid + (1 - share) * closest
-
-
-def calibrated(blend: float, knee: float) -> float:
-    """The blended similarity on the 0..1 scale the confidence threshold reads: `knee`
-    reads as 0.5, linear below and above."""
-    blend = min(max(blend, 0.0), 1.0)
-    if blend <= knee:
-        return 0.5 * blend / knee
-    return 0.5 + 0.5 * (blend - knee) / (1 - knee)
-
-
-def _counts(terms: Iterable[str]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for term in terms:
-        counts[term] = counts.get(term, 0) + 1
-    return counts

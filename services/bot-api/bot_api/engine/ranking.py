@@ -16,8 +16,8 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from bot_api.engine.matching import MatchIndex, Scored, calibrated
-from bot_api.engine.scoring import SCORING, Calibration, Scoring
+from bot_api.engine.matching import MatchIndex
+from bot_api.engine.scoring import SCORING, Calibration, Scored, Scoring, calibrated
 from bot_api.engine.semantic import Eligible, Encoder, SemanticIndex, Vectors
 
 

@@ -9,9 +9,14 @@ they stay with the code they bound.
 
 The reasons below were measured on the public intent data of docs/benchmarks.md with
 `bench/tuning.py` (Braun overall, HWU64 fold 1, HWU64 with ten intents left out).
+
+A lexical match is `Scored`: its centroid and closest-phrase cosines `blend`ed by these
+numbers, and `calibrated` to the scale the confidence threshold reads.
 """
 
 from dataclasses import dataclass
+
+from bot_api.engine.phrases import Phrase
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,38 @@ class Scoring:
 
 SCORING = Scoring()
 """The scoring every story uses."""
+
+
+@dataclass(frozen=True)
+class Scored:
+    interaction_id: str
+    score: float
+    phrase: Phrase
+    centroid: float
+    closest: float
+    lexical: float | None = None
+    """With the semantic stage: the lexical score alone (as calibrated here)."""
+    semantic: float | None = None
+    """With the semantic stage: the semantic similarity, None without the phrase vectors."""
+
+    def blend(self, scoring: Scoring) -> float:
+        """The lexical similarity before calibration."""
+        return blend(self.centroid, self.closest, scoring)
+
+
+def blend(centroid: float, closest: float, scoring: Scoring) -> float:
+    """The lexical similarity: the centroid's cosine and the closest phrase's, weighed."""
+    share = scoring.lexical_centroid_share
+    return share * centroid + (1 - share) * closest
+
+
+def calibrated(similarity: float, knee: float) -> float:
+    """The blended similarity on the 0..1 scale the confidence threshold reads: `knee`
+    reads as 0.5, linear below and above."""
+    similarity = min(max(similarity, 0.0), 1.0)
+    if similarity <= knee:
+        return 0.5 * similarity / knee
+    return 0.5 + 0.5 * (similarity - knee) / (1 - knee)
 
 
 @dataclass(frozen=True)

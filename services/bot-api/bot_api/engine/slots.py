@@ -7,7 +7,8 @@ from typing import Any
 
 from bot_api.domain.interactions import Interaction
 from bot_api.engine.entities import Mention
-from bot_api.engine.matching import Scored, slot_word
+from bot_api.engine.phrases import slot_word
+from bot_api.engine.scoring import Scored
 
 MAX_READINGS = 8
 
@@ -15,7 +16,10 @@ MAX_READINGS = 8
 def with_slot_words(words: Sequence[str], mentions: Sequence[Mention]) -> list[list[str]]:
     """The words with each mention replaced by its entity's slot word; a span read as
     several entities gives one variant per reading (at most MAX_READINGS variants). Of
-    overlapping spans (a built-in date may hold a number) the earliest, longest counts."""
+    overlapping spans (a built-in date may hold a number) the earliest, longest counts.
+    No variant without mentions (nearly every message of a story without entities)."""
+    if not mentions:
+        return []
     spans: dict[tuple[int, int], list[str]] = {}
     for mention in sorted(mentions, key=lambda m: (m.start, -m.end)):
         overlapping = any(s < mention.end and mention.start < e for s, e in spans)
@@ -31,7 +35,7 @@ def with_slot_words(words: Sequence[str], mentions: Sequence[Mention]) -> list[l
             position = end
         variant.extend(words[position:])
         variants.append(variant)
-    return variants if spans else []
+    return variants
 
 
 def values_for(

@@ -19,7 +19,8 @@ from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
 from bot_api.engine.builtin_entities import BuiltinRecognizer
 from bot_api.engine.entities import EntityRecognizer
-from bot_api.engine.matching import MatchIndex, Reading
+from bot_api.engine.matching import MatchIndex
+from bot_api.engine.segments import Reading
 from bot_api.engine.semantic import (
     PhraseRows,
     PhraseVectors,

@@ -1,11 +1,12 @@
 """What crosses the engine's boundary: the turn a client asked for, the session state
 carried from turn to turn, and the outcome of a turn (rendered for HTTP by
-`bot_api.schemas.query`, stored by `bot_api.storage.sessions`)."""
+`bot_api.query.schemas`, stored by `bot_api.query.repository`)."""
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot_api.domain.history import OutcomeKind, ScoredCandidate
 from bot_api.domain.interactions import FALLBACK, Interaction
@@ -134,7 +135,7 @@ class Outcome:
     debug: Debug | None = None
     top: tuple[ScoredCandidate, ...] = ()
     """The best candidates of the message with their scores (`TOP_CANDIDATES` of
-    engine.conversation), debug or not."""
+    engine.explanations), debug or not."""
     vector: Vectors | None = field(default=None, compare=False)
     """The message's sentence vector when the semantic stage encoded it (an array: not
     compared, as `==` on arrays has no single truth)."""
@@ -183,3 +184,19 @@ def outcome_kind(turn: Turn, outcome: Outcome) -> OutcomeKind:
     if outcome.interaction is None or outcome.interaction.kind == FALLBACK:
         return "fallback"
     return "matched"
+
+
+def in_zone(moment: datetime, *names: object) -> datetime:
+    """`moment` in the first of the timezones `names` that is one (a name that is no IANA
+    timezone is not), else in UTC."""
+    zone = next((z for z in map(_zone, names) if z is not None), None)
+    return moment.astimezone(zone or UTC)
+
+
+def _zone(name: object) -> ZoneInfo | None:
+    if not isinstance(name, str) or not name:
+        return None
+    try:
+        return ZoneInfo(name)
+    except (ValueError, ZoneInfoNotFoundError):
+        return None

@@ -4,7 +4,7 @@ A turn that gets no reply is asked again, under the same id (TURN_ID_HEADER), un
 UNANSWERED_SECONDS have passed: with NATS frozen for 15 s, a turn asked early in the
 freeze waited its TURN_SECONDS and was given up, although bot-api answered it once NATS
 came back; the message was lost (docs/reliability.md). bot-api replies to a repeat with
-the reply of the first (bot_api/conversations/channel_turns.py), so a turn asked twice
+the reply of the first (bot_api/query/channel_turns.py), so a turn asked twice
 is answered once.
 """
 

@@ -6,7 +6,7 @@ import random
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
-from bot_api.conversations.analytics import AnalyticsCounters
+from bot_api.analytics.counters import AnalyticsCounters
 from bot_api.domain.analytics import (
     EVERYWHERE,
     Conversation,

@@ -15,8 +15,8 @@ from bot_api.domain.conversation_tests import (
     TestRun,
     first_difference,
 )
-from bot_api.schemas.conversation_tests import TestWriteSchema
-from bot_api.storage.conversation_tests import written_test
+from bot_api.story_tests.repository import written_test
+from bot_api.story_tests.schemas import TestWriteSchema
 
 ORDER = Answer(
     interaction="Order",

@@ -5,7 +5,7 @@ from marshmallow import ValidationError
 
 from bot_api.domain.redaction import phone_region, redact
 from bot_api.domain.settings import LANGUAGE_TAGS, LANGUAGES, language_named
-from bot_api.schemas.stories import SettingsSchema
+from bot_api.stories.schemas import SettingsSchema
 
 
 @pytest.mark.parametrize(

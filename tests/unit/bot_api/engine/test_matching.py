@@ -1,8 +1,9 @@
 """Scoring phrases: exact, paraphrased, misspelled; incremental edits."""
 
 from bot_api.engine.analysis import analyser
-from bot_api.engine.matching import MatchIndex, calibrated, compile_phrase
-from bot_api.engine.scoring import SCORING
+from bot_api.engine.matching import MatchIndex
+from bot_api.engine.phrases import compile_phrase
+from bot_api.engine.scoring import SCORING, calibrated
 from bot_api.engine.text import tokens
 
 

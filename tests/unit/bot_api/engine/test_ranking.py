@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from bot_api.engine import semantic as semantic_module
-from bot_api.engine.matching import MatchIndex, calibrated
+from bot_api.engine.matching import MatchIndex
 from bot_api.engine.ranking import confidence, rank
-from bot_api.engine.scoring import SCORING
+from bot_api.engine.scoring import SCORING, calibrated
 from bot_api.engine.semantic import (
     Encoder,
     KnownVectors,

@@ -11,10 +11,10 @@ from bot_api.domain.interactions import prepare
 from bot_api.engine.conversation import respond
 from bot_api.engine.story import CompiledStory
 from bot_api.engine.turn import ActiveContext, SessionState, Turn
-from bot_api.schemas.story_document import checked_upload
 from bot_api.transfer.archive import read_archive
 from bot_api.transfer.dialogflow import translate
 from bot_api.transfer.report import Translated
+from bot_api.transfer.schemas import checked_upload
 from support.dialogflow_agents import by_name, checked, elements
 
 SAMPLES = Path(__file__).resolve().parents[4] / ".." / "shared" / "samples" / "dialogflow"

@@ -6,12 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from bot_api.domain.structure import Context, Structure
-from bot_api.transfer.document import (
-    StoryContent,
-    keys_for,
-    read_document,
-    to_document,
-)
+from bot_api.transfer.document import StoryContent, keys_for, read_document, to_document
 
 
 def content(name: str, **fields: Any) -> dict[str, Any]:

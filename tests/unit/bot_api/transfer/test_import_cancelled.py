@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 
 from bench.fair_work import SLOW_IMPORT
-from bot_api.schemas.story_document import read_upload
+from bot_api.transfer.schemas import read_upload
 from bot_api.transfer.sources import JSON, YAML, ZIP
 from shared.fair_work import FairWork, WorkCancelled
 from support.samples import SAMPLE_BOTS, zipped

@@ -8,10 +8,10 @@ import zipfile
 
 import pytest
 
-from bot_api.schemas.story_document import read_upload
 from bot_api.transfer import shape
 from bot_api.transfer.archive import read_form
 from bot_api.transfer.report import TranslationError
+from bot_api.transfer.schemas import read_upload
 from bot_api.transfer.sources import FORM, JSON, YAML, ZIP, translated
 from shared.errors import BadRequest
 from support.forms import folder_form

@@ -1,0 +1,1 @@
+"""Analytics: counters of the turns recorded and their reports (docs/analytics.md)."""

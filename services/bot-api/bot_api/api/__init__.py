@@ -1,1 +1,0 @@
-"""HTTP handlers of bot-api: parse and validate, call management, render."""

@@ -1,1 +1,0 @@
-"""Answering /query: compiled stories kept in memory, sessions kept in MongoDB."""

@@ -1,0 +1,1 @@
+"""Entities: an account's own entities and their entries."""

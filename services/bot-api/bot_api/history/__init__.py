@@ -1,0 +1,2 @@
+"""The conversation history: recorded turns, written in batches behind /query, read and
+erased (docs/history.md)."""

@@ -1,1 +1,0 @@
-"""Management operations: what the HTTP handlers (and later event consumers) call."""

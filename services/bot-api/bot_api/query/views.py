@@ -1,0 +1,50 @@
+from typing import Any
+
+from aiohttp import web
+
+from bot_api.common.views import account_of
+from bot_api.keys import RATE_LIMITS
+from bot_api.query.keys import CONVERSATIONS
+from bot_api.query.schemas import (
+    MAX_QUERY_BODY_BYTES,
+    QUERY_STATUS_FIELD,
+    QueryRequestSchema,
+    QueryResponseSchema,
+    query_body,
+    turn_of,
+)
+from shared.auth import TokenKind
+from shared.endpoints import ANY_TOKEN, endpoint, principal_of
+from shared.errors import Forbidden
+
+routes = web.RouteTableDef()
+
+
+@routes.post("/query")
+@endpoint(
+    summary="Send what a user said, a trigger or a goto; get the bot's answer",
+    tag="query",
+    auth=ANY_TOKEN,
+    cached_auth=True,
+    rate_limit="query",
+    body=QueryRequestSchema(),
+    body_bytes=MAX_QUERY_BODY_BYTES,
+    response=QueryResponseSchema(),
+    status_field=QUERY_STATUS_FIELD,
+    errors=(404, 409),
+)
+async def query(request: web.Request, body: dict[str, Any]) -> Any:
+    request.app[RATE_LIMITS].session(principal_of(request), body["sessionId"])
+    if body["debug"] and principal_of(request).kind is not TokenKind.DEVELOPER:
+        # The debug view shows the story's phrases, ids and names: the developer's, not
+        # the chat user's (the public key is in every page that embeds the bot).
+        raise Forbidden("debug: true needs the developer token")
+    turn = turn_of(body)
+    outcome = await request.app[CONVERSATIONS].answer(
+        account_id=account_of(request),
+        story_id=body.get("storyId"),
+        session_id=body["sessionId"],
+        turn=turn,
+        published=principal_of(request).kind is TokenKind.PUBLIC,
+    )
+    return query_body(body["sessionId"], turn, outcome)

@@ -1,0 +1,214 @@
+"""TurnRepository on the embedded MongoDB and its in-memory twin, held to one contract:
+two stories, three conversations each; every call reads or changes exactly what it
+names."""
+
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from pymongo import AsyncMongoClient
+
+from bot_api.domain.history import AnsweredBy, OutcomeKind, TurnRecord
+from bot_api.history.repository import ConversationFilter, StoredTurn, TurnRepository, TurnStore
+from shared.config import Config
+from shared.ids import new_object_id
+from support.memory import TurnsInMemory
+
+START = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
+ORDER = AnsweredBy("i-order", "Order", "standard")
+FALLBACK = AnsweredBy("i-fallback", "Fallback", "fallback")
+
+
+@pytest.fixture(params=["mongodb", "memory"])
+async def turns(
+    request: pytest.FixtureRequest, mongo_client: AsyncMongoClient, config: Config
+) -> AsyncIterator[TurnStore]:
+    store: TurnStore
+    if request.param == "mongodb":
+        store = TurnRepository(mongo_client[config.bot_database])
+    else:
+        store = TurnsInMemory()
+    await store.ensure_indexes()
+    yield store
+
+
+def turn(story: str, session: str, minute: int, query: str, outcome: OutcomeKind) -> StoredTurn:
+    at = START + timedelta(minutes=minute)
+    record = TurnRecord(
+        account_id="a1",
+        story_id=story,
+        session_id=session,
+        at=at,
+        outcome=outcome,
+        query=query,
+        interaction=FALLBACK if outcome == "fallback" else ORDER,
+        score=0.2 if outcome == "fallback" else 0.9,
+        threshold=0.5,
+    )
+    return StoredTurn(new_object_id(), record, at + timedelta(days=30))
+
+
+def seed() -> tuple[str, str, list[StoredTurn]]:
+    """Story A: "early" (minutes 0-1, one fallback), "middle" (5), "late" (10-12, two
+    batches' worth); story B has the same session names."""
+    a, b = new_object_id(), new_object_id()
+    batch = []
+    for story in (a, b):
+        batch += [
+            turn(story, "early", 0, "hello", "matched"),
+            turn(story, "early", 1, "refund my card", "fallback"),
+            turn(story, "middle", 5, "a pizza", "matched"),
+            turn(story, "late", 10, "two pizzas", "matched"),
+            turn(story, "late", 12, "Make it LARGE", "matched"),
+        ]
+    return a, b, batch
+
+
+async def sessions(store: TurnStore, story: str, found: ConversationFilter) -> list[str]:
+    page = await store.conversations_page(story, found, None, 10)
+    return [s.session_id for s in page.items]
+
+
+async def test_conversations_come_newest_first_with_their_counts_page_by_page(
+    turns: TurnStore,
+) -> None:
+    a, b, batch = seed()
+    await turns.insert_many(batch[:3] + batch[5:7])
+    await turns.insert_many(batch[3:5] + batch[7:])
+    first = await turns.conversations_page(a, ConversationFilter(), None, 2)
+    assert [(s.session_id, s.turns, s.fallbacks) for s in first.items] == [
+        ("late", 2, 0),
+        ("middle", 1, 0),
+    ]
+    assert first.items[0].started == START + timedelta(minutes=10)
+    assert first.items[0].last_at == START + timedelta(minutes=12)
+    assert first.next_cursor is not None
+    second = await turns.conversations_page(a, ConversationFilter(), first.next_cursor, 2)
+    assert [(s.session_id, s.turns, s.fallbacks) for s in second.items] == [("early", 2, 1)]
+    assert second.next_cursor is None
+    assert second.items[0].started == START
+    assert await sessions(turns, b, ConversationFilter()) == ["late", "middle", "early"]
+
+
+async def test_a_batch_stored_again_after_a_failure_counts_once(turns: TurnStore) -> None:
+    a, _, batch = seed()
+    await turns.insert_many(batch)
+    await turns.insert_many(batch[:1])
+    assert len(await turns.transcript(a, "early")) == 2
+
+
+async def test_the_filters_choose_the_conversations(turns: TurnStore) -> None:
+    a, b, batch = seed()
+    await turns.insert_many(batch)
+    assert await sessions(turns, a, ConversationFilter(outcome="fallback")) == ["early"]
+    assert await sessions(turns, a, ConversationFilter(interaction="i-fallback")) == ["early"]
+    assert await sessions(turns, a, ConversationFilter(text="PIZZA")) == ["late", "middle"]
+    assert await sessions(turns, a, ConversationFilter(text="nobody said this")) == []
+    window = ConversationFilter(
+        since=START + timedelta(minutes=2), until=START + timedelta(minutes=10)
+    )
+    assert await sessions(turns, a, window) == ["middle"]
+    assert await sessions(turns, b, ConversationFilter(outcome="incomplete")) == []
+
+
+async def test_conversations_are_filtered_by_source_channel_and_test_chat(
+    turns: TurnStore,
+) -> None:
+    """A conversation is listed by every source and channel it had a turn of, over
+    several batches; the test chat's are apart. Two stories share the session names."""
+    a, b = new_object_id(), new_object_id()
+
+    def said(story: str, session: str, minute: int, **marks: object) -> StoredTurn:
+        stored = turn(story, session, minute, "hello", "matched")
+        return replace(stored, turn=replace(stored.turn, **marks))
+
+    await turns.insert_many(
+        [
+            said(a, "console", 0, default_source="console", test=True),
+            said(a, "widget", 1, default_source="widget"),
+            said(a, "telegram", 2, default_source="telegram", channel="c-1"),
+            said(b, "telegram", 3, default_source="telegram", channel="c-2"),
+        ]
+    )
+    await turns.insert_many(
+        [
+            said(a, "widget", 4, default_source="slack", channel="c-3"),
+            said(a, "console", 5, default_source="console", test=True),
+        ]
+    )
+    assert await sessions(turns, a, ConversationFilter(source="widget")) == ["widget"]
+    assert await sessions(turns, a, ConversationFilter(source="slack")) == ["widget"]
+    assert await sessions(turns, a, ConversationFilter(source="telegram")) == ["telegram"]
+    assert await sessions(turns, a, ConversationFilter(channel="c-1")) == ["telegram"]
+    assert await sessions(turns, a, ConversationFilter(channel="c-2")) == []
+    assert await sessions(turns, b, ConversationFilter(channel="c-2")) == ["telegram"]
+    assert await sessions(turns, a, ConversationFilter(test=True)) == ["console"]
+    assert await sessions(turns, a, ConversationFilter(test=False)) == ["widget", "telegram"]
+    assert await sessions(turns, a, ConversationFilter(test=False, source="console")) == []
+    page = await turns.conversations_page(a, ConversationFilter(test=True), None, 10)
+    assert page.items[0].turns == 2
+    marked = await turns.transcript(a, "telegram")
+    assert [(t.default_source, t.channel, t.test) for t in marked] == [("telegram", "c-1", False)]
+
+
+async def test_a_conversation_over_several_batches_adds_up_in_its_summary(
+    turns: TurnStore,
+) -> None:
+    """Each batch changes only what it must in the stored summary: what it adds to the
+    counts and sets, and the first turn when an older one comes late."""
+    a, b, _ = seed()
+    await turns.insert_many([turn(a, "long", 5, "hello", "matched")])
+    await turns.insert_many([turn(a, "long", 6, "hello again", "matched")])
+    await turns.insert_many(
+        [turn(a, "long", 7, "what now", "fallback"), turn(b, "long", 7, "hi", "matched")]
+    )
+    await turns.insert_many([turn(a, "long", 3, "an old one", "matched")])
+    (summary,) = (await turns.conversations_page(a, ConversationFilter(), None, 10)).items
+    assert (summary.turns, summary.fallbacks) == (4, 1)
+    assert summary.started == START + timedelta(minutes=3)
+    assert summary.last_at == START + timedelta(minutes=7)
+    assert await sessions(turns, a, ConversationFilter(outcome="fallback")) == ["long"]
+    assert await sessions(turns, a, ConversationFilter(outcome="matched")) == ["long"]
+    assert await sessions(turns, a, ConversationFilter(interaction="i-fallback")) == ["long"]
+    assert await sessions(turns, a, ConversationFilter(interaction="i-order")) == ["long"]
+    assert await sessions(turns, b, ConversationFilter(outcome="fallback")) == []
+
+
+async def test_a_transcript_is_that_conversation_oldest_first(turns: TurnStore) -> None:
+    _, b, batch = seed()
+    await turns.insert_many(batch[::-1])
+    transcript = await turns.transcript(b, "late")
+    assert [t.query for t in transcript] == ["two pizzas", "Make it LARGE"]
+    assert {t.story_id for t in transcript} == {b}
+    assert transcript[1] == batch[9].turn
+
+
+async def test_export_reads_a_time_range_oldest_first_up_to_the_limit(turns: TurnStore) -> None:
+    a, _, batch = seed()
+    await turns.insert_many(batch)
+    since, until = START + timedelta(minutes=1), START + timedelta(minutes=12)
+    exported = [t.query async for t in turns.export(a, since, until, 10)]
+    assert exported == ["refund my card", "a pizza", "two pizzas"]
+    assert [t.query async for t in turns.export(a, since, until, 1)] == ["refund my card"]
+    everything = [t.query async for t in turns.export(a, None, None, 10)]
+    assert everything == ["hello", "refund my card", "a pizza", "two pizzas", "Make it LARGE"]
+
+
+async def test_deleting_a_conversation_or_a_story_removes_exactly_that(turns: TurnStore) -> None:
+    a, b, batch = seed()
+    await turns.insert_many(batch)
+    assert await turns.delete_conversation(a, "early")
+    assert not await turns.delete_conversation(a, "early")
+    assert await turns.transcript(a, "early") == []
+    assert await sessions(turns, a, ConversationFilter()) == ["late", "middle"]
+    assert len(await turns.transcript(b, "early")) == 2
+    await turns.delete_for_story(b)
+    assert await sessions(turns, b, ConversationFilter()) == []
+    assert await turns.transcript(b, "late") == []
+    assert await sessions(turns, a, ConversationFilter()) == ["late", "middle"]
+
+
+async def test_a_cursor_not_written_by_the_listing_is_refused(turns: TurnStore) -> None:
+    with pytest.raises(ValueError):
+        await turns.conversations_page(new_object_id(), ConversationFilter(), "bm90IGpzb24", 5)

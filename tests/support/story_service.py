@@ -1,0 +1,48 @@
+"""A StoryService over an in-memory database, the rest of what a story owns (its
+conversation tests, ignored texts, analytics, phrase vectors) in in-memory twins: fresh
+ones unless a test gives those it reads back."""
+
+from collections.abc import Callable
+
+from bot_api.changes import ChangeFeed
+from bot_api.quotas import AccountQuotas
+from bot_api.stories.service import PublishCheck, StoryService
+from bot_api.story_cache.repository import VectorStore
+from bot_api.story_tests.repository import ConversationTestStore
+from support.memory import (
+    AnalyticsInMemory,
+    ConversationTestsInMemory,
+    Database,
+    InboxInMemory,
+    InboxSnapshotsInMemory,
+    VectorsInMemory,
+)
+
+
+def story_service(
+    database: Database,
+    changes: ChangeFeed,
+    quotas: AccountQuotas,
+    *,
+    tests: ConversationTestStore | None = None,
+    vectors: VectorStore | None = None,
+    publish_check: PublishCheck | None = None,
+    awaiting_meaning: Callable[[str], int] | None = None,
+) -> StoryService:
+    return StoryService(
+        stories=database.stories,
+        interactions=database.interactions,
+        sessions=database.sessions,
+        turns=database.turns,
+        versions=database.versions,
+        tests=ConversationTestsInMemory() if tests is None else tests,
+        inbox=InboxInMemory(database.turns),
+        inbox_snapshots=InboxSnapshotsInMemory(),
+        analytics=AnalyticsInMemory(),
+        vectors=VectorsInMemory() if vectors is None else vectors,
+        connections=database.connections,
+        changes=changes,
+        quotas=quotas,
+        publish_check=publish_check,
+        awaiting_meaning=awaiting_meaning,
+    )

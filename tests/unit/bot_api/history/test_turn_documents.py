@@ -1,0 +1,41 @@
+from datetime import UTC, datetime, timedelta
+
+from bot_api.domain.history import AnsweredBy, Resolution, ScoredCandidate, TurnRecord
+from bot_api.history.documents import turn_from_document, turn_to_document
+
+AT = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+
+
+def test_a_turn_comes_back_from_its_document_as_it_went_in() -> None:
+    turn = TurnRecord(
+        account_id="a1",
+        story_id="s1",
+        session_id="visitor-7",
+        at=AT,
+        outcome="matched",
+        query="a large pizza",
+        interaction=AnsweredBy("i1", "Order", "standard"),
+        score=0.91,
+        threshold=0.5,
+        candidates=(ScoredCandidate("i1", "Order", 0.91), ScoredCandidate("i2", "Drinks", 0.2)),
+        parameters={"size": "large"},
+        contexts=("Order",),
+        fulfillment="One large pizza coming up!",
+        webhook="ok",
+        latency_ms=4.5,
+        default_source="web",
+        default_language="en",
+        vector=(0.25, -0.5),
+        vector_model="all-MiniLM-L6-v2-int8",
+        resolution=Resolution("a1", "assigned", AT, "i1"),
+    )
+    document = turn_to_document(turn, AT + timedelta(days=30))
+    assert document["expiresAt"] == AT + timedelta(days=30)
+    assert document["interaction"] == {"id": "i1", "name": "Order", "type": "standard"}
+    assert len(document["vector"]) == 2 * 2  # float16 bytes
+    assert turn_from_document(document) == turn
+
+
+def test_a_fallback_turn_with_nothing_optional_round_trips() -> None:
+    turn = TurnRecord("a1", "s1", "v", AT, "fallback", query="refund please")
+    assert turn_from_document(turn_to_document(turn, AT)) == turn

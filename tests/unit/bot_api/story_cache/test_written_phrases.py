@@ -1,0 +1,156 @@
+"""The phrases a write gives a story are queued for their vectors by the process that took
+it, before anyone asks the story: its read says how many wait, from the start."""
+
+from collections import Counter
+
+import pytest
+
+from bot_api.changes import ChangeFeed, Handler
+from bot_api.domain.interactions import default_interactions
+from bot_api.domain.settings import Settings
+from bot_api.engine.semantic import Encoders
+from bot_api.interactions.service import InteractionService
+from bot_api.quotas import Quotas
+from bot_api.story_cache.cache import StoryCache
+from bot_api.story_cache.vectors import PhraseVectorService
+from bot_api.story_cache.written import WrittenPhrases
+from shared.config import Config
+from support.bodies import new_interaction
+from support.editing import set_phrases
+from support.encoders import ConceptEncoder
+from support.memory import ConnectionDirectory, Database, VectorsInMemory
+from support.story_service import story_service
+
+ACCOUNT = "account-1"
+GREETINGS = {
+    language: len(default_interactions(language)[0].user_says) for language in ("english", "german")
+}
+
+
+class Bot:
+    """The management use cases with the story cache and the listener on their change
+    feed, as the app wires them when the semantic stage is on."""
+
+    def __init__(self) -> None:
+        database = Database()
+        feed = ChangeFeed()
+        self.encoder = ConceptEncoder()
+        self.vectors = PhraseVectorService(
+            VectorsInMemory(), Encoders((self.encoder,)), retry_seconds=0.01
+        )
+        self.cache = StoryCache(
+            stories=database.stories,
+            interactions=database.interactions,
+            entities=database.entities,
+            versions=database.versions,
+            vectors=self.vectors,
+            budget_bytes=2**30,
+            retry_seconds=0.01,
+        )
+        self.written = WrittenPhrases(
+            stories=database.stories,
+            interactions=database.interactions,
+            entities=database.entities,
+            vectors=self.vectors,
+            landed=self.cache.vectors_landed,
+        )
+        feed.handle(Handler.STORY_CACHE, self.cache)
+        feed.handle(Handler.WRITTEN_PHRASES, self.written)
+        quotas = Quotas.from_config(Config(mongodb_url="", nats_url=""))
+        self.stories = story_service(database, feed, quotas, awaiting_meaning=self.vectors.waiting)
+        self.interactions = InteractionService(
+            stories=database.stories,
+            interactions=database.interactions,
+            entities=database.entities,
+            changes=feed,
+            connections=ConnectionDirectory(),
+            quotas=quotas,
+        )
+
+    async def new_story(self, language: str = "english") -> str:
+        return await self.stories.create(
+            account_id=ACCOUNT, name="Bot", description="", settings=Settings(language=language)
+        )
+
+    async def add(self, story_id: str, *user_says: str) -> str:
+        body = {"name": "Greet", "userSays": [*user_says]}
+        return await self.interactions.create(
+            account_id=ACCOUNT, story_id=story_id, interaction=new_interaction(body)
+        )
+
+    async def edit(self, story_id: str, interaction_id: str, *user_says: str) -> None:
+        await set_phrases(self.interactions, ACCOUNT, story_id, interaction_id, user_says)
+
+    async def speak(self, story_id: str, language: str) -> None:
+        await self.stories.update(
+            account_id=ACCOUNT,
+            story_id=story_id,
+            name="Bot",
+            description="",
+            settings={"language": language},
+        )
+
+    async def waiting(self, story_id: str) -> int:
+        """`phrasesAwaitingMeaning` of the story's read, once the writes heard so far
+        are queued."""
+        await self.written.idle()
+        read = await self.stories.read(account_id=ACCOUNT, story_id=story_id)
+        count: int = read["phrasesAwaitingMeaning"]
+        return count
+
+
+@pytest.fixture
+async def bot() -> Bot:
+    return Bot()
+
+
+async def test_a_story_written_and_never_asked_counts_its_phrases_until_they_land(
+    bot: Bot,
+) -> None:
+    bot.encoder.released.clear()
+    story_id = await bot.new_story()
+    greet = await bot.add(story_id, "hello there", "hi friend")
+    assert await bot.waiting(story_id) == GREETINGS["english"] + 2
+    assert bot.cache.size == 0, "no query compiled the story"
+    bot.encoder.released.set()
+    await bot.vectors.idle()
+    assert await bot.waiting(story_id) == 0
+    await bot.cache.story(ACCOUNT, story_id)
+    await bot.cache.idle()
+    await bot.vectors.idle()
+    story = await bot.cache.story(ACCOUNT, story_id)
+    assert story.semantic is not None and greet in story.semantic
+    assert {"hello there", "hi friend"} <= set(bot.encoder.encoded)
+    assert max(Counter(bot.encoder.encoded).values()) == 1, "the compile encoded none again"
+
+
+async def test_edits_queue_an_interactions_latest_phrases_the_store_lacks_and_no_more(
+    bot: Bot,
+) -> None:
+    story_id = await bot.new_story()
+    greet = await bot.add(story_id, "hello there")
+    await bot.written.idle()
+    await bot.vectors.idle()
+    bot.encoder.released.clear()
+    for n in range(5):
+        await bot.edit(story_id, greet, "hello there", f"order {n} pizza", f"large {n} pizza")
+    assert await bot.waiting(story_id) == 2
+    await bot.edit(story_id, greet, "hello there")
+    assert await bot.waiting(story_id) == 0, "what the edits queued is no longer wanted"
+    bot.encoder.released.set()
+    await bot.vectors.idle()
+
+
+async def test_a_language_the_model_reads_queues_every_phrase_and_one_it_cannot_none(
+    bot: Bot,
+) -> None:
+    story_id = await bot.new_story("german")
+    await bot.add(story_id, "guten tag", "hallo freund")
+    assert await bot.waiting(story_id) == 0, "no model reads german here"
+    bot.encoder.released.clear()
+    await bot.speak(story_id, "english")
+    assert await bot.waiting(story_id) == GREETINGS["german"] + 2
+    await bot.speak(story_id, "german")
+    assert await bot.waiting(story_id) == 0
+    bot.encoder.released.set()
+    await bot.vectors.idle()
