@@ -53,6 +53,13 @@ def stack_settings() -> dict[str, Any]:
     return {}
 
 
+@pytest.fixture(scope="module")
+def own_stack(stack_settings: dict[str, Any]) -> bool:
+    """Whether the module needs processes of its own: when it gives them settings, or
+    (a module overrides this) when what it checks depends on what else they answered."""
+    return bool(stack_settings)
+
+
 @dataclass
 class _Services:
     bot_api: ServerProcess
@@ -112,11 +119,12 @@ def stack(
     nats_url: str,
     tmp_path_factory: pytest.TempPathFactory,
     stack_settings: dict[str, Any],
+    own_stack: bool,
 ) -> Iterator[Stack]:
     """The module's account on a running stack: the shared one, or one of the module's own
-    when it gives settings."""
+    (`own_stack`)."""
     with contextlib.ExitStack() as own:
-        if stack_settings:
+        if own_stack:
             logs = tmp_path_factory.mktemp("stack-logs")
             services = own.enter_context(_services(mongo_url, nats_url, logs, stack_settings))
         else:

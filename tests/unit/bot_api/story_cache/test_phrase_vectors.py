@@ -250,7 +250,7 @@ async def test_a_story_answers_lexically_while_its_vectors_are_read_then_by_mean
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The first query waits a twentieth of a second for the held vectors, not a second."""
-    monkeypatch.setattr(cache_module, "SEMANTIC_WAIT_SECONDS", 0.05)
+    monkeypatch.setattr(entries, "SEMANTIC_WAIT_SECONDS", 0.05)
     store = HeldVectors()
     bot = Bot(store)
     story_id, greet = await bot.new_story("hello there", "hi friend")
