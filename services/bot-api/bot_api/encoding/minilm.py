@@ -10,10 +10,12 @@ streaming them from memory. Quantised again for onnxruntime's int8 matrix produc
 (`quantize_dynamic`, per channel), the same message takes about 1.5 ms, for nearly the
 same figures (make eval: Braun 0.949 against 0.956, two messages; HWU64 0.844 against
 0.846; docs/matching.md). Quantising takes 2 to 4 s of one
-core, so it is done once per process, in a thread of its own started with the encoder:
-the first encoding waits for it.
+core, so it is done once per process, in a thread of its own started with the first
+encoder, and every encoder of the process shares the model (a test process makes an app
+per test): the first encoding waits for it.
 """
 
+import functools
 import tempfile
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -57,9 +59,7 @@ class MiniLmEncoder:
     cross_lingual = False
 
     def __init__(self) -> None:
-        starting = ThreadPoolExecutor(1, thread_name_prefix="minilm-quantise")
-        self._session: Future[onnxruntime.InferenceSession] = starting.submit(_session)
-        starting.shutdown(wait=False)
+        self._session = _quantising()
         self._tokenizer = Tokenizer.from_file(str(_TOKENIZER))
         self._tokenizer.enable_truncation(MAX_TOKENS)
         self._tokenizer.no_padding()  # the file pads to 128 tokens; a text is read alone
@@ -86,6 +86,16 @@ class MiniLmEncoder:
         pooled = states.mean(axis=0)
         vector: Vectors = (pooled / max(float(np.linalg.norm(pooled)), 1e-12)).astype(np.float32)
         return vector
+
+
+@functools.cache
+def _quantising() -> Future[onnxruntime.InferenceSession]:
+    """The process's one model, being made in a thread of its own (a session runs
+    from several threads at once)."""
+    starting = ThreadPoolExecutor(1, thread_name_prefix="minilm-quantise")
+    session = starting.submit(_session)
+    starting.shutdown(wait=False)
+    return session
 
 
 def _session() -> onnxruntime.InferenceSession:

@@ -10,7 +10,8 @@ reason, never the URL (Telegram's holds the bot token).
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator, Mapping
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 import aiohttp
@@ -38,27 +39,40 @@ class SendFailed(Exception):
     """The platform did not take the call: the message says why (no secret in it)."""
 
 
+Sleep = Callable[[float], Awaitable[None]]
+
+
 class Sender:
-    def __init__(self, session: aiohttp.ClientSession, bases: Mapping[str, str]) -> None:
+    """`clock` and `sleep` are the time the retries wait by: a test passes a clock of its
+    own, so waiting out a `Retry-After` costs it no real second."""
+
+    def __init__(
+        self,
+        session: aiohttp.ClientSession,
+        bases: Mapping[str, str],
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
         self._session = session
         self._bases = bases
         """The API base address of each channel type."""
+        self._clock = clock
+        self._sleep = sleep
 
     async def send(self, channel_type: str, call: Call, seconds: float = ANSWER_SECONDS) -> None:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + seconds
+        deadline = self._clock() + seconds
         method = call.path.rsplit("/", 1)[-1]
         url = self._bases[channel_type].rstrip("/") + call.path
         for attempt in range(ATTEMPTS):
-            retry_after, reason = await self._attempt(url, call, deadline - loop.time())
+            retry_after, reason = await self._attempt(url, call, deadline - self._clock())
             if reason is None:
                 return
             if retry_after is None or attempt == ATTEMPTS - 1:
                 raise SendFailed(f"{channel_type} {method}: {reason}")
             wait = max(retry_after, BACKOFF_SECONDS * 2**attempt)
-            if loop.time() + wait >= deadline:
+            if self._clock() + wait >= deadline:
                 raise SendFailed(f"{channel_type} {method}: {reason} (retry after {wait:g} s)")
-            await asyncio.sleep(wait)
+            await self._sleep(wait)
         raise AssertionError("unreachable: the last attempt raises")
 
     async def _attempt(
@@ -125,6 +139,10 @@ def _retry_after(headers: Mapping[str, str], answer: Any) -> float | None:
 
 
 @contextlib.asynccontextmanager
-async def opened(bases: Mapping[str, str]) -> AsyncIterator[Sender]:
+async def opened(
+    bases: Mapping[str, str],
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Sleep = asyncio.sleep,
+) -> AsyncIterator[Sender]:
     async with aiohttp.ClientSession() as session:
-        yield Sender(session, bases)
+        yield Sender(session, bases, clock, sleep)

@@ -13,6 +13,7 @@ import pytest
 from bot_api.domain.history import TurnRecord
 from bot_api.domain.interactions import default_interactions
 from bot_api.domain.settings import Settings
+from bot_api.encoding.minilm import MiniLmEncoder
 from bot_api.engine.clustering import normalised
 from bot_api.history.documents import turn_to_document
 from bot_api.history.keys import RECORDER, TURN_STORE
@@ -170,3 +171,13 @@ async def test_an_imported_story_counts_its_phrases_waiting_for_meaning_before_a
     phrases = 4 * 9 + len(default_interactions()[0].user_says)  # the import adds a welcome
     assert await eventually(waiting) <= phrases, "at most the story's own phrases wait"
     await eventually(landed, seconds=VECTORS_TIMEOUT)
+
+
+def test_the_encoders_of_one_process_share_one_quantised_model() -> None:
+    """Quantising takes 2 to 4 s of a core: each app a process makes (here one per test)
+    would take them again."""
+    first, second = MiniLmEncoder(), MiniLmEncoder()
+    assert first._session is second._session
+    assert (
+        first(["will I need an umbrella"]).tolist() == second(["will I need an umbrella"]).tolist()
+    )
