@@ -4,8 +4,8 @@ Without `?limit=` and `?offset=` a list is every item: a team's console and scri
 with a plain GET and must not lose records, and what a list can hold is bounded by the
 quotas (docs/reliability.md). With either, the answer is a page as before: `limit` (1 to
 MAX_PAGE, MAX_PAGE when absent) items from `offset` (0 when absent). Either way the
-number of items in all pages is in the `X-Total-Count` header. This supersedes
-DESIGN.md's "without them a list answers its first page of the cap" (issue 17)."""
+number of items in all pages is in the `X-Total-Count` header (docs/api.md "Lists", which
+says why a plain GET is no longer the first page)."""
 
 from dataclasses import dataclass
 from typing import TypeVar

@@ -82,11 +82,13 @@ def run_document(account_id: str, story_id: str, run: TestRun) -> dict[str, Any]
         "accountId": account_id,
         "ranAt": run.ran_at,
         "turns": run.turns,
-        "results": [_result_document(r) for r in run.results],
+        "results": [result_document(r) for r in run.results],
     }
 
 
-def _result_document(result: TestResult) -> dict[str, Any]:
+def result_document(result: TestResult) -> dict[str, Any]:
+    """A test's result as a run stores it, and as the API shows it but for `difference`
+    (`schemas.ResultSchema`): the one place a result is written."""
     written: dict[str, Any] = {
         "id": result.id,
         "name": result.name,

@@ -23,7 +23,12 @@ from bot_api.domain.conversation_tests import (
     TestRun,
 )
 from bot_api.interactions.schemas import TRIGGER
-from bot_api.story_tests.repository import EXPECTATION_FIELDS, conversation_test, written_test
+from bot_api.story_tests.repository import (
+    EXPECTATION_FIELDS,
+    conversation_test,
+    result_document,
+    written_test,
+)
 from shared.schema_fields import FullMatch, StrictBoolean
 from shared.timeutil import iso
 
@@ -178,18 +183,12 @@ class ResultSchema(Schema):
 
     @pre_dump
     def from_value(self, result: TestResult, **kwargs: Any) -> dict[str, Any]:
-        dumped: dict[str, Any] = {
-            "id": result.id,
-            "name": result.name,
-            "passed": result.passed,
-            "broken": result.broken,
-        }
-        if result.turn is not None:
-            dumped["turn"] = result.turn
-        if result.difference is not None:
-            name = result.difference.field
-            dumped["expected"] = {name: result.difference.expected}
-            dumped["got"] = {name: result.difference.got}
+        """As stored, the first expectation not met shown by its field's name."""
+        dumped = result_document(result)
+        difference = dumped.pop("difference", None)
+        if difference is not None:
+            dumped["expected"] = {difference["field"]: difference["expected"]}
+            dumped["got"] = {difference["field"]: difference["got"]}
         return dumped
 
 
