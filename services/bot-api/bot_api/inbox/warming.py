@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from bot_api.background import Drain
 from bot_api.domain.history import TurnRecord
+from bot_api.domain.settings import REVIEW_MARGIN
 from bot_api.inbox.repository import PROMPT_CONTINUED
 from shared.errors import NotFound
 
@@ -28,19 +29,25 @@ log = logging.getLogger(__name__)
 
 MAX_WAITING = 1_000
 MAX_READ = 10_000
-READ_AGAIN_AFTER = 1_000
+READ_AGAIN_AFTER = 2_000
 """Misses after which a story's inbox is read ahead again: its snapshot is then at most
-about this many turns behind, which a first read takes in some 0.2 s (10,000 in 1.9 s)."""
+about this many turns behind, which a first read takes in some 0.4 s (10,000 in 1.9 s).
+Each read ahead again reads the story's turns whole (about 1.5 s of the process's CPU for
+10,000): at 1,000 that cost lexical /query on the HWU64 story some 1 ms of CPU a turn,
+nearly every turn of which is a weak match (make bench "/query on real text")."""
 
 Read = Callable[[str, str], Awaitable[object]]
 """Reads a story's inbox, by account and story id."""
 
 
 def may_be_missed(turn: TurnRecord) -> bool:
-    """Whether the turn may be in its story's inbox, whatever the story's `reviewBelow`."""
+    """Whether the turn is in its story's inbox at the default `reviewBelow` (its
+    confidence threshold plus `REVIEW_MARGIN`); a story that sets its own is read ahead at
+    its first fallback all the same."""
     if turn.test or turn.query is None:
         return False
-    return turn.outcome == "fallback" or turn.score < PROMPT_CONTINUED
+    review_below = min(turn.threshold + REVIEW_MARGIN, PROMPT_CONTINUED)
+    return turn.outcome == "fallback" or turn.score < review_below
 
 
 class InboxWarming:

@@ -18,7 +18,10 @@ T0 = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
 def turn(
     story: str, outcome: OutcomeKind = "fallback", score: float = 0.1, test: bool = False
 ) -> TurnRecord:
-    return TurnRecord("account-1", story, "s-1", T0, outcome, query="hello", score=score, test=test)
+    """A turn of a story whose confidence threshold is 0.5: below 0.65 it is a miss."""
+    return TurnRecord(
+        "account-1", story, "s-1", T0, outcome, query="hello", score=score, threshold=0.5, test=test
+    )
 
 
 class Reads:
@@ -45,7 +48,7 @@ async def test_a_storys_first_misses_have_its_inbox_read_once_one_story_at_a_tim
     reads = Reads()
     warming = InboxWarming(reads.read)
     await warming.turns_written([turn("a"), turn("a"), turn("b", "matched", 0.6)])
-    await warming.turns_written([turn("a"), turn("c", "matched", 1.0), turn("d", test=True)])
+    await warming.turns_written([turn("a"), turn("c", "matched", 0.7), turn("d", test=True)])
     await until(lambda: len(reads.asked) == 1)
     reads.go.set()
     await until(lambda: len(reads.asked) == 2 and reads.running == 0)
