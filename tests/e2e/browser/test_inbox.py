@@ -14,7 +14,9 @@ from bot_api.domain.history import TurnRecord
 from bot_api.history.documents import turn_to_document
 from support.browser import Stack, call, loaded, screenshot, sign_in
 
-T0 = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
+T0 = datetime.now(UTC).replace(hour=9, minute=0, second=0, microsecond=0) - timedelta(days=1)
+"""Yesterday at 9:00: stored turns expire 30 days after their time (a TTL index), so a fixed
+date stops being read a month later."""
 HOURS = {
     "name": "Hours",
     "userSays": ["when are you open", "opening hours"],

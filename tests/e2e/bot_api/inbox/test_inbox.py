@@ -26,7 +26,9 @@ from support.limits import refused
 from support.metrics import sample
 from support.waiting import eventually
 
-T0 = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
+T0 = datetime.now(UTC).replace(hour=9, minute=0, second=0, microsecond=0) - timedelta(days=1)
+"""Yesterday at 9:00: stored turns expire 30 days after their time (a TTL index), so a fixed
+date stops being read a month later."""
 OPEN = "what time do you open today"
 
 

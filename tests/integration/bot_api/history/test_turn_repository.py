@@ -15,7 +15,9 @@ from shared.config import Config
 from shared.ids import new_object_id
 from support.memory import TurnsInMemory
 
-START = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
+START = datetime.now(UTC).replace(hour=9, minute=0, second=0, microsecond=0) - timedelta(days=1)
+"""Yesterday at 9:00: stored turns expire 30 days after their time (a TTL index), so a fixed
+date stops being read a month later."""
 ORDER = AnsweredBy("i-order", "Order", "standard")
 FALLBACK = AnsweredBy("i-fallback", "Fallback", "fallback")
 

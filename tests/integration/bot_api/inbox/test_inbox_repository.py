@@ -18,7 +18,9 @@ from bot_api.inbox.repository import MAX_INBOX_TURNS, InboxRepository
 from shared.config import Config
 from support.memory import InboxInMemory, TurnsInMemory
 
-T0 = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
+T0 = datetime.now(UTC).replace(hour=9, minute=0, second=0, microsecond=0) - timedelta(days=1)
+"""Yesterday at 9:00: stored turns expire 30 days after their time (a TTL index), so a fixed
+date stops being read a month later."""
 STORY, OTHER = str(ObjectId()), str(ObjectId())
 MODEL = "model-1"
 RESOLVED = Resolution("account-1", "assigned", T0, "i-1")
