@@ -33,8 +33,7 @@ READ_AGAIN_AFTER = 2_000
 """Misses after which a story's inbox is read ahead again: its snapshot is then at most
 about this many turns behind, which a first read takes in some 0.4 s (10,000 in 1.9 s).
 Each read ahead again reads the story's turns whole (about 1.5 s of the process's CPU for
-10,000): at 1,000 that cost lexical /query on the HWU64 story some 1 ms of CPU a turn,
-nearly every turn of which is a weak match (make bench "/query on real text")."""
+10,000 on nx-27017), which a busy story pays once per this many misses."""
 
 Read = Callable[[str, str], Awaitable[object]]
 """Reads a story's inbox, by account and story id."""
