@@ -84,8 +84,8 @@ class InboxWarming:
     async def _read_waiting(self) -> None:
         while self._waiting:
             story_id, account_id = self._waiting.popitem(last=False)
-            self._since_read.pop(story_id, None)
             self._since_read[story_id] = 0
+            self._since_read.move_to_end(story_id)
             while len(self._since_read) > MAX_READ:
                 self._since_read.popitem(last=False)
             try:
