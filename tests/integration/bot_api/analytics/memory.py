@@ -9,7 +9,7 @@ from support.journal import Action
 
 
 class AnalyticsInMemory:
-    """Hour counters and conversation marks, as `storage.analytics` keeps them.
+    """Hour counters and conversation marks, as `AnalyticsRepository` keeps them.
     `meanwhile` runs actions before the next conditional writes look at the data:
     another process counting the same sessions."""
 

@@ -24,8 +24,8 @@ from bot_api.history.repository import (
 
 
 class TurnsInMemory:
-    """The `turns` and `conversations` collections as `storage.turns.TurnRepository`
-    keeps them: each turn as the document it stores (`turns`, by id), which the inbox's
+    """The `turns` and `conversations` collections as `TurnRepository` keeps them:
+    each turn as the document it stores (`turns`, by id), which the inbox's
     fake reads too; a turn stored twice (a batch tried again) counts once."""
 
     def __init__(self) -> None:

@@ -18,7 +18,7 @@ from integration.bot_api.history.memory import TurnsInMemory
 
 class InboxInMemory:
     """The misses inbox's view of the `turns` collection and its ignored texts, as
-    `storage.inbox.InboxRepository` keeps them: it reads the turn documents of the
+    `InboxRepository` keeps them: it reads the turn documents of the
     `TurnsInMemory` it is given, as the repository reads what `TurnRepository` wrote."""
 
     def __init__(self, collection: TurnsInMemory) -> None:
@@ -119,8 +119,8 @@ class InboxInMemory:
 
 
 class InboxSnapshotsInMemory:
-    """Snapshots of inboxes as `storage.inbox_snapshots.InboxSnapshotRepository` keeps
-    them: the payload as written, decoded when read, and each story's generation."""
+    """Snapshots of inboxes as `InboxSnapshotRepository` keeps them:
+    the payload as written, decoded when read, and each story's generation."""
 
     def __init__(self) -> None:
         self.generations: dict[str, int] = {}

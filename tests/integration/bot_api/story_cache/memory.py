@@ -10,8 +10,8 @@ from bot_api.engine.semantic import StoredVectors, Vectors
 
 
 class VectorsInMemory:
-    """Phrase vectors by key and the stories using each, as `storage.vectors` keeps
-    them (float16)."""
+    """Phrase vectors by key and the stories using each, as
+    `PhraseVectorRepository` keeps them (float16)."""
 
     def __init__(self) -> None:
         self.by_key: dict[str, StoredVectors] = {}

@@ -19,7 +19,7 @@ class _OwnedTest:
 
 class ConversationTestsInMemory:
     """Tests by id (in the order they were made) and the last run of each story, as
-    `storage.conversation_tests` keeps them."""
+    `ConversationTestRepository` keeps them."""
 
     def __init__(self) -> None:
         self.tests: dict[str, _OwnedTest] = {}
