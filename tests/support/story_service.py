@@ -9,14 +9,11 @@ from bot_api.quotas import AccountQuotas
 from bot_api.stories.service import PublishCheck, StoryService
 from bot_api.story_cache.repository import VectorStore
 from bot_api.story_tests.repository import ConversationTestStore
-from support.memory import (
-    AnalyticsInMemory,
-    ConversationTestsInMemory,
-    Database,
-    InboxInMemory,
-    InboxSnapshotsInMemory,
-    VectorsInMemory,
-)
+from integration.bot_api.analytics.memory import AnalyticsInMemory
+from integration.bot_api.inbox.memory import InboxInMemory, InboxSnapshotsInMemory
+from integration.bot_api.story_cache.memory import VectorsInMemory
+from integration.bot_api.story_tests.memory import ConversationTestsInMemory
+from support.memory import Database
 
 
 def story_service(

@@ -10,10 +10,12 @@ from bot_api.entities.service import EntityService
 from bot_api.interactions.service import InteractionService
 from bot_api.quotas import Quotas
 from bot_api.stories.service import StoryService
+from integration.bot_api.connections.memory import ConnectionDirectory
+from integration.bot_api.story_tests.memory import ConversationTestsInMemory
 from shared.config import Config
 from shared.fair_work import FairWork
 from support.changes import Announced
-from support.memory import ConnectionDirectory, ConversationTestsInMemory, Database
+from support.memory import Database
 from support.story_service import story_service
 
 

@@ -1,5 +1,5 @@
 """The analytics counters over AnalyticsRepository on the embedded MongoDB and over its
-in-memory twin (tests/support/memory.py), held to the same contract: what a batch
+in-memory twin (memory.py beside this file), held to the same contract: what a batch
 counts, a session counted once across batches and processes, a late earlier turn moving
 its conversation, reads by hour range, and a story's deletion."""
 
@@ -15,9 +15,9 @@ from bot_api.analytics.counters import AnalyticsCounters, AnalyticsStore
 from bot_api.analytics.repository import AnalyticsRepository
 from bot_api.domain.analytics import Tally, hour_of, latency_bucket
 from bot_api.domain.history import AnsweredBy, TurnRecord
+from integration.bot_api.analytics.memory import AnalyticsInMemory
 from shared.config import Config
 from shared.ids import new_object_id
-from support.memory import AnalyticsInMemory
 
 NOON = datetime(2026, 3, 1, 12, tzinfo=UTC)
 HOURS = hour_of(NOON)

@@ -10,11 +10,12 @@ import pytest
 from pymongo import AsyncMongoClient
 
 from bot_api.connections.repository import ConnectionView, ConnectionViewRepository
+from integration.bot_api.connections.memory import ConnectionsInMemory
 from shared.config import Config
 from shared.events import ConnectionChanged
 from shared.ids import new_object_id
 from support.documents import ACCOUNTS, Documents, changed, contents
-from support.memory import ConnectionsInMemory, Database
+from support.memory import Database
 
 STORIES = ("a" * 24, "b" * 24)
 URL = "https://hooks.example/orders"

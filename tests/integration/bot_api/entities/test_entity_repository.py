@@ -9,10 +9,11 @@ from pymongo import AsyncMongoClient
 
 from bot_api.domain.entities import Entity, Entry
 from bot_api.entities.repository import EntityRepository, EntityStore, StoredEntity
+from integration.bot_api.entities.memory import EntitiesInMemory
 from shared.config import Config
 from shared.errors import Conflict
 from support.documents import ACCOUNTS, Documents, changed, contents
-from support.memory import Database, EntitiesInMemory
+from support.memory import Database
 
 NAMES = {ACCOUNTS[0]: ("city", "size", "color"), ACCOUNTS[1]: ("city", "topping", "drink")}
 NAMES[ACCOUNTS[2]] = ("size", "crust", "sauce")

@@ -11,9 +11,9 @@ from pymongo import AsyncMongoClient
 
 from bot_api.domain.history import AnsweredBy, OutcomeKind, TurnRecord
 from bot_api.history.repository import ConversationFilter, StoredTurn, TurnRepository, TurnStore
+from integration.bot_api.history.memory import TurnsInMemory
 from shared.config import Config
 from shared.ids import new_object_id
-from support.memory import TurnsInMemory
 
 START = datetime.now(UTC).replace(hour=9, minute=0, second=0, microsecond=0) - timedelta(days=1)
 """Yesterday at 9:00: stored turns expire 30 days after their time (a TTL index), so a fixed

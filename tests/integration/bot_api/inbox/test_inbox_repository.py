@@ -15,8 +15,9 @@ from bot_api.domain.history import AnsweredBy, OutcomeKind, Resolution, TurnReco
 from bot_api.history.documents import FIRST_VECTOR_MODEL, turn_from_document, turn_to_document
 from bot_api.history.repository import StoredTurn, TurnRepository
 from bot_api.inbox.repository import MAX_INBOX_TURNS, InboxRepository
+from integration.bot_api.history.memory import TurnsInMemory
+from integration.bot_api.inbox.memory import InboxInMemory
 from shared.config import Config
-from support.memory import InboxInMemory, TurnsInMemory
 
 T0 = datetime.now(UTC).replace(hour=9, minute=0, second=0, microsecond=0) - timedelta(days=1)
 """Yesterday at 9:00: stored turns expire 30 days after their time (a TTL index), so a fixed

@@ -18,8 +18,8 @@ from bot_api.inbox.snapshots import (
     InboxSnapshotRepository,
     encoded,
 )
+from integration.bot_api.inbox.memory import InboxSnapshotsInMemory
 from shared.config import Config
-from support.memory import InboxSnapshotsInMemory
 
 T0 = datetime(2026, 11, 25, 9, 0, 0, 123000, tzinfo=UTC)
 STORY, OTHER = str(ObjectId()), str(ObjectId())

@@ -23,10 +23,11 @@ from bot_api.interactions.repository import (
     InteractionStore,
     InteractionSummary,
 )
+from integration.bot_api.interactions.memory import InteractionsInMemory
 from shared.config import Config
 from shared.ids import new_object_id
 from support.documents import ACCOUNTS, Documents, changed, contents
-from support.memory import Database, InteractionsInMemory
+from support.memory import Database
 
 Ids = dict[tuple[str, int, int], str]
 

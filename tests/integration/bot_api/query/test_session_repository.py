@@ -10,12 +10,13 @@ from pymongo import AsyncMongoClient
 
 from bot_api.engine.turn import HandedOver, SessionState
 from bot_api.query.repository import SessionRepository, SessionStore, StoredSession, session_key
+from integration.bot_api.query.memory import SessionsInMemory
 from shared.config import Config
 from shared.ids import new_object_id
 from shared.pages import Page
 from shared.timeutil import utcnow
 from support.documents import ACCOUNTS, Documents, changed, contents
-from support.memory import Database, SessionsInMemory
+from support.memory import Database
 
 IDLE = timedelta(minutes=10)
 

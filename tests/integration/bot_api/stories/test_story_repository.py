@@ -13,11 +13,12 @@ from pymongo import AsyncMongoClient
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
 from bot_api.stories.repository import StoryFields, StoryRepository, StoryStore
+from integration.bot_api.stories.memory import StoriesInMemory
 from shared.config import Config
 from shared.ids import new_object_id
 from shared.pages import Page
 from support.documents import ACCOUNTS, Documents, changed, contents
-from support.memory import Database, StoriesInMemory
+from support.memory import Database
 
 STRUCTURE = Structure.for_new_story(["welcome", "fallback"]).add_root("order")
 

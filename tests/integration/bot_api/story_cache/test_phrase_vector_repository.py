@@ -17,9 +17,9 @@ from pymongo import AsyncMongoClient
 from bot_api.engine.semantic import Encoders, vector_key
 from bot_api.story_cache.repository import PhraseVectorRepository, VectorStore
 from bot_api.story_cache.vectors import PhraseVectorService
+from integration.bot_api.story_cache.memory import VectorsInMemory
 from shared.config import Config
 from support.encoders import ConceptEncoder
-from support.memory import VectorsInMemory
 
 
 @pytest.fixture(params=["mongodb", "memory"])

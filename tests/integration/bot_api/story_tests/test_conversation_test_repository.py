@@ -18,9 +18,9 @@ from bot_api.domain.conversation_tests import (
     TestRun,
 )
 from bot_api.story_tests.repository import ConversationTestRepository, ConversationTestStore
+from integration.bot_api.story_tests.memory import ConversationTestsInMemory
 from shared.config import Config
 from shared.ids import new_object_id
-from support.memory import ConversationTestsInMemory
 
 ACCOUNTS = ("a" * 24, "b" * 24)
 RAN_AT = datetime(2026, 3, 1, 12, 30, 15, 123000, tzinfo=UTC)

@@ -14,11 +14,12 @@ from bot_api.versions.repository import (
     VersionStore,
     new_version,
 )
+from integration.bot_api.versions.memory import VersionsInMemory
 from shared.config import Config
 from shared.ids import new_object_id
 from shared.pages import Page
 from support.documents import ACCOUNTS, Documents, changed, contents
-from support.memory import Database, VersionsInMemory
+from support.memory import Database
 
 STORIES = ("a" * 24, "b" * 24)
 DOCUMENT = {"format": "parley.story", "version": 1, "name": "Pizza", "interactions": []}

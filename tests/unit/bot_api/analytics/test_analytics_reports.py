@@ -14,10 +14,11 @@ import pytest
 from bot_api.analytics.service import MAX_REPORTS_PER_ACCOUNT, AnalyticsReports
 from bot_api.domain.analytics import Span
 from bot_api.stories.service import StoryService
+from integration.bot_api.analytics.memory import AnalyticsInMemory
 from shared.fair_work import FairWork
 from shared.rates import RateLimited
 from support.held_jobs import until
-from support.memory import AnalyticsInMemory, Database
+from support.memory import Database
 
 ACCOUNT = "a" * 24
 OTHER = "b" * 24

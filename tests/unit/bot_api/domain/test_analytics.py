@@ -20,7 +20,7 @@ from bot_api.domain.analytics import (
     percentile,
 )
 from bot_api.domain.history import AnsweredBy, TurnRecord
-from support.memory import AnalyticsInMemory
+from integration.bot_api.analytics.memory import AnalyticsInMemory
 
 NOON = datetime(2026, 3, 1, 12, tzinfo=UTC)
 HELLO = AnsweredBy("i-hello", "hello", "standard")

@@ -19,8 +19,8 @@ from bot_api.history import recorder as history
 from bot_api.history.recorder import TurnRecorder, fulfillment_summary, redacted, turn_record
 from bot_api.history.repository import StoredTurn
 from bot_api.metrics import HISTORY_TURNS_DROPPED
+from integration.bot_api.history.memory import TurnsInMemory
 from shared.ids import new_object_id
-from support.memory import TurnsInMemory
 
 AT = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 

@@ -9,7 +9,7 @@ from prometheus_client import generate_latest
 
 from bot_api.engine.clustering import Cluster, Miss
 from bot_api.inbox.clustering import WHOLE_READ_SECONDS, InboxClusterings
-from support.memory import InboxSnapshotsInMemory
+from integration.bot_api.inbox.memory import InboxSnapshotsInMemory
 from support.metrics import sample
 from tests.support.held_jobs import until
 

@@ -11,10 +11,12 @@ from bot_api.domain.errors import Clash, Invalid, Unknown
 from bot_api.domain.structure import ContextChange
 from bot_api.interactions.service import InteractionService
 from bot_api.stories.service import MAX_CONCURRENT_RETRIES, StoryService
+from integration.bot_api.connections.memory import ConnectionDirectory
 from shared.errors import Conflict, ValidationFailed
 from support.bodies import interaction_changes, new_interaction
 from support.changes import Announced
-from support.memory import Action, ConnectionDirectory, Database
+from support.journal import Action
+from support.memory import Database
 
 ACCOUNT = "account-1"
 

@@ -8,9 +8,10 @@ from bot_api.changes import StoryCreated, StoryDeleted, StoryEdited
 from bot_api.domain.conversation_tests import ConversationTest
 from bot_api.domain.settings import Settings
 from bot_api.stories.service import MAX_CONCURRENT_RETRIES, StoryService
+from integration.bot_api.story_tests.memory import ConversationTestsInMemory
 from shared.errors import Conflict, NotFound
 from support.changes import Announced
-from support.memory import ConversationTestsInMemory, Database
+from support.memory import Database
 
 ACCOUNT = "account-1"
 PIZZA = {"name": "Pizza", "description": "orders"}

@@ -21,10 +21,11 @@ from bot_api.quotas import Quotas
 from bot_api.stories.service import StoryService
 from bot_api.story_cache import compiler
 from bot_api.story_cache.cache import StoryCache
+from integration.bot_api.connections.memory import ConnectionDirectory
 from shared.config import Config
 from shared.fair_work import FairWork
 from support.bodies import new_interaction
-from support.memory import ConnectionDirectory, Database
+from support.memory import Database
 from support.story_service import story_service
 from tests.support.held_jobs import WAIT, held, until
 

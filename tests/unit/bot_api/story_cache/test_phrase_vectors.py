@@ -18,13 +18,15 @@ from bot_api.story_cache import entries
 from bot_api.story_cache.cache import StoryCache
 from bot_api.story_cache.sweep import VectorSweeper
 from bot_api.story_cache.vectors import CHUNK, PhraseVectorService
+from integration.bot_api.connections.memory import ConnectionDirectory
+from integration.bot_api.story_cache.memory import VectorsInMemory
 from shared.config import Config
 from shared.pages import Page
 from support.bodies import entity as entity_body
 from support.bodies import interaction_changes, new_interaction
 from support.editing import set_phrases
 from support.encoders import ConceptEncoder
-from support.memory import ConnectionDirectory, Database, VectorsInMemory
+from support.memory import Database
 from support.story_service import story_service
 
 ACCOUNT = "account-1"

@@ -16,11 +16,12 @@ from bot_api.interactions.service import InteractionService
 from bot_api.quotas import Quotas
 from bot_api.stories.service import StoryService
 from bot_api.story_cache.cache import StoryCache
+from integration.bot_api.connections.memory import ConnectionDirectory
 from shared.config import Config
 from shared.errors import NotFound
 from support.bodies import entity as entity_body
 from support.bodies import interaction_changes, new_interaction
-from support.memory import ConnectionDirectory, Database
+from support.memory import Database
 from support.story_service import story_service
 
 ACCOUNT = "account-1"

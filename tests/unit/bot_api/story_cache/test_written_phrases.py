@@ -14,11 +14,13 @@ from bot_api.quotas import Quotas
 from bot_api.story_cache.cache import StoryCache
 from bot_api.story_cache.vectors import PhraseVectorService
 from bot_api.story_cache.written import WrittenPhrases
+from integration.bot_api.connections.memory import ConnectionDirectory
+from integration.bot_api.story_cache.memory import VectorsInMemory
 from shared.config import Config
 from support.bodies import new_interaction
 from support.editing import set_phrases
 from support.encoders import ConceptEncoder
-from support.memory import ConnectionDirectory, Database, VectorsInMemory
+from support.memory import Database
 from support.story_service import story_service
 
 ACCOUNT = "account-1"

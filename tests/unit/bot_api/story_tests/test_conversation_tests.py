@@ -21,10 +21,11 @@ from bot_api.interactions.service import InteractionService
 from bot_api.stories.service import StoryService
 from bot_api.story_cache.cache import StoryCache
 from bot_api.story_tests.service import STARTED_RUNS, ConversationTestService
+from integration.bot_api.story_tests.memory import ConversationTestsInMemory
 from shared.errors import Conflict, NotFound
 from shared.fair_work import FairWork
 from support.held_jobs import held, until
-from support.memory import ConversationTestsInMemory, Database
+from support.memory import Database
 
 ACCOUNT = "a" * 24
 OTHER = "b" * 24

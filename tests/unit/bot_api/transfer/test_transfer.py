@@ -19,9 +19,10 @@ from bot_api.transfer.schemas import (
     read_upload,
 )
 from bot_api.transfer.service import ImportRefused, StoryTransfer
+from integration.bot_api.story_tests.memory import ConversationTestsInMemory
 from shared.errors import Conflict
 from support.changes import Announced
-from support.memory import ConversationTestsInMemory, Database
+from support.memory import Database
 
 ACCOUNT = "account-1"
 WRITES = ("entities.insert", "interactions.insert_many", "stories.insert")
