@@ -16,6 +16,7 @@ from pymongo.errors import DuplicateKeyError
 from shared import mongo
 from shared.cli import main
 from shared.config import Config
+from shared.expiry import ensure_expiry
 from shared.keys import STARTUP, STATUS_FIELD
 from shared.startup import Startup
 from shared.timeutil import utcnow
@@ -26,7 +27,8 @@ EMPTY_STATE = {"contexts": [], "parameters": {}, "pending": None}
 
 
 async def query(request: web.Request) -> web.Response:
-    """Sessions expire (docs/query.md), so the baseline's collection has the same TTL index."""
+    """Sessions expire (docs/query.md), so the baseline's collection expires them as bot-api's
+    does (`shared.expiry`)."""
     body = await request.json()
     key = f"baseline:{body['sessionId']}"
     sessions = request.app[SESSIONS]
@@ -54,7 +56,7 @@ def create_app(config: Config) -> web.Application:
     async def database(app: web.Application) -> AsyncIterator[None]:
         client = mongo.open_client(config.mongodb_url)
         app[SESSIONS] = client[config.bot_database]["baseline_sessions"]
-        await app[SESSIONS].create_index("expiresAt", expireAfterSeconds=0)
+        await ensure_expiry(app[SESSIONS])
         yield
         await client.close()
 

@@ -108,6 +108,10 @@ class Subjects:
         return f"{self.namespace}.events.entities.v1"
 
     @property
+    def conversation_erased(self) -> str:
+        return f"{self.namespace}.events.conversations.v1"
+
+    @property
     def connection_changed(self) -> str:
         return f"{self.namespace}.events.connections.v1"
 
@@ -188,6 +192,17 @@ class StoryChanged:
 @dataclass(frozen=True)
 class EntitiesChanged:
     account_id: str
+    origin: str = ""
+
+
+@dataclass(frozen=True)
+class ConversationErasedEvent:
+    """A conversation's turns were erased (docs/history.md): every replica lets go of the
+    copies it keeps of them (the misses inbox's)."""
+
+    account_id: str
+    story_id: str
+    session_id: str
     origin: str = ""
 
 

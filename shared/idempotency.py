@@ -25,6 +25,7 @@ from aiohttp import web
 from pymongo.errors import DuplicateKeyError, PyMongoError
 
 from shared.errors import BadRequest, Conflict
+from shared.expiry import ensure_expiry
 from shared.mongo import Database
 from shared.timeutil import utcnow
 
@@ -53,7 +54,7 @@ class IdempotencyKeys:
         """How long a claim holds its key: a request's budget, by when it has answered."""
 
     async def ensure_indexes(self) -> None:
-        await self.collection.create_index("expiresAt", expireAfterSeconds=0)
+        await ensure_expiry(self.collection)
 
     async def once(
         self,

@@ -19,7 +19,7 @@ from aiohttp import web
 from nats.aio.msg import Msg
 from nats.js.api import DeliverPolicy
 
-from shared import health, messaging, mongo
+from shared import expiry, health, messaging, mongo
 from shared.auth import AccountRepository, PrincipalCache
 from shared.budget import budget_middleware
 from shared.config import Config
@@ -93,7 +93,8 @@ async def body_worker(app: web.Application) -> AsyncIterator[None]:
 
 def mongo_context(database: str) -> CleanupContext:
     """MongoDB, with `database` as the service's own (with its idempotency keys) and the
-    accounts every service reads."""
+    accounts every service reads; on nx-27017, its expired documents swept once a minute
+    (`shared.expiry`)."""
 
     async def open_mongo(app: web.Application) -> AsyncIterator[None]:
         config = app[CONFIG]
@@ -111,7 +112,12 @@ def mongo_context(database: str) -> CleanupContext:
         app[IDEMPOTENCY] = IdempotencyKeys(app[DATABASE], config.request_budget_seconds)
         await app[ACCOUNTS].ensure_indexes()
         await app[IDEMPOTENCY].ensure_indexes()
+        sweeper = None
+        if await expiry.sweeps_on_read(client):
+            sweeper = asyncio.create_task(expiry.sweep_forever(app[DATABASE]))
         yield
+        if sweeper is not None:
+            sweeper.cancel()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(client.close(), SHUTDOWN_STEP_SECONDS)
 

@@ -85,20 +85,21 @@ class Handler(Enum):
     """The handlers of changes, by role; `app.py` and `messaging.py` give each its object."""
 
     PUBLISHER = "publisher"
-    """`messaging.EventPublisher`: the change's event into the outbox."""
+    """`messaging.EventPublisher`: the change's event into the outbox (an erasure's too:
+    the other replicas' inboxes let the conversation go)."""
     STORY_CACHE = "story cache"
-    """`conversations.cache.StoryCache`: drops or marks what it compiled."""
+    """`story_cache.cache.StoryCache`: drops or marks what it compiled."""
     WRITTEN_PHRASES = "written phrases"
-    """`conversations.written.WrittenPhrases`: queues the phrases written for their vectors
+    """`story_cache.written.WrittenPhrases`: queues the phrases written for their vectors
     (the semantic stage only)."""
     VECTOR_SWEEPER = "vector sweeper"
-    """`conversations.sweep.VectorSweeper`: forgets the story's queued phrases and, a while
+    """`story_cache.sweep.VectorSweeper`: forgets the story's queued phrases and, a while
     later, takes it off the vectors it no longer uses (the semantic stage only)."""
     CONVERSATION_TESTS = "conversation tests"
-    """`management.conversation_tests.ConversationTestService`: runs an edited story's
+    """`story_tests.service.ConversationTestService`: runs an edited story's
     tests; a deleted story's pending run is cancelled."""
     INBOX = "inbox"
-    """`management.inbox.InboxService`: forgets the story's clusters, suggestions and
+    """`inbox.service.InboxService`: forgets the story's clusters, suggestions and
     the turns it keeps (an erased conversation's)."""
 
 

@@ -5,7 +5,8 @@
 - Answers channels' turns as the public key's /query would
   (bot_api/query/channel_turns.py).
 - Publishes each reported change to JetStream once the database write succeeded, and
-  follows the stream so that every replica's story cache learns of every change.
+  follows the stream so that every replica's story cache and misses inbox learn of every
+  change (an erased conversation leaves every replica's inbox).
 - Keeps the view of webhook connections that deliveries use, and reports how each
   delivery through a connection went.
 """
@@ -32,6 +33,7 @@ from bot_api.changes import (
     StoryEdited,
 )
 from bot_api.connections.keys import CONNECTION_VIEW
+from bot_api.inbox.keys import INBOX
 from bot_api.interactions.keys import INTERACTION_STORE
 from bot_api.keys import CHANGES, PRINCIPALS, RATE_LIMITS
 from bot_api.query.channel_turns import ChannelTurns, undecodable
@@ -47,6 +49,7 @@ from shared.events import (
     ConnectionChanged,
     ConnectionLookup,
     ConnectionLookupReply,
+    ConversationErasedEvent,
     EntitiesChanged,
     Event,
     HandoffMessage,
@@ -171,27 +174,30 @@ class EventPublisher:
                     change.account_id, change.story_id, change.session_id, change.text
                 )
                 await self._outbox.put(subjects.handoff_message, encode(message))
-            case ConversationErased():
-                # Only this process keeps what it names beyond the database (the inbox's
-                # turns); another replica's kept turns go at its next whole read.
-                pass
+            case ConversationErased(account_id=account_id, story_id=story_id):
+                erased = ConversationErasedEvent(
+                    account_id, story_id, change.session_id, origin=origin
+                )
+                await self._outbox.put(subjects.conversation_erased, encode(erased))
 
 
 async def story_events(app: web.Application) -> AsyncIterator[None]:
     """cleanup_ctx: publish this replica's changes and follow the other replicas'. This
-    process's own changes reach its cache directly (through the change feed), so its echoes
-    are skipped, and so are events it cannot read (logged)."""
+    process's own changes reach its cache and inbox directly (through the change feed), so
+    its echoes are skipped, and so are events it cannot read (logged)."""
     subjects = app[CONFIG].subjects
     origin = uuid.uuid4().hex
     app[CHANGES].handle(Handler.PUBLISHER, EventPublisher(app[OUTBOX], subjects, origin))
-    cache = app[STORY_CACHE]
+    cache, inbox = app[STORY_CACHE], app[INBOX]
 
     async def on_story(message: Msg) -> None:
         event = _readable(StoryChanged, message.data)
         if event is None or event.origin == origin:
             return
         if event.deleted:
-            await cache.changed(StoryDeleted(event.account_id, event.story_id))
+            deleted = StoryDeleted(event.account_id, event.story_id)
+            await cache.changed(deleted)
+            await inbox.changed(deleted)
         else:
             ids = frozenset(event.interaction_ids)
             await cache.changed(StoryEdited(event.account_id, event.story_id, ids))
@@ -201,6 +207,12 @@ async def story_events(app: web.Application) -> AsyncIterator[None]:
         if event is not None and event.origin != origin:
             await cache.changed(EntitiesEdited(event.account_id))
 
+    async def on_erased(message: Msg) -> None:
+        event = _readable(ConversationErasedEvent, message.data)
+        if event is not None and event.origin != origin:
+            erased = ConversationErased(event.account_id, event.story_id, event.session_id)
+            await inbox.changed(erased)
+
     jetstream = app[NATS].jetstream()
     subscriptions = [
         await jetstream.subscribe(
@@ -209,6 +221,7 @@ async def story_events(app: web.Application) -> AsyncIterator[None]:
         for subject, callback in (
             (subjects.story_changed, on_story),
             (subjects.entities_changed, on_entities),
+            (subjects.conversation_erased, on_erased),
         )
     ]
     yield

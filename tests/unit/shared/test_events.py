@@ -7,6 +7,7 @@ import pytest
 
 from shared.events import (
     ConnectionChanged,
+    ConversationErasedEvent,
     DeliveryResult,
     EntitiesChanged,
     StoryChanged,
@@ -31,6 +32,7 @@ EVENTS = [
     ConnectionChanged("conn", "acc", "story", "CRM", "https://crm.test/hook", 4, deleted=True),
     DeliveryResult("acc", "conn", "timeout", 1_700_000_000_000),
     DeliveryResult("acc", "conn", None, 1_700_000_000_001),
+    ConversationErasedEvent("acc", "story", "visitor-1", origin="replica-1"),
 ]  # fmt: skip
 
 

@@ -27,6 +27,7 @@ from bot_api.domain.analytics import (
     SessionKey,
     Tally,
 )
+from shared.expiry import ensure_expiry
 from shared.mongo import Database, insert_new
 from shared.timeutil import utcnow
 
@@ -100,7 +101,7 @@ class AnalyticsRepository:
                 await self.hours.drop_index(name)
         await self.hours.create_index(HOUR_KEYS)
         await self.conversations.create_index("storyId")
-        await self.conversations.create_index("expiresAt", expireAfterSeconds=0)
+        await ensure_expiry(self.conversations)
 
     async def conversations_of(self, keys: Iterable[SessionKey]) -> dict[SessionKey, Conversation]:
         ids = {_conversation_id(key): key for key in keys}

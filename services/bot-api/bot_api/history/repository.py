@@ -16,6 +16,7 @@ from pymongo import UpdateOne
 from bot_api.domain.history import OutcomeKind, TurnRecord
 from bot_api.history.documents import turn_from_document, turn_to_document
 from bot_api.indexed import Indexed
+from shared.expiry import ensure_expiry
 from shared.mongo import Database, insert_new
 from shared.timeutil import epoch_ms
 
@@ -141,9 +142,9 @@ class TurnRepository:
 
     async def ensure_indexes(self) -> None:
         await self.turns.create_index([("storyId", 1), ("sessionId", 1), ("at", 1)])
-        await self.turns.create_index("expiresAt", expireAfterSeconds=0)
+        await ensure_expiry(self.turns)
         await self.conversations.create_index([("storyId", 1), ("lastAtMs", -1)])
-        await self.conversations.create_index("expiresAt", expireAfterSeconds=0)
+        await ensure_expiry(self.conversations)
 
     async def insert_many(self, turns: Sequence[StoredTurn]) -> None:
         """The turns, then their summaries: three round trips whatever the batch holds

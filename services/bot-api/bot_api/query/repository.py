@@ -27,6 +27,7 @@ from pymongo.errors import DuplicateKeyError
 
 from bot_api.engine.turn import ActiveContext, HandedOver, Pending, SessionState
 from bot_api.indexed import Indexed
+from shared.expiry import ensure_expiry
 from shared.mongo import Database, paged
 from shared.pages import Page
 from shared.timeutil import epoch_ms, utcnow
@@ -115,7 +116,7 @@ class SessionRepository:
         self.collection = database["sessions"]
 
     async def ensure_indexes(self) -> None:
-        await self.collection.create_index("expiresAt", expireAfterSeconds=0)
+        await ensure_expiry(self.collection)
         await self.collection.create_index("handoffStoryId", sparse=True)
 
     async def load(self, story_id: str, session_id: str) -> StoredSession:

@@ -18,6 +18,7 @@ from bson import ObjectId
 from pymongo.errors import DuplicateKeyError
 
 from integrations_api.stories.service import StoryFollowers
+from shared.expiry import ensure_expiry
 from shared.ids import is_channel_id, is_object_id, new_channel_id
 from shared.mongo import Database, paged
 from shared.pages import Page
@@ -309,7 +310,7 @@ class DeliveryRecord:
 
     async def ensure_indexes(self) -> None:
         await self.collection.create_index([("channelId", 1), ("deliveryId", 1)], unique=True)
-        await self.collection.create_index("expiresAt", expireAfterSeconds=0)
+        await ensure_expiry(self.collection)
 
     async def first_time(self, channel_id: str, delivery_id: str) -> bool:
         """Whether this is the first time the delivery is seen (and now it is recorded)."""

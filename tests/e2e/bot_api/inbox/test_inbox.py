@@ -275,6 +275,28 @@ async def test_an_erased_conversation_leaves_the_inbox_at_once(inbox: Inbox) -> 
     assert [c["examples"] for c in await inbox.clusters()] == [["zxcv uiop"]]
 
 
+async def test_an_erased_conversation_leaves_another_replica_s_inbox_too(
+    inbox: Inbox, aiohttp_client: AiohttpClient, config: Config
+) -> None:
+    """The erasure was not published: another replica's kept turns held the erased
+    conversation until its next whole read, a minute after it read the inbox."""
+    for text in ("asdf qwerty", "zxcv uiop"):
+        assert await inbox.answered_by(text) == "Fallback"
+
+    async def both_in_the_inbox() -> bool:
+        return len(await inbox.clusters()) == 2
+
+    await eventually(both_in_the_inbox, 10)
+    replica = replace(inbox, api=inbox.api.with_client(await aiohttp_client(create_app(config))))
+    assert len(await replica.clusters()) == 2  # read, and kept, by the other replica
+    await inbox.api.ok("DELETE", f"/stories/{inbox.story}/conversations/asdf qwerty")
+
+    async def gone_from_the_replica() -> bool:
+        return [c["examples"] for c in await replica.clusters()] == [["zxcv uiop"]]
+
+    await eventually(gone_from_the_replica, 10)
+
+
 def inbox_parts() -> dict[str, float]:
     """How often each part of the inbox ran in this process (`parley_inbox_seconds`)."""
     page = generate_latest().decode()
