@@ -24,7 +24,7 @@ from integrations_api.channels.repository import ChannelFields
 from integrations_api.channels.service import ChannelBackends
 from integrations_api.channels.turns import NatsTurns, TurnUnanswered
 from integrations_api.channels.work import Work
-from integrations_api.stories import NatsStoryDirectory
+from integrations_api.stories.directory import NatsStoryDirectory
 from shared import messaging
 from shared.config import Config
 from shared.events import ChannelTurn

@@ -1,5 +1,6 @@
 """The channels' repositories in memory, held to the contract of their MongoDB twins
-(channels/repository.py) by tests/integration/integrations_api/test_channel_repository.py."""
+(channels/repository.py) by
+tests/integration/integrations_api/channels/test_channel_repository.py."""
 
 import dataclasses
 from collections.abc import AsyncIterator

@@ -1,14 +1,15 @@
-"""In-memory stand-ins for what integrations-api's use cases talk to (the Protocols of
-integrations_api/service.py), for unit tests of the use cases."""
+"""In-memory stand-ins for what the webhook connections' use cases talk to (the Protocols
+of integrations_api/connections/service.py and repository.py, stories/directory.py), for
+unit tests of the use cases."""
 
 from dataclasses import dataclass, field
 from typing import Any
 
 from bson import ObjectId
 
-from integrations_api.connections import new_connection, replaced_connection
-from integrations_api.service import Backends
-from integrations_api.stories import StoryNotFound
+from integrations_api.connections.repository import new_connection, replaced_connection
+from integrations_api.connections.service import ConnectionBackends
+from integrations_api.stories.directory import StoryNotFound
 from shared.events import ConnectionChanged, Subjects, decode
 from shared.pages import Page
 
@@ -117,8 +118,10 @@ class MemoryBackends:
     quota: int = 1000
 
     @property
-    def backends(self) -> Backends:
-        return Backends(self.connections, self.stories, self.outbox, self.subjects, self.quota)
+    def backends(self) -> ConnectionBackends:
+        return ConnectionBackends(
+            self.connections, self.stories, self.outbox, self.subjects, self.quota
+        )
 
     def published(self) -> list[ConnectionChanged]:
         """The connection events put in the outbox, oldest first."""

@@ -1,5 +1,6 @@
 """integrations-api's side of NATS (the contract: shared/events.py): each event or
-look-up goes to the same use case as an HTTP request would (integrations_api/service.py).
+look-up goes to the same use case as an HTTP request would (connections/service.py,
+channels/service.py); a story's change goes to both features, the connections first.
 
 Durable pull consumers shared by every replica, so one replica handles each event;
 an event is acknowledged once handled, retried on a failure, and dropped (logged)
@@ -11,9 +12,10 @@ from collections.abc import AsyncIterator
 from aiohttp import web
 from nats.aio.msg import Msg
 
-from integrations_api import service
 from integrations_api.channels import service as channels
-from integrations_api.keys import BACKENDS, CHANNEL_BACKENDS, CONFIG, NATS
+from integrations_api.channels.keys import CHANNEL_BACKENDS
+from integrations_api.connections import service as connections
+from integrations_api.connections.keys import CONNECTION_BACKENDS
 from shared.events import (
     ConnectionLookup,
     ConnectionLookupReply,
@@ -24,6 +26,7 @@ from shared.events import (
     decode,
     encode,
 )
+from shared.keys import CONFIG, NATS
 from shared.messaging import pulling
 
 log = logging.getLogger(__name__)
@@ -38,12 +41,12 @@ async def consumers(app: web.Application) -> AsyncIterator[None]:
     """cleanup_ctx: story changes, delivery results and a person's messages during a
     handoff, while the app runs."""
     subjects = app[CONFIG].subjects
-    backends = app[BACKENDS]
+    connection_backends = app[CONNECTION_BACKENDS]
     channel_backends = app[CHANNEL_BACKENDS]
 
     async def on_story(data: bytes) -> None:
         event = decode(StoryChanged, data)
-        await service.story_changed(backends, event=event)
+        await connections.story_changed(connection_backends, event=event)
         await channels.story_changed(channel_backends, event=event)
 
     async def on_handoff(data: bytes) -> None:
@@ -51,7 +54,9 @@ async def consumers(app: web.Application) -> AsyncIterator[None]:
         await channels.handoff_message(channel_backends, message=message)
 
     async def on_delivery(data: bytes) -> None:
-        await service.delivery_reported(backends, result=decode(DeliveryResult, data))
+        await connections.delivery_reported(
+            connection_backends, result=decode(DeliveryResult, data)
+        )
 
     stories = subjects.consumer(STORIES_CONSUMER)
     deliveries = subjects.consumer(DELIVERIES_CONSUMER)
@@ -67,7 +72,7 @@ async def consumers(app: web.Application) -> AsyncIterator[None]:
 async def connection_lookups(app: web.Application) -> AsyncIterator[None]:
     """cleanup_ctx: answer bot-api's connection look-ups (a queue group, so each is
     answered by one replica)."""
-    backends = app[BACKENDS]
+    backends = app[CONNECTION_BACKENDS]
 
     async def answer(message: Msg) -> None:
         try:
@@ -75,7 +80,7 @@ async def connection_lookups(app: web.Application) -> AsyncIterator[None]:
         except UndecodableEvent as error:
             log.warning("unreadable connection look-up: %s", error)
             return
-        found = await service.is_story_connection(
+        found = await connections.is_story_connection(
             backends,
             account_id=lookup.account_id,
             story_id=lookup.story_id,

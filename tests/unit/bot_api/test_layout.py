@@ -6,12 +6,11 @@ never the views, the setup step nor a MongoDB repository class; the composition 
 `messaging`, `__main__`) is imported by no one.
 """
 
-import ast
-from dataclasses import dataclass
-from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
 import pytest
+
+from support.layout import Import, Layout, TableChecks
 
 PACKAGE = Path(__file__).resolve().parents[3] / "services" / "bot-api" / "bot_api"
 
@@ -43,116 +42,30 @@ FEATURES: dict[str, set[str]] = {
 """Which feature may import which: the one table of the layout."""
 
 
-PURE = {"domain", "engine"}
-FRAMEWORKS = {"aiohttp", "pymongo", "bson", "motor", "nats", "shared"}
-
-
-@dataclass(frozen=True)
-class Import:
-    module: str
-    """The importing module, dotted below bot_api ("stories.service")."""
-    target: str
-    """What it imports, dotted from the top ("bot_api.stories.repository.StoryStore")."""
-
-
-def top(module: str) -> str:
-    return module.split(".")[0]
-
-
-def imports_of(path: Path) -> list[Import]:
-    module = ".".join(path.relative_to(PACKAGE).with_suffix("").parts).removesuffix(".__init__")
-    found: list[Import] = []
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            found += [Import(module, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            found += [Import(module, f"{node.module}.{alias.name}") for alias in node.names]
-    return found
-
-
-MODULES = sorted(PACKAGE.rglob("*.py"))
-IMPORTS = [found for path in MODULES for found in imports_of(path)]
-GROUPS = KERNEL | PLUMBING | COMPOSITION | set(FEATURES)
-
-
-def refusal(found: Import) -> str | None:
-    """Why the table refuses this import, or None."""
-    source = top(found.module)
-    if source in PURE and top(found.target) in FRAMEWORKS:
-        return "the engine and the domain are plain Python"
-    if not found.target.startswith("bot_api."):
-        return None
-    path = found.target.removeprefix("bot_api.").split(".")
-    target = path[0]
-    if target == source or source in COMPOSITION:
-        return None
-    if target not in GROUPS:
-        return f"bot_api.{target} has no place in the table"
-    if target in COMPOSITION:
-        return "the composition is imported by no one"
-    if source in KERNEL:
-        return None if target in KERNEL else "the kernel imports no feature and no plumbing"
-    if target in KERNEL:
-        return None
-    if source in PLUMBING:
-        return None if target in PLUMBING else "the plumbing imports no feature"
-    if target in PLUMBING:
-        return None
-    if target not in FEATURES[source]:
-        return f"{source} does not list {target}"
-    inner = path[1] if len(path) > 2 else ""
-    if inner in ("views", "setup"):
-        return f"{target}'s {inner} are its own" if inner == "views" else "app.py runs the setups"
-    if inner == "repository" and path[-1].endswith("Repository"):
-        return f"only the composition builds {target}'s MongoDB repository"
-    return None
+LAYOUT = Layout(
+    package=PACKAGE,
+    features=FEATURES,
+    plumbing=frozenset(PLUMBING),
+    composition=frozenset(COMPOSITION),
+    kernel=frozenset(KERNEL),
+    pure=frozenset({"domain", "engine"}),
+)
 
 
 def test_every_module_and_import_is_found() -> None:
-    assert {top(".".join(p.relative_to(PACKAGE).parts)) for p in MODULES} >= {"engine", "stories"}
-    assert len(IMPORTS) > 1000
+    assert {"engine", "stories"} <= LAYOUT.places()
+    assert len(LAYOUT.imports) > 1000
 
 
-def test_every_package_and_module_has_its_place_in_the_table() -> None:
-    places = {path.relative_to(PACKAGE).parts[0].removesuffix(".py") for path in MODULES}
-    assert places <= GROUPS, places - GROUPS
-    assert set(FEATURES) <= places, set(FEATURES) - places
-
-
-def test_the_features_import_each_other_without_a_cycle() -> None:
-    try:
-        order = list(TopologicalSorter(FEATURES).static_order())
-    except CycleError as cycle:
-        pytest.fail(f"a cycle: {cycle.args[1]}")
-    assert set(order) == set(FEATURES)
-
-
-def test_each_listed_feature_is_imported() -> None:
-    """A feature lists only what it uses, so the table says what depends on what."""
-    used = {
-        (top(found.module), top(found.target.removeprefix("bot_api.")))
-        for found in IMPORTS
-        if found.target.startswith("bot_api.")
-    }
-    listed = {(source, target) for source, targets in FEATURES.items() for target in targets}
-    assert listed <= used, listed - used
-
-
-@pytest.mark.parametrize("group", sorted(GROUPS), ids=str)
-def test_every_import_keeps_to_the_table(group: str) -> None:
-    refused = [
-        (found.module, found.target, why)
-        for found in IMPORTS
-        if top(found.module) == group and (why := refusal(found)) is not None
-    ]
-    assert refused == []
+class TestTable(TableChecks):
+    layout = LAYOUT
 
 
 @pytest.mark.parametrize(
     ("module", "target", "why"),
     [
-        ("engine.matching", "aiohttp.web", "the engine and the domain are plain Python"),
-        ("domain.history", "shared.ids.new_id", "the engine and the domain are plain Python"),
+        ("engine.matching", "aiohttp.web", "engine is plain Python"),
+        ("domain.history", "shared.ids.new_id", "domain is plain Python"),
         ("engine.turn", "bot_api.query.schemas.result_body", "the kernel imports no feature"),
         ("encoding.minilm", "bot_api.metrics.X", "the kernel imports no feature"),
         ("changes", "bot_api.metrics.X", None),
@@ -161,7 +74,11 @@ def test_every_import_keeps_to_the_table(group: str) -> None:
         ("stories.service", "bot_api.story_tests.service.X", "stories does not list story_tests"),
         ("versions.service", "bot_api.transfer.views.X", "transfer's views are its own"),
         ("versions.service", "bot_api.app.create_app", "the composition is imported by no one"),
-        ("inbox.service", "bot_api.history.repository.TurnRepository", "only the composition"),
+        (
+            "inbox.service",
+            "bot_api.history.repository.TurnRepository",
+            "only history and the composition build TurnRepository",
+        ),
         ("stories.views", "bot_api.inbox.keys.INBOX", "stories does not list inbox"),
         ("query.setup", "bot_api.history.setup.setup", "app.py runs the setups"),
         ("stories.service", "bot_api.storage.Stores", "bot_api.storage has no place"),
@@ -172,7 +89,7 @@ def test_every_import_keeps_to_the_table(group: str) -> None:
     ],
 )
 def test_the_table_refuses(module: str, target: str, why: str | None) -> None:
-    found = refusal(Import(module, target))
+    found = LAYOUT.refusal(Import(module, target))
     if why is None:
         assert found is None
     else:
@@ -191,4 +108,4 @@ def test_the_table_refuses(module: str, target: str, why: str | None) -> None:
     ],
 )
 def test_the_table_allows(module: str, target: str) -> None:
-    assert refusal(Import(module, target)) is None
+    assert LAYOUT.refusal(Import(module, target)) is None

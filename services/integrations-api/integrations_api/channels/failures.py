@@ -9,7 +9,7 @@ address: the mistyped secret refuses only that channel's calls, and someone who 
 channel's URL cannot refuse the platform's calls to it by sending bad ones from their
 own address. A call to an unknown id is counted per id and address alike, and every
 failed call counts against its address too, as a bad token does (checked only once a
-call failed, channels/api.py): a call to no channel and a call a channel refuses are
+call failed, channels/views.py): a call to no channel and a call a channel refuses are
 answered and counted the same, so neither the answer nor the limit tells a stranger
 which ids are channels' (issue 29).
 """

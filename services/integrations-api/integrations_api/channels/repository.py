@@ -3,18 +3,21 @@ platform deliveries already processed (`channel_deliveries`).
 
 A channel's credentials are stored with it (the platforms' APIs need them in clear) and
 leave this module only inside a `Channel`, whose repr hides them, so a log line never
-shows them; the API never reads them back (docs/channels.md).
+shows them; the API never reads them back (docs/channels.md). The use cases take both
+by their Protocols (`ChannelStore`, `DeliveryStore`), which tests/support/channels.py
+meets in memory.
 """
 
 import secrets
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from bson import ObjectId
 from pymongo.errors import DuplicateKeyError
 
+from integrations_api.stories.service import StoryFollowers
 from shared.expiry import ensure_expiry
 from shared.ids import is_channel_id, is_object_id, new_channel_id
 from shared.mongo import Database, paged
@@ -125,6 +128,51 @@ def updated_values(current: Channel, fields: ChannelFields) -> dict[str, Any]:
         secret = current.credentials[WEBHOOK_SECRET]
         values["credentials"] = {**fields.credentials, WEBHOOK_SECRET: secret}
     return values
+
+
+class ChannelStore(StoryFollowers, Protocol):
+    async def insert(
+        self,
+        account_id: str,
+        story_id: str,
+        story_name: str,
+        channel_type: str,
+        fields: ChannelFields,
+        channel_id: str | None = None,
+    ) -> Channel: ...
+
+    async def list(self, account_id: str, page: Page) -> list[Channel]: ...
+
+    async def count(self, account_id: str) -> int: ...
+
+    async def get(self, account_id: str, channel_id: str) -> Channel | None: ...
+
+    async def find(self, channel_id: str) -> Channel | None: ...
+
+    async def update(
+        self, account_id: str, channel_id: str, fields: ChannelFields
+    ) -> Channel | None: ...
+
+    async def set_status(
+        self,
+        account_id: str,
+        channel_id: str,
+        status: str,
+        error: str | None,
+        webhook_url: str | None = None,
+    ) -> None: ...
+
+    def of_type(self, channel_type: str) -> AsyncIterator[Channel]: ...
+
+    async def record_delivery(
+        self, account_id: str, channel_id: str, error: str | None
+    ) -> None: ...
+
+    async def delete(self, account_id: str, channel_id: str) -> Channel | None: ...
+
+
+class DeliveryStore(Protocol):
+    async def first_time(self, channel_id: str, delivery_id: str) -> bool: ...
 
 
 class ChannelRepository:

@@ -6,7 +6,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from integrations_api.channels.platforms import PLATFORMS
 from integrations_api.channels.repository import ACTIVE, ERROR
-from integrations_api.schemas import StoryRefSchema, hexadecimal_id
+from integrations_api.stories.schemas import StoryRefSchema, story_id
 from shared.schema_fields import WriteSchema
 
 CREDENTIAL = fields.String(validate=validate.Length(min=1, max=1024))
@@ -49,7 +49,7 @@ class ChannelCreateSchema(ChannelUpdateSchema):
         "updatedAt",
     )
 
-    storyId = fields.String(required=True, validate=[validate.Length(equal=24), hexadecimal_id])
+    storyId = story_id()
     type = fields.String(required=True, validate=validate.OneOf(sorted(PLATFORMS)))
     credentials = fields.Dict(
         keys=fields.String(), values=CREDENTIAL, validate=validate.Length(max=8), required=True

@@ -5,7 +5,6 @@ calls and their answers are in `conversations.py`.
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -14,16 +13,19 @@ from prometheus_client import Counter
 
 from integrations_api.channels.platform import Call, Outgoing, Pause, Skipped
 from integrations_api.channels.platforms import PLATFORMS, REGISTRATIONS
-from integrations_api.channels.repository import ACTIVE, ERROR, Channel, ChannelFields
+from integrations_api.channels.repository import (
+    ACTIVE,
+    ERROR,
+    Channel,
+    ChannelFields,
+    ChannelStore,
+    DeliveryStore,
+)
 from integrations_api.channels.schemas import check_credentials
 from integrations_api.channels.sender import REGISTRATION_SECONDS, SendFailed
 from integrations_api.channels.work import Work
-from integrations_api.service import (
-    StoryDirectory,
-    StoryFollowers,
-    follow_story,
-    followed_story_name,
-)
+from integrations_api.stories.directory import StoryDirectory
+from integrations_api.stories.service import follow_story, followed_story_name
 from shared.errors import Conflict, NotFound, ValidationFailed
 from shared.events import ChannelTurn, ChannelTurnReply, HandoffMessage, StoryChanged
 from shared.pages import Page
@@ -40,55 +42,6 @@ PARTS_LEFT_OUT = Counter(
 )
 LONGEST_PAUSE_SECONDS = 10.0
 """A `delay` is at most 10 s (docs/webhooks.md): a longer one is cut to it."""
-
-
-class ChannelStore(StoryFollowers, Protocol):
-    """The `channels` collection (channels/repository.py)."""
-
-    async def insert(
-        self,
-        account_id: str,
-        story_id: str,
-        story_name: str,
-        channel_type: str,
-        fields: ChannelFields,
-        channel_id: str | None = None,
-    ) -> Channel: ...
-
-    async def list(self, account_id: str, page: Page) -> list[Channel]: ...
-
-    async def count(self, account_id: str) -> int: ...
-
-    async def get(self, account_id: str, channel_id: str) -> Channel | None: ...
-
-    async def find(self, channel_id: str) -> Channel | None: ...
-
-    async def update(
-        self, account_id: str, channel_id: str, fields: ChannelFields
-    ) -> Channel | None: ...
-
-    async def set_status(
-        self,
-        account_id: str,
-        channel_id: str,
-        status: str,
-        error: str | None,
-        webhook_url: str | None = None,
-    ) -> None: ...
-
-    def of_type(self, channel_type: str) -> AsyncIterator[Channel]: ...
-
-    async def record_delivery(
-        self, account_id: str, channel_id: str, error: str | None
-    ) -> None: ...
-
-    async def delete(self, account_id: str, channel_id: str) -> Channel | None: ...
-
-
-class DeliveryStore(Protocol):
-    """The platform deliveries processed (`channel_deliveries`, channels/repository.py)."""
-
-    async def first_time(self, channel_id: str, delivery_id: str) -> bool: ...
 
 
 class Sending(Protocol):

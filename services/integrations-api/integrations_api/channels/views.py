@@ -10,6 +10,7 @@ from aiohttp import web
 from marshmallow import fields
 
 from integrations_api.channels import conversations, service
+from integrations_api.channels.keys import CHANNEL_BACKENDS, SIGNING_FAILURES
 from integrations_api.channels.platform import Request
 from integrations_api.channels.repository import Channel, ChannelFields, channel_id_from
 from integrations_api.channels.schemas import (
@@ -17,12 +18,11 @@ from integrations_api.channels.schemas import (
     ChannelSchema,
     ChannelUpdateSchema,
 )
-from integrations_api.keys import CHANNEL_BACKENDS, CONFIG, SIGNING_FAILURES
-from integrations_api.schemas import CreatedSchema, SuccessSchema
+from integrations_api.common.schemas import CreatedSchema, SuccessSchema
+from integrations_api.common.views import account_of, created, success
 from shared.endpoints import PAGE, TOTAL, Upload, client_of, endpoint, principal_of
-from shared.envelope import envelope
 from shared.errors import Unauthorized
-from shared.keys import IDEMPOTENCY, RATE_LIMITS
+from shared.keys import CONFIG, IDEMPOTENCY, RATE_LIMITS
 from shared.timeutil import iso
 
 BASE = "/v2/integrations/channels"
@@ -37,10 +37,6 @@ INBOUND_MEDIA_TYPES = ("application/json", "application/x-www-form-urlencoded")
 routes = web.RouteTableDef()
 
 
-def _account(request: web.Request) -> str:
-    return principal_of(request).account_id
-
-
 def _backends(request: web.Request) -> service.ChannelBackends:
     return request.app[CHANNEL_BACKENDS]
 
@@ -52,10 +48,6 @@ def _base_url(request: web.Request) -> str:
 
 def _fields(body: dict[str, Any]) -> ChannelFields:
     return ChannelFields(name=body["name"], credentials=body.get("credentials"))
-
-
-def _success() -> dict[str, Any]:
-    return envelope("type", 200, "success")
 
 
 def to_api(channel: Channel, base_url: str) -> dict[str, Any]:
@@ -82,7 +74,7 @@ def to_api(channel: Channel, base_url: str) -> dict[str, Any]:
 )
 async def list_channels(request: web.Request) -> Any:
     channels, request[TOTAL] = await service.list_channels(
-        _backends(request), account_id=_account(request), page=request[PAGE]
+        _backends(request), account_id=account_of(request), page=request[PAGE]
     )
     return [to_api(channel, _base_url(request)) for channel in channels]
 
@@ -97,7 +89,7 @@ async def list_channels(request: web.Request) -> Any:
     errors=(409, 503),
 )
 async def create_channel(request: web.Request, body: dict[str, Any]) -> Any:
-    account_id = _account(request)
+    account_id = account_of(request)
     config = principal_of(request).limits.applied_to(request.app[CONFIG])
     backends = dataclasses.replace(_backends(request), quota=config.quota_channels)
 
@@ -111,7 +103,7 @@ async def create_channel(request: web.Request, body: dict[str, Any]) -> Any:
             base_url=_base_url(request),
             new_id=new_id,
         )
-        return {"id": channel_id, **envelope("type", 201, "created")}
+        return created(channel_id)
 
     return await request.app[IDEMPOTENCY].once(
         request, account_id, body, create, id_from=channel_id_from
@@ -127,7 +119,7 @@ async def create_channel(request: web.Request, body: dict[str, Any]) -> Any:
 )
 async def read_channel(request: web.Request) -> Any:
     channel = await service.read_channel(
-        _backends(request), account_id=_account(request), channel_id=request.match_info["id"]
+        _backends(request), account_id=account_of(request), channel_id=request.match_info["id"]
     )
     return to_api(channel, _base_url(request))
 
@@ -143,12 +135,12 @@ async def read_channel(request: web.Request) -> Any:
 async def update_channel(request: web.Request, body: dict[str, Any]) -> Any:
     await service.update_channel(
         _backends(request),
-        account_id=_account(request),
+        account_id=account_of(request),
         channel_id=request.match_info["id"],
         fields=_fields(body),
         base_url=_base_url(request),
     )
-    return _success()
+    return success()
 
 
 @routes.delete(BASE + "/{id}")
@@ -160,9 +152,9 @@ async def update_channel(request: web.Request, body: dict[str, Any]) -> Any:
 )
 async def delete_channel(request: web.Request) -> Any:
     await service.delete_channel(
-        _backends(request), account_id=_account(request), channel_id=request.match_info["id"]
+        _backends(request), account_id=account_of(request), channel_id=request.match_info["id"]
     )
-    return _success()
+    return success()
 
 
 @routes.post(INBOUND)

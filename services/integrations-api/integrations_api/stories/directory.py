@@ -1,6 +1,8 @@
 """What integrations-api learns about stories: it asks bot-api over NATS, never reads
 bot-api's database."""
 
+from typing import Protocol
+
 from nats.aio.client import Client
 from nats.errors import NoRespondersError, TimeoutError
 
@@ -17,6 +19,12 @@ from shared.events import (
 
 class StoryNotFound(Exception):
     """The account has no such story (it never had, or it was deleted)."""
+
+
+class StoryDirectory(Protocol):
+    async def name(self, account_id: str, story_id: str) -> str:
+        """The story's name; StoryNotFound if the account has no such story."""
+        ...
 
 
 class NatsStoryDirectory:

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 from pymongo import AsyncMongoClient
 
-from integrations_api.connections import ConnectionRepository
+from integrations_api.connections.repository import ConnectionRepository
 from shared.config import Config
 from shared.pages import Page
 from support.documents import ACCOUNTS, Documents, changed, contents

@@ -1,5 +1,5 @@
-"""integrations-api's use cases, called alike by the HTTP handlers (api.py) and the
-JetStream consumers (messaging.py).
+"""The webhook connections' use cases, called alike by the HTTP handlers (views.py) and
+the NATS side (integrations_api/messaging.py).
 
 Each write is published afterwards through the outbox, with the connection's revision,
 for bot-api's view of connections (docs/events.md). The reactions to events are
@@ -11,55 +11,12 @@ truth), and a delivery result never takes a connection's `error` back in time.
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from integrations_api.stories import StoryNotFound
-from shared.errors import Conflict, NotFound, ValidationFailed
+from integrations_api.connections.repository import ConnectionStore
+from integrations_api.stories.directory import StoryDirectory
+from integrations_api.stories.service import follow_story, followed_story_name
+from shared.errors import Conflict, NotFound
 from shared.events import ConnectionChanged, DeliveryResult, StoryChanged, Subjects, encode
 from shared.pages import Page
-
-
-class StoryDirectory(Protocol):
-    async def name(self, account_id: str, story_id: str) -> str:
-        """The story's name; StoryNotFound if the account has no such story."""
-        ...
-
-
-class StoryFollowers(Protocol):
-    """A collection of a story's things (webhook connections, channels), each showing the
-    story's name."""
-
-    async def used_by_story(self, account_id: str, story_id: str) -> bool: ...
-
-    async def rename_story(self, account_id: str, story_id: str, name: str) -> None: ...
-
-    async def delete_for_story(self, account_id: str, story_id: str) -> None: ...
-
-
-class ConnectionStore(StoryFollowers, Protocol):
-    """The `webhook_connections` collection (integrations_api/connections.py)."""
-
-    async def list(self, account_id: str, page: Page) -> list[dict[str, Any]]: ...
-
-    async def count(self, account_id: str) -> int: ...
-
-    async def get(self, account_id: str, connection_id: str) -> dict[str, Any] | None: ...
-
-    async def insert(
-        self,
-        account_id: str,
-        story_name: str,
-        fields: dict[str, Any],
-        connection_id: str | None = None,
-    ) -> dict[str, Any]: ...
-
-    async def replace(
-        self, account_id: str, connection_id: str, fields: dict[str, Any]
-    ) -> dict[str, Any] | None: ...
-
-    async def delete(self, account_id: str, connection_id: str) -> dict[str, Any] | None: ...
-
-    async def record_delivery(
-        self, account_id: str, connection_id: str, error: str | None, at_ms: int
-    ) -> None: ...
 
 
 class EventOutbox(Protocol):
@@ -67,7 +24,7 @@ class EventOutbox(Protocol):
 
 
 @dataclass(frozen=True)
-class Backends:
+class ConnectionBackends:
     """What the use cases read, write and ask."""
 
     connections: ConnectionStore
@@ -78,34 +35,8 @@ class Backends:
     """Connections per account (`QUOTA_CONNECTIONS`): a plain list answers every one."""
 
 
-async def followed_story_name(stories: StoryDirectory, account_id: str, story_id: str) -> str:
-    """The name of the story a new connection or channel is to follow; a 400 naming
-    `storyId` when the account has no such story."""
-    try:
-        return await stories.name(account_id, story_id)
-    except StoryNotFound:
-        raise ValidationFailed.at(("storyId",), f"no story {story_id} in this account") from None
-
-
-async def follow_story(
-    followers: StoryFollowers, stories: StoryDirectory, event: StoryChanged
-) -> None:
-    """A story's things follow it: deleted with it; renamed with it, its name asked from
-    bot-api (the source of truth), and only when it has any."""
-    if event.deleted:
-        await followers.delete_for_story(event.account_id, event.story_id)
-        return
-    if not await followers.used_by_story(event.account_id, event.story_id):
-        return
-    try:
-        name = await stories.name(event.account_id, event.story_id)
-    except StoryNotFound:
-        return  # deleted since: its own event removes the story's things
-    await followers.rename_story(event.account_id, event.story_id, name)
-
-
 async def list_connections(
-    backends: Backends, *, account_id: str, page: Page
+    backends: ConnectionBackends, *, account_id: str, page: Page
 ) -> tuple[list[dict[str, Any]], int]:
     """A page of the account's connections and their total."""
     connections = backends.connections
@@ -113,7 +44,7 @@ async def list_connections(
 
 
 async def read_connection(
-    backends: Backends, *, account_id: str, connection_id: str
+    backends: ConnectionBackends, *, account_id: str, connection_id: str
 ) -> dict[str, Any]:
     document = await backends.connections.get(account_id, connection_id)
     if document is None:
@@ -122,7 +53,7 @@ async def read_connection(
 
 
 async def is_story_connection(
-    backends: Backends, *, account_id: str, story_id: str, connection_id: str
+    backends: ConnectionBackends, *, account_id: str, story_id: str, connection_id: str
 ) -> bool:
     """Whether the account's connection `connection_id` belongs to the story (asked by
     bot-api when an interaction names it as its webhook)."""
@@ -131,7 +62,11 @@ async def is_story_connection(
 
 
 async def create_connection(
-    backends: Backends, *, account_id: str, fields: dict[str, Any], new_id: str | None = None
+    backends: ConnectionBackends,
+    *,
+    account_id: str,
+    fields: dict[str, Any],
+    new_id: str | None = None,
 ) -> str:
     """The new connection's id; a 400 naming `storyId` if the account has no such story.
     Under `new_id` when given (a retried create), which may exist already."""
@@ -149,7 +84,7 @@ async def create_connection(
 
 
 async def update_connection(
-    backends: Backends, *, account_id: str, connection_id: str, fields: dict[str, Any]
+    backends: ConnectionBackends, *, account_id: str, connection_id: str, fields: dict[str, Any]
 ) -> None:
     document = await backends.connections.replace(account_id, connection_id, fields)
     if document is None:
@@ -157,24 +92,28 @@ async def update_connection(
     await _publish(backends, document)
 
 
-async def delete_connection(backends: Backends, *, account_id: str, connection_id: str) -> None:
+async def delete_connection(
+    backends: ConnectionBackends, *, account_id: str, connection_id: str
+) -> None:
     document = await backends.connections.delete(account_id, connection_id)
     if document is None:
         raise NotFound(f"no webhook connection {connection_id}")
     await _publish(backends, document, deleted=True)
 
 
-async def story_changed(backends: Backends, *, event: StoryChanged) -> None:
+async def story_changed(backends: ConnectionBackends, *, event: StoryChanged) -> None:
     await follow_story(backends.connections, backends.stories, event)
 
 
-async def delivery_reported(backends: Backends, *, result: DeliveryResult) -> None:
+async def delivery_reported(backends: ConnectionBackends, *, result: DeliveryResult) -> None:
     await backends.connections.record_delivery(
         result.account_id, result.connection_id, result.error, result.at_ms
     )
 
 
-async def _publish(backends: Backends, document: dict[str, Any], deleted: bool = False) -> None:
+async def _publish(
+    backends: ConnectionBackends, document: dict[str, Any], deleted: bool = False
+) -> None:
     """Tell bot-api; a deletion is one more revision, so it wins over the last write."""
     event = ConnectionChanged(
         connection_id=str(document["_id"]),

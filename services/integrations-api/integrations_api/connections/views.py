@@ -1,49 +1,39 @@
 """The v2 webhook-connection API (docs/api.md "Webhook connections"): each handler parses,
-calls its use case (integrations_api/service.py) and renders."""
+calls its use case (service.py) and renders."""
 
 import dataclasses
 from typing import Any
 
 from aiohttp import web
 
-from integrations_api import service
-from integrations_api.connections import OPTIONAL_FIELDS
-from integrations_api.keys import BACKENDS, CONFIG
-from integrations_api.schemas import (
+from integrations_api.common.schemas import CreatedSchema, SuccessSchema
+from integrations_api.common.views import account_of, created, success
+from integrations_api.connections import service
+from integrations_api.connections.keys import CONNECTION_BACKENDS
+from integrations_api.connections.repository import OPTIONAL_FIELDS
+from integrations_api.connections.schemas import (
     ConnectionCreateSchema,
     ConnectionSchema,
     ConnectionSummarySchema,
     ConnectionUpdateSchema,
-    CreatedSchema,
-    SuccessSchema,
 )
 from shared.endpoints import PAGE, TOTAL, endpoint, principal_of
-from shared.envelope import envelope
-from shared.keys import IDEMPOTENCY
+from shared.keys import CONFIG, IDEMPOTENCY
 from shared.timeutil import iso
 
-CONNECTION_STATUS_FIELD = "type"
 BASE = "/v2/integrations/webhook"
 
 routes = web.RouteTableDef()
 
 
-def _account(request: web.Request) -> str:
-    return principal_of(request).account_id
+def _backends(request: web.Request) -> service.ConnectionBackends:
+    return request.app[CONNECTION_BACKENDS]
 
 
-def _backends(request: web.Request) -> service.Backends:
-    return request.app[BACKENDS]
-
-
-def _accounts_backends(request: web.Request) -> service.Backends:
+def _accounts_backends(request: web.Request) -> service.ConnectionBackends:
     """The backends with the caller's own connection quota (`accounts limits`)."""
     config = principal_of(request).limits.applied_to(request.app[CONFIG])
     return dataclasses.replace(_backends(request), quota=config.quota_connections)
-
-
-def _success() -> dict[str, Any]:
-    return envelope(CONNECTION_STATUS_FIELD, 200, "success")
 
 
 def to_api(document: dict[str, Any]) -> dict[str, Any]:
@@ -68,7 +58,7 @@ def to_api(document: dict[str, Any]) -> dict[str, Any]:
 )
 async def list_connections(request: web.Request) -> Any:
     documents, request[TOTAL] = await service.list_connections(
-        _backends(request), account_id=_account(request), page=request[PAGE]
+        _backends(request), account_id=account_of(request), page=request[PAGE]
     )
     return [to_api(document) for document in documents]
 
@@ -83,13 +73,13 @@ async def list_connections(request: web.Request) -> Any:
     errors=(409, 503),
 )
 async def create_connection(request: web.Request, body: dict[str, Any]) -> Any:
-    account_id = _account(request)
+    account_id = account_of(request)
 
     async def create(new_id: str | None) -> dict[str, Any]:
         connection_id = await service.create_connection(
             _accounts_backends(request), account_id=account_id, fields=body, new_id=new_id
         )
-        return {"id": connection_id, **envelope(CONNECTION_STATUS_FIELD, 201, "created")}
+        return created(connection_id)
 
     return await request.app[IDEMPOTENCY].once(request, account_id, body, create)
 
@@ -103,7 +93,7 @@ async def create_connection(request: web.Request, body: dict[str, Any]) -> Any:
 )
 async def read_connection(request: web.Request) -> Any:
     document = await service.read_connection(
-        _backends(request), account_id=_account(request), connection_id=request.match_info["id"]
+        _backends(request), account_id=account_of(request), connection_id=request.match_info["id"]
     )
     return to_api(document)
 
@@ -119,11 +109,11 @@ async def read_connection(request: web.Request) -> Any:
 async def update_connection(request: web.Request, body: dict[str, Any]) -> Any:
     await service.update_connection(
         _backends(request),
-        account_id=_account(request),
+        account_id=account_of(request),
         connection_id=request.match_info["id"],
         fields=body,
     )
-    return _success()
+    return success()
 
 
 @routes.delete(BASE + "/{id}")
@@ -135,6 +125,6 @@ async def update_connection(request: web.Request, body: dict[str, Any]) -> Any:
 )
 async def delete_connection(request: web.Request) -> Any:
     await service.delete_connection(
-        _backends(request), account_id=_account(request), connection_id=request.match_info["id"]
+        _backends(request), account_id=account_of(request), connection_id=request.match_info["id"]
     )
-    return _success()
+    return success()

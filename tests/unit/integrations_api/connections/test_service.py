@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from integrations_api import service
+from integrations_api.connections import service
 from shared.errors import Conflict, NotFound, ValidationFailed
 from shared.events import DeliveryResult, StoryChanged
 from shared.pages import Page

@@ -2,8 +2,7 @@
 
 from marshmallow import Schema, ValidationError, fields, validate
 
-from shared.envelope_schemas import created_schema, success_schema
-from shared.ids import is_object_id
+from integrations_api.stories.schemas import StoryRefSchema, story_id
 from shared.schema_fields import FullMatch, WriteSchema
 from shared.webhook_tokens import UnusableToken, signing_key
 
@@ -17,11 +16,6 @@ RESERVED_HEADERS = frozenset(
     {"content-type", "content-length", "host", "webhook-id", "webhook-timestamp",
      "webhook-signature"}
 )  # fmt: skip
-
-
-def hexadecimal_id(value: str) -> None:
-    if not is_object_id(value):
-        raise ValidationError("Must be a 24-character hexadecimal id.")
 
 
 def usable_token(token: str) -> None:
@@ -71,12 +65,7 @@ class ConnectionUpdateSchema(WriteSchema):
 
 
 class ConnectionCreateSchema(ConnectionUpdateSchema):
-    storyId = fields.String(required=True, validate=[validate.Length(equal=24), hexadecimal_id])
-
-
-class StoryRefSchema(Schema):
-    id = fields.String(required=True)
-    name = fields.String(required=True)
+    storyId = story_id()
 
 
 class ConnectionSummarySchema(Schema):
@@ -93,7 +82,3 @@ class ConnectionSchema(ConnectionSummarySchema):
     token = fields.String(required=True, allow_none=True)
     headers = fields.Dict(required=True, allow_none=True)
     auth = fields.Nested(AuthSchema, required=True, allow_none=True)
-
-
-SuccessSchema = success_schema("type")
-CreatedSchema = created_schema("type")

@@ -15,10 +15,11 @@ from integrations_api.channels.repository import (
     Channel,
     ChannelFields,
     ChannelRepository,
+    ChannelStore,
     DeliveryRecord,
+    DeliveryStore,
     channel_of,
 )
-from integrations_api.channels.service import ChannelStore, DeliveryStore
 from shared.config import Config
 from shared.pages import Page
 from support.channels import ChannelsInMemory, DeliveriesInMemory

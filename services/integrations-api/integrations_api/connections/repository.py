@@ -1,9 +1,11 @@
-"""The `webhook_connections` collection of integrations-api's own database."""
+"""The `webhook_connections` collection of integrations-api's own database, and the
+Protocol the use cases take it by (so their unit tests run on tests/support/integrations.py)."""
 
-from typing import Any
+from typing import Any, Protocol
 
 from bson import ObjectId
 
+from integrations_api.stories.service import StoryFollowers
 from shared.ids import object_id as _key
 from shared.mongo import Database, paged
 from shared.pages import Page
@@ -46,6 +48,32 @@ def replaced_connection(current: dict[str, Any], fields: dict[str, Any]) -> dict
         elif name in fields:
             document[name] = fields[name]
     return document
+
+
+class ConnectionStore(StoryFollowers, Protocol):
+    async def list(self, account_id: str, page: Page) -> list[dict[str, Any]]: ...
+
+    async def count(self, account_id: str) -> int: ...
+
+    async def get(self, account_id: str, connection_id: str) -> dict[str, Any] | None: ...
+
+    async def insert(
+        self,
+        account_id: str,
+        story_name: str,
+        fields: dict[str, Any],
+        connection_id: str | None = None,
+    ) -> dict[str, Any]: ...
+
+    async def replace(
+        self, account_id: str, connection_id: str, fields: dict[str, Any]
+    ) -> dict[str, Any] | None: ...
+
+    async def delete(self, account_id: str, connection_id: str) -> dict[str, Any] | None: ...
+
+    async def record_delivery(
+        self, account_id: str, connection_id: str, error: str | None, at_ms: int
+    ) -> None: ...
 
 
 class ConnectionRepository:
