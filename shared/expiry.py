@@ -28,6 +28,10 @@ log = logging.getLogger(__name__)
 FIELD = "expiresAt"
 SWEEP_SECONDS = 60.0
 """MongoDB's TTL monitor runs every 60 s (its `ttlMonitorSleepSecs`)."""
+SWEEP_PAGE = 5_000
+"""Documents a sweep deletes at once: a backlog (a service that was stopped for a day, a
+story's `historyDays` shortened) goes in several deletes, between which the server
+answers the others, instead of one long delete that holds the embedded server."""
 
 
 async def sweeps_on_read(client: Client) -> bool:
@@ -50,15 +54,22 @@ async def ensure_expiry(collection: AsyncCollection[Document]) -> None:
     await collection.create_index(FIELD)
 
 
-async def sweep(database: Database, now: datetime) -> int:
+async def sweep(database: Database, now: datetime, page: int = SWEEP_PAGE) -> int:
     """Delete what expired before `now` in every collection of `database` with a swept
-    index; how many documents went."""
+    index, `page` documents a delete; how many documents went."""
     removed = 0
     for name in await database.list_collection_names():
         collection = database[name]
         indexes = [index async for index in await collection.list_indexes()]
-        if any(map(_swept, indexes)):
-            removed += (await collection.delete_many({FIELD: {"$lt": now}})).deleted_count
+        if not any(map(_swept, indexes)):
+            continue
+        while True:
+            expired = collection.find({FIELD: {"$lt": now}}, ["_id"]).limit(page)
+            ids = [document["_id"] async for document in expired]
+            if ids:
+                removed += (await collection.delete_many({"_id": {"$in": ids}})).deleted_count
+            if len(ids) < page:
+                break
     return removed
 
 

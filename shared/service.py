@@ -118,6 +118,8 @@ def mongo_context(database: str) -> CleanupContext:
         yield
         if sweeper is not None:
             sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sweeper
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(client.close(), SHUTDOWN_STEP_SECONDS)
 
