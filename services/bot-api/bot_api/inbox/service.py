@@ -11,6 +11,7 @@ import asyncio
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal
 
 from bot_api.changes import Change, ConversationErased, StoryDeleted
@@ -18,12 +19,12 @@ from bot_api.domain.history import Resolution, ScoredCandidate
 from bot_api.domain.interactions import FALLBACK, MAX_USER_SAYS, STANDARD, Interaction
 from bot_api.domain.responses import Block
 from bot_api.domain.settings import Settings
-from bot_api.engine.clustering import Cluster, normalised
+from bot_api.engine.clustering import Cluster, Miss, normalised
 from bot_api.engine.conversation import respond
 from bot_api.engine.semantic import Encoder, Encoders, KnownVectors, Vectors, VectorUnknown
 from bot_api.engine.story import CompiledStory
 from bot_api.engine.turn import SessionState, Turn
-from bot_api.inbox.clustering import InboxClusterings
+from bot_api.inbox.clustering import InboxClusterings, Read
 from bot_api.inbox.repository import InboxStore
 from bot_api.inbox.snapshots import InboxSnapshotStore, InboxVersion
 from bot_api.inbox.warming import InboxWarming
@@ -72,7 +73,7 @@ class InboxService:
     listener of the history recorder)."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "warming", InboxWarming(self._clusters))
+        object.__setattr__(self, "warming", InboxWarming(self._read_ahead))
 
     async def clusters(self, *, account_id: str, story_id: str) -> dict[str, Any]:
         """The biggest `MAX_CLUSTERS` clusters, each with its suggested interaction: those
@@ -212,13 +213,22 @@ class InboxService:
         self.warming.changed(story_id)
 
     async def _clusters(self, account_id: str, story_id: str) -> list[Cluster]:
+        story_id, version, read = await self._reader(account_id, story_id)
+        return await self.clusterings.clusters(story_id, version, read)
+
+    async def _read_ahead(self, account_id: str, story_id: str) -> None:
+        story_id, version, read = await self._reader(account_id, story_id)
+        await self.clusterings.read_ahead(story_id, version, read)
+
+    async def _reader(self, account_id: str, story_id: str) -> tuple[str, InboxVersion, Read]:
+        """The story's id, what its inbox is read for, and how its misses are read."""
         story = await load_story(self.story_records, account_id, story_id)
         review_below, model_id = version = self._version(story.settings)
-        return await self.clusterings.clusters(
-            story.id,
-            version,
-            lambda since: self.inbox.unresolved(story.id, review_below, model_id, since),
-        )
+
+        async def read(since: datetime | None) -> list[Miss]:
+            return await self.inbox.unresolved(story.id, review_below, model_id, since)
+
+        return story.id, version, read
 
     def _version(self, settings: Settings) -> InboxVersion:
         """What a clustering depends on: the score below which a match is reviewed, and

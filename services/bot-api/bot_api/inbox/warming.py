@@ -1,5 +1,6 @@
 """The misses inbox read ahead: the first turn of a story that may be a miss, once
-stored by this process, has its inbox read in the background, and so does every
+stored by this process, has its inbox's turns read and kept in the background (not
+clustered: `InboxClusterings.read_ahead`), and so does every
 `READ_AGAIN_AFTER`th after it, so that its snapshot (inbox/snapshots.py) is
 written before anybody opens it and stays close behind its turns: the first time a
 person opens it, it is answered from the snapshot and the few turns recorded since
@@ -8,7 +9,7 @@ to 3.4 s on nx-27017, from its snapshot in 0.4 to 0.6 s; docs/benchmarks.md). A 
 ahead that finds the story's turns kept for over a minute starts their whole read, which
 writes the new snapshot (inbox/clustering.py).
 
-Bounded: one story read at a time (its clustering then waits its turn with the others');
+Bounded: one story read at a time;
 a story read again only after `READ_AGAIN_AFTER` more of its misses, or at its next miss
 once this process changed its inbox (an action or an erasure drops its snapshot); at most
 `MAX_WAITING` stories waiting (past that, a story's next miss asks again) and `MAX_READ`
