@@ -189,7 +189,7 @@ class InboxClusterings:
         if kept is None or kept.version != version:
             kept = await self._stored(story_id, version)
             if kept is None:
-                return await self._read_whole(story_id, version, read)
+                return await self._read_whole(story_id, version, read, cluster=False)
         if self._clock() - kept.whole_read_at >= WHOLE_READ_SECONDS:
             self._start_whole_read(story_id, version, read, cluster_whole)
         changes = self._changes.get(story_id, 0)
@@ -223,7 +223,7 @@ class InboxClusterings:
         return kept
 
     async def _read_whole(
-        self, story_id: str, version: InboxVersion, read: Read, cluster: bool = False
+        self, story_id: str, version: InboxVersion, read: Read, cluster: bool
     ) -> _Kept:
         """The story's turns read whole (and clustered, if `cluster`), kept (and written
         as its snapshot) unless the story's inbox changed here meanwhile. The snapshot's
