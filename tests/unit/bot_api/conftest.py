@@ -16,7 +16,7 @@ from shared.config import Config
 from shared.fair_work import FairWork
 from support.changes import Announced
 from support.memory import Database
-from support.story_service import story_service
+from support.story_service import interaction_service, story_service
 
 
 @pytest.fixture
@@ -72,14 +72,7 @@ def connections() -> ConnectionDirectory:
 def interactions(
     database: Database, feed: ChangeFeed, connections: ConnectionDirectory, quotas: Quotas
 ) -> InteractionService:
-    return InteractionService(
-        stories=database.stories,
-        interactions=database.interactions,
-        entities=database.entities,
-        changes=feed,
-        connections=connections,
-        quotas=quotas,
-    )
+    return interaction_service(database, feed, quotas, connections)
 
 
 @pytest.fixture

@@ -21,12 +21,11 @@ from bot_api.quotas import Quotas
 from bot_api.stories.service import StoryService
 from bot_api.story_cache import compiler
 from bot_api.story_cache.cache import StoryCache
-from integration.bot_api.connections.memory import ConnectionDirectory
 from shared.config import Config
 from shared.fair_work import FairWork
 from support.bodies import new_interaction
 from support.memory import Database
-from support.story_service import story_service
+from support.story_service import interaction_service, story_service
 from tests.support.held_jobs import WAIT, held, until
 
 LARGE, SMALL, OTHER = "account-large", "account-small", "account-other"
@@ -86,14 +85,7 @@ def bot(monkeypatch: pytest.MonkeyPatch) -> Iterator[Bot]:
         fair,
         cache,
         story_service(database, feed, QUOTAS),
-        InteractionService(
-            stories=database.stories,
-            interactions=database.interactions,
-            entities=database.entities,
-            changes=feed,
-            connections=ConnectionDirectory(),
-            quotas=QUOTAS,
-        ),
+        interaction_service(database, feed, QUOTAS),
     )
     fair.close()
 

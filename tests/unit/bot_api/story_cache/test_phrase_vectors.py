@@ -12,13 +12,11 @@ from bot_api.engine.conversation import respond
 from bot_api.engine.semantic import Encoders, StoredVectors, Vectors, vector_key
 from bot_api.engine.turn import SessionState, Turn
 from bot_api.entities.service import EntityService
-from bot_api.interactions.service import InteractionService
 from bot_api.quotas import Quotas
 from bot_api.story_cache import entries
 from bot_api.story_cache.cache import StoryCache
 from bot_api.story_cache.sweep import VectorSweeper
 from bot_api.story_cache.vectors import CHUNK, PhraseVectorService
-from integration.bot_api.connections.memory import ConnectionDirectory
 from integration.bot_api.story_cache.memory import VectorsInMemory
 from shared.config import Config
 from shared.pages import Page
@@ -27,7 +25,7 @@ from support.bodies import interaction_changes, new_interaction
 from support.editing import set_phrases
 from support.encoders import ConceptEncoder
 from support.memory import Database
-from support.story_service import story_service
+from support.story_service import interaction_service, story_service
 
 ACCOUNT = "account-1"
 
@@ -94,14 +92,7 @@ class Bot:
         self.stories = story_service(
             database, feed, quotas, vectors=self.store, awaiting_meaning=self.vectors.waiting
         )
-        self.interactions = InteractionService(
-            stories=database.stories,
-            interactions=database.interactions,
-            entities=database.entities,
-            changes=feed,
-            connections=ConnectionDirectory(),
-            quotas=quotas,
-        )
+        self.interactions = interaction_service(database, feed, quotas)
 
     async def empty_story(self, name: str) -> str:
         """A new story whose welcome answers no greeting: only the test's phrases count."""

@@ -17,13 +17,12 @@ from bot_api.story_cache.cache import StoryCache
 from bot_api.transfer.service import StoryTransfer
 from bot_api.versions.schemas import StoryDocuments
 from bot_api.versions.service import VersionService
-from integration.bot_api.connections.memory import ConnectionDirectory
 from integration.bot_api.story_tests.memory import ConversationTestsInMemory
 from shared.config import Config
 from shared.fair_work import FairWork
 from support.bodies import interaction_changes, new_interaction
 from support.memory import Database
-from support.story_service import story_service
+from support.story_service import interaction_service, story_service
 
 ACCOUNT = "account-1"
 QUOTAS = Quotas.from_config(Config(mongodb_url="", nats_url=""))
@@ -82,14 +81,7 @@ def bot() -> Iterator[Bot]:
         database,
         cache,
         story_service(database, feed, QUOTAS),
-        InteractionService(
-            stories=database.stories,
-            interactions=database.interactions,
-            entities=database.entities,
-            changes=feed,
-            connections=ConnectionDirectory(),
-            quotas=QUOTAS,
-        ),
+        interaction_service(database, feed, QUOTAS),
         VersionService(
             stories=database.stories,
             interactions=database.interactions,

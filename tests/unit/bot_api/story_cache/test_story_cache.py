@@ -16,13 +16,12 @@ from bot_api.interactions.service import InteractionService
 from bot_api.quotas import Quotas
 from bot_api.stories.service import StoryService
 from bot_api.story_cache.cache import StoryCache
-from integration.bot_api.connections.memory import ConnectionDirectory
 from shared.config import Config
 from shared.errors import NotFound
 from support.bodies import entity as entity_body
 from support.bodies import interaction_changes, new_interaction
 from support.memory import Database
-from support.story_service import story_service
+from support.story_service import interaction_service, story_service
 
 ACCOUNT = "account-1"
 QUOTAS = Quotas.from_config(Config(mongodb_url="", nats_url=""))
@@ -77,14 +76,7 @@ def new_bot(budget_bytes: int) -> Bot:
         database,
         cache,
         story_service(database, feed, QUOTAS),
-        InteractionService(
-            stories=database.stories,
-            interactions=database.interactions,
-            entities=database.entities,
-            changes=feed,
-            connections=ConnectionDirectory(),
-            quotas=QUOTAS,
-        ),
+        interaction_service(database, feed, QUOTAS),
         EntityService(
             stories=database.stories,
             interactions=database.interactions,

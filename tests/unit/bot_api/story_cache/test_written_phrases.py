@@ -9,19 +9,17 @@ from bot_api.changes import ChangeFeed, Handler
 from bot_api.domain.interactions import default_interactions
 from bot_api.domain.settings import Settings
 from bot_api.engine.semantic import Encoders
-from bot_api.interactions.service import InteractionService
 from bot_api.quotas import Quotas
 from bot_api.story_cache.cache import StoryCache
 from bot_api.story_cache.vectors import PhraseVectorService
 from bot_api.story_cache.written import WrittenPhrases
-from integration.bot_api.connections.memory import ConnectionDirectory
 from integration.bot_api.story_cache.memory import VectorsInMemory
 from shared.config import Config
 from support.bodies import new_interaction
 from support.editing import set_phrases
 from support.encoders import ConceptEncoder
 from support.memory import Database
-from support.story_service import story_service
+from support.story_service import interaction_service, story_service
 
 ACCOUNT = "account-1"
 GREETINGS = {
@@ -60,14 +58,7 @@ class Bot:
         feed.handle(Handler.WRITTEN_PHRASES, self.written)
         quotas = Quotas.from_config(Config(mongodb_url="", nats_url=""))
         self.stories = story_service(database, feed, quotas, awaiting_meaning=self.vectors.waiting)
-        self.interactions = InteractionService(
-            stories=database.stories,
-            interactions=database.interactions,
-            entities=database.entities,
-            changes=feed,
-            connections=ConnectionDirectory(),
-            quotas=quotas,
-        )
+        self.interactions = interaction_service(database, feed, quotas)
 
     async def new_story(self, language: str = "english") -> str:
         return await self.stories.create(
