@@ -46,6 +46,9 @@ ACCOUNT_SETTINGS = (
     "QUOTA_ENTRIES",
     "QUOTA_CONNECTIONS",
     "QUOTA_CHANNELS",
+    "QUOTA_DOCUMENTS_PER_STORY",
+    "QUOTA_PASSAGES_PER_STORY",
+    "QUOTA_KNOWLEDGE_CHARACTERS",
 )
 """The settings one account may have raised (or lowered) by `accounts limits`."""
 

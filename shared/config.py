@@ -66,6 +66,10 @@ class Config:
     quota_entities: int = 500
     quota_entries: int = 20_000
     quota_connections: int = 1000
+    quota_documents_per_story: int = 200
+    quota_passages_per_story: int = 20_000
+    quota_knowledge_characters: int = 50_000_000
+    """The characters of all an account's documents (what their passages hold)."""
     # HTTP input: how long a client may take, and how many may be connected
     body_read_seconds: float = 10.0
     idle_seconds: float = 15.0
@@ -141,6 +145,9 @@ class Config:
             "QUOTA_ENTITIES": str(self.quota_entities),
             "QUOTA_ENTRIES": str(self.quota_entries),
             "QUOTA_CONNECTIONS": str(self.quota_connections),
+            "QUOTA_DOCUMENTS_PER_STORY": str(self.quota_documents_per_story),
+            "QUOTA_PASSAGES_PER_STORY": str(self.quota_passages_per_story),
+            "QUOTA_KNOWLEDGE_CHARACTERS": str(self.quota_knowledge_characters),
             # HTTP input
             "BODY_READ_SECONDS": str(self.body_read_seconds),
             "IDLE_SECONDS": str(self.idle_seconds),
@@ -206,6 +213,11 @@ class Config:
             quota_entities=setting.positive("QUOTA_ENTITIES", 500),
             quota_entries=setting.positive("QUOTA_ENTRIES", 20_000),
             quota_connections=setting.positive("QUOTA_CONNECTIONS", 1000),
+            quota_documents_per_story=setting.positive("QUOTA_DOCUMENTS_PER_STORY", 200),
+            quota_passages_per_story=setting.positive("QUOTA_PASSAGES_PER_STORY", 20_000),
+            quota_knowledge_characters=setting.positive(
+                "QUOTA_KNOWLEDGE_CHARACTERS", 50_000_000
+            ),
             # HTTP input
             body_read_seconds=setting.amount("BODY_READ_SECONDS", 10.0, low=0.1),
             idle_seconds=setting.amount("IDLE_SECONDS", 15.0, low=0.1),

@@ -24,6 +24,9 @@ JetStream (stream `<NS>_EVENTS`, subjects `<ns>.events.>`, at-least-once):
   Every bot-api replica refreshes the entity recognisers of the account's stories.
   Both carry `origin`, the publishing process: it applied the change already, and
   skips its own events.
+- `<ns>.events.knowledge.v1`: a story's documents or FAQ pairs changed. `{"v": 1,
+  "accountId", "storyId", "origin"}`. Every other bot-api replica drops the story's
+  knowledge index, read anew on its next question.
 - `<ns>.events.connections.v1`: a webhook connection was written or deleted, with its
   url and credentials and a `revision` that grows with each write. `{"v": 1, "id",
   "accountId", "storyId", "name", "url", "revision", "token", "headers", "auth",
@@ -110,6 +113,10 @@ class Subjects:
     @property
     def conversation_erased(self) -> str:
         return f"{self.namespace}.events.conversations.v1"
+
+    @property
+    def knowledge_changed(self) -> str:
+        return f"{self.namespace}.events.knowledge.v1"
 
     @property
     def connection_changed(self) -> str:
@@ -203,6 +210,16 @@ class ConversationErasedEvent:
     account_id: str
     story_id: str
     session_id: str
+    origin: str = ""
+
+
+@dataclass(frozen=True)
+class KnowledgeChanged:
+    """A story's documents or FAQ pairs changed (docs/knowledge.md): every replica reads
+    them anew on the story's next question."""
+
+    account_id: str
+    story_id: str
     origin: str = ""
 
 

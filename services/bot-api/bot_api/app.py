@@ -41,6 +41,9 @@ from bot_api.interactions import views as interactions_views
 from bot_api.interactions.keys import CONNECTION_DIRECTORY, INTERACTION_STORE
 from bot_api.interactions.repository import InteractionRepository
 from bot_api.keys import ACCOUNTS, CHANGES, CONFIG, DATABASE, NATS, QUOTAS
+from bot_api.knowledge import setup as knowledge
+from bot_api.knowledge import views as knowledge_views
+from bot_api.knowledge.keys import KNOWLEDGE_STORE
 from bot_api.messaging import (
     NatsConnectionDirectory,
     channel_turns,
@@ -163,6 +166,7 @@ async def story_service(app: web.Application) -> AsyncIterator[None]:
         inbox_snapshots=app[INBOX_SNAPSHOTS],
         analytics=app[ANALYTICS_STORE],
         vectors=app[VECTOR_STORE],
+        knowledge=app[KNOWLEDGE_STORE],
         connections=app[CONNECTION_VIEW],
         changes=app[CHANGES],
         quotas=app[QUOTAS],
@@ -209,6 +213,7 @@ def create_app(config: Config) -> web.Application:
             versions.setup,
             inbox.setup,
             analytics.setup,
+            knowledge.setup,
             story_service,
             recording,
             query.setup,
@@ -233,6 +238,7 @@ def create_app(config: Config) -> web.Application:
         transfer_views.routes,
         versions_views.routes,
         story_tests_views.routes,
+        knowledge_views.routes,
     ):
         app.router.add_routes(routes)
     add_console(app)

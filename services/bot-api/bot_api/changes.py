@@ -67,6 +67,14 @@ class ConversationErased:
     session_id: str
 
 
+@dataclass(frozen=True)
+class KnowledgeEdited:
+    """A story's documents or FAQ pairs changed (docs/knowledge.md)."""
+
+    account_id: str
+    story_id: str
+
+
 Change = (
     StoryCreated
     | StoryEdited
@@ -74,6 +82,7 @@ Change = (
     | EntitiesEdited
     | HandoffMessageSent
     | ConversationErased
+    | KnowledgeEdited
 )
 
 
@@ -98,6 +107,9 @@ class Handler(Enum):
     CONVERSATION_TESTS = "conversation tests"
     """`story_tests.service.ConversationTestService`: runs an edited story's
     tests; a deleted story's pending run is cancelled."""
+    KNOWLEDGE = "knowledge"
+    """`knowledge.cache.KnowledgeCache`: drops the story's index, read anew on its next
+    question."""
     INBOX = "inbox"
     """`inbox.service.InboxService`: forgets the story's clusters, suggestions and
     the turns it keeps (an erased conversation's)."""
@@ -124,10 +136,12 @@ HEARD_BY: Mapping[type[Change], tuple[Handler, ...]] = {
         Handler.VECTOR_SWEEPER,
         Handler.CONVERSATION_TESTS,
         Handler.INBOX,
+        Handler.KNOWLEDGE,
     ),
     EntitiesEdited: (Handler.PUBLISHER, Handler.STORY_CACHE, Handler.VECTOR_SWEEPER),
     HandoffMessageSent: (Handler.PUBLISHER,),
     ConversationErased: (Handler.PUBLISHER, Handler.INBOX),
+    KnowledgeEdited: (Handler.PUBLISHER, Handler.KNOWLEDGE),
 }
 """Which handlers hear each kind of change, in the order they run. The publisher is
 first: what follows cannot keep the event from the outbox."""

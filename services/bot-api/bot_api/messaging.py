@@ -28,6 +28,7 @@ from bot_api.changes import (
     EntitiesEdited,
     Handler,
     HandoffMessageSent,
+    KnowledgeEdited,
     StoryCreated,
     StoryDeleted,
     StoryEdited,
@@ -36,6 +37,7 @@ from bot_api.connections.keys import CONNECTION_VIEW
 from bot_api.inbox.keys import INBOX
 from bot_api.interactions.keys import INTERACTION_STORE
 from bot_api.keys import CHANGES, PRINCIPALS, RATE_LIMITS
+from bot_api.knowledge.keys import KNOWLEDGE_CACHE
 from bot_api.query.channel_turns import ChannelTurns, undecodable
 from bot_api.query.keys import CONVERSATIONS
 from bot_api.stories.keys import STORY_STORE
@@ -53,6 +55,7 @@ from shared.events import (
     EntitiesChanged,
     Event,
     HandoffMessage,
+    KnowledgeChanged,
     StoryChanged,
     StoryLookup,
     StoryLookupReply,
@@ -179,6 +182,9 @@ class EventPublisher:
                     account_id, story_id, change.session_id, origin=origin
                 )
                 await self._outbox.put(subjects.conversation_erased, encode(erased))
+            case KnowledgeEdited(account_id=account_id, story_id=story_id):
+                knowledge = KnowledgeChanged(account_id, story_id, origin=origin)
+                await self._outbox.put(subjects.knowledge_changed, encode(knowledge))
 
 
 async def story_events(app: web.Application) -> AsyncIterator[None]:
@@ -188,7 +194,7 @@ async def story_events(app: web.Application) -> AsyncIterator[None]:
     subjects = app[CONFIG].subjects
     origin = uuid.uuid4().hex
     app[CHANGES].handle(Handler.PUBLISHER, EventPublisher(app[OUTBOX], subjects, origin))
-    cache, inbox = app[STORY_CACHE], app[INBOX]
+    cache, inbox, knowledge = app[STORY_CACHE], app[INBOX], app[KNOWLEDGE_CACHE]
 
     async def on_story(message: Msg) -> None:
         event = _readable(StoryChanged, message.data)
@@ -198,6 +204,7 @@ async def story_events(app: web.Application) -> AsyncIterator[None]:
             deleted = StoryDeleted(event.account_id, event.story_id)
             await cache.changed(deleted)
             await inbox.changed(deleted)
+            await knowledge.changed(deleted)
         else:
             ids = frozenset(event.interaction_ids)
             await cache.changed(StoryEdited(event.account_id, event.story_id, ids))
@@ -213,6 +220,11 @@ async def story_events(app: web.Application) -> AsyncIterator[None]:
             erased = ConversationErased(event.account_id, event.story_id, event.session_id)
             await inbox.changed(erased)
 
+    async def on_knowledge(message: Msg) -> None:
+        event = _readable(KnowledgeChanged, message.data)
+        if event is not None and event.origin != origin:
+            await knowledge.changed(KnowledgeEdited(event.account_id, event.story_id))
+
     jetstream = app[NATS].jetstream()
     subscriptions = [
         await jetstream.subscribe(
@@ -222,6 +234,7 @@ async def story_events(app: web.Application) -> AsyncIterator[None]:
             (subjects.story_changed, on_story),
             (subjects.entities_changed, on_entities),
             (subjects.conversation_erased, on_erased),
+            (subjects.knowledge_changed, on_knowledge),
         )
     ]
     yield

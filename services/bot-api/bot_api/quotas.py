@@ -31,6 +31,9 @@ class Quotas:
     phrases_per_story: int
     entities: int
     entries: int
+    documents_per_story: int = 200
+    passages_per_story: int = 20_000
+    knowledge_characters: int = 50_000_000
 
     @classmethod
     def from_config(cls, config: Config) -> "Quotas":
@@ -40,6 +43,9 @@ class Quotas:
             phrases_per_story=config.quota_phrases_per_story,
             entities=config.quota_entities,
             entries=config.quota_entries,
+            documents_per_story=config.quota_documents_per_story,
+            passages_per_story=config.quota_passages_per_story,
+            knowledge_characters=config.quota_knowledge_characters,
         )
 
     async def of(self, account_id: str) -> "Quotas":
@@ -68,6 +74,23 @@ class Quotas:
             raise QuotaExceeded("entities", self.entities, "entities per account")
         if entries > self.entries:
             raise QuotaExceeded("entries", self.entries, "entity entries per account")
+
+
+    def check_knowledge(self, documents: int, passages: int, characters: int) -> None:
+        """A story's documents and passages, and the account's characters of documents,
+        after the write."""
+        if documents > self.documents_per_story:
+            raise QuotaExceeded(
+                "documentsPerStory", self.documents_per_story, "documents per story"
+            )
+        if passages > self.passages_per_story:
+            raise QuotaExceeded("passagesPerStory", self.passages_per_story, "passages per story")
+        if characters > self.knowledge_characters:
+            raise QuotaExceeded(
+                "knowledgeCharacters",
+                self.knowledge_characters,
+                "characters of documents per account",
+            )
 
 
 class EntityTotals(Protocol):

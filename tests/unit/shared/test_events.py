@@ -8,6 +8,7 @@ import pytest
 from shared.events import (
     ConnectionChanged,
     ConversationErasedEvent,
+    KnowledgeChanged,
     DeliveryResult,
     EntitiesChanged,
     StoryChanged,
@@ -33,6 +34,7 @@ EVENTS = [
     DeliveryResult("acc", "conn", "timeout", 1_700_000_000_000),
     DeliveryResult("acc", "conn", None, 1_700_000_000_001),
     ConversationErasedEvent("acc", "story", "visitor-1", origin="replica-1"),
+    KnowledgeChanged("acc", "story", origin="replica-1"),
 ]  # fmt: skip
 
 

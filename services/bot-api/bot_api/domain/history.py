@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
-OutcomeKind = Literal["matched", "fallback", "incomplete", "trigger", "goto", "handoff"]
+OutcomeKind = Literal[
+    "matched", "fallback", "incomplete", "trigger", "goto", "handoff", "knowledge"
+]
 """As `parley_query_outcomes_total` counts them (bot_api.metrics.record_query)."""
 
 

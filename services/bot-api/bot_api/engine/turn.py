@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot_api.domain.history import OutcomeKind, ScoredCandidate
 from bot_api.domain.interactions import FALLBACK, Interaction
+from bot_api.domain.knowledge import KnowledgeTurn
 from bot_api.domain.responses import Block, FulfillmentItem
 from bot_api.engine.entities import Mention
 from bot_api.engine.fulfillment import Choose, fulfillment
@@ -144,6 +145,9 @@ class Outcome:
     the same model."""
     handoff: HandedOver | None = None
     """The handoff the session is in after this turn (engine/handoff.py)."""
+    knowledge: KnowledgeTurn | None = None
+    """What the story's documents made of a turn no interaction answered (its answer,
+    when one was good enough, is the fulfillment; docs/knowledge.md)."""
     silence: tuple[FulfillmentItem, ...] = ()
     """The story's fallback text, said if the turn ends with no fulfillment: left here by
     an interaction that says nothing of its own but has a webhook, whose answer (or
@@ -181,6 +185,8 @@ def outcome_kind(turn: Turn, outcome: Outcome) -> OutcomeKind:
         return "goto"
     if outcome.incomplete:
         return "incomplete"
+    if outcome.knowledge is not None and outcome.knowledge.answer is not None:
+        return "knowledge"
     if outcome.interaction is None or outcome.interaction.kind == FALLBACK:
         return "fallback"
     return "matched"

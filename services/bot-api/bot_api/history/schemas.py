@@ -4,7 +4,7 @@ from marshmallow import Schema, fields, validate
 
 from bot_api.common.schemas import text
 
-OUTCOMES = ("matched", "fallback", "incomplete", "trigger", "goto", "handoff")
+OUTCOMES = ("matched", "fallback", "incomplete", "trigger", "goto", "handoff", "knowledge")
 MAX_CONVERSATIONS_PAGE = 100
 
 

@@ -47,6 +47,8 @@ def may_be_missed(turn: TurnRecord) -> bool:
     if turn.test or turn.query is None:
         return False
     review_below = min(turn.threshold + REVIEW_MARGIN, PROMPT_CONTINUED)
+    if turn.outcome == "knowledge":
+        return False
     return turn.outcome == "fallback" or turn.score < review_below
 
 

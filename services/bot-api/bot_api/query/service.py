@@ -18,6 +18,7 @@ from bot_api.engine.semantic import Encoders
 from bot_api.engine.story import CompiledStory
 from bot_api.engine.turn import Outcome, SessionState, Turn
 from bot_api.history.recorder import TurnRecorder
+from bot_api.knowledge.cache import KnowledgeCache
 from bot_api.metrics import record_query
 from bot_api.query.repository import SessionStore, over_bounds
 from bot_api.query.webhooks.delivery import Answers, Deliveries
@@ -55,6 +56,9 @@ class ConversationService:
     recorder: TurnRecorder | None = None
     """Where each answered turn goes when its story keeps a history."""
 
+    knowledge: KnowledgeCache | None = None
+    """The story's documents, which answer a turn no interaction answered."""
+
     async def answer(
         self,
         *,
@@ -78,6 +82,8 @@ class ConversationService:
             handoff = open_handoff(stored.state, turn.now, self.handoff_idle)
             if handoff is None:
                 state, outcome = await self._respond(story, stored.state, turn)
+                if self.knowledge is not None:
+                    outcome = await self.knowledge.answered(account_id, story, turn, outcome)
                 outcome = await self.deliveries.deliver(
                     account_id=account_id,
                     session_id=session_id,

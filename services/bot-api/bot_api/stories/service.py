@@ -133,6 +133,7 @@ class StoryService:
         inbox_snapshots: StoryPart,
         analytics: StoryPart,
         vectors: StoryPart,
+        knowledge: StoryPart,
         connections: AccountStoryPart,
         changes: ChangeFeed,
         quotas: AccountQuotas,
@@ -140,7 +141,8 @@ class StoryService:
         awaiting_meaning: Callable[[str], int] | None = None,
     ) -> None:
         """`tests` (and their runs), `inbox` (its ignored texts), `inbox_snapshots`,
-        `analytics`, `vectors` (the phrase vectors it marks), `connections` (the view of
+        `analytics`, `vectors` (the phrase vectors it marks), `knowledge` (its documents and
+        their passages), `connections` (the view of
         its webhook connections): with the others, what a story owns, which its deletion
         takes with it; `awaiting_meaning`: how many of a story's phrases wait for their
         sentence vector (`PhraseVectorService.waiting`; none without the semantic stage)."""
@@ -149,7 +151,7 @@ class StoryService:
         self._sessions = sessions
         self._turns = turns
         self._versions = versions
-        self._owned = (tests, inbox, inbox_snapshots, analytics, turns)
+        self._owned = (tests, inbox, inbox_snapshots, analytics, turns, knowledge)
         """What only looks back at a story, deleted first, in this order."""
         self._vectors = vectors
         self._connections = connections

@@ -18,7 +18,7 @@ from yarl import URL
 
 from bot_api.connections.repository import Connection
 from bot_api.query.webhooks.failures import DeliveryFailed
-from bot_api.query.webhooks.guard import GuardedResolver, check_literal_host
+from shared.address_guard import GuardedResolver, RefusedAddress, check_literal_host
 from shared.webhook_tokens import SECRET_PREFIX, UnusableToken, signing_key
 
 TIMEOUT_SECONDS = 3.0
@@ -54,19 +54,21 @@ class WebhookCaller:
         assert self._session is not None, "start() opens the session"
         data = json.dumps(body).encode()
         headers = _headers(connection, body["messageId"], data)
-        check_literal_host(URL(url).host or "", self._allowed)
         try:
+            check_literal_host(URL(url).host or "", self._allowed)
             async with self._session.post(
                 url, data=data, headers=headers, allow_redirects=False
             ) as response:
                 if not 200 <= response.status < 300:
                     raise DeliveryFailed(f"HTTP {response.status}")
                 raw = await response.content.read(MAX_ANSWER_BYTES + 1)
+        except RefusedAddress as refused:
+            raise DeliveryFailed(str(refused)) from None
         except TimeoutError:
             raise DeliveryFailed(f"timeout after {TIMEOUT_SECONDS * 1000:.0f} ms") from None
         except aiohttp.ClientConnectorError as error:
-            if isinstance(error.os_error, DeliveryFailed):
-                raise error.os_error from None
+            if isinstance(error.os_error, RefusedAddress):
+                raise DeliveryFailed(str(error.os_error)) from None
             raise DeliveryFailed(f"cannot connect: {error.os_error}") from None
         except aiohttp.ClientError as error:
             raise DeliveryFailed(f"request failed: {error}") from None

@@ -4,7 +4,7 @@ import ipaddress
 
 import pytest
 
-from bot_api.query.webhooks.guard import refused
+from shared.address_guard import refused
 
 LOOPBACK = (ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128"))
 

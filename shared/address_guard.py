@@ -1,4 +1,4 @@
-"""Where a webhook call may go: addresses on loopback, private, link-local, unique-local
+"""Where a call out of the service may go (a webhook, a document fetched from a URL): addresses on loopback, private, link-local, unique-local
 or metadata networks are refused unless allow-listed (`WEBHOOK_ALLOW`). An IPv6 address
 that carries an IPv4 one (mapped, IPv4-compatible, NAT64, 6to4, Teredo) is judged as
 the IPv4 it reaches, and the local-use NAT64 prefix, whose embedding a host cannot know,
@@ -12,7 +12,6 @@ from collections.abc import Iterable
 from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.resolver import DefaultResolver
 
-from bot_api.query.webhooks.failures import DeliveryFailed
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -21,6 +20,10 @@ NAT64 = ipaddress.ip_network("64:ff9b::/96")
 LOCAL_NAT64 = ipaddress.ip_network("64:ff9b:1::/48")
 IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
 
+
+
+class RefusedAddress(Exception):
+    """A host that is, or resolves to, an address no call may reach."""
 
 def embedded_ipv4(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
     """The IPv4 addresses a packet to `ip` may reach (Teredo: its server and client)."""
@@ -67,7 +70,7 @@ class GuardedResolver(AbstractResolver):
         results = await self._default.resolve(host, port, family)
         for result in results:
             if refused(result["host"], self._allowed):
-                raise DeliveryFailed(f"{host} resolves to a refused address {result['host']}")
+                raise RefusedAddress(f"{host} resolves to a refused address {result['host']}")
         return results
 
     async def close(self) -> None:
@@ -82,4 +85,4 @@ def check_literal_host(host: str, allowed: Iterable[Network]) -> None:
     except ValueError:
         return
     if refused(bare, allowed):
-        raise DeliveryFailed(f"refused address {host}")
+        raise RefusedAddress(f"refused address {host}")

@@ -1,0 +1,110 @@
+"""Each story's knowledge index, as this process last read it, and the answer a turn no
+interaction answered gets from it.
+
+An index is read from the database and built (off the event loop, fairly between
+accounts) on the story's first question after a change (`KnowledgeEdited` from this
+process's feed or another replica's event): an upload answers on the next message.
+A story without documents costs its first question one read, then nothing. A build
+under way when the story changes again is not kept. At most `MAX_CACHED_PASSAGES`
+passages are held; the story asked least recently is let go first.
+"""
+
+import asyncio
+from collections import OrderedDict
+from dataclasses import replace
+
+from bot_api.changes import Change, KnowledgeEdited, StoryDeleted
+from bot_api.domain.knowledge import Citation, KnowledgeTurn
+from bot_api.domain.responses import Text
+from bot_api.engine.story import CompiledStory
+from bot_api.engine.turn import Outcome, Turn, outcome_kind
+from bot_api.knowledge.index import IndexedDocument, KnowledgeIndex
+from bot_api.knowledge.repository import KnowledgeStore, StoredDocument, StoredPassage
+from shared.fair_work import FairWork
+
+MAX_CACHED_PASSAGES = 500_000
+"""About 1.5 KB a passage (text, terms, the BM25 matrix's share): some 750 MB at most."""
+
+
+class KnowledgeCache:
+    def __init__(self, store: KnowledgeStore, work: FairWork) -> None:
+        self._store = store
+        self._work = work
+        self._indexes: OrderedDict[tuple[str, str], KnowledgeIndex] = OrderedDict()
+        self._generation: dict[str, int] = {}
+        self._builds: dict[tuple[str, str], asyncio.Task[KnowledgeIndex]] = {}
+
+    async def changed(self, change: Change) -> None:
+        if isinstance(change, KnowledgeEdited | StoryDeleted):
+            self.forget(change.story_id)
+
+    def forget(self, story_id: str) -> None:
+        self._generation[story_id] = self._generation.get(story_id, 0) + 1
+        for key in [k for k in self._indexes if k[0] == story_id]:
+            del self._indexes[key]
+
+    async def index(self, account_id: str, story_id: str, language: str) -> KnowledgeIndex:
+        key = (story_id, language)
+        index = self._indexes.get(key)
+        if index is not None:
+            self._indexes.move_to_end(key)
+            return index
+        build = self._builds.get(key)
+        if build is None:
+            build = asyncio.create_task(self._build(account_id, story_id, language))
+            self._builds[key] = build
+            build.add_done_callback(lambda _: self._builds.pop(key, None))
+        return await asyncio.shield(build)
+
+    async def answered(self, account_id: str, story: CompiledStory, turn: Turn, outcome: Outcome) -> Outcome:
+        """The outcome with the documents' answer, when the turn fell back and they have
+        one (the story's interactions always win); as it was otherwise."""
+        if turn.query is None or outcome_kind(turn, outcome) != "fallback":
+            return outcome
+        index = await self.index(account_id, story.id, story.settings.language)
+        if index.empty:
+            return outcome
+        known = index.answer(turn.query, outcome.threshold, debug=turn.debug)
+        if known.answer is None:
+            return replace(outcome, knowledge=known)
+        return replace(
+            outcome,
+            knowledge=known,
+            fulfillment=(Text(known.answer.answer),),
+            silence=(),
+        )
+
+    async def _build(self, account_id: str, story_id: str, language: str) -> KnowledgeIndex:
+        generation = self._generation.get(story_id, 0)
+        documents = await self._store.list(account_id, story_id)
+        passages = await self._store.passages(account_id, story_id) if documents else []
+        index = await self._work.run(
+            account_id, lambda: KnowledgeIndex.build(language, indexed(documents, passages))
+        )
+        if self._generation.get(story_id, 0) == generation:
+            self._indexes[(story_id, language)] = index
+            self._evict()
+        return index
+
+    def _evict(self) -> None:
+        held = sum(len(i.passages) for i in self._indexes.values())
+        while held > MAX_CACHED_PASSAGES and len(self._indexes) > 1:
+            _, oldest = self._indexes.popitem(last=False)
+            held -= len(oldest.passages)
+
+
+def indexed(
+    documents: list[StoredDocument], passages: list[StoredPassage]
+) -> list[IndexedDocument]:
+    by_document: dict[str, list[StoredPassage]] = {}
+    for stored in passages:
+        by_document.setdefault(stored.passage.document_id, []).append(stored)
+    return [
+        IndexedDocument(
+            citation=Citation(document_id=d.id, title=d.title, url=d.url),
+            passages=tuple(p.passage for p in by_document.get(d.id, ())),
+            terms=tuple(p.terms for p in by_document.get(d.id, ())),
+            faq=d.faq,
+        )
+        for d in documents
+    ]

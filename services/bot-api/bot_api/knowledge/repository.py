@@ -1,0 +1,258 @@
+"""A story's documents (`knowledge_documents`, one per document: its title, source,
+FAQ pairs and counts) and their passages (`knowledge_passages`, one per passage, with
+the terms the index reads).
+
+A document is written whole or not at all: its passages are inserted first under a new
+`revision`, then the document's record names that revision, then the passages of the
+revisions before are deleted. A reader takes only the passages of the revision a
+document names, so it never sees half of one (a write that stops midway leaves
+passages no record names, which the next write of the document, its deletion or the
+story's deletes).
+"""
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol
+
+from bot_api.knowledge.index import FaqPair
+from bot_api.knowledge.passages import Passage
+from shared.mongo import Database
+
+INSERT_BATCH = 500
+"""Passages a write sends at once: a 50-page PDF's 300-odd in one message."""
+
+
+@dataclass(frozen=True)
+class StoredDocument:
+    """`kind`: `text` (a file or text, read into passages) or `faq` (pairs only);
+    `characters`: the length of its text (what the account's quota counts)."""
+
+    id: str
+    title: str
+    kind: str
+    media_type: str
+    revision: int
+    sha256: str
+    characters: int
+    passages: int
+    created_at: datetime
+    updated_at: datetime
+    url: str | None = None
+    language: str | None = None
+    faq: tuple[FaqPair, ...] = ()
+    vectors_pending: int = 0
+    """Passages whose meaning (their vectors) has not landed yet."""
+
+
+@dataclass(frozen=True)
+class StoredPassage:
+    passage: Passage
+    terms: tuple[str, ...]
+
+
+class KnowledgeStore(Protocol):
+    async def ensure_indexes(self) -> None: ...
+
+    async def insert_passages(
+        self,
+        account_id: str,
+        story_id: str,
+        revision: int,
+        passages: Sequence[StoredPassage],
+    ) -> None:
+        """Passages of a revision of a document, not read until `put` names it."""
+
+    async def put(self, account_id: str, story_id: str, document: StoredDocument) -> None:
+        """The document's record (made or replaced), then its earlier revisions'
+        passages deleted."""
+
+    async def list(self, account_id: str, story_id: str) -> list[StoredDocument]: ...
+
+    async def get(
+        self, account_id: str, story_id: str, document_id: str
+    ) -> StoredDocument | None: ...
+
+    async def delete(self, account_id: str, story_id: str, document_id: str) -> bool:
+        """False: the story has no such document."""
+
+    async def passages(self, account_id: str, story_id: str) -> list[StoredPassage]:
+        """The passages of the revisions the story's documents name, in document order."""
+
+    async def characters(self, account_id: str) -> int:
+        """The characters of all the account's documents."""
+
+    async def delete_for_story(self, story_id: str) -> None: ...
+
+
+class KnowledgeRepository:
+    def __init__(self, database: Database) -> None:
+        self.documents = database["knowledge_documents"]
+        self.passage_records = database["knowledge_passages"]
+
+    async def ensure_indexes(self) -> None:
+        await self.documents.create_index("storyId")
+        await self.documents.create_index("accountId")
+        await self.passage_records.create_index("documentId")
+        await self.passage_records.create_index("storyId")
+
+    async def insert_passages(
+        self,
+        account_id: str,
+        story_id: str,
+        revision: int,
+        passages: Sequence[StoredPassage],
+    ) -> None:
+        records = [passage_record(account_id, story_id, revision, p) for p in passages]
+        for start in range(0, len(records), INSERT_BATCH):
+            await self.passage_records.insert_many(records[start : start + INSERT_BATCH])
+
+    async def put(self, account_id: str, story_id: str, document: StoredDocument) -> None:
+        record = document_record(account_id, story_id, document)
+        await self.documents.replace_one({"_id": document.id}, record, upsert=True)
+        await self.passage_records.delete_many(
+            {"documentId": document.id, "revision": {"$ne": document.revision}}
+        )
+
+    async def list(self, account_id: str, story_id: str) -> list[StoredDocument]:
+        found = self.documents.find({"storyId": story_id, "accountId": account_id})
+        documents = [stored_document(d) async for d in found]
+        return sorted(documents, key=lambda d: (d.created_at, d.id))
+
+    async def get(self, account_id: str, story_id: str, document_id: str) -> StoredDocument | None:
+        found = await self.documents.find_one(
+            {"_id": document_id, "storyId": story_id, "accountId": account_id}
+        )
+        return None if found is None else stored_document(found)
+
+    async def delete(self, account_id: str, story_id: str, document_id: str) -> bool:
+        deleted = await self.documents.delete_one(
+            {"_id": document_id, "storyId": story_id, "accountId": account_id}
+        )
+        await self.passage_records.delete_many({"documentId": document_id, "storyId": story_id})
+        return deleted.deleted_count == 1
+
+    async def passages(self, account_id: str, story_id: str) -> list[StoredPassage]:
+        documents = await self.list(account_id, story_id)
+        current = {d.id: d.revision for d in documents}
+        order = {d.id: n for n, d in enumerate(documents)}
+        found = self.passage_records.find({"storyId": story_id, "accountId": account_id})
+        kept = [
+            stored_passage(record)
+            async for record in found
+            if current.get(record["documentId"]) == record["revision"]
+        ]
+        return sorted(kept, key=lambda p: (order[p.passage.document_id], p.passage.start))
+
+    async def characters(self, account_id: str) -> int:
+        found = self.documents.aggregate(
+            [
+                {"$match": {"accountId": account_id}},
+                {"$group": {"_id": None, "characters": {"$sum": "$characters"}}},
+            ]
+        )
+        totals = [total async for total in found]
+        return int(totals[0]["characters"]) if totals else 0
+
+    async def delete_for_story(self, story_id: str) -> None:
+        await self.documents.delete_many({"storyId": story_id})
+        await self.passage_records.delete_many({"storyId": story_id})
+
+
+def document_record(account_id: str, story_id: str, document: StoredDocument) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "_id": document.id,
+        "accountId": account_id,
+        "storyId": story_id,
+        "title": document.title,
+        "kind": document.kind,
+        "mediaType": document.media_type,
+        "revision": document.revision,
+        "sha256": document.sha256,
+        "characters": document.characters,
+        "passages": document.passages,
+        "createdAt": document.created_at,
+        "updatedAt": document.updated_at,
+        "faq": [faq_record(pair) for pair in document.faq],
+        "vectorsPending": document.vectors_pending,
+    }
+    if document.url is not None:
+        record["url"] = document.url
+    if document.language is not None:
+        record["language"] = document.language
+    return record
+
+
+def faq_record(pair: FaqPair) -> dict[str, Any]:
+    return {
+        "id": pair.id,
+        "question": pair.question,
+        "alternatives": list(pair.alternatives),
+        "answer": pair.answer,
+    }
+
+
+def stored_document(record: dict[str, Any]) -> StoredDocument:
+    return StoredDocument(
+        id=record["_id"],
+        title=record["title"],
+        kind=record["kind"],
+        media_type=record["mediaType"],
+        revision=record["revision"],
+        sha256=record["sha256"],
+        characters=record["characters"],
+        passages=record["passages"],
+        created_at=record["createdAt"],
+        updated_at=record["updatedAt"],
+        url=record.get("url"),
+        language=record.get("language"),
+        faq=tuple(faq_pairs(record.get("faq", ()))),
+        vectors_pending=record.get("vectorsPending", 0),
+    )
+
+
+def faq_pairs(records: Iterable[dict[str, Any]]) -> Iterable[FaqPair]:
+    for pair in records:
+        yield FaqPair(
+            id=pair["id"],
+            question=pair["question"],
+            answer=pair["answer"],
+            alternatives=tuple(pair.get("alternatives", ())),
+        )
+
+
+def passage_record(
+    account_id: str, story_id: str, revision: int, stored: StoredPassage
+) -> dict[str, Any]:
+    passage = stored.passage
+    record: dict[str, Any] = {
+        "_id": f"{passage.id}.r{revision}",
+        "accountId": account_id,
+        "storyId": story_id,
+        "documentId": passage.document_id,
+        "revision": revision,
+        "passageId": passage.id,
+        "text": passage.text,
+        "heading": list(passage.heading),
+        "start": passage.start,
+        "end": passage.end,
+        "terms": list(stored.terms),
+    }
+    if passage.page is not None:
+        record["page"] = passage.page
+    return record
+
+
+def stored_passage(record: dict[str, Any]) -> StoredPassage:
+    return StoredPassage(
+        Passage(
+            id=record["passageId"],
+            document_id=record["documentId"],
+            text=record["text"],
+            heading=tuple(record["heading"]),
+            page=record.get("page"),
+            start=record["start"],
+            end=record["end"],
+        ),
+        tuple(record["terms"]),
+    )

@@ -1,0 +1,38 @@
+"""The knowledge feature's setup step: its repository, its cache (which hears the
+changes of the story's documents) and its use cases."""
+
+from collections.abc import AsyncIterator
+
+from aiohttp import web
+
+from bot_api.changes import Handler
+from bot_api.keys import CHANGES, DATABASE, QUOTAS
+from bot_api.knowledge.cache import KnowledgeCache
+from bot_api.knowledge.keys import KNOWLEDGE, KNOWLEDGE_CACHE, KNOWLEDGE_STORE
+from bot_api.knowledge.repository import KnowledgeRepository
+from bot_api.knowledge.service import KnowledgeService
+from bot_api.stories.keys import STORY_STORE
+from shared.fair_work import FairWork
+
+THREADS = 1
+"""Cutting documents into passages and building a story's index is pure Python: it holds
+the interpreter, so a second thread would only wait for it; one job of an account at a
+time, the next account's between two."""
+
+
+async def setup(app: web.Application) -> AsyncIterator[None]:
+    store = KnowledgeRepository(app[DATABASE])
+    await store.ensure_indexes()
+    work = FairWork(THREADS, "knowledge")
+    cache = KnowledgeCache(store, work)
+    app[CHANGES].handle(Handler.KNOWLEDGE, cache)
+    app[KNOWLEDGE_STORE], app[KNOWLEDGE_CACHE] = store, cache
+    app[KNOWLEDGE] = KnowledgeService(
+        stories=app[STORY_STORE],
+        knowledge=store,
+        changes=app[CHANGES],
+        quotas=app[QUOTAS],
+        work=work,
+    )
+    yield
+    work.close()
