@@ -1,9 +1,9 @@
-"""Where a call out of the service may go (a webhook, a document fetched from a URL): addresses on loopback, private, link-local, unique-local
-or metadata networks are refused unless allow-listed (`WEBHOOK_ALLOW`). An IPv6 address
-that carries an IPv4 one (mapped, IPv4-compatible, NAT64, 6to4, Teredo) is judged as
-the IPv4 it reaches, and the local-use NAT64 prefix, whose embedding a host cannot know,
-is refused outright. The check sits in the resolver itself, so the connection goes only
-where the check looked."""
+"""Where a call out of the service may go (a webhook, a document fetched from a URL):
+addresses on loopback, private, link-local, unique-local or metadata networks are refused
+unless allow-listed (`WEBHOOK_ALLOW`). An IPv6 address that carries an IPv4 one (mapped,
+IPv4-compatible, NAT64, 6to4, Teredo) is judged as the IPv4 it reaches, and the local-use
+NAT64 prefix, whose embedding a host cannot know, is refused outright. The check sits in
+the resolver itself, so the connection goes only where the check looked."""
 
 import ipaddress
 import socket
@@ -11,7 +11,6 @@ from collections.abc import Iterable
 
 from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.resolver import DefaultResolver
-
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -21,9 +20,9 @@ LOCAL_NAT64 = ipaddress.ip_network("64:ff9b:1::/48")
 IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
 
 
-
 class RefusedAddress(Exception):
     """A host that is, or resolves to, an address no call may reach."""
+
 
 def embedded_ipv4(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
     """The IPv4 addresses a packet to `ip` may reach (Teredo: its server and client)."""

@@ -215,9 +215,7 @@ class Config:
             quota_connections=setting.positive("QUOTA_CONNECTIONS", 1000),
             quota_documents_per_story=setting.positive("QUOTA_DOCUMENTS_PER_STORY", 200),
             quota_passages_per_story=setting.positive("QUOTA_PASSAGES_PER_STORY", 20_000),
-            quota_knowledge_characters=setting.positive(
-                "QUOTA_KNOWLEDGE_CHARACTERS", 50_000_000
-            ),
+            quota_knowledge_characters=setting.positive("QUOTA_KNOWLEDGE_CHARACTERS", 50_000_000),
             # HTTP input
             body_read_seconds=setting.amount("BODY_READ_SECONDS", 10.0, low=0.1),
             idle_seconds=setting.amount("IDLE_SECONDS", 15.0, low=0.1),

@@ -75,7 +75,6 @@ class Quotas:
         if entries > self.entries:
             raise QuotaExceeded("entries", self.entries, "entity entries per account")
 
-
     def check_knowledge(self, documents: int, passages: int, characters: int) -> None:
         """A story's documents and passages, and the account's characters of documents,
         after the write."""

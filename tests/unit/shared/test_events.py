@@ -8,9 +8,9 @@ import pytest
 from shared.events import (
     ConnectionChanged,
     ConversationErasedEvent,
-    KnowledgeChanged,
     DeliveryResult,
     EntitiesChanged,
+    KnowledgeChanged,
     StoryChanged,
     StoryLookup,
     StoryLookupReply,

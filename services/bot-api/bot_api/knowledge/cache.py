@@ -14,7 +14,7 @@ from collections import OrderedDict
 from dataclasses import replace
 
 from bot_api.changes import Change, KnowledgeEdited, StoryDeleted
-from bot_api.domain.knowledge import Citation, KnowledgeTurn
+from bot_api.domain.knowledge import Citation
 from bot_api.domain.responses import Text
 from bot_api.engine.story import CompiledStory
 from bot_api.engine.turn import Outcome, Turn, outcome_kind
@@ -56,7 +56,9 @@ class KnowledgeCache:
             build.add_done_callback(lambda _: self._builds.pop(key, None))
         return await asyncio.shield(build)
 
-    async def answered(self, account_id: str, story: CompiledStory, turn: Turn, outcome: Outcome) -> Outcome:
+    async def answered(
+        self, account_id: str, story: CompiledStory, turn: Turn, outcome: Outcome
+    ) -> Outcome:
         """The outcome with the documents' answer, when the turn fell back and they have
         one (the story's interactions always win); as it was otherwise."""
         if turn.query is None or outcome_kind(turn, outcome) != "fallback":
@@ -64,7 +66,9 @@ class KnowledgeCache:
         index = await self.index(account_id, story.id, story.settings.language)
         if index.empty:
             return outcome
-        known = index.answer(turn.query, outcome.threshold, debug=turn.debug)
+        known = await asyncio.get_running_loop().run_in_executor(
+            None, index.answer, turn.query, outcome.threshold, turn.debug
+        )
         if known.answer is None:
             return replace(outcome, knowledge=known)
         return replace(
@@ -76,7 +80,7 @@ class KnowledgeCache:
 
     async def _build(self, account_id: str, story_id: str, language: str) -> KnowledgeIndex:
         generation = self._generation.get(story_id, 0)
-        documents = await self._store.list(account_id, story_id)
+        documents = await self._store.documents_of(account_id, story_id)
         passages = await self._store.passages(account_id, story_id) if documents else []
         index = await self._work.run(
             account_id, lambda: KnowledgeIndex.build(language, indexed(documents, passages))

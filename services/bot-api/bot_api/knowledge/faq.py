@@ -21,7 +21,7 @@ def faq_of_csv(content: bytes) -> tuple[Question, ...]:
     names = {(n or "").strip().lower(): n for n in rows.fieldnames or ()}
     if "question" not in names or "answer" not in names:
         raise ValidationFailed.at(("body",), "the CSV's header must name question and answer")
-    questions = []
+    questions: list[Question] = []
     try:
         for number, row in enumerate(rows, start=2):
             if len(questions) == MAX_ROWS:

@@ -67,7 +67,7 @@ class KnowledgeStore(Protocol):
         """The document's record (made or replaced), then its earlier revisions'
         passages deleted."""
 
-    async def list(self, account_id: str, story_id: str) -> list[StoredDocument]: ...
+    async def documents_of(self, account_id: str, story_id: str) -> list[StoredDocument]: ...
 
     async def get(
         self, account_id: str, story_id: str, document_id: str
@@ -114,7 +114,7 @@ class KnowledgeRepository:
             {"documentId": document.id, "revision": {"$ne": document.revision}}
         )
 
-    async def list(self, account_id: str, story_id: str) -> list[StoredDocument]:
+    async def documents_of(self, account_id: str, story_id: str) -> list[StoredDocument]:
         found = self.documents.find({"storyId": story_id, "accountId": account_id})
         documents = [stored_document(d) async for d in found]
         return sorted(documents, key=lambda d: (d.created_at, d.id))
@@ -133,7 +133,7 @@ class KnowledgeRepository:
         return deleted.deleted_count == 1
 
     async def passages(self, account_id: str, story_id: str) -> list[StoredPassage]:
-        documents = await self.list(account_id, story_id)
+        documents = await self.documents_of(account_id, story_id)
         current = {d.id: d.revision for d in documents}
         order = {d.id: n for n, d in enumerate(documents)}
         found = self.passage_records.find({"storyId": story_id, "accountId": account_id})
@@ -145,7 +145,7 @@ class KnowledgeRepository:
         return sorted(kept, key=lambda p: (order[p.passage.document_id], p.passage.start))
 
     async def characters(self, account_id: str) -> int:
-        found = self.documents.aggregate(
+        found = await self.documents.aggregate(
             [
                 {"$match": {"accountId": account_id}},
                 {"$group": {"_id": None, "characters": {"$sum": "$characters"}}},

@@ -4,7 +4,8 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
 
-from bot_api.common.schemas import text, text_list
+from bot_api.common.schemas import text as text_field
+from bot_api.common.schemas import text_list
 from bot_api.knowledge.reading import DOCUMENT_TYPES
 from bot_api.knowledge.repository import StoredDocument, StoredPassage
 from bot_api.knowledge.service import Question
@@ -21,9 +22,9 @@ JSON body."""
 
 class FaqPairSchema(Schema):
     id = fields.String(dump_only=True)
-    question = text(1000, 1, required=True)
+    question = text_field(1000, 1, required=True)
     alternatives = text_list(50, 1000, min_length=1, load_default=list)
-    answer = text(4000, 1, required=True)
+    answer = text_field(4000, 1, required=True)
 
     @post_load
     def make(self, data: dict[str, Any], **kwargs: Any) -> Question:
@@ -33,13 +34,13 @@ class FaqPairSchema(Schema):
 class KnowledgeWriteSchema(Schema):
     """The JSON body: a title and exactly one of `text`, `url` or `faq`."""
 
-    title = text(MAX_TITLE, 1, required=True)
-    text = text(MAX_TEXT, 1)
+    title = text_field(MAX_TITLE, 1, required=True)
+    text = text_field(MAX_TEXT, 1)
     url = fields.Url(schemes={"http", "https"}, validate=validate.Length(max=2000))
     faq = fields.List(
         fields.Nested(FaqPairSchema), validate=validate.Length(min=1, max=MAX_FAQ_PAIRS)
     )
-    language = text(40, 1)
+    language = text_field(40, 1)
 
     @validates_schema
     def one_source(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -51,8 +52,8 @@ class KnowledgeWriteSchema(Schema):
 class UploadQuerySchema(Schema):
     """A file's title (and language), sent beside it in the query string."""
 
-    title = text(MAX_TITLE, 1)
-    language = text(40, 1)
+    title = text_field(MAX_TITLE, 1)
+    language = text_field(40, 1)
 
 
 class DocumentSchema(Schema):

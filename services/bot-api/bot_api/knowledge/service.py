@@ -17,8 +17,8 @@ from bot_api.knowledge.passages import document_text, passages_of
 from bot_api.knowledge.reading import read_document
 from bot_api.knowledge.repository import KnowledgeStore, StoredDocument, StoredPassage
 from bot_api.quotas import AccountQuotas
-from bot_api.stories.service import load_story
 from bot_api.stories.repository import StoryStore
+from bot_api.stories.service import load_story
 from shared.errors import NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationFailed
 from shared.fair_work import FairWork
 from shared.ids import new_object_id
@@ -71,9 +71,9 @@ class KnowledgeService:
         self._quotas = quotas
         self._work = work
 
-    async def list(self, account_id: str, story_id: str) -> list[StoredDocument]:
+    async def documents_of(self, account_id: str, story_id: str) -> list[StoredDocument]:
         await load_story(self._stories, account_id, story_id)
-        return await self._knowledge.list(account_id, story_id)
+        return await self._knowledge.documents_of(account_id, story_id)
 
     async def get(self, account_id: str, story_id: str, document_id: str) -> StoredDocument:
         await load_story(self._stories, account_id, story_id)
@@ -118,7 +118,7 @@ class KnowledgeService:
     ) -> None:
         story = await load_story(self._stories, account_id, story_id)
         language = story.settings.language
-        documents = await self._knowledge.list(account_id, story_id)
+        documents = await self._knowledge.documents_of(account_id, story_id)
         others = [d for d in documents if d.id != document_id]
         read = await self._read(account_id, document_id, source, language)
         quotas = await self._quotas.of(account_id)
@@ -152,9 +152,7 @@ class KnowledgeService:
         )
         await self._changes.announce(KnowledgeEdited(account_id, story_id))
 
-    async def _read(
-        self, account_id: str, document_id: str, source: Source, language: str
-    ) -> Read:
+    async def _read(self, account_id: str, document_id: str, source: Source, language: str) -> Read:
         if source.faq:
             characters = sum(len(q.question) + len(q.answer) for q in source.faq)
             return Read((), characters, None)
@@ -186,7 +184,9 @@ def _pairs(document_id: str, questions: Sequence[Question]) -> tuple[FaqPair, ..
 def _digest(source: Source) -> str:
     digest = hashlib.sha256(source.content)
     for question in source.faq:
-        digest.update("\0".join((question.question, *question.alternatives, question.answer)).encode())
+        digest.update(
+            "\0".join((question.question, *question.alternatives, question.answer)).encode()
+        )
     return digest.hexdigest()
 
 

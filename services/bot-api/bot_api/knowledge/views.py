@@ -35,7 +35,7 @@ def source_of(request: web.Request, upload: Upload) -> Source:
         try:
             body = WRITE.load(json_body.parse(upload.data))
         except ValidationError as error:
-            raise ValidationFailed.of_tree(error.normalized_messages()) from None
+            raise ValidationFailed.of_tree(error.messages_dict) from None
         if "faq" in body:
             return Source(body["title"], "", faq=tuple(body["faq"]), language=body.get("language"))
         if "url" in body:
@@ -60,7 +60,9 @@ def source_of(request: web.Request, upload: Upload) -> Source:
     errors=(404,),
 )
 async def list_documents(request: web.Request) -> Any:
-    return await request.app[KNOWLEDGE].list(account_of(request), request.match_info["story"])
+    return await request.app[KNOWLEDGE].documents_of(
+        account_of(request), request.match_info["story"]
+    )
 
 
 @routes.post("/stories/{story}/knowledge")
@@ -84,7 +86,7 @@ async def add_document(request: web.Request, upload: Upload) -> Any:
         "story": story_id,
         "media": upload.media_type,
         "sha256": hashlib.sha256(upload.data).hexdigest(),
-        "query": dict(request[QUERY]),
+        "query": request.query_string,
     }
     return await created_once(request, sent, create)
 

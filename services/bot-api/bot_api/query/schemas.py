@@ -6,6 +6,7 @@ from typing import Any, ClassVar, assert_never
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from bot_api.common.schemas import MAX_QUERY_PARAMETERS, NAME_PATTERN, ParameterValue, text
+from bot_api.domain.knowledge import KnowledgeAnswer
 from bot_api.domain.responses import (
     Button,
     ButtonTemplate,
@@ -197,6 +198,19 @@ class HandoffStateSchema(Schema):
     since = fields.String(required=True, metadata={"format": "date-time"})
 
 
+class KnowledgeAnswerSchema(Schema):
+    documentId = fields.String(required=True)
+    title = fields.String(required=True)
+    answer = fields.String(required=True, metadata={"description": "The answering sentence"})
+    passage = fields.String(required=True, metadata={"description": "The passage it is in"})
+    score = fields.Float(required=True)
+    passageId = fields.String(required=True)
+    question = fields.String(metadata={"description": "The FAQ pair's question matched"})
+    heading = fields.List(fields.String())
+    page = fields.Integer()
+    url = fields.String()
+
+
 class QueryResultSchema(Schema):
     source = fields.String(required=True, metadata={"enum": ["agent", "webhook"]})
     resolvedQuery = fields.String(required=True)
@@ -214,6 +228,10 @@ class QueryResultSchema(Schema):
     handoff = fields.Nested(
         HandoffStateSchema,
         metadata={"description": "A person has the conversation: the bot answers nothing"},
+    )
+    knowledge = fields.Nested(
+        KnowledgeAnswerSchema,
+        metadata={"description": "The story's documents answered (docs/knowledge.md)"},
     )
 
 
@@ -273,13 +291,52 @@ def result_body(turn: Turn, outcome: Outcome) -> dict[str, Any]:
         ],
         "fulfillment": [fulfillment.item_body(i) for i in answer_items(outcome.fulfillment)],
     }
+    known = outcome.knowledge
+    if known is not None and known.answer is not None:
+        body["knowledge"] = knowledge_body(known.answer)
     if outcome.debug is not None:
         body["debug"] = _debug_body(outcome.debug)
+        if known is not None:
+            body["debug"]["knowledge"] = {
+                "threshold": known.threshold,
+                "passages": [
+                    {
+                        "id": p.passage_id,
+                        "documentId": p.document_id,
+                        "text": p.text,
+                        "score": p.score,
+                        "lexical": p.lexical,
+                        **({} if p.meaning is None else {"meaning": p.meaning}),
+                    }
+                    for p in known.ranked
+                ],
+            }
     if outcome.handoff is not None:
         body["handoff"] = {
             "connection": outcome.handoff.connection,
             "since": iso(outcome.handoff.since),
         }
+    return body
+
+
+def knowledge_body(answer: KnowledgeAnswer) -> dict[str, Any]:
+    citation = answer.citation
+    body: dict[str, Any] = {
+        "documentId": citation.document_id,
+        "title": citation.title,
+        "answer": answer.answer,
+        "passage": answer.passage,
+        "score": answer.score,
+        "passageId": answer.passage_id,
+    }
+    if answer.question is not None:
+        body["question"] = answer.question
+    if citation.heading:
+        body["heading"] = list(citation.heading)
+    if citation.page is not None:
+        body["page"] = citation.page
+    if citation.url is not None:
+        body["url"] = citation.url
     return body
 
 
