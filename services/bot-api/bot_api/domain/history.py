@@ -44,6 +44,17 @@ class Resolution:
 
 
 @dataclass(frozen=True)
+class KnowledgeSource:
+    """Where a knowledge answer came from (docs/knowledge.md): the document, the passage
+    (or FAQ pair) and its score."""
+
+    document_id: str
+    title: str
+    passage_id: str
+    score: float
+
+
+@dataclass(frozen=True)
 class TurnRecord:
     account_id: str
     story_id: str
@@ -77,6 +88,8 @@ class TurnRecord:
     2,048 characters, what was matched."""
     channel: str | None = None
     """The id of the channel (integrations-api) that carried the turn; None for /query."""
+    knowledge: KnowledgeSource | None = None
+    """The story's documents answered (outcome `knowledge`): from where."""
     test: bool = False
     """The console's test chat asked it (`is_test_chat`): kept out of the misses inbox and
     of the analytics' default figures."""

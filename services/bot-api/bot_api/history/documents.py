@@ -12,7 +12,13 @@ from typing import Any
 import numpy as np
 from bson import Binary
 
-from bot_api.domain.history import AnsweredBy, Resolution, ScoredCandidate, TurnRecord
+from bot_api.domain.history import (
+    AnsweredBy,
+    KnowledgeSource,
+    Resolution,
+    ScoredCandidate,
+    TurnRecord,
+)
 
 
 def turn_to_document(turn: TurnRecord, expires_at: datetime) -> dict[str, Any]:
@@ -46,7 +52,17 @@ def turn_to_document(turn: TurnRecord, expires_at: datetime) -> dict[str, Any]:
         "expiresAt": expires_at,
         **({"truncated": True} if turn.truncated else {}),
         "channel": turn.channel,
+        **({} if turn.knowledge is None else {"knowledge": _knowledge_document(turn.knowledge)}),
         "test": turn.test,
+    }
+
+
+def _knowledge_document(source: KnowledgeSource) -> dict[str, Any]:
+    return {
+        "documentId": source.document_id,
+        "title": source.title,
+        "passageId": source.passage_id,
+        "score": source.score,
     }
 
 
@@ -122,5 +138,14 @@ def turn_from_document(document: Mapping[str, Any]) -> TurnRecord:
         ),
         truncated=document.get("truncated", False),
         channel=document.get("channel"),
+        knowledge=_knowledge_source(document.get("knowledge")),
         test=document.get("test") is True,
+    )
+
+
+def _knowledge_source(document: Any) -> KnowledgeSource | None:
+    if not isinstance(document, dict):
+        return None
+    return KnowledgeSource(
+        document["documentId"], document["title"], document["passageId"], document["score"]
     )

@@ -24,7 +24,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from bot_api.background import Drain
-from bot_api.domain.history import AnsweredBy, TurnListener, TurnRecord, is_test_chat
+from bot_api.domain.history import (
+    AnsweredBy,
+    KnowledgeSource,
+    TurnListener,
+    TurnRecord,
+    is_test_chat,
+)
 from bot_api.domain.redaction import phone_region, redact, redact_value
 from bot_api.domain.responses import FulfillmentItem, Text
 from bot_api.domain.settings import Settings
@@ -264,6 +270,7 @@ def turn_record(
         vector_model=outcome.vector_model,
         truncated=turn.truncated,
         channel=channel,
+        knowledge=knowledge_source(outcome),
         test=is_test_chat(developer=developer, default_source=source),
     )
     expires_at = at + timedelta(days=settings.history_days)
@@ -289,3 +296,13 @@ def fulfillment_summary(items: Sequence[FulfillmentItem]) -> str:
 
 def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def knowledge_source(outcome: Outcome) -> KnowledgeSource | None:
+    known = outcome.knowledge
+    if known is None or known.answer is None:
+        return None
+    answer = known.answer
+    return KnowledgeSource(
+        answer.citation.document_id, answer.citation.title, answer.passage_id, answer.score
+    )

@@ -96,6 +96,13 @@ class ResolutionSchema(Schema):
     interactionId = fields.String(allow_none=True)
 
 
+class KnowledgeSourceSchema(Schema):
+    documentId = fields.String(required=True)
+    title = fields.String(required=True)
+    passageId = fields.String(required=True)
+    score = fields.Float(required=True)
+
+
 class TurnSchema(Schema):
     at = fields.String(required=True)
     outcome = fields.String(required=True)
@@ -119,6 +126,10 @@ class TurnSchema(Schema):
     )
     test = fields.Boolean(
         metadata={"description": "The console's test chat asked it (docs/history.md)"}
+    )
+    knowledge = fields.Nested(
+        KnowledgeSourceSchema,
+        metadata={"description": "The story's documents answered: from where (knowledge)"},
     )
     resolution = fields.Nested(ResolutionSchema, allow_none=True)
     truncated = fields.Boolean(

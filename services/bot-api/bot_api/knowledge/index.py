@@ -170,9 +170,11 @@ class KnowledgeIndex:
         has weighs most) times what its word says in the language (terms.py)."""
         count = max(len(self.passages), FEWEST_PASSAGES)
         weights = {}
-        for term, background in said.items():
+        for term, in_language in said.items():
             frequency = self.document_frequency.get(term, 0)
-            weights[term] = background * math.log(1 + (count - frequency + 0.5) / (frequency + 0.5))
+            weights[term] = in_language * math.log(
+                1 + (count - frequency + 0.5) / (frequency + 0.5)
+            )
         return weights
 
     def _cited(self, passage: Passage) -> Citation:

@@ -2,12 +2,12 @@
 read and deleted; a turn no interaction answers answered from them, cited; a question
 they do not answer falls back; one account never sees another's."""
 
-from pathlib import Path
 from typing import Any
 
 from support.api import Api, Tenant
+from support.knowledge_data import HANDBOOK_BYTES
+from support.waiting import eventually
 
-PDF = Path("/work/shared/knowledge/documents/covid-qa-labelling-handbook.pdf")
 SHOP = """# Opening hours
 
 The shop on Main Street opens at nine in the morning and closes at six in the evening.
@@ -116,7 +116,7 @@ async def test_a_replaced_document_answers_anew_and_a_deleted_one_no_more(alice:
 async def test_a_pdf_is_cited_by_page(alice: Tenant) -> None:
     api = alice.developer
     story_id = await api.create_story("Handbook")
-    await upload(api, story_id, PDF.read_bytes(), "application/pdf", "Handbook")
+    await upload(api, story_id, HANDBOOK_BYTES, "application/pdf", "Handbook")
     result = await ask(api, story_id, "how do I log in to the labelling tool", debug=True)
     knowledge = result["knowledge"]
     assert knowledge["title"] == "Handbook"
@@ -131,7 +131,9 @@ async def test_another_account_sees_nothing_of_the_documents(alice: Tenant, bob:
         f"/stories/{story_id}/knowledge/{document_id}",
     ):
         assert (await bob.developer.get(path)).error == (404, "not_found")
-    assert (await bob.developer.delete(f"/stories/{story_id}/knowledge/{document_id}")).status == 404
+    assert (
+        await bob.developer.delete(f"/stories/{story_id}/knowledge/{document_id}")
+    ).status == 404
     assert len(await alice.developer.ok("GET", f"/stories/{story_id}/knowledge")) == 1
 
 
@@ -145,7 +147,9 @@ async def test_bad_documents_are_refused_with_their_reason(alice: Tenant) -> Non
     assert empty.error == (400, "validation_error")
     broken = await api.send_raw(f"{base}?title=x", b"%PDF-1.7 garbage", "application/pdf")
     assert broken.error == (400, "validation_error")
-    both = await api.post(base, {"title": "x", "text": "a", "faq": [{"question": "q", "answer": "a"}]})
+    both = await api.post(
+        base, {"title": "x", "text": "a", "faq": [{"question": "q", "answer": "a"}]}
+    )
     assert both.error == (400, "validation_error")
     headless = await api.send_raw(f"{base}?title=x", b"q,a\n1,2\n", "text/csv")
     assert headless.error == (400, "validation_error")
@@ -158,3 +162,20 @@ async def test_deleting_the_story_deletes_its_documents(alice: Tenant) -> None:
     await upload(api, story_id, SHOP.encode(), "text/markdown", "Guide")
     await api.ok("DELETE", f"/stories/{story_id}")
     assert (await api.get(f"/stories/{story_id}/knowledge")).error == (404, "not_found")
+
+
+async def test_the_history_shows_a_knowledge_answer_with_its_source(alice: Tenant) -> None:
+    api = alice.developer
+    story_id = await api.create_story("Shop")
+    document_id = await upload(api, story_id, SHOP.encode(), "text/markdown", "Guide")
+    await ask(api, story_id, "how many days do I have to return goods?")
+
+    async def recorded() -> Any:
+        reply = await api.get(f"/stories/{story_id}/conversations/s-40")
+        return reply.body["turns"] if reply.status == 200 else None
+
+    [turn] = await eventually(recorded, seconds=5)
+    assert turn["outcome"] == "knowledge"
+    assert turn["knowledge"]["documentId"] == document_id
+    assert turn["knowledge"]["title"] == "Guide"
+    assert "thirty days" in turn["fulfillment"]
