@@ -9,6 +9,7 @@ from bot_api.common.schemas import text_list
 from bot_api.knowledge.reading import DOCUMENT_TYPES
 from bot_api.knowledge.repository import StoredDocument, StoredPassage
 from bot_api.knowledge.service import Question
+from shared.envelope_schemas import success_schema
 from shared.timeutil import iso
 
 MAX_TITLE = 200
@@ -89,3 +90,9 @@ class PassageSchema(Schema):
 
 def passages_body(passages: list[StoredPassage]) -> list[dict[str, Any]]:
     return list(PassageSchema(many=True).dump(passages))
+
+
+class FetchedSchema(success_schema("errorType")):  # type: ignore[misc]
+    changed = fields.Boolean(
+        required=True, metadata={"description": "False: the content was unchanged, kept as it was"}
+    )

@@ -7,11 +7,12 @@ question of the story reads it."""
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from bot_api.changes import ChangeFeed, KnowledgeEdited
 from bot_api.knowledge.blocks import DocumentRefused, Extracted
+from bot_api.knowledge.fetching import PageFetcher
 from bot_api.knowledge.index import FaqPair, passage_terms
 from bot_api.knowledge.passages import document_text, passages_of
 from bot_api.knowledge.reading import read_document
@@ -64,12 +65,14 @@ class KnowledgeService:
         changes: ChangeFeed,
         quotas: AccountQuotas,
         work: FairWork,
+        fetcher: PageFetcher,
     ) -> None:
         self._stories = stories
         self._knowledge = knowledge
         self._changes = changes
         self._quotas = quotas
         self._work = work
+        self._fetcher = fetcher
 
     async def documents_of(self, account_id: str, story_id: str) -> list[StoredDocument]:
         await load_story(self._stories, account_id, story_id)
@@ -102,6 +105,25 @@ class KnowledgeService:
         earlier = await self.get(account_id, story_id, document_id)
         await self._write(account_id, story_id, document_id, source, earlier)
 
+    async def fetch_again(self, account_id: str, story_id: str, document_id: str) -> bool:
+        """Fetch a document's URL again; False when its content is unchanged (nothing is
+        written: its passages and vectors stay)."""
+        earlier = await self.get(account_id, story_id, document_id)
+        if earlier.url is None:
+            raise ValidationFailed.at(("url",), "the document was not fetched from a URL")
+        fetched = await self._fetcher.fetch(earlier.url)
+        if hashlib.sha256(fetched.content).hexdigest() == earlier.sha256:
+            return False
+        source = Source(
+            earlier.title,
+            fetched.media_type,
+            fetched.content,
+            language=earlier.language,
+            url=earlier.url,
+        )
+        await self._write(account_id, story_id, document_id, source, earlier)
+        return True
+
     async def delete(self, account_id: str, story_id: str, document_id: str) -> None:
         await load_story(self._stories, account_id, story_id)
         if not await self._knowledge.delete(account_id, story_id, document_id):
@@ -118,6 +140,9 @@ class KnowledgeService:
     ) -> None:
         story = await load_story(self._stories, account_id, story_id)
         language = story.settings.language
+        if source.url is not None and not source.content:
+            fetched = await self._fetcher.fetch(source.url)
+            source = replace(source, media_type=fetched.media_type, content=fetched.content)
         documents = await self._knowledge.documents_of(account_id, story_id)
         others = [d for d in documents if d.id != document_id]
         read = await self._read(account_id, document_id, source, language)

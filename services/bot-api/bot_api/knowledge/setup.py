@@ -6,8 +6,9 @@ from collections.abc import AsyncIterator
 from aiohttp import web
 
 from bot_api.changes import Handler
-from bot_api.keys import CHANGES, DATABASE, QUOTAS
+from bot_api.keys import CHANGES, CONFIG, DATABASE, QUOTAS
 from bot_api.knowledge.cache import KnowledgeCache
+from bot_api.knowledge.fetching import PageFetcher
 from bot_api.knowledge.keys import KNOWLEDGE, KNOWLEDGE_CACHE, KNOWLEDGE_STORE
 from bot_api.knowledge.repository import KnowledgeRepository
 from bot_api.knowledge.service import KnowledgeService
@@ -25,6 +26,8 @@ async def setup(app: web.Application) -> AsyncIterator[None]:
     await store.ensure_indexes()
     work = FairWork(THREADS, "knowledge")
     cache = KnowledgeCache(store, work)
+    fetcher = PageFetcher(app[CONFIG].webhook_allow)
+    await fetcher.start()
     app[CHANGES].handle(Handler.KNOWLEDGE, cache)
     app[KNOWLEDGE_STORE], app[KNOWLEDGE_CACHE] = store, cache
     app[KNOWLEDGE] = KnowledgeService(
@@ -33,6 +36,8 @@ async def setup(app: web.Application) -> AsyncIterator[None]:
         changes=app[CHANGES],
         quotas=app[QUOTAS],
         work=work,
+        fetcher=fetcher,
     )
     yield
+    await fetcher.close()
     work.close()

@@ -14,6 +14,7 @@ from bot_api.knowledge.schemas import (
     CSV_TYPE,
     UPLOAD_TYPES,
     DocumentSchema,
+    FetchedSchema,
     KnowledgeWriteSchema,
     PassageSchema,
     UploadQuerySchema,
@@ -39,7 +40,7 @@ def source_of(request: web.Request, upload: Upload) -> Source:
         if "faq" in body:
             return Source(body["title"], "", faq=tuple(body["faq"]), language=body.get("language"))
         if "url" in body:
-            raise ValidationFailed.at(("url",), "fetching a URL is not served yet")
+            return Source(body["title"], "", url=body["url"], language=body.get("language"))
         return Source(
             body["title"], "text/plain", body["text"].encode(), language=body.get("language")
         )
@@ -136,6 +137,20 @@ async def replace_document(request: web.Request, upload: Upload) -> Any:
         source_of(request, upload),
     )
     return success()
+
+
+@routes.post("/stories/{story}/knowledge/{document}/fetch")
+@endpoint(
+    summary="Fetch a document's URL again; its passages change only if its content did",
+    tag="knowledge",
+    response=FetchedSchema(),
+    errors=(400, 404, 409, 413, 415),
+)
+async def fetch_again(request: web.Request) -> Any:
+    changed = await request.app[KNOWLEDGE].fetch_again(
+        account_of(request), request.match_info["story"], request.match_info["document"]
+    )
+    return {**success(), "changed": changed}
 
 
 @routes.delete("/stories/{story}/knowledge/{document}")
