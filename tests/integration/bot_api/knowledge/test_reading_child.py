@@ -11,7 +11,7 @@ import pytest
 from bot_api.knowledge.blocks import DocumentRefused
 from bot_api.knowledge.reading import process, read_document
 from bot_api.knowledge.reading.limits import CHILD_CPU_SECONDS, CHILD_MEMORY_BYTES
-from support.documents import (
+from support.reading_documents import (
     CHINESE_PAGE,
     DOCX,
     HANDBOOK,

@@ -13,7 +13,7 @@ from bot_api.knowledge.reading.html_page import read_html
 from bot_api.knowledge.reading.limits import MAX_CHARACTERS, MAX_CHILDREN, MAX_HTML_BYTES
 from bot_api.knowledge.reading.pdf import pdf_blocks
 from bot_api.knowledge.reading.word import check_zip, read_docx
-from support.documents import (
+from support.reading_documents import (
     CHINESE_PAGE,
     DOCX,
     NOT_CONTENT,
