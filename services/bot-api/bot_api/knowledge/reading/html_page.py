@@ -10,6 +10,7 @@ about a word), and a page with no `lang` is read as English, then, if that keeps
 as a language with no stoplist."""
 
 import re
+from functools import cached_property
 from typing import Any
 
 import justext  # type: ignore[import-untyped]
@@ -52,6 +53,31 @@ short FAQ page may not have; the page's nav, header, footer and aside are gone a
 
 DROPPED_TAGS = ("head", "nav", "header", "footer", "aside", "form", "noscript", "template")
 HEADING_LEVEL = re.compile(r"\bh([1-6])\b")
+
+
+class Paragraph(justext.paragraph.Paragraph):  # type: ignore[misc]
+    """jusText's paragraph with its text computed once: jusText's `text` joins and
+    normalises the paragraph's text nodes (a regex callback per run of spaces) at each of
+    its some ten reads, 4.2 s of a 1 MB page's 5.2 s before; its text nodes no longer
+    change once the paragraphs are made."""
+
+    @cached_property
+    def text(self) -> str:
+        return str(super().text)
+
+
+class ParagraphMaker(justext.core.ParagraphMaker):  # type: ignore[misc]
+    """jusText's paragraph maker, testing the paragraph at hand by `is not None`: its
+    `if self.paragraph` takes the paragraph's length, so its whole text again, at each
+    element (1.2 s of a 2 MB page's 2.9 s)."""
+
+    paragraph: Any
+    paragraphs: list[Any]
+
+    def _start_new_pragraph(self) -> None:
+        if self.paragraph is not None and self.paragraph.contains_text():
+            self.paragraphs.append(self.paragraph)
+        self.paragraph = justext.paragraph.Paragraph(self.path)
 
 
 class Page:
@@ -114,7 +140,9 @@ def read_html(content: bytes) -> Extracted:
         dom = page.preprocess(justext.core.html_to_dom(content))
     except (lxml.etree.ParserError, justext.core.JustextError) as e:
         raise DocumentRefused("unreadable", f"the page is not HTML: {e}") from e
-    paragraphs = justext.core.ParagraphMaker.make_paragraphs(dom)
+    paragraphs = ParagraphMaker.make_paragraphs(dom)
+    for paragraph in paragraphs:
+        paragraph.__class__ = Paragraph
     name = stoplist_name(page.lang) if page.lang else "English"
     attempts = [NO_STOPLIST]
     if name:
