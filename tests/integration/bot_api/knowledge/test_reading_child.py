@@ -121,9 +121,10 @@ async def test_a_hostile_file_is_refused_with_its_kind(
         ("print('not json')", "unreadable"),
         ("import sys; sys.stdout.write('x' * (33 * 1024 * 1024))", "unreadable"),
         ("import os, signal; os.kill(os.getpid(), signal.SIGXCPU)", "timed_out"),
+        ("import os, signal; os.kill(os.getpid(), signal.SIGKILL)", "unreadable"),
         ('print(\'{"refused": "too_large", "message": "memory"}\')', "too_large"),
     ],
-    ids=["signal", "garbage", "too-much-output", "cpu", "memory"],
+    ids=["signal", "garbage", "too-much-output", "cpu", "killed", "memory"],
 )
 async def test_the_childs_failures_are_answered_by_their_kind(
     monkeypatch: pytest.MonkeyPatch, program: str, kind: str

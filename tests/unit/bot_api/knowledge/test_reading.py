@@ -4,20 +4,29 @@ and the readers the child runs (HTML, PDF lines, DOCX and its ZIP check) called 
 the bounds each refuses with its kind."""
 
 import asyncio
+import io
+import zipfile
 
 import pytest
 
 from bot_api.knowledge.blocks import Block, DocumentRefused
 from bot_api.knowledge.reading import DOCUMENT_TYPES, child, process, read_document
 from bot_api.knowledge.reading.html_page import read_html
-from bot_api.knowledge.reading.limits import MAX_CHARACTERS, MAX_CHILDREN, MAX_HTML_BYTES
-from bot_api.knowledge.reading.pdf import pdf_blocks
+from bot_api.knowledge.reading.limits import (
+    MAX_CHARACTERS,
+    MAX_CHILDREN,
+    MAX_DOCX_ENTRIES,
+    MAX_HTML_BYTES,
+    MAX_PDF_PAGES,
+)
+from bot_api.knowledge.reading.pdf import pdf_blocks, read_pdf
 from bot_api.knowledge.reading.word import check_zip, read_docx
 from support.reading_documents import (
     CHINESE_PAGE,
     DOCX,
     NOT_CONTENT,
     SHOP_PAGE,
+    pdf,
     staff_docx,
     zip_bomb,
 )
@@ -156,6 +165,24 @@ def test_pdf_lines_in_a_larger_font_are_headings_a_larger_one_outside_a_smaller(
         Block("Then log in.", ("Part one", "Setting up"), 2),
         Block("Labelling.", ("Part two",), 2),
     )
+
+
+def test_a_pdf_of_more_pages_than_the_bound_is_too_large() -> None:
+    page = [(12, "A line.")]
+    assert len(read_pdf(pdf([page] * MAX_PDF_PAGES, "Long")).blocks) == MAX_PDF_PAGES
+    with pytest.raises(DocumentRefused) as refused:
+        read_pdf(pdf([page] * (MAX_PDF_PAGES + 1), "Too long"))
+    assert refused.value.kind == "too_large"
+
+
+def test_a_zip_of_more_entries_than_a_docx_has_is_too_large() -> None:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for n in range(MAX_DOCX_ENTRIES + 1):
+            archive.writestr(f"part{n}.xml", "<x/>")
+    with pytest.raises(DocumentRefused) as refused:
+        check_zip(out.getvalue())
+    assert refused.value.kind == "too_large"
 
 
 def test_docx_headings_build_the_path_and_table_rows_are_blocks() -> None:

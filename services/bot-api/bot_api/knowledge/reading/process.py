@@ -61,7 +61,7 @@ async def run_child(content: bytes, media_type: str) -> Extracted:
         if child.returncode is None:
             child.kill()
             await child.wait()
-    if code in (-signal.SIGXCPU, -signal.SIGKILL) and not output:
+    if code == -signal.SIGXCPU:
         raise DocumentRefused("timed_out", "reading the file took too much CPU time")
     if code < 0:
         raise DocumentRefused("unreadable", f"the reader died of signal {-code}")
