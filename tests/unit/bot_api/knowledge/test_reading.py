@@ -137,6 +137,18 @@ def test_html_keeps_the_main_content_under_its_headings_and_the_title() -> None:
         assert dropped not in text
 
 
+def test_an_html_page_declaring_no_charset_is_decoded_by_its_guessed_encoding() -> None:
+    french = (
+        "Les élèves étudient à l'école où ça coûte très cher. Déjà l'été dernier, les "
+        "enseignants ont demandé que la cantine propose des repas équilibrés à un prix "
+        "raisonnable pour toutes les familles du quartier, même les plus modestes."
+    )
+    page = f"<html lang=fr><body><p>{french}</p></body></html>".encode("cp1252")
+    assert [b.text for b in read_html(page).blocks] == [french]
+    declared = b'<html><head><meta charset="iso-8859-2"></head><body><p>\xe8</p></body></html>'
+    assert "č" in read_html(declared.replace(b"<p>", b"<p>" + b"x " * 60)).blocks[0].text
+
+
 def test_a_chinese_page_has_no_stoplist_and_still_gives_its_text() -> None:
     for page in (CHINESE_PAGE, CHINESE_PAGE.replace(b' lang="zh-CN"', b"")):
         read = read_html(page)

@@ -7,7 +7,8 @@ Dropped before jusText classifies anything: `<head>`, `<nav>`, `<header>`, `<foo
 The stoplist is the page's `lang`; a language jusText has no stoplist for (Chinese,
 Japanese, Thai, ...) is read with no stoplist and lower lengths (a Chinese character is
 about a word), and a page with no `lang` is read as English, then, if that keeps nothing,
-as a language with no stoplist."""
+as a language with no stoplist. A page is decoded by its `<meta charset>`, else as UTF-8,
+else by charset_normalizer's guess (decoding.py)."""
 
 import re
 from functools import cached_property
@@ -19,6 +20,7 @@ from lxml.html.clean import Cleaner  # type: ignore[import-untyped]
 
 from bot_api.knowledge.blocks import DocumentRefused, Extracted
 from bot_api.knowledge.reading.collect import Blocks, HeadingPath
+from bot_api.knowledge.reading.decoding import decode
 from bot_api.knowledge.reading.limits import MAX_HTML_BYTES, MAX_HTML_DEPTH
 
 LANGUAGES = {
@@ -137,6 +139,8 @@ def read_html(content: bytes) -> Extracted:
         raise DocumentRefused("too_large", f"an HTML page may have {MAX_HTML_BYTES:,} bytes")
     page = Page()
     try:
+        if not justext.core.CHARSET_META_TAG_PATTERN.search(content):
+            content = decode(content).encode("utf-8")
         dom = page.preprocess(justext.core.html_to_dom(content))
     except (lxml.etree.ParserError, justext.core.JustextError) as e:
         raise DocumentRefused("unreadable", f"the page is not HTML: {e}") from e
