@@ -3,10 +3,8 @@
 `read_document` is the one entry point. Plain text and Markdown are read in this process
 on a thread (pure Python); PDF, DOCX and HTML, whose parsers are C (pdfium, lxml), in a
 fresh child process bounded in memory, CPU and wall time (process.py, child.py). The
-readers are imported only when called, since the child imports this package too and
-should not load what it does not use."""
-
-import asyncio
+readers (and asyncio) are imported only when called, since the child imports this
+package too and should load only the reader it runs."""
 
 from bot_api.knowledge.blocks import DocumentRefused, Extracted
 from bot_api.knowledge.reading.limits import MAX_FILE_BYTES
@@ -33,6 +31,8 @@ async def read_document(content: bytes, media_type: str) -> Extracted:
     if not content.strip():
         raise DocumentRefused("unreadable", "the file is empty")
     if kind in ("text/plain", "text/markdown"):
+        import asyncio
+
         from bot_api.knowledge.reading.text import read_markdown, read_plain
 
         read = read_plain if kind == "text/plain" else read_markdown

@@ -4,17 +4,20 @@ wrong without saying so."""
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 """20 MB: a long handbook as a PDF with pictures is a few MB (the 13-page handbook in
-/work/shared/knowledge is 1.1 MB); beyond, the file is mostly pictures, which give no text,
+/work/shared/knowledge is 0.96 MB); beyond, the file is mostly pictures, which give no text,
 and the bytes are held in memory twice (the request and the child's stdin)."""
 
 MAX_HTML_BYTES = 5 * 1024 * 1024
-"""5 MB before parsing: an HTML page's text is a small part of its bytes, and lxml's tree
-costs some 10 times the bytes in memory; a page beyond 5 MB is an export or a dump, not
-an article."""
+"""5 MB before parsing: a page beyond is an export or a dump, not an article. A 5 MB page
+of paragraphs and headings takes 1.9 s of the child's CPU (lxml's parse, jusText's
+paragraphs; refused there for its 2.1 M characters) and 100 MB of its memory, within
+CHILD_CPU_SECONDS; before html_page.py cached jusText's paragraph text it took over 10 s."""
 
 MAX_PDF_PAGES = 500
-"""500 pages: the real 13-page handbook reads in 0.08 s of pdfium (text and font sizes),
-so 500 pages stay within a few seconds of the child's 10 s of CPU."""
+"""500 pages: a hand-written 500-page PDF of 40 lines a page (1.44 M characters) reads
+in 0.58 s of the child's CPU, the real 13-page handbook in 0.05-0.08 s of pdfium; the
+bound keeps a long PDF of dense pages within CHILD_CPU_SECONDS and its text near
+MAX_CHARACTERS."""
 
 MAX_CHARACTERS = 2_000_000
 """2,000,000 characters of text (some 300,000 words, four long books): the passages,
@@ -50,13 +53,15 @@ MAX_DOCX_PARAGRAPHS = 200_000
 """200,000 paragraphs and table rows: a 1,000-page document has some 20,000."""
 
 CHILD_MEMORY_BYTES = 1024 * 1024 * 1024
-"""1 GiB of address space for the child (RLIMIT_AS): the interpreter with pdfium, lxml
-and python-docx loaded maps some 300 MB; a hostile file that makes a C library allocate
-beyond fails there (MemoryError, `too_large`) instead of in the service."""
+"""1 GiB of address space for the child (RLIMIT_AS): reading the real handbook peaks at
+49 MB of address space (VmPeak), a DOCX or an HTML page at 39 MB, a 5 MB HTML page at
+106 MB; a hostile file that makes a C library allocate beyond fails there (MemoryError,
+`too_large`, or the child dies: `unreadable`) instead of in the service."""
 
 CHILD_CPU_SECONDS = 10
 """10 s of CPU for the child (RLIMIT_CPU, SIGXCPU past it: `timed_out`): reading the real
-13-page handbook takes some 0.3 s in the child, its start included."""
+13-page handbook takes 0.27 s in the child, its start included (0.23 s user, 25 MB
+resident), a 5 MB HTML page 1.9 s."""
 
 CHILD_WALL_SECONDS = 20.0
 """20 s of wall time for the child, after which it is killed (`timed_out`): twice the CPU

@@ -6,9 +6,10 @@ characters have) by more than HEADING_RATIO; a larger heading is outside a small
 (26.7 pt "PART 1" holds 21.3 pt "Setting up the tool" in the real handbook). Paragraphs
 are the lines between headings, a paragraph ending at a line that ends a sentence and
 stops short of the page's longest line. Lines of digits alone (page numbers) are dropped.
-Each block keeps its page (from 1). Reading the real 13-page handbook (1.1 MB, 18,000
-characters) takes 0.08 s in pdfium, text and font sizes. A scanned PDF has no text and
-gives no blocks."""
+Each block keeps its page (from 1). Reading the real 13-page handbook (0.96 MB, 18,000
+characters, 63 blocks) takes 0.05-0.08 s in pdfium, text and font sizes, 0.26 s through
+the child (median of 5, its start included). A scanned PDF has no text and gives no
+blocks."""
 
 import re
 from collections import Counter

@@ -17,6 +17,8 @@ from bot_api.knowledge.reading.limits import (
 )
 
 T = TypeVar("T")
+CHILD = ("-m", "bot_api.knowledge.reading.child")
+"""The child's command after `sys.executable`, then the media type (tests replace it)."""
 REFUSALS = ("unsupported", "too_large", "unreadable", "timed_out")
 _slots: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
 
@@ -41,8 +43,7 @@ async def read_in_child(content: bytes, media_type: str) -> Extracted:
 async def run_child(content: bytes, media_type: str) -> Extracted:
     child = await asyncio.create_subprocess_exec(
         sys.executable,
-        "-m",
-        "bot_api.knowledge.reading.child",
+        *CHILD,
         media_type,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
@@ -60,7 +61,7 @@ async def run_child(content: bytes, media_type: str) -> Extracted:
         if child.returncode is None:
             child.kill()
             await child.wait()
-    if code in (-signal.SIGXCPU, -signal.SIGKILL) and not output:
+    if code == -signal.SIGXCPU:
         raise DocumentRefused("timed_out", "reading the file took too much CPU time")
     if code < 0:
         raise DocumentRefused("unreadable", f"the reader died of signal {-code}")

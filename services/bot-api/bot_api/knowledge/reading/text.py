@@ -3,30 +3,14 @@ Python parsers with no C to blow up, bounded by the file's bytes and MAX_CHARACT
 
 import re
 
-from charset_normalizer import from_bytes
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from bot_api.knowledge.blocks import DocumentRefused, Extracted
+from bot_api.knowledge.blocks import Extracted
 from bot_api.knowledge.reading.collect import Blocks, HeadingPath
+from bot_api.knowledge.reading.decoding import decode
 
 BLANK_LINES = re.compile(r"\n[ \t]*\n")
-
-
-def decode(content: bytes) -> str:
-    """The text of `content`: UTF-8 when it is (most files, and charset_normalizer's guess
-    on short UTF-8 text can be wrong), else charset_normalizer's best guess; a file with
-    no text encoding (bytes of a picture) is `unreadable`."""
-    if content.startswith(b"\xef\xbb\xbf"):
-        content = content[3:]
-    try:
-        return content.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
-    best = from_bytes(content).best()
-    if best is None:
-        raise DocumentRefused("unreadable", "the file is not text in any known encoding")
-    return str(best)
 
 
 def read_plain(content: bytes) -> Extracted:
