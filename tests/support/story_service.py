@@ -14,6 +14,7 @@ from bot_api.story_tests.repository import ConversationTestStore
 from integration.bot_api.analytics.memory import AnalyticsInMemory
 from integration.bot_api.connections.memory import ConnectionDirectory
 from integration.bot_api.inbox.memory import InboxInMemory, InboxSnapshotsInMemory
+from integration.bot_api.knowledge.memory import KnowledgeInMemory
 from integration.bot_api.story_cache.memory import VectorsInMemory
 from integration.bot_api.story_tests.memory import ConversationTestsInMemory
 from support.memory import Database
@@ -40,6 +41,7 @@ def story_service(
         inbox_snapshots=InboxSnapshotsInMemory(),
         analytics=AnalyticsInMemory(),
         vectors=VectorsInMemory() if vectors is None else vectors,
+        knowledge=KnowledgeInMemory(),
         connections=database.connections,
         changes=changes,
         quotas=quotas,

@@ -44,6 +44,7 @@ from bot_api.keys import ACCOUNTS, CHANGES, CONFIG, DATABASE, NATS, QUOTAS
 from bot_api.knowledge import setup as knowledge
 from bot_api.knowledge import views as knowledge_views
 from bot_api.knowledge.keys import KNOWLEDGE_STORE
+from bot_api.knowledge.repository import KnowledgeRepository
 from bot_api.messaging import (
     NatsConnectionDirectory,
     channel_turns,
@@ -97,6 +98,7 @@ async def repositories(app: web.Application) -> AsyncIterator[None]:
     app[CONNECTION_VIEW] = ConnectionViewRepository(database)
     app[TURN_STORE] = TurnRepository(database)
     app[VERSION_STORE] = VersionRepository(database)
+    app[KNOWLEDGE_STORE] = KnowledgeRepository(database)
     for key in (
         STORY_STORE,
         INTERACTION_STORE,
@@ -105,6 +107,7 @@ async def repositories(app: web.Application) -> AsyncIterator[None]:
         CONNECTION_VIEW,
         TURN_STORE,
         VERSION_STORE,
+        KNOWLEDGE_STORE,
     ):
         await app[key].ensure_indexes()
     app[CHANGES] = ChangeFeed()

@@ -14,6 +14,7 @@ from bot_api.changes import (
     EntitiesEdited,
     Handler,
     HandoffMessageSent,
+    KnowledgeEdited,
     StoryCreated,
     StoryDeleted,
     StoryEdited,
@@ -25,6 +26,7 @@ EVERY_KIND: list[Change] = [
     EntitiesEdited("account-1"),
     HandoffMessageSent("account-1", "story-1", "session-1", "hello"),
     StoryDeleted("account-1", "story-1"),
+    KnowledgeEdited("account-1", "story-1"),
 ]
 
 
@@ -91,7 +93,7 @@ async def test_a_failing_handler_is_logged_and_counted_and_the_later_ones_still_
         await feed.announce(deleted)
 
     assert heard == [(role, deleted) for role in HEARD_BY[StoryDeleted]]
-    assert heard[-1] == (Handler.INBOX, deleted)  # after the failing one
+    assert heard[-1] == (Handler.KNOWLEDGE, deleted)  # after the failing one
     assert failures("StoryDeleted", Handler.CONVERSATION_TESTS) == before + 1
     [record] = caplog.records
     assert "conversation tests" in record.getMessage() and "StoryDeleted" in record.getMessage()

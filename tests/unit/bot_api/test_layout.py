@@ -28,7 +28,7 @@ FEATURES: dict[str, set[str]] = {
     "entities": {"stories"},
     "interactions": {"stories", "entities"},
     "story_tests": {"stories", "interactions"},
-    "transfer": {"stories", "entities", "interactions", "story_tests", "connections"},
+    "transfer": {"stories", "entities", "interactions", "story_tests", "connections", "knowledge"},
     "versions": {"stories", "entities", "interactions", "transfer"},
     "story_cache": {"stories", "entities", "interactions", "transfer", "versions"},
     "history": {"stories"},

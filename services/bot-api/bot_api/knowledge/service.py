@@ -199,6 +199,25 @@ def _passages(extracted: Extracted, document_id: str, language: str, title: str)
     return Read(stored, len(document_text(extracted)), extracted.title)
 
 
+def faq_document(
+    document_id: str, title: str, questions: Sequence[Question], now: datetime
+) -> StoredDocument:
+    """A new document of FAQ pairs, as a write or an imported story document makes it."""
+    return StoredDocument(
+        id=document_id,
+        title=title,
+        kind="faq",
+        media_type=FAQ_TYPE,
+        revision=1,
+        sha256=_digest(Source(title, "", faq=tuple(questions))),
+        characters=sum(len(q.question) + len(q.answer) for q in questions),
+        passages=0,
+        created_at=now,
+        updated_at=now,
+        faq=_pairs(document_id, questions),
+    )
+
+
 def _pairs(document_id: str, questions: Sequence[Question]) -> tuple[FaqPair, ...]:
     return tuple(
         FaqPair(f"{document_id}.q{n}", q.question, q.answer, q.alternatives)

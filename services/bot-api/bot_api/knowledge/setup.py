@@ -1,4 +1,5 @@
-"""The knowledge feature's setup step: its repository, its cache (which hears the
+"""The knowledge feature's setup step (its repository is made with the others, in
+app.py, as the story document carries FAQ pairs): its cache (which hears the
 changes of the story's documents) and its use cases."""
 
 from collections.abc import AsyncIterator
@@ -6,11 +7,10 @@ from collections.abc import AsyncIterator
 from aiohttp import web
 
 from bot_api.changes import Handler
-from bot_api.keys import CHANGES, CONFIG, DATABASE, QUOTAS
+from bot_api.keys import CHANGES, CONFIG, QUOTAS
 from bot_api.knowledge.cache import KnowledgeCache
 from bot_api.knowledge.fetching import PageFetcher
 from bot_api.knowledge.keys import KNOWLEDGE, KNOWLEDGE_CACHE, KNOWLEDGE_STORE
-from bot_api.knowledge.repository import KnowledgeRepository
 from bot_api.knowledge.service import KnowledgeService
 from bot_api.stories.keys import STORY_STORE
 from shared.fair_work import FairWork
@@ -22,14 +22,13 @@ time, the next account's between two."""
 
 
 async def setup(app: web.Application) -> AsyncIterator[None]:
-    store = KnowledgeRepository(app[DATABASE])
-    await store.ensure_indexes()
+    store = app[KNOWLEDGE_STORE]
     work = FairWork(THREADS, "knowledge")
     cache = KnowledgeCache(store, work)
     fetcher = PageFetcher(app[CONFIG].webhook_allow)
     await fetcher.start()
     app[CHANGES].handle(Handler.KNOWLEDGE, cache)
-    app[KNOWLEDGE_STORE], app[KNOWLEDGE_CACHE] = store, cache
+    app[KNOWLEDGE_CACHE] = cache
     app[KNOWLEDGE] = KnowledgeService(
         stories=app[STORY_STORE],
         knowledge=store,

@@ -112,11 +112,12 @@ def to_document(
     story: StoryContent,
     entities: Sequence[Mapping[str, Any]],
     tests: Sequence[Mapping[str, Any]] = (),
+    knowledge: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """The story's document: interactions in tree order, each root followed by what it
     owns, so the same story always gives the same document. `tests` (docs/tests.md) are
     written only when the story has some, so a story without any gives the document it
-    gave before tests existed."""
+    gave before tests existed; so are its documents' (`knowledge`, docs/knowledge.md)."""
     order = story.structure.walk()
     key_of = dict(zip(order, keys_for(story.interactions[i]["name"] for i in order), strict=True))
     interactions = []
@@ -157,6 +158,8 @@ def to_document(
     }
     if tests:
         document["tests"] = [dict(test) for test in tests]
+    if knowledge:
+        document["knowledge"] = [dict(written) for written in knowledge]
     return document
 
 

@@ -8,9 +8,18 @@ keys, and each interaction's fields are loaded by `InteractionWriteSchema`.
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
+from datetime import UTC, datetime
 from typing import Any
 
-from marshmallow import INCLUDE, Schema, ValidationError, fields, pre_load, validate
+from marshmallow import (
+    INCLUDE,
+    Schema,
+    ValidationError,
+    fields,
+    pre_load,
+    validate,
+    validates_schema,
+)
 
 from bot_api.common.schemas import text
 from bot_api.domain.interactions import (
@@ -24,6 +33,9 @@ from bot_api.domain.settings import Settings
 from bot_api.entities.repository import entity_document
 from bot_api.entities.schemas import EntityWriteSchema
 from bot_api.interactions.schemas import InteractionSchema, InteractionWriteSchema
+from bot_api.knowledge.repository import StoredDocument
+from bot_api.knowledge.schemas import MAX_FAQ_PAIRS, FaqPairSchema
+from bot_api.knowledge.service import faq_document
 from bot_api.stories.schemas import SettingsSchema
 from bot_api.story_tests.repository import written_test
 from bot_api.story_tests.schemas import DocumentTestsField
@@ -37,11 +49,12 @@ from bot_api.transfer.document import (
     read_document,
     to_document,
 )
-from bot_api.transfer.report import Translated, TranslationError
+from bot_api.transfer.report import Translated, TranslationError, Unmapped
 from bot_api.transfer.service import Exported, StoryUpload
 from shared.envelope_schemas import created_schema
 from shared.errors import BadRequest, ValidationFailed
 from shared.fair_work import checkpoint
+from shared.ids import new_object_id
 from shared.json_body import check_text
 from shared.schema_fields import FullMatch, StrictBoolean
 
@@ -92,6 +105,33 @@ class DocumentInteractionSchema(Schema):
         return data
 
 
+MAX_DOCUMENTS = 200
+"""The documents a story document may sum up: the deployment's default quota."""
+
+
+class DocumentKnowledgeSchema(Schema):
+    """A story's document in its story document (docs/knowledge.md): an FAQ document
+    whole, a file's or a text's summary only (its text is uploaded on its own)."""
+
+    title = text(200, min_length=1, required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(["faq", "text"]))
+    faq = fields.List(
+        fields.Nested(FaqPairSchema(exclude=("id",))),
+        validate=validate.Length(max=MAX_FAQ_PAIRS),
+        load_default=list,
+    )
+    mediaType = text(200, attribute="media_type")
+    url = fields.String(validate=validate.Length(max=2000))
+    sha256 = text(64)
+    passages = fields.Integer(strict=True, validate=validate.Range(min=0))
+    characters = fields.Integer(strict=True, validate=validate.Range(min=0))
+
+    @validates_schema
+    def faq_has_pairs(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if data["kind"] == "faq" and not data.get("faq"):
+            raise ValidationError("an FAQ document needs its pairs", "faq")
+
+
 class StoryDocumentSchema(Schema):
     format = fields.String(required=True, validate=validate.Equal(FORMAT))
     version = fields.Integer(
@@ -112,6 +152,12 @@ class StoryDocumentSchema(Schema):
     tests = DocumentTestsField(
         load_default=list,
         metadata={"description": "Conversation tests (docs/tests.md); interactions by name"},
+    )
+    knowledge = fields.List(
+        fields.Nested(DocumentKnowledgeSchema),
+        load_default=list,
+        validate=validate.Length(max=MAX_DOCUMENTS),
+        metadata={"description": "FAQ pairs whole, other documents summed up (docs/knowledge.md)"},
     )
 
 
@@ -261,7 +307,42 @@ def exported_document(exported: Exported) -> dict[str, Any]:
         story,
         [entity_document(e) for e in exported.entities],
         [written_test(t) for t in exported.tests],
+        [DocumentKnowledgeSchema().dump(_summary(d)) for d in exported.knowledge],
     )
+
+
+def _summary(document: StoredDocument) -> dict[str, Any]:
+    if document.kind == "faq":
+        return {"title": document.title, "kind": "faq", "faq": document.faq}
+    return {
+        "title": document.title,
+        "kind": "text",
+        "media_type": document.media_type,
+        "sha256": document.sha256,
+        "passages": document.passages,
+        "characters": document.characters,
+        **({} if document.url is None else {"url": document.url}),
+    }
+
+
+def _knowledge(written: Sequence[dict[str, Any]]) -> tuple[list[StoredDocument], list[Unmapped]]:
+    """The FAQ documents of an uploaded story document, each under a new id, and a row of
+    the report for each other document (its text is not in the file)."""
+    now = datetime.now(UTC)
+    faq, left = [], []
+    for index, document in enumerate(written):
+        if document["kind"] == "faq":
+            faq.append(faq_document(new_object_id(), document["title"], document["faq"], now))
+            continue
+        left.append(
+            Unmapped(
+                place=f"knowledge[{index}]",
+                element=f"document {document['title']!r}",
+                reason="a story document sums a file up but does not hold its text: upload "
+                "it to the new story (POST /stories/:id/knowledge), or its url",
+            )
+        )
+    return faq, left
 
 
 def _as_written(interaction: Interaction) -> dict[str, Any]:
@@ -314,6 +395,7 @@ def checked_upload(
     if errors or read.problems:
         raise problems_error(read.problems, errors)
     settings = Settings(**document["settings"])
+    faq, left_out = _knowledge(document["knowledge"])
     for default in default_interactions(settings.language):
         if default.kind in read.added:
             interactions[read.added[default.kind]] = replace(default, id=read.added[default.kind])
@@ -330,8 +412,9 @@ def checked_upload(
         handoffs=read.handoffs,
         added=list(read.added),
         entities=document["entities"],
-        unmapped=translated.unmapped,
+        unmapped=[*translated.unmapped, *left_out],
         tests=document["tests"],
+        faq=faq,
     )
 
 

@@ -26,6 +26,7 @@ from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
 from bot_api.entities.repository import EntityStore
 from bot_api.interactions.repository import InteractionStore
+from bot_api.knowledge.repository import KnowledgeStore, StoredDocument
 from bot_api.quotas import AccountQuotas, check_story_content
 from bot_api.stories.repository import StoryStore
 from bot_api.stories.service import load_story
@@ -69,6 +70,8 @@ class StoryUpload:
     entities: Sequence[Entity]
     unmapped: Sequence[Unmapped] = ()
     tests: Sequence[ConversationTest] = ()
+    faq: Sequence[StoredDocument] = ()
+    """The story's FAQ documents (docs/knowledge.md), each under a new id."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,9 @@ class Exported:
     by the interaction's id."""
     entities: Sequence[Entity]
     tests: Sequence[ConversationTest]
+    knowledge: Sequence[StoredDocument] = ()
+    """The story's documents: an FAQ document with its pairs, a file's as a summary
+    (its text is not in the story document)."""
 
 
 @dataclass(frozen=True)
@@ -132,12 +138,14 @@ class StoryTransfer:
         changes: ChangeFeed,
         quotas: AccountQuotas,
         tests: ConversationTestStore,
+        knowledge: KnowledgeStore,
     ) -> None:
         self._stories = stories
         self._interactions = interactions
         self._entities = entities
         self._connections = connections
         self._tests = tests
+        self._knowledge = knowledge
         self._changes = changes
         self._quotas = quotas
         self._importing: set[str] = set()
@@ -168,6 +176,7 @@ class StoryTransfer:
             awaited_handoffs=await self._interactions.awaited_handoffs(story.id),
             entities=sorted((e.entity for e in entities), key=lambda e: e.name),
             tests=[stored.test for stored in await self._tests.list(account_id, story.id)],
+            knowledge=await self._knowledge.documents_of(account_id, story.id),
         )
 
     def begin_import(self, account_id: str) -> None:
@@ -318,6 +327,8 @@ class StoryTransfer:
             if upload.handoffs:
                 await self._interactions.await_handoffs(story_id, upload.handoffs)
             await self._tests.insert_many(account_id, story_id, upload.tests)
+            for faq in upload.faq:
+                await self._knowledge.put(account_id, story_id, faq)
             await self._stories.insert(
                 story_id,
                 account_id,
@@ -330,6 +341,7 @@ class StoryTransfer:
         except BaseException:
             await self._interactions.delete_for_story(story_id)
             await self._tests.delete_for_story(story_id)
+            await self._knowledge.delete_for_story(story_id)
             for entity_id in created:
                 await self._entities.delete(account_id, entity_id)
             raise

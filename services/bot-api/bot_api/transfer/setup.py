@@ -8,6 +8,7 @@ from bot_api.connections.keys import CONNECTION_VIEW
 from bot_api.entities.keys import ENTITY_STORE
 from bot_api.interactions.keys import INTERACTION_STORE
 from bot_api.keys import CHANGES, QUOTAS
+from bot_api.knowledge.keys import KNOWLEDGE_STORE
 from bot_api.stories.keys import STORY_STORE
 from bot_api.story_tests.keys import TEST_STORE
 from bot_api.transfer.keys import TRANSFER, TRANSFER_WORK
@@ -29,6 +30,7 @@ async def setup(app: web.Application) -> AsyncIterator[None]:
         changes=app[CHANGES],
         quotas=app[QUOTAS],
         tests=app[TEST_STORE],
+        knowledge=app[KNOWLEDGE_STORE],
     )
     app[TRANSFER_WORK] = FairWork(TRANSFER_THREADS, "transfer")
     yield

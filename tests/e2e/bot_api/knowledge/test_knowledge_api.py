@@ -179,3 +179,45 @@ async def test_the_history_shows_a_knowledge_answer_with_its_source(alice: Tenan
     assert turn["knowledge"]["documentId"] == document_id
     assert turn["knowledge"]["title"] == "Guide"
     assert "thirty days" in turn["fulfillment"]
+
+
+async def test_faq_pairs_travel_in_the_story_document_and_files_are_summed_up(
+    alice: Tenant,
+) -> None:
+    api = alice.developer
+    story_id = await api.create_story("Shop")
+    faq = {
+        "title": "Delivery",
+        "faq": [{"question": "Do you deliver on Saturdays?", "answer": "Yes, every Saturday."}],
+    }
+    await api.ok("POST", f"/stories/{story_id}/knowledge", faq)
+    await upload(api, story_id, SHOP.encode(), "text/markdown", "Guide")
+    exported = await api.ok("GET", f"/stories/{story_id}/export")
+    assert exported["knowledge"][0] == {
+        "title": "Delivery",
+        "kind": "faq",
+        "faq": [
+            {
+                "question": "Do you deliver on Saturdays?",
+                "alternatives": [],
+                "answer": "Yes, every Saturday.",
+            }
+        ],
+    }
+    summary = exported["knowledge"][1]
+    assert summary["kind"] == "text" and summary["mediaType"] == "text/markdown"
+    assert summary["passages"] >= 2 and len(summary["sha256"]) == 64
+
+    imported = await api.ok("POST", "/stories/import", exported)
+    copy = imported["id"]
+    assert [(r["place"], r["element"]) for r in imported["report"]["unmapped"]] == [
+        ("knowledge[1]", "document 'Guide'")
+    ]
+    [document] = await api.ok("GET", f"/stories/{copy}/knowledge")
+    assert (
+        document["title"] == "Delivery" and document["faq"][0]["answer"] == "Yes, every Saturday."
+    )
+    answer = await ask(api, copy, "do you deliver on saturday")
+    assert answer["knowledge"]["answer"] == "Yes, every Saturday."
+    again = await api.ok("GET", f"/stories/{copy}/export")
+    assert again["knowledge"] == exported["knowledge"][:1]

@@ -17,6 +17,7 @@ from bot_api.story_cache.cache import StoryCache
 from bot_api.transfer.service import StoryTransfer
 from bot_api.versions.schemas import StoryDocuments
 from bot_api.versions.service import VersionService
+from integration.bot_api.knowledge.memory import KnowledgeInMemory
 from integration.bot_api.story_tests.memory import ConversationTestsInMemory
 from shared.config import Config
 from shared.fair_work import FairWork
@@ -75,6 +76,7 @@ def bot() -> Iterator[Bot]:
         changes=feed,
         quotas=QUOTAS,
         tests=ConversationTestsInMemory(),
+        knowledge=KnowledgeInMemory(),
     )
     work = FairWork(1, "transfer")
     yield Bot(

@@ -19,6 +19,7 @@ from bot_api.transfer.schemas import (
     read_upload,
 )
 from bot_api.transfer.service import ImportRefused, StoryTransfer
+from integration.bot_api.knowledge.memory import KnowledgeInMemory
 from integration.bot_api.story_tests.memory import ConversationTestsInMemory
 from shared.errors import Conflict
 from support.changes import Announced
@@ -64,6 +65,7 @@ def transfer(database: Database, feed: ChangeFeed, quotas: Quotas) -> StoryTrans
         changes=feed,
         quotas=quotas,
         tests=ConversationTestsInMemory(),
+        knowledge=KnowledgeInMemory(),
     )
 
 
@@ -295,6 +297,7 @@ async def test_the_quotas_are_checked_before_anything_is_written(
         changes=feed,
         quotas=small,
         tests=ConversationTestsInMemory(),
+        knowledge=KnowledgeInMemory(),
     )
 
     with pytest.raises(QuotaExceeded):
