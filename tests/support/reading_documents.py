@@ -8,7 +8,6 @@ import zipfile
 import docx
 
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
-HANDBOOK = "/work/shared/knowledge/documents/covid-qa-labelling-handbook.pdf"
 
 
 def staff_docx() -> bytes:

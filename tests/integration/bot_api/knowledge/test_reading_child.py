@@ -4,17 +4,16 @@ much output, CPU, the wall clock) answered by the parent."""
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from bot_api.knowledge.blocks import DocumentRefused
 from bot_api.knowledge.reading import process, read_document
 from bot_api.knowledge.reading.limits import CHILD_CPU_SECONDS, CHILD_MEMORY_BYTES
+from support.knowledge_data import HANDBOOK_BYTES
 from support.reading_documents import (
     CHINESE_PAGE,
     DOCX,
-    HANDBOOK,
     NOT_CONTENT,
     SHOP_PAGE,
     pdf,
@@ -33,7 +32,7 @@ async def refusal(content: bytes, media_type: str) -> DocumentRefused:
 
 @pytest.fixture
 def handbook() -> bytes:
-    return Path(HANDBOOK).read_bytes()
+    return HANDBOOK_BYTES
 
 
 async def test_the_real_handbook_gives_its_13_pages_under_headings_by_font_size(
