@@ -35,7 +35,7 @@ FEATURES: dict[str, set[str]] = {
     "knowledge": {"stories"},
     "query": {"connections", "interactions", "history", "story_cache", "knowledge"},
     "handoffs": {"stories", "history", "query"},
-    "inbox": {"stories", "interactions", "history", "story_cache"},
+    "inbox": {"stories", "interactions", "history", "story_cache", "knowledge"},
     "analytics": {"stories", "interactions", "history"},
     "console": set(),
     "commands": {"story_tests", "transfer"},

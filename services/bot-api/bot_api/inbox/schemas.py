@@ -17,6 +17,13 @@ MESSAGES = text_list(
 )
 
 
+class NearPassageSchema(Schema):
+    id = fields.String(required=True)
+    documentId = fields.String(required=True)
+    text = fields.String(required=True)
+    score = fields.Float(required=True, metadata={"description": "Its share of the words"})
+
+
 class ClusterSchema(Schema):
     id = fields.String(required=True)
     count = fields.Integer(required=True, metadata={"description": "Unresolved turns"})
@@ -29,6 +36,11 @@ class ClusterSchema(Schema):
         metadata={"description": "Its distinct messages, most frequent first (at most 99)"},
     )
     suggested = fields.Nested(CandidateSchema, allow_none=True, required=True)
+    passages = fields.List(
+        fields.Nested(NearPassageSchema),
+        required=True,
+        metadata={"description": "The story's passages nearest its messages (docs/knowledge.md)"},
+    )
 
 
 class InboxSchema(Schema):

@@ -29,6 +29,8 @@ from bot_api.inbox.repository import InboxStore
 from bot_api.inbox.snapshots import InboxSnapshotStore, InboxVersion
 from bot_api.inbox.warming import InboxWarming
 from bot_api.interactions.service import InteractionService
+from bot_api.knowledge.cache import KnowledgeCache
+from bot_api.knowledge.nearest import nearest_passages
 from bot_api.metrics import INBOX_SECONDS
 from bot_api.stories.repository import StoryStore
 from bot_api.stories.service import load_story
@@ -39,6 +41,7 @@ from shared.timeutil import utcnow
 MAX_CLUSTERS = 100
 """Clusters the inbox answers, biggest first (with a suggestion each: one engine turn
 apiece); `total` says how many there are."""
+NEAREST_PASSAGES = 3
 MAX_SUGGESTED_STORIES = 256
 """Stories whose last suggestions are kept (100 small values each)."""
 
@@ -65,6 +68,9 @@ class InboxService:
     encoders: Encoders | None = None
     """The semantic stage's encoders, for the clustering by meaning and the suggestions
     (then made in a worker thread)."""
+    knowledge: KnowledgeCache | None = None
+    """The story's documents: each cluster shown with the passages nearest its leader's
+    text (docs/knowledge.md "The misses inbox")."""
     suggested: "OrderedDict[str, _Suggested]" = field(default_factory=OrderedDict)
     """By story, the suggestions of its last inbox read, the story read the longest ago
     first."""
@@ -98,13 +104,27 @@ class InboxService:
         )
         while len(self.suggested) > MAX_SUGGESTED_STORIES:
             self.suggested.popitem(last=False)
+        nearest = await self._nearest_passages(account_id, story, shown)
         return {
             "total": len(found),
             "clusters": [
-                _shown(cluster, suggestion)
-                for cluster, suggestion in zip(shown, suggestions, strict=True)
+                {**_shown(cluster, suggestion), "passages": passages}
+                for cluster, suggestion, passages in zip(shown, suggestions, nearest, strict=True)
             ],
         }
+
+    async def _nearest_passages(
+        self, account_id: str, story: CompiledStory, shown: Sequence[Cluster]
+    ) -> list[list[dict[str, Any]]]:
+        """The passages nearest each cluster's leader (`NEAREST_PASSAGES`, lexically), which
+        a person may turn into an FAQ pair; none when the story has no documents."""
+        if self.knowledge is None or not shown:
+            return [[] for _ in shown]
+        index = await self.knowledge.index(account_id, story.id, story.settings.language)
+        if index.empty:
+            return [[] for _ in shown]
+        texts = [c.representative for c in shown]
+        return await asyncio.to_thread(nearest_passages, index, texts, NEAREST_PASSAGES)
 
     async def assign(
         self,

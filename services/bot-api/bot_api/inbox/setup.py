@@ -12,6 +12,7 @@ from bot_api.inbox.service import InboxService
 from bot_api.inbox.snapshots import InboxSnapshotRepository
 from bot_api.interactions.keys import INTERACTIONS
 from bot_api.keys import CHANGES, DATABASE
+from bot_api.knowledge.keys import KNOWLEDGE_CACHE
 from bot_api.stories.keys import STORY_STORE
 from bot_api.story_cache.keys import PHRASE_VECTORS, STORY_CACHE
 
@@ -34,6 +35,7 @@ async def setup(app: web.Application) -> AsyncIterator[None]:
         stories=app[STORY_CACHE],
         clusterings=clusterings,
         encoders=None if vectors is None else vectors.encoders,
+        knowledge=app[KNOWLEDGE_CACHE],
     )
     app[CHANGES].handle(Handler.INBOX, app[INBOX])
     app[INBOX_STORE], app[INBOX_SNAPSHOTS] = repository, snapshots

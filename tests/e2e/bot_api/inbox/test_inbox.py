@@ -406,3 +406,36 @@ async def test_the_inbox_of_thousands_of_misses_is_read_again_and_acted_on_at_on
     assert biggest["id"] not in [c["id"] for c in await inbox.clusters()]
     assert read_again < INBOX_SECONDS, f"the inbox read again in {read_again:.1f} s"
     assert ignoring < INBOX_SECONDS, f"a cluster ignored in {ignoring:.1f} s"
+
+
+async def test_a_cluster_shows_the_passages_nearest_it_and_one_becomes_an_faq_pair(
+    inbox: Inbox,
+) -> None:
+    api = inbox.api
+    assert all(c["passages"] == [] for c in await _filled(inbox))
+    text = {
+        "title": "Parking",
+        "text": "Cars may be parked behind the shop, in the yard off Mill Lane.\n\n"
+        "Bicycles are left at the racks by the front door.",
+    }
+    await api.ok("POST", f"/stories/{inbox.story}/knowledge", text)
+    await inbox.miss("where do bicycles go", "where do bicycles go")
+    [cluster] = [c for c in await inbox.clusters() if "bicycles" in c["examples"][0]]
+    nearest = cluster["passages"][0]
+    assert "racks" in nearest["text"] and nearest["score"] > 0
+    faq = {
+        "title": "From the inbox",
+        "faq": [{"question": cluster["examples"][0], "answer": nearest["text"]}],
+    }
+    await api.ok("POST", f"/stories/{inbox.story}/knowledge", faq)
+    reply = await api.ok(
+        "POST",
+        "/query",
+        {"sessionId": "bicycle", "query": "where do bicycles go", "storyId": inbox.story},
+    )
+    assert reply["result"]["knowledge"]["question"] == "where do bicycles go"
+
+
+async def _filled(inbox: Inbox) -> list[dict[str, Any]]:
+    await inbox.miss("do you sell gift cards")
+    return await inbox.clusters()
