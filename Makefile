@@ -55,6 +55,7 @@ typecheck: env
 
 eval: env
 	$(VENV)/bin/python -m bench.eval_nlu
+	$(VENV)/bin/python -m bench.eval_knowledge
 
 bench: env
 	command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk)
