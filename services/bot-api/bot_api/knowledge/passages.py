@@ -96,7 +96,21 @@ def _runs(text: str, language: str) -> Iterator[tuple[int, int]]:
             yield start, start + len(stripped)
         return
     for group in _groups(sentences(text, language)):
-        yield group[0][0], group[-1][1]
+        yield from _within_bounds(text, group[0][0], group[-1][1])
+
+
+def _within_bounds(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """A run of one sentence longer than `PASSAGE_CHARACTERS` (a list or a table read as
+    prose, text without full stops) cut at the last space before each bound."""
+    while end - start > PASSAGE_CHARACTERS:
+        space = text.rfind(" ", start + PASSAGE_CHARACTERS // 2, start + PASSAGE_CHARACTERS)
+        cut = space if space > start else start + PASSAGE_CHARACTERS
+        yield start, len(text[:cut].rstrip())
+        start = cut
+        while start < end and text[start].isspace():
+            start += 1
+    if end > start:
+        yield start, end
 
 
 def sentences(text: str, language: str) -> list[tuple[int, int]]:
