@@ -120,6 +120,11 @@ async def inbox(request: web.Request) -> web.Response:
     return _page(request, "inbox.html", page="inbox", story=_story_id(request))
 
 
+@routes.get("/console/stories/{story}/knowledge")
+async def knowledge(request: web.Request) -> web.Response:
+    return _page(request, "knowledge.html", page="knowledge", story=_story_id(request))
+
+
 @routes.get("/console/stories/{story}/tests")
 async def conversation_tests(request: web.Request) -> web.Response:
     return _page(request, "tests.html", page="tests", story=_story_id(request))

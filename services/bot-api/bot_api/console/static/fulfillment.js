@@ -146,5 +146,42 @@
     }
   }
 
-  window.ParleyFulfillment = { render: render, element: element };
+  /* Where a knowledge answer (result.knowledge) came from: the document's title (a link
+     when the answer names an http(s) address: the `webview` rule), then its heading path and page. Text
+     only: a title is whatever a document was named, never markup. */
+  function source(knowledge) {
+    var line = element("p", "parley-source", "Source: ");
+    var href = knowledge.url ? safeHref({ type: "webview", postback: knowledge.url }) : null;
+    if (href) {
+      var link = element("a", "parley-source-link", knowledge.title);
+      link.href = href;
+      link.target = "_blank";
+      link.rel = "noopener noreferrer";
+      line.append(link);
+    } else {
+      line.append(element("cite", "parley-source-title", knowledge.title));
+    }
+    var where = [];
+    if (knowledge.heading && knowledge.heading.length) where.push(knowledge.heading.join(" › "));
+    if (typeof knowledge.page === "number") where.push("page " + knowledge.page);
+    if (where.length) line.append(element("span", "parley-source-where", " · " + where.join(", ")));
+    return line;
+  }
+
+  /* A /query result as a user sees it: its fulfillment, then the source of an answer
+     the story's documents gave. */
+  async function renderResult(result, container, send) {
+    await render(result.fulfillment, container, send);
+    if (result.knowledge) {
+      container.append(source(result.knowledge));
+      container.scrollTop = container.scrollHeight;
+    }
+  }
+
+  window.ParleyFulfillment = {
+    render: render,
+    renderResult: renderResult,
+    source: source,
+    element: element,
+  };
 })();

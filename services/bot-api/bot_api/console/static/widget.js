@@ -6,7 +6,7 @@
   var story = script.dataset.story;
   var key = script.dataset.key;
   var base = new URL(script.src, location.href).origin;
-  var render = window.ParleyFulfillment.render;
+  var renderResult = window.ParleyFulfillment.renderResult;
   var element = window.ParleyFulfillment.element;
   var sessionKey = "parley:session:" + story;
 
@@ -100,7 +100,7 @@
       shown = response.status === 429 ? BUSY : BROKEN;
       var answer = await response.json();
       if (!response.ok) throw new Error(answer.status.errorDetails || "HTTP " + response.status);
-      await render(answer.result.fulfillment, log, send);
+      await renderResult(answer.result, log, send);
     } catch (error) {
       console.warn("Parley widget: /query failed:", error.message);
       log.append(element("p", "parley-item parley-error", shown));

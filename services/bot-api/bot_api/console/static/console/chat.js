@@ -41,6 +41,9 @@ export function startChat(storyId) {
     byId("chat-debug").replaceChildren(
       h("p", {}, `Matched: ${matched}; threshold ${result.confidence}.`),
       debug ? h("p", {}, debug.decision) : null,
+      result.knowledge
+        ? h("p", {}, `Answered from the document “${result.knowledge.title}”, score ${result.knowledge.score.toFixed(3)}.`)
+        : null,
       rows.length
         ? h(
             "table",
@@ -74,7 +77,7 @@ export function startChat(storyId) {
       explain(answer.result);
       const input = turn.query !== undefined ? { query: turn.query } : { trigger: turn.trigger };
       turns.push({ ...input, expect: expectation(answer.result) });
-      await window.ParleyFulfillment.render(answer.result.fulfillment, log, send);
+      await window.ParleyFulfillment.renderResult(answer.result, log, send);
     } catch (error) {
       log.append(h("p", { className: "parley-item parley-error" }, error.message));
     }

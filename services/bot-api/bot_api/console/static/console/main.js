@@ -14,6 +14,7 @@ const pages = {
   history: () => import("./history.js"),
   inbox: () => import("./inbox.js"),
   tests: () => import("./tests.js"),
+  knowledge: () => import("./knowledge.js"),
   import: () => import("./import_story.js"),
 };
 

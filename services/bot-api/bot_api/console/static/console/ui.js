@@ -70,7 +70,7 @@ let placed = 0;
 const ONE = {
   userSays: "phrase", responses: "response", messages: "message", replies: "reply",
   buttons: "button", parameters: "parameter", prompts: "prompt", promptReplies: "prompt reply",
-  entries: "entry", synonyms: "synonym", triggers: "trigger",
+  entries: "entry", synonyms: "synonym", triggers: "trigger", faq: "pair",
 };
 
 // An error position as a person counts, within the field named `name`:
