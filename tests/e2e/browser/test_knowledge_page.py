@@ -3,6 +3,8 @@ passages, answering in the test chat with its source, deleted; FAQ pairs written
 editor answering, then edited; the widget naming the source under an answer. A title that
 holds markup is shown as text everywhere (docs/console.md "Knowledge")."""
 
+from urllib.parse import quote
+
 from playwright.sync_api import Page, expect
 
 from support.browser import Stack, call, loaded, screenshot, sign_in
@@ -39,7 +41,7 @@ def open_knowledge(page: Page, stack: Stack, story_id: str) -> None:
 
 def nothing_injected(page: Page) -> None:
     assert page.evaluate("window.injected") is None
-    expect(page.locator("main img")).to_have_count(0)
+    expect(page.locator("img")).to_have_count(0)
 
 
 def test_a_markdown_file_is_uploaded_listed_answers_with_its_source_and_is_deleted(
@@ -62,16 +64,15 @@ def test_a_markdown_file_is_uploaded_listed_answers_with_its_source_and_is_delet
         files=[{"name": "shop.md", "mimeType": "", "buffer": SHOP.encode()}]
     )
     expect(page.get_by_label("File title")).to_have_value("shop")  # from the file's name
-    page.get_by_label("File title").fill(HOSTILE_TITLE)
+    page.get_by_label("File title").fill("Shop guide")
     page.get_by_role("button", name="Upload").click()
     expect(page.locator("#notice")).to_have_text("Saved.")
     card = documents.first
-    expect(card.locator("h3")).to_have_text(HOSTILE_TITLE)
+    expect(card.locator("h3")).to_have_text("Shop guide")
     expect(card.locator(".kind")).to_contain_text("Markdown · 2 passages")
     expect(card.locator(".meaning")).to_have_text("Meaning: ready")
-    nothing_injected(page)
 
-    page.get_by_role("button", name=f"Open {HOSTILE_TITLE}").click()
+    page.get_by_role("button", name="Open Shop guide").click()
     passages = page.locator("#passage-list > li")
     expect(passages).to_have_count(2)
     expect(passages.nth(1).locator(".heading-path")).to_have_text(RETURNS_HEADING)
@@ -81,13 +82,10 @@ def test_a_markdown_file_is_uploaded_listed_answers_with_its_source_and_is_delet
     page.get_by_role("button", name="Ask").click()
     tried = page.locator("#try-result")
     expect(tried.locator(".try-answer")).to_contain_text("thirty days")
-    expect(tried.locator(".parley-source")).to_have_text(
-        SOURCE.replace("Shop guide", HOSTILE_TITLE)
-    )
+    expect(tried.locator(".parley-source")).to_have_text(SOURCE)
     ranked = tried.locator("table.ranked tbody tr")
     expect(ranked.first).to_have_class("answering")
-    expect(ranked.first.locator("td").nth(1)).to_have_text(HOSTILE_TITLE)
-    nothing_injected(page)
+    expect(ranked.first.locator("td").nth(1)).to_have_text("Shop guide")
     screenshot(page, "knowledge")
 
     page.get_by_role("link", name="← Back to the story").click()
@@ -96,16 +94,13 @@ def test_a_markdown_file_is_uploaded_listed_answers_with_its_source_and_is_delet
     page.get_by_role("button", name="Send", exact=True).click()
     log = page.locator("#chat-log")
     expect(log.locator(".parley-text")).to_contain_text("thirty days")
-    expect(log.locator(".parley-source")).to_have_text(SOURCE.replace("Shop guide", HOSTILE_TITLE))
-    expect(page.locator("#chat-debug")).to_contain_text(
-        f"Answered from the document “{HOSTILE_TITLE}”"
-    )
-    nothing_injected(page)
+    expect(log.locator(".parley-source")).to_have_text(SOURCE)
+    expect(page.locator("#chat-debug")).to_contain_text("Answered from the document “Shop guide”")
 
     page.get_by_role("link", name="Knowledge").click()
     loaded(page)
     page.once("dialog", lambda dialog: dialog.accept())
-    page.get_by_role("button", name=f"Delete {HOSTILE_TITLE}").click()
+    page.get_by_role("button", name="Delete Shop guide").click()
     expect(page.locator("#notice")).to_have_text("Deleted.")
     expect(documents).to_have_text(["No document yet."])
     assert call(page, stack, "GET", f"/stories/{story_id}/knowledge") == []
@@ -116,7 +111,7 @@ def test_the_faq_editor_saves_pairs_that_answer_and_edits_them(page: Page, stack
     sign_in(page, stack)
     open_knowledge(page, stack, story_id)
 
-    page.get_by_label("FAQ title").fill("Delivery")
+    page.get_by_label("FAQ title").fill(HOSTILE_TITLE)
     page.get_by_label("Question 1", exact=True).fill("Do you deliver on Saturdays?")
     page.get_by_label("Alternatives of question 1 (one a line)").fill(
         "weekend delivery\n\nsaturday drop"
@@ -129,8 +124,9 @@ def test_the_faq_editor_saves_pairs_that_answer_and_edits_them(page: Page, stack
     page.get_by_role("button", name="Remove pair 2").click()
     page.get_by_label("Answer 1", exact=True).fill("Yes, every Saturday morning.")
     page.get_by_role("button", name="Save FAQ").click()
-    expect(page.locator("#notice")).to_have_text('Saved the FAQ "Delivery".')
-    card = page.locator("#document-list > li", has_text="Delivery")
+    expect(page.locator("#notice")).to_have_text(f'Saved the FAQ "{HOSTILE_TITLE}".')
+    card = page.locator("#document-list > li")
+    expect(card.locator("h3")).to_have_text([HOSTILE_TITLE])
     expect(card.locator(".kind")).to_have_text("FAQ · 1 pair")
 
     page.get_by_label("Question", exact=True).fill("do you deliver on saturday")
@@ -138,19 +134,28 @@ def test_the_faq_editor_saves_pairs_that_answer_and_edits_them(page: Page, stack
     tried = page.locator("#try-result")
     expect(tried.locator(".try-answer")).to_have_text("Yes, every Saturday morning.")
     expect(tried).to_contain_text("Matched the FAQ question “Do you deliver on Saturdays?”.")
+    expect(tried.locator(".parley-source")).to_have_text(f"Source: {HOSTILE_TITLE}")
+    nothing_injected(page)
 
-    page.get_by_role("button", name="Edit Delivery").click()
+    page.get_by_role("button", name=f"Edit {HOSTILE_TITLE}").click()
     expect(page.get_by_label("Alternatives of question 1 (one a line)")).to_have_value(
         "weekend delivery\nsaturday drop"
     )
-    expect(page.locator("#faq-heading")).to_have_text("Edit Delivery")
+    expect(page.locator("#faq-heading")).to_have_text(f"Edit {HOSTILE_TITLE}")
     page.get_by_label("Answer 1", exact=True).fill("Only on the first Saturday of the month.")
     page.get_by_role("button", name="Save FAQ").click()
     expect(page.locator("#faq-heading")).to_have_text("New FAQ")  # saved, the editor emptied
     page.get_by_role("button", name="Ask").click()
     expect(tried.locator(".try-answer")).to_have_text("Only on the first Saturday of the month.")
     listed = call(page, stack, "GET", f"/stories/{story_id}/knowledge")
-    assert [(d["title"], len(d["faq"])) for d in listed] == [("Delivery", 1)]  # PUT, not a second
+    assert [(d["title"], len(d["faq"])) for d in listed] == [(HOSTILE_TITLE, 1)]  # PUT: still one
+
+    page.get_by_label("Text title").fill("Hours")
+    page.get_by_role("button", name="Add text").click()  # no text: refused beside its field
+    expect(page.get_by_label("Text", exact=True)).to_have_attribute("aria-invalid", "true")
+    page.get_by_label("Text", exact=True).fill("The shop opens at nine in the morning.")
+    page.get_by_role("button", name="Add text").click()
+    expect(card.locator(".kind")).to_have_text(["FAQ · 1 pair", "Text · 1 passage · 38 characters"])
     page.set_viewport_size({"width": 360, "height": 800})
     assert page.evaluate("document.documentElement.scrollWidth") <= 360  # no sideways scrolling
 
@@ -158,7 +163,7 @@ def test_the_faq_editor_saves_pairs_that_answer_and_edits_them(page: Page, stack
 def test_the_widget_names_the_source_under_an_answer(page: Page, stack: Stack) -> None:
     story_id = new_story(page, stack, "Shop")
     uploaded = page.request.post(
-        f"{stack.bot_api}/stories/{story_id}/knowledge?title=Shop%20guide",
+        f"{stack.bot_api}/stories/{story_id}/knowledge?title={quote(HOSTILE_TITLE)}",
         data=SHOP.encode(),
         headers={
             "Authorization": f"Bearer {stack.tokens.developer_token}",
@@ -172,8 +177,9 @@ def test_the_widget_names_the_source_under_an_answer(page: Page, stack: Stack) -
     page.get_by_role("button", name="Send").click()
     log = page.locator(".parley-log")
     expect(log.locator(".parley-text").last).to_contain_text("thirty days")
-    expect(log.locator(".parley-source")).to_have_text(SOURCE)
+    expect(log.locator(".parley-source")).to_have_text(SOURCE.replace("Shop guide", HOSTILE_TITLE))
     expect(log.locator(".parley-source a")).to_have_count(0)  # no address: no link
+    nothing_injected(page)
     # The API fetches no URL yet, so an answer's `url` is given to the renderer directly.
     links = page.evaluate(SOURCE_LINKS)
     assert links == ["https://example.com/faq", None], links

@@ -10,12 +10,15 @@ const BLANK = { question: "", alternatives: [], answer: "" };
 function pairRow(value, path, number) {
   const question = h("input", {
     "aria-label": `Question ${number}`, "data-field": `${path}.question`, maxlength: "1000", value: value.question,
+    placeholder: "Question",
   });
   const alternatives = textBox((value.alternatives || []).join("\n"), {
     "aria-label": `Alternatives of question ${number} (one a line)`, "data-field": `${path}.alternatives`,
+    placeholder: "Other ways to ask it, one a line (optional)",
   }, 1);
   const answer = textBox(value.answer, {
     "aria-label": `Answer ${number}`, "data-field": `${path}.answer`, maxlength: "4000",
+    placeholder: "Answer",
   });
   const node = h(
     "div",

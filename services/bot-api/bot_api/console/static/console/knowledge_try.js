@@ -10,6 +10,11 @@ const EXCERPT = 240; // characters of a ranked passage shown; its document has t
 const score = (value) => (typeof value === "number" ? value.toFixed(3) : "—");
 const excerpt = (text) => (text.length > EXCERPT ? `${text.slice(0, EXCERPT)}…` : text);
 
+const threshold = (result) => {
+  const weighed = result.debug?.knowledge;
+  return weighed ? ` (the threshold is ${score(weighed.threshold)})` : "";
+};
+
 function verdict(result) {
   const knowledge = result.knowledge;
   if (knowledge) {
@@ -17,14 +22,14 @@ function verdict(result) {
       h("p", { className: "try-answer" }, knowledge.answer),
       window.ParleyFulfillment.source(knowledge),
       knowledge.question ? h("p", { className: "muted" }, `Matched the FAQ question “${knowledge.question}”.`) : null,
-      h("p", { className: "muted" }, `Score ${score(knowledge.score)}.`),
+      h("p", { className: "muted" }, `Score ${score(knowledge.score)}${threshold(result)}.`),
     ];
   }
   const interaction = result.interaction;
   if (interaction && interaction.type !== "fallback") {
     return [h("p", {}, `The interaction ${interaction.name} answered (score ${score(result.score)}): the story's interactions answer before its documents.`)];
   }
-  return [h("p", {}, "The documents hold no answer good enough: the story's fallback answers.")];
+  return [h("p", {}, "No document answers it well enough: the turn falls back.")];
 }
 
 function ranked(result, answeredBy, titleOf) {
@@ -35,11 +40,11 @@ function ranked(result, answeredBy, titleOf) {
     h(
       "tr",
       { "data-passage": passage.id, className: passage.id === answeredBy ? "answering" : null },
-      h("td", {}, String(index + 1)),
+      h("td", { className: "number" }, String(index + 1)),
       h("td", {}, titleOf(passage.documentId) || passage.documentId),
-      h("td", {}, score(passage.score)),
-      h("td", {}, score(passage.lexical)),
-      h("td", {}, score(passage.meaning)),
+      h("td", { className: "number" }, score(passage.score)),
+      h("td", { className: "number" }, score(passage.lexical)),
+      h("td", { className: "number" }, score(passage.meaning)),
       h("td", {}, excerpt(passage.text)),
     ),
   );
@@ -50,7 +55,7 @@ function ranked(result, answeredBy, titleOf) {
       "table",
       { className: "report-table ranked" },
       h("caption", {}, `The passages weighed, best first (threshold ${score(weighed.threshold)})`),
-      h("thead", {}, h("tr", {}, ["#", "Document", "Score", "Lexical", "Meaning", "Passage"].map((t) => h("th", { scope: "col" }, t)))),
+      h("thead", {}, h("tr", {}, ["#", "Document", "Rank score", "Lexical", "Meaning", "Passage"].map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", {}, rows),
     ),
   );
