@@ -24,6 +24,11 @@ RETURNS = "how many days do I have to return goods?"
 UNDER = " \u203a "  # between the headings of a path (a single right-pointing angle quote)
 RETURNS_HEADING = f"Opening hours{UNDER}Returns"
 SOURCE = f"Source: Shop guide · {RETURNS_HEADING}"
+DROPPED = """(text) => {
+  const files = new DataTransfer();
+  files.items.add(new File([text], "shop.md"));
+  return files;
+}"""
 SOURCE_LINKS = """() => ["https://example.com/faq", "javascript:alert(1)"].map((url) =>
   window.ParleyFulfillment.source({ title: "FAQ", url }).querySelector("a")?.href ?? null)"""
 
@@ -60,9 +65,9 @@ def test_a_markdown_file_is_uploaded_listed_answers_with_its_source_and_is_delet
     expect(page.locator("#notice")).to_have_attribute("data-kind", "error")
     expect(page.locator("#notice")).to_contain_text("image/gif")  # the API's 415, as it says it
 
-    page.get_by_label("File", exact=True).set_input_files(
-        files=[{"name": "shop.md", "mimeType": "", "buffer": SHOP.encode()}]
-    )
+    dropped = page.evaluate_handle(DROPPED, SHOP)  # dropped on the box, no type given
+    page.locator("#drop-zone").dispatch_event("drop", {"dataTransfer": dropped})
+    expect(page.locator("#notice")).to_contain_text("Chosen: shop.md.")
     expect(page.get_by_label("File title")).to_have_value("shop")  # from the file's name
     page.get_by_label("File title").fill("Shop guide")
     page.get_by_role("button", name="Upload").click()

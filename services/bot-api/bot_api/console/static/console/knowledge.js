@@ -37,7 +37,7 @@ let faq = null; // the FAQ editor
 
 const typeOf = (file) => TYPES[file.name.split(".").pop().toLowerCase()] || file.type || "application/octet-stream";
 const plural = (count, one, many) => `${count.toLocaleString()} ${count === 1 ? one : many}`;
-export const titleOf = (id) => documents.find((d) => d.id === id)?.title;
+const titleOf = (id) => documents.find((d) => d.id === id)?.title;
 
 function meaning(document) {
   const waiting = document.vectorsPending;
@@ -66,7 +66,7 @@ function card(document) {
   );
 }
 
-export async function load() {
+async function load() {
   documents = await call("GET", base);
   const list = byId("document-list");
   list.replaceChildren(...documents.map(card));
