@@ -3,11 +3,14 @@ passages, answering in the test chat with its source, deleted; FAQ pairs written
 editor answering, then edited; the widget naming the source under an answer. A title that
 holds markup is shown as text everywhere (docs/console.md "Knowledge")."""
 
+from collections.abc import Iterator
 from urllib.parse import quote
 
+import pytest
+from aiohttp import web
 from playwright.sync_api import Page, expect
 
-from support.browser import Stack, call, loaded, screenshot, sign_in
+from support.browser import Stack, call, loaded, screenshot, serving, sign_in
 
 SHOP = """# Opening hours
 
@@ -18,6 +21,10 @@ On Sundays it stays closed all day.
 
 Goods bought in the shop may be returned within thirty days with their receipt. A refund is
 paid to the card the goods were bought with.
+"""
+PARKING_PAGE = """<!doctype html><html lang="en"><head><title>Parking</title></head><body>
+<main><h1>Parking</h1><p>Customers of the shop park their car free of charge in the yard behind
+the shop for up to two hours. The gate is on Mill Lane, next to the bakery.</p></main></body></html>
 """
 HOSTILE_TITLE = 'Shop <img src=x onerror="window.injected=1"> guide'
 RETURNS = "how many days do I have to return goods?"
@@ -165,7 +172,22 @@ def test_the_faq_editor_saves_pairs_that_answer_and_edits_them(page: Page, stack
     assert page.evaluate("document.documentElement.scrollWidth") <= 360  # no sideways scrolling
 
 
-def test_the_widget_names_the_source_under_an_answer(page: Page, stack: Stack) -> None:
+@pytest.fixture
+def parking_site() -> Iterator[str]:
+    """A web site on loopback (the stack's address guard allows 127.0.0.0/8) with one page."""
+
+    async def parking(request: web.Request) -> web.Response:
+        return web.Response(text=PARKING_PAGE, content_type="text/html")
+
+    app = web.Application()
+    app.router.add_get("/parking.html", parking)
+    with serving(app) as address:
+        yield address
+
+
+def test_the_widget_names_the_source_under_an_answer_linked_for_a_web_page(
+    page: Page, stack: Stack, parking_site: str
+) -> None:
     story_id = new_story(page, stack, "Shop")
     uploaded = page.request.post(
         f"{stack.bot_api}/stories/{story_id}/knowledge?title={quote(HOSTILE_TITLE)}",
@@ -176,15 +198,31 @@ def test_the_widget_names_the_source_under_an_answer(page: Page, stack: Stack) -
         },
     )
     assert uploaded.ok, uploaded.text()
+    sign_in(page, stack)
+    open_knowledge(page, stack, story_id)
+    parking_url = f"{parking_site}/parking.html"
+    page.get_by_label("Page title").fill("Parking")
+    page.get_by_label("Address").fill(parking_url)
+    page.get_by_role("button", name="Add the page").click()
+    expect(page.locator("#notice")).to_have_text("Saved.")
+    card = page.locator("#document-list > li", has_text="Parking")
+    expect(card.get_by_role("link", name=parking_url)).to_have_attribute("href", parking_url)
+    card.get_by_role("button", name="Fetch Parking again").click()
+    expect(page.locator("#notice")).to_have_text('"Parking" is unchanged.')
+
     page.goto(f"{stack.bot_api}/chat/{story_id}?key={stack.tokens.public_key}")
     page.get_by_role("button", name="Chat").click()
+    log = page.locator(".parley-log")
     page.get_by_label("Your message").fill(RETURNS)
     page.get_by_role("button", name="Send").click()
-    log = page.locator(".parley-log")
     expect(log.locator(".parley-text").last).to_contain_text("thirty days")
     expect(log.locator(".parley-source")).to_have_text(SOURCE.replace("Shop guide", HOSTILE_TITLE))
-    expect(log.locator(".parley-source a")).to_have_count(0)  # no address: no link
+    expect(log.locator(".parley-source a")).to_have_count(0)  # a file: no address, no link
     nothing_injected(page)
-    # The API fetches no URL yet, so an answer's `url` is given to the renderer directly.
-    links = page.evaluate(SOURCE_LINKS)
-    assert links == ["https://example.com/faq", None], links
+    page.get_by_label("Your message").fill("where can I park my car?")
+    page.get_by_role("button", name="Send").click()
+    expect(log.locator(".parley-text").last).to_contain_text("free of charge")
+    link = log.locator(".parley-source").last.get_by_role("link", name="Parking")
+    expect(link).to_have_attribute("href", parking_url)
+    # The API takes only http(s) addresses: the renderer's own refusal of any other.
+    assert page.evaluate(SOURCE_LINKS) == ["https://example.com/faq", None]

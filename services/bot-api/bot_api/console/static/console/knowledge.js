@@ -1,6 +1,6 @@
 // A story's knowledge: its documents and FAQ pairs listed with their passages and the
-// state of their meaning; a file uploaded (or dropped), text added, a document opened
-// or deleted; FAQ pairs edited (faq_editor.js); a question tried (knowledge_try.js).
+// state of their meaning; a file uploaded (or dropped), text or a web page added, a
+// document opened, fetched again or deleted; FAQ pairs edited (faq_editor.js); a question tried (knowledge_try.js).
 import { call, page } from "./api.js";
 import { startFaqEditor } from "./faq_editor.js";
 import { startTry } from "./knowledge_try.js";
@@ -58,9 +58,13 @@ function card(document) {
     h("p", { className: "kind" }, what),
     h("p", { className: "meaning", "data-pending": String(document.vectorsPending) }, `Meaning: ${meaning(document)}`),
     h("p", { className: "muted" }, "Updated ", h("time", { datetime: document.updatedAt }, updated.toLocaleString())),
+    document.url ? h("p", {}, "From ", webLink(document.url)) : null,
     h("button", { type: "button", onclick: () => openDocument(document) }, `Open ${document.title}`),
     document.kind === "faq"
       ? h("button", { type: "button", onclick: () => faq.edit(document.id) }, `Edit ${document.title}`)
+      : null,
+    document.url
+      ? h("button", { type: "button", onclick: () => fetchAgain(document) }, `Fetch ${document.title} again`)
       : null,
     h("button", { type: "button", className: "danger", onclick: () => remove(document) }, `Delete ${document.title}`),
   );
@@ -74,6 +78,22 @@ async function load() {
   if (opened && !documents.some((d) => d.id === opened)) closePassages();
   clearTimeout(poll);
   if (documents.some((d) => d.vectorsPending)) poll = setTimeout(() => load().catch(() => null), MEANING_POLL_MS);
+}
+
+// The address a page was fetched from: a link only when it is http(s), as the API takes.
+function webLink(url) {
+  const web = /^https?:\/\//i.test(url);
+  return web ? h("a", { href: url, target: "_blank", rel: "noopener noreferrer" }, url) : h("code", {}, url);
+}
+
+async function fetchAgain(document) {
+  try {
+    const { changed } = await call("POST", `${base}/${document.id}/fetch`);
+    await load();
+    notice(changed ? `Fetched "${document.title}" again: its passages are new.` : `"${document.title}" is unchanged.`);
+  } catch (error) {
+    notice(error.message, "error");
+  }
 }
 
 function passageItem(passage) {
@@ -192,6 +212,11 @@ export async function start() {
   byId("text-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const body = { title: byId("text-title").value.trim(), text: byId("text-body").value };
+    write(event.target, () => call("POST", base, body));
+  });
+  byId("page-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const body = { title: byId("page-title").value.trim(), url: byId("page-url").value.trim() };
     write(event.target, () => call("POST", base, body));
   });
   startTry(page.story, titleOf);
