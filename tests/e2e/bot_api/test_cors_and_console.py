@@ -34,6 +34,7 @@ async def test_the_management_api_is_closed_to_other_origins(bot_api: TestClient
 async def test_console_pages_carry_a_content_security_policy(bot_api: TestClient) -> None:
     for path in ("/console/", "/console/stories", "/console/entities", "/console/import",
                  f"/console/stories/{'a' * 24}", f"/console/stories/{'a' * 24}/channels",
+                 f"/console/stories/{'a' * 24}/knowledge",
                  f"/chat/{'a' * 24}"):  # fmt: skip
         async with bot_api.get(path) as response:
             assert response.status == 200, path
