@@ -29,7 +29,7 @@ FEATURES: dict[str, set[str]] = {
     "interactions": {"stories", "entities"},
     "story_tests": {"stories", "interactions"},
     "transfer": {"stories", "entities", "interactions", "story_tests", "connections", "knowledge"},
-    "versions": {"stories", "entities", "interactions", "transfer"},
+    "versions": {"stories", "entities", "interactions", "transfer", "knowledge"},
     "story_cache": {"stories", "entities", "interactions", "transfer", "versions"},
     "history": {"stories"},
     "knowledge": {"stories"},

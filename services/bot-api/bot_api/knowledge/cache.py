@@ -22,6 +22,8 @@ from bot_api.knowledge.index import IndexedDocument, KnowledgeIndex
 from bot_api.knowledge.repository import KnowledgeStore, StoredDocument, StoredPassage
 from shared.fair_work import FairWork
 
+IndexKey = tuple[str, str, str | None]
+"""(story id, its language, the version answering: None for the draft)"""
 MAX_CACHED_PASSAGES = 500_000
 """About 1.5 KB a passage (text, terms, the BM25 matrix's share): some 750 MB at most."""
 
@@ -30,9 +32,9 @@ class KnowledgeCache:
     def __init__(self, store: KnowledgeStore, work: FairWork) -> None:
         self._store = store
         self._work = work
-        self._indexes: OrderedDict[tuple[str, str], KnowledgeIndex] = OrderedDict()
+        self._indexes: OrderedDict[IndexKey, KnowledgeIndex] = OrderedDict()
         self._generation: dict[str, int] = {}
-        self._builds: dict[tuple[str, str], asyncio.Task[KnowledgeIndex]] = {}
+        self._builds: dict[IndexKey, asyncio.Task[KnowledgeIndex]] = {}
 
     async def changed(self, change: Change) -> None:
         if isinstance(change, KnowledgeEdited | StoryDeleted):
@@ -43,31 +45,41 @@ class KnowledgeCache:
         for key in [k for k in self._indexes if k[0] == story_id]:
             del self._indexes[key]
 
-    async def index(self, account_id: str, story_id: str, language: str) -> KnowledgeIndex:
-        key = (story_id, language)
+    async def index(
+        self, account_id: str, story_id: str, language: str, version_id: str | None = None
+    ) -> KnowledgeIndex:
+        """The story's index (of the documents a version froze, with `version_id`)."""
+        key = (story_id, language, version_id)
         index = self._indexes.get(key)
         if index is not None:
             self._indexes.move_to_end(key)
             return index
         build = self._builds.get(key)
         if build is None:
-            build = asyncio.create_task(self._build(account_id, story_id, language))
+            build = asyncio.create_task(self._build(account_id, key))
             self._builds[key] = build
             build.add_done_callback(lambda _: self._builds.pop(key, None))
         return await asyncio.shield(build)
 
     async def answered(
-        self, account_id: str, story: CompiledStory, turn: Turn, outcome: Outcome
+        self,
+        account_id: str,
+        story: CompiledStory,
+        turn: Turn,
+        outcome: Outcome,
+        version_id: str | None = None,
     ) -> Outcome:
         """The outcome with the documents' answer, when the turn fell back and they have
-        one (the story's interactions always win); as it was otherwise."""
-        if turn.query is None or outcome_kind(turn, outcome) != "fallback":
+        one (the story's interactions always win); as it was otherwise. `version_id`:
+        the version answering, whose documents answer as it froze them."""
+        if not asks_documents(turn, outcome):
             return outcome
-        index = await self.index(account_id, story.id, story.settings.language)
+        index = await self.index(account_id, story.id, story.settings.language, version_id)
         if index.empty:
             return outcome
+        question = turn.query or ""
         known = await asyncio.get_running_loop().run_in_executor(
-            None, index.answer, turn.query, outcome.threshold, turn.debug
+            None, index.answer, question, outcome.threshold, turn.debug
         )
         if known.answer is None:
             return replace(outcome, knowledge=known)
@@ -78,15 +90,21 @@ class KnowledgeCache:
             silence=(),
         )
 
-    async def _build(self, account_id: str, story_id: str, language: str) -> KnowledgeIndex:
+    async def _build(self, account_id: str, key: "IndexKey") -> KnowledgeIndex:
+        story_id, language, version_id = key
         generation = self._generation.get(story_id, 0)
-        documents = await self._store.documents_of(account_id, story_id)
-        passages = await self._store.passages(account_id, story_id) if documents else []
+        frozen = None
+        if version_id is not None:
+            frozen = await self._store.frozen(account_id, story_id, version_id)
+        documents = (
+            await self._store.documents_of(account_id, story_id) if frozen is None else frozen
+        )
+        passages = await self._store.passages(account_id, story_id, version_id) if documents else []
         index = await self._work.run(
             account_id, lambda: KnowledgeIndex.build(language, indexed(documents, passages))
         )
         if self._generation.get(story_id, 0) == generation:
-            self._indexes[(story_id, language)] = index
+            self._indexes[key] = index
             self._evict()
         return index
 
@@ -95,6 +113,12 @@ class KnowledgeCache:
         while held > MAX_CACHED_PASSAGES and len(self._indexes) > 1:
             _, oldest = self._indexes.popitem(last=False)
             held -= len(oldest.passages)
+
+
+def asks_documents(turn: Turn, outcome: Outcome) -> bool:
+    """A message no interaction answered (its story's fallback did) is asked of the
+    story's documents."""
+    return turn.query is not None and outcome_kind(turn, outcome) == "fallback"
 
 
 def indexed(

@@ -8,6 +8,11 @@ revisions before are deleted. A reader takes only the passages of the revision a
 document names, so it never sees half of one (a write that stops midway leaves
 passages no record names, which the next write of the document, its deletion or the
 story's deletes).
+
+A version of the story freezes its documents' records as they are (`knowledge_frozen`,
+one record per version): the passages of a revision a version names are kept until the
+version is deleted, so a published version answers from the documents it was frozen
+with (`passages(..., version_id)`).
 """
 
 from collections.abc import Iterable, Sequence
@@ -76,8 +81,23 @@ class KnowledgeStore(Protocol):
     async def delete(self, account_id: str, story_id: str, document_id: str) -> bool:
         """False: the story has no such document."""
 
-    async def passages(self, account_id: str, story_id: str) -> list[StoredPassage]:
-        """The passages of the revisions the story's documents name, in document order."""
+    async def passages(
+        self, account_id: str, story_id: str, version_id: str | None = None
+    ) -> list[StoredPassage]:
+        """The passages of the revisions the story's documents name (those a version of
+        it froze, with `version_id`), in document order."""
+
+    async def freeze(self, account_id: str, story_id: str, version_id: str) -> None:
+        """The story's documents as they are now, kept for its version."""
+
+    async def frozen(
+        self, account_id: str, story_id: str, version_id: str
+    ) -> list[StoredDocument] | None:
+        """The documents a version froze; None when it froze none (a version made before
+        documents were frozen, or whose freeze did not land)."""
+
+    async def thaw(self, account_id: str, story_id: str, version_id: str) -> None:
+        """The version is deleted: its documents' passages no longer kept for it."""
 
     async def characters(self, account_id: str) -> int:
         """The characters of all the account's documents."""
@@ -89,12 +109,14 @@ class KnowledgeRepository:
     def __init__(self, database: Database) -> None:
         self.documents = database["knowledge_documents"]
         self.passage_records = database["knowledge_passages"]
+        self.frozen_records = database["knowledge_frozen"]
 
     async def ensure_indexes(self) -> None:
         await self.documents.create_index("storyId")
         await self.documents.create_index("accountId")
         await self.passage_records.create_index("documentId")
         await self.passage_records.create_index("storyId")
+        await self.frozen_records.create_index("storyId")
 
     async def insert_passages(
         self,
@@ -110,9 +132,7 @@ class KnowledgeRepository:
     async def put(self, account_id: str, story_id: str, document: StoredDocument) -> None:
         record = document_record(account_id, story_id, document)
         await self.documents.replace_one({"_id": document.id}, record, upsert=True)
-        await self.passage_records.delete_many(
-            {"documentId": document.id, "revision": {"$ne": document.revision}}
-        )
+        await self._prune(story_id, document.id, {document.revision})
 
     async def documents_of(self, account_id: str, story_id: str) -> list[StoredDocument]:
         found = self.documents.find({"storyId": story_id, "accountId": account_id})
@@ -129,11 +149,15 @@ class KnowledgeRepository:
         deleted = await self.documents.delete_one(
             {"_id": document_id, "storyId": story_id, "accountId": account_id}
         )
-        await self.passage_records.delete_many({"documentId": document_id, "storyId": story_id})
+        if deleted.deleted_count == 1:
+            await self._prune(story_id, document_id, set())
         return deleted.deleted_count == 1
 
-    async def passages(self, account_id: str, story_id: str) -> list[StoredPassage]:
-        documents = await self.documents_of(account_id, story_id)
+    async def passages(
+        self, account_id: str, story_id: str, version_id: str | None = None
+    ) -> list[StoredPassage]:
+        frozen = None if version_id is None else await self.frozen(account_id, story_id, version_id)
+        documents = await self.documents_of(account_id, story_id) if frozen is None else frozen
         current = {d.id: d.revision for d in documents}
         order = {d.id: n for n, d in enumerate(documents)}
         found = self.passage_records.find({"storyId": story_id, "accountId": account_id})
@@ -154,9 +178,45 @@ class KnowledgeRepository:
         totals = [total async for total in found]
         return int(totals[0]["characters"]) if totals else 0
 
+    async def freeze(self, account_id: str, story_id: str, version_id: str) -> None:
+        documents = await self.documents_of(account_id, story_id)
+        record = {
+            "_id": version_id,
+            "accountId": account_id,
+            "storyId": story_id,
+            "documents": [document_record(account_id, story_id, d) for d in documents],
+        }
+        await self.frozen_records.replace_one({"_id": version_id}, record, upsert=True)
+
+    async def frozen(
+        self, account_id: str, story_id: str, version_id: str
+    ) -> list[StoredDocument] | None:
+        found = await self.frozen_records.find_one(
+            {"_id": version_id, "storyId": story_id, "accountId": account_id}
+        )
+        return None if found is None else [stored_document(d) for d in found["documents"]]
+
+    async def thaw(self, account_id: str, story_id: str, version_id: str) -> None:
+        documents = await self.frozen(account_id, story_id, version_id)
+        await self.frozen_records.delete_one({"_id": version_id, "storyId": story_id})
+        current = {d.id: d.revision for d in await self.documents_of(account_id, story_id)}
+        for document in documents or ():
+            kept = {current[document.id]} if document.id in current else set()
+            await self._prune(story_id, document.id, kept)
+
+    async def _prune(self, story_id: str, document_id: str, kept: set[int]) -> None:
+        """Delete a document's passages but those of the revisions `kept` and of those a
+        version of the story froze."""
+        async for version in self.frozen_records.find({"storyId": story_id}, {"documents": 1}):
+            kept |= {d["revision"] for d in version["documents"] if d["_id"] == document_id}
+        await self.passage_records.delete_many(
+            {"documentId": document_id, "storyId": story_id, "revision": {"$nin": sorted(kept)}}
+        )
+
     async def delete_for_story(self, story_id: str) -> None:
         await self.documents.delete_many({"storyId": story_id})
         await self.passage_records.delete_many({"storyId": story_id})
+        await self.frozen_records.delete_many({"storyId": story_id})
 
 
 def document_record(account_id: str, story_id: str, document: StoredDocument) -> dict[str, Any]:

@@ -83,7 +83,14 @@ class ConversationService:
             if handoff is None:
                 state, outcome = await self._respond(story, stored.state, turn)
                 if self.knowledge is not None:
-                    outcome = await self.knowledge.answered(account_id, story, turn, outcome)
+                    version = (
+                        await self.stories.published_version(account_id, story.id)
+                        if published
+                        else None
+                    )
+                    outcome = await self.knowledge.answered(
+                        account_id, story, turn, outcome, version
+                    )
                 outcome = await self.deliveries.deliver(
                     account_id=account_id,
                     session_id=session_id,

@@ -158,6 +158,10 @@ class StoryCache:
         version = await self._published_version(account_id, story_id) if published else None
         return await self._compiled((account_id, story_id, version), hurried)
 
+    async def published_version(self, account_id: str, story_id: str) -> str | None:
+        """The version the story's public key answers from (None: the draft)."""
+        return await self._published_version(account_id, story_id)
+
     async def version(self, account_id: str, story_id: str, version_id: str) -> CompiledStory:
         """A version of the story, compiled (its conversation tests run against it, before
         it is published too); NotFound when the story has no such version."""

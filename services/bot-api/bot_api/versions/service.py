@@ -44,6 +44,15 @@ DRAFT = "draft"
 T = TypeVar("T")
 
 
+class KnowledgeVersions(Protocol):
+    """What a version needs of the story's documents: frozen with it, so that it answers
+    from them once published, and let go with it (knowledge.repository.KnowledgeStore)."""
+
+    async def freeze(self, account_id: str, story_id: str, version_id: str) -> None: ...
+
+    async def thaw(self, account_id: str, story_id: str, version_id: str) -> None: ...
+
+
 class StoryDocuments(Protocol):
     """The story document's writer and reader (bot_api.transfer.schemas)."""
 
@@ -67,6 +76,7 @@ class VersionService:
         transfer: StoryTransfer,
         documents: StoryDocuments,
         work: FairWork,
+        knowledge: KnowledgeVersions,
         limit: float | None = None,
     ) -> None:
         self._stories = stories
@@ -78,6 +88,7 @@ class VersionService:
         self._transfer = transfer
         self._documents = documents
         self._work = work
+        self._knowledge = knowledge
         self._limit = limit
         """Seconds a document's work may take (the request's budget)."""
 
@@ -107,6 +118,7 @@ class VersionService:
             stored = await versions.add(new_version(account_id, story_id, note, document, frozen))
         except NumberTaken:
             raise Conflict("the story is being versioned by others; try again") from None
+        await self._knowledge.freeze(account_id, story_id, stored.id)
         return stored.summary()
 
     async def list_versions(
@@ -144,6 +156,7 @@ class VersionService:
             raise Conflict("this version is published: publish another or none first")
         if not await self._versions.delete(account_id, story.id, version_id):
             raise NotFound(f"no version {version_id} of this story")
+        await self._knowledge.thaw(account_id, story.id, version_id)
 
     async def restore(self, *, account_id: str, story_id: str, version_id: str) -> None:
         """The draft's settings, interactions and structure become the version's (its name,

@@ -7,6 +7,7 @@ from aiohttp import web
 from bot_api.entities.keys import ENTITY_STORE
 from bot_api.interactions.keys import INTERACTION_STORE
 from bot_api.keys import CHANGES, CONFIG, QUOTAS
+from bot_api.knowledge.keys import KNOWLEDGE_STORE
 from bot_api.stories.keys import STORY_STORE
 from bot_api.transfer.keys import TRANSFER, TRANSFER_WORK
 from bot_api.versions.keys import VERSION_STORE, VERSIONS
@@ -26,6 +27,7 @@ async def setup(app: web.Application) -> AsyncIterator[None]:
         transfer=app[TRANSFER],
         documents=StoryDocuments(),
         work=app[TRANSFER_WORK],
+        knowledge=app[KNOWLEDGE_STORE],
         limit=app[CONFIG].request_budget_seconds,
     )
     yield

@@ -17,6 +17,7 @@ class KnowledgeInMemory:
     def __init__(self) -> None:
         self.documents: dict[str, tuple[_Owned, StoredDocument]] = {}
         self.passage_records: list[tuple[_Owned, int, StoredPassage]] = []
+        self.frozen_records: dict[str, tuple[_Owned, list[StoredDocument]]] = {}
 
     async def ensure_indexes(self) -> None:
         """Nothing to index in memory."""
@@ -29,11 +30,7 @@ class KnowledgeInMemory:
 
     async def put(self, account_id: str, story_id: str, document: StoredDocument) -> None:
         self.documents[document.id] = (_Owned(account_id, story_id), document)
-        self.passage_records = [
-            record
-            for record in self.passage_records
-            if record[2].passage.document_id != document.id or record[1] == document.revision
-        ]
+        self._prune(story_id, document.id, {document.revision})
 
     async def documents_of(self, account_id: str, story_id: str) -> list[StoredDocument]:
         owner = _Owned(account_id, story_id)
@@ -49,13 +46,14 @@ class KnowledgeInMemory:
         if held is None or held[0] != _Owned(account_id, story_id):
             return False
         del self.documents[document_id]
-        self.passage_records = [
-            r for r in self.passage_records if r[2].passage.document_id != document_id
-        ]
+        self._prune(story_id, document_id, set())
         return True
 
-    async def passages(self, account_id: str, story_id: str) -> list[StoredPassage]:
-        documents = await self.documents_of(account_id, story_id)
+    async def passages(
+        self, account_id: str, story_id: str, version_id: str | None = None
+    ) -> list[StoredPassage]:
+        frozen = None if version_id is None else await self.frozen(account_id, story_id, version_id)
+        documents = await self.documents_of(account_id, story_id) if frozen is None else frozen
         current = {d.id: d.revision for d in documents}
         order = {d.id: n for n, d in enumerate(documents)}
         kept = [
@@ -69,6 +67,37 @@ class KnowledgeInMemory:
     async def characters(self, account_id: str) -> int:
         return sum(d.characters for o, d in self.documents.values() if o.account_id == account_id)
 
+    async def freeze(self, account_id: str, story_id: str, version_id: str) -> None:
+        documents = await self.documents_of(account_id, story_id)
+        self.frozen_records[version_id] = (_Owned(account_id, story_id), documents)
+
+    async def frozen(
+        self, account_id: str, story_id: str, version_id: str
+    ) -> list[StoredDocument] | None:
+        held = self.frozen_records.get(version_id)
+        return None if held is None or held[0] != _Owned(account_id, story_id) else held[1]
+
+    async def thaw(self, account_id: str, story_id: str, version_id: str) -> None:
+        held = self.frozen_records.pop(version_id, None)
+        current = {d.id: d.revision for d in await self.documents_of(account_id, story_id)}
+        for document in [] if held is None else held[1]:
+            self._prune(
+                story_id, document.id, {current[document.id]} if document.id in current else set()
+            )
+
+    def _prune(self, story_id: str, document_id: str, kept: set[int]) -> None:
+        for owner, documents in self.frozen_records.values():
+            if owner.story_id == story_id:
+                kept |= {d.revision for d in documents if d.id == document_id}
+        self.passage_records = [
+            r
+            for r in self.passage_records
+            if r[0].story_id != story_id or r[2].passage.document_id != document_id or r[1] in kept
+        ]
+
     async def delete_for_story(self, story_id: str) -> None:
+        self.frozen_records = {
+            v: held for v, held in self.frozen_records.items() if held[0].story_id != story_id
+        }
         self.documents = {i: h for i, h in self.documents.items() if h[0].story_id != story_id}
         self.passage_records = [r for r in self.passage_records if r[0].story_id != story_id]

@@ -135,3 +135,41 @@ async def test_deletes_take_only_what_they_name(store: KnowledgeStore) -> None:
     assert await store.documents_of(ACCOUNTS[0], "a-s1") == []
     assert await store.passages(ACCOUNTS[0], "a-s1") == []
     assert len(await store.documents_of(ACCOUNTS[0], "a-s2")) == 2
+
+
+async def test_a_frozen_version_keeps_the_revisions_it_names_until_it_is_thawed(
+    store: KnowledgeStore,
+) -> None:
+    made = await seed(store)
+    account, story = ACCOUNTS[0], "a-s2"
+    first, second = made[(account, story)]
+    assert await store.frozen(account, story, "v1") is None
+    await store.freeze(account, story, "v1")
+    await store.insert_passages(account, story, 2, passages(first, 2, count=1))
+    await store.put(account, story, document(first, 2, revision=2, passages=1))
+    assert await store.delete(account, story, second)
+
+    now = await store.passages(account, story)
+    assert [p.passage.text for p in now] == ["revision 2 passage 0"]
+    frozen = await store.frozen(account, story, "v1")
+    assert frozen is not None and [(d.id, d.revision) for d in frozen] == [(first, 1), (second, 1)]
+    then = await store.passages(account, story, "v1")
+    assert [(p.passage.document_id, p.passage.text) for p in then] == [
+        (first, "revision 1 passage 0"),
+        (first, "revision 1 passage 1"),
+        (second, "revision 1 passage 0"),
+        (second, "revision 1 passage 1"),
+    ]
+    assert await store.frozen(ACCOUNTS[1], story, "v1") is None
+
+    await store.thaw(account, story, "v1")
+    assert await store.frozen(account, story, "v1") is None
+    assert [p.passage.text for p in await store.passages(account, story, "v1")] == [
+        "revision 2 passage 0"
+    ]
+    assert [p.passage.text for p in await store.passages(account, story)] == [
+        "revision 2 passage 0"
+    ]
+    await store.freeze(account, story, "v2")
+    await store.delete_for_story(story)
+    assert await store.frozen(account, story, "v2") is None

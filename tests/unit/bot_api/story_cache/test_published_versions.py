@@ -68,6 +68,7 @@ def bot() -> Iterator[Bot]:
         read_version=documents.read,
     )
     feed.handle(Handler.STORY_CACHE, cache)
+    knowledge = KnowledgeInMemory()
     transfer = StoryTransfer(
         stories=database.stories,
         interactions=database.interactions,
@@ -76,7 +77,7 @@ def bot() -> Iterator[Bot]:
         changes=feed,
         quotas=QUOTAS,
         tests=ConversationTestsInMemory(),
-        knowledge=KnowledgeInMemory(),
+        knowledge=knowledge,
     )
     work = FairWork(1, "transfer")
     yield Bot(
@@ -94,6 +95,7 @@ def bot() -> Iterator[Bot]:
             transfer=transfer,
             documents=documents,
             work=work,
+            knowledge=knowledge,
         ),
     )
     work.close()
