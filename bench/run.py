@@ -11,6 +11,7 @@ from bench import (
     conversation_tests,
     fair_work,
     history_load,
+    knowledge_load,
     matching,
     query_load,
     redaction,
@@ -34,6 +35,9 @@ def main() -> None:
         body = semantic_load.semantic_load_table(stack)
         title = "/query on real text: lexical and semantic beside /healthz (make bench)"
         write_section("semantic-load", title, body)
+    with running_stack("knowledge") as stack:
+        body = knowledge_load.knowledge_table(stack)
+        write_section("knowledge", "Knowledge answers on the service (make bench)", body)
     body = history_load.history_table()
     write_section("history", "/query with the history on and off (make bench)", body)
     with running_stack("edit") as stack:
