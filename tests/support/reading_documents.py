@@ -4,6 +4,7 @@ by hand, HTML pages with the parts that are not content."""
 
 import io
 import zipfile
+import zlib
 
 import docx
 
@@ -98,3 +99,29 @@ CHINESE_PAGE = """<html lang="zh-CN"><head><title>营业时间</title></head><bo
 <p>我们的商店每周一至周五上午九点到下午六点营业，周日和法定节假日休息。</p><h2>退货</h2>
 <p>您可以在购买后三十天内凭收据退回商品，商品必须保持出售时的状态。</p>
 <footer>版权所有 2026</footer></body></html>""".encode()
+
+
+def pdf_bomb(megabytes: int = 100) -> bytes:
+    """A valid one-page PDF whose content stream inflates to `megabytes` of drawing
+    operators (half a megabyte on disk)."""
+    stream = zlib.compress(b"0 0 m 1 1 l S\n" * (megabytes * 1024 * 1024 // 14), 1)
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream",
+    ]
+    out = bytearray(b"%PDF-1.7\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    for offset in offsets:
+        out += b"%010d 00000 n \n" % offset
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return bytes(out)

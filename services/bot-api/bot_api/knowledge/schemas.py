@@ -21,8 +21,9 @@ UPLOAD_TYPES = (*DOCUMENT_TYPES, CSV_TYPE, "application/json")
 JSON body."""
 
 
-class FaqPairSchema(Schema):
-    id = fields.String(dump_only=True)
+class FaqPairWriteSchema(Schema):
+    """An FAQ pair as written (a request's, a story document's)."""
+
     question = text_field(1000, 1, required=True)
     alternatives = text_list(50, 1000, min_length=1, load_default=list)
     answer = text_field(4000, 1, required=True)
@@ -32,6 +33,13 @@ class FaqPairSchema(Schema):
         return Question(data["question"], data["answer"], tuple(data["alternatives"]))
 
 
+class FaqPairSchema(FaqPairWriteSchema):
+    """An FAQ pair as a document's read shows it, with its id (the `passageId` of its
+    answers)."""
+
+    id = fields.String(dump_only=True)
+
+
 class KnowledgeWriteSchema(Schema):
     """The JSON body: a title and exactly one of `text`, `url` or `faq`."""
 
@@ -39,7 +47,7 @@ class KnowledgeWriteSchema(Schema):
     text = text_field(MAX_TEXT, 1)
     url = fields.Url(schemes={"http", "https"}, validate=validate.Length(max=2000))
     faq = fields.List(
-        fields.Nested(FaqPairSchema), validate=validate.Length(min=1, max=MAX_FAQ_PAIRS)
+        fields.Nested(FaqPairWriteSchema), validate=validate.Length(min=1, max=MAX_FAQ_PAIRS)
     )
     language = text_field(40, 1)
 

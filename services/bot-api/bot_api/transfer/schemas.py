@@ -34,7 +34,7 @@ from bot_api.entities.repository import entity_document
 from bot_api.entities.schemas import EntityWriteSchema
 from bot_api.interactions.schemas import InteractionSchema, InteractionWriteSchema
 from bot_api.knowledge.repository import StoredDocument
-from bot_api.knowledge.schemas import MAX_FAQ_PAIRS, FaqPairSchema
+from bot_api.knowledge.schemas import MAX_FAQ_PAIRS, FaqPairWriteSchema
 from bot_api.knowledge.service import faq_document
 from bot_api.stories.schemas import SettingsSchema
 from bot_api.story_tests.repository import written_test
@@ -116,7 +116,7 @@ class DocumentKnowledgeSchema(Schema):
     title = text(200, min_length=1, required=True)
     kind = fields.String(required=True, validate=validate.OneOf(["faq", "text"]))
     faq = fields.List(
-        fields.Nested(FaqPairSchema(exclude=("id",))),
+        fields.Nested(FaqPairWriteSchema),
         validate=validate.Length(max=MAX_FAQ_PAIRS),
         load_default=list,
     )

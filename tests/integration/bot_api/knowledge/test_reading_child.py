@@ -17,6 +17,7 @@ from support.reading_documents import (
     NOT_CONTENT,
     SHOP_PAGE,
     pdf,
+    pdf_bomb,
     staff_docx,
     zip_bomb,
 )
@@ -101,11 +102,20 @@ async def test_a_chinese_page_gives_its_text() -> None:
             "too_large",
         ),
         (b"%PDF-1.7\n" + bytes(range(256)) * 400, PDF, "unreadable"),
+        (pdf_bomb(), PDF, "unreadable"),
         (b"PK\x03\x04" + b"\x00" * 1000, DOCX, "unreadable"),
         (b"", PDF, "unreadable"),
         (b"%!PS-Adobe-3.0", "application/postscript", "unsupported"),
     ],
-    ids=["docx-zip-bomb", "nested-divs", "garbage-pdf", "garbage-docx", "empty", "unknown-type"],
+    ids=[
+        "docx-zip-bomb",
+        "nested-divs",
+        "garbage-pdf",
+        "pdf-bomb",
+        "garbage-docx",
+        "empty",
+        "unknown-type",
+    ],
 )
 async def test_a_hostile_file_is_refused_with_its_kind(
     content: bytes, media_type: str, kind: str
