@@ -77,7 +77,7 @@ async def generated_outcome(
     ):
         return outcome
     index = await knowledge.index(account_id, story.id, settings.language, version_id)
-    passages = await given_passages(index, turn.query, known)
+    passages = await given_passages(index, turn.query, outcome.threshold, known)
     question = (
         redact(turn.query, phone_region(settings.language)) if settings.redact else turn.query
     )
@@ -89,15 +89,16 @@ async def generated_outcome(
 
 
 async def given_passages(
-    index: KnowledgeIndex, question: str, known: KnowledgeTurn
+    index: KnowledgeIndex, question: str, confidence: float, known: KnowledgeTurn
 ) -> tuple[GivenPassage, ...]:
-    """The best passages for `question`, as the index ranked them (ranked again with
-    their texts unless the turn asked for `debug`, which keeps them)."""
+    """The best passages for `question`, as the index ranked them (ranked again, as the
+    cache did with the story's `confidence`, unless the turn asked for `debug`, which
+    keeps them)."""
     ranked = known.ranked
     if not ranked:
         ranked = (
             await asyncio.get_running_loop().run_in_executor(
-                None, index.answer, question, known.threshold, True
+                None, index.answer, question, confidence, True
             )
         ).ranked
     wanted = {p.passage_id: p for p in ranked[:GIVEN_PASSAGES]}

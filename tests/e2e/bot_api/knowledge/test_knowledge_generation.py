@@ -20,6 +20,7 @@ from shared.config import Config
 from support.api import Api, Tenant
 from support.llm_standin import KEY, MODEL, LlmStandIn, served
 from support.metrics import sample
+from tools.embedded import free_port
 
 SHOP = """# Opening hours
 
@@ -183,6 +184,23 @@ async def test_any_other_answer_sends_the_extractive_one(
     assert len(llm.asked) == 1 and llm.problems == []  # the plain story never asked
     assert "generation" not in extractive["knowledge"]
     assert await generations(shop.client, reason) == before + 1
+
+
+async def test_an_llm_nobody_listens_for_sends_the_extractive_answer(
+    aiohttp_client: Any, config: Config, accounts: AccountRepository
+) -> None:
+    nowhere = dataclasses.replace(
+        config, llm_base_url=f"http://127.0.0.1:{free_port()}", llm_model=MODEL
+    )
+    client: TestClient = await aiohttp_client(create_app(nowhere))
+    api = Api(client, (await accounts.create("dave")).developer_token)
+    story_id = await api.create_story("Shop", settings=GENERATING)
+    await upload(api, story_id)
+    result = await ask(api, story_id)
+    knowledge = result["knowledge"]
+    assert (knowledge["generated"], knowledge["generation"]["outcome"]) == (False, "unreachable")
+    assert result["fulfillment"] == [{"type": "text", "message": knowledge["answer"]}]
+    assert "thirty days" in knowledge["answer"]
 
 
 async def test_the_question_leaves_redacted_and_the_key_is_nowhere(
