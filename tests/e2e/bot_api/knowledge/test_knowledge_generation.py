@@ -15,6 +15,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from bot_api.app import create_app
+from bot_api.history.keys import RECORDER
 from shared.auth import AccountRepository
 from shared.config import Config
 from support.api import Api, Tenant
@@ -101,6 +102,13 @@ async def shop(
     return Shop(client, api, story_id, extractive_id)
 
 
+async def recorded_generation(shop: Shop) -> Any:
+    """The `generation` of the story's last turn, as the history keeps it."""
+    await shop.client.server.app[RECORDER].idle()
+    transcript = await shop.api.ok("GET", f"/stories/{shop.story_id}/conversations/s-1")
+    return transcript["turns"][-1].get("generation")
+
+
 def given(llm: LlmStandIn) -> list[str]:
     """The passages of the last request, as numbered in its user message."""
     return [line for line in llm.user_message().splitlines() if line.startswith("[")]
@@ -136,6 +144,7 @@ async def test_a_generated_answer_citing_its_passages_is_sent(
     assert 2 <= len(passages) <= 3
     assert passages[0].startswith("[1] (Shop guide > Opening hours > Returns) Goods bought")
     assert await generations(shop.client, "generated") == before + 1
+    assert await recorded_generation(shop) == generation
 
 
 async def test_the_marks_are_numbered_in_the_order_the_answer_cites_them(
@@ -184,6 +193,7 @@ async def test_any_other_answer_sends_the_extractive_one(
     assert len(llm.asked) == 1 and llm.problems == []  # the plain story never asked
     assert "generation" not in extractive["knowledge"]
     assert await generations(shop.client, reason) == before + 1
+    assert await recorded_generation(shop) == knowledge["generation"]
 
 
 async def test_an_llm_nobody_listens_for_sends_the_extractive_answer(
