@@ -103,7 +103,7 @@ class KnowledgeSourceSchema(Schema):
     score = fields.Float(required=True)
 
 
-class GenerationSchema(Schema):
+class TurnGenerationSchema(Schema):
     outcome = fields.String(required=True)
     seconds = fields.Float(required=True)
     promptTokens = fields.Integer(required=True)
@@ -140,7 +140,7 @@ class TurnSchema(Schema):
     )
     resolution = fields.Nested(ResolutionSchema, allow_none=True)
     generation = fields.Nested(
-        GenerationSchema,
+        TurnGenerationSchema,
         metadata={
             "description": "How the LLM was asked to write the knowledge answer, if it was "
             "(docs/knowledge-generation.md)"

@@ -198,7 +198,7 @@ class HandoffStateSchema(Schema):
     since = fields.String(required=True, metadata={"format": "date-time"})
 
 
-class GenerationSchema(Schema):
+class KnowledgeGenerationSchema(Schema):
     outcome = fields.String(
         required=True,
         metadata={
@@ -230,7 +230,7 @@ class KnowledgeAnswerSchema(Schema):
         metadata={"description": "The passages a generated answer cites, its [1], [2], ..."},
     )
     generation = fields.Nested(
-        GenerationSchema,
+        KnowledgeGenerationSchema,
         metadata={"description": "How the LLM was asked, when the story generates answers"},
     )
     passage = fields.String(required=True, metadata={"description": "The passage it is in"})
