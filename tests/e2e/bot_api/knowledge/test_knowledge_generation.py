@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient
+from e2e.bot_api.versions.test_versions import freeze, publish
 
 from bot_api.app import create_app
 from bot_api.history.keys import RECORDER
@@ -46,15 +47,16 @@ GENERATING = {"generateKnowledgeAnswers": True}
 class Shop:
     client: TestClient
     api: Api
+    public: Api
     story_id: str
     """A story generating its knowledge answers."""
     extractive_id: str
     """The same document, in a story that does not."""
 
 
-async def upload(api: Api, story_id: str) -> str:
+async def upload(api: Api, story_id: str, text: str = SHOP) -> str:
     path = f"/stories/{story_id}/knowledge?title=Shop guide"
-    reply = await api.send_raw(path, SHOP.encode(), "text/markdown")
+    reply = await api.send_raw(path, text.encode(), "text/markdown")
     assert reply.status == 200, reply.body
     return str(reply.body["id"])
 
@@ -99,7 +101,7 @@ async def shop(
     extractive_id = await api.create_story("Plain shop")
     await upload(api, story_id)
     await upload(api, extractive_id)
-    return Shop(client, api, story_id, extractive_id)
+    return Shop(client, api, api.as_token(tokens.public_key), story_id, extractive_id)
 
 
 async def recorded_generation(shop: Shop) -> Any:
@@ -194,6 +196,22 @@ async def test_any_other_answer_sends_the_extractive_one(
     assert "generation" not in extractive["knowledge"]
     assert await generations(shop.client, reason) == before + 1
     assert await recorded_generation(shop) == knowledge["generation"]
+
+
+async def test_the_published_version_gives_the_llm_the_passages_it_froze(
+    shop: Shop, llm: LlmStandIn
+) -> None:
+    version_id = await freeze(shop.api, shop.story_id, "thirty days")
+    assert (await publish(shop.api, shop.story_id, version_id)).status == 200
+    [document] = await shop.api.ok("GET", f"/stories/{shop.story_id}/knowledge")
+    await shop.api.ok("DELETE", f"/stories/{shop.story_id}/knowledge/{document['id']}")
+    await upload(shop.api, shop.story_id, SHOP.replace("thirty days", "ninety days"))
+    published = (await ask(shop.public, shop.story_id))["knowledge"]
+    assert published["generated"] is True and "thirty days" in published["passage"]
+    assert "thirty days" in given(llm)[0]
+    draft = (await ask(shop.api, shop.story_id))["knowledge"]
+    assert draft["generated"] is True and "ninety days" in draft["passage"]
+    assert "ninety days" in given(llm)[0]
 
 
 async def test_an_llm_nobody_listens_for_sends_the_extractive_answer(
