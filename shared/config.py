@@ -8,7 +8,7 @@ import ipaddress
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from shared.events import Subjects
 
@@ -85,6 +85,13 @@ class Config:
     slack_api_url: str = "https://slack.com"
     meta_graph_url: str = "https://graph.facebook.com"
     quota_channels: int = 100
+    # generated knowledge answers (docs/knowledge-generation.md): an OpenAI-compatible
+    # server's base address ("" for none: answers stay extractive), its key and model
+    llm_base_url: str = ""
+    llm_api_key: str = field(default="", repr=False)
+    """A secret: out of the configuration's repr, so no log line carries it."""
+    llm_model: str = ""
+    llm_timeout_seconds: float = 4.0
 
     @property
     def subjects(self) -> Subjects:
@@ -161,6 +168,11 @@ class Config:
             "SLACK_API_URL": self.slack_api_url,
             "META_GRAPH_URL": self.meta_graph_url,
             "QUOTA_CHANNELS": str(self.quota_channels),
+            # generated knowledge answers
+            "LLM_BASE_URL": self.llm_base_url,
+            "LLM_API_KEY": self.llm_api_key,
+            "LLM_MODEL": self.llm_model,
+            "LLM_TIMEOUT_SECONDS": str(self.llm_timeout_seconds),
         }
 
     @classmethod
@@ -171,6 +183,10 @@ class Config:
     def from_env_mapping(cls, env: Mapping[str, str]) -> "Config":
         """The configuration `env` gives; InvalidSetting names the first bad value."""
         setting = _Reader(env)
+        llm_base_url = setting.optional_url("LLM_BASE_URL", _HTTP_SCHEMES)
+        llm_model = setting.text("LLM_MODEL")
+        if llm_base_url and not llm_model:
+            raise InvalidSetting("LLM_MODEL must name the model LLM_BASE_URL serves")
         return cls(
             mongodb_url=setting.url("MONGODB_URL", "mongodb://127.0.0.1:27017", _MONGODB_SCHEMES),
             nats_url=setting.url("NATS_URL", "nats://127.0.0.1:4222", _NATS_SCHEMES),
@@ -230,6 +246,11 @@ class Config:
             slack_api_url=setting.url("SLACK_API_URL", _SLACK_API, _HTTP_SCHEMES),
             meta_graph_url=setting.url("META_GRAPH_URL", _META_GRAPH, _HTTP_SCHEMES),
             quota_channels=setting.positive("QUOTA_CHANNELS", 100),
+            # generated knowledge answers
+            llm_base_url=llm_base_url.rstrip("/"),
+            llm_api_key=setting.text("LLM_API_KEY"),
+            llm_model=llm_model,
+            llm_timeout_seconds=setting.amount("LLM_TIMEOUT_SECONDS", 4.0, low=0.1),
         )
 
 
@@ -260,6 +281,10 @@ class _Reader:
     def optional_url(self, name: str, schemes: tuple[str, ...]) -> str:
         """A URL, or "" when unset."""
         return self.url(name, "", schemes) if self._raw(name, "") else ""
+
+    def text(self, name: str) -> str:
+        """Any text, or "" when unset."""
+        return self._raw(name, "")
 
     def database_prefix(self, name: str, default: str) -> str:
         value = self._raw(name, default)

@@ -1,6 +1,6 @@
 """bot-api's own Prometheus metrics: /query outcomes and scores, webhook deliveries,
-the story cache, the handlers of changes. Served at /metrics beside the shared ones
-(shared/metrics.py)."""
+the story cache, the handlers of changes, generated knowledge answers. Served at
+/metrics beside the shared ones (shared/metrics.py)."""
 
 from prometheus_client import Counter, Gauge, Histogram
 
@@ -65,6 +65,33 @@ CHANGE_HANDLER_FAILURES = Counter(
     "others still ran; a publisher's failure also failed the request",
     ["change", "handler"],
 )
+
+KNOWLEDGE_GENERATIONS = Counter(
+    "parley_knowledge_generations",
+    "Knowledge answers the LLM was asked to write, by outcome: generated, or why the "
+    "extractive answer was sent (timeout, rate_limited, http_error, unreachable, "
+    "malformed, empty, uncited, miscited)",
+    ["outcome"],
+)
+KNOWLEDGE_GENERATION_TOKENS = Counter(
+    "parley_knowledge_generation_tokens",
+    "Tokens of the LLM's knowledge answers as its server counted them, by kind: prompt, completion",
+    ["kind"],
+)
+KNOWLEDGE_GENERATION_SECONDS = Histogram(
+    "parley_knowledge_generation_seconds",
+    "Time of asking the LLM for a knowledge answer, whole answer read or given up",
+    buckets=(0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 8.0),
+)
+
+
+def record_generation(
+    outcome: str, seconds: float, prompt_tokens: int, completion_tokens: int
+) -> None:
+    KNOWLEDGE_GENERATIONS.labels(outcome).inc()
+    KNOWLEDGE_GENERATION_SECONDS.observe(seconds)
+    KNOWLEDGE_GENERATION_TOKENS.labels("prompt").inc(prompt_tokens)
+    KNOWLEDGE_GENERATION_TOKENS.labels("completion").inc(completion_tokens)
 
 
 def record_query(turn: Turn, outcome: Outcome) -> None:

@@ -244,6 +244,9 @@ def test_the_story_settings_form_sets_the_timezone_and_the_history(
     page.get_by_label("Keep a history of conversations").uncheck()
     page.get_by_label("Keep turns for").fill("7")
     page.get_by_label("Misses inbox: review matches scoring below").fill("0.7")
+    generating = page.get_by_label("Write knowledge answers with the LLM")
+    expect(generating).not_to_be_checked()
+    generating.check()
     page.get_by_role("button", name="Save settings").click()
     expect(page.locator("#notice")).to_contain_text("Saved")
 
@@ -255,9 +258,11 @@ def test_the_story_settings_form_sets_the_timezone_and_the_history(
     )
     assert (settings["redact"], settings["reviewBelow"]) == (True, 0.7)
     assert settings["answerAnyLanguage"] is True
+    assert settings["generateKnowledgeAnswers"] is True
     page.reload()
     loaded(page)
     expect(any_language).to_be_checked()
+    expect(generating).to_be_checked()
 
     page.get_by_label("Timezone").fill("Mars/Olympus")
     page.get_by_role("button", name="Save settings").click()

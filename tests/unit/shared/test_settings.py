@@ -26,8 +26,23 @@ def test_a_configuration_survives_the_trip_through_the_environment() -> None:
         log_level="DEBUG",
         log_format="json",
         startup_wait_seconds=5,
+        llm_base_url="http://127.0.0.1:11434",
+        llm_api_key="sk-secret",
+        llm_model="llama3.2:3b",
+        llm_timeout_seconds=2.5,
     )
     assert Config.from_env_mapping(config.as_env()) == config
+
+
+def test_the_llm_key_is_out_of_the_configurations_repr_and_a_model_is_required() -> None:
+    env = {"LLM_BASE_URL": "http://llm:8000/", "LLM_MODEL": "qwen", "LLM_API_KEY": "sk-secret"}
+    config = Config.from_env_mapping(env)
+    assert (config.llm_base_url, config.llm_timeout_seconds) == ("http://llm:8000", 4.0)
+    assert "sk-secret" not in repr(config) and "qwen" in repr(config)
+    assert Config.from_env_mapping({}).llm_base_url == ""  # no LLM: extractive answers
+    with pytest.raises(InvalidSetting) as raised:
+        Config.from_env_mapping({"LLM_BASE_URL": "http://llm:8000"})
+    assert str(raised.value) == "LLM_MODEL must name the model LLM_BASE_URL serves"
 
 
 def test_unset_or_empty_settings_take_their_defaults() -> None:
@@ -54,6 +69,8 @@ def test_unset_or_empty_settings_take_their_defaults() -> None:
         ("LOG_FORMAT", "yaml", "LOG_FORMAT must be one of text, json, not 'yaml'"),
         ("NATS_URL", "http://user:secret@nats", "NATS_URL must start with nats://"),
         ("CONSOLE_INTEGRATIONS_URL", "hooks.example", "CONSOLE_INTEGRATIONS_URL must start with"),
+        ("LLM_BASE_URL", "llm:11434", "LLM_BASE_URL must start with http:// or https://"),
+        ("LLM_TIMEOUT_SECONDS", "0", "LLM_TIMEOUT_SECONDS must be a number of at least 0.1"),
     ],
 )
 def test_a_bad_value_is_named_in_one_line(name: str, value: str, said: str) -> None:

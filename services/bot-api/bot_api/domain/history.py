@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
+from bot_api.domain.knowledge import Generation
+
 OutcomeKind = Literal[
     "matched", "fallback", "incomplete", "trigger", "goto", "handoff", "knowledge"
 ]
@@ -93,6 +95,9 @@ class TurnRecord:
     test: bool = False
     """The console's test chat asked it (`is_test_chat`): kept out of the misses inbox and
     of the analytics' default figures."""
+    generation: Generation | None = None
+    """How the LLM was asked to write the turn's knowledge answer, if it was: outcome,
+    time and tokens (docs/knowledge-generation.md)."""
 
 
 TEST_CHAT_SOURCE = "console"

@@ -31,10 +31,25 @@ class RankedPassage:
 
 
 @dataclass(frozen=True)
+class Generation:
+    """How the deployment's LLM was asked to write an answer (docs/knowledge-generation.md):
+    `outcome` is `generated` or why the extractive answer was sent instead (`timeout`,
+    `rate_limited`, `http_error`, `unreachable`, `malformed`, `empty`, `uncited`,
+    `miscited`); the tokens as the server counted them (0 when it did not say)."""
+
+    outcome: str
+    seconds: float
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@dataclass(frozen=True)
 class KnowledgeAnswer:
     """The answer: `answer` is the sentence that answers (with a neighbour where the
     sentence alone reads short), `passage` the passage it is in; an FAQ pair's answer
-    carries the `question` matched."""
+    carries the `question` matched. A `generated` answer was written by the LLM from
+    the passages it `cites` (their ids, in the order of its `[1]`, `[2]` marks), the
+    first of them its `passage`; `generation` says how the LLM was asked, if it was."""
 
     citation: Citation
     answer: str
@@ -42,6 +57,9 @@ class KnowledgeAnswer:
     score: float
     passage_id: str
     question: str | None = None
+    generated: bool = False
+    cites: tuple[str, ...] = ()
+    generation: Generation | None = None
 
 
 @dataclass(frozen=True)

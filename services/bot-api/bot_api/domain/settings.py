@@ -72,6 +72,10 @@ class Settings:
     review_below: float | None = None
     """Matched turns scoring below it go to the misses inbox beside the fallbacks (None:
     the confidence + `REVIEW_MARGIN`)."""
+    generate_knowledge_answers: bool = False
+    """A knowledge answer from the documents' passages is written by the deployment's
+    LLM, citing them (docs/knowledge-generation.md); with no LLM configured it stays
+    the extractive one."""
 
     def reads_like(self, other: "Settings") -> bool:
         """Whether a story's phrases are read as with `other` (the same language and

@@ -19,6 +19,7 @@ from bot_api.domain.history import (
     ScoredCandidate,
     TurnRecord,
 )
+from bot_api.domain.knowledge import Generation
 
 
 def turn_to_document(turn: TurnRecord, expires_at: datetime) -> dict[str, Any]:
@@ -54,6 +55,20 @@ def turn_to_document(turn: TurnRecord, expires_at: datetime) -> dict[str, Any]:
         "channel": turn.channel,
         **({} if turn.knowledge is None else {"knowledge": _knowledge_document(turn.knowledge)}),
         "test": turn.test,
+        **(
+            {}
+            if turn.generation is None
+            else {"generation": generation_to_document(turn.generation)}
+        ),
+    }
+
+
+def generation_to_document(generation: Generation) -> dict[str, Any]:
+    return {
+        "outcome": generation.outcome,
+        "seconds": generation.seconds,
+        "promptTokens": generation.prompt_tokens,
+        "completionTokens": generation.completion_tokens,
     }
 
 
@@ -102,6 +117,7 @@ def turn_from_document(document: Mapping[str, Any]) -> TurnRecord:
     answered = document.get("interaction")
     resolution = document.get("resolution")
     vector = document.get("vector")
+    generation = document.get("generation")
     return TurnRecord(
         account_id=document["accountId"],
         story_id=document["storyId"],
@@ -140,6 +156,14 @@ def turn_from_document(document: Mapping[str, Any]) -> TurnRecord:
         channel=document.get("channel"),
         knowledge=_knowledge_source(document.get("knowledge")),
         test=document.get("test") is True,
+        generation=None
+        if generation is None
+        else Generation(
+            generation["outcome"],
+            generation["seconds"],
+            generation["promptTokens"],
+            generation["completionTokens"],
+        ),
     )
 
 

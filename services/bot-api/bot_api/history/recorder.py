@@ -31,6 +31,7 @@ from bot_api.domain.history import (
     TurnRecord,
     is_test_chat,
 )
+from bot_api.domain.knowledge import Generation
 from bot_api.domain.redaction import phone_region, redact, redact_value
 from bot_api.domain.responses import FulfillmentItem, Text
 from bot_api.domain.settings import Settings
@@ -272,9 +273,15 @@ def turn_record(
         channel=channel,
         knowledge=knowledge_source(outcome),
         test=is_test_chat(developer=developer, default_source=source),
+        generation=_generation(outcome),
     )
     expires_at = at + timedelta(days=settings.history_days)
     return StoredTurn(new_object_id(), record, expires_at)
+
+
+def _generation(outcome: Outcome) -> Generation | None:
+    known = outcome.knowledge
+    return None if known is None or known.answer is None else known.answer.generation
 
 
 def _as_stored(queued: list[_Queued]) -> list[StoredTurn]:

@@ -103,6 +103,13 @@ class KnowledgeSourceSchema(Schema):
     score = fields.Float(required=True)
 
 
+class TurnGenerationSchema(Schema):
+    outcome = fields.String(required=True)
+    seconds = fields.Float(required=True)
+    promptTokens = fields.Integer(required=True)
+    completionTokens = fields.Integer(required=True)
+
+
 class TurnSchema(Schema):
     at = fields.String(required=True)
     outcome = fields.String(required=True)
@@ -132,6 +139,13 @@ class TurnSchema(Schema):
         metadata={"description": "The story's documents answered: from where (knowledge)"},
     )
     resolution = fields.Nested(ResolutionSchema, allow_none=True)
+    generation = fields.Nested(
+        TurnGenerationSchema,
+        metadata={
+            "description": "How the LLM was asked to write the knowledge answer, if it was "
+            "(docs/knowledge-generation.md)"
+        },
+    )
     truncated = fields.Boolean(
         metadata={
             "description": "Present (true) when the user's message was longer than /query "

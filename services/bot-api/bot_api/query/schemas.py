@@ -198,10 +198,41 @@ class HandoffStateSchema(Schema):
     since = fields.String(required=True, metadata={"format": "date-time"})
 
 
+class KnowledgeGenerationSchema(Schema):
+    outcome = fields.String(
+        required=True,
+        metadata={
+            "description": "generated, or why the extractive answer was sent: timeout, "
+            "rate_limited, http_error, unreachable, malformed, empty, uncited, miscited"
+        },
+    )
+    seconds = fields.Float(required=True)
+    promptTokens = fields.Integer(required=True)
+    completionTokens = fields.Integer(required=True)
+
+
 class KnowledgeAnswerSchema(Schema):
     documentId = fields.String(required=True)
     title = fields.String(required=True)
-    answer = fields.String(required=True, metadata={"description": "The answering sentence"})
+    answer = fields.String(
+        required=True,
+        metadata={"description": "The answering sentence, or the LLM's answer if generated"},
+    )
+    generated = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "Written by the LLM from the passages: docs/knowledge-generation.md"
+        },
+    )
+    cites = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "The passages a generated answer cites, its [1], [2], ..."},
+    )
+    generation = fields.Nested(
+        KnowledgeGenerationSchema,
+        metadata={"description": "How the LLM was asked, when the story generates answers"},
+    )
     passage = fields.String(required=True, metadata={"description": "The passage it is in"})
     score = fields.Float(required=True)
     passageId = fields.String(required=True)
@@ -328,7 +359,16 @@ def knowledge_body(answer: KnowledgeAnswer) -> dict[str, Any]:
         "passage": answer.passage,
         "score": answer.score,
         "passageId": answer.passage_id,
+        "generated": answer.generated,
+        "cites": list(answer.cites),
     }
+    if answer.generation is not None:
+        body["generation"] = {
+            "outcome": answer.generation.outcome,
+            "seconds": answer.generation.seconds,
+            "promptTokens": answer.generation.prompt_tokens,
+            "completionTokens": answer.generation.completion_tokens,
+        }
     if answer.question is not None:
         body["question"] = answer.question
     if citation.heading:

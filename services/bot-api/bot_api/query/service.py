@@ -19,6 +19,8 @@ from bot_api.engine.story import CompiledStory
 from bot_api.engine.turn import Outcome, SessionState, Turn
 from bot_api.history.recorder import TurnRecorder
 from bot_api.knowledge.cache import KnowledgeCache
+from bot_api.knowledge.completions import ChatCompletions
+from bot_api.knowledge.generation import generated_outcome
 from bot_api.metrics import record_query
 from bot_api.query.repository import SessionStore, over_bounds
 from bot_api.query.webhooks.delivery import Answers, Deliveries
@@ -59,6 +61,10 @@ class ConversationService:
     knowledge: KnowledgeCache | None = None
     """The story's documents, which answer a turn no interaction answered."""
 
+    llm: ChatCompletions | None = None
+    """The deployment's LLM, which writes the knowledge answers of the stories asking
+    for it (`generateKnowledgeAnswers`)."""
+
     async def answer(
         self,
         *,
@@ -91,6 +97,10 @@ class ConversationService:
                     outcome = await self.knowledge.answered(
                         account_id, story, turn, outcome, version
                     )
+                    if self.llm is not None:
+                        outcome = await generated_outcome(
+                            self.llm, self.knowledge, account_id, story, turn, outcome, version
+                        )
                 outcome = await self.deliveries.deliver(
                     account_id=account_id,
                     session_id=session_id,

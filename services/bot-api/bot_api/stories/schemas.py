@@ -78,6 +78,14 @@ class SettingsSchema(Schema):
             "the confidence + 0.15): docs/history.md"
         },
     )
+    generate_knowledge_answers = StrictBoolean(
+        data_key="generateKnowledgeAnswers",
+        metadata={
+            "description": "Knowledge answers written by the deployment's LLM from the "
+            "passages found, citing them (default false; with no LLM configured the "
+            "answers stay extractive): docs/knowledge-generation.md"
+        },
+    )
 
 
 class StorySettingsSchema(SettingsSchema):

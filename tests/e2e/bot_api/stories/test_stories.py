@@ -52,6 +52,7 @@ async def test_a_new_story_reads_with_welcome_fallback_and_default_settings(api:
         "redact": True,
         "reviewBelow": None,
         "timezone": "UTC",
+        "generateKnowledgeAnswers": False,
         "published": None,
     }
     welcome, fallback = story["order"]
@@ -84,6 +85,7 @@ async def test_settings_are_taken_on_create_and_merged_on_update(api: Api) -> No
         "redact": True,
         "reviewBelow": None,
         "timezone": "UTC",
+        "generateKnowledgeAnswers": False,
         "published": None,
     }
     await api.ok(
@@ -106,6 +108,7 @@ async def test_settings_are_taken_on_create_and_merged_on_update(api: Api) -> No
         "redact": False,
         "reviewBelow": None,
         "timezone": "UTC",
+        "generateKnowledgeAnswers": False,
         "published": None,
     }
 

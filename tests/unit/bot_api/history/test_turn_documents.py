@@ -1,6 +1,7 @@
 from datetime import UTC, datetime, timedelta
 
 from bot_api.domain.history import AnsweredBy, Resolution, ScoredCandidate, TurnRecord
+from bot_api.domain.knowledge import Generation
 from bot_api.history.documents import turn_from_document, turn_to_document
 
 AT = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
@@ -39,3 +40,17 @@ def test_a_turn_comes_back_from_its_document_as_it_went_in() -> None:
 def test_a_fallback_turn_with_nothing_optional_round_trips() -> None:
     turn = TurnRecord("a1", "s1", "v", AT, "fallback", query="refund please")
     assert turn_from_document(turn_to_document(turn, AT)) == turn
+
+
+def test_a_generated_knowledge_answers_tokens_and_time_round_trip() -> None:
+    generation = Generation("generated", 0.8123, prompt_tokens=321, completion_tokens=17)
+    turn = TurnRecord("a1", "s1", "v", AT, "knowledge", query="returns?", generation=generation)
+    document = turn_to_document(turn, AT)
+    assert document["generation"] == {
+        "outcome": "generated",
+        "seconds": 0.8123,
+        "promptTokens": 321,
+        "completionTokens": 17,
+    }
+    assert turn_from_document(document) == turn
+    assert "generation" not in turn_to_document(TurnRecord("a1", "s1", "v", AT, "fallback"), AT)

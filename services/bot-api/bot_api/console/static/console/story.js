@@ -74,6 +74,7 @@ async function load() {
   byId("story-fallback").checked = story.settings.fallback;
   languageOptions(byId("story-language"), story.settings.language);
   byId("story-any-language").checked = story.settings.answerAnyLanguage;
+  byId("story-generate-knowledge").checked = story.settings.generateKnowledgeAnswers;
   byId("story-timezone").value = story.settings.timezone;
   byId("story-history").checked = story.settings.history;
   byId("story-history-days").value = story.settings.historyDays;
@@ -164,6 +165,7 @@ export async function start() {
       fallback: byId("story-fallback").checked,
       language: byId("story-language").value,
       answerAnyLanguage: byId("story-any-language").checked,
+      generateKnowledgeAnswers: byId("story-generate-knowledge").checked,
       timezone: byId("story-timezone").value.trim() || undefined,
       history: byId("story-history").checked,
       historyDays: numberOf(byId("story-history-days")),
