@@ -7,31 +7,44 @@ process's feed or another replica's event): an upload answers on the next messag
 A story without documents costs its first question one read, then nothing. A build
 under way when the story changes again is not kept. At most `MAX_CACHED_PASSAGES`
 passages are held; the story asked least recently is let go first.
+
+With the semantic stage (`vectors`), a story whose passages' vectors are all in is
+answered by meaning too: the question is encoded in the executor's thread with the rest
+of the answer, never on the event loop. A story without documents, or whose vectors are
+not in, never loads the model.
 """
 
 import asyncio
 from collections import OrderedDict
 from dataclasses import replace
 
+import numpy as np
+
 from bot_api.changes import Change, KnowledgeEdited, StoryDeleted
 from bot_api.domain.knowledge import Citation
 from bot_api.domain.responses import Text
+from bot_api.engine.semantic import Vectors
 from bot_api.engine.story import CompiledStory
 from bot_api.engine.turn import Outcome, Turn, outcome_kind
 from bot_api.knowledge.index import IndexedDocument, KnowledgeIndex
 from bot_api.knowledge.repository import KnowledgeStore, StoredDocument, StoredPassage
+from bot_api.knowledge.vectors import PassageVectors
 from shared.fair_work import FairWork
 
 IndexKey = tuple[str, str, str | None]
 """(story id, its language, the version answering: None for the draft)"""
-MAX_CACHED_PASSAGES = 500_000
-"""About 1.5 KB a passage (text, terms, the BM25 matrix's share): some 750 MB at most."""
+MAX_CACHED_PASSAGES = 250_000
+"""About 1.5 KB a passage (text, terms, the BM25 matrix's share) and 1.5 KB of its
+vector (384 float32): some 750 MB at most."""
 
 
 class KnowledgeCache:
-    def __init__(self, store: KnowledgeStore, work: FairWork) -> None:
+    def __init__(
+        self, store: KnowledgeStore, work: FairWork, vectors: PassageVectors | None = None
+    ) -> None:
         self._store = store
         self._work = work
+        self._vectors = vectors
         self._indexes: OrderedDict[IndexKey, KnowledgeIndex] = OrderedDict()
         self._generation: dict[str, int] = {}
         self._builds: dict[IndexKey, asyncio.Task[KnowledgeIndex]] = {}
@@ -39,6 +52,8 @@ class KnowledgeCache:
     async def changed(self, change: Change) -> None:
         if isinstance(change, KnowledgeEdited | StoryDeleted):
             self.forget(change.story_id)
+        if isinstance(change, StoryDeleted) and self._vectors is not None:
+            self._vectors.forget_story(change.story_id)
 
     def forget(self, story_id: str) -> None:
         self._generation[story_id] = self._generation.get(story_id, 0) + 1
@@ -78,8 +93,15 @@ class KnowledgeCache:
         if index.empty:
             return outcome
         question = turn.query or ""
+        encoder = None if self._vectors is None else self._vectors.encoder
         known = await asyncio.get_running_loop().run_in_executor(
-            None, index.answer, question, outcome.threshold, turn.debug
+            None,
+            index.answer,
+            question,
+            outcome.threshold,
+            turn.debug,
+            encoder,
+            story.settings.answer_any_language,
         )
         if known.answer is None:
             return replace(outcome, knowledge=known)
@@ -100,8 +122,10 @@ class KnowledgeCache:
             await self._store.documents_of(account_id, story_id) if frozen is None else frozen
         )
         passages = await self._store.passages(account_id, story_id, version_id) if documents else []
+        model = None if self._vectors is None else self._vectors.encoder.model_id
         index = await self._work.run(
-            account_id, lambda: KnowledgeIndex.build(language, indexed(documents, passages))
+            account_id,
+            lambda: KnowledgeIndex.build(language, indexed(documents, passages, model)),
         )
         if self._generation.get(story_id, 0) == generation:
             self._indexes[key] = index
@@ -122,8 +146,10 @@ def asks_documents(turn: Turn, outcome: Outcome) -> bool:
 
 
 def indexed(
-    documents: list[StoredDocument], passages: list[StoredPassage]
+    documents: list[StoredDocument], passages: list[StoredPassage], model: str | None = None
 ) -> list[IndexedDocument]:
+    """The documents as the index reads them; with `model`, each one's passage vectors by
+    that model where they are all in."""
     by_document: dict[str, list[StoredPassage]] = {}
     for stored in passages:
         by_document.setdefault(stored.passage.document_id, []).append(stored)
@@ -133,6 +159,16 @@ def indexed(
             passages=tuple(p.passage for p in by_document.get(d.id, ())),
             terms=tuple(p.terms for p in by_document.get(d.id, ())),
             faq=d.faq,
+            vectors=_vectors(by_document.get(d.id, []), model),
         )
         for d in documents
     ]
+
+
+def _vectors(passages: list[StoredPassage], model: str | None) -> Vectors | None:
+    if model is None or not passages:
+        return None
+    rows = [p.vector for p in passages if p.model == model]
+    if len(rows) < len(passages):
+        return None
+    return np.stack([r for r in rows if r is not None])

@@ -9,19 +9,32 @@ Else the passages are ranked by BM25 (bm25s, k1 0.9 and b 0.4: better than its d
 the matcher reads them (stemmed, segmented), each passage with its heading and document
 title. The best passage answers when it holds at least `REFUSAL` of the question's term
 weight (`coverage`); the answer is its sentence that holds most of it (answer.py).
+
+Once every passage's vector is in (computed in the background, knowledge/vectors.py) and
+an encoder is given, the question is encoded too and meaning joins in (meaning.py,
+docs/knowledge-meaning.md): the 10 best passages by BM25 and the 10 closest by cosine
+(over all passages) are ranked by a blend of both and refused on a blend of coverage and
+cosine; a question in another language than the story's, where the story answers any
+language, by cosine alone.
 """
 
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import bm25s
 import numpy as np
+import numpy.typing as npt
 
 from bot_api.domain.knowledge import Citation, KnowledgeAnswer, KnowledgeTurn, RankedPassage
+from bot_api.domain.settings import LANGUAGE_TAGS
+from bot_api.engine.language_detection import written_in
 from bot_api.engine.matching import MatchIndex
+from bot_api.engine.semantic import Vectors
 from bot_api.knowledge.answer import answer_sentence
+from bot_api.knowledge.meaning import BLEND, Blend, PassageEncoder, closest_sentence
 from bot_api.knowledge.passages import Passage, one_line
 from bot_api.knowledge.terms import background, coverage, question_terms, terms_of
 
@@ -58,6 +71,8 @@ class IndexedDocument:
     faq: tuple[FaqPair, ...] = ()
     terms: tuple[tuple[str, ...], ...] = ()
     """Each passage's terms as `passage_terms` read them on upload (read anew if not)."""
+    vectors: Vectors | None = None
+    """Each passage's vector (a row each), once all have landed."""
 
     def passage_terms(self, language: str) -> list[tuple[str, ...]]:
         if len(self.terms) == len(self.passages):
@@ -78,6 +93,9 @@ class KnowledgeIndex:
     terms: tuple[frozenset[str], ...] = ()
     """Each passage's terms (with its title's and heading's)."""
     document_frequency: Mapping[str, int] = field(default_factory=dict)
+    vectors: Vectors | None = None
+    """Each passage's vector (a row each), when every document's have landed."""
+    blend: Blend = BLEND
 
     @classmethod
     def build(cls, language: str, documents: Sequence[IndexedDocument]) -> "KnowledgeIndex":
@@ -96,21 +114,35 @@ class KnowledgeIndex:
         held = tuple(frozenset(terms) for terms in corpus)
         for terms in held:
             frequency.update(terms)
+        vectors = None
         if passages:
             bm25 = bm25s.BM25(k1=K1, b=B)
             bm25.index(corpus, show_progress=False)
-        return cls(language, by_id, passages, faq, faq_index, bm25, held, frequency)
+            rows = [d.vectors for d in documents if d.passages]
+            if all(r is not None for r in rows):
+                vectors = np.concatenate([r for r in rows if r is not None]).astype(np.float32)
+        return cls(language, by_id, passages, faq, faq_index, bm25, held, frequency, vectors)
 
     @property
     def empty(self) -> bool:
         return not self.passages and not self.faq
 
-    def answer(self, question: str, confidence: float, debug: bool = False) -> KnowledgeTurn:
+    def answer(
+        self,
+        question: str,
+        confidence: float,
+        debug: bool = False,
+        encoder: PassageEncoder | None = None,
+        any_language: bool = False,
+    ) -> KnowledgeTurn:
         """The answer to `question`: an FAQ pair at or above `confidence`, else the best
-        passage holding `REFUSAL` of its term weight, else none."""
+        passage (by meaning too when the vectors are in and `encoder` is given), else
+        none. `any_language`: the story answers questions in other languages."""
         pair = self._faq_answer(question, confidence)
         if pair is not None:
             return KnowledgeTurn(pair, threshold=confidence)
+        if encoder is not None and self.vectors is not None:
+            return self._meaning_answer(question, debug, encoder, any_language)
         return self._passage_answer(question, debug)
 
     def _faq_answer(self, question: str, confidence: float) -> KnowledgeAnswer | None:
@@ -165,6 +197,56 @@ class KnowledgeIndex:
         )
         return KnowledgeTurn(answer, shown, REFUSAL)
 
+    def _meaning_answer(
+        self, question: str, debug: bool, encoder: PassageEncoder, any_language: bool
+    ) -> KnowledgeTurn:
+        assert self.vectors is not None and self.bm25 is not None
+        blend = self.blend
+        asked = encoder.question(question)
+        cosines = self.vectors @ asked
+        foreign = any_language and written_in(question) not in (None, LANGUAGE_TAGS[self.language])
+        said = {} if foreign else question_terms(self.language, question)
+        scores = self.bm25.get_scores(list(said)) if said else np.zeros(len(self.passages))
+        candidates = _best(cosines, CANDIDATES) | {
+            p for p in _best(scores, CANDIDATES) if scores[p] > 0
+        }
+        share = 0.0 if foreign else blend.share
+        best_bm25 = max(float(scores[p]) for p in candidates)
+        weights = self.weights(said)
+        ranked = []
+        for position in candidates:
+            relevance = float(scores[position]) / best_bm25 if best_bm25 > 0 else 0.0
+            cosine = float(cosines[position])
+            passage = self.passages[position]
+            ranked.append(
+                RankedPassage(
+                    passage_id=passage.id,
+                    document_id=passage.document_id,
+                    text=passage.text,
+                    score=round(share * relevance + (1 - share) * cosine, 4),
+                    lexical=round(coverage(weights, self.terms[position]), 4),
+                    meaning=round(cosine, 4),
+                )
+            )
+        ranked.sort(key=lambda r: -r.score)
+        threshold = blend.foreign_refusal if foreign else blend.refusal
+        top = ranked[0]
+        held = share * top.lexical + (1 - share) * (top.meaning or 0.0)
+        shown = tuple(ranked) if debug else ()
+        if held < threshold:
+            return KnowledgeTurn(None, shown, threshold)
+        passage = next(p for p in self.passages if p.id == top.passage_id)
+        answer = KnowledgeAnswer(
+            citation=self._cited(passage),
+            answer=answer_sentence(
+                passage, self.language, weights, closest_sentence(encoder, asked)
+            ),
+            passage=one_line(passage.text),
+            score=round(held, 4),
+            passage_id=passage.id,
+        )
+        return KnowledgeTurn(answer, shown, threshold)
+
     def weights(self, said: Mapping[str, float]) -> dict[str, float]:
         """Each term's inverse document frequency over the passages (a term no passage
         has weighs most) times what its word says in the language (terms.py)."""
@@ -186,6 +268,13 @@ class KnowledgeIndex:
             page=passage.page,
             url=citation.url,
         )
+
+
+def _best(scores: npt.NDArray[np.floating[Any]], count: int) -> set[int]:
+    """The positions of the `count` highest scores."""
+    if len(scores) <= count:
+        return set(range(len(scores)))
+    return {int(p) for p in np.argpartition(-scores, count)[:count]}
 
 
 def passage_terms(language: str, passage: Passage, title: str) -> tuple[str, ...]:

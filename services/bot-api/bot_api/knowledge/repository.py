@@ -1,6 +1,7 @@
 """A story's documents (`knowledge_documents`, one per document: its title, source,
 FAQ pairs and counts) and their passages (`knowledge_passages`, one per passage, with
-the terms the index reads).
+the terms the index reads and, once computed in the background, its vector: float32
+bytes and the model's id; knowledge/vectors.py).
 
 A document is written whole or not at all: its passages are inserted first under a new
 `revision`, then the document's record names that revision, then the passages of the
@@ -20,6 +21,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
+import numpy as np
+
+from bot_api.engine.semantic import Vectors
 from bot_api.knowledge.index import FaqPair
 from bot_api.knowledge.passages import Passage
 from shared.mongo import Database
@@ -54,6 +58,20 @@ class StoredDocument:
 class StoredPassage:
     passage: Passage
     terms: tuple[str, ...]
+    vector: Vectors | None = None
+    model: str | None = None
+    """The model `vector` is of."""
+
+
+@dataclass(frozen=True)
+class PendingPassage:
+    """A passage of a document's current revision whose vector is not in yet."""
+
+    account_id: str
+    story_id: str
+    revision: int
+    title: str
+    passage: Passage
 
 
 class KnowledgeStore(Protocol):
@@ -101,6 +119,16 @@ class KnowledgeStore(Protocol):
 
     async def characters(self, account_id: str) -> int:
         """The characters of all the account's documents."""
+
+    async def put_vectors(
+        self, document_id: str, revision: int, model: str, vectors: dict[str, Vectors]
+    ) -> int:
+        """Each passage's vector (by passage id) stored where it has none yet, and the
+        document's `vectorsPending` lowered by as many; that count (0 for a revision
+        replaced meanwhile)."""
+
+    async def pending(self) -> list[PendingPassage]:
+        """Every passage of a current revision without a vector, in document order."""
 
     async def delete_for_story(self, story_id: str) -> None: ...
 
@@ -213,6 +241,41 @@ class KnowledgeRepository:
             {"documentId": document_id, "storyId": story_id, "revision": {"$nin": sorted(kept)}}
         )
 
+    async def put_vectors(
+        self, document_id: str, revision: int, model: str, vectors: dict[str, Vectors]
+    ) -> int:
+        stored = 0
+        for passage_id, vector in vectors.items():
+            done = await self.passage_records.update_one(
+                {"_id": f"{passage_id}.r{revision}", "vector": {"$exists": False}},
+                {"$set": {"vector": vector.astype(np.float32).tobytes(), "model": model}},
+            )
+            stored += done.modified_count
+        if stored:
+            await self.documents.update_one(
+                {"_id": document_id, "revision": revision}, {"$inc": {"vectorsPending": -stored}}
+            )
+        return stored
+
+    async def pending(self) -> list[PendingPassage]:
+        waiting = self.documents.find({"vectorsPending": {"$gt": 0}})
+        documents = {d["_id"]: d async for d in waiting}
+        found = self.passage_records.find(
+            {"documentId": {"$in": list(documents)}, "vector": {"$exists": False}}
+        )
+        pending = [
+            PendingPassage(
+                account_id=record["accountId"],
+                story_id=record["storyId"],
+                revision=record["revision"],
+                title=documents[record["documentId"]]["title"],
+                passage=stored_passage(record).passage,
+            )
+            async for record in found
+            if documents[record["documentId"]]["revision"] == record["revision"]
+        ]
+        return sorted(pending, key=lambda p: (p.passage.document_id, p.passage.start))
+
     async def delete_for_story(self, story_id: str) -> None:
         await self.documents.delete_many({"storyId": story_id})
         await self.passage_records.delete_many({"storyId": story_id})
@@ -304,6 +367,7 @@ def passage_record(
 
 
 def stored_passage(record: dict[str, Any]) -> StoredPassage:
+    vector = record.get("vector")
     return StoredPassage(
         Passage(
             id=record["passageId"],
@@ -315,4 +379,6 @@ def stored_passage(record: dict[str, Any]) -> StoredPassage:
             end=record["end"],
         ),
         tuple(record["terms"]),
+        None if vector is None else np.frombuffer(vector, dtype=np.float32),
+        record.get("model"),
     )

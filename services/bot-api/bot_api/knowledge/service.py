@@ -3,7 +3,9 @@
 child process with limits, knowledge/reading), cuts it into passages and reads their
 terms (in the knowledge work's threads, fairly between accounts), checks the quotas,
 stores it whole (knowledge/repository.py) and announces `KnowledgeEdited`: the next
-question of the story reads it."""
+question of the story reads it. With the semantic stage (`vectors`) its passages are
+then queued for their vectors (knowledge/vectors.py), and its `vectorsPending` counts
+those not in yet."""
 
 import hashlib
 from collections.abc import Sequence
@@ -17,6 +19,7 @@ from bot_api.knowledge.index import FaqPair, passage_terms
 from bot_api.knowledge.passages import document_text, passages_of
 from bot_api.knowledge.reading import read_document
 from bot_api.knowledge.repository import KnowledgeStore, StoredDocument, StoredPassage
+from bot_api.knowledge.vectors import PassageVectors
 from bot_api.quotas import AccountQuotas
 from bot_api.stories.repository import StoryStore
 from bot_api.stories.service import load_story
@@ -66,6 +69,7 @@ class KnowledgeService:
         quotas: AccountQuotas,
         work: FairWork,
         fetcher: PageFetcher,
+        vectors: PassageVectors | None = None,
     ) -> None:
         self._stories = stories
         self._knowledge = knowledge
@@ -73,6 +77,7 @@ class KnowledgeService:
         self._quotas = quotas
         self._work = work
         self._fetcher = fetcher
+        self._vectors = vectors
 
     async def documents_of(self, account_id: str, story_id: str) -> list[StoredDocument]:
         await load_story(self._stories, account_id, story_id)
@@ -128,6 +133,8 @@ class KnowledgeService:
         await load_story(self._stories, account_id, story_id)
         if not await self._knowledge.delete(account_id, story_id, document_id):
             raise NotFound(f"no document {document_id} in story {story_id}")
+        if self._vectors is not None:
+            self._vectors.forget_document(document_id)
         await self._changes.announce(KnowledgeEdited(account_id, story_id))
 
     async def _write(
@@ -155,13 +162,14 @@ class KnowledgeService:
         )
         now = datetime.now(UTC)
         revision = 1 if earlier is None else earlier.revision + 1
+        title = source.title or read.title or "Untitled"
         await self._knowledge.insert_passages(account_id, story_id, revision, read.passages)
         await self._knowledge.put(
             account_id,
             story_id,
             StoredDocument(
                 id=document_id,
-                title=source.title or read.title or "Untitled",
+                title=title,
                 kind="faq" if source.faq else "text",
                 media_type=FAQ_TYPE if source.faq else source.media_type,
                 revision=revision,
@@ -173,9 +181,13 @@ class KnowledgeService:
                 url=source.url,
                 language=source.language,
                 faq=_pairs(document_id, source.faq),
+                vectors_pending=len(read.passages) if self._vectors is not None else 0,
             ),
         )
         await self._changes.announce(KnowledgeEdited(account_id, story_id))
+        if self._vectors is not None:
+            passages = [p.passage for p in read.passages]
+            self._vectors.enqueue(account_id, story_id, document_id, revision, title, passages)
 
     async def _read(self, account_id: str, document_id: str, source: Source, language: str) -> Read:
         if source.faq:

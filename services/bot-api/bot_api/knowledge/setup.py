@@ -1,19 +1,23 @@
 """The knowledge feature's setup step (its repository is made with the others, in
-app.py, as the story document carries FAQ pairs): its cache (which hears the
-changes of the story's documents), its use cases and the deployment's LLM's HTTP
-session, when it has one."""
+app.py, as the story document carries FAQ pairs): its cache (which hears the changes of
+the story's documents), with the semantic stage the passage vectors computed in the
+background (the passages left without one queued again), its use cases and the
+deployment's LLM's HTTP session, when it has one."""
 
 from collections.abc import AsyncIterator
 
 from aiohttp import web
 
-from bot_api.changes import Handler
+from bot_api.background import Drain
+from bot_api.changes import Handler, KnowledgeEdited
+from bot_api.encoding.e5_small import E5SmallEncoder
 from bot_api.keys import CHANGES, CONFIG, QUOTAS
 from bot_api.knowledge.cache import KnowledgeCache
 from bot_api.knowledge.completions import ChatCompletions
 from bot_api.knowledge.fetching import PageFetcher
 from bot_api.knowledge.keys import KNOWLEDGE, KNOWLEDGE_CACHE, KNOWLEDGE_LLM, KNOWLEDGE_STORE
 from bot_api.knowledge.service import KnowledgeService
+from bot_api.knowledge.vectors import PassageVectors
 from bot_api.stories.keys import STORY_STORE
 from shared.fair_work import FairWork
 
@@ -26,10 +30,18 @@ time, the next account's between two."""
 async def setup(app: web.Application) -> AsyncIterator[None]:
     store = app[KNOWLEDGE_STORE]
     work = FairWork(THREADS, "knowledge")
-    cache = KnowledgeCache(store, work)
+    changes = app[CHANGES]
+    vectors = None
+    if app[CONFIG].semantic_matching:
+
+        async def landed(account_id: str, story_id: str) -> None:
+            await changes.announce(KnowledgeEdited(account_id, story_id))
+
+        vectors = PassageVectors(store, E5SmallEncoder(), landed)
+    cache = KnowledgeCache(store, work, vectors)
     fetcher = PageFetcher(app[CONFIG].webhook_allow)
     await fetcher.start()
-    app[CHANGES].handle(Handler.KNOWLEDGE, cache)
+    changes.handle(Handler.KNOWLEDGE, cache)
     app[KNOWLEDGE_CACHE] = cache
     app[KNOWLEDGE] = KnowledgeService(
         stories=app[STORY_STORE],
@@ -38,6 +50,7 @@ async def setup(app: web.Application) -> AsyncIterator[None]:
         quotas=app[QUOTAS],
         work=work,
         fetcher=fetcher,
+        vectors=vectors,
     )
     config = app[CONFIG]
     llm = None
@@ -47,7 +60,14 @@ async def setup(app: web.Application) -> AsyncIterator[None]:
         )
         await llm.start()
     app[KNOWLEDGE_LLM] = llm
+    resuming = None if vectors is None else Drain(vectors.resume)
+    if resuming is not None:
+        resuming.wake()
     yield
+    if resuming is not None:
+        await resuming.close()
+    if vectors is not None:
+        await vectors.close()
     if llm is not None:
         await llm.close()
     await fetcher.close()

@@ -1,0 +1,60 @@
+"""What knowledge reads for meaning: the encoder of passages and questions, the text of a
+passage it encodes, how lexical relevance and cosine are blended, and the answer
+sentence of a question whose words the passage does not share (docs/knowledge-meaning.md).
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from bot_api.engine.semantic import Vectors
+from bot_api.knowledge.answer import Closest
+from bot_api.knowledge.passages import Passage, one_line
+
+
+class PassageEncoder(Protocol):
+    """Unit-length vectors of passages and of the questions asked of them (the model
+    reads each kind with its own prefix), comparable across languages."""
+
+    model_id: str
+    dimension: int
+
+    def passages(self, texts: Sequence[str]) -> Vectors: ...
+
+    def question(self, text: str) -> Vectors: ...
+
+
+@dataclass(frozen=True)
+class Blend:
+    """How a passage is ranked when the passages' vectors are in: `share` of its lexical
+    relevance (its BM25 score over the best candidate's) plus the rest of its cosine to
+    the question; the best is refused when `share` of its coverage (the share of the
+    question's term weight it holds) plus the rest of its cosine is below `refusal`. A
+    question in another language than the story's is ranked by cosine alone and refused
+    below `foreign_refusal`. Figures: bench/knowledge.py."""
+
+    share: float = 0.3
+    refusal: float = 0.80
+    foreign_refusal: float = 0.80
+
+
+BLEND = Blend()
+
+
+def encoded_text(passage: Passage, title: str) -> str:
+    """What a passage's vector is of: its document's title, its heading and its text (the
+    title names what a paragraph's "it" is about)."""
+    return one_line(" ".join((title, *passage.heading, passage.text)))
+
+
+def closest_sentence(encoder: PassageEncoder, question: Vectors) -> Closest:
+    """Which of a passage's sentences is closest to the question: for a question sharing
+    no word with it (another language's). The few sentences are encoded when it answers,
+    some 20 ms each of one core (bench/knowledge.py)."""
+
+    def closest(texts: Sequence[str]) -> int:
+        return int(np.argmax(encoder.passages(texts) @ question))
+
+    return closest
