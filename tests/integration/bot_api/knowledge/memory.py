@@ -2,9 +2,10 @@
 KnowledgeRepository's contract by test_knowledge_repository.py beside it."""
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from bot_api.knowledge.repository import StoredDocument, StoredPassage
+from bot_api.engine.semantic import Vectors
+from bot_api.knowledge.repository import PendingPassage, StoredDocument, StoredPassage
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,33 @@ class KnowledgeInMemory:
 
     async def characters(self, account_id: str) -> int:
         return sum(d.characters for o, d in self.documents.values() if o.account_id == account_id)
+
+    async def put_vectors(
+        self, document_id: str, revision: int, model: str, vectors: dict[str, Vectors]
+    ) -> int:
+        stored = 0
+        for n, (owner, held, p) in enumerate(self.passage_records):
+            vector = vectors.get(p.passage.id)
+            mine = held == revision and p.passage.document_id == document_id
+            if mine and p.vector is None and vector is not None:
+                self.passage_records[n] = (owner, held, replace(p, vector=vector, model=model))
+                stored += 1
+        document = self.documents.get(document_id)
+        if stored and document is not None and document[1].revision == revision:
+            left = document[1].vectors_pending - stored
+            self.documents[document_id] = (document[0], replace(document[1], vectors_pending=left))
+        return stored
+
+    async def pending(self) -> list[PendingPassage]:
+        current = {i: (o, d) for i, (o, d) in self.documents.items() if d.vectors_pending > 0}
+        found = [
+            PendingPassage(o.account_id, o.story_id, revision, current[i][1].title, p.passage)
+            for o, revision, p in self.passage_records
+            if (i := p.passage.document_id) in current
+            and current[i][1].revision == revision
+            and p.vector is None
+        ]
+        return sorted(found, key=lambda p: (p.passage.document_id, p.passage.start))
 
     async def freeze(self, account_id: str, story_id: str, version_id: str) -> None:
         documents = await self.documents_of(account_id, story_id)

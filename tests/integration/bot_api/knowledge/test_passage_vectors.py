@@ -1,4 +1,5 @@
-"""Passage vectors on the embedded MongoDB with the real encoder: after a restart the
+"""Passage vectors on the embedded MongoDB (and on its in-memory twin, held to the same
+contract) with the real encoder: after a restart the
 passages still without a vector are queued again and stored, the document's
 `vectorsPending` reaching 0 and the story told once; a vector computed for a revision
 replaced meanwhile is not counted; a forgotten document's passages are not encoded."""
@@ -6,12 +7,19 @@ replaced meanwhile is not counted; a forgotten document's passages are not encod
 from datetime import UTC, datetime
 
 import numpy as np
+import pytest
 from pymongo import AsyncMongoClient
 
 from bot_api.encoding.e5_small import MODEL_ID, E5SmallEncoder
 from bot_api.knowledge.passages import Passage
-from bot_api.knowledge.repository import KnowledgeRepository, StoredDocument, StoredPassage
+from bot_api.knowledge.repository import (
+    KnowledgeRepository,
+    KnowledgeStore,
+    StoredDocument,
+    StoredPassage,
+)
 from bot_api.knowledge.vectors import PassageVectors
+from integration.bot_api.knowledge.memory import KnowledgeInMemory
 from shared.config import Config
 
 TEXTS = ("The shop opens at nine.", "Goods may be returned within thirty days.")
@@ -41,17 +49,23 @@ def document(document_id: str, revision: int) -> StoredDocument:
     )
 
 
-async def stored(store: KnowledgeRepository, document_id: str) -> StoredDocument | None:
+@pytest.fixture(params=["mongodb", "memory"])
+def store(
+    request: pytest.FixtureRequest, mongo_client: AsyncMongoClient, config: Config
+) -> KnowledgeStore:
+    if request.param == "mongodb":
+        return KnowledgeRepository(mongo_client[config.bot_database])
+    return KnowledgeInMemory()
+
+
+async def stored(store: KnowledgeStore, document_id: str) -> StoredDocument | None:
     await store.ensure_indexes()
     await store.insert_passages("a", "s", 1, passages(document_id))
     await store.put("a", "s", document(document_id, 1))
     return await store.get("a", "s", document_id)
 
 
-async def test_a_restart_queues_the_passages_without_vectors_again(
-    mongo_client: AsyncMongoClient, config: Config
-) -> None:
-    store = KnowledgeRepository(mongo_client[config.bot_database])
+async def test_a_restart_queues_the_passages_without_vectors_again(store: KnowledgeStore) -> None:
     await stored(store, "d1")
     told: list[tuple[str, str]] = []
 
@@ -72,10 +86,7 @@ async def test_a_restart_queues_the_passages_without_vectors_again(
     await vectors.close()
 
 
-async def test_a_vector_of_a_replaced_revision_counts_for_nothing(
-    mongo_client: AsyncMongoClient, config: Config
-) -> None:
-    store = KnowledgeRepository(mongo_client[config.bot_database])
+async def test_a_vector_of_a_replaced_revision_counts_for_nothing(store: KnowledgeStore) -> None:
     await stored(store, "d2")
     await store.insert_passages("a", "s", 2, passages("d2"))
     await store.put("a", "s", document("d2", 2))
@@ -87,10 +98,7 @@ async def test_a_vector_of_a_replaced_revision_counts_for_nothing(
     assert read is not None and read.vectors_pending == len(TEXTS) - 1
 
 
-async def test_a_forgotten_document_is_not_encoded(
-    mongo_client: AsyncMongoClient, config: Config
-) -> None:
-    store = KnowledgeRepository(mongo_client[config.bot_database])
+async def test_a_forgotten_document_is_not_encoded(store: KnowledgeStore) -> None:
     await stored(store, "d3")
 
     async def landed(account_id: str, story_id: str) -> None:
