@@ -7,8 +7,9 @@ mmapped); nothing is downloaded. The model is loaded on first use (about 0.2 s),
 process whose stories upload no documents never holds it. The engine runs on OpenMP,
 which reads `OMP_NUM_THREADS` once, as its library loads: it is loaded with 1 (and the
 variable put back), so encoding never takes more than one core. One thread: a 60-word
-passage takes about 127 ms, a question 24-31 ms (bench/knowledge.py). ctypes lets go of
-the interpreter during each call, so the event loop keeps answering.
+passage takes about 127 ms, a 101-word one 411 ms of CPU, a question 24-40 ms
+(bench/knowledge.py, docs/knowledge-meaning.md). ctypes lets go of the interpreter during
+each call, so the event loop keeps answering.
 """
 
 import os

@@ -28,8 +28,8 @@ log = logging.getLogger(__name__)
 
 CHUNK = 8
 """Passages encoded per turn of an account: a 60-word passage takes some 127 ms of one
-core (a 100-word one up to 400 ms on this busy machine), so a turn lasts about a second
-or two, and a shutdown waits for at most that."""
+core, a 101-word one 411 ms (bench/knowledge.py), so a turn lasts one to three seconds,
+and a shutdown waits for at most that."""
 RETRY_SECONDS = 5.0
 """A chunk that failed (the database unreachable) is tried again this much later, after
 the other accounts have had their turn."""
