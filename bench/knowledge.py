@@ -171,7 +171,9 @@ def run(
 
 
 def never_refusing(index: KnowledgeIndex) -> KnowledgeIndex:
-    blend = dataclasses.replace(index.blend, refusal=-9.0, foreign_refusal=-9.0)
+    blend = dataclasses.replace(
+        index.blend, refusal=-9.0, foreign_refusal=-9.0, refusal_by_language={}
+    )
     return dataclasses.replace(index, blend=blend)
 
 
@@ -216,7 +218,7 @@ def refusal_rows(encoder: CachedEncoder) -> None:
         lexical = KnowledgeIndex.build(language, documents(story_in, None, half))
         meaning = never_refusing(KnowledgeIndex.build(language, documents(story_in, encoder, half)))
         blend = BLEND
-        chosen = blend.foreign_refusal if any_language else blend.refusal
+        chosen = blend.foreign_refusal if any_language else blend.refusal_of(language)
         rows = run(lexical, asked, None, any_language)
         _refusal_row(name, "coverage", rows, 0.0, [REFUSAL])
         rows = run(meaning, asked, encoder, any_language)

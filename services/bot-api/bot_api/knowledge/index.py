@@ -229,7 +229,7 @@ class KnowledgeIndex:
                 )
             )
         ranked.sort(key=lambda r: -r.score)
-        threshold = blend.foreign_refusal if foreign else blend.refusal
+        threshold = blend.foreign_refusal if foreign else blend.refusal_of(self.language)
         top = ranked[0]
         held = share * top.lexical + (1 - share) * (top.meaning or 0.0)
         shown = tuple(ranked) if debug else ()
