@@ -94,12 +94,15 @@ class KnowledgeCache:
             return outcome
         question = turn.query or ""
         encoder = None if self._vectors is None else self._vectors.encoder
+        # The passages weighed are kept whether or not the turn asked for `debug`: a
+        # generated answer is written from them (generation.py); /query shows them only
+        # to `debug`.
         known = await asyncio.get_running_loop().run_in_executor(
             None,
             index.answer,
             question,
             outcome.threshold,
-            turn.debug,
+            True,
             encoder,
             story.settings.answer_any_language,
         )

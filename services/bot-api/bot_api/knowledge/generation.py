@@ -77,7 +77,7 @@ async def generated_outcome(
     ):
         return outcome
     index = await knowledge.index(account_id, story.id, settings.language, version_id)
-    passages = await given_passages(index, turn.query, outcome.threshold, known)
+    passages = given_passages(index, known)
     question = (
         redact(turn.query, phone_region(settings.language)) if settings.redact else turn.query
     )
@@ -88,19 +88,10 @@ async def generated_outcome(
     return replace(outcome, knowledge=written, fulfillment=(Text(answer.answer),))
 
 
-async def given_passages(
-    index: KnowledgeIndex, question: str, confidence: float, known: KnowledgeTurn
-) -> tuple[GivenPassage, ...]:
-    """The best passages for `question`, as the index ranked them (ranked again, as the
-    cache did with the story's `confidence`, unless the turn asked for `debug`, which
-    keeps them)."""
+def given_passages(index: KnowledgeIndex, known: KnowledgeTurn) -> tuple[GivenPassage, ...]:
+    """The best passages of the question, as the index ranked them for its answer (by
+    meaning too where the story's vectors are in)."""
     ranked = known.ranked
-    if not ranked:
-        ranked = (
-            await asyncio.get_running_loop().run_in_executor(
-                None, index.answer, question, confidence, True
-            )
-        ).ranked
     wanted = {p.passage_id: p for p in ranked[:GIVEN_PASSAGES]}
     found = {p.id: p for p in index.passages if p.id in wanted}
     given = []
