@@ -10,7 +10,7 @@ half's questions refused and of the uploaded half's answered from the right pass
 at a few thresholds. Passage and question vectors are kept in /tmp by text hash, so a
 rerun encodes nothing; the costs (ms a passage, a question, MB) are measured fresh.
 
-`--shares 0.2,0.3,0.4` also ranks with other blend shares (docs/knowledge-meaning.md).
+`--shares 0.2,0.3,0.4` also ranks with other blend shares (docs/knowledge.md "Answers by meaning").
 """
 
 import argparse

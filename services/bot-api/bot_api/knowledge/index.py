@@ -12,7 +12,7 @@ weight (`coverage`); the answer is its sentence that holds most of it (answer.py
 
 Once every passage's vector is in (computed in the background, knowledge/vectors.py) and
 an encoder is given, the question is encoded too and meaning joins in (meaning.py,
-docs/knowledge-meaning.md): the 10 best passages by BM25 and the 10 closest by cosine
+docs/knowledge.md "Answers by meaning"): the 10 best passages by BM25 and the 10 closest by cosine
 (over all passages) are ranked by a blend of both and refused on a blend of coverage and
 cosine; a question in another language than the story's, where the story answers any
 language, by cosine alone.

@@ -1,6 +1,6 @@
 """What knowledge reads for meaning: the encoder of passages and questions, the text of a
 passage it encodes, how lexical relevance and cosine are blended, and the answer
-sentence of a question whose words the passage does not share (docs/knowledge-meaning.md).
+sentence of a question whose words the passage does not share (docs/knowledge.md).
 """
 
 from collections.abc import Mapping, Sequence
@@ -35,7 +35,7 @@ class Blend:
     question in another language than the story's is ranked by cosine alone and refused
     below `foreign_refusal`.
 
-    Measured on XQuAD (bench/knowledge.py, docs/knowledge-meaning.md): gold answer in the
+    Measured on XQuAD (bench/knowledge.py, docs/knowledge.md): gold answer in the
     cited passage at share 0.1 en 0.974, de 0.945, zh 0.954 (0.3: 0.957, 0.918, 0.939;
     cosine alone 0.935, 0.903). With every other article uploaded, at 0.76 the other
     half's questions are refused en 0.952, de 0.931 while the uploaded half's keep the

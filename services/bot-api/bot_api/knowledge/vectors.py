@@ -1,5 +1,5 @@
 """Passage vectors, computed in the background: an upload answers lexically at once and by
-meaning once its passages' vectors land (docs/knowledge-meaning.md).
+meaning once its passages' vectors land (docs/knowledge.md "Answers by meaning").
 
 A stored document's passages are queued (`enqueue`), each account's documents in a
 queue of their own; the accounts take turns, one `CHUNK` each, so an account uploading

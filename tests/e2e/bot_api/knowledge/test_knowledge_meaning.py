@@ -1,5 +1,5 @@
 """Knowledge answers by meaning over HTTP, with the real multilingual-e5-small model
-(docs/knowledge-meaning.md): an upload answers lexically at once while its passages'
+(docs/knowledge.md "Answers by meaning"): an upload answers lexically at once while its passages'
 vectors are computed in the background (`vectorsPending` counts down to 0), then a
 paraphrase sharing no word with the document is answered by meaning, and a German
 question of an English story answering any language is answered from its English
