@@ -55,7 +55,10 @@ async def json_endpoints(api: Api) -> list[tuple[str, str, Api]]:
     entity = await api.create_entity("size", "large")
     turn = {"query": "when are you open", "expect": {"interaction": "Hours"}}
     test = await api.ok("POST", f"/stories/{story}/tests", {"name": "hours", "turns": [turn]})
+    text = {"title": "Hours", "text": "We open at nine."}
+    document = await api.ok("POST", f"/stories/{story}/knowledge", text)
     ids = {
+        "document": document["id"],
         "story": story,
         "id": interaction,
         "cluster": "0" * 16,

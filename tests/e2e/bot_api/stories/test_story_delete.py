@@ -58,6 +58,9 @@ OF_A_STORY: dict[str, Filter] = {
     "inbox_snapshot_parts": by_story_field,
     "connections": by_story_field,
     "phrase_vectors": lambda story_id: {"stories": {"$in": [story_id]}},
+    "knowledge_documents": by_story_field,
+    "knowledge_passages": by_story_field,
+    "knowledge_frozen": by_story_field,
 }
 OF_NO_STORY = {
     "entities": "the account's, used by all its stories",
@@ -75,6 +78,8 @@ async def give_it_everything(bot_api: TestClient, alice: Tenant, config: Config)
     api, app = alice.developer, bot_api.app
     story_id = await api.create_story("Pizza")
     await api.create_interaction(story_id, "Order", userSays=["I want a pizza"])
+    dough = {"title": "Dough", "text": "The pizza dough rests for a day before it is baked."}
+    await api.ok("POST", f"/stories/{story_id}/knowledge", dough)
     await api.ok("POST", f"/stories/{story_id}/versions", {"note": "first"})
     await api.ok("POST", f"/stories/{story_id}/tests", GREETS)
     for message in ("I want a pizza", "the moon and the stars"):
