@@ -84,7 +84,8 @@ class KnowledgeStore(Protocol):
         revision: int,
         passages: Sequence[StoredPassage],
     ) -> None:
-        """Passages of a revision of a document, not read until `put` names it."""
+        """Passages of a revision of a document, not read until `put` names it; those a
+        write of the same revision left before it stopped are replaced (its retry)."""
 
     async def put(self, account_id: str, story_id: str, document: StoredDocument) -> None:
         """The document's record (made or replaced), then its earlier revisions'
@@ -154,6 +155,10 @@ class KnowledgeRepository:
         passages: Sequence[StoredPassage],
     ) -> None:
         records = [passage_record(account_id, story_id, revision, p) for p in passages]
+        for document_id in {p.passage.document_id for p in passages}:
+            await self.passage_records.delete_many(
+                {"documentId": document_id, "storyId": story_id, "revision": revision}
+            )
         for start in range(0, len(records), INSERT_BATCH):
             await self.passage_records.insert_many(records[start : start + INSERT_BATCH])
 

@@ -27,6 +27,12 @@ class KnowledgeInMemory:
         self, account_id: str, story_id: str, revision: int, passages: Sequence[StoredPassage]
     ) -> None:
         owner = _Owned(account_id, story_id)
+        documents = {p.passage.document_id for p in passages}
+        self.passage_records = [
+            r
+            for r in self.passage_records
+            if not (r[0] == owner and r[1] == revision and r[2].passage.document_id in documents)
+        ]
         self.passage_records.extend((owner, revision, p) for p in passages)
 
     async def put(self, account_id: str, story_id: str, document: StoredDocument) -> None:

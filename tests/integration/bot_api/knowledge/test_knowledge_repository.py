@@ -173,3 +173,16 @@ async def test_a_frozen_version_keeps_the_revisions_it_names_until_it_is_thawed(
     await store.freeze(account, story, "v2")
     await store.delete_for_story(story)
     assert await store.frozen(account, story, "v2") is None
+
+
+async def test_a_write_retried_after_it_stopped_replaces_what_it_left(
+    store: KnowledgeStore,
+) -> None:
+    made = await seed(store)
+    account, story = ACCOUNTS[1], "b-s1"
+    document_id = made[(account, story)][0]
+    await store.insert_passages(account, story, 2, passages(document_id, 2, count=3))
+    await store.insert_passages(account, story, 2, passages(document_id, 2, count=2))
+    await store.put(account, story, document(document_id, 1, revision=2, passages=2))
+    read = [p for p in await store.passages(account, story) if p.passage.document_id == document_id]
+    assert [p.passage.text for p in read] == ["revision 2 passage 0", "revision 2 passage 1"]
