@@ -28,12 +28,13 @@ async def ask(api: Api, story_id: str, query: str, **fields: Any) -> dict[str, A
 
 
 async def asked_by_meaning(api: Api, story_id: str, query: str) -> dict[str, Any]:
-    """The answer to `query` once the semantic stage scores it (the vectors landed)."""
+    """The answer to `query` once the semantic stage scores every candidate (all their
+    vectors landed: with some only, a loaded machine answered from those)."""
     deadline = time.monotonic() + VECTORS_TIMEOUT
     while True:
         result = await ask(api, story_id, query)
         candidates = result["debug"]["candidates"]
-        if candidates and candidates[0]["semantic"] is not None:
+        if candidates and all(c["semantic"] is not None for c in candidates):
             return result
         assert time.monotonic() < deadline, "the phrase vectors never landed"
         await asyncio.sleep(0.2)
