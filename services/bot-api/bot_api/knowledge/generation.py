@@ -93,16 +93,15 @@ def given_passages(index: KnowledgeIndex, known: KnowledgeTurn) -> tuple[GivenPa
     meaning too where the story's vectors are in)."""
     ranked = known.ranked
     wanted = {p.passage_id: p for p in ranked[:GIVEN_PASSAGES]}
-    found = {p.id: p for p in index.passages if p.id in wanted}
     given = []
     for passage_id, ranked_passage in wanted.items():
-        passage = found.get(passage_id)
+        passage = index.passage(passage_id)
         if passage is None:
             continue
-        document = index.documents[passage.document_id].citation
-        citation = replace(document, heading=passage.heading, page=passage.page)
         given.append(
-            GivenPassage(passage_id, one_line(passage.text), citation, ranked_passage.lexical)
+            GivenPassage(
+                passage_id, one_line(passage.text), index.cited(passage), ranked_passage.lexical
+            )
         )
     return tuple(given)
 

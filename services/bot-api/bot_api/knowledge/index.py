@@ -96,6 +96,8 @@ class KnowledgeIndex:
     vectors: Vectors | None = None
     """Each passage's vector (a row each), when every document's have landed."""
     blend: Blend = BLEND
+    positions: Mapping[str, int] = field(default_factory=dict)
+    """Each passage's place in `passages`, by its id."""
 
     @classmethod
     def build(cls, language: str, documents: Sequence[IndexedDocument]) -> "KnowledgeIndex":
@@ -121,7 +123,19 @@ class KnowledgeIndex:
             rows = [d.vectors for d in documents if d.passages]
             if all(r is not None for r in rows):
                 vectors = np.concatenate([r for r in rows if r is not None]).astype(np.float32)
-        return cls(language, by_id, passages, faq, faq_index, bm25, held, frequency, vectors)
+        positions = {p.id: n for n, p in enumerate(passages)}
+        return cls(
+            language,
+            by_id,
+            passages,
+            faq,
+            faq_index,
+            bm25,
+            held,
+            frequency,
+            vectors,
+            positions=positions,
+        )
 
     @property
     def empty(self) -> bool:
@@ -187,9 +201,9 @@ class KnowledgeIndex:
         if not ranked or ranked[0].lexical < REFUSAL:
             return KnowledgeTurn(None, shown, REFUSAL)
         top = ranked[0]
-        passage = next(p for p in self.passages if p.id == top.passage_id)
+        passage = self.passages[self.positions[top.passage_id]]
         answer = KnowledgeAnswer(
-            citation=self._cited(passage),
+            citation=self.cited(passage),
             answer=answer_sentence(passage, self.language, weights),
             passage=one_line(passage.text),
             score=top.lexical,
@@ -235,9 +249,9 @@ class KnowledgeIndex:
         shown = tuple(ranked) if debug else ()
         if held < threshold:
             return KnowledgeTurn(None, shown, threshold)
-        passage = next(p for p in self.passages if p.id == top.passage_id)
+        passage = self.passages[self.positions[top.passage_id]]
         answer = KnowledgeAnswer(
-            citation=self._cited(passage),
+            citation=self.cited(passage),
             answer=answer_sentence(
                 passage, self.language, weights, closest_sentence(encoder, asked)
             ),
@@ -259,7 +273,12 @@ class KnowledgeIndex:
             )
         return weights
 
-    def _cited(self, passage: Passage) -> Citation:
+    def passage(self, passage_id: str) -> Passage | None:
+        position = self.positions.get(passage_id)
+        return None if position is None else self.passages[position]
+
+    def cited(self, passage: Passage) -> Citation:
+        """Where the passage stands: its document, heading path and page."""
         citation = self.documents[passage.document_id].citation
         return Citation(
             document_id=citation.document_id,

@@ -18,7 +18,7 @@ from bot_api.engine.semantic import Encoders
 from bot_api.engine.story import CompiledStory
 from bot_api.engine.turn import Outcome, SessionState, Turn
 from bot_api.history.recorder import TurnRecorder
-from bot_api.knowledge.cache import KnowledgeCache
+from bot_api.knowledge.cache import KnowledgeCache, asks_documents
 from bot_api.knowledge.completions import ChatCompletions
 from bot_api.knowledge.generation import generated_outcome
 from bot_api.metrics import record_query
@@ -88,7 +88,7 @@ class ConversationService:
             handoff = open_handoff(stored.state, turn.now, self.handoff_idle)
             if handoff is None:
                 state, outcome = await self._respond(story, stored.state, turn)
-                if self.knowledge is not None:
+                if self.knowledge is not None and asks_documents(turn, outcome):
                     version = (
                         await self.stories.published_version(account_id, story.id)
                         if published
