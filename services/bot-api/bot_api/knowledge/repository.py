@@ -106,6 +106,11 @@ class KnowledgeStore(Protocol):
         """The passages of the revisions the story's documents name (those a version of
         it froze, with `version_id`), in document order."""
 
+    async def document_passages(
+        self, account_id: str, story_id: str, document: StoredDocument
+    ) -> list[StoredPassage]:
+        """The passages of the revision the document names, in order."""
+
     async def freeze(self, account_id: str, story_id: str, version_id: str) -> None:
         """The story's documents as they are now, kept for its version."""
 
@@ -200,6 +205,20 @@ class KnowledgeRepository:
             if current.get(record["documentId"]) == record["revision"]
         ]
         return sorted(kept, key=lambda p: (order[p.passage.document_id], p.passage.start))
+
+    async def document_passages(
+        self, account_id: str, story_id: str, document: StoredDocument
+    ) -> list[StoredPassage]:
+        found = self.passage_records.find(
+            {
+                "documentId": document.id,
+                "revision": document.revision,
+                "storyId": story_id,
+                "accountId": account_id,
+            }
+        )
+        read = [stored_passage(record) async for record in found]
+        return sorted(read, key=lambda p: p.passage.start)
 
     async def characters(self, account_id: str) -> int:
         found = await self.documents.aggregate(

@@ -93,9 +93,8 @@ class KnowledgeService:
     async def passages(
         self, account_id: str, story_id: str, document_id: str
     ) -> list[StoredPassage]:
-        await self.get(account_id, story_id, document_id)
-        every = await self._knowledge.passages(account_id, story_id)
-        return [p for p in every if p.passage.document_id == document_id]
+        document = await self.get(account_id, story_id, document_id)
+        return await self._knowledge.document_passages(account_id, story_id, document)
 
     async def add(
         self, account_id: str, story_id: str, source: Source, new_id: str | None = None

@@ -71,6 +71,17 @@ class KnowledgeInMemory:
         ]
         return sorted(kept, key=lambda p: (order[p.passage.document_id], p.passage.start))
 
+    async def document_passages(
+        self, account_id: str, story_id: str, document: StoredDocument
+    ) -> list[StoredPassage]:
+        owner = _Owned(account_id, story_id)
+        read = [
+            p
+            for o, revision, p in self.passage_records
+            if o == owner and revision == document.revision and p.passage.document_id == document.id
+        ]
+        return sorted(read, key=lambda p: p.passage.start)
+
     async def characters(self, account_id: str) -> int:
         return sum(d.characters for o, d in self.documents.values() if o.account_id == account_id)
 

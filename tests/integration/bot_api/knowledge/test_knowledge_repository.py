@@ -96,6 +96,7 @@ async def test_each_story_reads_its_own_documents_and_passages(store: KnowledgeS
         assert listed[0].created_at < listed[1].created_at
         read = await store.passages(account, story)
         assert [p.passage.id for p in read] == [f"{i}.{n}" for i in ids for n in range(2)]
+        assert await store.document_passages(account, story, listed[1]) == read[2:]
         assert read[1].passage.heading == ("Top", "Part 1") and read[1].passage.page == 2
         assert read[0].passage.page is None and read[0].terms == ("revis", "1", "passag", "0")
         other = ACCOUNTS[1] if account == ACCOUNTS[0] else ACCOUNTS[0]
