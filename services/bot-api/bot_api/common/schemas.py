@@ -4,6 +4,7 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, validate
 
+from bot_api.domain.settings import LANGUAGE_TAGS, language_code
 from shared.envelope_schemas import created_schema, success_schema
 from shared.schema_fields import FullMatch
 
@@ -26,6 +27,27 @@ def text_list(
         validate=validate.Length(min=min_items, max=max_items),
         **kwargs,
     )
+
+
+class LanguageCode(fields.String):
+    """A story language by ISO 639-1 code or name ("de", "pt-BR", "german"), read as its
+    ISO 639-1 code: how further languages and variants are named (docs/languages.md)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        given = super()._deserialize(value, attr, data, **kwargs)
+        code = language_code(given)
+        if code is None:
+            raise ValidationError(
+                f"{given!r} is no story language: give its ISO 639-1 code "
+                f"({', '.join(sorted(LANGUAGE_TAGS.values()))})."
+            )
+        return code
+
+
+def distinct(codes: list[str]) -> None:
+    repeated = sorted({c for c in codes if codes.count(c) > 1})
+    if repeated:
+        raise ValidationError(f"{repeated[0]!r} is listed twice.")
 
 
 MAX_QUERY_PARAMETERS = 99

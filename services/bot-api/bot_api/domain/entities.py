@@ -1,7 +1,8 @@
 """Entities as the conversation engine reads them: named sets of values, each said in
 any of its synonyms."""
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -14,6 +15,12 @@ class Entry:
 class Entity:
     name: str
     entries: tuple[Entry, ...]
+    translations: Mapping[str, tuple[Entry, ...]] = field(default_factory=dict)
+    """A further language's ISO 639-1 code -> the entries said in it (docs/languages.md)."""
+
+    def entries_in(self, language: str) -> tuple[Entry, ...]:
+        """The entries of `language`, or the default ones where it has none."""
+        return self.translations.get(language) or self.entries
 
 
 SYS_PREFIX = "sys."

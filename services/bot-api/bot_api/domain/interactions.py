@@ -7,9 +7,9 @@ functions add what needs the whole interaction, or its previous version, to deci
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
-from bot_api.domain.errors import Clash, Invalid
+from bot_api.domain.errors import Clash, Invalid, Path
 from bot_api.domain.greetings import texts_for
 from bot_api.domain.responses import Block, Handoff, QuickReplies, TextChoice
 
@@ -42,6 +42,17 @@ class Parameter:
 
 
 @dataclass(frozen=True)
+class Translation:
+    """An interaction in one further language of its story (docs/languages.md): what it
+    leaves empty is said as in the story's default language."""
+
+    user_says: tuple[str, ...] = ()
+    responses: tuple[Block, ...] = ()
+    prompts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Parameter alias -> its prompts in this language."""
+
+
+@dataclass(frozen=True)
 class Interaction:
     """An interaction as it is written, stored and read by the conversation engine; the
     fields a body omits on create are empty."""
@@ -55,9 +66,40 @@ class Interaction:
     parameters: tuple[Parameter, ...] = ()
     responses: tuple[Block, ...] = ()
     webhook: str = ""
+    translations: Mapping[str, Translation] = field(default_factory=dict)
+    """A further language's ISO 639-1 code (domain/settings.py `LANGUAGE_TAGS`) -> this
+    interaction said in it."""
 
     def parameter(self, alias: str) -> Parameter:
         return next(p for p in self.parameters if p.alias == alias)
+
+    @property
+    def phrase_count(self) -> int:
+        """Its phrases in every language: what the phrase quota counts, as each is read
+        into a match index."""
+        return len(self.user_says) + sum(len(t.user_says) for t in self.translations.values())
+
+    def phrases_in(self, language: str) -> tuple[str, ...]:
+        """The user-says phrases of `language`, or the default language's where it has
+        none."""
+        translation = self.translations.get(language)
+        return translation.user_says if translation and translation.user_says else self.user_says
+
+    def responses_in(self, language: str) -> tuple[Block, ...]:
+        """The responses in `language`, or the default language's where it has none."""
+        translation = self.translations.get(language)
+        return translation.responses if translation and translation.responses else self.responses
+
+    def prompts_in(self, alias: str, language: str) -> tuple[str, ...]:
+        """A parameter's prompts in `language`, or the default language's."""
+        translation = self.translations.get(language)
+        own = translation.prompts.get(alias, ()) if translation else ()
+        return own or self.parameter(alias).prompts
+
+    def answers_in(self, language: str) -> bool:
+        """Whether its responses have a variant in `language`."""
+        translation = self.translations.get(language)
+        return bool(translation and translation.responses)
 
 
 def default_interactions(language: str = "english") -> list[Interaction]:
@@ -100,17 +142,29 @@ def prepare(interaction: Interaction, previous: Interaction | None = None) -> In
             raise Invalid.at(("parameters", index, "alias"), f"{alias!r} is used twice")
 
     user_says = list(interaction.user_says)
+    translations = dict(interaction.translations)
     if previous is not None:
         removed = {p.alias for p in previous.parameters} - set(aliases)
-        stripped = (strip_slots(phrase, removed) for phrase in user_says)
-        user_says = [phrase for phrase in stripped if phrase]  # a slot alone leaves nothing
+        user_says = _stripped(user_says, removed)
+        translations = {
+            language: replace(t, user_says=tuple(_stripped(t.user_says, removed)))
+            for language, t in translations.items()
+        }
 
     entity_of = {p.alias: p.entity for p in parameters}
-    for index, phrase in enumerate(user_says):
+    said: list[tuple[Path, str]] = [
+        (("userSays", index), phrase) for index, phrase in enumerate(user_says)
+    ]
+    for language, translation in translations.items():
+        said += [
+            (("translations", language, "userSays", index), phrase)
+            for index, phrase in enumerate(translation.user_says)
+        ]
+    for where, phrase in said:
         for entity, alias in entity_slots(phrase):
             if max(len(entity), len(alias)) > MAX_NAME_LENGTH:
                 raise Invalid.at(
-                    ("userSays", index),
+                    where,
                     f"an entity or alias in {{{{entity:alias}}}} is longer than {MAX_NAME_LENGTH}",
                 )
             bound = entity_of.setdefault(alias, entity)
@@ -119,7 +173,7 @@ def prepare(interaction: Interaction, previous: Interaction | None = None) -> In
                 aliases.append(alias)
             elif bound != entity:
                 raise Invalid.at(
-                    ("userSays", index),
+                    where,
                     f"parameter {alias!r} is bound to entity {bound!r}, not {entity!r}",
                 )
     if len(parameters) > MAX_PARAMETERS:
@@ -128,22 +182,39 @@ def prepare(interaction: Interaction, previous: Interaction | None = None) -> In
             f"{len(parameters)} with those used in userSays; at most {MAX_PARAMETERS}",
         )
 
-    quick_replies = [
-        i for i, block in enumerate(interaction.responses) if isinstance(block, QuickReplies)
-    ]
-    if len(quick_replies) > 1:
-        raise Invalid.at(
-            ("responses", quick_replies[1]), "an interaction has at most one quickReply block"
-        )
-    handoffs = [i for i, block in enumerate(interaction.responses) if isinstance(block, Handoff)]
-    if len(handoffs) > 1:
-        raise Invalid.at(("responses", handoffs[1]), "an interaction has at most one handoff block")
+    _check_blocks(("responses",), interaction.responses)
+    for language, translation in interaction.translations.items():
+        _check_blocks(("translations", language, "responses"), translation.responses)
+        for alias in translation.prompts:
+            if alias not in aliases:
+                raise Invalid.at(
+                    ("translations", language, "parameters"),
+                    f"no parameter {alias!r} to prompt for",
+                )
     return replace(
         interaction,
         user_says=tuple(user_says),
+        translations=translations,
         parameters=tuple(parameters),
         triggers=_checked_triggers(list(interaction.triggers), interaction.kind),
     )
+
+
+def _check_blocks(where: tuple[str, ...], responses: tuple[Block, ...]) -> None:
+    """At most one quick-reply block and one handoff block."""
+    quick_replies = [i for i, block in enumerate(responses) if isinstance(block, QuickReplies)]
+    if len(quick_replies) > 1:
+        raise Invalid.at(
+            (*where, quick_replies[1]), "an interaction has at most one quickReply block"
+        )
+    handoffs = [i for i, block in enumerate(responses) if isinstance(block, Handoff)]
+    if len(handoffs) > 1:
+        raise Invalid.at((*where, handoffs[1]), "an interaction has at most one handoff block")
+
+
+def _stripped(phrases: Iterable[str], aliases: set[str]) -> list[str]:
+    """The phrases without the slots of `aliases`; a slot alone leaves nothing."""
+    return [phrase for phrase in (strip_slots(p, aliases) for p in phrases) if phrase]
 
 
 def strip_slots(phrase: str, aliases: set[str]) -> str:

@@ -38,6 +38,17 @@ def language_named(given: str) -> str | None:
     return _LANGUAGE_OF_TAG.get(lowered.replace("_", "-").split("-")[0])
 
 
+def language_code(given: str) -> str | None:
+    """The ISO 639-1 code of the story language `given` names (as `language_named` reads
+    it); None for no story language."""
+    named = language_named(given)
+    return None if named is None else LANGUAGE_TAGS[named]
+
+
+MAX_LANGUAGES = 9
+"""Further languages a story may have: Dialogflow's agents in the shared samples have at
+most two, the EU's 24 official languages are the largest team we heard of, and each
+language adds an index of every phrase to the story's memory."""
 MAX_HISTORY_DAYS = 365
 """The longest a story keeps its turns: a year of a busy story is already the biggest
 collection of the service (docs/scaling.md)."""
@@ -56,6 +67,9 @@ class Settings:
     language: str = "english"
     """How text is read (engine/analysis.py): a name of `LANGUAGES`, as `language_named`
     reads a name or code given; the semantic stage runs only if its model covers it."""
+    languages: tuple[str, ...] = ()
+    """Further languages' ISO 639-1 codes: the story's interactions and entities may have
+    variants in them, and a user writing one is answered in it (docs/languages.md)."""
     answer_any_language: bool = False
     """Messages in any language of the multilingual model are understood, not only in
     `language` (docs/matching.md): the story's phrases and messages are then encoded by
@@ -76,6 +90,19 @@ class Settings:
     """A knowledge answer from the documents' passages is written by the deployment's
     LLM, citing them (docs/knowledge-generation.md); with no LLM configured it stays
     the extractive one."""
+
+    @property
+    def default_code(self) -> str:
+        return LANGUAGE_TAGS[self.language]
+
+    def spoken(self) -> tuple[str, ...]:
+        """Every language the story answers in, its default first, as ISO 639-1 codes."""
+        return (self.default_code, *(c for c in self.languages if c != self.default_code))
+
+    def __post_init__(self) -> None:
+        """`languages` as a tuple whichever sequence it was given in (a stored document and
+        a loaded body hold lists)."""
+        object.__setattr__(self, "languages", tuple(self.languages))
 
     def reads_like(self, other: "Settings") -> bool:
         """Whether a story's phrases are read as with `other` (the same language and

@@ -23,7 +23,7 @@ from bot_api.domain.errors import Invalid, Unknown
 from bot_api.domain.history import ScoredCandidate
 from bot_api.domain.interactions import Interaction
 from bot_api.domain.responses import FulfillmentItem
-from bot_api.domain.settings import LANGUAGE_TAGS
+from bot_api.domain.settings import language_code, language_named
 from bot_api.engine.builtin_entities import MAX_WORDS, free_text
 from bot_api.engine.contexts import ROOT_TIER, follow_up, following_contexts, spent
 from bot_api.engine.entities import Mention
@@ -93,6 +93,9 @@ class _Conversation:
         start = SessionState() if turn.reset else state
         self.contexts = [c for c in start.contexts if c.id in story.interactions]
         self.parameters = {**start.parameters, **turn.parameters}
+        self.language = self._language(start, turn)
+        self.variant = story.variants.get(self.language)
+        self.index = story.index if self.variant is None else self.variant.index
         if self.encoder and story.settings.answer_any_language and turn.query:
             self._read_language(turn.query)
         self.collected_by = {
@@ -105,14 +108,33 @@ class _Conversation:
         pending = start.pending
         self.pending = pending if pending and pending.interaction_id in story.interactions else None
 
+    def _language(self, start: SessionState, turn: Turn) -> str:
+        """The ISO 639-1 code of the story language the turn is read and answered in
+        (docs/languages.md): the one the turn names, else the session's, else the one the
+        message is surely written in, if the story speaks it; else the story's default. A
+        story of several languages notes the user's in `default_language` for the next
+        turns."""
+        settings = self.story.settings
+        spoken = settings.spoken()
+        named = (
+            _code(turn.parameters.get("default_language")),
+            _code(start.parameters.get("default_language")),
+        )
+        chosen = next((c for c in named if c is not None), None)
+        if chosen is None and len(spoken) > 1 and turn.query:
+            chosen = written_in(turn.query)
+        if len(spoken) > 1 and chosen is not None:
+            self.parameters["default_language"] = chosen
+        return chosen if chosen in spoken else settings.default_code
+
     def _read_language(self, query: str) -> None:
-        """For a story answering any language: a message not surely in the story's
-        language is matched by meaning alone (its words are no evidence to a lexical
-        stage reading the story's language: xSID's English story asked in German 0.630
+        """For a story answering any language: a message not surely in the language it is
+        read in is matched by meaning alone (its words are no evidence to a lexical
+        stage reading another language: xSID's English story asked in German 0.630
         blended, 0.790 so; in English 0.900 either way), and `default_language` says
         what the user wrote."""
         written = written_in(query)
-        if written != LANGUAGE_TAGS[self.story.settings.language]:
+        if written != self.language:
             self.scoring = replace(self.scoring, lexical_share=0.0)
         if "default_language" not in self.turn.parameters:
             self.parameters["default_language"] = language_of(
@@ -138,9 +160,10 @@ class _Conversation:
         return interaction_id
 
     def _said(self, text: str) -> _Answer:
-        words = self.story.index.analyser.words(text)[:MAX_WORDS_CONSIDERED]
+        words = self.index.analyser.words(text)[:MAX_WORDS_CONSIDERED]
+        entities = self.story.entities if self.variant is None else self.variant.entities
         mentions = [
-            *self.story.entities.find(words, self.story.index.known_words()),
+            *entities.find(words, self.index.known_words()),
             *self._builtin_mentions(text, words),
         ]
         if self.pending is not None:
@@ -171,14 +194,14 @@ class _Conversation:
         return _Answer(
             self.story.fallback_id,
             score,
-            fulfillment(fallback.responses, self.parameters, self.choose),
+            fulfillment(fallback.responses_in(self.language), self.parameters, self.choose),
             debug=debug,
         )
 
     def _builtin_mentions(self, text: str, words: Sequence[str]) -> list[Mention]:
         """Built-in values said (none when the story uses no built-in entity), and the
         whole message for a `sys.any` parameter being asked for."""
-        builtin = self.story.builtin
+        builtin = self.story.builtin if self.variant is None else self.variant.builtin
         mentions = builtin.find(text, self._now()) if builtin.used else []
         pending = self.pending
         if pending is not None:
@@ -212,7 +235,7 @@ class _Conversation:
             return context is not None and context.root
 
         ranked, self.vector = rank(
-            self.story.index,
+            self.index,
             self.story.semantic,
             self.encoder,
             variants,
@@ -325,12 +348,14 @@ class _Conversation:
             answer.score = score
             return answer
         self.contexts = spent(self.story, self.contexts, interaction_id, self.lifespan)
-        items = fulfillment(interaction.responses, self.parameters, self.choose)
+        items = fulfillment(interaction.responses_in(self.language), self.parameters, self.choose)
         return _Answer(interaction_id, score, items, debug=debug)
 
     def _ask(self, interaction_id: str, pending: Pending, debug: Debug | None) -> _Answer:
-        parameter = self.story.interactions[interaction_id].parameter(pending.alias)
-        prompt = parameter.prompts[pending.failures % len(parameter.prompts)]
+        interaction = self.story.interactions[interaction_id]
+        parameter = interaction.parameter(pending.alias)
+        prompts = interaction.prompts_in(pending.alias, self.language)
+        prompt = prompts[pending.failures % len(prompts)]
         items = asked(prompt, parameter.prompt_replies, self.parameters)
         return _Answer(interaction_id, 1.0, items, incomplete=True, debug=debug)
 
@@ -357,10 +382,15 @@ class _Conversation:
         silence: tuple[FulfillmentItem, ...] = ()
         if matched is not None and not said:
             fallback = interactions[self.story.fallback_id]
-            language = self.story.settings.language
-            fallback_text = tuple(fallback_texts(fallback, language, self.parameters, self.choose))
+            language = language_named(self.language) or self.story.settings.language
+            responses = fallback.responses_in(self.language)
+            fallback_text = tuple(fallback_texts(responses, language, self.parameters, self.choose))
             defer = bool(interactions[matched].webhook) and not answer.incomplete
             said, silence = ((), fallback_text) if defer else (fallback_text, ())
+        several = len(self.story.settings.spoken()) > 1
+        answered_in = self._answered_in(
+            None if matched is None else interactions[matched], answer.incomplete
+        )
         return Outcome(
             story_id=self.story.id,
             interaction=None if matched is None else interactions[matched],
@@ -378,4 +408,19 @@ class _Conversation:
             top=self.top,
             vector=self.vector,
             vector_model=encoded_by,
+            language=self.language if several else "",
+            answered_in=answered_in if several else "",
         )
+
+    def _answered_in(self, interaction: Interaction | None, asking: bool) -> str:
+        """The language the turn's answer is in: the user's where the interaction has a
+        variant in it (its prompts, for a question), else the story's default."""
+        translation = None if interaction is None else interaction.translations.get(self.language)
+        if translation is not None and (translation.prompts if asking else translation.responses):
+            return self.language
+        return self.story.settings.default_code
+
+
+def _code(given: object) -> str | None:
+    """The ISO 639-1 code of a language a turn or a session names; None for none."""
+    return language_code(given) if isinstance(given, str) and given else None

@@ -10,7 +10,6 @@ from dataclasses import replace
 from typing import Any
 
 from bot_api.domain.greetings import texts_for
-from bot_api.domain.interactions import Interaction
 from bot_api.domain.responses import (
     PLACEHOLDER,
     Block,
@@ -170,11 +169,11 @@ def _item(block: Block, parameters: Mapping[str, Any], choose: Choose) -> Fulfil
 
 
 def fallback_texts(
-    fallback: Interaction, language: str, parameters: Mapping[str, Any], choose: Choose
+    responses: Sequence[Block], language: str, parameters: Mapping[str, Any], choose: Choose
 ) -> list[FulfillmentItem]:
     """What an interaction that would say nothing says instead (docs/query.md "Silent
-    answers"): the `fallback` interaction's text blocks, else the story's default
-    fallback message in its `language`."""
-    texts = [block for block in fallback.responses if isinstance(block, TextChoice)]
+    answers"): the text blocks of the fallback interaction's `responses`, else the
+    default fallback message in `language`."""
+    texts = [block for block in responses if isinstance(block, TextChoice)]
     default = TextChoice(texts_for(language).fallback)
     return fulfillment(texts, parameters, choose) or fulfillment([default], parameters, choose)

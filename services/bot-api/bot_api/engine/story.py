@@ -11,11 +11,11 @@ is answered from the part compiled so far.
 
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from bot_api.domain.entities import Entity, is_builtin
 from bot_api.domain.interactions import FALLBACK, Interaction
-from bot_api.domain.settings import Settings
+from bot_api.domain.settings import Settings, language_named
 from bot_api.domain.structure import Structure
 from bot_api.engine.builtin_entities import BuiltinRecognizer
 from bot_api.engine.entities import EntityRecognizer
@@ -29,6 +29,71 @@ from bot_api.engine.semantic import (
     representatives,
     uses_slots,
 )
+
+
+@dataclass(frozen=True)
+class Variant:
+    """The story read in one of its further languages (docs/languages.md): each
+    interaction's phrases of that language (its default ones where it has none), and the
+    entities' entries of that language."""
+
+    index: MatchIndex
+    entities: EntityRecognizer
+    builtin: BuiltinRecognizer
+    used: frozenset[str]
+    """The entities the interactions use, which the recognizers know."""
+
+    @classmethod
+    def read(
+        cls,
+        code: str,
+        interactions: Mapping[str, Interaction],
+        entities: Mapping[str, Entity],
+        used: frozenset[str],
+    ) -> "Variant":
+        language = language_named(code) or "english"
+        index = MatchIndex.build({i: v.phrases_in(code) for i, v in interactions.items()}, language)
+        return cls(index, _recognizer(entities, used, index, code), _builtin(used, language), used)
+
+    def edited(
+        self,
+        code: str,
+        changed: Mapping[str, Interaction],
+        gone: Iterable[str],
+        entities: Mapping[str, Entity],
+        entities_edited: bool,
+        used: frozenset[str],
+    ) -> "Variant":
+        """The variant after an edit of these interactions, or of the account's entities."""
+        index = self.index
+        if changed or gone:
+            index = index.updated({i: v.phrases_in(code) for i, v in changed.items()}, gone)
+        recognizer = self.entities
+        if entities_edited or used != self.used:
+            recognizer = _recognizer(entities, used, index, code)
+        builtin = self.builtin if used == self.used else _builtin(used, index.language)
+        return Variant(index, recognizer, builtin, used)
+
+
+def read_variants(
+    settings: Settings, interactions: Mapping[str, Interaction], entities: Mapping[str, Entity]
+) -> dict[str, Variant]:
+    """The story read in each of its further languages."""
+    used = frozenset(p.entity for i in interactions.values() for p in i.parameters)
+    return {
+        code: Variant.read(code, interactions, entities, used) for code in settings.spoken()[1:]
+    }
+
+
+def _recognizer(
+    entities: Mapping[str, Entity], used: frozenset[str], index: MatchIndex, code: str
+) -> EntityRecognizer:
+    said = (Entity(n, e.entries_in(code)) for n, e in entities.items() if n in used)
+    return EntityRecognizer(said, index.analyser)
+
+
+def _builtin(used: frozenset[str], language: str) -> BuiltinRecognizer:
+    return BuiltinRecognizer({n for n in used if is_builtin(n)}, language)
 
 
 @dataclass(frozen=True)
@@ -53,6 +118,8 @@ class CompiledStory:
     language."""
     semantic: SemanticIndex | None = None
     """The phrase vectors that have landed, when the story has a semantic stage."""
+    variants: Mapping[str, Variant] = field(default_factory=dict)
+    """Each further language's ISO 639-1 code -> the story read in it."""
 
     @property
     def entities_used(self) -> set[str]:
@@ -92,6 +159,7 @@ class CompiledStory:
             None,
             MatchIndex.build({i.id: i.user_says for i in by_id.values()}, settings.language),
             semantic,
+            read_variants(settings, by_id, account_entities),
         )
 
     def edited(
@@ -123,6 +191,16 @@ class CompiledStory:
             texts = self.to_encode(changed.values(), entities)
             put = {i: vectors.of(t) for i, t in texts.items() if i in by_id}
             semantic = self._semantic_with(vectors.model_id, put, gone)
+        if settings.spoken() != self.settings.spoken():
+            variants = read_variants(settings, by_id, account_entities)
+        else:
+            used = frozenset(p.entity for i in by_id.values() for p in i.parameters)
+            variants = {
+                code: variant.edited(
+                    code, changed, gone, account_entities, entities is not None, used
+                )
+                for code, variant in self.variants.items()
+            }
         return self._assemble(
             self.id,
             settings,
@@ -132,6 +210,7 @@ class CompiledStory:
             self if entities is None else None,
             index,
             semantic,
+            variants,
         )
 
     def with_vectors(
@@ -204,6 +283,7 @@ class CompiledStory:
         previous: "CompiledStory | None",
         index: MatchIndex,
         semantic: SemanticIndex | None,
+        variants: Mapping[str, Variant],
     ) -> "CompiledStory":
         """`previous`: a story with the same account entities, whose recognizer is kept
         when the entities the interactions use and the language did not change."""
@@ -234,6 +314,7 @@ class CompiledStory:
             fallback_id=fallback,
             semantic=semantic,
             builtin=builtin,
+            variants=variants,
         )
 
 
@@ -276,6 +357,7 @@ class StoryCompile:
         self._read = 0
         self._lock = threading.Lock()
         self._last: CompiledStory | None = None
+        self._variants: Mapping[str, Variant] = {}
 
     @property
     def read(self) -> int:
@@ -308,6 +390,8 @@ class StoryCompile:
         """The story with the interactions read so far in its index: whole once `done`."""
         with self._lock:
             index = self._reader.with_reading(self._reading)
+            if self.done and not self._variants:
+                self._variants = read_variants(self._settings, self._interactions, self._entities)
         story = CompiledStory._assemble(
             self._id,
             self._settings,
@@ -317,6 +401,7 @@ class StoryCompile:
             self._last,
             index,
             None,
+            self._variants,
         )
         self._last = story
         return story

@@ -148,6 +148,12 @@ class Outcome:
     knowledge: KnowledgeTurn | None = None
     """What the story's documents made of a turn no interaction answered (its answer,
     when one was good enough, is the fulfillment; docs/knowledge.md)."""
+    language: str = ""
+    """The ISO 639-1 code of the story language the message was read in (docs/languages.md);
+    "" in a story of one language, whose turns read as before languages existed."""
+    answered_in: str = ""
+    """The language the interaction's answer is in: `language` where it has a variant in
+    it, else the story's default."""
     silence: tuple[FulfillmentItem, ...] = ()
     """The story's fallback text, said if the turn ends with no fulfillment: left here by
     an interaction that says nothing of its own but has a webhook, whose answer (or

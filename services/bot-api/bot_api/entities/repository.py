@@ -27,20 +27,32 @@ class StoredEntity:
 def entity_document(entity: Entity) -> dict[str, Any]:
     return {
         "name": entity.name,
-        "entries": [
-            {"value": entry.value, "synonyms": [{"value": s} for s in entry.synonyms]}
-            for entry in entity.entries
-        ],
+        "entries": _entries_document(entity.entries),
+        "translations": {
+            language: _entries_document(entries)
+            for language, entries in entity.translations.items()
+        },
     }
+
+
+def _entries_document(entries: Iterable[Entry]) -> list[dict[str, Any]]:
+    return [
+        {"value": entry.value, "synonyms": [{"value": s} for s in entry.synonyms]}
+        for entry in entries
+    ]
+
+
+def _entries(stored: Iterable[Mapping[str, Any]]) -> tuple[Entry, ...]:
+    return tuple(
+        Entry(entry["value"], tuple(s["value"] for s in entry["synonyms"])) for entry in stored
+    )
 
 
 def stored_entity(document: Mapping[str, Any]) -> StoredEntity:
     entity = Entity(
         document["name"],
-        tuple(
-            Entry(entry["value"], tuple(s["value"] for s in entry["synonyms"]))
-            for entry in document["entries"]
-        ),
+        _entries(document["entries"]),
+        {language: _entries(e) for language, e in document.get("translations", {}).items()},
     )
     return StoredEntity(str(document["_id"]), entity)
 

@@ -12,8 +12,9 @@ from marshmallow import (
     validates_schema,
 )
 
-from bot_api.common.schemas import NAME_PATTERN, text
+from bot_api.common.schemas import NAME_PATTERN, LanguageCode, text
 from bot_api.domain.entities import Entity, Entry, is_builtin
+from bot_api.domain.settings import MAX_LANGUAGES
 from bot_api.entities.repository import StoredEntity
 from shared.errors import MAX_FIELD_ERRORS
 from shared.schema_fields import WriteSchema
@@ -84,10 +85,15 @@ def _synonym_error(item: Any) -> Any:
     return errors
 
 
-class EntrySchema(Schema):
+class TranslatedEntrySchema(Schema):
+    """An entry in a further language: its value is the default language's (what the
+    parameter is filled with), its synonyms are said in that language."""
+
     value = text(1024, min_length=1, required=True)
     synonyms = SynonymList(required=True)
 
+
+class EntrySchema(TranslatedEntrySchema):
     @validates_schema
     def synonyms_include_value(self, entry: dict[str, Any], **kwargs: object) -> None:
         if entry["value"] not in {s["value"] for s in entry["synonyms"]}:
@@ -100,8 +106,8 @@ class EntryList(fields.List[dict[str, Any]]):
     """A list of `EntrySchema` that stops reading at its `MAX_FIELD_ERRORS`th bad entry:
     reading every one of 2,000 bad entries built 40,000 errors nobody is shown (1.1 s)."""
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(fields.Nested(EntrySchema), **kwargs)
+    def __init__(self, entry: type[Schema] = EntrySchema, **kwargs: Any) -> None:
+        super().__init__(fields.Nested(entry), **kwargs)
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
         if not isinstance(value, list):
@@ -121,6 +127,25 @@ class EntryList(fields.List[dict[str, Any]]):
         return entries
 
 
+def _check_unique(entries: list[dict[str, Any]], where: tuple[str, ...]) -> None:
+    seen: set[str] = set()
+    for index, entry in enumerate(entries):
+        if entry["value"] in seen:
+            error: dict[Any, Any] = {index: {"value": [f"{entry['value']!r} is already an entry."]}}
+            for key in reversed(where[1:]):
+                error = {key: error}
+            raise ValidationError(error, field_name=where[0])
+        seen.add(entry["value"])
+
+
+def _entries(loaded: list[dict[str, Any]]) -> tuple[Entry, ...]:
+    return tuple(Entry(e["value"], tuple(s["value"] for s in e["synonyms"])) for e in loaded)
+
+
+def _entries_dump(entries: tuple[Entry, ...]) -> list[dict[str, Any]]:
+    return [{"value": e.value, "synonyms": [{"value": s} for s in e.synonyms]} for e in entries]
+
+
 def not_reserved(name: str) -> None:
     if is_builtin(name):
         raise ValidationError("Names beginning with 'sys.' are reserved for the built-in entities.")
@@ -135,26 +160,28 @@ class EntityWriteSchema(WriteSchema):
         metadata={"description": "Names beginning with 'sys.' are the built-in entities'"},
     )
     entries = EntryList(required=True, validate=validate.Length(max=2000))
+    translations = fields.Dict(
+        keys=LanguageCode(),
+        values=EntryList(TranslatedEntrySchema, validate=validate.Length(max=2000)),
+        validate=validate.Length(max=MAX_LANGUAGES + 1),
+        metadata={
+            "description": "ISO 639-1 code -> the entries said in that language (default "
+            "none; omitted from reads when empty): docs/languages.md"
+        },
+    )
 
     @validates_schema
     def values_unique(self, entity: dict[str, Any], **kwargs: object) -> None:
-        seen: set[str] = set()
-        for index, entry in enumerate(entity["entries"]):
-            if entry["value"] in seen:
-                raise ValidationError(
-                    {index: {"value": [f"{entry['value']!r} is already an entry."]}},
-                    field_name="entries",
-                )
-            seen.add(entry["value"])
+        _check_unique(entity["entries"], ("entries",))
+        for language, entries in entity.get("translations", {}).items():
+            _check_unique(entries, ("translations", language))
 
     @post_load
     def to_value(self, entity: dict[str, Any], **kwargs: Any) -> Entity:
         return Entity(
             entity["name"],
-            tuple(
-                Entry(entry["value"], tuple(s["value"] for s in entry["synonyms"]))
-                for entry in entity["entries"]
-            ),
+            _entries(entity["entries"]),
+            {language: _entries(e) for language, e in entity.get("translations", {}).items()},
         )
 
 
@@ -163,12 +190,14 @@ class EntitySchema(EntityWriteSchema):
 
     @pre_dump
     def from_value(self, stored: StoredEntity, **kwargs: Any) -> dict[str, Any]:
-        entity = stored.entity
-        return {
-            "name": entity.name,
-            "entries": [
-                {"value": entry.value, "synonyms": [{"value": s} for s in entry.synonyms]}
-                for entry in entity.entries
-            ],
-            "id": stored.id,
-        }
+        return {**entity_body(stored.entity), "id": stored.id}
+
+
+def entity_body(entity: Entity) -> dict[str, Any]:
+    """An entity as the API and the story document show it: its translations only when
+    it has some, as before they existed."""
+    body: dict[str, Any] = {"name": entity.name, "entries": _entries_dump(entity.entries)}
+    if entity.translations:
+        translated = entity.translations.items()
+        body["translations"] = {code: _entries_dump(e) for code, e in translated}
+    return body

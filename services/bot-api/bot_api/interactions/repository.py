@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from bot_api.domain.interactions import Interaction, Parameter
+from bot_api.domain.interactions import Interaction, Parameter, Translation
 from bot_api.domain.responses import (
     Block,
     Button,
@@ -95,9 +95,10 @@ class InteractionRepository:
         # A find and a sum here, not an aggregate: nx-27017 runs `$match` on `_id` `$in`
         # over the whole collection (docs/mongodb-compatibility.md).
         cursor = self.collection.find(
-            {"storyId": story_id, "_id": {"$in": list(ids)}}, projection=["userSays"]
+            {"storyId": story_id, "_id": {"$in": list(ids)}},
+            projection=["userSays", "translations.userSays"],
         )
-        return sum([len(document["userSays"]) async for document in cursor])
+        return sum([phrase_count(document) async for document in cursor])
 
     async def get(self, story_id: str, interaction_id: str) -> Interaction | None:
         document = await self.collection.find_one({"_id": interaction_id, "storyId": story_id})
@@ -210,6 +211,13 @@ class InteractionRepository:
         return {document["_id"]: document["storyId"] async for document in cursor}
 
 
+def phrase_count(document: Mapping[str, Any]) -> int:
+    """The phrases of a stored interaction, in every language (what the phrase quota
+    counts: each is read into a match index)."""
+    translated = document.get("translations", {}).values()
+    return len(document["userSays"]) + sum(len(t["userSays"]) for t in translated)
+
+
 def content_document(interaction: Interaction) -> dict[str, Any]:
     """The fields of a document that an edit of the interaction's content sets."""
     return {
@@ -221,6 +229,9 @@ def content_document(interaction: Interaction) -> dict[str, Any]:
         "parameters": [_parameter_document(p) for p in interaction.parameters],
         "responses": [_block_document(block) for block in interaction.responses],
         "webhook": interaction.webhook,
+        "translations": {
+            language: _translation_document(t) for language, t in interaction.translations.items()
+        },
         "triggerKeys": sorted({trigger.lower() for trigger in interaction.triggers}),
     }
 
@@ -241,7 +252,23 @@ def interaction_from_document(document: Mapping[str, Any]) -> Interaction:
         ),
         responses=tuple(_block(stored) for stored in document["responses"]),
         webhook=document["webhook"],
+        translations={
+            language: Translation(
+                tuple(t["userSays"]),
+                tuple(_block(stored) for stored in t["responses"]),
+                {alias: tuple(prompts) for alias, prompts in t["prompts"].items()},
+            )
+            for language, t in document.get("translations", {}).items()
+        },
     )
+
+
+def _translation_document(translation: Translation) -> dict[str, Any]:
+    return {
+        "userSays": list(translation.user_says),
+        "responses": [_block_document(block) for block in translation.responses],
+        "prompts": {alias: list(prompts) for alias, prompts in translation.prompts.items()},
+    }
 
 
 def _parameter_document(parameter: Parameter) -> dict[str, Any]:

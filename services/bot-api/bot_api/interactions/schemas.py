@@ -13,8 +13,21 @@ from marshmallow import (
     validates_schema,
 )
 
-from bot_api.common.schemas import ENTITY_NAME_PATTERN, NAME_PATTERN, text, text_list
-from bot_api.domain.interactions import MAX_USER_SAYS, STANDARD, Interaction, Parameter
+from bot_api.common.schemas import (
+    ENTITY_NAME_PATTERN,
+    NAME_PATTERN,
+    LanguageCode,
+    text,
+    text_list,
+)
+from bot_api.domain.interactions import (
+    MAX_USER_SAYS,
+    STANDARD,
+    Interaction,
+    Parameter,
+    Translation,
+)
+from bot_api.domain.settings import MAX_LANGUAGES
 from bot_api.domain.structure import ContextChange
 from bot_api.interactions.responses import replies, stored_response
 from shared.ids import is_object_id
@@ -88,6 +101,55 @@ class ParameterReadSchema(ParameterSchema):
         return parameter
 
 
+class TranslatedPromptsSchema(WriteSchema):
+    alias = fields.String(required=True, validate=[validate.Length(min=1, max=128), NAME_PATTERN])
+    prompts = text_list(99, 1024, min_length=1, required=True)
+
+
+class TranslationSchema(WriteSchema):
+    """An interaction in one further language: each field omitted or empty is said as in
+    the default language (docs/languages.md)."""
+
+    userSays = text_list(MAX_USER_SAYS, 2048, min_length=1, attribute="user_says")
+    responses = fields.List(stored_response(), validate=validate.Length(max=11))
+    parameters = fields.List(
+        fields.Nested(TranslatedPromptsSchema),
+        validate=validate.Length(max=99),
+        metadata={"description": "The prompts of the interaction's parameters in this language"},
+    )
+
+    @post_load
+    def to_value(self, body: dict[str, Any], **kwargs: Any) -> Translation:
+        return Translation(
+            tuple(body.get("user_says", ())),
+            tuple(body.get("responses", ())),
+            {p["alias"]: tuple(p["prompts"]) for p in body.get("parameters", ())},
+        )
+
+
+def translations(**kwargs: Any) -> fields.Dict:
+    return fields.Dict(
+        keys=LanguageCode(),
+        values=fields.Nested(TranslationSchema),
+        validate=validate.Length(max=MAX_LANGUAGES + 1),
+        metadata={
+            "description": "ISO 639-1 code -> the interaction in that language; omitted "
+            "from reads when empty: docs/languages.md"
+        },
+        **kwargs,
+    )
+
+
+class TranslationReadSchema(Schema):
+    userSays = fields.List(fields.String(), required=True, attribute="user_says")
+    responses = fields.List(stored_response(), required=True)
+    parameters = fields.Function(
+        lambda t: [{"alias": a, "prompts": list(p)} for a, p in t.prompts.items()],
+        required=True,
+        metadata={"description": "[{alias, prompts}]: the parameters' prompts in this language"},
+    )
+
+
 class InteractionWriteSchema(WriteSchema):
     """On create, omitted fields are empty: the body loads into a new standard
     `Interaction` (its id given when it is stored)."""
@@ -104,6 +166,7 @@ class InteractionWriteSchema(WriteSchema):
     parameters = fields.List(fields.Nested(ParameterSchema), validate=validate.Length(max=99))
     responses = fields.List(stored_response(), validate=validate.Length(max=11))
     webhook = fields.String(validate=[validate.Length(max=1024), webhook_target])
+    translations = translations()
 
     @post_load
     def to_value(self, body: dict[str, Any], **kwargs: Any) -> Any:
@@ -138,6 +201,14 @@ class InteractionSchema(Schema):
     parameters = fields.List(fields.Nested(ParameterReadSchema), required=True)
     responses = fields.List(stored_response(), required=True)
     webhook = fields.String(required=True)
+    translations = fields.Dict(keys=fields.String(), values=fields.Nested(TranslationReadSchema))
+
+    @post_dump
+    def without_empty_translations(self, body: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        """An interaction in its default language only reads as before languages existed."""
+        if not body.get("translations"):
+            body.pop("translations", None)
+        return body
 
 
 class ContextUpdateSchema(Schema):

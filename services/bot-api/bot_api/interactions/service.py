@@ -94,7 +94,7 @@ class InteractionService:
         retried = new_id is not None and await self._interactions.get(story.id, new_id)
         new_id = new_id or str(uuid.uuid4())
         content = prepare(replace(interaction, id=new_id, kind=STANDARD))
-        phrases = len(content.user_says)
+        phrases = content.phrase_count
 
         async def check(story: StoryRecord) -> None:
             if parent_id is None:
@@ -136,7 +136,7 @@ class InteractionService:
         story = await self._counted(await load_story(self._stories, account_id, story_id))
         current = await _load_interaction(self._interactions, story, interaction_id)
         content = prepare(replace(current, **changes), previous=current)
-        added = len(content.user_says) - len(current.user_says)
+        added = content.phrase_count - current.phrase_count
         await self._check_phrases(story, added, await self._quotas.of(account_id))
         await self._check_references(account_id, story, interaction_id, content, current)
         await self._interactions.replace_content(story.id, content)

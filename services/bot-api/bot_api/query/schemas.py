@@ -264,6 +264,15 @@ class QueryResultSchema(Schema):
         KnowledgeAnswerSchema,
         metadata={"description": "The story's documents answered (docs/knowledge.md)"},
     )
+    language = fields.String(
+        metadata={"description": "ISO 639-1 code of the story language the message was read in"}
+    )
+    answeredIn = fields.String(
+        metadata={
+            "description": "ISO 639-1 code of the answer's language: the one read where the "
+            "interaction has a variant in it, else the story's default (docs/languages.md)"
+        }
+    )
 
 
 class QueryResponseSchema(Schema):
@@ -322,6 +331,9 @@ def result_body(turn: Turn, outcome: Outcome) -> dict[str, Any]:
         ],
         "fulfillment": [fulfillment.item_body(i) for i in answer_items(outcome.fulfillment)],
     }
+    if outcome.language:
+        body["language"] = outcome.language
+        body["answeredIn"] = outcome.answered_in
     known = outcome.knowledge
     if known is not None and known.answer is not None:
         body["knowledge"] = knowledge_body(known.answer)

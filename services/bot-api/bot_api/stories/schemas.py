@@ -4,8 +4,14 @@ from zoneinfo import available_timezones
 
 from marshmallow import Schema, ValidationError, fields, post_load, validate
 
-from bot_api.common.schemas import text
-from bot_api.domain.settings import LANGUAGES, MAX_HISTORY_DAYS, Settings, language_named
+from bot_api.common.schemas import LanguageCode, distinct, text
+from bot_api.domain.settings import (
+    LANGUAGES,
+    MAX_HISTORY_DAYS,
+    MAX_LANGUAGES,
+    Settings,
+    language_named,
+)
 from shared.schema_fields import FullMatch, StrictBoolean, StrictNumber, WriteSchema
 
 
@@ -43,6 +49,14 @@ class SettingsSchema(Schema):
         metadata={
             "description": "The story's language (default english), by name or ISO 639-1 "
             "code ('de', 'pt-BR', 'zh-CN'); read back by name: docs/api.md",
+        },
+    )
+    languages = fields.List(
+        LanguageCode(),
+        validate=[validate.Length(max=MAX_LANGUAGES), distinct],
+        metadata={
+            "description": "Further languages (ISO 639-1 codes) the story answers in, with "
+            "its interactions' and entities' translations (default none): docs/languages.md"
         },
     )
     answer_any_language = StrictBoolean(

@@ -189,7 +189,7 @@ class StoryService:
             description,
             settings,
             structure,
-            phrases=sum(len(default.user_says) for default in defaults),
+            phrases=sum(default.phrase_count for default in defaults),
         )
         await self._changes.announce(StoryCreated(account_id, story_id))
         return story_id

@@ -64,5 +64,5 @@ async def semantic_stage(entry: Entry) -> None:
 
 def read_within_the_wait(story: CompiledStory) -> bool:
     """Whether the story's stored phrase vectors can be read while its first query waits."""
-    phrases = sum(len(i.user_says) for i in story.interactions.values())
+    phrases = sum(i.phrase_count for i in story.interactions.values())
     return phrases <= VECTORS_READ_PER_SECOND * SEMANTIC_WAIT_SECONDS

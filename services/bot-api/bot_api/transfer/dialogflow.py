@@ -18,7 +18,7 @@ from typing import Any
 from zoneinfo import available_timezones
 
 from bot_api.domain.interactions import FALLBACK, STANDARD, WELCOME, WELCOME_TRIGGER, strip_slots
-from bot_api.domain.settings import language_named
+from bot_api.domain.settings import LANGUAGE_TAGS, MAX_LANGUAGES, language_code, language_named
 from bot_api.transfer import archive
 from bot_api.transfer.dialogflow_contexts import IntentNode, link
 from bot_api.transfer.dialogflow_intents import IntentReader, alias_of
@@ -55,8 +55,9 @@ def translate(files: Mapping[str, bytes]) -> Translated:
     with _reading(MARKER, "agent"):
         settings = _settings(agent, language, unmapped)
         name = _name(agent)
-    entities = _entities(files, code, unmapped)
-    nodes = _intents(files, code, frozenset(entities), unmapped)
+    further = _further_languages(agent, settings, unmapped)
+    entities = _entities(files, code, further, unmapped)
+    nodes = _intents(files, code, further, frozenset(entities), unmapped)
     interactions = link(nodes, unmapped)
     used = {p["entity"] for i in interactions for p in i["parameters"]}
     for name in sorted(set(entities) - used):
@@ -85,16 +86,7 @@ def _name(agent: Mapping[str, Any]) -> str:
 
 
 def _settings(agent: Mapping[str, Any], language: str, unmapped: list[Unmapped]) -> dict[str, Any]:
-    """The language and timezone; the agent's other languages and its webhook are
-    reported."""
-    for other in agent.get("supportedLanguages", []):
-        unmapped.append(
-            Unmapped(
-                "agent.json: supportedLanguages",
-                f"language {other!r}",
-                f"a story is in one: {agent['language']}",
-            )
-        )
+    """The language and timezone; the agent's webhook is reported."""
     if agent.get("webhook", {}).get("available"):
         unmapped.append(
             Unmapped("agent.json: webhook", "the agent's fulfillment", "left for a connection")
@@ -136,6 +128,30 @@ def _json(files: Mapping[str, bytes], path: str, shape: type) -> Any:
     return content
 
 
+def _further_languages(
+    agent: Mapping[str, Any], settings: dict[str, Any], unmapped: list[Unmapped]
+) -> dict[str, str]:
+    """The agent's `supportedLanguages` a story speaks: story code -> the agent's code (its
+    files' suffix), also set as the story's `languages`. Others are reported."""
+    further: dict[str, str] = {}
+    default = LANGUAGE_TAGS[settings["language"]]
+    for given in agent.get("supportedLanguages", []):
+        code = language_code(str(given))
+        if code is None:
+            unmapped.append(
+                Unmapped(
+                    "agent.json: supportedLanguages",
+                    f"language {given!r}",
+                    "no language a story can have",
+                )
+            )
+        elif code != default and code not in further and len(further) < MAX_LANGUAGES:
+            further[code] = str(given)
+    if further:
+        settings["languages"] = list(further)
+    return further
+
+
 def _in_folder(files: Mapping[str, bytes], folder: str, part: str) -> list[str]:
     """The definition files of a folder (not their `_<part>_<lang>.json` companions)."""
     return sorted(
@@ -154,13 +170,24 @@ def _companion(files: Mapping[str, bytes], path: str, part: str, code: str) -> l
 
 
 def _entities(
-    files: Mapping[str, bytes], code: str, unmapped: list[Unmapped]
+    files: Mapping[str, bytes], code: str, further: Mapping[str, str], unmapped: list[Unmapped]
 ) -> dict[str, dict[str, Any]]:
-    """The map entities by name; regexp and composite ones are reported."""
+    """The map entities by name, with their entries in each further language; regexp and
+    composite ones are reported."""
     entities: dict[str, dict[str, Any]] = {}
     for path in _in_folder(files, "entities", "entries"):
         with _reading(path, "entity"):
             entity = _entity(files, path, code, unmapped)
+            if entity:
+                translations = {
+                    story_code: _entries(
+                        rows, f"{path.removesuffix('.json')}_entries_{agent_code}.json", unmapped
+                    )
+                    for story_code, agent_code in further.items()
+                    if (rows := _companion(files, path, "entries", agent_code))
+                }
+                if translations:
+                    entity["translations"] = translations
         if entity:
             entities[entity["name"]] = entity
     return entities
@@ -225,7 +252,11 @@ def _entries(rows: list[Any], path: str, unmapped: list[Unmapped]) -> list[dict[
 
 
 def _intents(
-    files: Mapping[str, bytes], code: str, entities: frozenset[str], unmapped: list[Unmapped]
+    files: Mapping[str, bytes],
+    code: str,
+    further: Mapping[str, str],
+    entities: frozenset[str],
+    unmapped: list[Unmapped],
 ) -> list[IntentNode]:
     bodies = {path: _json(files, path, dict) for path in _in_folder(files, "intents", "usersays")}
     context_aliases: dict[str, set[str]] = {}
@@ -257,7 +288,9 @@ def _intents(
     for path in sorted(bodies, key=lambda p: KIND_ORDER.index(kinds[p])):
         body, kind = bodies[path], kinds[path]
         with _reading(path, "intent"):
-            node = _intent(files, path, body, kind, code, entities, context_aliases, unmapped)
+            node = _intent(
+                files, path, body, kind, (code, further), entities, context_aliases, unmapped
+            )
         node.interaction["key"] = keys.make(key_base(node.interaction["name"]))
         node.interaction["triggers"] = _triggers(path, events[path], kind, triggers, unmapped)
         if body.get("fallbackIntent") and kind != FALLBACK:
@@ -288,11 +321,13 @@ def _intent(
     path: str,
     body: Mapping[str, Any],
     kind: str,
-    code: str,
+    languages: tuple[str, Mapping[str, str]],
     entities: frozenset[str],
     context_aliases: Mapping[str, set[str]],
     unmapped: list[Unmapped],
 ) -> IntentNode:
+    """`languages`: the agent's default code, and its further ones by story code."""
+    code, further = languages
     response = (body.get("responses") or [{}])[0]
     declared = {alias_of(p.get("name", "")) for p in response.get("parameters", [])}
     texts = IntentTexts(path, declared, context_aliases)
@@ -308,6 +343,15 @@ def _intent(
         phrases = [kept for phrase in phrases if (kept := strip_slots(phrase, dropped))]
     texts.aliases = {p["alias"] for p in parameters}
     responses = response_blocks(response.get("messages", []), code, texts)
+    translations = {
+        story_code: translation
+        for story_code, agent_code in further.items()
+        if (
+            translation := _translation(
+                files, path, response, reader.speaking(agent_code), responses
+            )
+        )
+    }
     unmapped += texts.unmapped
     for flag, element in (
         ("webhookUsed", "webhook fulfillment"),
@@ -321,7 +365,7 @@ def _intent(
                 f"{path}: resetContexts", "reset of every context", "a story's contexts end alone"
             )
         )
-    interaction = {
+    interaction: dict[str, Any] = {
         "key": "",
         "type": kind,
         "name": str(body.get("name") or PurePosixPath(path).stem),
@@ -332,6 +376,8 @@ def _intent(
         "responses": responses,
         "webhook": "",
     }
+    if translations:
+        interaction["translations"] = translations
     return IntentNode(
         path=path,
         intent_id=str(body.get("id", "")),
@@ -343,6 +389,30 @@ def _intent(
         },
         interaction=interaction,
     )
+
+
+def _translation(
+    files: Mapping[str, bytes],
+    path: str,
+    response: Mapping[str, Any],
+    reader: IntentReader,
+    default_responses: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The intent in one further language: its phrases, its messages where they differ
+    from the default language's, and its prompts; empty when it has none of them."""
+    code = reader.language
+    usersays = f"{path.removesuffix('.json')}_usersays_{code}.json"
+    phrases = reader.read_phrases(_companion(files, path, "usersays", code), usersays)
+    responses = response_blocks(response.get("messages", []), code, reader.texts)
+    prompts = reader.prompts_of(response.get("parameters", []))
+    translation: dict[str, Any] = {}
+    if phrases:
+        translation["userSays"] = phrases
+    if responses and responses != default_responses:
+        translation["responses"] = responses
+    if prompts:
+        translation["parameters"] = [{"alias": a, "prompts": p} for a, p in prompts.items()]
+    return translation
 
 
 def _triggers(

@@ -8,6 +8,7 @@ words stay as they were said, so the phrase still matches, and the parameter is 
 from the whole answer to its prompt (`sys.any`).
 """
 
+import copy
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -115,6 +116,21 @@ class IntentReader:
                 parameter.get("dataType") or "@sys.any", f"{self.texts.path}: {where}"
             )
             self.parameters[alias] = {"alias": alias, "entity": entity, "prompts": prompts}
+
+    def speaking(self, language: str) -> "IntentReader":
+        """The reader of the intent's phrases and prompts in another of the agent's
+        languages, adding to the same parameters and report."""
+        other = copy.copy(self)
+        other.language = language
+        return other
+
+    def prompts_of(self, declared: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
+        """The declared parameters' prompts in the reader's language, where it has some."""
+        prompts = {
+            alias_of(p.get("name", "")): self._prompts(p, f"responses[0].parameters[{index}]")
+            for index, p in enumerate(declared)
+        }
+        return {alias: said for alias, said in prompts.items() if said and alias in self.parameters}
 
     def _prompts(self, parameter: Mapping[str, Any], where: str) -> list[str]:
         """The prompts in the agent's language, only for a parameter Dialogflow asks for."""

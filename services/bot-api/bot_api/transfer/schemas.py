@@ -30,8 +30,7 @@ from bot_api.domain.interactions import (
     default_interactions,
 )
 from bot_api.domain.settings import Settings
-from bot_api.entities.repository import entity_document
-from bot_api.entities.schemas import EntityWriteSchema
+from bot_api.entities.schemas import EntityWriteSchema, entity_body
 from bot_api.interactions.schemas import InteractionSchema, InteractionWriteSchema
 from bot_api.knowledge.repository import StoredDocument
 from bot_api.knowledge.schemas import MAX_FAQ_PAIRS, FaqPairWriteSchema
@@ -305,7 +304,7 @@ def exported_document(exported: Exported) -> dict[str, Any]:
     )
     return to_document(
         story,
-        [entity_document(e) for e in exported.entities],
+        [entity_body(e) for e in exported.entities],
         [written_test(t) for t in exported.tests],
         [DocumentKnowledgeSchema().dump(_summary(d)) for d in exported.knowledge],
     )

@@ -232,7 +232,7 @@ class StoryTransfer:
         used = used_entities(prepared.values(), [*plan.stored(upload.entities), *held])
 
         landed = new_id is not None and await self._stories.get(account_id, new_id) is not None
-        phrases = sum(len(i.user_says) for i in prepared.values())
+        phrases = sum(i.phrase_count for i in prepared.values())
         if not landed:
             await self._check_quotas(account_id, len(prepared), phrases, plan.new)
 

@@ -168,7 +168,7 @@ class VersionService:
         upload = await self._in_worker(account_id, functools.partial(self._documents.read, version))
         story = await load_story(self._stories, account_id, story_id)
         restored = _prepared(upload.interactions)
-        phrases = sum(len(i.user_says) for i in restored.values())
+        phrases = sum(i.phrase_count for i in restored.values())
         held = {
             e.entity.name
             for e in await self._entities.with_names(account_id, [e.name for e in upload.entities])

@@ -174,7 +174,15 @@ async def test_the_stored_document_keeps_the_format_existing_databases_hold(
     stored = await repository.collection.find_one({"accountId": ACCOUNTS[0]})
 
     assert stored is not None and str(stored["_id"]) == entity_id
-    assert list(stored) == ["_id", "accountId", "name", "entries", "createdAt", "updatedAt"]
+    assert list(stored) == [
+        "_id",
+        "accountId",
+        "name",
+        "entries",
+        "translations",
+        "createdAt",
+        "updatedAt",
+    ]
     assert stored["entries"] == [
         {"value": "small", "synonyms": [{"value": "small"}, {"value": "SMALL"}]},
         {"value": "large", "synonyms": [{"value": "large"}, {"value": "LARGE"}]},

@@ -66,7 +66,7 @@ class InteractionsInMemory(InMemory):
         wanted = sorted_ids(ids)
         await self._database.record("interactions.count_phrases", story_id, wanted)
         found = (self._of_story(story_id, i) for i in wanted)
-        return sum(len(interaction.user_says) for interaction in found if interaction is not None)
+        return sum(interaction.phrase_count for interaction in found if interaction is not None)
 
     async def get(self, story_id: str, interaction_id: str) -> Interaction | None:
         await self._database.record("interactions.get", story_id, interaction_id)

@@ -284,7 +284,8 @@ async def test_the_stored_document_keeps_the_format_existing_databases_hold(
     assert stored is not None
     assert list(stored) == [
         "_id", "accountId", "storyId", "type", "name", "action", "triggers", "userSays",
-        "parameters", "responses", "webhook", "triggerKeys", "createdAt", "updatedAt",
+        "parameters", "responses", "webhook", "translations", "triggerKeys", "createdAt",
+        "updatedAt",
     ]  # fmt: skip
     assert {k: v for k, v in stored.items() if k not in ("createdAt", "updatedAt")} == {
         "_id": every_block.id,
@@ -322,6 +323,7 @@ async def test_the_stored_document_keeps_the_format_existing_databases_hold(
             },
         ],
         "webhook": "https://hooks.test/a",
+        "translations": {},
         "triggerKeys": ["start", "welcome"],
     }
     assert await repository.get(story_id, every_block.id) == every_block

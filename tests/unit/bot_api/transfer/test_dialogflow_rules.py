@@ -422,18 +422,76 @@ def test_the_agent_gives_the_story_its_name_language_and_timezone() -> None:
         description="Orders pizza",
         language="pt-br",
         defaultTimezone="Mars/Olympus",
-        supportedLanguages=["en"],
+        supportedLanguages=["en", "tlh"],
         googleAssistant={"project": "pizza-project"},
     )
     translated = translate({f"bot/{path}": content for path, content in files.items()})
     document = checked(translated)
     assert (document["name"], document["description"]) == ("pizza-project", "Orders pizza")
-    assert document["settings"] == {"language": "portuguese"}
+    assert document["settings"] == {"language": "portuguese", "languages": ["en"]}
     assert elements(translated) == [
-        ("agent.json: supportedLanguages", "language 'en'"),
         ("agent.json: defaultTimezone", "timezone 'Mars/Olympus'"),
+        ("agent.json: supportedLanguages", "language 'tlh'"),
     ]
     assert translate(agent()).document["name"] == "Dialogflow agent"
+
+
+def test_each_supported_language_brings_its_phrases_messages_prompts_and_entries() -> None:
+    """number-genie's shape: an English agent that also speaks French."""
+    guess = intent(
+        "Guess",
+        parameters=[
+            {
+                "name": "number",
+                "dataType": "@sys.number",
+                "value": "$number",
+                "required": True,
+                "prompts": [
+                    {"lang": "en", "value": "Which number?"},
+                    {"lang": "fr", "value": "Quel nombre ?"},
+                ],
+            }
+        ],
+        messages=[
+            {"type": 0, "lang": "en", "speech": "Let's see."},
+            {"type": 0, "lang": "fr", "speech": "Voyons."},
+        ],
+    )
+    hint = intent("Hint", messages=[{"type": 0, "speech": "Higher or lower."}])
+    files = agent(
+        guess,
+        hint,
+        phrases={
+            "Guess": [said("is it ", ("7", "@sys.number", "number"))],
+            "Hint": [said("an ", ("easy", "@level", "level"), " hint")],
+        },
+        entities={"level": ({}, [{"value": "easy", "synonyms": ["easy"]}])},
+        supportedLanguages=["fr"],
+    )
+    files["intents/Guess_usersays_fr.json"] = json.dumps(
+        [said("est-ce ", ("7", "@sys.number", "number"))]
+    ).encode()
+    files["intents/Hint_usersays_fr.json"] = json.dumps([said("un indice")]).encode()
+    files["entities/level_entries_fr.json"] = json.dumps(
+        [{"value": "easy", "synonyms": ["facile"]}]
+    ).encode()
+    translated = translate(files)
+    document = checked(translated)
+    assert document["settings"]["languages"] == ["fr"]
+    guessed, hinted = document["interactions"][0], document["interactions"][1]
+    assert guessed["translations"] == {
+        "fr": {
+            "userSays": ["est-ce {{sys.number:number}}"],
+            "responses": [{"type": "text", "messages": ["Voyons."]}],
+            "parameters": [{"alias": "number", "prompts": ["Quel nombre ?"]}],
+        }
+    }
+    assert hinted["translations"] == {"fr": {"userSays": ["un indice"]}}
+    assert hinted["parameters"] == [{"alias": "level", "entity": "level", "prompts": []}]
+    assert document["entities"][0]["translations"] == {
+        "fr": [{"value": "easy", "synonyms": [{"value": "easy"}, {"value": "facile"}]}]
+    }
+    assert elements(translated) == []
 
 
 @pytest.mark.parametrize(
