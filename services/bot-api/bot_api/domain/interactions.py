@@ -96,11 +96,6 @@ class Interaction:
         own = translation.prompts.get(alias, ()) if translation else ()
         return own or self.parameter(alias).prompts
 
-    def answers_in(self, language: str) -> bool:
-        """Whether its responses have a variant in `language`."""
-        translation = self.translations.get(language)
-        return bool(translation and translation.responses)
-
 
 def default_interactions(language: str = "english") -> list[Interaction]:
     """The welcome and fallback interactions every new story starts with, answering

@@ -357,7 +357,8 @@ class StoryCompile:
         self._read = 0
         self._lock = threading.Lock()
         self._last: CompiledStory | None = None
-        self._variants: Mapping[str, Variant] = {}
+        self._variants: Mapping[str, Variant] | None = None
+        """Read once the whole story is: a partial story answers in its default language."""
 
     @property
     def read(self) -> int:
@@ -390,8 +391,9 @@ class StoryCompile:
         """The story with the interactions read so far in its index: whole once `done`."""
         with self._lock:
             index = self._reader.with_reading(self._reading)
-            if self.done and not self._variants:
+            if self.done and self._variants is None:
                 self._variants = read_variants(self._settings, self._interactions, self._entities)
+            variants = self._variants or {}
         story = CompiledStory._assemble(
             self._id,
             self._settings,
@@ -401,7 +403,7 @@ class StoryCompile:
             self._last,
             index,
             None,
-            self._variants,
+            variants,
         )
         self._last = story
         return story

@@ -27,22 +27,22 @@ class StoredEntity:
 def entity_document(entity: Entity) -> dict[str, Any]:
     return {
         "name": entity.name,
-        "entries": _entries_document(entity.entries),
+        "entries": entries_document(entity.entries),
         "translations": {
-            language: _entries_document(entries)
-            for language, entries in entity.translations.items()
+            language: entries_document(entries) for language, entries in entity.translations.items()
         },
     }
 
 
-def _entries_document(entries: Iterable[Entry]) -> list[dict[str, Any]]:
+def entries_document(entries: Iterable[Entry]) -> list[dict[str, Any]]:
+    """Entries as they are stored, and as the API and the story document show them."""
     return [
         {"value": entry.value, "synonyms": [{"value": s} for s in entry.synonyms]}
         for entry in entries
     ]
 
 
-def _entries(stored: Iterable[Mapping[str, Any]]) -> tuple[Entry, ...]:
+def entries_of(stored: Iterable[Mapping[str, Any]]) -> tuple[Entry, ...]:
     return tuple(
         Entry(entry["value"], tuple(s["value"] for s in entry["synonyms"])) for entry in stored
     )
@@ -51,8 +51,8 @@ def _entries(stored: Iterable[Mapping[str, Any]]) -> tuple[Entry, ...]:
 def stored_entity(document: Mapping[str, Any]) -> StoredEntity:
     entity = Entity(
         document["name"],
-        _entries(document["entries"]),
-        {language: _entries(e) for language, e in document.get("translations", {}).items()},
+        entries_of(document["entries"]),
+        {language: entries_of(e) for language, e in document.get("translations", {}).items()},
     )
     return StoredEntity(str(document["_id"]), entity)
 

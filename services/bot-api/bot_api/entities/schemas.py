@@ -13,9 +13,9 @@ from marshmallow import (
 )
 
 from bot_api.common.schemas import NAME_PATTERN, LanguageCode, text
-from bot_api.domain.entities import Entity, Entry, is_builtin
+from bot_api.domain.entities import Entity, is_builtin
 from bot_api.domain.settings import MAX_LANGUAGES
-from bot_api.entities.repository import StoredEntity
+from bot_api.entities.repository import StoredEntity, entries_document, entries_of
 from shared.errors import MAX_FIELD_ERRORS
 from shared.schema_fields import WriteSchema
 
@@ -138,14 +138,6 @@ def _check_unique(entries: list[dict[str, Any]], where: tuple[str, ...]) -> None
         seen.add(entry["value"])
 
 
-def _entries(loaded: list[dict[str, Any]]) -> tuple[Entry, ...]:
-    return tuple(Entry(e["value"], tuple(s["value"] for s in e["synonyms"])) for e in loaded)
-
-
-def _entries_dump(entries: tuple[Entry, ...]) -> list[dict[str, Any]]:
-    return [{"value": e.value, "synonyms": [{"value": s} for s in e.synonyms]} for e in entries]
-
-
 def not_reserved(name: str) -> None:
     if is_builtin(name):
         raise ValidationError("Names beginning with 'sys.' are reserved for the built-in entities.")
@@ -180,8 +172,8 @@ class EntityWriteSchema(WriteSchema):
     def to_value(self, entity: dict[str, Any], **kwargs: Any) -> Entity:
         return Entity(
             entity["name"],
-            _entries(entity["entries"]),
-            {language: _entries(e) for language, e in entity.get("translations", {}).items()},
+            entries_of(entity["entries"]),
+            {language: entries_of(e) for language, e in entity.get("translations", {}).items()},
         )
 
 
@@ -196,8 +188,8 @@ class EntitySchema(EntityWriteSchema):
 def entity_body(entity: Entity) -> dict[str, Any]:
     """An entity as the API and the story document show it: its translations only when
     it has some, as before they existed."""
-    body: dict[str, Any] = {"name": entity.name, "entries": _entries_dump(entity.entries)}
+    body: dict[str, Any] = {"name": entity.name, "entries": entries_document(entity.entries)}
     if entity.translations:
         translated = entity.translations.items()
-        body["translations"] = {code: _entries_dump(e) for code, e in translated}
+        body["translations"] = {code: entries_document(e) for code, e in translated}
     return body

@@ -127,19 +127,6 @@ class TranslationSchema(WriteSchema):
         )
 
 
-def translations(**kwargs: Any) -> fields.Dict:
-    return fields.Dict(
-        keys=LanguageCode(),
-        values=fields.Nested(TranslationSchema),
-        validate=validate.Length(max=MAX_LANGUAGES + 1),
-        metadata={
-            "description": "ISO 639-1 code -> the interaction in that language; omitted "
-            "from reads when empty: docs/languages.md"
-        },
-        **kwargs,
-    )
-
-
 class TranslationReadSchema(Schema):
     userSays = fields.List(fields.String(), required=True, attribute="user_says")
     responses = fields.List(stored_response(), required=True)
@@ -166,7 +153,15 @@ class InteractionWriteSchema(WriteSchema):
     parameters = fields.List(fields.Nested(ParameterSchema), validate=validate.Length(max=99))
     responses = fields.List(stored_response(), validate=validate.Length(max=11))
     webhook = fields.String(validate=[validate.Length(max=1024), webhook_target])
-    translations = translations()
+    translations = fields.Dict(
+        keys=LanguageCode(),
+        values=fields.Nested(TranslationSchema),
+        validate=validate.Length(max=MAX_LANGUAGES + 1),
+        metadata={
+            "description": "ISO 639-1 code -> the interaction in that language; omitted "
+            "from reads when empty: docs/languages.md"
+        },
+    )
 
     @post_load
     def to_value(self, body: dict[str, Any], **kwargs: Any) -> Any:
