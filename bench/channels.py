@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import aiohttp
 from aiohttp import web
 
-from bench import eval_nlu
+from bench import eval_stories
 from bench.query_load import upload
 from bench.report import write_section
 from bench.stack import Stack, running_stack
@@ -128,7 +128,7 @@ async def story(stack: Stack, http: aiohttp.ClientSession) -> str:
     ]
     story_id, _ = await upload(stack, interactions)
     if stack.config.semantic_matching:
-        await eval_nlu.vectors_landed(http, story_id)
+        await eval_stories.vectors_landed(http, story_id)
     return story_id
 
 

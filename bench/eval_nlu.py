@@ -14,33 +14,31 @@ fall back, beside the accuracy on the others. The Braun stories and the English 
 story are also asked the off-topic messages of bench/data/off_topic.txt (written once,
 before any tuning), which should all fall back.
 
-xSID: each language's story is built from its `valid` split and asked its `test` split;
-the English story, with `answerAnyLanguage`, is also asked every language's `test` split
-(the sentences are the same, translated), which a story answers only if it understands
-that language.
+xSID and the small stories in each language: bench/eval_languages.py.
 """
 
 import asyncio
 import json
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import aiohttp
-
+from bench.eval_languages import language_lines, run_languages
+from bench.eval_stories import (
+    DEFAULT_CONFIDENCE,
+    Prediction,
+    choose_phrases,
+    evaluate,
+    fallbacks,
+    off_topic,
+)
 from bench.report import write_section
 from bench.stack import Stack, running_stack
-from bot_api.encoding import minilm, use_multilingual
-from bot_api.engine.text import tokens
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "nlu"
 BRAUN = ("braun_chatbot", "braun_askubuntu", "braun_webapps")
 DATASETS = (*BRAUN, "hwu64_kfold1")
-MAX_PHRASES = 99
 THRESHOLDS = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7)
-DEFAULT_CONFIDENCE = 0.5
 OUT_OF_SCOPE = "hwu64_out_of_scope"
 LEFT_OUT = (
     "alarm_query",
@@ -54,29 +52,8 @@ LEFT_OUT = (
     "qa_definition",
     "recommendation_movies",
 )
-VECTORS_TIMEOUT = 1200.0
-XSID = DATA / "xsid" / "xsid_0.7.json"
-XSID_LANGUAGES = {
-    "en": "english",
-    "de": "german",
-    "da": "danish",
-    "nl": "dutch",
-    "it": "italian",
-    "id": "indonesian",
-    "ja": "japanese",
-    "zh": "chinese",
-}
-"""Each xSID language's story `language`."""
-OFF_TOPIC = Path(__file__).resolve().parent / "data" / "off_topic.txt"
 OFF_TOPIC_STORIES = (*BRAUN, "xsid_en")
 """The small stories the off-topic messages are asked of."""
-
-
-@dataclass(frozen=True)
-class Prediction:
-    gold: str
-    predicted: str
-    score: float
 
 
 def load(name: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
@@ -92,29 +69,6 @@ def load(name: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     )
 
 
-def encoded(settings: dict[str, Any]) -> bool:
-    """Whether a story of these settings has a semantic stage: it is asked once every
-    phrase vector is in."""
-    if settings.get("answerAnyLanguage"):
-        return settings["language"] in use_multilingual.LANGUAGES
-    return settings["language"] in minilm.LANGUAGES
-
-
-def choose_phrases(texts: list[str]) -> list[str]:
-    """At most 99 phrases, greedily the ones adding the most words not yet covered."""
-    if len(texts) <= MAX_PHRASES:
-        return texts
-    chosen: list[str] = []
-    covered: set[str] = set()
-    remaining = list(dict.fromkeys(texts))
-    while remaining and len(chosen) < MAX_PHRASES:
-        best = max(remaining, key=lambda t: len(set(tokens(t)) - covered))
-        remaining.remove(best)
-        chosen.append(best)
-        covered |= set(tokens(best))
-    return chosen
-
-
 def intents(name: str) -> tuple[dict[str, list[str]], list[tuple[str, str]]]:
     """The phrases uploaded for each intent (`LEFT_OUT` left out of the out-of-scope
     run), and the test split."""
@@ -125,89 +79,6 @@ def intents(name: str) -> tuple[dict[str, list[str]], list[tuple[str, str]]]:
         if intent not in left_out:
             by_intent.setdefault(intent, []).append(text)
     return {i: choose_phrases(t) for i, t in by_intent.items()}, test
-
-
-def xsid(language: str) -> tuple[dict[str, list[str]], list[tuple[str, str]]]:
-    """One xSID language's phrases by intent (its `valid` split) and its `test` split."""
-    data = json.loads(XSID.read_text())["languages"][language]
-    by_intent: dict[str, list[str]] = {}
-    for sentence in data["valid"]:
-        by_intent.setdefault(sentence["intent"], []).append(sentence["text"])
-    test = [(s["text"], s["intent"]) for s in data["test"]]
-    return {i: choose_phrases(t) for i, t in by_intent.items()}, test
-
-
-def off_topic() -> list[tuple[str, str]]:
-    lines = OFF_TOPIC.read_text().splitlines()
-    return [(line, "None") for line in lines if line.strip() and not line.startswith("#")]
-
-
-async def evaluate(
-    stack: Stack,
-    name: str,
-    by_intent: dict[str, list[str]],
-    asked: dict[str, list[tuple[str, str]]],
-    settings: dict[str, Any] | None = None,
-) -> dict[str, list[Prediction]]:
-    """One story of `by_intent` (with these `settings`), asked each set of `asked` (by
-    the name its predictions are reported under)."""
-    settings = settings or {"language": "english"}
-    headers = {"Authorization": f"Bearer {stack.tokens.developer_token}"}
-    async with aiohttp.ClientSession(stack.url, headers=headers) as http:
-        story = {"name": name, "description": "", "settings": settings}
-        async with http.post("/stories", json=story) as reply:
-            story_id = (await reply.json())["id"]
-        names: dict[str, str] = {}
-        for intent, texts in by_intent.items():
-            body = {"name": intent, "userSays": texts}
-            async with http.post(f"/stories/{story_id}/interactions", json=body) as reply:
-                assert reply.status == 200, await reply.text()
-                names[(await reply.json())["id"]] = intent
-        if stack.config.semantic_matching and encoded(settings):
-            await vectors_landed(http, story_id)
-        results: dict[str, list[Prediction]] = {}
-        for asked_name, messages in asked.items():
-            predictions = []
-            for number, (text, gold) in enumerate(messages):
-                body = {
-                    "sessionId": f"{asked_name}-{number}",
-                    "storyId": story_id,
-                    "query": text,
-                    "confidence": 0,
-                }
-                async with http.post("/query", json=body) as reply:
-                    result: dict[str, Any] = (await reply.json())["result"]
-                interaction = result["interaction"]
-                predicted = names.get(interaction["id"], "None") if interaction else "None"
-                predictions.append(Prediction(gold, predicted, result["score"]))
-            results[asked_name] = predictions
-    return results
-
-
-async def vectors_landed(http: aiohttp.ClientSession, story_id: str) -> None:
-    """Wait until every phrase vector of the story is computed (the semantic stage shows
-    in `debug`, and no phrase waits for its vector: `parley_phrase_vectors_waiting`), then
-    ask once more, so the story takes the last ones in."""
-    deadline = time.monotonic() + VECTORS_TIMEOUT
-    body = {"sessionId": "vectors", "storyId": story_id, "query": "zq", "debug": True}
-    while time.monotonic() < deadline:
-        async with http.post("/query", json=body) as reply:
-            assert reply.status == 200, await reply.text()
-            candidates = (await reply.json())["result"]["debug"]["candidates"]
-        semantic = any(c["semantic"] is not None for c in candidates)
-        if semantic and await _phrases_waiting(http) == 0:
-            async with http.post("/query", json=body) as reply:
-                assert reply.status == 200, await reply.text()
-            return
-        await asyncio.sleep(1)
-    raise TimeoutError(f"the phrase vectors of {story_id} did not land")
-
-
-async def _phrases_waiting(http: aiohttp.ClientSession) -> float:
-    async with http.get("/metrics") as reply:
-        text = await reply.text()
-    line = next(x for x in text.splitlines() if x.startswith("parley_phrase_vectors_waiting "))
-    return float(line.split()[1])
 
 
 def out_of_scope(predictions: list[Prediction], threshold: float) -> tuple[float, float]:
@@ -274,7 +145,7 @@ def table(results: dict[str, dict[str, list[Prediction]]], seconds: float) -> st
         )
         mark = " (default)" if threshold == DEFAULT_CONFIDENCE else ""
         lines.append(f"| {threshold}{mark} | {s_acc:.3f} ({l_acc:.3f}) | {s_fb:.1%} ({l_fb:.1%}) |")
-    lines += ["", *_xsid_lines(semantic, lexical), "", *_off_topic_lines(semantic, lexical)]
+    lines += ["", *language_lines(semantic, lexical), "", *_off_topic_lines(semantic, lexical)]
     lines += [
         "",
         "Published micro-F1 on the Braun corpora, overall: LUIS 0.91, Watson 0.92, API.ai",
@@ -283,33 +154,6 @@ def table(results: dict[str, dict[str, list[Prediction]]], seconds: float) -> st
         f"{seconds:.0f} s.",
     ]
     return "\n".join(lines)
-
-
-def _accuracy(predictions: list[Prediction], threshold: float = DEFAULT_CONFIDENCE) -> float:
-    """The share answered by the right intent (a fallback is right only for `None`)."""
-    right = sum((p.predicted if p.score >= threshold else "None") == p.gold for p in predictions)
-    return right / len(predictions)
-
-
-def _xsid_lines(
-    semantic: dict[str, list[Prediction]], lexical: dict[str, list[Prediction]]
-) -> list[str]:
-    lines = [
-        "xSID (../shared/nlu/xsid): accuracy at the default confidence of each language's",
-        "story (built from `valid`, asked `test`; goal ≥ 0.93), and of the English story",
-        "with `answerAnyLanguage` asked the same sentences in each language (goal ≥ 0.80).",
-        "",
-        "| language | own story | English story asked in it |",
-        "|---|---|---|",
-    ]
-
-    def both(name: str) -> str:
-        return f"{_accuracy(semantic[name]):.3f} ({_accuracy(lexical[name]):.3f})"
-
-    for code in XSID_LANGUAGES:
-        crossed = both(f"xsid en→{code}")
-        lines.append(f"| {code} | {both(f'xsid_{code}')} | {crossed} |")
-    return lines
 
 
 def _off_topic_lines(
@@ -326,16 +170,11 @@ def _off_topic_lines(
     for story in OFF_TOPIC_STORIES:
         name = f"{story} off-topic"
         cells = [
-            f"{_fallbacks(semantic[name], t):.0%} ({_fallbacks(lexical[name], t):.0%})"
+            f"{fallbacks(semantic[name], t):.0%} ({fallbacks(lexical[name], t):.0%})"
             for t in THRESHOLDS
         ]
         lines.append(f"| {story} | " + " | ".join(cells) + " |")
     return lines
-
-
-def _fallbacks(predictions: list[Prediction], threshold: float) -> float:
-    """The share that falls back (or is answered by a Braun story's `None` intent)."""
-    return sum(p.score < threshold or p.predicted == "None" for p in predictions) / len(predictions)
 
 
 def _predictions(results: dict[str, list[Prediction]], name: str) -> list[Prediction]:
@@ -352,17 +191,7 @@ async def run_all(stack: Stack) -> dict[str, list[Prediction]]:
         if name in OFF_TOPIC_STORIES:
             asked[f"{name} off-topic"] = off_topic()
         results |= await evaluate(stack, name, by_intent, asked)
-    for code, language in XSID_LANGUAGES.items():
-        by_intent, test = xsid(code)
-        asked = {f"xsid_{code}": test}
-        if f"xsid_{code}" in OFF_TOPIC_STORIES:
-            asked[f"xsid_{code} off-topic"] = off_topic()
-        settings = {"language": language}
-        results |= await evaluate(stack, f"xsid_{code}", by_intent, asked, settings)
-    by_intent, _ = xsid("en")
-    asked = {f"xsid en→{code}": xsid(code)[1] for code in XSID_LANGUAGES}
-    settings = {"language": "english", "answerAnyLanguage": True}
-    results |= await evaluate(stack, "xsid_en any language", by_intent, asked, settings)
+    results |= await run_languages(stack)
     return results
 
 

@@ -20,7 +20,7 @@ import aiohttp
 import bson
 from pymongo import MongoClient
 
-from bench import eval_nlu
+from bench import eval_stories
 from bench.query_load import CONNECTIONS, SECONDS, upload, wrk, wrk_script
 from bench.stack import Stack, running_stack
 from bench.synthetic import queries, story_interactions
@@ -81,7 +81,7 @@ async def semantic_ready(stack: Stack, story_ids: list[str]) -> None:
     headers = {"Authorization": f"Bearer {stack.tokens.developer_token}"}
     async with aiohttp.ClientSession(stack.url, headers=headers) as http:
         for story_id in story_ids:
-            await eval_nlu.vectors_landed(http, story_id)
+            await eval_stories.vectors_landed(http, story_id)
 
 
 async def backlog(stack: Stack) -> float:

@@ -21,7 +21,7 @@ from typing import Any
 import aiohttp
 import pypdfium2  # type: ignore[import-untyped]
 
-from bench import eval_nlu
+from bench import eval_nlu, eval_stories
 from bench.query_load import ROUNDS, upload, wrk, wrk_script
 from bench.stack import Stack
 from support.knowledge_data import HANDBOOK_BYTES, KNOWLEDGE_DATA
@@ -97,7 +97,7 @@ async def landed(stack: Stack, *story_ids: str) -> None:
     headers = {"Authorization": f"Bearer {stack.tokens.developer_token}"}
     async with aiohttp.ClientSession(stack.url, headers=headers) as http:
         for story_id in story_ids:
-            await eval_nlu.vectors_landed(http, story_id)
+            await eval_stories.vectors_landed(http, story_id)
 
 
 def throughput(stack: Stack) -> dict[str, Any]:

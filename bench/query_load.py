@@ -20,7 +20,7 @@ from typing import Any
 
 import aiohttp
 
-from bench import eval_nlu
+from bench import eval_nlu, eval_stories
 from bench.stack import Stack, serve
 from bench.synthetic import queries, story_interactions
 from bench.vectors import random_vectors, store
@@ -195,7 +195,7 @@ async def real_text_latency(stack: Stack) -> tuple[float, float]:
     headers = {"Authorization": f"Bearer {stack.tokens.developer_token}"}
     async with aiohttp.ClientSession(stack.url, headers=headers) as http:
         if stack.config.semantic_matching:
-            await eval_nlu.vectors_landed(http, story_id)
+            await eval_stories.vectors_landed(http, story_id)
         seconds = []
         for number, (text, _) in enumerate(test[:SEQUENTIAL_QUERIES]):
             body = {"sessionId": f"real-{number}", "storyId": story_id, "query": text}

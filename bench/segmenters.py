@@ -18,7 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench.eval_nlu import DEFAULT_CONFIDENCE, xsid
+from bench.eval_languages import xsid
+from bench.eval_stories import DEFAULT_CONFIDENCE
 from bot_api.engine import analysis
 from bot_api.engine.matching import MatchIndex
 

@@ -20,7 +20,7 @@ import time
 
 import aiohttp
 
-from bench import eval_nlu
+from bench import eval_nlu, eval_stories
 from bench.history_load import cpu_seconds
 from bench.matching import build
 from bench.query_load import ROUNDS, upload, wrk, wrk_script
@@ -40,7 +40,7 @@ async def hwu64_story(stack: Stack) -> tuple[str, list[str]]:
     story_id, _ = await upload(stack, [{"name": i, "userSays": t} for i, t in phrases.items()])
     headers = {"Authorization": f"Bearer {stack.tokens.developer_token}"}
     async with aiohttp.ClientSession(stack.url, headers=headers) as http:
-        await eval_nlu.vectors_landed(http, story_id)
+        await eval_stories.vectors_landed(http, story_id)
     asked = [text.replace('"', "").replace("\\", "") for text, _ in test]
     return story_id, asked
 

@@ -13,20 +13,18 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.eval_languages import xsid
 from bench.eval_nlu import (
     BRAUN,
     DATASETS,
-    DEFAULT_CONFIDENCE,
     OFF_TOPIC_STORIES,
     OUT_OF_SCOPE,
     THRESHOLDS,
-    Prediction,
     intents,
-    off_topic,
     out_of_scope,
     scores,
-    xsid,
 )
+from bench.eval_stories import DEFAULT_CONFIDENCE, Prediction, off_topic
 from bench.matching import build
 from bot_api.encoding.minilm import CALIBRATION, LANGUAGES, MODEL_ID, MiniLmEncoder
 from bot_api.engine.conversation import MAX_WORDS_CONSIDERED, respond

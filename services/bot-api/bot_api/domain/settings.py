@@ -95,6 +95,11 @@ class Settings:
     def default_code(self) -> str:
         return LANGUAGE_TAGS[self.language]
 
+    @property
+    def multilingual(self) -> bool:
+        """The story speaks a further language beside its default."""
+        return len(self.spoken()) > 1
+
     def spoken(self) -> tuple[str, ...]:
         """Every language the story answers in, its default first, as ISO 639-1 codes."""
         return (self.default_code, *(c for c in self.languages if c != self.default_code))

@@ -93,11 +93,12 @@ class _Conversation:
         start = SessionState() if turn.reset else state
         self.contexts = [c for c in start.contexts if c.id in story.interactions]
         self.parameters = {**start.parameters, **turn.parameters}
+        self.written = self._written(turn.query)
         self.language = self._language(start, turn)
         self.variant = story.variants.get(self.language)
         self.index = story.index if self.variant is None else self.variant.index
-        if self.encoder and story.settings.answer_any_language and turn.query:
-            self._read_language(turn.query)
+        if self.encoder and self.story.settings.answer_any_language and turn.query:
+            self._read_language()
         self.collected_by = {
             alias: interaction_id
             for alias, interaction_id in start.collected_by.items()
@@ -107,6 +108,13 @@ class _Conversation:
         self.vector: Vectors | None = None
         pending = start.pending
         self.pending = pending if pending and pending.interaction_id in story.interactions else None
+
+    def _written(self, query: str | None) -> str | None:
+        """The language the message is surely written in, when the story's language
+        choice or its cross-lingual reading needs it (engine/language_detection.py)."""
+        cross_lingual = self.encoder is not None and self.encoder.cross_lingual
+        needed = self.story.settings.multilingual or cross_lingual
+        return written_in(query) if query and needed else None
 
     def _language(self, start: SessionState, turn: Turn) -> str:
         """The ISO 639-1 code of the story language the turn is read and answered in
@@ -120,26 +128,30 @@ class _Conversation:
             _code(turn.parameters.get("default_language")),
             _code(start.parameters.get("default_language")),
         )
-        chosen = next((c for c in named if c is not None), None)
-        if chosen is None and len(spoken) > 1 and turn.query:
-            chosen = written_in(turn.query)
-        if len(spoken) > 1 and chosen is not None:
+        chosen = next((c for c in named if c is not None), self.written)
+        if settings.multilingual and chosen is not None:
             self.parameters["default_language"] = chosen
         return chosen if chosen in spoken else settings.default_code
 
-    def _read_language(self, query: str) -> None:
-        """For a story answering any language: a message not surely in the language it is
-        read in is matched by meaning alone (its words are no evidence to a lexical
-        stage reading another language: xSID's English story asked in German 0.630
-        blended, 0.790 so; in English 0.900 either way), and `default_language` says
-        what the user wrote."""
-        written = written_in(query)
-        if written != self.language:
+    def _read_language(self) -> None:
+        """For a story answering any language. A message not surely in the language it is
+        read in is matched by meaning alone: its words are no evidence to a lexical stage
+        reading another language (xSID's English story asked in German 0.630 blended,
+        0.790 so; in English 0.900 either way). A story of one language notes in
+        `default_language` what the user wrote."""
+        if self.written != self.language:
             self.scoring = replace(self.scoring, lexical_share=0.0)
-        if "default_language" not in self.turn.parameters:
+        settings = self.story.settings
+        if not settings.multilingual and "default_language" not in self.turn.parameters:
             self.parameters["default_language"] = language_of(
-                written, self.parameters.get("default_language"), self.story.settings.language
+                self.written, self.parameters.get("default_language"), settings.language
             )
+
+    def _in_language(self) -> bool:
+        """Whether the message is surely written in the language it is read in, by a
+        cross-lingual encoder: a sure lexical match then stays the answer."""
+        cross_lingual = self.encoder is not None and self.encoder.cross_lingual
+        return cross_lingual and self.written == self.language
 
     def run(self) -> tuple[SessionState, Outcome]:
         if self.turn.trigger is not None:
@@ -243,6 +255,7 @@ class _Conversation:
             every_candidate=self.turn.debug,
             scoring=self.scoring,
             query=self.vector,
+            in_language=self._in_language(),
         )
         positions = self.story.positions
         ranked.sort(
@@ -387,7 +400,7 @@ class _Conversation:
             fallback_text = tuple(fallback_texts(responses, language, self.parameters, self.choose))
             defer = bool(interactions[matched].webhook) and not answer.incomplete
             said, silence = ((), fallback_text) if defer else (fallback_text, ())
-        several = len(self.story.settings.spoken()) > 1
+        several = self.story.settings.multilingual
         answered_in = self._answered_in(
             None if matched is None else interactions[matched], answer.incomplete
         )

@@ -30,11 +30,14 @@ def rank(
     every_candidate: bool = False,
     scoring: Scoring = SCORING,
     query: Vectors | None = None,
+    in_language: bool = False,
 ) -> tuple[list[Scored], Vectors | None]:
     """Eligible interactions worth considering, best first, and the message's sentence
     vector when the semantic stage encoded it (the history keeps it for the inbox).
     `variants[-1]` is the message's words as said: the text the encoder reads. `query`:
-    its vector when the turn encoded it already (a second ranking of the same message)."""
+    its vector when the turn encoded it already (a second ranking of the same message).
+    `in_language`: the message is surely written in the language the index reads, and
+    the encoder is cross-lingual: a sure lexical winner stays first (`_kept_first`)."""
     lexical = index.search(variants, eligible, every_candidate, scoring)
     if (
         not semantic
@@ -74,7 +77,36 @@ def rank(
                 semantic=similarities[interaction_id],
             )
         )
-    return sorted(ranked, key=lambda s: -s.score), query
+    ranked.sort(key=lambda s: -s.score)
+    if in_language and lexical and lexical[0].score >= scoring.sure_in_language:
+        return _kept_first(lexical[0], ranked, blends, encoder.calibration, scoring), query
+    return ranked, query
+
+
+def _kept_first(
+    sure: Scored,
+    ranked: list[Scored],
+    blends: dict[str, float],
+    calibration: Calibration,
+    scoring: Scoring,
+) -> list[Scored]:
+    """`ranked` with the sure lexical winner first: its score is its lexical one, or
+    less when its blend reads less on its own (against the encoder's blend knee, less
+    `sure_margin` when meaning ranks it first too), and every other candidate scores just
+    under it (a thousandth less: the conversation orders the candidates by their
+    scores to six places)."""
+    score = sure.score
+    blend = blends.get(sure.interaction_id)
+    if blend is not None:
+        agreed = ranked[0].interaction_id == sure.interaction_id
+        knee = calibration.blend_knee - (scoring.sure_margin if agreed else 0.0)
+        score = min(score, calibrated(blend, knee))
+    winner = next(s for s in ranked if s.interaction_id == sure.interaction_id)
+    below = score * 0.999
+    return [
+        replace(winner, score=score),
+        *(replace(s, score=min(s.score, below)) for s in ranked if s is not winner),
+    ]
 
 
 def confidence(blend: float, blends: Iterable[float], calibration: Calibration) -> float:

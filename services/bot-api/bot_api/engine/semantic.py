@@ -46,18 +46,16 @@ class Encoder(Protocol):
 class Encoders:
     """The sentence encoders a process offers, the preferred first. A story is read by
     the first that covers its language and is cross-lingual exactly when the story
-    answers any language; by none (lexically only) when no encoder does. (On xSID, the
-    multilingual model read a story's own language worse than the lexical stage alone:
-    docs/matching.md.)"""
+    answers any language or speaks several; by none (lexically only) when no encoder
+    does. (On xSID, the multilingual model read a story's own language worse than the
+    lexical stage alone: docs/matching.md.)"""
 
     choices: tuple[Encoder, ...]
 
     def for_story(self, settings: Settings) -> Encoder | None:
+        cross_lingual = settings.answer_any_language or settings.multilingual
         for encoder in self.choices:
-            if (
-                settings.language in encoder.languages
-                and encoder.cross_lingual == settings.answer_any_language
-            ):
+            if settings.language in encoder.languages and encoder.cross_lingual == cross_lingual:
                 return encoder
         return None
 
@@ -246,13 +244,24 @@ def representatives(entities: Iterable[Entity]) -> dict[str, str]:
 
 
 def interaction_texts(
-    interactions: Iterable[Interaction], values: Mapping[str, str]
+    interactions: Iterable[Interaction], values: Mapping[str, str], translated: bool = False
 ) -> dict[str, list[str]]:
-    """Each interaction's phrases as the encoder reads them."""
+    """Each interaction's phrases as the encoder reads them; `translated`: with its
+    phrases in every language it has them in (a story of several languages is read by
+    a cross-lingual encoder, whose vectors of a German phrase and of its English one
+    are close: each language's phrases are evidence for the others)."""
     return {
-        i.id: [t for t in (phrase_text(p, values) for p in i.user_says) if t] for i in interactions
+        i.id: [t for t in (phrase_text(p, values) for p in _phrases(i, translated)) if t]
+        for i in interactions
     }
 
 
+def _phrases(interaction: Interaction, translated: bool) -> list[str]:
+    if not translated:
+        return list(interaction.user_says)
+    variants = interaction.translations.values()
+    return [*interaction.user_says, *(p for t in variants for p in t.user_says)]
+
+
 def uses_slots(interaction: Interaction) -> bool:
-    return any(ENTITY_SLOT.search(p) for p in interaction.user_says)
+    return any(ENTITY_SLOT.search(p) for p in _phrases(interaction, translated=True))

@@ -146,7 +146,11 @@ class CompiledStory:
         account_entities = {e.name: e for e in entities}
         semantic = None
         if vectors is not None:
-            texts = interaction_texts(by_id.values(), representatives(account_entities.values()))
+            texts = interaction_texts(
+                by_id.values(),
+                representatives(account_entities.values()),
+                settings.multilingual,
+            )
             semantic = SemanticIndex.build(
                 vectors.model_id, {i: vectors.of(t) for i, t in texts.items()}
             )
@@ -256,6 +260,7 @@ class CompiledStory:
         return interaction_texts(
             (self.interactions[i] for i in interaction_ids if i in self.interactions),
             representatives(self.account_entities.values()),
+            self.settings.multilingual,
         )
 
     def to_encode(
@@ -270,7 +275,11 @@ class CompiledStory:
             touched = {
                 i: v for i, v in self.interactions.items() if self.semantic is None or uses_slots(v)
             } | touched
-        return interaction_texts(touched.values(), representatives(account_entities.values()))
+        return interaction_texts(
+            touched.values(),
+            representatives(account_entities.values()),
+            self.settings.multilingual,
+        )
 
     @classmethod
     def _assemble(

@@ -192,8 +192,10 @@ class StoryCompiler:
         return None if self._vectors is None else self._vectors.encoders.for_story(settings)
 
     def same_encoder(self, before: Settings, after: Settings) -> bool:
-        """Whether a story's phrase vectors stay those of the same model."""
-        return _model(self.encoder_for(before)) == _model(self.encoder_for(after))
+        """Whether a story's phrase vectors stay those of the same model and phrases (a
+        story of several languages is read with its translated phrases too)."""
+        model = _model(self.encoder_for(before)) == _model(self.encoder_for(after))
+        return model and before.multilingual == after.multilingual
 
     async def compile(self, key: StoryKey, progress: Compiling | None = None) -> CompiledStory:
         """The story compiled lexically from what is stored now, or from its version;

@@ -110,7 +110,8 @@ class VectorSweeper:
         found = await self._interactions.find(story.id, story.structure.contexts)
         interactions = list(found.values())
         entities = [stored.entity for stored in await self._entities.list(account_id)]
-        return await asyncio.to_thread(_keys, encoder.model_id, interactions, entities)
+        translated = story.settings.multilingual
+        return await asyncio.to_thread(_keys, encoder.model_id, interactions, entities, translated)
 
     async def _story_ids(self, account_id: str) -> list[str]:
         ids: list[str] = []
@@ -121,6 +122,8 @@ class VectorSweeper:
                 return ids
 
 
-def _keys(model_id: str, interactions: Iterable[Interaction], entities: list[Entity]) -> set[str]:
-    texts = interaction_texts(interactions, representatives(entities))
+def _keys(
+    model_id: str, interactions: Iterable[Interaction], entities: list[Entity], translated: bool
+) -> set[str]:
+    texts = interaction_texts(interactions, representatives(entities), translated)
     return {vector_key(model_id, t) for phrases in texts.values() for t in phrases}

@@ -119,7 +119,10 @@ class WrittenPhrases:
         found = await self._interactions.find(story.id, wanted)
         entities = [stored.entity for stored in await self._entities.list(story.account_id)]
         texts = await asyncio.to_thread(
-            interaction_texts, found.values(), representatives(entities)
+            interaction_texts,
+            found.values(),
+            representatives(entities),
+            story.settings.multilingual,
         )
         key = (written.account_id, story.id, None)
 

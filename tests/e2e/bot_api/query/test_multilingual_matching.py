@@ -122,3 +122,25 @@ async def test_turning_answer_any_language_on_reads_the_story_with_the_multiling
         weather,
         "de",
     )
+
+
+async def test_a_story_of_two_languages_understands_a_paraphrase_in_either(api: Api) -> None:
+    story_id = await api.create_story("Home", settings={"languages": ["de"]})
+    weather = await api.create_interaction(
+        story_id,
+        "Weather",
+        userSays=["what is the weather like", "is it sunny outside"],
+        responses=[{"type": "text", "messages": ["Sunny."]}],
+        translations={
+            "de": {
+                "userSays": ["wie ist das wetter heute", "scheint draußen die sonne"],
+                "responses": [{"type": "text", "messages": ["Sonnig."]}],
+            }
+        },
+    )
+    await api.create_interaction(story_id, "Music", userSays=["play some music"])
+    result = await asked_by_meaning(api, story_id, "wird es morgen regnen")
+    assert result["interaction"]["id"] == weather
+    assert result["debug"]["candidates"][0]["lexical"] < 0.5 <= result["score"]
+    assert (result["language"], result["answeredIn"]) == ("de", "de")
+    assert result["fulfillment"][0]["message"] == "Sonnig."

@@ -36,9 +36,12 @@ MANY = Named("many", frozenset({"english", "german", "japanese"}), cross_lingual
         (Settings(language="german", answer_any_language=True), MANY),
         (Settings(language="danish"), None),
         (Settings(language="danish", answer_any_language=True), None),
+        (Settings(languages=("de",)), MANY),
+        (Settings(language="german", languages=("en", "ja")), MANY),
+        (Settings(language="danish", languages=("en",)), None),
     ],
 )
-def test_a_story_answering_any_language_is_read_by_a_cross_lingual_encoder_others_not(
+def test_a_story_answering_any_language_or_several_is_read_by_a_cross_lingual_encoder(
     settings: Settings, chosen: Named | None
 ) -> None:
     assert Encoders((ENGLISH, MANY)).for_story(settings) is chosen

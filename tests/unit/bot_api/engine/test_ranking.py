@@ -187,3 +187,46 @@ def test_a_small_story_keeps_its_phrase_vectors_as_float32_a_large_one_as_float1
     assert small.similarity(query, "greet", 3) == large.similarity(query, "greet", 3)
     back = large.updated({}, removed=["pizza"])
     assert back.nbytes == small.nbytes
+
+
+def test_a_sure_lexical_winner_in_the_message_s_language_is_never_overruled() -> None:
+    encoder = ConceptEncoder()
+    index = semantic(encoder, PHRASES)
+    text = "hello what is the weather pizza order large"
+    lexical = MatchIndex.build(PHRASES).search([tokens(text)], bool)
+    assert lexical[0].interaction_id == "weather"
+    assert SCORING.sure_in_language <= lexical[0].score < SCORING.decisive
+    assert ranked(text, index, encoder)[0].interaction_id == "pizza"  # meaning overrules
+
+    kept = rank(MatchIndex.build(PHRASES), index, encoder, [tokens(text)], bool, in_language=True)
+    first, *others = kept[0]
+    assert (first.interaction_id, first.score) == ("weather", lexical[0].score)
+    assert all(round(o.score, 6) < round(first.score, 6) for o in others)
+
+
+class _Fixed:
+    """An encoder whose message vector is given: somewhat towards pizza, the rest
+    towards greetings, which the story below does not have."""
+
+    model_id = ConceptEncoder.model_id
+    languages = ConceptEncoder.languages
+    calibration = ConceptEncoder.calibration
+    cross_lingual = True
+
+    def __call__(self, texts: object) -> np.ndarray:
+        return np.array([[np.sqrt(1 - 0.09), 0.0, 0.3, 0.0]], np.float32)
+
+
+def test_meaning_far_from_a_sure_lexical_winner_lowers_it_below_the_confidence() -> None:
+    phrases = {i: ps for i, ps in PHRASES.items() if i != "greet"}
+    index = semantic(ConceptEncoder(), phrases)
+    text = "what is the time"
+    lexical = MatchIndex.build(phrases).search([tokens(text)], bool)
+    assert lexical[0].interaction_id == "weather"
+    assert SCORING.sure_in_language <= lexical[0].score < SCORING.decisive
+
+    kept = rank(MatchIndex.build(phrases), index, _Fixed(), [tokens(text)], bool, in_language=True)
+    first, *others = kept[0]
+    assert first.interaction_id == "weather"
+    assert first.score < 0.5 and first.score < lexical[0].score
+    assert all(o.score < first.score for o in others)

@@ -162,3 +162,19 @@ def test_a_prompt_for_a_parameter_the_interaction_lacks_is_refused() -> None:
     with pytest.raises(Invalid) as refused:
         prepare(replace(order, translations={"de": Translation(prompts={"size": ("Größe?",)})}))
     assert refused.value.path == ("translations", "de", "parameters")
+
+
+def test_a_story_of_several_languages_is_read_for_meaning_in_all_their_phrases() -> None:
+    model = pizza()
+    assert model.phrase_texts(["order"])["order"] == [
+        "i want a large pizza",
+        "i would like to order a pizza",
+        "ich mochte eine large pizza",
+        "ich will eine pizza bestellen",
+        "je voudrais commander une pizza",
+    ]
+    one_language = model.edited(settings=replace(model.settings, languages=()))
+    assert one_language.phrase_texts(["order"])["order"] == [
+        "i want a large pizza",
+        "i would like to order a pizza",
+    ]
