@@ -52,9 +52,10 @@ def wrk_script(asked: list[str], token: str, story_id: str | None = None) -> Ite
     """A wrk script sending `asked` to /query in turn with `token` (to `story_id`, else
     the account's default story)."""
     story = "" if story_id is None else f'"storyId":"{story_id}",'
+    table = json.dumps(asked, ensure_ascii=False).replace("[", "{").replace("]", "}")
     with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
         script.write(
-            WRK_SCRIPT % {"queries": json.dumps(asked).replace("[", "{").replace("]", "}"),
+            WRK_SCRIPT % {"queries": table,
                           "token": token, "story": story}
         )  # fmt: skip
         script.flush()

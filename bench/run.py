@@ -12,6 +12,7 @@ from bench import (
     fair_work,
     history_load,
     knowledge_load,
+    languages_load,
     matching,
     query_load,
     redaction,
@@ -35,6 +36,9 @@ def main() -> None:
         body = semantic_load.semantic_load_table(stack)
         title = "/query on real text: lexical and semantic beside /healthz (make bench)"
         write_section("semantic-load", title, body)
+    with running_stack("languages") as stack:
+        body = languages_load.languages_table(stack)
+        write_section("languages", "/query on a story of three languages (make bench)", body)
     with running_stack("knowledge") as stack:
         body = knowledge_load.knowledge_table(stack)
         write_section("knowledge", "Knowledge answers on the service (make bench)", body)
