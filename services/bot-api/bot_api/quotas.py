@@ -113,7 +113,7 @@ async def check_story_content(
     if new_entities:
         held, entries = await entities.totals(account_id)
         quotas.check_entities(
-            held + len(new_entities), entries + sum(len(e.entries) for e in new_entities)
+            held + len(new_entities), entries + sum(e.entry_count for e in new_entities)
         )
 
 

@@ -18,6 +18,12 @@ class Entity:
     translations: Mapping[str, tuple[Entry, ...]] = field(default_factory=dict)
     """A further language's ISO 639-1 code -> the entries said in it (docs/languages.md)."""
 
+    @property
+    def entry_count(self) -> int:
+        """Its entries in every language: what the entries quota counts, as each is read
+        into a recogniser."""
+        return len(self.entries) + sum(len(t) for t in self.translations.values())
+
     def entries_in(self, language: str) -> tuple[Entry, ...]:
         """The entries of `language`, or the default ones where it has none."""
         return self.translations.get(language) or self.entries

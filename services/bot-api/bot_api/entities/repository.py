@@ -31,6 +31,7 @@ def entity_document(entity: Entity) -> dict[str, Any]:
         "translations": {
             language: entries_document(entries) for language, entries in entity.translations.items()
         },
+        "entryCount": entity.entry_count,
     }
 
 
@@ -91,7 +92,7 @@ class EntityRepository:
                     "$group": {
                         "_id": None,
                         "entities": {"$sum": 1},
-                        "entries": {"$sum": {"$size": "$entries"}},
+                        "entries": {"$sum": {"$ifNull": ["$entryCount", {"$size": "$entries"}]}},
                     }
                 },
             ]

@@ -51,7 +51,7 @@ class EntityService:
             return new_id
         entities, entries = await self._entities.totals(account_id)
         quotas = await self._quotas.of(account_id)
-        quotas.check_entities(entities + 1, entries + len(entity.entries))
+        quotas.check_entities(entities + 1, entries + entity.entry_count)
         entity_id = await self._entities.insert(account_id, entity, new_id)
         await self._changes.announce(EntitiesEdited(account_id))
         return entity_id
@@ -59,7 +59,7 @@ class EntityService:
     async def update(self, *, account_id: str, entity_id: str, entity: Entity) -> None:
         """Name and entries; no rename while interactions use the entity."""
         current = (await _load(self._entities, account_id, entity_id)).entity
-        added = len(entity.entries) - len(current.entries)
+        added = entity.entry_count - current.entry_count
         if added > 0:
             entities, entries = await self._entities.totals(account_id)
             quotas = await self._quotas.of(account_id)

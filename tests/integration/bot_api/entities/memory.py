@@ -49,7 +49,7 @@ class EntitiesInMemory(InMemory):
     async def totals(self, account_id: str) -> tuple[int, int]:
         await self._database.record("entities.totals", account_id)
         owned = [r.entity for r in self.records.values() if r.account_id == account_id]
-        return len(owned), sum(len(entity.entries) for entity in owned)
+        return len(owned), sum(entity.entry_count for entity in owned)
 
     async def get(self, account_id: str, entity_id: str) -> StoredEntity | None:
         await self._database.record("entities.get", entity_id)

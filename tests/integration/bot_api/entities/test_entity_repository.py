@@ -180,10 +180,38 @@ async def test_the_stored_document_keeps_the_format_existing_databases_hold(
         "name",
         "entries",
         "translations",
+        "entryCount",
         "createdAt",
         "updatedAt",
     ]
+    assert stored["entryCount"] == 2
     assert stored["entries"] == [
         {"value": "small", "synonyms": [{"value": "small"}, {"value": "SMALL"}]},
         {"value": "large", "synonyms": [{"value": "large"}, {"value": "LARGE"}]},
     ]
+
+
+async def test_totals_count_the_entries_of_every_language_per_account(
+    entities: EntityStore,
+) -> None:
+    await seed(entities)
+    german = (Entry("large", ("groß",)), Entry("small", ("klein",)))
+    sizes = Entity("pizza", entity("pizza", "large", "small").entries, {"de": german, "fr": german})
+    await entities.insert(ACCOUNTS[1], sizes)
+    assert await entities.totals(ACCOUNTS[1]) == (4, 3 + 6)
+    assert await entities.totals(ACCOUNTS[0]) == (3, 3)
+
+
+async def test_an_entity_stored_before_its_count_is_counted_by_its_entries(
+    repository: EntityRepository,
+) -> None:
+    document = {
+        "accountId": ACCOUNTS[2],
+        "name": "old",
+        "entries": [{"value": "a"}, {"value": "b"}],
+    }
+    await repository.collection.insert_one(document)
+    await repository.insert(
+        ACCOUNTS[2], Entity("new", entity("new").entries, {"de": entity("x").entries})
+    )
+    assert await repository.totals(ACCOUNTS[2]) == (2, 2 + 2)
