@@ -11,7 +11,7 @@ from typing import Any
 import aiohttp
 
 from bench.stack import Stack
-from bot_api.encoding import minilm, use_multilingual
+from bot_api.encoding import minilm, use_and_e5, use_multilingual
 from bot_api.engine.text import tokens
 
 MAX_PHRASES = 99
@@ -32,7 +32,9 @@ class Prediction:
 def encoded(settings: Mapping[str, Any]) -> bool:
     """Whether a story of these settings has a semantic stage: it is asked once every
     phrase vector is in."""
-    if settings.get("answerAnyLanguage") or settings.get("languages"):
+    if settings.get("answerAnyLanguage"):
+        return settings["language"] in use_and_e5.LANGUAGES
+    if settings.get("languages"):
         return settings["language"] in use_multilingual.LANGUAGES
     return settings["language"] in minilm.LANGUAGES
 

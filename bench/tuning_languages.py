@@ -21,7 +21,7 @@ from bench.eval_stories import DEFAULT_CONFIDENCE, off_topic
 from bot_api.domain.interactions import STANDARD, Interaction, Translation, default_interactions
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Context, Structure
-from bot_api.encoding.use_multilingual import CALIBRATION
+from bot_api.encoding import use_and_e5, use_multilingual
 from bot_api.engine.conversation import respond
 from bot_api.engine.scoring import Calibration
 from bot_api.engine.semantic import SemanticIndex, Vectors
@@ -29,11 +29,11 @@ from bot_api.engine.story import CompiledStory
 from bot_api.engine.turn import SessionState, Turn
 
 CALIBRATIONS = {
-    "use": CALIBRATION,
+    "use": use_multilingual.CALIBRATION,
     "e5": Calibration(temperature=0.005, share_knee=0.40, blend_knee=0.84),
-    "both": Calibration(temperature=0.015, share_knee=0.40, blend_knee=0.45),
+    "both": use_and_e5.CALIBRATION,
 }
-"""Each encoder's best of the calibrations tried (docs/languages.md)."""
+"""Each encoder's calibration: e5's the best of those tried (docs/languages.md)."""
 
 
 class _Cached:

@@ -33,6 +33,7 @@ class ConceptEncoder:
     calibration = Calibration(temperature=0.05, share_knee=0.40, blend_knee=0.20)
     """MiniLM's numbers (its share knee as first measured): the tests read round scores."""
     cross_lingual = False
+    any_language = False
 
     def __init__(self) -> None:
         self.encoded: list[str] = []

@@ -30,7 +30,9 @@ from bot_api.domain.conversation_tests import (
     TestRun,
     first_difference,
 )
+from bot_api.encoding.e5_small import E5SmallEncoder
 from bot_api.encoding.minilm import MiniLmEncoder
+from bot_api.encoding.use_and_e5 import UseAndE5Encoder
 from bot_api.encoding.use_multilingual import UseMultilingualEncoder
 from bot_api.engine.replay import replay
 from bot_api.engine.semantic import Encoder, Encoders, PhraseVectors, Vectors, vector_key
@@ -60,13 +62,14 @@ class LazyEncoder:
     """One of the server's encoders, its model loaded on first use: a lexical story (or
     one in another language) never loads it."""
 
-    def __init__(self, make: type[MiniLmEncoder] | type[UseMultilingualEncoder]) -> None:
+    def __init__(self, make: type[MiniLmEncoder]) -> None:
         self._make = make
         self._loaded: Encoder | None = None
         self.model_id = make.model_id
         self.languages = make.languages
         self.calibration = make.calibration
         self.cross_lingual = make.cross_lingual
+        self.any_language = make.any_language
 
     def __call__(self, texts: Sequence[str]) -> Vectors:
         if self._loaded is None:
@@ -79,7 +82,8 @@ def server_encoders(environ: Mapping[str, str]) -> Encoders | None:
     `SEMANTIC_MATCHING` is off."""
     if not Config.from_env_mapping(environ).semantic_matching:
         return None
-    return Encoders((LazyEncoder(MiniLmEncoder), LazyEncoder(UseMultilingualEncoder)))
+    use = UseMultilingualEncoder()  # its model is read on first use, as e5's
+    return Encoders((LazyEncoder(MiniLmEncoder), use, UseAndE5Encoder(use, E5SmallEncoder())))
 
 
 def run_test_file(

@@ -42,6 +42,15 @@ class E5SmallEncoder:
         vectors: Vectors = np.asarray(self._loaded().passage(list(texts)), dtype=np.float32)
         return vectors
 
+    def queries(self, texts: Sequence[str]) -> Vectors:
+        """Texts compared with each other (a story's phrases and its messages): each is
+        read with the question's prefix, as the model's authors advise for symmetric
+        tasks."""
+        if not texts:
+            return np.zeros((0, DIMENSION), np.float32)
+        vectors = np.asarray(self._loaded().query(list(texts)), dtype=np.float32)
+        return vectors.reshape(len(texts), DIMENSION)
+
     def question(self, text: str) -> Vectors:
         vector: Vectors = np.asarray(self._loaded().query(text), dtype=np.float32)
         return vector

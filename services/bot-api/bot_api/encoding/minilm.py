@@ -57,6 +57,7 @@ class MiniLmEncoder:
     languages = LANGUAGES
     calibration = CALIBRATION
     cross_lingual = False
+    any_language = False
 
     def __init__(self) -> None:
         self._session = _quantising()

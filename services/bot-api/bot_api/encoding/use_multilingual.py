@@ -59,6 +59,7 @@ class UseMultilingualEncoder:
     languages = LANGUAGES
     calibration = CALIBRATION
     cross_lingual = True
+    any_language = False
 
     def __init__(self) -> None:
         self._model: USE | None = None

@@ -31,6 +31,7 @@ class RememberingEncoder:
         self.languages: frozenset[str] = encoder.languages
         self.calibration: Calibration = encoder.calibration
         self.cross_lingual: bool = encoder.cross_lingual
+        self.any_language: bool = encoder.any_language
 
     def __call__(self, texts: Sequence[str]) -> Vectors:
         missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))

@@ -38,6 +38,9 @@ class Encoder(Protocol):
     calibration: Calibration
     cross_lingual: bool
     """A sentence and its translation get close vectors, whatever their languages."""
+    any_language: bool
+    """It reads the stories answering any language (a cross-lingual encoder of more
+    languages, dearer than the one reading stories of several languages)."""
 
     def __call__(self, texts: Sequence[str]) -> Vectors: ...
 
@@ -45,19 +48,25 @@ class Encoder(Protocol):
 @dataclass(frozen=True)
 class Encoders:
     """The sentence encoders a process offers, the preferred first. A story is read by
-    the first that covers its language and is cross-lingual exactly when the story
-    answers any language or speaks several; by none (lexically only) when no encoder
-    does. (On xSID, the multilingual model read a story's own language worse than the
-    lexical stage alone: docs/matching.md.)"""
+    the first that covers its language and reads its kind of story: one answering any
+    language by an `any_language` encoder, one of several languages by a cross-lingual
+    one, any other by one that is not cross-lingual; by none (lexically only) when no
+    encoder does. (On xSID, the multilingual model read a story's own language worse
+    than the lexical stage alone: docs/matching.md.)"""
 
     choices: tuple[Encoder, ...]
 
     def for_story(self, settings: Settings) -> Encoder | None:
-        cross_lingual = settings.answer_any_language or settings.multilingual
         for encoder in self.choices:
-            if settings.language in encoder.languages and encoder.cross_lingual == cross_lingual:
+            if settings.language in encoder.languages and _reads(encoder, settings):
                 return encoder
         return None
+
+
+def _reads(encoder: Encoder, settings: Settings) -> bool:
+    if settings.answer_any_language:
+        return encoder.any_language
+    return encoder.cross_lingual == settings.multilingual
 
 
 class VectorUnknown(Exception):
@@ -76,6 +85,7 @@ class KnownVectors:
         self.languages = encoder.languages
         self.calibration = encoder.calibration
         self.cross_lingual = encoder.cross_lingual
+        self.any_language = encoder.any_language
         self._known = known
 
     def __call__(self, texts: Sequence[str]) -> Vectors:

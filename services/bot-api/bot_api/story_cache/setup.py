@@ -6,7 +6,9 @@ from collections.abc import AsyncIterator
 from aiohttp import web
 
 from bot_api.changes import Handler
+from bot_api.encoding.e5_small import E5SmallEncoder
 from bot_api.encoding.minilm import MiniLmEncoder
+from bot_api.encoding.use_and_e5 import UseAndE5Encoder
 from bot_api.encoding.use_multilingual import UseMultilingualEncoder
 from bot_api.engine.semantic import Encoders
 from bot_api.entities.keys import ENTITY_STORE
@@ -31,9 +33,9 @@ async def setup(app: web.Application) -> AsyncIterator[None]:
     vector_store = PhraseVectorRepository(app[DATABASE])
     await vector_store.ensure_indexes()
     if config.semantic_matching:
-        vectors = PhraseVectorService(
-            vector_store, Encoders((MiniLmEncoder(), UseMultilingualEncoder()))
-        )
+        use = UseMultilingualEncoder()
+        encoders = Encoders((MiniLmEncoder(), use, UseAndE5Encoder(use, E5SmallEncoder())))
+        vectors = PhraseVectorService(vector_store, encoders)
         sweeper = VectorSweeper(
             stories=stories,
             interactions=interactions,

@@ -17,6 +17,7 @@ class Named:
     model_id: str
     languages: frozenset[str]
     cross_lingual: bool
+    any_language: bool = False
     calibration = CALIBRATION
 
     def __call__(self, texts: object) -> Vectors:
@@ -25,31 +26,35 @@ class Named:
 
 ENGLISH = Named("english-only", frozenset({"english"}), cross_lingual=False)
 MANY = Named("many", frozenset({"english", "german", "japanese"}), cross_lingual=True)
+MOST = Named("most", frozenset({"english", "german", "danish"}), True, any_language=True)
 
 
 @pytest.mark.parametrize(
     ("settings", "chosen"),
     [
         (Settings(), ENGLISH),
-        (Settings(answer_any_language=True), MANY),
+        (Settings(answer_any_language=True), MOST),
         (Settings(language="german"), None),
-        (Settings(language="german", answer_any_language=True), MANY),
+        (Settings(language="german", answer_any_language=True), MOST),
         (Settings(language="danish"), None),
-        (Settings(language="danish", answer_any_language=True), None),
+        (Settings(language="danish", answer_any_language=True), MOST),
+        (Settings(language="japanese", answer_any_language=True), None),
         (Settings(languages=("de",)), MANY),
         (Settings(language="german", languages=("en", "ja")), MANY),
-        (Settings(language="danish", languages=("en",)), None),
+        (Settings(language="danish", languages=("en",)), MOST),
+        (Settings(language="danish", languages=("en",), answer_any_language=True), MOST),
     ],
 )
-def test_a_story_answering_any_language_or_several_is_read_by_a_cross_lingual_encoder(
+def test_a_story_is_read_by_the_first_encoder_of_its_kind_covering_its_language(
     settings: Settings, chosen: Named | None
 ) -> None:
-    assert Encoders((ENGLISH, MANY)).for_story(settings) is chosen
+    assert Encoders((ENGLISH, MANY, MOST)).for_story(settings) is chosen
 
 
-def test_without_a_cross_lingual_encoder_a_story_answering_any_language_is_lexical() -> None:
-    assert Encoders((ENGLISH,)).for_story(Settings(answer_any_language=True)) is None
-    assert Encoders((MANY,)).for_story(Settings()) is None
+def test_without_an_encoder_of_its_kind_a_story_is_lexical() -> None:
+    assert Encoders((ENGLISH, MANY)).for_story(Settings(answer_any_language=True)) is None
+    assert Encoders((ENGLISH,)).for_story(Settings(languages=("de",))) is None
+    assert Encoders((MANY, MOST)).for_story(Settings()) is None
 
 
 @pytest.mark.parametrize(

@@ -212,6 +212,7 @@ class _Fixed:
     languages = ConceptEncoder.languages
     calibration = ConceptEncoder.calibration
     cross_lingual = True
+    any_language = False
 
     def __call__(self, texts: object) -> np.ndarray:
         return np.array([[np.sqrt(1 - 0.09), 0.0, 0.3, 0.0]], np.float32)
