@@ -157,3 +157,104 @@ def test_a_story_of_one_language_has_no_language_tabs(page: Page, stack: Stack) 
     assert "translations" not in sent.value.post_data_json
     expect(page.locator("#notice")).to_have_text("Saved.")
     assert call(page, stack, "GET", f"/stories/{story_id}/interactions/{order_id}") == before
+
+
+def test_the_settings_edit_the_further_languages_and_show_what_the_api_refuses(
+    page: Page, stack: Stack
+) -> None:
+    story_id = story_in(page, stack, [])
+    sign_in(page, stack)
+    page.goto(f"{stack.bot_api}/console/stories/{story_id}")
+    loaded(page)
+    listed = page.locator("#story-languages")
+    expect(page.locator("#story-languages-none")).to_be_visible()
+    expect(page.locator("#chat-language-row")).to_be_hidden()
+    adding = page.get_by_label("Add a language")
+    adding.fill("german")
+    page.get_by_role("button", name="Add language").click()
+    adding.fill("xx")
+    adding.press("Enter")  # adds it, saves nothing
+    expect(listed.locator("li")).to_have_text(["German (de)Remove German (de)", "xxRemove xx"])
+    save_settings = page.get_by_role("button", name="Save settings")
+    save_settings.click()
+    refused = page.locator('.field-error[data-error-path="settings.languages.1"]')
+    expect(refused).to_contain_text("language 2: 'xx' is no story language")
+
+    listed.get_by_role("button", name="Remove xx").click()
+    adding.fill("de")
+    adding.press("Enter")
+    save_settings.click()
+    twice = page.locator('.field-error[data-error-path="settings.languages"]')
+    expect(twice).to_have_text("'de' is listed twice.")
+    listed.get_by_role("button", name="Remove German (de)").last.click()
+    adding.fill("fr")
+    adding.press("Enter")
+    save_settings.click()
+    expect(page.locator("#notice")).to_have_text("Saved.")
+    expect(twice).to_have_count(0)
+    assert call(page, stack, "GET", f"/stories/{story_id}")["settings"]["languages"] == ["de", "fr"]
+
+    page.reload()
+    loaded(page)
+    expect(listed.locator("li")).to_have_text(
+        ["German (de)Remove German (de)", "French (fr)Remove French (fr)"]
+    )
+    expect(page.locator("#story-languages-none")).to_be_hidden()
+    picker = page.get_by_label("Chat language")
+    choices = ["As the story reads the message", "English (en), the default"]
+    expect(picker.locator("option")).to_have_text([*choices, "German (de)", "French (fr)"])
+
+
+def test_an_entity_translation_is_edited_with_its_missing_entries_marked(
+    page: Page, stack: Stack
+) -> None:
+    german = [{"value": "large", "synonyms": [{"value": "groß"}]}]
+    entity_id = entity(page, stack, {**SIZE, "translations": {"de": german}})
+    sign_in(page, stack)
+    page.goto(f"{stack.bot_api}/console/entities/{entity_id}")
+    loaded(page)
+    tabs = page.get_by_role("tablist", name="Languages")
+    german_tab = tabs.get_by_role("tab", name="German (de)")
+    expect(missing_badge(german_tab)).to_be_visible()  # "small" has no German synonym
+    german_tab.click()
+    panel = page.get_by_role("tabpanel", name="German (de)")
+    expect(panel.get_by_label("Synonyms of large in German (de)")).to_have_value("groß")
+    small = panel.get_by_label("Synonyms of small in German (de)")
+    expect(small).to_have_value("")
+    expect(panel.locator(".missing-note")).to_contain_text("not recognised in German (de)")
+    expect(panel.locator(".entry", has_text="small").locator(".badge.missing")).to_be_visible()
+    small.fill("klein, kleine")
+    expect(missing_badge(german_tab)).to_be_hidden()
+    expect(panel.locator(".missing-note")).to_be_hidden()
+
+    page.get_by_label("Say its entries in another language").fill("french")
+    page.get_by_label("Say its entries in another language").press("Enter")
+    french_tab = tabs.get_by_role("tab", name="French (fr)")
+    expect(french_tab).to_have_attribute("aria-selected", "true")
+    expect(missing_badge(french_tab)).to_be_visible()
+    french = page.get_by_role("tabpanel", name="French (fr)")
+    expect(french.locator(".missing-note")).to_contain_text("the default entries are read in it")
+    save(page)
+    screenshot(page, "entity-languages")
+
+    saved = call(page, stack, "GET", f"/entities/{entity_id}")
+    assert saved["entries"] == SIZE["entries"]
+    assert saved["translations"] == {  # French, left empty, is no variant
+        "de": [
+            {"value": "large", "synonyms": [{"value": "groß"}]},
+            {"value": "small", "synonyms": [{"value": "klein"}, {"value": "kleine"}]},
+        ]
+    }
+    page.reload()
+    loaded(page)
+    expect(tabs.get_by_role("tab")).to_have_count(2)
+    expect(french_tab).to_have_count(0)
+    expect(missing_badge(german_tab)).to_be_hidden()
+
+    # A language the API does not know is refused beside its tab.
+    page.get_by_label("Say its entries in another language").fill("xx")
+    page.get_by_role("button", name="Add language").click()
+    page.get_by_label("Synonyms of large in xx").fill("grand")
+    page.get_by_role("button", name="Save", exact=True).click()
+    refused = page.locator('.field-error[data-error-path="translations.xx"]')
+    expect(refused).to_contain_text("'xx' is no story language")

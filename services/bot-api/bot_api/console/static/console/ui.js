@@ -120,7 +120,11 @@ export function showErrors(form, error) {
     found.field.setAttribute("aria-describedby", box.id);
     (found.field.closest(".limited") || found.field).after(box);
   }
-  form.querySelector("[aria-invalid]")?.focus();
+  // A field in a language tab not shown (docs/console.md "Languages"): its tab is opened.
+  const first = form.querySelector("[aria-invalid]");
+  const tab = first?.closest('[role="tabpanel"][hidden]')?.getAttribute("aria-labelledby");
+  if (tab) byId(tab).click();
+  first?.focus();
 }
 
 // A live "12/80" beside an input: the API's limit shown as you type.
@@ -230,9 +234,17 @@ const capitalised = (name) => name[0].toUpperCase() + name.slice(1);
 
 export const languageCodes = () => Object.values(LANGUAGE_TAGS);
 
+// The ISO 639-1 code of a story language given by its name or code, as the API reads it
+// ("german", "de", "pt-BR"); what names no story language stays as it is given.
+export function languageCode(given) {
+  const lowered = given.toLowerCase();
+  const code = LANGUAGE_TAGS[lowered] || lowered.replace("_", "-").split("-")[0];
+  return NAME_OF_TAG[code] ? code : given;
+}
+
 // "German (de)" for "de" or "german"; what names no story language is shown as it is.
 export function languageLabel(given) {
-  const code = LANGUAGE_TAGS[given.toLowerCase()] || given;
+  const code = languageCode(given);
   return NAME_OF_TAG[code] ? `${capitalised(NAME_OF_TAG[code])} (${code})` : given;
 }
 
