@@ -7,7 +7,7 @@ from typing import Any
 
 from playwright.sync_api import Locator, Page, expect
 
-from support.browser import Stack, call, loaded, screenshot, sign_in
+from support.browser import Stack, call, loaded, screenshot, sign_in, welcome_of
 
 SIZE = {
     "name": "pizzasize",
@@ -24,6 +24,27 @@ ORDER = {
 }
 
 
+GERMAN_ORDER = {
+    **ORDER,
+    "translations": {
+        "de": {
+            "userSays": ["Ich möchte eine {{pizzasize:size}} Pizza"],
+            "parameters": [{"alias": "size", "prompts": ["Welche Größe?"]}],
+            "responses": [{"type": "text", "messages": ["Eine {{size}} Pizza kommt."]}],
+        }
+    },
+}
+GERMAN_SIZE = {
+    **SIZE,
+    "translations": {
+        "de": [
+            {"value": "large", "synonyms": [{"value": "groß"}, {"value": "große"}]},
+            {"value": "small", "synonyms": [{"value": "klein"}, {"value": "kleine"}]},
+        ]
+    },
+}
+
+
 def story_in(page: Page, stack: Stack, languages: list[str]) -> str:
     story = {"name": "Pizza", "description": "", "settings": {"languages": languages}}
     return str(call(page, stack, "POST", "/stories", story)["id"])
@@ -33,7 +54,8 @@ def entity(page: Page, stack: Stack, body: dict[str, Any]) -> str:
     """The account's entity of that name, made or written over with `body`."""
     known = {e["name"]: e["id"] for e in call(page, stack, "GET", "/entities?limit=200")}
     if body["name"] in known:
-        return str(call(page, stack, "PUT", f"/entities/{known[body['name']]}", body)["id"])
+        call(page, stack, "PUT", f"/entities/{known[body['name']]}", body)
+        return str(known[body["name"]])
     return str(call(page, stack, "POST", "/entities", body)["id"])
 
 
@@ -130,6 +152,9 @@ def test_a_german_variant_is_edited_in_its_tab_saved_and_read_again(
     expect(phrases).to_have_value("Ich möchte eine {{pizzasize:size}} Pizza")
     expect(panel.get_by_label("Message 1", exact=True)).to_have_value("Eine {{size}} Pizza kommt.")
     expect(prompts.get_by_label("Prompt 1", exact=True)).to_have_value("Welche Größe?")
+    page.set_viewport_size({"width": 360, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    page.set_viewport_size({"width": 1280, "height": 900})
 
     # Emptied, the tab removes the German variant: the badge is back, the read has none.
     phrases.fill("")
@@ -258,3 +283,145 @@ def test_an_entity_translation_is_edited_with_its_missing_entries_marked(
     page.get_by_role("button", name="Save", exact=True).click()
     refused = page.locator('.field-error[data-error-path="translations.xx"]')
     expect(refused).to_contain_text("'xx' is no story language")
+
+
+def test_the_test_chat_in_german_answers_in_german_and_says_so(page: Page, stack: Stack) -> None:
+    entity(page, stack, GERMAN_SIZE)
+    story_id = story_in(page, stack, ["de"])
+    call(page, stack, "POST", f"/stories/{story_id}/interactions", GERMAN_ORDER)
+    sign_in(page, stack)
+    page.goto(f"{stack.bot_api}/console/stories/{story_id}")
+    loaded(page)
+    with page.expect_request(lambda request: request.url.endswith("/query")) as sent:
+        page.get_by_label("Chat language").select_option("de")
+        page.get_by_label("Message", exact=True).fill("Ich möchte eine große Pizza")
+        page.get_by_role("button", name="Send", exact=True).click()
+    assert sent.value.post_data_json["parameters"]["default_language"] == "de"
+    log = page.locator("#chat-log")
+    expect(log).to_contain_text("Eine large Pizza kommt.")
+    tag = log.locator(".chat-languages").last
+    expect(tag).to_have_text("read in deanswered in de")
+    screenshot(page, "test-chat-german")
+
+    page.get_by_label("Chat language").select_option("en")
+    page.get_by_label("Message", exact=True).fill("I want a big pizza")
+    page.get_by_role("button", name="Send", exact=True).click()
+    expect(log).to_contain_text("One large pizza coming.")
+    expect(log.locator(".chat-languages").last).to_have_text("read in enanswered in en")
+    page.set_viewport_size({"width": 360, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+
+
+def test_a_story_of_one_language_has_no_language_picker_nor_tags(page: Page, stack: Stack) -> None:
+    entity(page, stack, SIZE)
+    story_id = story_in(page, stack, [])
+    call(page, stack, "POST", f"/stories/{story_id}/interactions", ORDER)
+    sign_in(page, stack)
+    page.goto(f"{stack.bot_api}/console/stories/{story_id}")
+    loaded(page)
+    expect(page.get_by_label("Chat language")).to_be_hidden()
+    with page.expect_request(lambda request: request.url.endswith("/query")) as sent:
+        page.get_by_label("Message", exact=True).fill("I want a big pizza")
+        page.get_by_role("button", name="Send", exact=True).click()
+    assert sent.value.post_data_json["parameters"] == {"default_source": "console"}
+    log = page.locator("#chat-log")
+    expect(log).to_contain_text("One large pizza coming.")
+    expect(log.locator(".chat-languages")).to_have_count(0)
+
+
+def test_the_widget_given_a_language_greets_and_answers_in_it(page: Page, stack: Stack) -> None:
+    entity(page, stack, GERMAN_SIZE)
+    story_id = story_in(page, stack, ["de"])
+    welcome = {
+        "responses": [{"type": "text", "messages": ["Hello!"]}],
+        "translations": {"de": {"responses": [{"type": "text", "messages": ["Hallo!"]}]}},
+    }
+    path = f"/stories/{story_id}/interactions"
+    call(page, stack, "PUT", f"{path}/{welcome_of(page, stack, story_id)}", welcome)
+    call(page, stack, "POST", path, GERMAN_ORDER)
+    demo = f"{stack.bot_api}/chat/{story_id}?key={stack.tokens.public_key}"
+
+    page.goto(demo)  # Chromium's own language: English
+    page.get_by_role("button", name="Chat").click()
+    expect(page.locator(".parley-log")).to_contain_text("Hello!")
+
+    page.goto(f"{demo}&language=de")
+    widget = page.locator('script[src="/widget.js"]')
+    expect(widget).to_have_attribute("data-language", "de")
+    with page.expect_request(lambda request: request.url.endswith("/query")) as sent:
+        page.get_by_role("button", name="Chat").click()
+    assert sent.value.post_data_json["parameters"]["default_language"] == "de"
+    log = page.locator(".parley-log")
+    expect(log).to_contain_text("Hallo!")
+    page.get_by_label("Your message").fill("Ich möchte eine kleine Pizza")
+    page.get_by_role("button", name="Send").click()
+    expect(log).to_contain_text("Eine small Pizza kommt.")
+
+
+def every_type_in_german() -> dict[str, Any]:
+    """A variant holding every response type but the handoff (whose connection is the
+    default's concern), texts of several lines and spaces at their ends."""
+    return {
+        "userSays": ["hilf mir", "was kannst du für {{sys.number:amount}}"],
+        "parameters": [{"alias": "amount", "prompts": ["Wie viel?\nIn Euro.", " Betrag? "]}],
+        "responses": [
+            {"type": "text", "messages": ["Was kann ich tun?\n- Zahlen\n- Fragen", "  Leer  "]},
+            {
+                "type": "quickReply",
+                "title": "Eins wählen",
+                "replies": ["ja | nein", " vielleicht "],
+            },
+            {"type": "image", "imageUrl": "https://example.com/a.png"},
+            {
+                "type": "card",
+                "title": "Eine Karte",
+                "subtitle": "Unten",
+                "imageUrl": "https://example.com/b.png",
+                "buttons": [{"title": "Öffnen", "postback": "https://example.com/x"}],
+            },
+            {
+                "type": "buttonTemplate",
+                "title": "Wähle\ngut",
+                "buttons": [{"title": "A | B", "postback": "a|b"}],
+            },
+        ],
+    }
+
+
+def test_variants_saved_unchanged_read_back_the_same_and_an_error_opens_its_tab(
+    page: Page, stack: Stack
+) -> None:
+    story_id = story_in(page, stack, ["de", "fr"])
+    helps = {
+        "name": "Help",
+        "userSays": ["help me", "what can you do for {{sys.number:amount}}"],
+        "parameters": [{"alias": "amount", "entity": "sys.number", "prompts": ["How much?"]}],
+        "responses": [{"type": "text", "messages": ["What can I do?"]}],
+        # French phrases only, and Spanish, which the story does not list: kept as they are
+        "translations": {
+            "de": every_type_in_german(),
+            "fr": {"userSays": ["aide-moi"]},
+            "es": {"userSays": ["ayúdame"]},
+        },
+    }
+    path = f"/stories/{story_id}/interactions"
+    help_id = call(page, stack, "POST", path, helps)["id"]
+    before = call(page, stack, "GET", f"{path}/{help_id}")
+    sign_in(page, stack)
+    open_editor(page, stack, story_id, help_id)
+    tabs = page.get_by_role("tablist", name="Languages")
+    expect(missing_badge(tabs.get_by_role("tab", name="German (de)"))).to_be_hidden()
+    expect(missing_badge(tabs.get_by_role("tab", name="French (fr)"))).to_be_visible()
+    expect(tabs.get_by_role("tab")).to_have_count(3)
+    save(page)
+    assert call(page, stack, "GET", f"{path}/{help_id}") == before
+
+    tabs.get_by_role("tab", name="German (de)").click()
+    german = page.get_by_role("tabpanel", name="German (de)")
+    german.get_by_label("Message 1", exact=True).fill("x" * 2049)
+    tabs.get_by_role("tab", name="English (en), default").click()
+    page.get_by_role("button", name="Save", exact=True).click()
+    error = page.locator('.field-error[data-error-path="translations.de.responses.0.messages.0"]')
+    expect(error).to_contain_text("Length must be between 1 and 2048")
+    expect(german).to_be_visible()
+    expect(german.get_by_label("Message 1", exact=True)).to_be_focused()
