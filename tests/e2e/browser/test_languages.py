@@ -59,9 +59,16 @@ def entity(page: Page, stack: Stack, body: dict[str, Any]) -> str:
     return str(call(page, stack, "POST", "/entities", body)["id"])
 
 
-def open_editor(page: Page, stack: Stack, story_id: str, interaction_id: str) -> None:
-    page.goto(f"{stack.bot_api}/console/stories/{story_id}/interactions/{interaction_id}")
+def editing(page: Page, stack: Stack, story_id: str, body: dict[str, Any]) -> tuple[str, Any]:
+    """The interaction `body` made in the story and opened in the editor: its API path
+    and what the API read of it before."""
+    path = f"/stories/{story_id}/interactions"
+    interaction = f"{path}/{call(page, stack, 'POST', path, body)['id']}"
+    before = call(page, stack, "GET", interaction)
+    sign_in(page, stack)
+    page.goto(f"{stack.bot_api}/console{interaction}")
     loaded(page)
+    return interaction, before
 
 
 def save(page: Page) -> None:
@@ -80,12 +87,7 @@ def test_a_german_variant_is_edited_in_its_tab_saved_and_read_again(
 ) -> None:
     entity(page, stack, SIZE)
     story_id = story_in(page, stack, ["de"])
-    path = f"/stories/{story_id}/interactions"
-    order_id = call(page, stack, "POST", path, ORDER)["id"]
-    before = call(page, stack, "GET", f"{path}/{order_id}")
-    sign_in(page, stack)
-    open_editor(page, stack, story_id, order_id)
-
+    order, before = editing(page, stack, story_id, ORDER)
     tabs = page.get_by_role("tablist", name="Languages")
     default = tabs.get_by_role("tab", name="English (en), default")
     german = tabs.get_by_role("tab", name="German (de)")
@@ -125,7 +127,7 @@ def test_a_german_variant_is_edited_in_its_tab_saved_and_read_again(
     save(page)
     screenshot(page, "interaction-editor-german")
 
-    saved = call(page, stack, "GET", f"{path}/{order_id}")
+    saved = call(page, stack, "GET", order)
     assert saved["translations"] == {
         "de": {
             "userSays": ["Ich möchte eine {{pizzasize:size}} Pizza"],
@@ -163,25 +165,22 @@ def test_a_german_variant_is_edited_in_its_tab_saved_and_read_again(
     for _ in range(3):
         panel.get_by_role("button", name="Remove response 1").click()
     save(page)
-    assert "translations" not in call(page, stack, "GET", f"{path}/{order_id}")
+    assert "translations" not in call(page, stack, "GET", order)
     expect(missing_badge(german)).to_be_visible()
 
 
 def test_a_story_of_one_language_has_no_language_tabs(page: Page, stack: Stack) -> None:
     story_id = story_in(page, stack, [])
-    order_id = call(page, stack, "POST", f"/stories/{story_id}/interactions", ORDER)["id"]
-    sign_in(page, stack)
-    open_editor(page, stack, story_id, order_id)
+    order, before = editing(page, stack, story_id, ORDER)
     expect(page.get_by_role("tablist")).to_have_count(0)
     expect(page.locator("#default-language")).to_be_visible()
     expect(page.locator("#default-language")).not_to_have_attribute("role", "tabpanel")
     expect(page.locator("#translations")).to_be_empty()
-    before = call(page, stack, "GET", f"/stories/{story_id}/interactions/{order_id}")
     with page.expect_request(lambda request: request.method == "PUT") as sent:
         page.get_by_role("button", name="Save", exact=True).click()
     assert "translations" not in sent.value.post_data_json
     expect(page.locator("#notice")).to_have_text("Saved.")
-    assert call(page, stack, "GET", f"/stories/{story_id}/interactions/{order_id}") == before
+    assert call(page, stack, "GET", order) == before
 
 
 def test_the_settings_edit_the_further_languages_and_show_what_the_api_refuses(
@@ -404,17 +403,13 @@ def test_variants_saved_unchanged_read_back_the_same_and_an_error_opens_its_tab(
             "es": {"userSays": ["ayúdame"]},
         },
     }
-    path = f"/stories/{story_id}/interactions"
-    help_id = call(page, stack, "POST", path, helps)["id"]
-    before = call(page, stack, "GET", f"{path}/{help_id}")
-    sign_in(page, stack)
-    open_editor(page, stack, story_id, help_id)
+    interaction, before = editing(page, stack, story_id, helps)
     tabs = page.get_by_role("tablist", name="Languages")
     expect(missing_badge(tabs.get_by_role("tab", name="German (de)"))).to_be_hidden()
     expect(missing_badge(tabs.get_by_role("tab", name="French (fr)"))).to_be_visible()
     expect(tabs.get_by_role("tab")).to_have_count(3)
     save(page)
-    assert call(page, stack, "GET", f"{path}/{help_id}") == before
+    assert call(page, stack, "GET", interaction) == before
 
     tabs.get_by_role("tab", name="German (de)").click()
     german = page.get_by_role("tabpanel", name="German (de)")
