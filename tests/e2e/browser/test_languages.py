@@ -106,6 +106,7 @@ def test_a_german_variant_is_edited_in_its_tab_saved_and_read_again(
     expect(panel.locator(".phrases mark")).to_have_text("{{pizzasize:size}}")
     expect(panel.locator(".missing-note", has_text="phrases are read")).to_be_hidden()
     expect(missing_badge(german)).to_be_visible()  # the prompts and responses still lack
+    screenshot(page, "interaction-editor-german")
     prompts = panel.get_by_role("group", name="Prompts for size")
     prompts.get_by_role("button", name="Add a prompt").click()
     prompts.get_by_label("Prompt 1", exact=True).fill("Welche Größe?")
@@ -125,7 +126,6 @@ def test_a_german_variant_is_edited_in_its_tab_saved_and_read_again(
     card.get_by_label("Button 1 postback or URL").fill("https://example.com/karte")
     expect(missing_badge(german)).to_be_hidden()
     save(page)
-    screenshot(page, "interaction-editor-german")
 
     saved = call(page, stack, "GET", order)
     assert saved["translations"] == {
@@ -300,6 +300,7 @@ def test_the_test_chat_in_german_answers_in_german_and_says_so(page: Page, stack
     expect(log).to_contain_text("Eine large Pizza kommt.")
     tag = log.locator(".chat-languages").last
     expect(tag).to_have_text("read in deanswered in de")
+    expect(page.locator("#chat-debug")).not_to_contain_text("null")  # no knowledge answered
     screenshot(page, "test-chat-german")
 
     page.get_by_label("Chat language").select_option("en")

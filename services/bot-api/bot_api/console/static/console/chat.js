@@ -39,7 +39,7 @@ export function startChat(storyId) {
         h("td", {}, candidate.phrase || ""),
       ),
     );
-    byId("chat-debug").replaceChildren(
+    const shown = [ // replaceChildren would write a null as the text "null"
       h("p", {}, `Matched: ${matched}; threshold ${result.confidence}.`),
       debug ? h("p", {}, debug.decision) : null,
       result.knowledge
@@ -53,7 +53,8 @@ export function startChat(storyId) {
             h("tbody", {}, rows),
           )
         : null,
-    );
+    ];
+    byId("chat-debug").replaceChildren(...shown.filter((node) => node));
     byId("chat-parameters").replaceChildren(
       ...Object.entries(result.parameters).flatMap(([name, value]) => [
         h("dt", {}, name),

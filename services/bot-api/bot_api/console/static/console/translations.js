@@ -30,7 +30,7 @@ function promptLists(container, at, code) {
   // `path(alias, index)`: where the API's errors name the alias's prompts.
   function draw(parameters, path) {
     keep();
-    const listed = parameters.filter((p) => p.prompts.length || (said[p.alias] || []).length);
+    const listed = parameters.filter((p) => p.alias && (p.prompts.length || (said[p.alias] || []).length));
     shown = listed.map((p, index) => ({ alias: p.alias, list: promptList(path(p.alias, index), said[p.alias] || [], code) }));
     container.replaceChildren(
       ...shown.map((group) => {
@@ -42,13 +42,14 @@ function promptLists(container, at, code) {
     if (!shown.length) container.append(h("p", { className: "muted" }, "No parameter asks for its value."));
   }
 
+  const inPlace = (alias, index) => `${at}.${index}.prompts`;
   return {
     set(parameters, translated) {
       said = Object.fromEntries(translated.map((p) => [p.alias, p.prompts]));
-      shown = [];
-      draw(parameters, (alias, index) => `${at}.${index}.prompts`);
+      shown = []; // drawn afresh, not kept from the lists before
+      draw(parameters, inPlace);
     },
-    draw: (parameters) => draw(parameters, (alias, index) => `${at}.${index}.prompts`),
+    draw: (parameters) => draw(parameters, inPlace),
     // The prompts as the API takes them, drawn again so an error names the list it is about.
     read(parameters) {
       keep();
