@@ -234,7 +234,13 @@ def test_an_entity_translation_is_edited_with_its_missing_entries_marked(
 ) -> None:
     german = [{"value": "large", "synonyms": [{"value": "groß"}]}]
     entity_id = entity(page, stack, {**SIZE, "translations": {"de": german}})
+    plain_id = entity(page, stack, {**SIZE, "name": "plainsize"})
     sign_in(page, stack)
+    page.goto(f"{stack.bot_api}/console/entities/{plain_id}")  # no language: no tabs
+    loaded(page)
+    expect(page.get_by_role("tablist")).to_have_count(0)
+    expect(page.locator("#default-language")).not_to_have_attribute("role", "tabpanel")
+
     page.goto(f"{stack.bot_api}/console/entities/{entity_id}")
     loaded(page)
     tabs = page.get_by_role("tablist", name="Languages")

@@ -94,11 +94,11 @@ function languagePanel(code, index, rows) {
 export function entityTranslations(rows) {
   const panels = [];
   const bar = tabs(byId("language-tabs"), (index) => index && panels[index - 1].draw());
-  bar.add("Default language", byId("default-language"));
   const refresh = () => panels.forEach((panel, index) => bar.mark(index + 1, panel.lacks()));
   ["input", "click"].forEach((kind) => byId("entity-form").addEventListener(kind, refresh));
 
   function add(code, entries = []) {
+    if (!panels.length) bar.add("Default language", byId("default-language")); // tabs from the first language on
     const panel = languagePanel(code, panels.length, rows);
     panels.push(panel);
     byId("translations").append(panel.node);
