@@ -47,3 +47,15 @@ async def test_the_widget_script_holds_the_fulfillment_renderer(bot_api: TestCli
         assert response.headers["Content-Type"].startswith("text/javascript")
         script = await response.text()
     assert "window.ParleyFulfillment" in script and "default_source" in script
+
+
+async def test_the_demo_page_gives_the_widget_the_language_asked_for(bot_api: TestClient) -> None:
+    demo = f"/chat/{'a' * 24}?key=ppk_k"
+    async with bot_api.get(demo) as response:
+        assert "data-language" not in await response.text()  # the widget takes the browser's
+    async with bot_api.get(demo, params={"language": "de"}) as response:
+        assert 'data-key="ppk_k" data-language="de"></script>' in await response.text()
+    async with bot_api.get(demo, params={"language": '"><script>alert(1)</script>'}) as response:
+        page = await response.text()
+    assert "<script>alert" not in page
+    assert 'data-language="&#34;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"' in page

@@ -145,9 +145,12 @@ async def entity(request: web.Request) -> web.Response:
 
 @routes.get("/chat/{story}")
 async def demo_chat(request: web.Request) -> web.Response:
-    """A page that embeds the widget; the public key comes from `?key=` (it is public)."""
+    """A page that embeds the widget; the public key comes from `?key=` (it is public), the
+    page's language (the widget's `data-language`) from `?language=`."""
     key = request.query.get("key", "")
-    response = _page(request, "chat.html", page="chat", story=_story_id(request), key=key)
+    language = request.query.get("language", "")
+    story = _story_id(request)
+    response = _page(request, "chat.html", page="chat", story=story, key=key, language=language)
     response.headers["Content-Security-Policy"] = content_security_policy("")
     return response
 

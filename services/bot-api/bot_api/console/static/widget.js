@@ -1,10 +1,12 @@
 /* Parley chat widget: <script src=".../widget.js" data-story="…" data-key="…"></script>
-   puts a chat bubble on the page (docs/console.md "The chat widget"). */
+   puts a chat bubble on the page (docs/console.md "The chat widget"); data-language="de"
+   says the page's language, sent as each turn's default_language (else the browser's). */
 (function () {
   "use strict";
   var script = document.currentScript;
   var story = script.dataset.story;
   var key = script.dataset.key;
+  var language = script.dataset.language || navigator.language || "";
   var base = new URL(script.src, location.href).origin;
   var renderResult = window.ParleyFulfillment.renderResult;
   var element = window.ParleyFulfillment.element;
@@ -22,7 +24,7 @@
   function defaults() {
     return {
       default_url: location.href.slice(0, 2048),
-      default_language: navigator.language || "",
+      default_language: language,
       default_timezone: Intl.DateTimeFormat().resolvedOptions().timeZone || "",
       default_source: "widget",
     };

@@ -1,7 +1,7 @@
 // The test chat beside a story: /query with debug, the match explained, the session's state;
 // the conversation so far can be saved as a conversation test (docs/tests.md).
 import { call } from "./api.js";
-import { byId, h, notice } from "./ui.js";
+import { byId, h, languageLabel, languageTag, notice } from "./ui.js";
 
 // What a saved turn expects: the interaction that answered (or the fallback), and whether
 // it was still asking for a parameter.
@@ -22,6 +22,7 @@ export function startChat(storyId) {
   };
   const sessionId = () => sessionStorage.getItem(sessionKey) || newSession();
   let turns = []; // this page's turns of the session, as a test would take them
+  const language = byId("chat-language");
 
   function explain(result) {
     const debug = result.debug;
@@ -38,7 +39,7 @@ export function startChat(storyId) {
         h("td", {}, candidate.phrase || ""),
       ),
     );
-    byId("chat-debug").replaceChildren(
+    const shown = [ // replaceChildren would write a null as the text "null"
       h("p", {}, `Matched: ${matched}; threshold ${result.confidence}.`),
       debug ? h("p", {}, debug.decision) : null,
       result.knowledge
@@ -52,7 +53,8 @@ export function startChat(storyId) {
             h("tbody", {}, rows),
           )
         : null,
-    );
+    ];
+    byId("chat-debug").replaceChildren(...shown.filter((node) => node));
     byId("chat-parameters").replaceChildren(
       ...Object.entries(result.parameters).flatMap(([name, value]) => [
         h("dt", {}, name),
@@ -64,6 +66,12 @@ export function startChat(storyId) {
     );
   }
 
+  // Only a story with further languages says them (docs/languages.md).
+  const languages = (result) =>
+    h("p", { className: "chat-languages" },
+      h("span", { className: "badge", title: "The language the message was read in" }, `read in ${result.language}`),
+      h("span", { className: "badge", title: "The language of the answer" }, `answered in ${result.answeredIn}`));
+
   async function send(turn, said) {
     if (said) log.append(h("p", { className: "parley-item parley-user" }, said));
     try {
@@ -71,13 +79,14 @@ export function startChat(storyId) {
         sessionId: sessionId(),
         storyId,
         debug: true,
-        parameters: { default_source: "console" },
+        parameters: { default_source: "console", ...(language.value && { default_language: language.value }) },
         ...turn,
       });
       explain(answer.result);
       const input = turn.query !== undefined ? { query: turn.query } : { trigger: turn.trigger };
       turns.push({ ...input, expect: expectation(answer.result) });
       await window.ParleyFulfillment.renderResult(answer.result, log, send);
+      if (answer.result.answeredIn) log.append(languages(answer.result));
     } catch (error) {
       log.append(h("p", { className: "parley-item parley-error" }, error.message));
     }
@@ -118,4 +127,19 @@ export function startChat(storyId) {
     log.replaceChildren();
     ["chat-debug", "chat-parameters", "chat-contexts"].forEach((id) => byId(id).replaceChildren());
   });
+  return {
+    // The picker of a story with further languages: its default first, or none.
+    speaks(settings) {
+      const main = languageTag(settings.language);
+      const further = settings.languages.filter((code) => code !== main);
+      const chosen = language.value;
+      language.replaceChildren(
+        h("option", { value: "" }, "As the story reads the message"),
+        h("option", { value: main }, `${languageLabel(main)}, the default`),
+        ...further.map((code) => h("option", { value: code }, languageLabel(code))),
+      );
+      language.value = [main, ...further].includes(chosen) ? chosen : "";
+      byId("chat-language-row").hidden = further.length === 0;
+    },
+  };
 }

@@ -1,5 +1,7 @@
 // An entity: its entries and synonyms; a delete refused names the interactions using it.
 import { ApiError, call, everything, page } from "./api.js";
+import { entityTranslations } from "./entity_translations.js";
+import { languageAdder } from "./story_languages.js";
 import { byId, clearErrors, commaList, confirmThen, h, notice, showErrors } from "./ui.js";
 
 const path = `/entities/${page.entity}`;
@@ -11,6 +13,7 @@ function entryRow(entry) {
   });
   const row = h("div", { className: "entry" }, value, synonyms,
     h("button", { type: "button", className: "danger", onclick: () => row.remove() }, "Remove"));
+  row.value = () => value.value.trim();
   row.read = (index) => {
     value.dataset.field = `entries.${index}.value`;
     synonyms.dataset.field = `entries.${index}.synonyms`;
@@ -39,9 +42,15 @@ async function namesOf(ids) {
 
 export async function start() {
   const entity = await call("GET", path);
-  byId("entity-title").textContent = entity.name;
-  byId("entity-name").value = entity.name;
-  byId("entries").replaceChildren(...entity.entries.map(entryRow));
+  const languages = entityTranslations(() => [...byId("entries").children]);
+  const fill = (read) => {
+    byId("entity-title").textContent = read.name;
+    byId("entity-name").value = read.name;
+    byId("entries").replaceChildren(...read.entries.map(entryRow));
+    languages.set(read.translations);
+  };
+  fill(entity);
+  languageAdder("entity-language", languages.open);
   byId("add-entry").addEventListener("click", () => {
     byId("entries").append(entryRow({}));
     byId("entries").lastElementChild.querySelector("input").focus();
@@ -52,11 +61,12 @@ export async function start() {
     const body = {
       name: byId("entity-name").value,
       entries: [...byId("entries").children].map((row, index) => row.read(index)),
+      translations: languages.read(), // a PUT replaces the entity: its languages are sent too
     };
     try {
       await call("PUT", path, body);
       clearErrors(form);
-      byId("entity-title").textContent = body.name;
+      fill(await call("GET", path));
       notice("Saved.");
     } catch (error) {
       showErrors(form, error);

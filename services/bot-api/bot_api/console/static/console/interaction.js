@@ -2,30 +2,21 @@
 import { call, everything, page, storyConnections } from "./api.js";
 import { responseEditor } from "./responses.js";
 import { watchTests } from "./tests_summary.js";
-import { byId, clearErrors, commaList, confirmThen, counted, h, itemList, languageTag, linesOf, notice, showErrors, textBox } from "./ui.js";
+import { promptList, translationTabs } from "./translations.js";
+import {
+  byId, clearErrors, commaList, confirmThen, counted, h, itemList, languageTag, linesOf, notice, showErrors, showPhrases,
+  textBox,
+} from "./ui.js";
 
 const path = `/stories/${page.story}/interactions/${page.interaction}`;
-const SLOT = /(\{\{[A-Za-z0-9_-]+:[A-Za-z0-9_-]+\}\})/;
 
-function preview() {
-  byId("usersays-preview").replaceChildren(
-    ...linesOf(byId("f-usersays").value).map((phrase) =>
-      h("p", {}, phrase.split(SLOT).map((part) => (SLOT.test(part) ? h("mark", {}, part) : part))),
-    ),
-  );
-}
+const preview = () => showPhrases(byId("f-usersays"), byId("usersays-preview"));
 
 // A parameter's prompts are edited one by one: a prompt keeps its newlines. Its replies,
 // the quick replies shown with each prompt, too (a click sends the reply).
 function promptLists(parameter, index) {
   const lang = byId("parameters").dataset.lang || null;
-  const prompts = itemList(`parameters.${index}.prompts`, parameter.prompts || [], {
-    one: "prompt", many: "prompts", max: 99, blank: "",
-    make: (prompt, at, number) => {
-      const control = textBox(prompt, { lang, "aria-label": `Prompt ${number}`, placeholder: "What is its value?", "data-field": at });
-      return { node: counted(control, 1024), read: () => control.value };
-    },
-  });
+  const prompts = promptList(`parameters.${index}.prompts`, parameter.prompts || [], lang);
   prompts.node.setAttribute("role", "group");
   prompts.node.setAttribute("aria-label", "Prompts (a parameter with prompts is required)");
   const replies = itemList(`parameters.${index}.promptReplies`, parameter.promptReplies || [], {
@@ -47,6 +38,8 @@ function parameterRow(parameter, index) {
   let lists = promptLists(parameter, index);
   const row = h("div", { className: "parameter" }, alias, entity, lists.node,
     h("button", { type: "button", className: "danger", onclick: () => row.remove() }, "Remove"));
+  // As it stands, without moving its lists' paths: what the language tabs compare with.
+  row.current = () => ({ alias: alias.value.trim(), prompts: lists.read().prompts });
   row.read = (position) => {
     alias.dataset.field = `parameters.${position}.alias`;
     entity.dataset.field = `parameters.${position}.entity`;
@@ -122,6 +115,11 @@ export async function start() {
   byId("f-webhook-connection").replaceChildren(
     ...connections.map((c) => h("option", { value: c.id }, `${c.name} (${c.url})`)),
   );
+  const languages = translationTabs(story, connections, () => ({
+    userSays: linesOf(byId("f-usersays").value),
+    parameters: [...byId("parameters").children].map((row) => row.current()),
+    responses: responses.read(),
+  }));
 
   function fill(item) {
     byId("interaction-title").textContent = `${item.name} (${item.type})`;
@@ -137,6 +135,7 @@ export async function start() {
     if (kind === "connection") byId("f-webhook-connection").value = item.webhook;
     showWebhook();
     preview();
+    languages?.set(item.translations);
   }
   fill(interaction);
   // The story's tests run after each edit: the summary names those the last save broke.
@@ -163,6 +162,7 @@ export async function start() {
       parameters: [...byId("parameters").children].map((row, index) => row.read(index)),
       responses: responses.read(),
       webhook: kind === "url" ? byId("f-webhook-url").value.trim() : kind === "connection" ? byId("f-webhook-connection").value : "",
+      ...(languages && { translations: languages.read() }),
     };
     try {
       await call("PUT", path, body);

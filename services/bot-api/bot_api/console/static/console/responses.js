@@ -128,14 +128,15 @@ function parts(block, path, lang, connections) {
   return { rows, read };
 }
 
-// `connections`: the story's webhook connections, for a handoff block.
-export function responseEditor(container, lang, connections) {
+// `connections`: the story's webhook connections, for a handoff block; `at`: where the
+// blocks are in the API's body (a translation's are at "translations.de.responses").
+export function responseEditor(container, lang, connections, at = "responses") {
   const blocks = [];
 
   function draw() {
     container.replaceChildren(
       ...blocks.map((entry, index) => {
-        const path = `responses.${index}`;
+        const path = `${at}.${index}`;
         const { rows, read } = parts(entry.block, path, lang, connections);
         entry.read = read;
         return h(

@@ -1,6 +1,7 @@
 // A story: its context tree, new interactions, root order, references and settings.
 import { call, everything, file, page } from "./api.js";
 import { startChat } from "./chat.js";
+import { storyLanguages } from "./story_languages.js";
 import { startVersions } from "./versions.js";
 import { watchTests } from "./tests_summary.js";
 import {
@@ -10,6 +11,8 @@ import {
 const storyPath = `/stories/${page.story}`;
 let story;
 let kinds = {};
+let languages;
+let chat;
 
 function moveRoot(id, step) {
   const order = [...story.order];
@@ -73,6 +76,8 @@ async function load() {
   byId("story-lifespan").value = story.settings.lifespan;
   byId("story-fallback").checked = story.settings.fallback;
   languageOptions(byId("story-language"), story.settings.language);
+  languages.set(story.settings.languages);
+  chat.speaks(story.settings);
   byId("story-any-language").checked = story.settings.answerAnyLanguage;
   byId("story-generate-knowledge").checked = story.settings.generateKnowledgeAnswers;
   byId("story-timezone").value = story.settings.timezone;
@@ -132,6 +137,8 @@ async function exportStory(format) {
 const numberOf = (input) => (input.value === "" ? undefined : Number(input.value));
 
 export async function start() {
+  languages = storyLanguages();
+  chat = startChat(page.story);
   await load();
   await watchTests(page.story);
   byId("interaction-create").addEventListener("submit", async (event) => {
@@ -164,6 +171,7 @@ export async function start() {
       lifespan: numberOf(byId("story-lifespan")),
       fallback: byId("story-fallback").checked,
       language: byId("story-language").value,
+      languages: languages.read(),
       answerAnyLanguage: byId("story-any-language").checked,
       generateKnowledgeAnswers: byId("story-generate-knowledge").checked,
       timezone: byId("story-timezone").value.trim() || undefined,
@@ -189,5 +197,4 @@ export async function start() {
     ...Intl.supportedValuesOf("timeZone").map((zone) => h("option", { value: zone })),
   );
   await startVersions(storyPath, load);
-  startChat(page.story);
 }

@@ -70,8 +70,12 @@ let placed = 0;
 const ONE = {
   userSays: "phrase", responses: "response", messages: "message", replies: "reply",
   buttons: "button", parameters: "parameter", prompts: "prompt", promptReplies: "prompt reply",
-  entries: "entry", synonyms: "synonym", triggers: "trigger", faq: "pair",
+  entries: "entry", synonyms: "synonym", triggers: "trigger", faq: "pair", languages: "language",
 };
+
+// marshmallow names a mapping's key "key" and its value "value" in an error's path:
+// "translations.de.value.userSays.0" is said of the field "translations.de.userSays.0".
+const errorPath = (path) => path.replace(/^(translations\.[^.]+)\.(?:key|value)(?=\.|$)/, "$1");
 
 // An error position as a person counts, within the field named `name`:
 // ("responses.0.replies", "2") -> "reply 3"; ("", "responses.1.title") -> "response 2, title".
@@ -98,7 +102,8 @@ export function showErrors(form, error) {
     return;
   }
   notice("Not saved: see the messages beside the fields.", "error");
-  for (const [path, message] of flatten(errors)) {
+  for (const [given, message] of flatten(errors)) {
+    const path = errorPath(given);
     const found = fieldFor(form, path);
     if (!found) {
       const general = form.querySelector('.field-error[data-error-for=""]');
@@ -115,7 +120,11 @@ export function showErrors(form, error) {
     found.field.setAttribute("aria-describedby", box.id);
     (found.field.closest(".limited") || found.field).after(box);
   }
-  form.querySelector("[aria-invalid]")?.focus();
+  // A field in a language tab not shown (docs/console.md "Languages"): its tab is opened.
+  const first = form.querySelector("[aria-invalid]");
+  const tab = first?.closest('[role="tabpanel"][hidden]')?.getAttribute("aria-labelledby");
+  if (tab) byId(tab).click();
+  first?.focus();
 }
 
 // A live "12/80" beside an input: the API's limit shown as you type.
@@ -170,6 +179,16 @@ export function textBox(value, attributes = {}, least = 2) {
   return Object.assign(h("textarea", { rows, ...attributes }), { value });
 }
 
+// The phrases of `area`, one a line, shown in `box` with their {{entity:alias}} marked.
+const SLOT = /(\{\{[A-Za-z0-9_-]+:[A-Za-z0-9_-]+\}\})/;
+export function showPhrases(area, box) {
+  box.replaceChildren(
+    ...linesOf(area.value).map((phrase) =>
+      h("p", {}, phrase.split(SLOT).map((part) => (SLOT.test(part) ? h("mark", {}, part) : part))),
+    ),
+  );
+}
+
 export const linesOf = (text) =>
   text
     .split("\n")
@@ -210,10 +229,29 @@ export async function pagedList(list, path, render, empty, { size = 50, base = "
 const LANGUAGE_TAGS = JSON.parse(page.languageTags || "{}");
 export const languageTag = (language) => LANGUAGE_TAGS[language] || "";
 
+const NAME_OF_TAG = Object.fromEntries(Object.entries(LANGUAGE_TAGS).map(([name, tag]) => [tag, name]));
+const capitalised = (name) => name[0].toUpperCase() + name.slice(1);
+
+export const languageCodes = () => Object.values(LANGUAGE_TAGS);
+
+// The ISO 639-1 code of a story language given by its name or code, as the API reads it
+// ("german", "de", "pt-BR"); what names no story language stays as it is given.
+export function languageCode(given) {
+  const lowered = given.toLowerCase();
+  const code = LANGUAGE_TAGS[lowered] || lowered.replace("_", "-").split("-")[0];
+  return NAME_OF_TAG[code] ? code : given;
+}
+
+// "German (de)" for "de" or "german"; what names no story language is shown as it is.
+export function languageLabel(given) {
+  const code = languageCode(given);
+  return NAME_OF_TAG[code] ? `${capitalised(NAME_OF_TAG[code])} (${code})` : given;
+}
+
 export function languageOptions(select, chosen = "english") {
   select.replaceChildren(
     ...Object.keys(LANGUAGE_TAGS).map((name) =>
-      h("option", { value: name }, name[0].toUpperCase() + name.slice(1)),
+      h("option", { value: name }, capitalised(name)),
     ),
   );
   select.value = chosen;
