@@ -55,7 +55,7 @@ class TurnsInMemory:
             summary["fallbacks"] += change["fallbacks"]
             summary["outcomes"] = sorted({*summary["outcomes"], *change["outcomes"]})
             summary["interactions"] = sorted({*summary["interactions"], *change["interactions"]})
-            for field in ("sources", "channels"):
+            for field in ("sources", "channels", "languages"):
                 summary[field] = sorted({*summary[field], *change[field]})
             summary["test"] = summary["test"] or change["test"]
 
@@ -78,6 +78,7 @@ class TurnsInMemory:
             and (found.interaction is None or found.interaction in summary["interactions"])
             and (found.source is None or found.source in summary["sources"])
             and (found.channel is None or found.channel in summary["channels"])
+            and (found.language is None or found.language in summary["languages"])
             and (found.test is None or found.test == summary["test"])
             and (found.text is None or session in saying)
             and (position is None or (summary["lastAtMs"], session) < position)
