@@ -288,7 +288,11 @@ def _summary_update(change: dict[str, Any], stored: Mapping[str, Any]) -> dict[s
     was not read): only the operators with something to change, as each one costs the
     embedded server (0.135 ms an update with all of them, 0.10 ms with `$inc` and `$max`
     only: nx-27017, measured). What another process adds meanwhile stays correct: the
-    sets only grow, and `$addToSet` of a value it added is a no-op."""
+    sets only grow, and `$addToSet` of a value it added is a no-op. A set the stored
+    summary lacks (it was stored before the set was kept: `languages`, `sources`,
+    `channels`) is made by `$push`, as nx-27017's `$addToSet` makes none
+    (docs/mongodb-compatibility.md); a value another process pushes meanwhile may then
+    be listed twice, which no filter minds."""
     update: dict[str, Any] = {
         "$max": {"lastAtMs": change["lastAtMs"], "expiresAt": change["expiresAt"]},
         "$inc": {"turns": change["turns"]},
@@ -299,13 +303,13 @@ def _summary_update(change: dict[str, Any], stored: Mapping[str, Any]) -> dict[s
         update["$min"] = {"startedMs": change["startedMs"]}
     if change["test"] and stored.get("test") is not True:
         update["$set"] = {"test": True}
-    added = {
-        field: {"$each": new}
-        for field in ("outcomes", "interactions", "sources", "channels", "languages")
-        if (new := [v for v in change[field] if v not in stored.get(field, ())])
-    }
-    if added:
-        update["$addToSet"] = added
+    added: dict[str, dict[str, Any]] = {"$addToSet": {}, "$push": {}}
+    for field in ("outcomes", "interactions", "sources", "channels", "languages"):
+        new = [v for v in change[field] if v not in stored.get(field, ())]
+        if new:
+            lacking = bool(stored) and field not in stored
+            added["$push" if lacking else "$addToSet"][field] = {"$each": new}
+    update |= {operator: fields for operator, fields in added.items() if fields}
     return update
 
 

@@ -287,3 +287,26 @@ async def test_conversations_are_filtered_by_the_language_turns_were_read_in(
     assert (erik.language, erik.answered_in) == ("fr", "en")
     (dora,) = await turns.transcript(a, "dora")
     assert (dora.language, dora.answered_in) == (None, None)
+
+
+async def test_a_conversation_summarised_before_its_sets_were_kept_takes_its_next_ones(
+    turns: TurnStore,
+) -> None:
+    """A summary stored without `languages` and `sources` (before they were kept) is not
+    listed by them until a turn that has them joins it, in a later batch."""
+    story = new_object_id()
+    await turns.insert_many([turn(story, "old", 0, "hallo", "matched")])
+    if isinstance(turns, TurnRepository):
+        await turns.conversations.update_many({}, {"$unset": {"languages": "", "sources": ""}})
+    else:
+        assert isinstance(turns, TurnsInMemory)
+        for summary in turns.summaries.values():
+            del summary["languages"], summary["sources"]
+    both = ConversationFilter(language="de", source="widget")
+    assert await sessions(turns, story, both) == []
+    later = turn(story, "old", 1, "noch einmal", "matched")
+    marked = replace(later.turn, language="de", default_source="widget")
+    await turns.insert_many([replace(later, turn=marked)])
+    assert await sessions(turns, story, both) == ["old"]
+    (summary,) = (await turns.conversations_page(story, ConversationFilter(), None, 10)).items
+    assert summary.turns == 2
