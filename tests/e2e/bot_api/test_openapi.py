@@ -120,9 +120,10 @@ async def test_query_string_parameters_are_those_the_endpoint_reads(bot_api: Tes
     in_query = {p["name"]: p["schema"] for p in listing["parameters"] if p["in"] == "query"}
     assert set(in_query) == {
         *("from", "to", "outcome", "interaction", "text", "cursor", "limit"),
-        *("source", "channel", "test"),
+        *("source", "channel", "test", "language"),
     }
     assert in_query["test"]["type"] == "boolean"
+    assert in_query["language"]["type"] == "string"
     analytics = paths["/stories/{story}/analytics"]["get"]
     assert {p["name"] for p in analytics["parameters"] if p["in"] == "query"} == {
         *("from", "to", "interval", "source", "channel")

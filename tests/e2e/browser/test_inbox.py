@@ -3,6 +3,7 @@ interaction preselected, one click adds the messages (live on the next message),
 new interaction and ignore; and the issue's whole loop through the widget."""
 
 import importlib.util
+import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -12,6 +13,7 @@ from pymongo import MongoClient
 
 from bot_api.domain.history import TurnRecord
 from bot_api.history.documents import turn_to_document
+from support import languages
 from support.browser import Stack, call, loaded, screenshot, sign_in
 
 T0 = datetime.now(UTC).replace(hour=9, minute=0, second=0, microsecond=0) - timedelta(days=1)
@@ -202,3 +204,53 @@ def test_talk_to_the_widget_add_the_misses_in_the_inbox_and_they_match(
     page.locator(".parley-form input").fill(dog)
     page.locator(".parley-form input").press("Enter")
     expect(page.locator(".parley-log")).to_contain_text("Pets are welcome.")
+
+
+def test_a_story_of_several_languages_shows_each_cluster_s_languages_and_filters(
+    page: Page, stack: Stack
+) -> None:
+    """Misses of /query read in German, French and English, through the recorder."""
+    body = {"name": "Shop", "description": "", "settings": {"languages": ["de", "fr"]}}
+    story_id = str(call(page, stack, "POST", "/stories", body)["id"])
+    call(page, stack, "POST", f"/stories/{story_id}/interactions", languages.HOURS)
+    for session, query, language in (
+        ("v1", "verkaufen Sie Gutscheine", "de"),
+        ("v2", "verkaufen Sie Gutscheine", "de"),
+        ("v3", "verkaufen Sie Gutscheine", "fr"),
+        ("v4", "is the moon made of cheese", "en"),
+    ):
+        turn = {"sessionId": session, "storyId": story_id, "query": query}
+        call(page, stack, "POST", "/query", {**turn, "parameters": {"default_language": language}})
+    deadline = time.monotonic() + 15  # turns are written behind /query
+    path = f"/stories/{story_id}/inbox"
+    while call(page, stack, "GET", path)["total"] < 2 and time.monotonic() < deadline:
+        page.wait_for_timeout(200)
+
+    open_inbox(page, stack, story_id)
+    cards = page.locator("#cluster-list > li")
+    expect(cards).to_have_count(2)
+    expect(cards.nth(0).locator("[data-language]")).to_have_text(["de × 2", "fr × 1"])
+    expect(cards.nth(1).locator("[data-language]")).to_have_text(["en × 1"])
+    language = page.get_by_label("Language")
+    language.select_option("fr")
+    page.get_by_role("button", name="Filter").click()
+    expect(cards).to_have_count(1)
+    expect(cards.first.locator("h3")).to_have_text("3 × “verkaufen Sie Gutscheine”")
+    expect(page.locator("#inbox-total")).to_have_text("1 cluster to review.")
+    cards.first.get_by_role("button", name="Ignore").click()
+    expect(page.locator("#notice")).to_contain_text("Ignored 1 message(s)")
+    expect(cards).to_have_text(["Nothing to review."])
+    language.select_option("")
+    page.get_by_role("button", name="Filter").click()
+    expect(cards).to_have_count(1)
+    expect(cards.first.locator("h3")).to_have_text("1 × “is the moon made of cheese”")
+
+    plain, _ = story_with_hours(page, stack, history=False)
+    missed(stack, plain, HOLIDAYS)
+    page.goto(f"{stack.bot_api}/console/stories/{plain}/inbox")
+    loaded(page)
+    expect(cards).to_have_count(1)
+    expect(cards.first.locator("[data-language]")).to_have_count(0)
+    filter_box = page.locator("div[data-languages]")
+    expect(filter_box).to_have_count(1)
+    expect(filter_box).to_be_hidden()

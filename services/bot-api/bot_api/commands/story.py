@@ -19,12 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from bot_api.commands.story_tests import (
+    ServerStory,
     TestFileError,
     junit_xml,
     report_lines,
     run_test_file,
     server_encoders,
 )
+from bot_api.domain.settings import Settings
 from bot_api.transfer.layout import to_layout
 from shared.cli import running_stack_settings, var_dir
 
@@ -136,7 +138,7 @@ def _test(
     args: argparse.Namespace,
     environ: Mapping[str, str],
 ) -> int:
-    ask = None
+    server = None
     if story_id is not None:
         api = Api(args.url or _default_url(environ), args.token or _default_token(environ))
 
@@ -144,8 +146,12 @@ def _test(
             answer = api.call("POST", "/query", json.dumps(body).encode(), "application/json")
             return dict(json.loads(answer)["result"])
 
+        settings = json.loads(api.call("GET", f"/stories/{story_id}"))["settings"]
+        spoken = Settings(language=settings["language"], languages=settings["languages"])
+        server = ServerStory(ask, spoken.spoken())
+
     try:
-        suite, run = run_test_file(path, story_id, ask, server_encoders(environ))
+        suite, run = run_test_file(path, story_id, server, server_encoders(environ))
     except TestFileError as error:
         raise CommandError(str(error)) from None
     print("\n".join(report_lines(run)))

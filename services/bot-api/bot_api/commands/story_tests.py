@@ -15,6 +15,7 @@ import json
 import uuid
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from bot_api.domain.conversation_tests import (
     TestResult,
     TestRun,
     first_difference,
+    unspoken_turn,
 )
 from bot_api.encoding.e5_small import E5SmallEncoder
 from bot_api.encoding.minilm import MiniLmEncoder
@@ -56,6 +58,16 @@ class TestFileError(Exception):
 
 Ask = Callable[[dict[str, Any]], dict[str, Any]]
 """Sends a /query body, answers the result."""
+
+
+@dataclass(frozen=True)
+class ServerStory:
+    """The server's story the tests go to: its /query, and the languages it speaks (ISO
+    639-1 codes, its default first), which a turn's language and the answer's are
+    checked against as a run on the server checks them."""
+
+    ask: Ask
+    spoken: tuple[str, ...]
 
 
 class LazyEncoder:
@@ -87,11 +99,14 @@ def server_encoders(environ: Mapping[str, str]) -> Encoders | None:
 
 
 def run_test_file(
-    path: Path, story_id: str | None, ask: Ask | None, encoders: Encoders | None = None
+    path: Path,
+    story_id: str | None,
+    server: ServerStory | None,
+    encoders: Encoders | None = None,
 ) -> tuple[str, TestRun]:
     """The suite's name and its run: in-process for a story document without `story_id`
-    (matched by `encoders` as the server would, lexically without), else through `ask`
-    (the server's /query)."""
+    (matched by `encoders` as the server would, lexically without), else through
+    `server` (the server's /query)."""
     try:
         content = parse_yaml(path.read_text(encoding="utf-8"), path.name, Budget())
     except (OSError, UnicodeDecodeError, TranslationError) as error:
@@ -106,8 +121,8 @@ def run_test_file(
         if encoder is not None:
             story = with_phrase_vectors(story, encoder)
         return str(content.get("name", path.stem)), replay(story, tests, utcnow(), encoder)
-    assert ask is not None
-    return f"story {story_id}", _through_queries(story_id, tests, ask)
+    assert server is not None
+    return f"story {story_id}", _through_queries(story_id, tests, server)
 
 
 def _tests(written: Any) -> list[StoredTest]:
@@ -141,7 +156,7 @@ def with_phrase_vectors(story: CompiledStory, encoder: Encoder) -> CompiledStory
     return story.with_vectors(story.interactions, PhraseVectors(encoder.model_id, by_key))
 
 
-def _through_queries(story_id: str, tests: Sequence[StoredTest], ask: Ask) -> TestRun:
+def _through_queries(story_id: str, tests: Sequence[StoredTest], server: ServerStory) -> TestRun:
     results = []
     turns = 0
     for stored in tests:
@@ -149,8 +164,10 @@ def _through_queries(story_id: str, tests: Sequence[StoredTest], ask: Ask) -> Te
         result = TestResult(stored.id, stored.test.name, passed=True)
         for index, scripted in enumerate(stored.test.turns):
             turns += 1
-            answer = _answer(ask(_query(story_id, session, scripted)))
-            difference = first_difference(scripted.expect, answer)
+            difference = unspoken_turn(scripted, server.spoken)
+            if difference is None:
+                answered = server.ask(_query(story_id, session, scripted))
+                difference = first_difference(scripted.expect, _answer(answered, server.spoken[0]))
             if difference is not None:
                 result = TestResult(stored.id, stored.test.name, False, index, difference)
                 break
@@ -164,13 +181,13 @@ def _query(story_id: str, session: str, scripted: ScriptedTurn) -> dict[str, Any
         "storyId": story_id,
         "sessionId": session,
         **said,
-        "parameters": dict(scripted.parameters),
+        "parameters": dict(scripted.sent_parameters()),
     }
 
 
-def _answer(result: dict[str, Any]) -> Answer:
+def _answer(result: dict[str, Any], default_code: str) -> Answer:
     """A /query result in the terms an expectation checks (what `engine.replay` reads
-    from an outcome)."""
+    from an outcome); a story of one language answers in `default_code` without saying."""
     interaction = result.get("interaction")
     return Answer(
         interaction=None if interaction is None else interaction["name"],
@@ -179,6 +196,7 @@ def _answer(result: dict[str, Any]) -> Answer:
         incomplete=result["incomplete"],
         contexts=tuple(context["name"] for context in result["contexts"]),
         text="\n".join(i["message"] for i in result["fulfillment"] if i["type"] == "text"),
+        answered_in=result.get("answeredIn", default_code),
     )
 
 

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from bot_api.domain.errors import Path
+
 MAX_TESTS_PER_STORY = 100
 """Tests a story may hold. With `MAX_TURNS_PER_TEST` it bounds a run, which every edit
 starts, at 2,000 turns: 0.67 s of one worker thread on the 150 × 99 story (500 turns in
@@ -42,6 +44,9 @@ class Expectation:
     """The answer's texts, joined by a new line, are exactly this."""
     text_contains: str | None = None
     """The answer's texts, joined by a new line, contain this."""
+    answered_in: str | None = None
+    """The ISO 639-1 code of the language the answer is in (`result.answeredIn`, the
+    story's default in a story of one language: docs/languages.md)."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,15 @@ class ScriptedTurn:
     query: str | None = None
     trigger: str | None = None
     parameters: Mapping[str, Any] = field(default_factory=dict)
+    language: str | None = None
+    """The ISO 639-1 code of the language the user says it in, one the story speaks: sent
+    as `parameters.default_language`, as a client names the user's language."""
+
+    def sent_parameters(self) -> Mapping[str, Any]:
+        """The parameters the turn is sent with: its own, and its language."""
+        if self.language is None:
+            return self.parameters
+        return {**self.parameters, "default_language": self.language}
 
 
 @dataclass(frozen=True)
@@ -79,6 +93,8 @@ class Answer:
     incomplete: bool
     contexts: tuple[str, ...]
     text: str
+    answered_in: str
+    """The ISO 639-1 code of the answer's language."""
 
 
 @dataclass(frozen=True)
@@ -132,7 +148,38 @@ def first_difference(expect: Expectation, answer: Answer) -> Difference | None:
         return Difference("text", expect.text, answer.text)
     if expect.text_contains is not None and expect.text_contains not in answer.text:
         return Difference("textContains", expect.text_contains, answer.text)
+    if expect.answered_in is not None and answer.answered_in != expect.answered_in:
+        return Difference("answeredIn", expect.answered_in, answer.answered_in)
     return None
+
+
+def unspoken_turn(turn: ScriptedTurn, spoken: Sequence[str]) -> Difference | None:
+    """A turn said in a language the story no longer speaks (an edit removed it) fails
+    there: the story would read it in its default language (`spoken[0]`)."""
+    if turn.language is None or turn.language in spoken:
+        return None
+    return Difference("language", turn.language, spoken[0])
+
+
+def unspoken(test: ConversationTest, spoken: Sequence[str]) -> list[tuple[Path, str]]:
+    """Each place of the test naming a language the story does not speak (`spoken`, its
+    default first), with why: such a turn would be read in the default language, or
+    such an answer could never be, whatever the test says."""
+    found: list[tuple[Path, str]] = []
+    for index, turn in enumerate(test.turns):
+        named: tuple[tuple[Path, str | None], ...] = (
+            (("language",), turn.language),
+            (("expect", "answeredIn"), turn.expect.answered_in),
+        )
+        for place, code in named:
+            if code is not None and code not in spoken:
+                found.append(
+                    (
+                        ("turns", index, *place),
+                        f"{code!r} is not a language of this story: it speaks {', '.join(spoken)}.",
+                    )
+                )
+    return found
 
 
 @dataclass(frozen=True)

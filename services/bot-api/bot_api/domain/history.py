@@ -80,6 +80,12 @@ class TurnRecord:
     latency_ms: float = 0.0
     default_source: str | None = None
     default_language: str | None = None
+    language: str | None = None
+    """The ISO 639-1 code of the story language the message was read in
+    (docs/languages.md); None in a story of one language, whose turns record none."""
+    answered_in: str | None = None
+    """The language of the answer (`result.answeredIn`): `language` where the interaction
+    has a variant in it, else the story's default; None with `language`."""
     vector: tuple[float, ...] | None = None
     """The message's sentence vector when the semantic stage encoded it."""
     vector_model: str | None = None

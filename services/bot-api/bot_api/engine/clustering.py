@@ -76,6 +76,9 @@ class Miss:
     expires_at: datetime | None = None
     """When its turn expires (the story's history retention): a snapshot of the inbox
     (inbox/snapshots.py) leaves it out from then on."""
+    language: str | None = None
+    """The ISO 639-1 code of the language its turn was read in; None in a story of one
+    language (docs/languages.md)."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,16 @@ class Cluster:
     @property
     def examples(self) -> tuple[str, ...]:
         return self.texts[:EXAMPLES]
+
+    @property
+    def languages(self) -> dict[str, int]:
+        """How many of its turns were read in each language, the most first (then by
+        code); empty when none records one (a story of one language)."""
+        counts: dict[str, int] = {}
+        for miss in self.members:
+            if miss.language is not None:
+                counts[miss.language] = counts.get(miss.language, 0) + 1
+        return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
 def normalised(text: str) -> str:

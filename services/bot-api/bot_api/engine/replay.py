@@ -19,6 +19,7 @@ from bot_api.domain.conversation_tests import (
     TestResult,
     TestRun,
     first_difference,
+    unspoken_turn,
 )
 from bot_api.domain.interactions import FALLBACK
 from bot_api.domain.responses import Text
@@ -47,13 +48,14 @@ def replay(
         result = TestResult(stored.id, stored.test.name, passed=True)
         for index, scripted in enumerate(stored.test.turns):
             turns += 1
-            difference = _lost_trigger(story, scripted)
+            difference = _lost_input(story, scripted)
             if difference is None:
                 state, outcome = respond(
                     story, state, _turn(scripted, now), choose=first_message, encoder=encoder
                 )
                 state = state.with_parameters(outcome.parameters)
-                difference = first_difference(scripted.expect, answer_of(outcome))
+                answer = answer_of(outcome, story.settings.default_code)
+                difference = first_difference(scripted.expect, answer)
             if difference is not None:
                 result = TestResult(stored.id, stored.test.name, False, index, difference)
                 break
@@ -61,21 +63,27 @@ def replay(
     return TestRun(tuple(results), turns, now)
 
 
-def _lost_trigger(story: CompiledStory, scripted: ScriptedTurn) -> Difference | None:
-    """A turn sending a trigger no interaction has any more (an edit removed it) fails
-    there, so the run after that edit says so (where /query would answer 400)."""
-    if scripted.trigger is None or scripted.trigger.lower() in story.triggers:
-        return None
-    return Difference("trigger", scripted.trigger, None)
+def _lost_input(story: CompiledStory, scripted: ScriptedTurn) -> Difference | None:
+    """A turn sending a trigger no interaction has any more, or said in a language the
+    story no longer speaks (an edit removed it), fails there, so the run after that edit
+    says so (where /query would answer 400, or read it in the default language)."""
+    if scripted.trigger is not None and scripted.trigger.lower() not in story.triggers:
+        return Difference("trigger", scripted.trigger, None)
+    return unspoken_turn(scripted, story.settings.spoken())
 
 
 def _turn(scripted: ScriptedTurn, now: datetime) -> Turn:
     return Turn(
-        query=scripted.query, trigger=scripted.trigger, parameters=scripted.parameters, now=now
+        query=scripted.query,
+        trigger=scripted.trigger,
+        parameters=scripted.sent_parameters(),
+        now=now,
     )
 
 
-def answer_of(outcome: Outcome) -> Answer:
+def answer_of(outcome: Outcome, default_code: str) -> Answer:
+    """`default_code`: the story's default language, which a story of one language
+    answers in without saying so."""
     interaction = outcome.interaction
     return Answer(
         interaction=None if interaction is None else interaction.name,
@@ -84,4 +92,5 @@ def answer_of(outcome: Outcome) -> Answer:
         incomplete=outcome.incomplete,
         contexts=tuple(context.name for context in outcome.contexts),
         text="\n".join(item.message for item in outcome.fulfillment if isinstance(item, Text)),
+        answered_in=outcome.answered_in or default_code,
     )

@@ -47,6 +47,11 @@ def turn_to_document(turn: TurnRecord, expires_at: datetime) -> dict[str, Any]:
         "latencyMs": turn.latency_ms,
         "defaultSource": turn.default_source,
         "defaultLanguage": turn.default_language,
+        **(
+            {}
+            if turn.language is None
+            else {"language": turn.language, "answeredIn": turn.answered_in}
+        ),
         "vector": None if turn.vector is None else vector_to_document(turn.vector),
         "vectorModel": turn.vector_model,
         "resolution": None if resolution is None else resolution_to_document(resolution),
@@ -142,6 +147,8 @@ def turn_from_document(document: Mapping[str, Any]) -> TurnRecord:
         latency_ms=document.get("latencyMs", 0.0),
         default_source=document.get("defaultSource"),
         default_language=document.get("defaultLanguage"),
+        language=document.get("language"),
+        answered_in=document.get("answeredIn"),
         vector=None if vector is None else vector_from_document(vector),
         vector_model=vector_model(document),
         resolution=None

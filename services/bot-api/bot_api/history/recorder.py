@@ -267,6 +267,8 @@ def turn_record(
         latency_ms=round((time.perf_counter() - started) * 1000, 3),
         default_source=source,
         default_language=_text_or_none(parameters.get("default_language")),
+        language=outcome.language or None,
+        answered_in=outcome.answered_in or None,
         vector=None if outcome.vector is None else tuple(outcome.vector.tolist()),
         vector_model=outcome.vector_model,
         truncated=turn.truncated,

@@ -51,6 +51,9 @@ class ConversationFilter:
     """Conversations with a turn of this `default_source`."""
     channel: str | None = None
     """Conversations with a turn this channel (its id) carried."""
+    language: str | None = None
+    """Conversations with a turn read in this language (an ISO 639-1 code): turns of a
+    story of one language record none (docs/languages.md)."""
     test: bool | None = None
     """True: the test chat's conversations only; False: the others; None: both."""
 
@@ -111,6 +114,7 @@ def summary_changes(turns: Sequence[StoredTurn]) -> dict[tuple[str, str], dict[s
                 "interactions": [],
                 "sources": [],
                 "channels": [],
+                "languages": [],
                 "test": False,
                 "expiresAt": expires_at,
             },
@@ -124,7 +128,11 @@ def summary_changes(turns: Sequence[StoredTurn]) -> dict[tuple[str, str], dict[s
             change["outcomes"].append(turn.outcome)
         if turn.interaction is not None and turn.interaction.id not in change["interactions"]:
             change["interactions"].append(turn.interaction.id)
-        for field, value in (("sources", turn.default_source), ("channels", turn.channel)):
+        for field, value in (
+            ("sources", turn.default_source),
+            ("channels", turn.channel),
+            ("languages", turn.language),
+        ):
             if value is not None and value not in change[field]:
                 change[field].append(value)
         change["test"] = change["test"] or turn.test
@@ -167,6 +175,7 @@ class TurnRepository:
                     "interactions": 1,
                     "sources": 1,
                     "channels": 1,
+                    "languages": 1,
                     "test": 1,
                 },
             )
@@ -200,7 +209,11 @@ class TurnRepository:
             conditions.append({"outcomes": {"$in": [found.outcome]}})
         if found.interaction is not None:
             conditions.append({"interactions": {"$in": [found.interaction]}})
-        for field, value in (("sources", found.source), ("channels", found.channel)):
+        for field, value in (
+            ("sources", found.source),
+            ("channels", found.channel),
+            ("languages", found.language),
+        ):
             if value is not None:
                 conditions.append({field: {"$in": [value]}})
         if found.test is not None:
@@ -275,7 +288,11 @@ def _summary_update(change: dict[str, Any], stored: Mapping[str, Any]) -> dict[s
     was not read): only the operators with something to change, as each one costs the
     embedded server (0.135 ms an update with all of them, 0.10 ms with `$inc` and `$max`
     only: nx-27017, measured). What another process adds meanwhile stays correct: the
-    sets only grow, and `$addToSet` of a value it added is a no-op."""
+    sets only grow, and `$addToSet` of a value it added is a no-op. A set the stored
+    summary lacks (it was stored before the set was kept: `languages`, `sources`,
+    `channels`) is made by `$push`, as nx-27017's `$addToSet` makes none
+    (docs/mongodb-compatibility.md); a value another process pushes meanwhile may then
+    be listed twice, which no filter minds."""
     update: dict[str, Any] = {
         "$max": {"lastAtMs": change["lastAtMs"], "expiresAt": change["expiresAt"]},
         "$inc": {"turns": change["turns"]},
@@ -286,13 +303,13 @@ def _summary_update(change: dict[str, Any], stored: Mapping[str, Any]) -> dict[s
         update["$min"] = {"startedMs": change["startedMs"]}
     if change["test"] and stored.get("test") is not True:
         update["$set"] = {"test": True}
-    added = {
-        field: {"$each": new}
-        for field in ("outcomes", "interactions", "sources", "channels")
-        if (new := [v for v in change[field] if v not in stored.get(field, ())])
-    }
-    if added:
-        update["$addToSet"] = added
+    added: dict[str, dict[str, Any]] = {"$addToSet": {}, "$push": {}}
+    for field in ("outcomes", "interactions", "sources", "channels", "languages"):
+        new = [v for v in change[field] if v not in stored.get(field, ())]
+        if new:
+            lacking = bool(stored) and field not in stored
+            added["$push" if lacking else "$addToSet"][field] = {"$each": new}
+    update |= {operator: fields for operator, fields in added.items() if fields}
     return update
 
 

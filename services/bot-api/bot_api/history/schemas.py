@@ -2,7 +2,7 @@
 
 from marshmallow import Schema, fields, validate
 
-from bot_api.common.schemas import text
+from bot_api.common.schemas import LanguageCode, text
 
 OUTCOMES = ("matched", "fallback", "incomplete", "trigger", "goto", "handoff", "knowledge")
 MAX_CONVERSATIONS_PAGE = 100
@@ -41,6 +41,13 @@ class ConversationsQuerySchema(TimeRangeSchema):
         "channel's type such as `telegram`, or what a client sent)"
     )
     channel = segment_filter("Conversations with a turn this channel (its id) carried")
+    language = LanguageCode(
+        metadata={
+            "description": "Conversations with a turn read in this language (ISO 639-1 code or "
+            "name, as a story's languages): a story of one language records none "
+            "(docs/languages.md)"
+        }
+    )
     test = fields.Boolean(
         metadata={
             "description": "true: only the console's test chat's conversations; false: all "
@@ -127,6 +134,15 @@ class TurnSchema(Schema):
     latencyMs = fields.Float(required=True)
     defaultSource = fields.String(allow_none=True)
     defaultLanguage = fields.String(allow_none=True)
+    language = fields.String(
+        metadata={
+            "description": "ISO 639-1 code of the story language the message was read in; "
+            "only in a story with further languages (docs/languages.md)"
+        }
+    )
+    answeredIn = fields.String(
+        metadata={"description": "ISO 639-1 code of the answer's language; with `language`"}
+    )
     channel = fields.String(
         allow_none=True,
         metadata={"description": "The id of the channel that carried the turn; null: /query"},

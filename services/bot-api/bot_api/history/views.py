@@ -69,6 +69,7 @@ async def list_conversations(request: web.Request) -> Any:
             text=query.get("text"),
             source=query.get("source"),
             channel=query.get("channel"),
+            language=query.get("language"),
             test=query.get("test"),
         ),
         cursor=query.get("cursor"),

@@ -39,7 +39,7 @@ NOT_TEST = {"$ne": True}
 PROMPT_CONTINUED = 1.0
 """The score a turn answering an interaction's prompt is stored with (engine/conversation.py
 `_ask`): it matched nothing new, so it is no miss, whatever `reviewBelow` says."""
-FIELDS = ["at", "query", "expiresAt"]
+FIELDS = ["at", "query", "expiresAt", "language"]
 
 
 class InboxRepository:
@@ -88,7 +88,14 @@ class InboxRepository:
         kept = [i for k, i in newest.items() if k not in ignored]
         vectors = await self._vectors(kept, model_id) if model_id else {}
         return [
-            Miss(str(d["_id"]), d["query"], d["at"], vectors.get(d["_id"]), d.get("expiresAt"))
+            Miss(
+                str(d["_id"]),
+                d["query"],
+                d["at"],
+                vectors.get(d["_id"]),
+                d.get("expiresAt"),
+                d.get("language"),
+            )
             for d in documents
             if normalised(d["query"]) not in ignored
         ]

@@ -2,7 +2,7 @@
 
 from marshmallow import Schema, fields, validate
 
-from bot_api.common.schemas import text, text_list
+from bot_api.common.schemas import LanguageCode, text, text_list
 from bot_api.domain.interactions import MAX_USER_SAYS
 from bot_api.history.schemas import CandidateSchema
 from bot_api.inbox.repository import MAX_INBOX_TURNS
@@ -36,10 +36,28 @@ class ClusterSchema(Schema):
         metadata={"description": "Its distinct messages, most frequent first (at most 99)"},
     )
     suggested = fields.Nested(CandidateSchema, allow_none=True, required=True)
+    languages = fields.Dict(
+        keys=fields.String(),
+        values=fields.Integer(),
+        metadata={
+            "description": "ISO 639-1 code -> how many of its turns were read in that "
+            "language, the most first; only in a story with further languages "
+            "(docs/languages.md)"
+        },
+    )
     passages = fields.List(
         fields.Nested(NearPassageSchema),
         required=True,
         metadata={"description": "The story's passages nearest its messages (docs/knowledge.md)"},
+    )
+
+
+class InboxQuerySchema(Schema):
+    language = LanguageCode(
+        metadata={
+            "description": "Only the clusters holding a turn read in this language (ISO "
+            "639-1 code or name, as a story's languages)"
+        }
     )
 
 

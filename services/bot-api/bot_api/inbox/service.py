@@ -81,11 +81,17 @@ class InboxService:
     def __post_init__(self) -> None:
         object.__setattr__(self, "warming", InboxWarming(self._read_ahead))
 
-    async def clusters(self, *, account_id: str, story_id: str) -> dict[str, Any]:
-        """The biggest `MAX_CLUSTERS` clusters, each with its suggested interaction: those
-        the story as compiled now suggested for the same leader's text last time are not
-        made again (100 took 2 s under load, a read of kept turns 0.4 s)."""
+    async def clusters(
+        self, *, account_id: str, story_id: str, language: str | None = None
+    ) -> dict[str, Any]:
+        """The biggest `MAX_CLUSTERS` clusters (with `language`, of those holding a turn
+        read in it), each with its suggested interaction: those the story as compiled now
+        suggested for the same leader's text last time are not made again (100 took 2 s
+        under load, a read of kept turns 0.4 s). The clusters are the same with or without
+        `language`, so an action names what a person saw either way."""
         found = await self._clusters(account_id, story_id)
+        if language is not None:
+            found = [c for c in found if language in c.languages]
         story = await self.stories.story(account_id, story_id)
         shown = found[:MAX_CLUSTERS]
         encoder = self._encoder(story.settings)
@@ -356,7 +362,9 @@ def _suggestion(story: CompiledStory, text: str, encoder: Encoder | None) -> Sco
 
 
 def _shown(cluster: Cluster, suggestion: ScoredCandidate | None) -> dict[str, Any]:
+    languages = cluster.languages
     return {
+        **({"languages": languages} if languages else {}),
         "id": cluster.id,
         "count": cluster.count,
         "first": cluster.first,

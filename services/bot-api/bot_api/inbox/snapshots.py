@@ -32,8 +32,9 @@ InboxVersion = tuple[float, str | None]
 """What a story's misses were read for: the score below which a match is reviewed, and
 the model whose vectors the newest turn of each text carries (None: no vectors)."""
 
-FORMAT = 1
-"""The payload's layout (`encoded`): a payload of another layout is not read."""
+FORMAT = 2
+"""The payload's layout (`encoded`): a payload of another layout is not read (its story's
+next read is a whole one, which writes this layout). 2: each miss with its language."""
 PART_BYTES = 4 * 2**20
 """Bytes of payload a part holds, well under MongoDB's 16 MiB document limit."""
 MAX_SNAPSHOT_BYTES = 24 * 2**20
@@ -52,13 +53,16 @@ class InboxSnapshot:
 
 def encoded(snapshot: InboxSnapshot) -> bytes:
     """The payload: its header's length (4 bytes), the header (JSON: the version, the time
-    written, each miss as [turn id, text, at, expires at, index of its vector or -1], in
-    epoch milliseconds), then the vectors as little-endian float16, as turns store them."""
+    written, each miss as [turn id, text, at, expires at, index of its vector or -1,
+    language or null], times in epoch milliseconds), then the vectors as little-endian
+    float16, as turns store them."""
     vectors = [m.vector for m in snapshot.misses if m.vector is not None]
     rows: list[list[Any]] = []
     index = 0
     for miss in snapshot.misses:
-        rows.append([miss.turn_id, miss.text, _ms(miss.at), _ms(miss.expires_at), -1])
+        rows.append(
+            [miss.turn_id, miss.text, _ms(miss.at), _ms(miss.expires_at), -1, miss.language]
+        )
         if miss.vector is not None:
             rows[-1][4] = index
             index += 1
@@ -97,8 +101,9 @@ def decoded(payload: bytes) -> InboxSnapshot | None:
             _time(at),
             None if vector < 0 else vectors[vector],
             None if expires_at is None else _time(expires_at),
+            language,
         )
-        for turn_id, text, at, expires_at, vector in rows
+        for turn_id, text, at, expires_at, vector, language in rows
     ]
     return InboxSnapshot((review_below, model_id), misses, _time(header["writtenAt"]))
 

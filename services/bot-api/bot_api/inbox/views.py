@@ -9,13 +9,14 @@ from bot_api.inbox.keys import INBOX
 from bot_api.inbox.schemas import (
     AssignSchema,
     IgnoreSchema,
+    InboxQuerySchema,
     InboxSchema,
     NewInteractionSchema,
     ReopenedSchema,
     ReopenSchema,
     ResolvedSchema,
 )
-from shared.endpoints import endpoint
+from shared.endpoints import QUERY, endpoint
 
 routes = web.RouteTableDef()
 
@@ -24,12 +25,15 @@ routes = web.RouteTableDef()
 @endpoint(
     summary="The story's unresolved misses grouped by meaning, the biggest cluster first",
     tag="inbox",
+    query=InboxQuerySchema(),
     response=InboxSchema(),
     errors=(404,),
 )
 async def read_inbox(request: web.Request) -> Any:
     return await request.app[INBOX].clusters(
-        account_id=account_of(request), story_id=request.match_info["story"]
+        account_id=account_of(request),
+        story_id=request.match_info["story"],
+        language=request[QUERY].get("language"),
     )
 
 

@@ -31,6 +31,7 @@ EXPECTATION_FIELDS = (
     ("contexts", "contexts"),
     ("text", "text"),
     ("text_contains", "textContains"),
+    ("answered_in", "answeredIn"),
 )
 """Each field of an `Expectation` and its name in a document, in the order they are
 checked."""
@@ -45,6 +46,8 @@ def _turn_document(turn: ScriptedTurn) -> dict[str, Any]:
     written: dict[str, Any] = (
         {"query": turn.query} if turn.query is not None else {"trigger": turn.trigger}
     )
+    if turn.language is not None:
+        written["language"] = turn.language
     if turn.parameters:
         written["parameters"] = dict(turn.parameters)
     expect = {}
@@ -73,6 +76,7 @@ def _scripted_turn(document: Mapping[str, Any]) -> ScriptedTurn:
         query=document.get("query"),
         trigger=document.get("trigger"),
         parameters=dict(document.get("parameters", {})),
+        language=document.get("language"),
     )
 
 

@@ -13,7 +13,13 @@ from marshmallow import (
     validates_schema,
 )
 
-from bot_api.common.schemas import MAX_QUERY_PARAMETERS, NAME_PATTERN, ParameterValue, text
+from bot_api.common.schemas import (
+    MAX_QUERY_PARAMETERS,
+    NAME_PATTERN,
+    LanguageCode,
+    ParameterValue,
+    text,
+)
 from bot_api.domain.conversation_tests import (
     MAX_TESTS_PER_STORY,
     MAX_TURNS_PER_TEST,
@@ -102,6 +108,13 @@ class ExpectationSchema(Schema):
         validate=validate.Length(max=4096),
         metadata={"description": "The answer's texts, joined by new lines, exactly"},
     )
+    answeredIn = LanguageCode(
+        metadata={
+            "description": "The answer's language (`result.answeredIn`; a story of one "
+            "language answers in its default): an ISO 639-1 code or a name of one the story "
+            "speaks (docs/languages.md)"
+        }
+    )
 
     @validates_schema
     def checks_something(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -116,6 +129,13 @@ class ScriptedTurnSchema(Schema):
 
     query = text(2048, min_length=1, metadata={"description": "What the user says"})
     trigger = fields.String(validate=[validate.Length(min=1, max=50), TRIGGER])
+    language = LanguageCode(
+        metadata={
+            "description": "The language the user says it in, sent as "
+            "`parameters.default_language`: an ISO 639-1 code or a name of one the story "
+            "speaks, its default or a further one (docs/languages.md)"
+        }
+    )
     parameters = parameters()
     expect = fields.Nested(ExpectationSchema, required=True)
 
@@ -126,6 +146,15 @@ class ScriptedTurnSchema(Schema):
             raise ValidationError(
                 f"Send exactly one of query and trigger (got {', '.join(given) or 'none'}).",
                 field_name="query",
+            )
+
+    @validates_schema
+    def one_language(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if "language" in data and "default_language" in data.get("parameters", {}):
+            raise ValidationError(
+                "Name the turn's language once: as language, which is sent as "
+                "parameters.default_language.",
+                field_name="language",
             )
 
 

@@ -14,7 +14,7 @@ import functools
 import logging
 from collections.abc import Sequence
 from contextvars import ContextVar
-from typing import Protocol
+from typing import Any, Protocol
 
 from bot_api.changes import Change, StoryCreated, StoryDeleted, StoryEdited
 from bot_api.domain.conversation_tests import (
@@ -22,7 +22,9 @@ from bot_api.domain.conversation_tests import (
     ConversationTest,
     StoredTest,
     TestRun,
+    unspoken,
 )
+from bot_api.domain.settings import Settings
 from bot_api.engine.remembering import RememberingEncoder
 from bot_api.engine.replay import replay
 from bot_api.engine.semantic import Encoders
@@ -31,7 +33,7 @@ from bot_api.stories.repository import StoryStore
 from bot_api.stories.service import load_story
 from bot_api.story_tests.repository import ConversationTestStore
 from shared.budget import beyond_request
-from shared.errors import Conflict, NotFound
+from shared.errors import Conflict, NotFound, ValidationFailed
 from shared.fair_work import FairWork
 from shared.timeutil import utcnow
 
@@ -57,6 +59,19 @@ turns) runs in under 1 s."""
 STARTED_RUNS: ContextVar[set[str] | None] = ContextVar("started_runs", default=None)
 """Set by the HTTP layer for each request: the stories whose tests an edit made in it
 will run, so its answer can link to the result."""
+
+
+def refuse_unspoken(test: ConversationTest, settings: Settings) -> None:
+    """A 400 naming each turn's `language` and `expect.answeredIn` the story does not
+    speak (docs/tests.md)."""
+    tree: dict[str, Any] = {}
+    for place, message in unspoken(test, settings.spoken()):
+        node = tree
+        for part in place[:-1]:
+            node = node.setdefault(str(part), {})
+        node[str(place[-1])] = [message]
+    if tree:
+        raise ValidationFailed.of_tree(tree)
 
 
 class CompiledStories(Protocol):
@@ -130,7 +145,8 @@ class ConversationTestService:
         test: ConversationTest,
         new_id: str | None = None,
     ) -> str:
-        await load_story(self._story_records, account_id, story_id)
+        story = await load_story(self._story_records, account_id, story_id)
+        refuse_unspoken(test, story.settings)
         if await self._tests.count(account_id, story_id) >= MAX_TESTS_PER_STORY:
             raise Conflict(f"a story holds at most {MAX_TESTS_PER_STORY} tests")
         test_id = await self._tests.insert(account_id, story_id, test, new_id)
@@ -146,6 +162,8 @@ class ConversationTestService:
     async def replace(
         self, *, account_id: str, story_id: str, test_id: str, test: ConversationTest
     ) -> None:
+        story = await load_story(self._story_records, account_id, story_id)
+        refuse_unspoken(test, story.settings)
         if not await self._tests.replace(account_id, story_id, test_id, test):
             raise NotFound(f"no test {test_id} in story {story_id}")
         self.edited(account_id, story_id)

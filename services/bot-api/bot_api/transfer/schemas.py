@@ -22,6 +22,7 @@ from marshmallow import (
 )
 
 from bot_api.common.schemas import text
+from bot_api.domain.conversation_tests import unspoken
 from bot_api.domain.interactions import (
     FALLBACK,
     STANDARD,
@@ -394,6 +395,13 @@ def checked_upload(
     if errors or read.problems:
         raise problems_error(read.problems, errors)
     settings = Settings(**document["settings"])
+    unspoken_in_tests = [
+        Problem(("tests", index, *place), message)
+        for index, test in enumerate(document["tests"])
+        for place, message in unspoken(test, settings.spoken())
+    ]
+    if unspoken_in_tests:
+        raise problems_error(unspoken_in_tests)
     faq, left_out = _knowledge(document["knowledge"])
     for default in default_interactions(settings.language):
         if default.kind in read.added:

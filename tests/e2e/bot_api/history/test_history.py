@@ -327,3 +327,93 @@ async def test_the_console_test_chat_is_marked_and_filtered_by_source(alice: Ten
         ("console", None, True)
     ]
     assert (await api.get(f"{base}?test=maybe")).status == 400
+
+
+async def test_a_story_of_several_languages_records_and_filters_each_turn_s_language(
+    alice: Tenant, bob: Tenant
+) -> None:
+    """Each turn keeps the language it was read in and its answer's (docs/languages.md);
+    the listing filters by it, with the other filters; a story of one language shows its
+    turns as before, and a language that is none is a 400."""
+    api = alice.developer
+    story_id = await api.create_story("Pizza", settings={"languages": ["de", "fr"]})
+    await api.create_interaction(
+        story_id,
+        "Order",
+        userSays=["I want a pizza"],
+        responses=[{"type": "text", "messages": ["One pizza coming."]}],
+        translations={
+            "de": {
+                "userSays": ["Ich möchte eine Pizza"],
+                "responses": [{"type": "text", "messages": ["Eine Pizza kommt."]}],
+            }
+        },
+    )
+
+    async def say(session: str, query: str, language: str) -> None:
+        body = {
+            "storyId": story_id,
+            "sessionId": session,
+            "query": query,
+            "parameters": {"default_language": language},
+        }
+        await alice.public.ok("POST", "/query", body)
+
+    await say("anna", "Ich möchte eine Pizza", "de")
+    await say("bert", "I want a pizza", "en")
+    await say("chloe", "I want a pizza", "fr")
+    await say("dirk", "der Mond ist aus Käse", "de")
+    await recorded(api.client)
+    base = f"/stories/{story_id}/conversations"
+
+    async def sessions(query: str) -> list[str]:
+        return [c["sessionId"] for c in (await api.ok("GET", f"{base}?{query}"))["items"]]
+
+    assert await sessions("language=de") == ["dirk", "anna"]
+    assert await sessions("language=german") == ["dirk", "anna"]
+    assert await sessions("language=fr") == ["chloe"]
+    assert await sessions("language=it") == []
+    assert await sessions("language=de&outcome=fallback") == ["dirk"]
+    first = await api.ok("GET", f"{base}?language=de&limit=1")
+    assert [c["sessionId"] for c in first["items"]] == ["dirk"]
+    rest = await api.ok("GET", f"{base}?language=de&limit=1&cursor={first['nextCursor']}")
+    assert ([c["sessionId"] for c in rest["items"]], rest["nextCursor"]) == (["anna"], None)
+
+    (anna,) = (await api.ok("GET", f"{base}/anna"))["turns"]
+    assert (anna["language"], anna["answeredIn"], anna["defaultLanguage"]) == ("de", "de", "de")
+    assert anna["fulfillment"] == "Eine Pizza kommt."
+    (chloe,) = (await api.ok("GET", f"{base}/chloe"))["turns"]
+    assert (chloe["language"], chloe["answeredIn"]) == ("fr", "en")
+    headers = {"Authorization": f"Bearer {api.token}"}
+    async with api.client.get(f"{base}/export", headers=headers) as response:
+        lines = [json.loads(line) for line in (await response.text()).splitlines()]
+    assert [(t["sessionId"], t["language"], t["answeredIn"]) for t in lines] == [
+        ("anna", "de", "de"),
+        ("bert", "en", "en"),
+        ("chloe", "fr", "en"),
+        ("dirk", "de", "en"),
+    ]
+
+    for bad in ("language=xx", "language=", "language=klingon"):
+        reply = await api.get(f"{base}?{bad}")
+        assert reply.error == (400, "validation_error"), bad
+        assert "language" in reply.body["status"]["errors"], reply.body
+    assert (await bob.developer.get(f"{base}?language=de")).error == (404, "not_found")
+
+    one_language, _ = await pizza_story(api)
+    await alice.public.ok(
+        "POST",
+        "/query",
+        {
+            "storyId": one_language,
+            "sessionId": "v",
+            "query": "I want a pizza",
+            "parameters": {"default_language": "en"},
+        },
+    )
+    await recorded(api.client)
+    (turn,) = (await api.ok("GET", f"/stories/{one_language}/conversations/v"))["turns"]
+    assert "language" not in turn and "answeredIn" not in turn
+    assert turn["defaultLanguage"] == "en"
+    listed = await api.ok("GET", f"/stories/{one_language}/conversations?language=en")
+    assert listed["items"] == []

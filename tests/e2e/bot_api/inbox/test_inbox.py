@@ -18,6 +18,7 @@ from pytest_aiohttp import AiohttpClient
 from bot_api.app import create_app
 from bot_api.domain.history import OutcomeKind, TurnRecord
 from bot_api.history.documents import turn_from_document, turn_to_document
+from bot_api.history.keys import RECORDER
 from bot_api.inbox.repository import MAX_INBOX_TURNS
 from shared import mongo
 from shared.config import Config
@@ -439,3 +440,70 @@ async def test_a_cluster_shows_the_passages_nearest_it_and_one_becomes_an_faq_pa
 async def _filled(inbox: Inbox) -> list[dict[str, Any]]:
     await inbox.miss("do you sell gift cards")
     return await inbox.clusters()
+
+
+async def test_each_cluster_shows_its_turns_languages_and_the_inbox_filters_by_one(
+    alice: Tenant, bob: Tenant
+) -> None:
+    """Misses of /query in a story of three languages, recorded as each was read
+    (docs/languages.md): each cluster counts its turns by language, the filter keeps the
+    clusters holding one read in it, and an action names a cluster the filter showed; a
+    story of one language shows no languages, and a language that is none is a 400."""
+    api = alice.developer
+    story_id = await api.create_story("Shop", settings={"languages": ["de", "fr"]})
+    hours = await api.create_interaction(
+        story_id,
+        "Hours",
+        userSays=["when are you open"],
+        responses=[{"type": "text", "messages": ["9 to 5."]}],
+    )
+    base = f"/stories/{story_id}/inbox"
+
+    async def miss(session: str, query: str, language: str, story: str = story_id) -> None:
+        body = {
+            "storyId": story,
+            "sessionId": session,
+            "query": query,
+            "parameters": {"default_language": language},
+        }
+        result = (await alice.public.ok("POST", "/query", body))["result"]
+        assert result["interaction"]["type"] == "fallback", result
+
+    await miss("v1", "verkaufen Sie Gutscheine", "de")
+    await miss("v2", "verkaufen Sie Gutscheine", "de")
+    await miss("v3", "verkaufen Sie Gutscheine", "fr")
+    await miss("v4", "is the moon made of cheese", "en")
+    await api.client.server.app[RECORDER].idle()
+
+    clusters = (await api.ok("GET", base))["clusters"]
+    assert [(c["examples"][0], c["languages"]) for c in clusters] == [
+        ("verkaufen Sie Gutscheine", {"de": 2, "fr": 1}),
+        ("is the moon made of cheese", {"en": 1}),
+    ]
+    assert list(clusters[0]["languages"]) == ["de", "fr"], "the most turns first"
+
+    async def shown(query: str) -> tuple[int, list[str]]:
+        inbox = await api.ok("GET", f"{base}?{query}")
+        return inbox["total"], [c["examples"][0] for c in inbox["clusters"]]
+
+    assert await shown("language=fr") == (1, ["verkaufen Sie Gutscheine"])
+    assert await shown("language=german") == (1, ["verkaufen Sie Gutscheine"])
+    assert await shown("language=en") == (1, ["is the moon made of cheese"])
+    assert await shown("language=it") == (0, [])
+    for bad in ("language=xx", "language="):
+        reply = await api.get(f"{base}?{bad}")
+        assert reply.error == (400, "validation_error"), bad
+        assert "language" in reply.body["status"]["errors"], reply.body
+    assert (await bob.developer.get(f"{base}?language=de")).error == (404, "not_found")
+
+    german = (await api.ok("GET", f"{base}?language=de"))["clusters"][0]
+    assigned = await api.ok("POST", f"{base}/{german['id']}/assign", {"interaction": hours})
+    assert len(assigned["turns"]) == 3
+    assert await shown("language=de") == (0, [])
+
+    one_language = await api.create_story("Plain")
+    await miss("v5", "is the moon made of cheese", "en", one_language)
+    await api.client.server.app[RECORDER].idle()
+    (plain,) = (await api.ok("GET", f"/stories/{one_language}/inbox"))["clusters"]
+    assert "languages" not in plain
+    assert (await api.ok("GET", f"/stories/{one_language}/inbox?language=en"))["total"] == 0

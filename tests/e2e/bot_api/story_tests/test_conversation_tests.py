@@ -2,8 +2,10 @@
 run after every edit (whose answer links to the result), and carried by the story
 document."""
 
+from collections.abc import Callable
 from typing import Any
 
+from support import languages
 from support.api import Api, Tenant
 from support.waiting import eventually
 from support.walkthrough import pizza_story
@@ -38,6 +40,18 @@ async def last_run_after(api: Api, story_id: str, earlier: str | None) -> dict[s
         return reply.body if reply.status == 200 and reply.body["ranAt"] != earlier else None
 
     return dict(await eventually(newer, seconds=5))
+
+
+async def last_run_where(
+    api: Api, story_id: str, wanted: Callable[[dict[str, Any]], bool]
+) -> dict[str, Any]:
+    """The last run after an edit, once it is one that `wanted`."""
+
+    async def found() -> Any:
+        reply = await api.get(f"/stories/{story_id}/tests/last")
+        return reply.body if reply.status == 200 and wanted(reply.body) else None
+
+    return dict(await eventually(found, seconds=5))
 
 
 async def test_tests_are_created_read_replaced_listed_and_deleted(api: Api, bob: Tenant) -> None:
@@ -150,6 +164,15 @@ async def test_an_edit_runs_the_tests_and_links_to_what_it_broke(api: Api) -> No
     assert "Link" not in read.headers
 
 
+async def imported_unchanged(api: Api, document: dict[str, Any]) -> str:
+    """The new story the document makes, which exports as the same document."""
+    imported = await api.call("POST", "/stories/import", document)
+    assert imported.status == 200, imported.body
+    new_id = str(imported.body["id"])
+    assert await api.ok("GET", f"/stories/{new_id}/export") == document
+    return new_id
+
+
 async def test_tests_travel_in_the_story_document(api: Api) -> None:
     story_id = await pizza_story(api)
     await api.ok("POST", f"/stories/{story_id}/tests", ORDER_TEST)
@@ -157,10 +180,7 @@ async def test_tests_travel_in_the_story_document(api: Api) -> None:
     document = await api.ok("GET", f"/stories/{story_id}/export")
     assert document["tests"] == [ORDER_TEST, WELCOME_TEST]
 
-    imported = await api.call("POST", "/stories/import", document)
-    assert imported.status == 200, imported.body
-    new_id = imported.body["id"]
-    assert await api.ok("GET", f"/stories/{new_id}/export") == document
+    new_id = await imported_unchanged(api, document)
     run = await api.ok("POST", f"/stories/{new_id}/tests/run", {})
     assert (run["passed"], run["failed"]) == (2, 0)
 
@@ -174,3 +194,129 @@ async def test_a_story_without_tests_exports_no_tests_and_a_bad_test_refuses_the
     reply = await api.call("POST", "/stories/import", bad)
     assert reply.error == (400, "validation_error")
     assert "tests" in reply.body["status"]["errors"]
+
+
+LANGUAGES_TEST = {
+    "name": "asks in German, then in English",
+    "turns": [
+        {
+            "query": "wann habt ihr geöffnet",
+            "language": "de",
+            "expect": {"interaction": "Hours", "text": "9 bis 17 Uhr.", "answeredIn": "de"},
+        },
+        {"query": "when are you open", "language": "en", "expect": {"answeredIn": "en"}},
+    ],
+}
+
+
+async def shop_of_three_languages(api: Api) -> str:
+    story_id = await api.create_story("Shop", settings={"languages": ["de", "fr"]})
+    await api.create_interaction(story_id, **languages.HOURS)
+    return story_id
+
+
+async def test_a_turn_names_its_language_and_an_expectation_the_answer_s(api: Api) -> None:
+    """The language is sent as `parameters.default_language` and read as a story's
+    languages are; the answer's is checked; a language the story does not speak is a 400
+    when the test is saved or replaced, at its place; an edit dropping one a test uses
+    breaks that test, saying so."""
+    story_id = await shop_of_three_languages(api)
+    base = f"/stories/{story_id}/tests"
+    test_id = (await api.ok("POST", base, LANGUAGES_TEST))["id"]
+    assert await api.ok("GET", f"{base}/{test_id}") == {"id": test_id, **LANGUAGES_TEST}
+    by_name = {**LANGUAGES_TEST, "turns": [{**LANGUAGES_TEST["turns"][0], "language": "German"}]}
+    named_id = (await api.ok("POST", base, by_name))["id"]
+    assert (await api.ok("GET", f"{base}/{named_id}"))["turns"][0]["language"] == "de"
+
+    french = {
+        "name": "asks in French",
+        "turns": [
+            {"query": "quand êtes-vous ouverts", "language": "fr", "expect": {"answeredIn": "fr"}}
+        ],
+    }
+    await api.ok("POST", base, french)
+    run = await api.ok("POST", f"{base}/run", {})
+    assert [(r["name"], r["passed"]) for r in run["results"]] == [
+        ("asks in German, then in English", True),
+        ("asks in German, then in English", True),
+        ("asks in French", False),
+    ]
+    assert (run["results"][2]["expected"], run["results"][2]["got"]) == (
+        {"answeredIn": "fr"},
+        {"answeredIn": "en"},
+    ), "the French variant has no responses: it answers in the default language"
+
+    italian = {
+        "name": "asks in Italian",
+        "turns": [{"query": "quando aprite", "language": "it", "expect": {"answeredIn": "es"}}],
+    }
+    for method, path in (("POST", base), ("PUT", f"{base}/{test_id}")):
+        reply = await api.call(method, path, italian)
+        assert reply.error == (400, "validation_error"), reply.body
+        assert reply.body["status"]["errors"]["turns"]["0"] == {
+            "language": ["'it' is not a language of this story: it speaks en, de, fr."],
+            "expect": {
+                "answeredIn": ["'es' is not a language of this story: it speaks en, de, fr."]
+            },
+        }
+    klingon = {"name": "k", "turns": [{"query": "x", "language": "klingon", "expect": {}}]}
+    assert (await api.post(base, klingon)).error == (400, "validation_error")
+    assert len(await api.ok("GET", base)) == 3
+    assert await api.ok("GET", f"{base}/{test_id}") == {"id": test_id, **LANGUAGES_TEST}
+
+    await last_run_where(api, story_id, lambda run: len(run["results"]) == 3)
+    await api.ok(
+        "PUT",
+        f"/stories/{story_id}",
+        {"name": "Shop", "description": "", "settings": {"languages": ["fr"]}},
+    )
+    last = await last_run_where(api, story_id, lambda run: not run["results"][0]["passed"])
+    first = last["results"][0]
+    assert (first["passed"], first["broken"], first["turn"]) == (False, True, 0)
+    assert (first["expected"], first["got"]) == ({"language": "de"}, {"language": "en"})
+
+
+async def test_a_story_of_one_language_takes_its_default_as_a_turn_s_language(api: Api) -> None:
+    story_id = await pizza_story(api)
+    english = {
+        "name": "in English",
+        "turns": [
+            {
+                "query": "a pizza please",
+                "language": "en",
+                "expect": {"interaction": "Order", "answeredIn": "en"},
+            }
+        ],
+    }
+    await api.ok("POST", f"/stories/{story_id}/tests", english)
+    run = await api.ok("POST", f"/stories/{story_id}/tests/run", {})
+    assert (run["passed"], run["failed"]) == (1, 0)
+    german = {**english, "turns": [{**english["turns"][0], "language": "de"}]}
+    reply = await api.post(f"/stories/{story_id}/tests", german)
+    assert reply.error == (400, "validation_error")
+    assert "it speaks en." in reply.details
+
+
+async def test_tests_in_several_languages_travel_in_the_story_document(api: Api) -> None:
+    story_id = await shop_of_three_languages(api)
+    await api.ok("POST", f"/stories/{story_id}/tests", LANGUAGES_TEST)
+    document = await api.ok("GET", f"/stories/{story_id}/export")
+    assert document["tests"] == [LANGUAGES_TEST]
+    new_id = await imported_unchanged(api, document)
+    run = await api.ok("POST", f"/stories/{new_id}/tests/run", {})
+    assert (run["passed"], run["failed"]) == (1, 0)
+
+    headers = {"Authorization": f"Bearer {api.token}"}
+    async with api.client.get(f"/stories/{new_id}/export?format=yaml", headers=headers) as reply:
+        as_yaml = await reply.read()
+    again = await api.send_raw("/stories/import", as_yaml, "application/yaml")
+    assert again.status == 200, again.body
+    assert await api.ok("GET", f"/stories/{again.body['id']}/export") == document
+
+    fewer = {**document, "settings": {**document["settings"], "languages": ["fr"]}}
+    reply = await api.call("POST", "/stories/import", fewer)
+    assert reply.error == (400, "validation_error")
+    assert reply.body["status"]["errors"]["tests"]["0"]["turns"]["0"] == {
+        "language": ["'de' is not a language of this story: it speaks en, fr."],
+        "expect": {"answeredIn": ["'de' is not a language of this story: it speaks en, fr."]},
+    }

@@ -12,6 +12,7 @@ from bot_api.commands.story_tests import run_test_file, server_encoders
 from bot_api.domain.settings import Settings
 from bot_api.encoding.minilm import MiniLmEncoder
 from bot_api.engine.semantic import Encoders
+from support import languages
 from support.api import Tenant
 from support.encoders import ConceptEncoder
 from support.story_command import story_command
@@ -147,3 +148,53 @@ def test_the_server_s_encoders_load_only_for_a_story_that_uses_them() -> None:
     any_language = encoders.for_story(Settings(language="english", answer_any_language=True))
     assert any_language is not None and any_language.cross_lingual
     assert encoders.for_story(Settings(language="portuguese")) is None
+
+
+SHOP: dict[str, Any] = {
+    "format": "parley.story",
+    "version": 1,
+    "name": "Shop",
+    "settings": {"languages": ["de"]},
+    "interactions": [{"key": "hours", **languages.HOURS}],
+    "tests": [
+        {
+            "name": "in German",
+            "turns": [
+                {
+                    "query": "wann habt ihr geöffnet",
+                    "language": "de",
+                    "expect": {"text": "9 bis 17 Uhr.", "answeredIn": "de"},
+                }
+            ],
+        }
+    ],
+}
+ITALIAN = {
+    "name": "in Italian",
+    "turns": [{"query": "quando aprite", "language": "it", "expect": {"fallback": True}}],
+}
+
+
+async def test_a_turn_s_language_is_sent_and_checked_with_and_without_a_server(
+    alice: Tenant, second_bot_api: str, tmp_path: Path
+) -> None:
+    """Server-less, a document naming a language its story does not speak is refused as
+    its import would be; through a server's /query, such a turn fails there."""
+    path = tmp_path / "shop.yaml"
+    path.write_text(yaml.safe_dump(SHOP))
+    code, out, err = await story_command("http://127.0.0.1:9", "t", "test", str(path))
+    assert (code, out.splitlines()) == (0, ["PASS in German", "1 passed, 0 failed"]), err
+    path.write_text(yaml.safe_dump({**SHOP, "tests": [*SHOP["tests"], ITALIAN]}))
+    code, _, err = await story_command("http://127.0.0.1:9", "t", "test", str(path))
+    assert code == 1 and "is not a language of this story" in err, err
+
+    imported = await alice.developer.call("POST", "/stories/import", {**SHOP, "tests": []})
+    assert imported.status == 200, imported.body
+    args = ("test", str(path), "--story", imported.body["id"])
+    code, out, err = await story_command(second_bot_api, alice.tokens.developer_token, *args)
+    assert code == 1, err
+    assert out.splitlines() == [
+        "PASS in German",
+        'FAIL in Italian: turn 1: language expected "it", got "en"',
+        "1 passed, 1 failed",
+    ]

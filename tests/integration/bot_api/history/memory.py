@@ -55,8 +55,8 @@ class TurnsInMemory:
             summary["fallbacks"] += change["fallbacks"]
             summary["outcomes"] = sorted({*summary["outcomes"], *change["outcomes"]})
             summary["interactions"] = sorted({*summary["interactions"], *change["interactions"]})
-            for field in ("sources", "channels"):
-                summary[field] = sorted({*summary[field], *change[field]})
+            for field in ("sources", "channels", "languages"):
+                summary[field] = sorted({*summary.get(field, ()), *change[field]})
             summary["test"] = summary["test"] or change["test"]
 
     async def conversations_page(
@@ -76,8 +76,9 @@ class TurnsInMemory:
             and (found.until is None or summary["startedMs"] < found.until.timestamp() * 1000)
             and (found.outcome is None or found.outcome in summary["outcomes"])
             and (found.interaction is None or found.interaction in summary["interactions"])
-            and (found.source is None or found.source in summary["sources"])
-            and (found.channel is None or found.channel in summary["channels"])
+            and (found.source is None or found.source in summary.get("sources", ()))
+            and (found.channel is None or found.channel in summary.get("channels", ()))
+            and (found.language is None or found.language in summary.get("languages", ()))
             and (found.test is None or found.test == summary["test"])
             and (found.text is None or session in saying)
             and (position is None or (summary["lastAtMs"], session) < position)

@@ -214,3 +214,99 @@ async def test_deleting_a_conversation_or_a_story_removes_exactly_that(turns: Tu
 async def test_a_cursor_not_written_by_the_listing_is_refused(turns: TurnStore) -> None:
     with pytest.raises(ValueError):
         await turns.conversations_page(new_object_id(), ConversationFilter(), "bm90IGpzb24", 5)
+
+
+async def test_conversations_are_filtered_by_the_language_turns_were_read_in(
+    turns: TurnStore,
+) -> None:
+    """Two accounts' stories with the same session names: a conversation is listed by
+    every language one of its turns was read in, over several batches, with the other
+    filters and page by page; a turn of a story of one language records none."""
+    a, b = new_object_id(), new_object_id()
+
+    def read_in(
+        story: str, session: str, minute: int, language: str | None, **marks: object
+    ) -> StoredTurn:
+        stored = turn(story, session, minute, "hallo", "matched")
+        account = "a1" if story == a else "a2"
+        answered = None if language is None else "en" if language == "fr" else language
+        record = replace(
+            stored.turn, account_id=account, language=language, answered_in=answered, **marks
+        )
+        return replace(stored, turn=record)
+
+    await turns.insert_many(
+        [
+            read_in(a, "anna", 0, "de"),
+            read_in(a, "bert", 1, "en"),
+            read_in(a, "carl", 2, "de", default_source="widget"),
+            read_in(a, "dora", 3, None),
+            read_in(b, "anna", 4, "fr"),
+        ]
+    )
+    await turns.insert_many(
+        [
+            read_in(a, "bert", 5, "de", outcome="fallback"),
+            read_in(a, "erik", 6, "fr"),
+            read_in(b, "bert", 7, "de"),
+        ]
+    )
+    assert await sessions(turns, a, ConversationFilter(language="de")) == ["bert", "carl", "anna"]
+    assert await sessions(turns, a, ConversationFilter(language="en")) == ["bert"]
+    assert await sessions(turns, a, ConversationFilter(language="fr")) == ["erik"]
+    assert await sessions(turns, a, ConversationFilter(language="it")) == []
+    assert await sessions(turns, b, ConversationFilter(language="fr")) == ["anna"]
+    assert await sessions(turns, b, ConversationFilter(language="de")) == ["bert"]
+    assert await sessions(turns, a, ConversationFilter()) == [
+        "erik",
+        "bert",
+        "dora",
+        "carl",
+        "anna",
+    ]
+    both = ConversationFilter(language="de", outcome="fallback")
+    assert await sessions(turns, a, both) == ["bert"]
+    assert await sessions(turns, a, ConversationFilter(language="de", source="widget")) == ["carl"]
+    window = ConversationFilter(language="de", until=START + timedelta(minutes=1))
+    assert await sessions(turns, a, window) == ["anna"]
+
+    first = await turns.conversations_page(a, ConversationFilter(language="de"), None, 2)
+    assert [s.session_id for s in first.items] == ["bert", "carl"]
+    assert first.items[0].turns == 2
+    second = await turns.conversations_page(
+        a, ConversationFilter(language="de"), first.next_cursor, 2
+    )
+    assert ([s.session_id for s in second.items], second.next_cursor) == (["anna"], None)
+
+    bert = await turns.transcript(a, "bert")
+    assert [(t.language, t.answered_in, t.account_id) for t in bert] == [
+        ("en", "en", "a1"),
+        ("de", "de", "a1"),
+    ]
+    (erik,) = await turns.transcript(a, "erik")
+    assert (erik.language, erik.answered_in) == ("fr", "en")
+    (dora,) = await turns.transcript(a, "dora")
+    assert (dora.language, dora.answered_in) == (None, None)
+
+
+async def test_a_conversation_summarised_before_its_sets_were_kept_takes_its_next_ones(
+    turns: TurnStore,
+) -> None:
+    """A summary stored without `languages` and `sources` (before they were kept) is not
+    listed by them until a turn that has them joins it, in a later batch."""
+    story = new_object_id()
+    await turns.insert_many([turn(story, "old", 0, "hallo", "matched")])
+    if isinstance(turns, TurnRepository):
+        await turns.conversations.update_many({}, {"$unset": {"languages": "", "sources": ""}})
+    else:
+        assert isinstance(turns, TurnsInMemory)
+        for summary in turns.summaries.values():
+            del summary["languages"], summary["sources"]
+    both = ConversationFilter(language="de", source="widget")
+    assert await sessions(turns, story, both) == []
+    later = turn(story, "old", 1, "noch einmal", "matched")
+    marked = replace(later.turn, language="de", default_source="widget")
+    await turns.insert_many([replace(later, turn=marked)])
+    assert await sessions(turns, story, both) == ["old"]
+    (summary,) = (await turns.conversations_page(story, ConversationFilter(), None, 10)).items
+    assert summary.turns == 2

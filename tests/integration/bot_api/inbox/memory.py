@@ -79,6 +79,7 @@ class InboxInMemory:
                 if d["_id"] in carrying and model_id and vector_model(d) == model_id
                 else None,
                 d.get("expiresAt"),
+                d.get("language"),
             )
             for d in kept
         ]

@@ -75,6 +75,7 @@ def turn(
     vector_model: str = MODEL,
     test: bool = False,
     account: str = "account-1",
+    language: str | None = None,
 ) -> dict[str, Any]:
     record = TurnRecord(
         account_id=account,
@@ -90,6 +91,8 @@ def turn(
         vector=vector,
         vector_model=None if vector is None else vector_model,
         test=test,
+        language=language,
+        answered_in=None if language is None else "en",
     )
     return {"_id": ObjectId(), **turn_to_document(record, T0 + timedelta(days=30))}
 
@@ -279,3 +282,32 @@ async def test_only_vectors_of_the_model_reading_the_story_are_carried(backend: 
     misses = await backend.inbox.unresolved(STORY, 0.65, FIRST_VECTOR_MODEL)
     assert [m.vector for m in misses] == [None, (0.25, 0.5), None]
     assert [m.vector for m in await backend.inbox.unresolved(STORY, 0.65, None)] == [None] * 3
+
+
+async def test_each_miss_carries_the_language_its_turn_was_read_in(backend: Backend) -> None:
+    """Two accounts' stories: each miss is read with its language (none for a turn of a
+    story of one language), newest first, the others' left out."""
+    await backend.insert(
+        [
+            turn("wo ist meine Bestellung", minutes=1, language="de"),
+            turn("where is my order", minutes=2, language="en"),
+            turn("dónde está mi pedido", minutes=3, story=OTHER, account="b", language="es"),
+            turn("ou est ma commande", "matched", score=0.6, minutes=4, language="fr"),
+            turn("order status", minutes=5),
+            turn("wo bleibt sie", "matched", score=0.9, minutes=6, language="de"),
+        ]
+    )
+    mine = await backend.inbox.unresolved(STORY, 0.65, MODEL)
+    assert [(m.text, m.language) for m in mine] == [
+        ("order status", None),
+        ("ou est ma commande", "fr"),
+        ("where is my order", "en"),
+        ("wo ist meine Bestellung", "de"),
+    ]
+    since = await backend.inbox.unresolved(STORY, 0.65, MODEL, T0 + timedelta(minutes=4))
+    assert [(m.text, m.language) for m in since] == [
+        ("order status", None),
+        ("ou est ma commande", "fr"),
+    ]
+    theirs = await backend.inbox.unresolved(OTHER, 0.65, MODEL)
+    assert [(m.text, m.language) for m in theirs] == [("dónde está mi pedido", "es")]

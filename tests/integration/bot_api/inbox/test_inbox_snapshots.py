@@ -3,6 +3,8 @@ the same contract: a whole read's misses read back as written, in one part or se
 change of the inbox drops the story's snapshot and refuses the write of a read begun
 before it; each story's own."""
 
+import json
+import struct
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
@@ -39,7 +41,8 @@ async def snapshots(
 
 
 def misses(count: int, text: str = "where is my order", story: str = "a") -> list[Miss]:
-    """Newest first; every third with a vector (exact in float16), every other expiring."""
+    """Newest first; every third with a vector (exact in float16), every other expiring,
+    read in German, English or a story's only language in turn."""
     return [
         Miss(
             f"{story}{n}",
@@ -47,6 +50,7 @@ def misses(count: int, text: str = "where is my order", story: str = "a") -> lis
             T0 - timedelta(minutes=n),
             (0.5, -0.25, float(n % 7)) if n % 3 == 0 else None,
             T0 + timedelta(days=30) if n % 2 else None,
+            ("de", "en", None)[n % 3],
         )
         for n in range(count)
     ]
@@ -111,3 +115,14 @@ async def test_a_snapshot_too_large_is_not_written_and_a_deleted_story_has_none(
     assert await snapshots.read(STORY) is None
     assert await snapshots.generation(STORY) == 0
     assert await snapshots.generation(OTHER) == 1
+
+
+async def test_a_snapshot_written_before_misses_kept_their_language_is_not_read(
+    snapshots: InboxSnapshotRepository | InboxSnapshotsInMemory,
+) -> None:
+    """Its misses would come back without their language: the next read is a whole one."""
+    header = {"format": 1, "version": list(VERSION), "writtenAt": 0, "dimensions": 0}
+    rows = [["a0", "where is my order", 0, None, -1]]
+    first_layout = json.dumps({**header, "misses": rows}).encode()
+    assert await snapshots.write(STORY, 0, struct.pack("<I", len(first_layout)) + first_layout)
+    assert await snapshots.read(STORY) is None

@@ -40,6 +40,12 @@ def conversation(name: str) -> ConversationTest:
                 trigger="drinks",
                 parameters={"count": 2, "cold": True, "note": None},
             ),
+            ScriptedTurn(
+                Expectation("Order", answered_in="de"),
+                query=f"{name}: eine große Pizza",
+                parameters={"size": "large"},
+                language="de",
+            ),
         ),
     )
 

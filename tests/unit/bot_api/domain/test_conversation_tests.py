@@ -9,11 +9,15 @@ from marshmallow import ValidationError
 
 from bot_api.domain.conversation_tests import (
     Answer,
+    ConversationTest,
     Difference,
     Expectation,
+    ScriptedTurn,
     TestResult,
     TestRun,
     first_difference,
+    unspoken,
+    unspoken_turn,
 )
 from bot_api.story_tests.repository import written_test
 from bot_api.story_tests.schemas import TestWriteSchema
@@ -25,6 +29,7 @@ ORDER = Answer(
     incomplete=False,
     contexts=("Order", "Welcome"),
     text="One large pizza coming up!",
+    answered_in="en",
 )
 
 
@@ -37,6 +42,7 @@ def test_an_answer_meeting_every_field_has_no_difference() -> None:
         contexts=("Welcome", "Order"),
         text="One large pizza coming up!",
         text_contains="large pizza",
+        answered_in="en",
     )
     assert first_difference(expect, ORDER) is None
 
@@ -49,6 +55,7 @@ def test_each_field_not_met_is_told_with_what_was_expected_and_what_came() -> No
         (Expectation(contexts=("Order",)), Difference("contexts", ["Order"], ["Order", "Welcome"])),
         (Expectation(text="One pizza"), Difference("text", "One pizza", ORDER.text)),
         (Expectation(text_contains="small"), Difference("textContains", "small", ORDER.text)),
+        (Expectation(answered_in="de"), Difference("answeredIn", "de", "en")),
     ]
     for expect, difference in cases:
         assert first_difference(expect, ORDER) == difference
@@ -127,3 +134,68 @@ def test_a_run_marks_broken_what_passed_before_and_fails_now() -> None:
     assert (marked.passed, marked.failed) == (1, 2)
     assert now.after(None) == now
     assert replace(marked.results[0], broken=False) == now.results[0]
+
+
+def test_a_turn_s_language_is_sent_as_its_default_language_beside_its_parameters() -> None:
+    german = ScriptedTurn(
+        Expectation("Order"), query="eine Pizza", parameters={"n": 2}, language="de"
+    )
+    assert german.sent_parameters() == {"n": 2, "default_language": "de"}
+    plain = ScriptedTurn(Expectation("Order"), query="a pizza", parameters={"n": 2})
+    assert plain.sent_parameters() == {"n": 2}
+
+
+def test_the_languages_a_story_does_not_speak_are_found_at_their_places() -> None:
+    test = ConversationTest(
+        "several",
+        (
+            ScriptedTurn(Expectation("Order", answered_in="de"), query="eine Pizza", language="de"),
+            ScriptedTurn(Expectation("Order", answered_in="it"), query="una pizza", language="it"),
+            ScriptedTurn(Expectation("Order", answered_in="en"), query="a pizza"),
+        ),
+    )
+    spoken = ("en", "de")
+    assert unspoken(test, spoken) == [
+        (("turns", 1, "language"), "'it' is not a language of this story: it speaks en, de."),
+        (
+            ("turns", 1, "expect", "answeredIn"),
+            "'it' is not a language of this story: it speaks en, de.",
+        ),
+    ]
+    assert unspoken(test, ("en", "de", "it")) == []
+    assert unspoken_turn(test.turns[0], spoken) is None
+    assert unspoken_turn(test.turns[1], spoken) == Difference("language", "it", "en")
+    assert unspoken_turn(test.turns[2], ("fr",)) is None
+
+
+def test_a_turn_s_language_and_answer_s_are_read_as_story_languages_are() -> None:
+    schema = TestWriteSchema()
+    body = {
+        "name": "german",
+        "turns": [{"query": "eine Pizza", "language": "German", "expect": {"answeredIn": "de-AT"}}],
+    }
+    test = schema.load(body)
+    assert (test.turns[0].language, test.turns[0].expect.answered_in) == ("de", "de")
+    written = written_test(test)["turns"][0]
+    assert (written["language"], written["expect"]) == ("de", {"answeredIn": "de"})
+    assert (
+        "language"
+        not in written_test(
+            schema.load({**body, "turns": [{"query": "x", "expect": {"fallback": True}}]})
+        )["turns"][0]
+    )
+    bad = (
+        {"query": "x", "language": "klingon", "expect": {"fallback": True}},
+        {"query": "x", "expect": {"answeredIn": "xx"}},
+        {"query": "x", "language": "", "expect": {"fallback": True}},
+        {
+            "query": "x",
+            "language": "de",
+            "parameters": {"default_language": "fr"},
+            "expect": {"fallback": True},
+        },
+    )
+    for turn in bad:
+        with pytest.raises(ValidationError) as refused:
+            schema.load({"name": "t", "turns": [turn]})
+        assert refused.value.messages["turns"][0], turn  # type: ignore[index]

@@ -112,6 +112,20 @@ def test_many_batches_of_vectors_cluster_as_one_pass_would() -> None:
     assert sorted(c.count for c in found) == [300, 300]
 
 
+def test_a_cluster_counts_its_turns_by_the_language_each_was_read_in() -> None:
+    read = [
+        Miss("t1", "wo ist meine Bestellung", T0, language="de"),
+        Miss("t2", "wo ist meine Bestellung", T0, language="de"),
+        Miss("t3", "wo ist meine Bestelung", T0, language="en"),
+        Miss("t4", "wo ist meine Bestellung?", T0, language="fr"),
+        Miss("t5", "wo ist meine Bestellung", T0),
+        Miss("t6", "do you sell gift cards", T0),
+    ]
+    german, gifts = clusters(read)
+    assert list(german.languages.items()) == [("de", 2), ("en", 1), ("fr", 1)]
+    assert gifts.languages == {}
+
+
 def test_nothing_to_cluster() -> None:
     assert clusters([]) == []
     assert clusters(misses("?!", "...")) == []

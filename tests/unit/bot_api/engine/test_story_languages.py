@@ -13,6 +13,7 @@ from bot_api.domain.responses import Text
 from bot_api.engine.conversation import respond
 from bot_api.engine.story import CompiledStory
 from bot_api.engine.turn import Outcome, SessionState, Turn
+from support import languages
 from support.stories import interaction, story
 
 
@@ -37,14 +38,9 @@ def pizza(**settings: Any) -> CompiledStory:
     )
     hours = interaction(
         "hours",
-        "when are you open",
-        responses=[{"type": "text", "messages": ["9 to 5."]}],
-        translations={
-            "de": {
-                "userSays": ["wann habt ihr geöffnet"],
-                "responses": [{"type": "text", "messages": ["9 bis 17 Uhr."]}],
-            }
-        },
+        *languages.HOURS["userSays"],
+        responses=languages.HOURS["responses"],
+        translations=languages.HOURS["translations"],
     )
     model = story(order, hours, languages=("de", "fr"), **settings)
     size = Entity(

@@ -3,6 +3,7 @@ while the database is away they wait and are tried again; past the backlog the o
 are dropped and counted; listeners hear of each batch once it is stored."""
 
 import asyncio
+import dataclasses
 import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
@@ -152,6 +153,26 @@ def test_a_turn_record_is_redacted_and_expires_after_the_story_s_history_days() 
     assert (turn.outcome, turn.webhook, turn.default_source) == ("matched", "ok", "widget")
     assert turn.interaction is not None and turn.interaction.name == "Order"
     assert turn.contexts == ("Order",)
+
+
+def test_a_turn_records_the_language_it_was_read_and_answered_in_when_it_has_one() -> None:
+    def recorded(language: str, answered_in: str) -> TurnRecord:
+        read = dataclasses.replace(outcome(), language=language, answered_in=answered_in)
+        return turn_record(
+            account_id="a1",
+            session_id="visitor",
+            settings=Settings(languages=("de",)),
+            turn=Turn(query="Ich möchte eine Pizza"),
+            outcome=read,
+            webhook=None,
+            started=0.0,
+            at=AT,
+        ).turn
+
+    german = recorded("de", "en")
+    assert (german.language, german.answered_in) == ("de", "en")
+    one_language = recorded("", "")
+    assert (one_language.language, one_language.answered_in) == (None, None)
 
 
 async def test_with_redact_off_the_turn_is_kept_as_said() -> None:

@@ -54,3 +54,16 @@ def test_a_generated_knowledge_answers_tokens_and_time_round_trip() -> None:
     }
     assert turn_from_document(document) == turn
     assert "generation" not in turn_to_document(TurnRecord("a1", "s1", "v", AT, "fallback"), AT)
+
+
+def test_the_languages_of_a_turn_are_stored_only_when_it_has_them() -> None:
+    """A story with further languages records the language read and the answer's; a story
+    of one language's turns keep the document they had before languages existed."""
+    turn = TurnRecord(
+        "a1", "s1", "v", AT, "matched", query="Hallo", language="de", answered_in="en"
+    )
+    document = turn_to_document(turn, AT)
+    assert (document["language"], document["answeredIn"]) == ("de", "en")
+    assert turn_from_document(document) == turn
+    one_language = turn_to_document(TurnRecord("a1", "s1", "v", AT, "matched"), AT)
+    assert "language" not in one_language and "answeredIn" not in one_language

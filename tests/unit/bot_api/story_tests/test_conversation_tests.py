@@ -17,12 +17,13 @@ from bot_api.domain.conversation_tests import (
     ScriptedTurn,
 )
 from bot_api.domain.interactions import STANDARD, Interaction
+from bot_api.domain.settings import Settings
 from bot_api.interactions.service import InteractionService
 from bot_api.stories.service import StoryService
 from bot_api.story_cache.cache import StoryCache
 from bot_api.story_tests.service import STARTED_RUNS, ConversationTestService
 from integration.bot_api.story_tests.memory import ConversationTestsInMemory
-from shared.errors import Conflict, NotFound
+from shared.errors import Conflict, NotFound, ValidationFailed
 from shared.fair_work import FairWork
 from support.held_jobs import held, until
 from support.memory import Database
@@ -269,3 +270,69 @@ async def test_an_edit_that_removes_a_trigger_a_test_sends_fails_that_test_in_th
     assert last.results[0].difference == Difference("trigger", "order", None)
     ran = await service.run(account_id=ACCOUNT, story_id=story_id)
     assert [(r.passed, r.difference) for r in ran.results] == [(False, last.results[0].difference)]
+
+
+async def test_a_test_names_only_the_languages_its_story_speaks_and_loses_one_it_drops(
+    tests: tuple[ConversationTestService, ConversationTestsInMemory],
+    stories: StoryService,
+    interactions: InteractionService,
+) -> None:
+    """A turn's language and an answer's must be the story's, when the test is saved or
+    replaced (a 400 naming each place, nothing stored); a story edit that drops one fails
+    the tests saying it, in the run after the edit."""
+    service, store = tests
+    story_id = await stories.create(
+        account_id=ACCOUNT,
+        name="Pizza",
+        description="",
+        settings=Settings(languages=("de",)),
+    )
+    german = ConversationTest(
+        "german",
+        (
+            ScriptedTurn(
+                Expectation(fallback=True, answered_in="en"), query="eine Pizza", language="de"
+            ),
+        ),
+    )
+    test_id = await service.create(account_id=ACCOUNT, story_id=story_id, test=german)
+    await service.idle()
+    assert (await service.last(account_id=ACCOUNT, story_id=story_id)).passed == 1
+
+    italian = ConversationTest(
+        "italian",
+        (
+            ScriptedTurn(Expectation(answered_in="fr"), query="una pizza", language="it"),
+            ScriptedTurn(Expectation(answered_in="de"), query="eine Pizza"),
+        ),
+    )
+    for write in (
+        service.create(account_id=ACCOUNT, story_id=story_id, test=italian),
+        service.replace(account_id=ACCOUNT, story_id=story_id, test_id=test_id, test=italian),
+    ):
+        with pytest.raises(ValidationFailed) as refused:
+            await write
+        assert refused.value.errors == {
+            "turns": {
+                "0": {
+                    "language": ["'it' is not a language of this story: it speaks en, de."],
+                    "expect": {
+                        "answeredIn": ["'fr' is not a language of this story: it speaks en, de."]
+                    },
+                }
+            }
+        }
+    assert [t.test for t in await store.list(ACCOUNT, story_id)] == [german]
+
+    await stories.update(
+        account_id=ACCOUNT,
+        story_id=story_id,
+        name="Pizza",
+        description="",
+        settings={"languages": ()},
+    )
+    await service.idle()
+    last = await service.last(account_id=ACCOUNT, story_id=story_id)
+    assert [(r.passed, r.broken, r.difference) for r in last.results] == [
+        (False, True, Difference("language", "de", "en"))
+    ]

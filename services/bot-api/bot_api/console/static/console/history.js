@@ -1,11 +1,13 @@
 // The story's conversation history: conversations newest first, a page at a time (the API's
 // cursor), and a transcript where each turn shows why it matched (docs/history.md).
 import { call, page, token } from "./api.js";
+import { languageBadge, languageFilter, storyLanguages } from "./turn_languages.js";
 import { byId, confirmThen, h, notice } from "./ui.js";
 
 const base = `/stories/${page.story}/conversations`;
 let cursor = null; // the next page's, null once the last page is shown
 let shown = null; // the session whose transcript is open
+let languages = []; // the story's, when it has further languages: each turn's is shown
 
 function filters() {
   const query = new URLSearchParams({ limit: "20" });
@@ -15,6 +17,7 @@ function filters() {
     if (value) query.set(name, value);
   }
   if (byId("history-test").value) query.set("test", byId("history-test").value);
+  if (byId("history-language").value) query.set("language", byId("history-language").value);
   return query;
 }
 
@@ -57,15 +60,23 @@ function why(turn) {
   return `Score ${score(turn.score)} ${verdict} threshold ${score(turn.threshold)}.`;
 }
 
+// The language a turn was read in, and the answer's when it differs (docs/languages.md).
+function languageOf(turn) {
+  if (!languages.length || !turn.language) return null;
+  const answered = turn.answeredIn === turn.language ? "" : ` → answered in ${turn.answeredIn}`;
+  return languageBadge(turn.language, `${turn.language}${answered}`);
+}
+
 function turnItem(turn) {
   const said = turn.query ?? (turn.trigger ? `trigger: ${turn.trigger}` : `goto: ${turn.goto}`);
+  const language = languageOf(turn);
   const answered = turn.interaction ? `${turn.interaction.name} (${turn.interaction.type})` : "nothing";
   const candidates = turn.candidates.map((c) => h("li", {}, `${c.name}: ${score(c.score)}`));
   return h(
     "li",
     { className: `turn ${turn.outcome}`, "data-outcome": turn.outcome },
-    h("p", { className: "muted" }, [turn.at, turn.outcome, `${turn.latencyMs} ms`, origin(turn)].filter(Boolean).join(" · ")),
-    h("p", { className: "said" }, said),
+    h("p", { className: "muted" }, [turn.at, turn.outcome, `${turn.latencyMs} ms`, origin(turn)].filter(Boolean).join(" · "), language ? " " : null, language),
+    h("p", { className: "said", lang: language ? turn.language : null }, said),
     h("p", {}, `Answered by ${answered}. ${why(turn)}`),
     candidates.length ? h("details", {}, h("summary", {}, "Candidates"), h("ol", { className: "candidates" }, candidates)) : null,
     turn.fulfillment ? h("p", { className: "bot" }, turn.fulfillment) : null,
@@ -107,6 +118,8 @@ async function download(format) {
 }
 
 export async function start() {
+  languages = await storyLanguages();
+  if (languages.length) languageFilter(byId("history-language"), languages);
   await load();
   byId("history-filter").addEventListener("submit", (event) => {
     event.preventDefault();

@@ -3,6 +3,7 @@
 // one click adds its messages, a new interaction is made with its response, and the last
 // action can be undone on this page (docs/history.md).
 import { call, everything, page } from "./api.js";
+import { languageBadge, languageFilter, storyLanguages } from "./turn_languages.js";
 import { byId, h, notice } from "./ui.js";
 
 // Scores are calibrated so that 0.5 reads the blend above which nearly every right best
@@ -49,6 +50,11 @@ function newInteraction(cluster) {
   return form;
 }
 
+// How many of the cluster's turns were read in each language (a story with further languages).
+const languagesOf = (cluster) =>
+  h("p", { className: "languages" }, ...Object.entries(cluster.languages).flatMap(([code, count]) =>
+    [languageBadge(code, `${code} × ${count}`), " "]));
+
 function card(cluster) {
   const select = choices(cluster);
   const suggested = cluster.suggested
@@ -58,6 +64,7 @@ function card(cluster) {
     "li",
     { "data-cluster": cluster.id },
     h("h3", {}, `${cluster.count} × “${cluster.examples[0]}”`),
+    cluster.languages ? languagesOf(cluster) : null,
     h("ul", { className: "examples" }, ...cluster.examples.map((text) => h("li", {}, text))),
     h("p", { className: "muted" }, `${suggested} · first ${when(cluster.first)} · last ${when(cluster.last)}`),
     select,
@@ -68,7 +75,8 @@ function card(cluster) {
 }
 
 async function load() {
-  const inbox = await call("GET", base());
+  const language = byId("inbox-language").value;
+  const inbox = await call("GET", language ? `${base()}?language=${language}` : base());
   byId("inbox-total").textContent = `${inbox.total} cluster${inbox.total === 1 ? "" : "s"} to review.`;
   byId("cluster-list").replaceChildren(...inbox.clusters.map(card));
   if (inbox.clusters.length === 0) byId("cluster-list").append(h("li", {}, "Nothing to review."));
@@ -142,5 +150,11 @@ function ignore(cluster) {
 export async function start() {
   const all = await everything(`/stories/${page.story}/interactions`);
   interactions = all.filter((i) => i.type !== "fallback");
+  const languages = await storyLanguages();
+  if (languages.length) languageFilter(byId("inbox-language"), languages);
+  byId("inbox-filter").addEventListener("submit", (event) => {
+    event.preventDefault();
+    load();
+  });
   await load();
 }
