@@ -11,14 +11,21 @@ configuration: the semantic stage on (MiniLM reads the English story, USE the ot
 import asyncio
 import contextlib
 import statistics
-import time
 from typing import Any
 
 import aiohttp
 
 from bench.eval_languages import xsid
 from bench.eval_stories import vectors_landed
-from bench.query_load import CONNECTIONS, ROUNDS, SECONDS, SEQUENTIAL_QUERIES, wrk, wrk_script
+from bench.query_load import (
+    CONNECTIONS,
+    ROUNDS,
+    SECONDS,
+    SEQUENTIAL_QUERIES,
+    one_at_a_time,
+    wrk,
+    wrk_script,
+)
 from bench.stack import Stack
 
 FURTHER = ("de", "ja")
@@ -62,21 +69,6 @@ def _asked(languages: tuple[str, ...]) -> list[str]:
     return [text for row in zip(*splits, strict=False) for text in row]
 
 
-async def _one_at_a_time(stack: Stack, story_id: str, asked: list[str]) -> float:
-    """The median milliseconds of /query one message at a time."""
-    headers = {"Authorization": f"Bearer {stack.tokens.developer_token}"}
-    seconds = []
-    async with aiohttp.ClientSession(stack.url, headers=headers) as http:
-        for number, text in enumerate(asked[:SEQUENTIAL_QUERIES]):
-            body = {"sessionId": f"one-{number}", "storyId": story_id, "query": text}
-            started = time.perf_counter()
-            async with http.post("/query", json=body) as reply:
-                assert reply.status == 200, await reply.text()
-                await reply.read()
-            seconds.append(time.perf_counter() - started)
-    return statistics.median(seconds) * 1000
-
-
 def languages_table(stack: Stack) -> str:
     stories = {
         "one language (en)": (asyncio.run(_upload(stack, ())), _asked(())),
@@ -94,7 +86,7 @@ def languages_table(stack: Stack) -> str:
             for name, script in scripts.items():
                 runs[name].append(wrk(stack.url, script))
     sequential = {
-        name: asyncio.run(_one_at_a_time(stack, story_id, asked))
+        name: statistics.median(asyncio.run(one_at_a_time(stack, story_id, asked))) * 1000
         for name, (story_id, asked) in stories.items()
     }
     medians = {

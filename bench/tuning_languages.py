@@ -24,7 +24,7 @@ from bot_api.domain.structure import Context, Structure
 from bot_api.encoding import use_and_e5, use_multilingual
 from bot_api.engine.conversation import respond
 from bot_api.engine.scoring import Calibration
-from bot_api.engine.semantic import SemanticIndex, Vectors
+from bot_api.engine.semantic import PhraseVectors, Vectors, vector_key
 from bot_api.engine.story import CompiledStory
 from bot_api.engine.turn import SessionState, Turn
 
@@ -104,11 +104,11 @@ def story(
     structure = Structure(ids, {i: Context(root=True) for i in ids}, frozenset(ids[:2]))
     compiled = CompiledStory.compile("tuning", settings, structure, typed, [])
     if encoder is not None:
-        texts = compiled.phrase_texts(ids)
-        flat = sorted({t for phrases in texts.values() for t in phrases})
-        vectors = dict(zip(flat, encoder(flat), strict=True))
-        stored = {i: [vectors[t].astype(np.float16) for t in ts] for i, ts in texts.items()}
-        compiled = replace(compiled, semantic=SemanticIndex.build(encoder.model_id, stored))
+        texts = sorted({t for phrases in compiled.phrase_texts(ids).values() for t in phrases})
+        known = {
+            vector_key(encoder.model_id, t): v for t, v in zip(texts, encoder(texts), strict=True)
+        }
+        compiled = compiled.with_vectors(ids, PhraseVectors(encoder.model_id, known))
     return compiled, {f"i{n}": intent for n, intent in enumerate(by_intent)}
 
 

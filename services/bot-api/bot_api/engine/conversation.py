@@ -86,6 +86,7 @@ class _Conversation:
         self.scoring = scoring
         covered = encoder is not None and story.settings.language in encoder.languages
         self.encoder = encoder if covered else None
+        self.cross_lingual = self.encoder is not None and self.encoder.cross_lingual
         self.turn = turn
         self.choose = choose
         self.threshold = story.settings.confidence if turn.confidence is None else turn.confidence
@@ -112,8 +113,7 @@ class _Conversation:
     def _written(self, query: str | None) -> str | None:
         """The language the message is surely written in, when the story's language
         choice or its cross-lingual reading needs it (engine/language_detection.py)."""
-        cross_lingual = self.encoder is not None and self.encoder.cross_lingual
-        needed = self.story.settings.multilingual or cross_lingual
+        needed = self.story.settings.multilingual or self.cross_lingual
         return written_in(query) if query and needed else None
 
     def _language(self, start: SessionState, turn: Turn) -> str:
@@ -150,8 +150,7 @@ class _Conversation:
     def _in_language(self) -> bool:
         """Whether the message is surely written in the language it is read in, by a
         cross-lingual encoder: a sure lexical match then stays the answer."""
-        cross_lingual = self.encoder is not None and self.encoder.cross_lingual
-        return cross_lingual and self.written == self.language
+        return self.cross_lingual and self.written == self.language
 
     def run(self) -> tuple[SessionState, Outcome]:
         if self.turn.trigger is not None:
