@@ -58,8 +58,8 @@ async def test_a_paraphrase_matches_once_the_vectors_land_and_debug_shows_both_s
     await api.create_interaction(
         story_id, "Music", userSays=["play some music", "put on a song I like"]
     )
-    before = await ask(api, story_id, "will I need an umbrella tomorrow")
-    assert all(c["semantic"] is None for c in before["debug"]["candidates"])
+    # Whether the first query comes before the vectors land is a race on a fast machine:
+    # tests/unit/bot_api/story_cache/test_phrase_vectors.py holds the encoder to show it.
     deadline = time.monotonic() + VECTORS_TIMEOUT
     while True:
         after = await ask(api, story_id, "will I need an umbrella tomorrow")
