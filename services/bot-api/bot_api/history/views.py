@@ -45,7 +45,12 @@ CSV_COLUMNS = (
     "fulfillment",
     "webhook",
     "latencyMs",
+    "language",
+    "answeredIn",
 )
+"""The export's CSV header; a column added later goes last, so a reader by position keeps
+reading the earlier ones (`language` and `answeredIn` are empty in a story of one
+language, whose turns record neither)."""
 
 
 @routes.get("/stories/{story}/conversations")
@@ -201,6 +206,8 @@ def _csv_row(turn: TurnRecord) -> list[Any]:
         turn.fulfillment,
         turn.webhook or "",
         turn.latency_ms,
+        turn.language or "",
+        turn.answered_in or "",
     ]
 
 
