@@ -179,6 +179,12 @@ class AccountRepository:
         )
         return AccountLimits.of_document(account and account.get("limits"))
 
+    async def names(self, account_ids: list[str]) -> dict[str, str]:
+        """The names of these accounts, by id (one a person signing in chooses from)."""
+        ids = [ObjectId(i) for i in account_ids if ObjectId.is_valid(i)]
+        found = self.collection.find({"_id": {"$in": ids}}, projection={"name": 1})
+        return {str(account["_id"]): account["name"] async for account in found}
+
     async def authenticate(self, token: str) -> Principal:
         digest = hash_token(token)
         account = await self.collection.find_one(

@@ -9,6 +9,8 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
 
 from shared.events import Subjects
 
@@ -92,6 +94,18 @@ class Config:
     """A secret: out of the configuration's repr, so no log line carries it."""
     llm_model: str = ""
     llm_timeout_seconds: float = 4.0
+    # sign-in to the console with OpenID Connect (docs/teams.md "Sign-in"): the identity
+    # provider's issuer ("" for none: the console takes a pasted developer token), this
+    # deployment's client at it, and where the console is reached
+    oidc_issuer: str = ""
+    oidc_client_id: str = ""
+    oidc_client_secret: str = field(default="", repr=False)
+    """A secret: out of the configuration's repr, so no log line carries it."""
+    oidc_scopes: tuple[str, ...] = ("openid", "email", "profile")
+    console_url: str = ""
+    """The console's origin as browsers reach it: the provider sends them back to
+    `<console_url>/console/sign-in/callback`."""
+    console_session_hours: int = 12
 
     @property
     def subjects(self) -> Subjects:
@@ -173,6 +187,13 @@ class Config:
             "LLM_API_KEY": self.llm_api_key,
             "LLM_MODEL": self.llm_model,
             "LLM_TIMEOUT_SECONDS": str(self.llm_timeout_seconds),
+            # sign-in to the console
+            "OIDC_ISSUER": self.oidc_issuer,
+            "OIDC_CLIENT_ID": self.oidc_client_id,
+            "OIDC_CLIENT_SECRET": self.oidc_client_secret,
+            "OIDC_SCOPES": " ".join(self.oidc_scopes),
+            "CONSOLE_URL": self.console_url,
+            "CONSOLE_SESSION_HOURS": str(self.console_session_hours),
         }
 
     @classmethod
@@ -187,6 +208,7 @@ class Config:
         llm_model = setting.text("LLM_MODEL")
         if llm_base_url and not llm_model:
             raise InvalidSetting("LLM_MODEL must name the model LLM_BASE_URL serves")
+        sign_in = _sign_in_settings(setting)
         return cls(
             mongodb_url=setting.url("MONGODB_URL", "mongodb://127.0.0.1:27017", _MONGODB_SCHEMES),
             nats_url=setting.url("NATS_URL", "nats://127.0.0.1:4222", _NATS_SCHEMES),
@@ -251,7 +273,53 @@ class Config:
             llm_api_key=setting.text("LLM_API_KEY"),
             llm_model=llm_model,
             llm_timeout_seconds=setting.amount("LLM_TIMEOUT_SECONDS", 4.0, low=0.1),
+            # sign-in to the console
+            **sign_in,
+            console_session_hours=setting.positive("CONSOLE_SESSION_HOURS", 12),
         )
+
+
+def _sign_in_settings(setting: "_Reader") -> dict[str, Any]:
+    """The OpenID Connect settings, which hold together: with an issuer, the client id and
+    the console's URL are required and the scopes must ask for `openid`."""
+    issuer = setting.optional_url("OIDC_ISSUER", _HTTP_SCHEMES).rstrip("/")
+    console_url = setting.optional_url("CONSOLE_URL", _HTTP_SCHEMES).rstrip("/")
+    scopes = tuple(setting.text("OIDC_SCOPES").replace(",", " ").split()) or Config.oidc_scopes
+    client_id = setting.text("OIDC_CLIENT_ID")
+    if issuer:
+        if not is_secure_or_loopback(issuer):
+            raise InvalidSetting("OIDC_ISSUER must be https:// (http:// only on loopback)")
+        if not client_id:
+            raise InvalidSetting("OIDC_CLIENT_ID must name the client OIDC_ISSUER knows")
+        if not console_url:
+            raise InvalidSetting("CONSOLE_URL must be the console's address for OIDC_ISSUER")
+        if not is_secure_or_loopback(console_url):
+            raise InvalidSetting("CONSOLE_URL must be https:// (http:// only on loopback)")
+        if "openid" not in scopes:
+            raise InvalidSetting("OIDC_SCOPES must include openid")
+    return {
+        "oidc_issuer": issuer,
+        "oidc_client_id": client_id,
+        "oidc_client_secret": setting.text("OIDC_CLIENT_SECRET"),
+        "oidc_scopes": scopes,
+        "console_url": console_url,
+    }
+
+
+def is_secure_or_loopback(url: str) -> bool:
+    """Whether `url` is https, or plain http to this machine (a browser's cookies and a
+    provider's keys cross no network there)."""
+    if url.startswith("https://"):
+        return True
+    host = urlsplit(url).hostname or ""
+    return url.startswith("http://") and (host == "localhost" or _is_loopback_address(host))
+
+
+def _is_loopback_address(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 _MONGODB_SCHEMES = ("mongodb://", "mongodb+srv://")

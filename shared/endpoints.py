@@ -17,8 +17,9 @@ from marshmallow import Schema, ValidationError, fields
 from shared import json_body
 from shared.auth import Principal, TokenKind, bearer_token, require
 from shared.clients import client_address, trusted_networks
+from shared.console_sessions import CSRF_HEADER, cookie_principal, session_cookie_name
 from shared.errors import Unauthorized, ValidationFailed
-from shared.keys import ACCOUNTS, BODY_WORKER, CONFIG, PRINCIPALS, RATE_LIMITS
+from shared.keys import ACCOUNTS, BODY_WORKER, CONFIG, CONSOLE_SESSIONS, PRINCIPALS, RATE_LIMITS
 from shared.pages import TOTAL_HEADER, Page, page_of
 
 PRINCIPAL = web.RequestKey("principal", Principal)
@@ -168,12 +169,36 @@ async def authenticate(
     limits.check_authentication(client)
     source = request.app[PRINCIPALS] if cached else request.app[ACCOUNTS]
     try:
-        principal = await source.authenticate(bearer_token(request.headers.get("Authorization")))
+        session_id = console_session_id(request)
+        if session_id is not None:
+            principal = await console_principal(request, session_id)
+        else:
+            authorization = request.headers.get("Authorization")
+            principal = await source.authenticate(bearer_token(authorization))
     except Unauthorized:
         limits.authentication_failed(client)
         raise
     require(principal, allowed)
     return principal
+
+
+def console_session_id(request: web.Request) -> str | None:
+    """The console session's cookie, when the call has no Authorization header (a token
+    sent wins over the cookie)."""
+    if "Authorization" in request.headers:
+        return None
+    return request.cookies.get(session_cookie_name(request.app[CONFIG].console_url))
+
+
+async def console_principal(request: web.Request, session_id: str) -> Principal:
+    app = request.app
+    return await cookie_principal(
+        app[CONSOLE_SESSIONS],
+        app[ACCOUNTS],
+        session_id,
+        request.method,
+        request.headers.get(CSRF_HEADER),
+    )
 
 
 def principal_of(request: web.Request) -> Principal:

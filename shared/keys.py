@@ -11,6 +11,7 @@ from pymongo.asynchronous.database import AsyncDatabase
 
 from shared.auth import AccountRepository, PrincipalCache
 from shared.config import Config
+from shared.console_sessions import ConsoleSessionRepository
 from shared.idempotency import IdempotencyKeys
 from shared.outbox import Outbox
 from shared.rates import RateLimits
@@ -27,6 +28,8 @@ DATABASE = web.AppKey("database", AsyncDatabase)
 """The service's own database."""
 ACCOUNTS = web.AppKey("accounts", AccountRepository)
 PRINCIPALS = web.AppKey("principals", PrincipalCache)
+CONSOLE_SESSIONS = web.AppKey("console_sessions", ConsoleSessionRepository)
+"""The sessions of members signed in to the console (shared/console_sessions.py)."""
 IDEMPOTENCY = web.AppKey("idempotency", IdempotencyKeys)
 """The first answers of creates sent with an `Idempotency-Key` (shared/idempotency.py)."""
 NATS = web.AppKey("nats", NatsClient)

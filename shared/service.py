@@ -23,6 +23,7 @@ from shared import expiry, health, messaging, mongo
 from shared.auth import AccountRepository, PrincipalCache
 from shared.budget import budget_middleware
 from shared.config import Config
+from shared.console_sessions import ConsoleSessionRepository
 from shared.cors import cors_middleware
 from shared.envelope import envelope_middleware
 from shared.events import ReplicaAlive, TokensRotated, UndecodableEvent, decode, encode
@@ -31,6 +32,7 @@ from shared.keys import (
     ACCOUNTS,
     BODY_WORKER,
     CONFIG,
+    CONSOLE_SESSIONS,
     DATABASE,
     IDEMPOTENCY,
     MONGO,
@@ -109,9 +111,11 @@ def mongo_context(database: str) -> CleanupContext:
         app[DATABASE] = client[database]
         app[ACCOUNTS] = AccountRepository(client[config.accounts_database])
         app[PRINCIPALS] = PrincipalCache(app[ACCOUNTS])
+        app[CONSOLE_SESSIONS] = ConsoleSessionRepository(client[config.accounts_database])
         app[IDEMPOTENCY] = IdempotencyKeys(app[DATABASE], config.request_budget_seconds)
         await app[ACCOUNTS].ensure_indexes()
         await app[IDEMPOTENCY].ensure_indexes()
+        await app[CONSOLE_SESSIONS].ensure_indexes()
         sweeper = None
         if await expiry.sweeps_on_read(client):
             sweeper = asyncio.create_task(expiry.sweep_forever(app[DATABASE]))

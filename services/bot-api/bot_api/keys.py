@@ -5,7 +5,16 @@ from aiohttp import web
 
 from bot_api.changes import ChangeFeed
 from bot_api.quotas import AccountQuotas
-from shared.keys import ACCOUNTS, CONFIG, DATABASE, NATS, OUTBOX, PRINCIPALS, RATE_LIMITS
+from shared.keys import (
+    ACCOUNTS,
+    CONFIG,
+    CONSOLE_SESSIONS,
+    DATABASE,
+    NATS,
+    OUTBOX,
+    PRINCIPALS,
+    RATE_LIMITS,
+)
 
 CHANGES = web.AppKey("changes", ChangeFeed)
 QUOTAS = web.AppKey[AccountQuotas]("quotas")
@@ -14,6 +23,7 @@ __all__ = [
     "ACCOUNTS",
     "CHANGES",
     "CONFIG",
+    "CONSOLE_SESSIONS",
     "DATABASE",
     "NATS",
     "OUTBOX",

@@ -41,7 +41,7 @@ def content_security_policy(connect_to: str) -> str:
     )
 
 
-def _page(request: web.Request, template: str, **context: str) -> web.Response:
+def _page(request: web.Request, template: str, **context: object) -> web.Response:
     integrations_url = request.app[CONFIG].console_integrations_url
     shared = {"integrations_url": integrations_url, "language_tags": json.dumps(LANGUAGE_TAGS)}
     response = aiohttp_jinja2.render_template(template, request, {**shared, **context})
@@ -50,6 +50,11 @@ def _page(request: web.Request, template: str, **context: str) -> web.Response:
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["Cache-Control"] = "no-store"
     return response
+
+
+def render_page(request: web.Request, template: str, **context: object) -> web.Response:
+    """A page of another feature (sign-in's steps), with the console's headers."""
+    return _page(request, template, **context)
 
 
 def _story_id(request: web.Request) -> str:
@@ -66,7 +71,8 @@ async def console_root(request: web.Request) -> web.StreamResponse:
 
 @routes.get("/console/")
 async def sign_in(request: web.Request) -> web.Response:
-    return _page(request, "sign_in.html", page="sign-in")
+    provider = "on" if request.app[CONFIG].oidc_issuer else ""
+    return _page(request, "sign_in.html", page="sign-in", provider=provider)
 
 
 @routes.get("/console/stories")

@@ -1,10 +1,39 @@
-// The public APIs, called with the developer token kept in this tab's sessionStorage.
+// The public APIs, called with the developer token kept in this tab's sessionStorage, or
+// with the session cookie of a member signed in with the identity provider (docs/teams.md
+// "Sign-in"): the browser sends the cookie, and every change carries the session's CSRF
+// token, which `loadSession` reads.
 const TOKEN = "parley.developerToken";
+const CSRF_HEADER = "X-CSRF-Token";
+let csrfToken = "";
 
 export const token = () => sessionStorage.getItem(TOKEN);
 export const keepToken = (value) => sessionStorage.setItem(TOKEN, value);
 export const forgetToken = () => sessionStorage.removeItem(TOKEN);
 export const page = document.body.dataset;
+
+// Who the session cookie signs in (null for nobody), remembering its CSRF token.
+export async function loadSession() {
+  const response = await fetch("/console/session");
+  if (!response.ok) return null;
+  const session = await response.json();
+  csrfToken = session.csrfToken;
+  return session;
+}
+
+// Ends the cookie's session on the server (a token is only forgotten, by the caller).
+export async function signOut() {
+  if (!token() && csrfToken) {
+    await fetch("/console/sign-out", { method: "POST", headers: { [CSRF_HEADER]: csrfToken } });
+  }
+}
+
+// The headers and credentials a call sends: the token, or the cookie (to integrations-api's
+// origin too) with the CSRF token on changes.
+function signedIn(method) {
+  if (token()) return { headers: { Authorization: `Bearer ${token()}` }, credentials: "same-origin" };
+  const headers = method === "GET" ? {} : { [CSRF_HEADER]: csrfToken };
+  return { headers, credentials: "include" };
+}
 
 export class ApiError extends Error {
   constructor(status, body) {
@@ -17,12 +46,13 @@ export class ApiError extends Error {
 // `type`: the body is sent as it is (a File or Blob) with this Content-Type, not as JSON. A
 // FormData is sent as it is too, as multipart/form-data with the boundary the browser sets.
 async function send(method, path, body, { base = "", signOutOn401 = true, type = "" } = {}) {
-  const headers = { Authorization: `Bearer ${token()}` };
+  const { headers, credentials } = signedIn(method);
   const asIs = type || body instanceof FormData;
   if (body !== undefined && !(body instanceof FormData)) headers["Content-Type"] = type || "application/json";
   const response = await fetch(base + path, {
     method,
     headers,
+    credentials,
     body: body === undefined || asIs ? body : JSON.stringify(body),
   });
   const text = await response.text();
@@ -45,7 +75,7 @@ function refused(status, answer, signOutOn401 = true) {
 
 // A file the API answers (an export): fetched with the token, so it never is in a URL.
 export async function file(path) {
-  const response = await fetch(path, { headers: { Authorization: `Bearer ${token()}` } });
+  const response = await fetch(path, signedIn("GET"));
   if (!response.ok) {
     const text = await response.text();
     refused(response.status, text ? JSON.parse(text) : null);

@@ -1,6 +1,6 @@
 // The story's conversation history: conversations newest first, a page at a time (the API's
 // cursor), and a transcript where each turn shows why it matched (docs/history.md).
-import { call, page, token } from "./api.js";
+import { call, file, page } from "./api.js";
 import { languageBadge, languageFilter, storyLanguages } from "./turn_languages.js";
 import { byId, confirmThen, h, notice } from "./ui.js";
 
@@ -108,11 +108,13 @@ function erase() {
 
 // The export needs the token in a header, so it is fetched and handed over as a file.
 async function download(format) {
-  const response = await fetch(`${base}/export?format=${format}`, {
-    headers: { Authorization: `Bearer ${token()}` },
-  });
-  if (!response.ok) return notice(`The export failed (HTTP ${response.status}).`, "error");
-  const url = URL.createObjectURL(await response.blob());
+  let blob;
+  try {
+    blob = await file(`${base}/export?format=${format}`);
+  } catch (error) {
+    return notice(`The export failed (${error.message}).`, "error");
+  }
+  const url = URL.createObjectURL(blob);
   h("a", { href: url, download: `conversations.${format}` }).click();
   URL.revokeObjectURL(url);
 }

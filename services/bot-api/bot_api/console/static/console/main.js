@@ -1,5 +1,8 @@
-// Starts the page the server rendered; every page but sign-in needs the token.
-import { page, token } from "./api.js";
+// Starts the page the server rendered; every page but sign-in's needs the token or a
+// session of a member signed in with the identity provider.
+import { loadSession, page, signOut, token } from "./api.js";
+
+const OPEN = new Set(["sign-in", "sign-in-step"]); // sign-in's pages: for whoever is not signed in
 
 const pages = {
   "sign-in": () => import("./sign_in.js"),
@@ -18,10 +21,11 @@ const pages = {
   import: () => import("./import_story.js"),
 };
 
-if (page.page !== "sign-in" && !token()) {
+if (!OPEN.has(page.page) && !token() && !(await loadSession())) {
   location.replace("/console/");
 } else {
-  document.getElementById("sign-out")?.addEventListener("click", () => {
+  document.getElementById("sign-out")?.addEventListener("click", async () => {
+    await signOut();
     sessionStorage.clear(); // the token and the test chats' sessions
     location.assign("/console/");
   });
@@ -29,8 +33,8 @@ if (page.page !== "sign-in" && !token()) {
   const main = document.getElementById("main");
   main.inert = true;
   try {
-    const module = await pages[page.page]();
-    await module.start();
+    const module = await pages[page.page]?.();
+    await module?.start();
   } finally {
     main.inert = false;
   }

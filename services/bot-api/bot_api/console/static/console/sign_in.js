@@ -1,8 +1,9 @@
-import { ApiError, call, forgetToken, keepToken, token } from "./api.js";
+import { ApiError, call, forgetToken, keepToken, loadSession, page, token } from "./api.js";
 import { byId } from "./ui.js";
 
 export async function start() {
-  if (token()) location.replace("/console/stories");
+  // With an identity provider, a member may already be signed in by the session cookie.
+  if (token() || (page.provider && (await loadSession()))) location.replace("/console/stories");
   byId("sign-in-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const input = byId("token");
