@@ -131,15 +131,14 @@ class Provider:
             "code_verifier": verifier,
             "client_id": self._client_id,
         }
-        auth = None
+        headers = {}
         if self._client_secret:
             # RFC 6749 §2.3.1: both form-encoded before the Basic scheme's base64
-            auth = aiohttp.BasicAuth(
-                quote(self._client_id, safe=""), quote(self._client_secret, safe="")
-            )
+            login, password = (quote(s, safe="") for s in (self._client_id, self._client_secret))
+            headers["Authorization"] = aiohttp.encode_basic_auth(login, password)
         try:
             async with self._http.post(
-                metadata.token_endpoint, data=form, auth=auth, timeout=_TIMEOUT
+                metadata.token_endpoint, data=form, headers=headers, timeout=_TIMEOUT
             ) as answer:
                 body = await _bounded(answer)
                 if answer.status >= 500:

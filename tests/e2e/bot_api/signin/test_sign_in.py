@@ -1,0 +1,271 @@
+"""Sign-in to the console over HTTP, through a real local identity provider
+(oidc-provider-mock): the whole code flow as a browser follows it, the session cookie on
+the management API, CSRF, sign-out, replays and refusals (docs/teams.md "Sign-in")."""
+
+import dataclasses
+import logging
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from http.cookies import SimpleCookie
+from urllib.parse import parse_qs, urlsplit
+
+import aiohttp
+import pytest
+from yarl import URL
+from pytest_aiohttp import AiohttpClient
+
+from bot_api.app import create_app
+from bot_api.signin.keys import MEMBER_DIRECTORY
+from bot_api.signin.members import InMemoryMembers, KnownMember, MemberRef
+from shared.auth import AccountRepository, IssuedTokens
+from shared.config import Config
+from shared.console_sessions import CSRF_HEADER, SESSION_COOKIE
+from support.browser import free_port
+from support.oidc import (
+    CLIENT_ID,
+    CLIENT_SECRET,
+    add_person,
+    authorize,
+    browser,
+    deny,
+    identity_provider,
+)
+
+
+@pytest.fixture(scope="module")
+def issuer() -> Iterator[str]:
+    with identity_provider() as issuer:
+        add_person(issuer, "ada", email="ada@example.com", email_verified=True, name="Ada L.")
+        add_person(issuer, "eve", email="eve@example.com", email_verified=True)
+        add_person(issuer, "una", email="ada@example.com", email_verified=False)
+        yield issuer
+
+
+@dataclass
+class Console:
+    url: str
+    members: InMemoryMembers
+    accounts: AccountRepository
+
+    async def account(self, name: str) -> IssuedTokens:
+        return await self.accounts.create(name)
+
+    def member(self, tokens: IssuedTokens, email: str, name: str) -> MemberRef:
+        member = MemberRef(tokens.account_id, f"m-{name}", name)
+        self.members.add(KnownMember(member, email))
+        return member
+
+
+@pytest.fixture
+async def console(
+    aiohttp_client: AiohttpClient, config: Config, issuer: str, accounts: AccountRepository
+) -> Console:
+    port = free_port()
+    signing_in = dataclasses.replace(
+        config,
+        oidc_issuer=issuer,
+        oidc_client_id=CLIENT_ID,
+        oidc_client_secret=CLIENT_SECRET,
+        console_url=f"http://127.0.0.1:{port}",
+    )
+    members = InMemoryMembers()
+    app = create_app(signing_in)
+    app[MEMBER_DIRECTORY] = members
+    await aiohttp_client(app, server_kwargs={"port": port})
+    return Console(signing_in.console_url, members, accounts)
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[aiohttp.ClientSession]:
+    async with browser() as session:
+        yield session
+
+
+async def begin(http: aiohttp.ClientSession, console: Console) -> str:
+    """The provider's authorization URL the console sends the browser to."""
+    async with http.get(f"{console.url}/console/sign-in/start", allow_redirects=False) as started:
+        assert started.status == 302
+        return started.headers["Location"]
+
+
+async def sign_in(http: aiohttp.ClientSession, console: Console, subject: str) -> str:
+    """Signs in as `subject` at the provider; the callback URL the provider sent back."""
+    callback = await authorize(http, await begin(http, console), subject)
+    assert callback.startswith(f"{console.url}/console/sign-in/callback?")
+    return callback
+
+
+async def follow(http: aiohttp.ClientSession, url: str) -> tuple[int, str, dict[str, str]]:
+    async with http.get(url, allow_redirects=False) as answer:
+        return answer.status, await answer.text(), dict(answer.headers)
+
+
+def session_of(http: aiohttp.ClientSession, console: Console) -> str:
+    cookies = http.cookie_jar.filter_cookies(URL(console.url))
+    return cookies[SESSION_COOKIE].value if SESSION_COOKIE in cookies else ""
+
+
+async def csrf_of(http: aiohttp.ClientSession, console: Console) -> str:
+    async with http.get(f"{console.url}/console/session") as answer:
+        assert answer.status == 200
+        return str((await answer.json())["csrfToken"])
+
+
+async def test_the_code_flow_signs_a_member_in_with_a_cookie(
+    http: aiohttp.ClientSession, console: Console, issuer: str
+) -> None:
+    tokens = await console.account("acme")
+    console.member(tokens, "ADA@example.com", "Ada")
+    authorization = await begin(http, console)
+    sent = parse_qs(urlsplit(authorization).query)
+    assert authorization.startswith(f"{issuer}/oauth2/authorize?")
+    assert sent["code_challenge_method"] == ["S256"] and len(sent["code_challenge"][0]) == 43
+    assert sent["scope"] == ["openid email profile"] and sent["nonce"] and sent["state"]
+    assert "code_verifier" not in sent and CLIENT_SECRET not in authorization
+    status, _, headers = await follow(http, await authorize(http, authorization, "ada"))
+    assert (status, headers["Location"]) == (303, "/console/stories")
+    cookie = SimpleCookie(headers["Set-Cookie"])[SESSION_COOKIE]
+    assert cookie["httponly"] and cookie["samesite"] == "Lax" and cookie["path"] == "/"
+    assert not cookie["secure"], "plain http on loopback"
+    async with http.get(f"{console.url}/console/session") as answer:
+        session = await answer.json()
+    assert (session["accountId"], session["memberName"]) == (tokens.account_id, "Ada")
+    async with http.get(f"{console.url}/stories") as stories:
+        assert (stories.status, await stories.json()) == (200, [])
+
+
+async def test_a_change_by_cookie_must_carry_the_csrf_token(
+    http: aiohttp.ClientSession, console: Console
+) -> None:
+    console.member(await console.account("acme"), "ada@example.com", "Ada")
+    await follow(http, await sign_in(http, console, "ada"))
+    story = {"name": "Pizza", "description": ""}
+    for headers in ({}, {CSRF_HEADER: "not-the-token"}):
+        async with http.post(f"{console.url}/stories", json=story, headers=headers) as refused:
+            body = await refused.json()
+            assert refused.status == 403
+            assert body["status"]["errorType"] == "forbidden"
+            assert CSRF_HEADER in body["status"]["errorDetails"]
+    headers = {CSRF_HEADER: await csrf_of(http, console)}
+    async with http.post(f"{console.url}/stories", json=story, headers=headers) as created:
+        assert created.status == 200, await created.text()
+    async with http.get(f"{console.url}/stories") as listed:
+        assert [s["name"] for s in await listed.json()] == ["Pizza"]
+
+
+async def test_a_token_sent_wins_over_the_cookie(
+    http: aiohttp.ClientSession, console: Console
+) -> None:
+    console.member(await console.account("acme"), "ada@example.com", "Ada")
+    other = await console.account("other")
+    await follow(http, await sign_in(http, console, "ada"))
+    bearer = {"Authorization": f"Bearer {other.developer_token}"}
+    async with http.post(f"{console.url}/stories", json={"name": "B", "description": ""}, headers=bearer) as made:
+        assert made.status == 200, "no CSRF token needed with a token"
+    async with http.get(f"{console.url}/stories") as mine:
+        assert await mine.json() == [], "the story is the token's account's"
+
+
+async def test_sign_out_ends_the_session_on_the_server(
+    http: aiohttp.ClientSession, console: Console
+) -> None:
+    console.member(await console.account("acme"), "ada@example.com", "Ada")
+    await follow(http, await sign_in(http, console, "ada"))
+    session_id = session_of(http, console)
+    async with http.post(f"{console.url}/console/sign-out") as refused:
+        assert refused.status == 403
+    headers = {CSRF_HEADER: await csrf_of(http, console)}
+    async with http.post(f"{console.url}/console/sign-out", headers=headers) as ended:
+        assert ended.status == 204
+    assert session_of(http, console) == ""
+    async with aiohttp.ClientSession() as other:
+        kept = {"Cookie": f"{SESSION_COOKIE}={session_id}"}
+        async with other.get(f"{console.url}/stories", headers=kept) as answer:
+            assert answer.status == 401, "a copy of the cookie signs nobody in"
+
+
+async def test_a_replayed_callback_signs_nobody_in(
+    http: aiohttp.ClientSession, console: Console
+) -> None:
+    console.member(await console.account("acme"), "ada@example.com", "Ada")
+    callback = await sign_in(http, console, "ada")
+    assert (await follow(http, callback))[0] == 303
+    status, _, headers = await follow(http, callback)
+    assert status == 400 and "Set-Cookie" not in headers
+    await begin(http, console)  # a sign-in cookie again: the state alone is refused
+    status, page, headers = await follow(http, callback)
+    assert status == 400 and "Set-Cookie" not in headers
+    assert "already used" in page
+
+
+async def test_a_callback_in_another_browser_signs_nobody_in(
+    http: aiohttp.ClientSession, console: Console
+) -> None:
+    """A sign-in forced on someone: the attacker's callback, opened in the victim's browser."""
+    console.member(await console.account("acme"), "eve@example.com", "Eve")
+    attackers = await sign_in(http, console, "eve")
+    async with browser() as victim:
+        await begin(victim, console)  # the victim has a sign-in cookie of their own
+        status, _, headers = await follow(victim, attackers)
+        assert status == 400 and "Set-Cookie" not in headers
+        async with browser() as fresh:
+            assert (await follow(fresh, attackers))[0] == 400
+    assert (await follow(http, attackers))[0] == 400, "the state was taken once"
+
+
+async def test_a_person_who_is_no_member_is_refused(
+    http: aiohttp.ClientSession, console: Console
+) -> None:
+    console.member(await console.account("acme"), "ada@example.com", "Ada")
+    status, page, headers = await follow(http, await sign_in(http, console, "eve"))
+    assert status == 403 and "not a member of any account" in page
+    assert session_of(http, console) == ""
+    status, page, _ = await follow(http, await sign_in(http, console, "una"))
+    assert status == 403, "una's address is ada's, but not verified"
+
+
+async def test_a_sign_in_the_provider_denied_is_refused(
+    http: aiohttp.ClientSession, console: Console
+) -> None:
+    status, page, _ = await follow(http, await deny(http, await begin(http, console)))
+    assert status == 403 and "access_denied" in page
+
+
+async def test_a_member_of_several_accounts_chooses_one(
+    http: aiohttp.ClientSession, console: Console
+) -> None:
+    acme, beta = await console.account("acme"), await console.account("beta")
+    console.member(acme, "ada@example.com", "Ada")
+    console.member(beta, "ada@example.com", "Ada B")
+    status, page, headers = await follow(http, await sign_in(http, console, "ada"))
+    assert status == 200 and "acme" in page and "beta" in page and "Set-Cookie" not in headers
+    choice = page.split('name="choice" value="')[1].split('"')[0]
+    form = {"choice": choice, "member": "m-Ada B"}
+    chosen = f"{console.url}/console/sign-in/account"
+    async with http.post(chosen, data=form, allow_redirects=False) as answer:
+        assert answer.status == 303
+    async with http.get(f"{console.url}/console/session") as answer:
+        assert (await answer.json())["accountId"] == beta.account_id
+    async with http.post(chosen, data=form, allow_redirects=False) as again:
+        assert again.status == 400, "a choice is made once"
+
+
+async def test_no_secret_reaches_a_page_or_a_log(
+    http: aiohttp.ClientSession, console: Console, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    console.member(await console.account("acme"), "ada@example.com", "Ada")
+    callback = await sign_in(http, console, "ada")
+    code = parse_qs(urlsplit(callback).query)["code"][0]
+    pages = [(await follow(http, callback))[1]]
+    for path in ("/console/", "/console/stories", "/console/session"):
+        async with http.get(f"{console.url}{path}") as answer:
+            pages.append(await answer.text())
+    secrets = (CLIENT_SECRET, session_of(http, console), code)
+    # the services' own lines: not the provider's, nor the test server's access log (the
+    # services run without one, shared/serving.py)
+    theirs = ("werkzeug", "oidc_provider_mock", "aiohttp.access")
+    ours = [r.getMessage() for r in caplog.records if not r.name.startswith(theirs)]
+    assert any(r.name == "parley.requests" for r in caplog.records)
+    assert all(secrets)
+    assert [s for s in secrets for text in pages + ours if s in text] == []
