@@ -24,6 +24,7 @@ NOT_FOR_CONTAINERS = {"PARLEY_VAR_DIR"}  # make run's
 FOLLOWING = {
     "API_ORIGINS": "https://${BOT_HOST:-bot.localhost}",
     "INTEGRATIONS_PUBLIC_URL": "https://${INTEGRATIONS_HOST:-integrations.localhost}",
+    "CONSOLE_URL": "https://${BOT_HOST:-bot.localhost}",
 }
 
 

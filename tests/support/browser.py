@@ -26,9 +26,10 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(app: web.Application) -> Iterator[str]:
-    """`app` on a free port of loopback, run by an event loop of its own thread (Playwright's
-    sync API holds the test's thread); yields its address and stops it on the way out."""
+def serving(app: web.Application, port: int | None = None) -> Iterator[str]:
+    """`app` on `port` (a free one by default) of loopback, run by an event loop of its own
+    thread (Playwright's sync API holds the test's thread); yields its address and stops it
+    on the way out."""
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
@@ -37,7 +38,7 @@ def serving(app: web.Application) -> Iterator[str]:
         asyncio.run_coroutine_threadsafe(step, loop).result(timeout=10)
 
     runner = web.AppRunner(app)
-    port = free_port()
+    port = port or free_port()
     try:
         run(runner.setup())
         run(web.TCPSite(runner, "127.0.0.1", port).start())

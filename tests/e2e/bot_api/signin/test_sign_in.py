@@ -11,8 +11,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import aiohttp
 import pytest
-from yarl import URL
 from pytest_aiohttp import AiohttpClient
+from yarl import URL
 
 from bot_api.app import create_app
 from bot_api.signin.keys import MEMBER_DIRECTORY
@@ -160,7 +160,8 @@ async def test_a_token_sent_wins_over_the_cookie(
     other = await console.account("other")
     await follow(http, await sign_in(http, console, "ada"))
     bearer = {"Authorization": f"Bearer {other.developer_token}"}
-    async with http.post(f"{console.url}/stories", json={"name": "B", "description": ""}, headers=bearer) as made:
+    story = {"name": "B", "description": ""}
+    async with http.post(f"{console.url}/stories", json=story, headers=bearer) as made:
         assert made.status == 200, "no CSRF token needed with a token"
     async with http.get(f"{console.url}/stories") as mine:
         assert await mine.json() == [], "the story is the token's account's"
@@ -217,7 +218,7 @@ async def test_a_person_who_is_no_member_is_refused(
     http: aiohttp.ClientSession, console: Console
 ) -> None:
     console.member(await console.account("acme"), "ada@example.com", "Ada")
-    status, page, headers = await follow(http, await sign_in(http, console, "eve"))
+    status, page, _ = await follow(http, await sign_in(http, console, "eve"))
     assert status == 403 and "not a member of any account" in page
     assert session_of(http, console) == ""
     status, page, _ = await follow(http, await sign_in(http, console, "una"))
