@@ -302,7 +302,11 @@ class PrincipalCache:
     async def authenticate(self, token: str) -> Principal:
         now = time.monotonic()
         known = self._known.get(token)
-        if known is not None and known[1] > now:
+        if (
+            known is not None
+            and known[1] > now
+            and not _expired(known[0].expires_at, self._accounts.now())
+        ):
             return known[0]
         if self._refused.get(token, 0.0) > now:
             raise Unauthorized("the access token is not valid")
@@ -315,15 +319,8 @@ class PrincipalCache:
             raise
         if len(self._known) >= self.MAX_ENTRIES:
             self._known.clear()
-        self._known[token] = (principal, now + self._remembered_for(principal))
+        self._known[token] = (principal, now + self._ttl)
         return principal
-
-    def _remembered_for(self, principal: Principal) -> float:
-        """`ttl`, or less: a member token is forgotten when it expires."""
-        if principal.expires_at is None:
-            return self._ttl
-        left = (_aware(principal.expires_at) - self._accounts.now()).total_seconds()
-        return max(0.0, min(self._ttl, left))
 
     async def public(self, account_id: str) -> Principal:
         """The account as its public key would authenticate it, with its own limits."""

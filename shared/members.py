@@ -143,6 +143,15 @@ class MemberRepository:
     async def read(self, account_id: str, member_id: str) -> Member:
         return _member(await self._document(account_id, member_id))
 
+    async def by_email(self, account_id: str, email: str) -> Member:
+        """The member of that e-mail, whatever its case (for the command line)."""
+        document = await self._members.find_one(
+            {"accountId": account_id, "emailKey": email.casefold()}
+        )
+        if document is None:
+            raise NotFound(f"no member {email!r} in this account")
+        return _member(document)
+
     async def _document(self, account_id: str, member_id: str) -> dict[str, Any]:
         document = None
         if is_object_id(member_id):
