@@ -14,7 +14,7 @@ from typing import Any
 from aiohttp import web
 from marshmallow import Schema, ValidationError, fields
 
-from shared import json_body
+from shared import json_body, roles
 from shared.auth import Principal, TokenKind, bearer_token, require
 from shared.clients import client_address, trusted_networks
 from shared.errors import Unauthorized, ValidationFailed
@@ -173,7 +173,21 @@ async def authenticate(
         limits.authentication_failed(client)
         raise
     require(principal, allowed)
+    roles.check(principal, request)
     return principal
+
+
+@web.middleware
+async def roles_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """The role check of a route that is no authenticated endpoint (a console page):
+    its shell is served to anyone, but a member who shows their token is held to the
+    route's row (`shared.roles`); an endpoint checks after authenticating."""
+    spec = endpoint_of(request)
+    access = roles.access_of(request)
+    public = access is not None and access.roles is None
+    if (spec is None or spec.auth is None) and not public and "Authorization" in request.headers:
+        await authenticate(request, client_of(request), ANY_TOKEN, cached=True)
+    return await handler(request)
 
 
 def principal_of(request: web.Request) -> Principal:

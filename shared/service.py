@@ -24,6 +24,7 @@ from shared.auth import AccountRepository, PrincipalCache
 from shared.budget import budget_middleware
 from shared.config import Config
 from shared.cors import cors_middleware
+from shared.endpoints import roles_middleware
 from shared.envelope import envelope_middleware
 from shared.events import ReplicaAlive, TokensRotated, UndecodableEvent, decode, encode
 from shared.idempotency import IdempotencyKeys
@@ -71,6 +72,7 @@ def new_app(
             cors_middleware(config, public_paths),
             envelope_middleware,
             budget_middleware,
+            roles_middleware,
         ],
         client_max_size=config.max_body_bytes,
     )

@@ -45,6 +45,8 @@ from bot_api.knowledge import setup as knowledge
 from bot_api.knowledge import views as knowledge_views
 from bot_api.knowledge.keys import KNOWLEDGE_STORE
 from bot_api.knowledge.repository import KnowledgeRepository
+from bot_api.members import setup as members
+from bot_api.members import views as members_views
 from bot_api.messaging import (
     NatsConnectionDirectory,
     channel_turns,
@@ -221,6 +223,7 @@ def create_app(config: Config) -> web.Application:
             recording,
             query.setup,
             handoffs.setup,
+            members.setup,
             story_lookups,
             channel_turns,
             story_events,
@@ -242,6 +245,7 @@ def create_app(config: Config) -> web.Application:
         versions_views.routes,
         story_tests_views.routes,
         knowledge_views.routes,
+        members_views.routes,
     ):
         app.router.add_routes(routes)
     add_console(app)

@@ -37,6 +37,7 @@ FEATURES: dict[str, set[str]] = {
     "handoffs": {"stories", "history", "query"},
     "inbox": {"stories", "interactions", "history", "story_cache", "knowledge"},
     "analytics": {"stories", "interactions", "history"},
+    "members": {"stories"},
     "console": set(),
     "commands": {"story_tests", "transfer"},
 }

@@ -79,6 +79,11 @@ async def import_story(request: web.Request) -> web.Response:
     return _page(request, "import.html", page="import")
 
 
+@routes.get("/console/members")
+async def members(request: web.Request) -> web.Response:
+    return _page(request, "members.html", page="members")
+
+
 @routes.get("/console/stories/{story}")
 async def story(request: web.Request) -> web.Response:
     return _page(request, "story.html", page="story", story=_story_id(request))

@@ -11,7 +11,7 @@ from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
 from bot_api.quotas import AccountQuotas
 from bot_api.stories.repository import StoryFields, StoryRecord, StoryStore
-from shared.errors import Conflict, NotFound
+from shared.errors import Conflict, Forbidden, NotFound
 from shared.ids import new_object_id
 from shared.pages import Page
 
@@ -195,11 +195,12 @@ class StoryService:
         return story_id
 
     async def list_stories(
-        self, *, account_id: str, page: Page
+        self, *, account_id: str, page: Page, only: frozenset[str] | None = None
     ) -> tuple[list[dict[str, Any]], int]:
-        """A page of the account's stories and their total."""
+        """A page of the account's stories (of those in `only`, a member's) and their
+        total."""
         stories = self._stories
-        return await stories.list(account_id, page), await stories.count(account_id)
+        return await stories.list(account_id, page, only), await stories.count(account_id, only)
 
     async def read(self, *, account_id: str, story_id: str) -> dict[str, Any]:
         story = await load_story(self._stories, account_id, story_id)
@@ -238,13 +239,19 @@ class StoryService:
         settings: Mapping[str, Any] | None = None,
         order: list[str] | None = None,
         force: bool = False,
+        may_publish: bool = True,
     ) -> None:
         """`settings`: those to change, by their names in `Settings` (the others keep
         their values), and `published`: the version the public key answers from (None:
         the draft); `order`: the root interactions in a new order (None: it stays).
-        Publishing a version whose tests fail needs `force`."""
+        Publishing a version whose tests fail needs `force`; a caller who may not
+        publish (an editor) may send the published version back unchanged."""
         changes = dict(settings or {})
         published = changes.pop("published", UNCHANGED)
+        if published is not UNCHANGED and not may_publish:
+            current = await load_story(self._stories, account_id, story_id)
+            if published != current.published:
+                raise Forbidden("publishing a version needs the publisher or owner role")
         if published is not UNCHANGED:
             await self._check_publishable(account_id, story_id, published, force)
 

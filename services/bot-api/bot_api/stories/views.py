@@ -11,7 +11,8 @@ from bot_api.stories.schemas import (
     StorySummarySchema,
     StoryUpdateSchema,
 )
-from shared.endpoints import PAGE, TOTAL, endpoint
+from shared.endpoints import PAGE, TOTAL, endpoint, principal_of
+from shared.roles import PUBLISHING
 
 routes = web.RouteTableDef()
 
@@ -25,7 +26,7 @@ routes = web.RouteTableDef()
 )
 async def list_stories(request: web.Request) -> Any:
     stories, request[TOTAL] = await request.app[STORIES].list_stories(
-        account_id=account_of(request), page=request[PAGE]
+        account_id=account_of(request), page=request[PAGE], only=principal_of(request).stories
     )
     return stories
 
@@ -67,7 +68,10 @@ async def read_story(request: web.Request) -> Any:
 )
 async def update_story(request: web.Request, body: dict[str, Any]) -> Any:
     story_id = request.match_info["story"]
-    await request.app[STORIES].update(account_id=account_of(request), story_id=story_id, **body)
+    may_publish = principal_of(request).role in PUBLISHING
+    await request.app[STORIES].update(
+        account_id=account_of(request), story_id=story_id, may_publish=may_publish, **body
+    )
     return success()
 
 

@@ -87,10 +87,12 @@ def inbound_url(base_url: str, channel_id: str) -> str:
 
 
 async def list_channels(
-    backends: ChannelBackends, *, account_id: str, page: Page
+    backends: ChannelBackends, *, account_id: str, page: Page, only: frozenset[str] | None = None
 ) -> tuple[list[Channel], int]:
+    """A page of the account's channels (of the stories in `only`, a member's) and their
+    total."""
     channels = backends.channels
-    return await channels.list(account_id, page), await channels.count(account_id)
+    return await channels.list(account_id, page, only), await channels.count(account_id, only)
 
 
 async def read_channel(backends: ChannelBackends, *, account_id: str, channel_id: str) -> Channel:

@@ -21,8 +21,9 @@ from integrations_api.channels.schemas import (
 from integrations_api.common.schemas import CreatedSchema, SuccessSchema
 from integrations_api.common.views import account_of, created, success
 from shared.endpoints import PAGE, TOTAL, Upload, client_of, endpoint, principal_of
-from shared.errors import Unauthorized
+from shared.errors import NotFound, Unauthorized
 from shared.keys import CONFIG, IDEMPOTENCY, RATE_LIMITS
+from shared.roles import require_story
 from shared.timeutil import iso
 
 BASE = "/v2/integrations/channels"
@@ -74,7 +75,10 @@ def to_api(channel: Channel, base_url: str) -> dict[str, Any]:
 )
 async def list_channels(request: web.Request) -> Any:
     channels, request[TOTAL] = await service.list_channels(
-        _backends(request), account_id=account_of(request), page=request[PAGE]
+        _backends(request),
+        account_id=account_of(request),
+        page=request[PAGE],
+        only=principal_of(request).stories,
     )
     return [to_api(channel, _base_url(request)) for channel in channels]
 
@@ -90,6 +94,7 @@ async def list_channels(request: web.Request) -> Any:
 )
 async def create_channel(request: web.Request, body: dict[str, Any]) -> Any:
     account_id = account_of(request)
+    require_story(principal_of(request), body["storyId"])
     config = principal_of(request).limits.applied_to(request.app[CONFIG])
     backends = dataclasses.replace(_backends(request), quota=config.quota_channels)
 
@@ -118,10 +123,18 @@ async def create_channel(request: web.Request, body: dict[str, Any]) -> Any:
     errors=(404,),
 )
 async def read_channel(request: web.Request) -> Any:
+    return to_api(await _visible(request), _base_url(request))
+
+
+async def _visible(request: web.Request) -> Channel:
+    """The channel of the path, if the caller's stories hold it (a 404 otherwise)."""
+    channel_id = request.match_info["id"]
     channel = await service.read_channel(
-        _backends(request), account_id=account_of(request), channel_id=request.match_info["id"]
+        _backends(request), account_id=account_of(request), channel_id=channel_id
     )
-    return to_api(channel, _base_url(request))
+    if not principal_of(request).covers(channel.story_id):
+        raise NotFound(f"no channel {channel_id}")
+    return channel
 
 
 @routes.put(BASE + "/{id}")
@@ -133,6 +146,7 @@ async def read_channel(request: web.Request) -> Any:
     errors=(404,),
 )
 async def update_channel(request: web.Request, body: dict[str, Any]) -> Any:
+    await _visible(request)
     await service.update_channel(
         _backends(request),
         account_id=account_of(request),
@@ -151,6 +165,7 @@ async def update_channel(request: web.Request, body: dict[str, Any]) -> Any:
     errors=(404,),
 )
 async def delete_channel(request: web.Request) -> Any:
+    await _visible(request)
     await service.delete_channel(
         _backends(request), account_id=account_of(request), channel_id=request.match_info["id"]
     )

@@ -36,11 +36,16 @@ class ConnectionBackends:
 
 
 async def list_connections(
-    backends: ConnectionBackends, *, account_id: str, page: Page
+    backends: ConnectionBackends,
+    *,
+    account_id: str,
+    page: Page,
+    only: frozenset[str] | None = None,
 ) -> tuple[list[dict[str, Any]], int]:
-    """A page of the account's connections and their total."""
+    """A page of the account's connections (of the stories in `only`, a member's) and
+    their total."""
     connections = backends.connections
-    return await connections.list(account_id, page), await connections.count(account_id)
+    return await connections.list(account_id, page, only), await connections.count(account_id, only)
 
 
 async def read_connection(

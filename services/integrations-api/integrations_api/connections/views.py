@@ -18,10 +18,14 @@ from integrations_api.connections.schemas import (
     ConnectionUpdateSchema,
 )
 from shared.endpoints import PAGE, TOTAL, endpoint, principal_of
+from shared.errors import NotFound
 from shared.keys import CONFIG, IDEMPOTENCY
+from shared.roles import SECRET_READERS, require_story
 from shared.timeutil import iso
 
 BASE = "/v2/integrations/webhook"
+HIDDEN = "********"
+"""A secret's value as a viewer reads it."""
 
 routes = web.RouteTableDef()
 
@@ -58,7 +62,10 @@ def to_api(document: dict[str, Any]) -> dict[str, Any]:
 )
 async def list_connections(request: web.Request) -> Any:
     documents, request[TOTAL] = await service.list_connections(
-        _backends(request), account_id=account_of(request), page=request[PAGE]
+        _backends(request),
+        account_id=account_of(request),
+        page=request[PAGE],
+        only=principal_of(request).stories,
     )
     return [to_api(document) for document in documents]
 
@@ -74,6 +81,7 @@ async def list_connections(request: web.Request) -> Any:
 )
 async def create_connection(request: web.Request, body: dict[str, Any]) -> Any:
     account_id = account_of(request)
+    require_story(principal_of(request), body["storyId"])
 
     async def create(new_id: str | None) -> dict[str, Any]:
         connection_id = await service.create_connection(
@@ -86,16 +94,38 @@ async def create_connection(request: web.Request, body: dict[str, Any]) -> Any:
 
 @routes.get(BASE + "/{id}")
 @endpoint(
-    summary="Read a webhook connection with its credentials",
+    summary="Read a webhook connection with its credentials (a viewer reads them hidden)",
     tag="webhook connections",
     response=ConnectionSchema(),
     errors=(404,),
 )
 async def read_connection(request: web.Request) -> Any:
-    document = await service.read_connection(
-        _backends(request), account_id=account_of(request), connection_id=request.match_info["id"]
-    )
+    document = await _visible(request)
+    if principal_of(request).role not in SECRET_READERS:
+        return hide_secrets(to_api(document))
     return to_api(document)
+
+
+async def _visible(request: web.Request) -> dict[str, Any]:
+    """The connection of the path, if the caller's stories hold it (a 404 otherwise)."""
+    connection_id = request.match_info["id"]
+    document = await service.read_connection(
+        _backends(request), account_id=account_of(request), connection_id=connection_id
+    )
+    if not principal_of(request).covers(document["storyId"]):
+        raise NotFound(f"no webhook connection {connection_id}")
+    return document
+
+
+def hide_secrets(connection: dict[str, Any]) -> dict[str, Any]:
+    """What a viewer reads: which credentials are set, never their values."""
+    auth, headers = connection["auth"], connection["headers"]
+    return {
+        **connection,
+        "token": None if connection["token"] is None else HIDDEN,
+        "headers": None if headers is None else dict.fromkeys(headers, HIDDEN),
+        "auth": None if auth is None else {"username": auth["username"], "password": HIDDEN},
+    }
 
 
 @routes.put(BASE + "/{id}")
@@ -107,6 +137,7 @@ async def read_connection(request: web.Request) -> Any:
     errors=(404,),
 )
 async def update_connection(request: web.Request, body: dict[str, Any]) -> Any:
+    await _visible(request)
     await service.update_connection(
         _backends(request),
         account_id=account_of(request),
@@ -124,6 +155,7 @@ async def update_connection(request: web.Request, body: dict[str, Any]) -> Any:
     errors=(404,),
 )
 async def delete_connection(request: web.Request) -> Any:
+    await _visible(request)
     await service.delete_connection(
         _backends(request), account_id=account_of(request), connection_id=request.match_info["id"]
     )
