@@ -20,6 +20,7 @@ from integrations_api.channels.schemas import (
 )
 from integrations_api.common.schemas import CreatedSchema, SuccessSchema
 from integrations_api.common.views import account_of, created, success
+from shared.auditing import Audited
 from shared.endpoints import PAGE, TOTAL, Upload, client_of, endpoint, principal_of
 from shared.errors import Unauthorized
 from shared.keys import CONFIG, IDEMPOTENCY, RATE_LIMITS
@@ -81,6 +82,7 @@ async def list_channels(request: web.Request) -> Any:
 
 @routes.post(BASE)
 @endpoint(
+    audit=Audited("channel.create", shows=("storyId", "type", "name")),
     summary="Connect a story to a messaging platform (Telegram registers its webhook)",
     tag="channels",
     body=ChannelCreateSchema(),
@@ -126,6 +128,7 @@ async def read_channel(request: web.Request) -> Any:
 
 @routes.put(BASE + "/{id}")
 @endpoint(
+    audit=Audited("channel.update", shows=("name",)),
     summary="Rename a channel or replace its credentials, and register its webhook again",
     tag="channels",
     body=ChannelUpdateSchema(),
@@ -145,6 +148,7 @@ async def update_channel(request: web.Request, body: dict[str, Any]) -> Any:
 
 @routes.delete(BASE + "/{id}")
 @endpoint(
+    audit=Audited("channel.delete"),
     summary="Delete a channel (the platform's webhook is left to the platform)",
     tag="channels",
     response=SuccessSchema(),

@@ -17,6 +17,7 @@ from integrations_api.connections.schemas import (
     ConnectionSummarySchema,
     ConnectionUpdateSchema,
 )
+from shared.auditing import Audited
 from shared.endpoints import PAGE, TOTAL, endpoint, principal_of
 from shared.keys import CONFIG, IDEMPOTENCY
 from shared.timeutil import iso
@@ -65,6 +66,7 @@ async def list_connections(request: web.Request) -> Any:
 
 @routes.post(BASE)
 @endpoint(
+    audit=Audited("connection.create", shows=("storyId", "name")),
     summary="Create a webhook connection for a story of the account",
     tag="webhook connections",
     body=ConnectionCreateSchema(),
@@ -100,6 +102,7 @@ async def read_connection(request: web.Request) -> Any:
 
 @routes.put(BASE + "/{id}")
 @endpoint(
+    audit=Audited("connection.update", shows=("name",)),
     summary="Replace a webhook connection's configuration",
     tag="webhook connections",
     body=ConnectionUpdateSchema(),
@@ -118,6 +121,7 @@ async def update_connection(request: web.Request, body: dict[str, Any]) -> Any:
 
 @routes.delete(BASE + "/{id}")
 @endpoint(
+    audit=Audited("connection.delete"),
     summary="Delete a webhook connection",
     tag="webhook connections",
     response=SuccessSchema(),
