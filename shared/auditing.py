@@ -12,6 +12,7 @@ value, so a secret (a token, channel credentials, connection headers) is never w
 by value: a field is hidden unless a route says it may show.
 """
 
+import dataclasses
 import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
@@ -65,6 +66,13 @@ AUDIT_LOG = web.AppKey("audit_log", AuditLog)
 def note_of(request: web.Request) -> AuditNote | None:
     """The request's audit note; None on an endpoint that changes nothing."""
     return request.get(AUDIT_NOTE)
+
+
+def note_story(request: web.Request, story_id: str) -> None:
+    """The story the change was of, when neither its path nor its body names it."""
+    note = note_of(request)
+    if note is not None:
+        note.story_id = story_id
 
 
 def changed_nothing(request: web.Request) -> None:
@@ -154,7 +162,7 @@ def summary_of(shows: tuple[str, ...], body: Any, before: Mapping[str, Any]) -> 
         return ""
     parts = []
     for name, value in _fields(body):
-        if name not in shows and f"{name.partition('.')[0]}.*" not in shows:
+        if name not in shows and not ("." in name and f"{name.partition('.')[0]}.*" in shows):
             parts.append(name)
         elif name in before:
             parts.append(f"{name}: {short(before[name])} -> {short(value)}")
@@ -182,4 +190,6 @@ def short(value: Any) -> str:
         return f"[{len(value)} items]"
     if isinstance(value, Mapping):
         return f"{{{len(value)} fields}}"
+    if dataclasses.is_dataclass(value):
+        return f"{{{len(dataclasses.fields(value))} fields}}"
     return json.dumps(value, default=str)

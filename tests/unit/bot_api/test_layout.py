@@ -38,6 +38,7 @@ FEATURES: dict[str, set[str]] = {
     "inbox": {"stories", "interactions", "history", "story_cache", "knowledge"},
     "analytics": {"stories", "interactions", "history"},
     "console": set(),
+    "audit": set(),
     "commands": {"story_tests", "transfer"},
 }
 """Which feature may import which: the one table of the layout."""

@@ -63,7 +63,7 @@ async def read_story(request: web.Request) -> Any:
 
 @routes.put("/stories/{story}")
 @endpoint(
-    audit=Audited("story.update", shows=("name", "description", "settings.*")),
+    audit=Audited("story.update", shows=("name", "description", "settings.*", "force")),
     summary="Update a story's name, description, settings and root order",
     tag="stories",
     body=StoryUpdateSchema(),

@@ -20,7 +20,7 @@ from integrations_api.channels.schemas import (
 )
 from integrations_api.common.schemas import CreatedSchema, SuccessSchema
 from integrations_api.common.views import account_of, created, success
-from shared.auditing import Audited
+from shared.auditing import Audited, note_story
 from shared.endpoints import PAGE, TOTAL, Upload, client_of, endpoint, principal_of
 from shared.errors import Unauthorized
 from shared.keys import CONFIG, IDEMPOTENCY, RATE_LIMITS
@@ -136,13 +136,14 @@ async def read_channel(request: web.Request) -> Any:
     errors=(404,),
 )
 async def update_channel(request: web.Request, body: dict[str, Any]) -> Any:
-    await service.update_channel(
+    story_id = await service.update_channel(
         _backends(request),
         account_id=account_of(request),
         channel_id=request.match_info["id"],
         fields=_fields(body),
         base_url=_base_url(request),
     )
+    note_story(request, story_id)
     return success()
 
 
@@ -155,9 +156,10 @@ async def update_channel(request: web.Request, body: dict[str, Any]) -> Any:
     errors=(404,),
 )
 async def delete_channel(request: web.Request) -> Any:
-    await service.delete_channel(
+    story_id = await service.delete_channel(
         _backends(request), account_id=account_of(request), channel_id=request.match_info["id"]
     )
+    note_story(request, story_id)
     return success()
 
 

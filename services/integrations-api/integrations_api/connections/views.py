@@ -17,7 +17,7 @@ from integrations_api.connections.schemas import (
     ConnectionSummarySchema,
     ConnectionUpdateSchema,
 )
-from shared.auditing import Audited
+from shared.auditing import Audited, note_story
 from shared.endpoints import PAGE, TOTAL, endpoint, principal_of
 from shared.keys import CONFIG, IDEMPOTENCY
 from shared.timeutil import iso
@@ -110,12 +110,13 @@ async def read_connection(request: web.Request) -> Any:
     errors=(404,),
 )
 async def update_connection(request: web.Request, body: dict[str, Any]) -> Any:
-    await service.update_connection(
+    story_id = await service.update_connection(
         _backends(request),
         account_id=account_of(request),
         connection_id=request.match_info["id"],
         fields=body,
     )
+    note_story(request, story_id)
     return success()
 
 
@@ -128,7 +129,8 @@ async def update_connection(request: web.Request, body: dict[str, Any]) -> Any:
     errors=(404,),
 )
 async def delete_connection(request: web.Request) -> Any:
-    await service.delete_connection(
+    story_id = await service.delete_connection(
         _backends(request), account_id=account_of(request), connection_id=request.match_info["id"]
     )
+    note_story(request, story_id)
     return success()
