@@ -16,6 +16,7 @@ const pages = {
   tests: () => import("./tests.js"),
   knowledge: () => import("./knowledge.js"),
   import: () => import("./import_story.js"),
+  audit: () => import("./audit.js"),
 };
 
 if (page.page !== "sign-in" && !token()) {
