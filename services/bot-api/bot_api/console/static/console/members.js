@@ -76,7 +76,12 @@ async function render() {
 }
 
 export async function start() {
-  await render();
+  try {
+    await render();
+  } catch (error) {
+    notice(error.message, "error"); // a member who is no owner
+    return;
+  }
   const form = byId("member-create");
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
