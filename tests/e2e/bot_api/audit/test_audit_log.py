@@ -166,8 +166,6 @@ async def test_a_member_s_change_names_the_member_and_only_owners_read_the_log(a
         version["id"],
         story_id,
     ]
-    assert (await api.ok("GET", f"/stories/{story_id}/versions/{version['id']}"))[
-        "frozenBy"
-    ] == ana
+    assert (await api.ok("GET", f"/stories/{story_id}/versions/{version['id']}"))["frozenBy"] == ana
     assert (await publisher.get("/audit")).error == (403, "forbidden")
     assert (await publisher.get("/audit/export")).error == (403, "forbidden")
