@@ -92,6 +92,8 @@ class Config:
     """A secret: out of the configuration's repr, so no log line carries it."""
     llm_model: str = ""
     llm_timeout_seconds: float = 4.0
+    # the audit log (docs/teams.md "Audit log"): how long its records are kept
+    audit_retention_days: int = 400
 
     @property
     def subjects(self) -> Subjects:
@@ -173,6 +175,8 @@ class Config:
             "LLM_API_KEY": self.llm_api_key,
             "LLM_MODEL": self.llm_model,
             "LLM_TIMEOUT_SECONDS": str(self.llm_timeout_seconds),
+            # the audit log
+            "AUDIT_RETENTION_DAYS": str(self.audit_retention_days),
         }
 
     @classmethod
@@ -251,6 +255,8 @@ class Config:
             llm_api_key=setting.text("LLM_API_KEY"),
             llm_model=llm_model,
             llm_timeout_seconds=setting.amount("LLM_TIMEOUT_SECONDS", 4.0, low=0.1),
+            # the audit log
+            audit_retention_days=setting.positive("AUDIT_RETENTION_DAYS", 400),
         )
 
 

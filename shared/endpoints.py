@@ -15,6 +15,7 @@ from aiohttp import web
 from marshmallow import Schema, ValidationError, fields
 
 from shared import json_body, roles
+from shared.auditing import Audited, run_audited
 from shared.auth import Principal, TokenKind, bearer_token, require
 from shared.clients import client_address, trusted_networks
 from shared.errors import Unauthorized, ValidationFailed
@@ -58,6 +59,7 @@ class EndpointSpec:
     uploads: tuple[str, ...] = ()
     answers: tuple[str, ...] = ("application/json",)
     budget_seconds: float | None = None
+    audit: Audited | None = None
 
 
 def endpoint(
@@ -78,6 +80,7 @@ def endpoint(
     uploads: tuple[str, ...] = (),
     answers: tuple[str, ...] = ("application/json",),
     budget_seconds: float | None = None,
+    audit: Audited | None = None,
 ) -> Callable[[Callable[..., Awaitable[Any]]], Handler]:
     """Wrap a handler `(request[, body]) -> data | Response`.
 
@@ -98,7 +101,11 @@ def endpoint(
     when more than JSON), each with the `response` schema in the OpenAPI document.
     `budget_seconds`: a longer budget than the service's request budget, for work a
     client asks for and waits on, shared fairly (shared/budget.py).
+    `audit`: the endpoint changes state, and each change leaves one audit record,
+    written before the handler runs (shared/auditing.py); it needs `auth`.
     """
+    if audit is not None and auth is None:
+        raise ValueError("an audited endpoint needs a caller to name")
     spec = EndpointSpec(
         summary,
         tag,
@@ -116,6 +123,7 @@ def endpoint(
         uploads,
         answers,
         budget_seconds,
+        audit,
     )
 
     def decorate(handler: Callable[..., Awaitable[Any]]) -> Handler:
@@ -134,13 +142,22 @@ def endpoint(
                 request[PAGE] = page_of(request)
             if spec.query is not None:
                 request[QUERY] = load(spec.query, dict(request.query))
+            arguments: tuple[Any, ...] = ()
             if spec.uploads:
-                result = await handler(request, await read_upload(request, spec))
+                arguments = (await read_upload(request, spec),)
             elif spec.body is not None:
-                body = await parse_body(request, spec.body, spec.body_bytes)
-                result = await handler(request, body)
+                arguments = (await parse_body(request, spec.body, spec.body_bytes),)
+            if spec.audit is None:
+                result = await handler(request, *arguments)
             else:
-                result = await handler(request)
+                body = None if spec.uploads or not arguments else arguments[0]
+                result = await run_audited(
+                    request,
+                    spec.audit,
+                    request[PRINCIPAL],
+                    body,
+                    lambda: handler(request, *arguments),
+                )
             if isinstance(result, web.StreamResponse):
                 return result
             if spec.paged:

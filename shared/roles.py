@@ -79,6 +79,9 @@ ROUTES: dict[tuple[str, str], Access] = {
     ("GET", "/account/members/{id}/tokens"): OWNERS,
     ("POST", "/account/members/{id}/tokens"): OWNERS,
     ("DELETE", "/account/members/{id}/tokens/{token}"): OWNERS,
+    # the audit log
+    ("GET", "/audit"): OWNERS,
+    ("GET", "/audit/export"): OWNERS,
     # stories
     ("GET", "/stories"): EVERY_MEMBER,
     ("POST", "/stories"): ACCOUNT_WRITERS,
@@ -150,6 +153,7 @@ ROUTES: dict[tuple[str, str], Access] = {
     ("GET", "/console/stories"): EVERY_MEMBER,
     ("GET", "/console/import"): ACCOUNT_WRITERS,
     ("GET", "/console/members"): OWNERS,
+    ("GET", "/console/audit"): OWNERS,
     ("GET", PAGES): READERS,
     ("GET", PAGES + "/analytics"): READERS,
     ("GET", PAGES + "/interactions/{id}"): READERS,

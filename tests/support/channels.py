@@ -47,6 +47,13 @@ class ChannelsInMemory:
         self.channels[channel.id] = channel
         return channel
 
+    def _of(self, account_id: str, only: frozenset[str] | None) -> list[Channel]:
+        return [
+            c
+            for c in self.channels.values()
+            if c.account_id == account_id and (only is None or c.story_id in only)
+        ]
+
     async def list(
         self, account_id: str, page: Page, only: frozenset[str] | None = None
     ) -> list[Channel]:
@@ -54,13 +61,6 @@ class ChannelsInMemory:
 
     async def count(self, account_id: str, only: frozenset[str] | None = None) -> int:
         return len(self._of(account_id, only))
-
-    def _of(self, account_id: str, only: frozenset[str] | None) -> list[Channel]:
-        return [
-            c
-            for c in self.channels.values()
-            if c.account_id == account_id and (only is None or c.story_id in only)
-        ]
 
     async def get(self, account_id: str, channel_id: str) -> Channel | None:
         channel = self.channels.get(channel_id)

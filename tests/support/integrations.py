@@ -27,6 +27,13 @@ class MemoryConnections:
             if d["accountId"] == account_id and d["storyId"] == story_id
         ]
 
+    def _of(self, account_id: str, only: frozenset[str] | None) -> list[dict[str, Any]]:
+        return [
+            d
+            for d in self.documents.values()
+            if d["accountId"] == account_id and (only is None or d["storyId"] in only)
+        ]
+
     async def list(
         self, account_id: str, page: Page, only: frozenset[str] | None = None
     ) -> list[dict[str, Any]]:
@@ -34,13 +41,6 @@ class MemoryConnections:
 
     async def count(self, account_id: str, only: frozenset[str] | None = None) -> int:
         return len(self._of(account_id, only))
-
-    def _of(self, account_id: str, only: frozenset[str] | None) -> list[dict[str, Any]]:
-        return [
-            d
-            for d in self.documents.values()
-            if d["accountId"] == account_id and (only is None or d["storyId"] in only)
-        ]
 
     async def get(self, account_id: str, connection_id: str) -> dict[str, Any] | None:
         for key, document in self.documents.items():

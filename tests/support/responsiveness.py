@@ -40,12 +40,15 @@ class Pings:
 
 
 @asynccontextmanager
-async def pinging(base_url: str) -> AsyncIterator[Pings]:
+async def pinging(base_url: str, one_connection: bool = False) -> AsyncIterator[Pings]:
     """/healthz pinged until the block ends; the pings that fell due before it ended are
-    all sent, and awaited."""
+    all sent, and awaited. With `one_connection` they queue on one kept-alive connection
+    rather than opening more while one is slow: an attack filling the server's connection
+    cap then refuses no ping (one opened past the cap would be, by design)."""
     pings = Pings()
     timeout = aiohttp.ClientTimeout(total=PING_TIMEOUT_SECONDS)
-    async with aiohttp.ClientSession(timeout=timeout) as session:
+    connector = aiohttp.TCPConnector(limit=1 if one_connection else 100)
+    async with aiohttp.ClientSession(timeout=timeout, connector=connector) as session:
 
         async def ping(due: float) -> None:
             try:

@@ -17,6 +17,7 @@ from aiohttp import web
 from bot_api.analytics import setup as analytics
 from bot_api.analytics import views as analytics_views
 from bot_api.analytics.keys import ANALYTICS, ANALYTICS_STORE
+from bot_api.audit import views as audit_views
 from bot_api.changes import ChangeFeed, Handler
 from bot_api.common.views import MANAGEMENT_STATUS_FIELD
 from bot_api.connections.keys import CONNECTION_VIEW
@@ -246,6 +247,7 @@ def create_app(config: Config) -> web.Application:
         story_tests_views.routes,
         knowledge_views.routes,
         members_views.routes,
+        audit_views.routes,
     ):
         app.router.add_routes(routes)
     add_console(app)

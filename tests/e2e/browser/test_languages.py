@@ -314,6 +314,14 @@ def test_the_test_chat_in_german_answers_in_german_and_says_so(page: Page, stack
     page.get_by_role("button", name="Send", exact=True).click()
     expect(log).to_contain_text("One large pizza coming.")
     expect(log.locator(".chat-languages").last).to_have_text("read in enanswered in en")
+    page.get_by_label("Save this chat as a test named").fill("both languages")
+    page.get_by_role("button", name="Save as test").click()
+    expect(page.locator("#notice")).to_contain_text('Saved the chat as the test "both languages"')
+    (saved,) = call(page, stack, "GET", f"/stories/{story_id}/tests")
+    assert [(t["language"], t["expect"]["answeredIn"]) for t in saved["turns"]] == [
+        ("de", "de"),
+        ("en", "en"),
+    ]
     page.set_viewport_size({"width": 360, "height": 800})
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
 

@@ -79,7 +79,7 @@ async def test_a_connection_that_sends_nothing_is_closed_when_idle_too_long(
 async def test_a_flood_of_slow_connections_is_capped_and_healthz_keeps_answering(
     served: Served, request: pytest.FixtureRequest
 ) -> None:
-    async with pinging(served.url) as probes:
+    async with pinging(served.url, one_connection=True) as probes:
         await asyncio.sleep(0.05)  # the probe holds its connection from now on
         opened = [await served.connect() for _ in range(80)]
         for _, writer in opened:

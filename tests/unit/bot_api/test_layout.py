@@ -39,6 +39,7 @@ FEATURES: dict[str, set[str]] = {
     "analytics": {"stories", "interactions", "history"},
     "members": {"stories"},
     "console": set(),
+    "audit": set(),
     "commands": {"story_tests", "transfer"},
 }
 """Which feature may import which: the one table of the layout."""

@@ -84,6 +84,11 @@ async def members(request: web.Request) -> web.Response:
     return _page(request, "members.html", page="members")
 
 
+@routes.get("/console/audit")
+async def audit(request: web.Request) -> web.Response:
+    return _page(request, "audit.html", page="audit")
+
+
 @routes.get("/console/stories/{story}")
 async def story(request: web.Request) -> web.Response:
     return _page(request, "story.html", page="story", story=_story_id(request))

@@ -9,6 +9,7 @@ from bot_api.common.schemas import SuccessSchema
 from bot_api.common.views import account_of, success
 from bot_api.handoffs.keys import HANDOFFS
 from bot_api.handoffs.schemas import HandoffMessageSchema, OpenHandoffSchema
+from shared.auditing import Audited
 from shared.endpoints import PAGE, TOTAL, endpoint
 from shared.timeutil import iso
 
@@ -42,6 +43,7 @@ async def list_handoffs(request: web.Request) -> Any:
 
 @routes.post(HANDOFF + "/messages")
 @endpoint(
+    audit=Audited("handoff.message"),
     summary="Send the user a person's message (through the session's channel)",
     tag="handoffs",
     body=HandoffMessageSchema(),
@@ -60,6 +62,7 @@ async def send_message(request: web.Request, body: dict[str, Any]) -> Any:
 
 @routes.delete(HANDOFF)
 @endpoint(
+    audit=Audited("handoff.give-back"),
     summary="Give the conversation back to the bot",
     tag="handoffs",
     response=SuccessSchema(),

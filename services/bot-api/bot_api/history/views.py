@@ -21,6 +21,7 @@ from bot_api.history.schemas import (
     ExportQuerySchema,
     TranscriptSchema,
 )
+from shared.auditing import Audited
 from shared.endpoints import QUERY, endpoint
 from shared.timeutil import iso
 
@@ -45,7 +46,12 @@ CSV_COLUMNS = (
     "fulfillment",
     "webhook",
     "latencyMs",
+    "language",
+    "answeredIn",
 )
+"""The export's CSV header; a column added later goes last, so a reader by position keeps
+reading the earlier ones (`language` and `answeredIn` are empty in a story of one
+language, whose turns record neither)."""
 
 
 @routes.get("/stories/{story}/conversations")
@@ -146,6 +152,7 @@ async def read_conversation(request: web.Request) -> Any:
 
 @routes.delete(CONVERSATION)
 @endpoint(
+    audit=Audited("conversation.erase"),
     summary="Erase one conversation: its turns and its live session's state "
     "(a person's right to erasure)",
     tag="history",
@@ -201,6 +208,8 @@ def _csv_row(turn: TurnRecord) -> list[Any]:
         turn.fulfillment,
         turn.webhook or "",
         turn.latency_ms,
+        turn.language or "",
+        turn.answered_in or "",
     ]
 
 

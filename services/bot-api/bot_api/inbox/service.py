@@ -25,6 +25,7 @@ from bot_api.engine.semantic import Encoder, Encoders, KnownVectors, Vectors, Ve
 from bot_api.engine.story import CompiledStory
 from bot_api.engine.turn import SessionState, Turn
 from bot_api.inbox.clustering import InboxClusterings, Read
+from bot_api.inbox.phrasing import by_language, with_phrases
 from bot_api.inbox.repository import InboxStore
 from bot_api.inbox.snapshots import InboxSnapshotStore, InboxVersion
 from bot_api.inbox.warming import InboxWarming
@@ -32,7 +33,7 @@ from bot_api.interactions.service import InteractionService
 from bot_api.knowledge.cache import KnowledgeCache
 from bot_api.knowledge.nearest import nearest_passages
 from bot_api.metrics import INBOX_SECONDS
-from bot_api.stories.repository import StoryStore
+from bot_api.stories.repository import StoryRecord, StoryStore
 from bot_api.stories.service import load_story
 from bot_api.story_cache.cache import StoryCache
 from shared.errors import NotFound, ValidationFailed
@@ -141,26 +142,29 @@ class InboxService:
         interaction_id: str,
         messages: Sequence[str] | None,
     ) -> dict[str, Any]:
-        """Add the cluster's messages (or the chosen ones) as phrases of the interaction:
-        those it has already (by normalised text) are not added twice, those past its
-        `MAX_USER_SAYS` phrases are not added and their turns stay in the inbox."""
-        cluster = await self._cluster(account_id, story_id, cluster_id)
+        """Add the cluster's messages (or the chosen ones) as phrases of the interaction,
+        each in the language its turns were read in (`by_language`): those it has already
+        there (by normalised text) are not added twice, those past its `MAX_USER_SAYS`
+        phrases of that language are not added and their turns stay in the inbox."""
+        story, cluster = await self._cluster(account_id, story_id, cluster_id)
         texts = _chosen(cluster, messages)
         current = await self.interactions.read(
             account_id=account_id, story_id=story_id, interaction_id=interaction_id
         )
         if current.kind == FALLBACK:
             raise ValidationFailed.at(("interaction",), "the fallback interaction has no phrases")
-        phrases = current.user_says
-        present = {normalised(p) for p in phrases}
-        new = [t for t in texts if normalised(t) not in present]
-        added, not_added = _fitting(new, MAX_USER_SAYS - len(phrases))
+        settings = story.settings
+        placed = with_phrases(current, by_language(cluster, texts, settings), settings.default_code)
+        added, not_added = placed.added, placed.not_added
         if added:
             await self.interactions.update(
                 account_id=account_id,
                 story_id=story_id,
                 interaction_id=interaction_id,
-                changes={"user_says": (*phrases, *added)},
+                changes={
+                    "user_says": placed.interaction.user_says,
+                    "translations": placed.interaction.translations,
+                },
             )
         resolved = await self._resolve(
             account_id, story_id, cluster, texts, not_added, "assigned", interaction_id
@@ -182,18 +186,18 @@ class InboxService:
         messages: Sequence[str] | None,
         responses: tuple[Block, ...] = (),
     ) -> dict[str, Any]:
-        """A new root interaction whose phrases are the cluster's messages (the first
-        `MAX_USER_SAYS`), answering with `responses`: given in the same write, so it never
-        stands answerless should a second call fail."""
-        cluster = await self._cluster(account_id, story_id, cluster_id)
+        """A new root interaction whose phrases are the cluster's messages, each in the
+        language its turns were read in (the first `MAX_USER_SAYS` of each), answering
+        with `responses`: given in the same write, so it never stands answerless should a
+        second call fail."""
+        story, cluster = await self._cluster(account_id, story_id, cluster_id)
         texts = _chosen(cluster, messages)
-        added, not_added = _fitting(texts, MAX_USER_SAYS)
+        new = Interaction(id="", kind=STANDARD, name=name, responses=responses)
+        settings = story.settings
+        placed = with_phrases(new, by_language(cluster, texts, settings), settings.default_code)
+        added, not_added = placed.added, placed.not_added
         new_id = await self.interactions.create(
-            account_id=account_id,
-            story_id=story_id,
-            interaction=Interaction(
-                id="", kind=STANDARD, name=name, user_says=tuple(added), responses=responses
-            ),
+            account_id=account_id, story_id=story_id, interaction=placed.interaction
         )
         resolved = await self._resolve(
             account_id, story_id, cluster, texts, not_added, "created", new_id
@@ -205,7 +209,7 @@ class InboxService:
     ) -> dict[str, Any]:
         """Ignore the cluster's messages (or the chosen ones): they leave the inbox, and
         the same texts said again never come back."""
-        cluster = await self._cluster(account_id, story_id, cluster_id)
+        _, cluster = await self._cluster(account_id, story_id, cluster_id)
         texts = _chosen(cluster, messages)
         await self.inbox.ignore(story_id, texts, account_id, utcnow())
         resolved = await self._resolve(account_id, story_id, cluster, texts, [], "ignored", None)
@@ -266,14 +270,17 @@ class InboxService:
         """The encoder reading the story now: only its vectors are compared."""
         return None if self.encoders is None else self.encoders.for_story(settings)
 
-    async def _cluster(self, account_id: str, story_id: str, cluster_id: str) -> Cluster:
+    async def _cluster(
+        self, account_id: str, story_id: str, cluster_id: str
+    ) -> tuple[StoryRecord, Cluster]:
+        """The story and its cluster `cluster_id`, as last shown or read again."""
         story = await load_story(self.story_records, account_id, story_id)
         shown = self.clusterings.shown(story.id, self._version(story.settings), cluster_id)
         if shown is not None:
-            return shown
+            return story, shown
         for cluster in await self._clusters(account_id, story_id):
             if cluster.id == cluster_id:
-                return cluster
+                return story, cluster
         raise NotFound(
             f"no cluster {cluster_id} in this story's inbox: it was resolved or regrouped "
             "since it was read; read the inbox again"
@@ -311,19 +318,6 @@ def _chosen(cluster: Cluster, messages: Sequence[str] | None) -> list[str]:
     return list(dict.fromkeys(messages))
 
 
-def _fitting(texts: Sequence[str], room: int) -> tuple[list[str], list[str]]:
-    """`texts` without repeats (by normalised text) split at `room`: those that fit, and
-    those that do not."""
-    seen: set[str] = set()
-    distinct = []
-    for text in texts:
-        if normalised(text) not in seen:
-            seen.add(normalised(text))
-            distinct.append(text)
-    room = max(room, 0)
-    return distinct[:room], distinct[room:]
-
-
 def _suggestions(
     story: CompiledStory, shown: Sequence[Cluster], encoder: Encoder | None
 ) -> list[ScoredCandidate | None]:
@@ -333,7 +327,7 @@ def _suggestions(
     suggestions made again. 100 texts encoded one at a time took 0.4 to 0.7 s, in one
     batch 0.2 s; kept by their turns, none."""
     if encoder is None:
-        return [_suggestion(story, c.representative, None) for c in shown]
+        return [_suggestion(story, c, None) for c in shown]
     known: dict[str, Sequence[float] | Vectors] = {
         normalised(c.representative): c.vector for c in shown if c.vector is not None
     }
@@ -343,9 +337,7 @@ def _suggestions(
         for cluster in shown:
             if cluster.id not in found:
                 try:
-                    found[cluster.id] = _suggestion(
-                        story, cluster.representative, KnownVectors(encoder, known)
-                    )
+                    found[cluster.id] = _suggestion(story, cluster, KnownVectors(encoder, known))
                 except VectorUnknown as missing:
                     unknown += missing.texts
         if unknown:
@@ -353,9 +345,15 @@ def _suggestions(
     return [found[c.id] for c in shown]
 
 
-def _suggestion(story: CompiledStory, text: str, encoder: Encoder | None) -> ScoredCandidate | None:
-    """The engine's best candidate for the text, as a new conversation would rank it."""
-    _, outcome = respond(story, SessionState(), Turn(query=text, debug=True), encoder=encoder)
+def _suggestion(
+    story: CompiledStory, cluster: Cluster, encoder: Encoder | None
+) -> ScoredCandidate | None:
+    """The engine's best candidate for the leader's text, as a new conversation would
+    rank it, read in the language most of the cluster's turns were (docs/languages.md)."""
+    language = next(iter(cluster.languages), None)
+    parameters = {} if language is None else {"default_language": language}
+    turn = Turn(query=cluster.representative, parameters=parameters, debug=True)
+    _, outcome = respond(story, SessionState(), turn, encoder=encoder)
     candidates = [] if outcome.debug is None else outcome.debug.candidates
     best = next((c for c in candidates if c.id != story.fallback_id), None)
     return None if best is None else ScoredCandidate(best.id, best.name, best.score)

@@ -16,6 +16,7 @@ from bot_api.members.schemas import (
     TokenIssuedSchema,
     TokenSchema,
 )
+from shared.auditing import Audited
 from shared.auth import Role
 from shared.endpoints import endpoint, principal_of
 from shared.members import Member, MemberFields, MemberToken
@@ -93,6 +94,7 @@ async def list_members(request: web.Request) -> Any:
 @endpoint(
     summary="Add a member with a role, perhaps narrowed to some stories",
     tag="members",
+    audit=Audited("member.create", shows=("email", "name", "role", "stories")),
     body=MemberWriteSchema(),
     response=MemberSchema(),
     status=201,
@@ -112,6 +114,7 @@ async def read_member(request: web.Request) -> Any:
 @endpoint(
     summary="Replace a member's e-mail, name, role and stories (the last owner stays one)",
     tag="members",
+    audit=Audited("member.update", shows=("email", "name", "role", "stories")),
     body=MemberWriteSchema(),
     response=MemberSchema(),
     errors=(404, 409),
@@ -127,6 +130,7 @@ async def update_member(request: web.Request, body: dict[str, Any]) -> Any:
 @endpoint(
     summary="Remove a member and their tokens (not the last owner)",
     tag="members",
+    audit=Audited("member.delete"),
     response=SuccessSchema(),
     errors=(404, 409),
 )
@@ -151,6 +155,7 @@ async def list_tokens(request: web.Request) -> Any:
 @endpoint(
     summary="Create a personal API token for a member, shown once",
     tag="members",
+    audit=Audited("token.create", shows=("name", "expiresAt")),
     body=TokenCreateSchema(),
     response=TokenIssuedSchema(),
     status=201,
@@ -167,6 +172,7 @@ async def create_token(request: web.Request, body: dict[str, Any]) -> Any:
 @endpoint(
     summary="Revoke a member's token: it is refused at once",
     tag="members",
+    audit=Audited("token.revoke"),
     response=SuccessSchema(),
     errors=(404,),
 )

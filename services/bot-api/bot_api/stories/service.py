@@ -11,6 +11,7 @@ from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
 from bot_api.quotas import AccountQuotas
 from bot_api.stories.repository import StoryFields, StoryRecord, StoryStore
+from shared.audit import Actor
 from shared.errors import Conflict, Forbidden, NotFound
 from shared.ids import new_object_id
 from shared.pages import Page
@@ -106,6 +107,10 @@ class StoryVersions(AccountStoryPart, Protocol):
     deletion with it (versions.repository.VersionStore)."""
 
     async def get(self, account_id: str, story_id: str, version_id: str) -> object | None: ...
+
+    async def mark_published(
+        self, account_id: str, story_id: str, version_id: str, by: Actor
+    ) -> None: ...
 
 
 class PublishCheck(Protocol):
@@ -240,12 +245,14 @@ class StoryService:
         order: list[str] | None = None,
         force: bool = False,
         may_publish: bool = True,
-    ) -> None:
+        by: Actor,
+    ) -> StoryRecord:
         """`settings`: those to change, by their names in `Settings` (the others keep
         their values), and `published`: the version the public key answers from (None:
         the draft); `order`: the root interactions in a new order (None: it stays).
-        Publishing a version whose tests fail needs `force`; a caller who may not
-        publish (an editor) may send the published version back unchanged."""
+        Publishing a version whose tests fail needs `force`; the version then names
+        `by` as who published it; a caller who may not publish (an editor) may send the
+        published version back unchanged. The story as it was before the update."""
         changes = dict(settings or {})
         published = changes.pop("published", UNCHANGED)
         if published is not UNCHANGED and not may_publish:
@@ -262,10 +269,13 @@ class StoryService:
             return structure, StoryFields(name, description, changed, kept)
 
         story, _ = await edit_story(self._stories, account_id, story_id, edit)
+        if isinstance(published, str) and published != story.published:
+            await self._versions.mark_published(account_id, story.id, published, by)
         language_changed = not story.settings.reads_like(replace(story.settings, **changes))
         await self._changes.announce(
             StoryEdited(account_id, story.id, language_changed=language_changed)
         )
+        return story
 
     async def _check_publishable(
         self, account_id: str, story_id: str, version_id: Any, force: bool

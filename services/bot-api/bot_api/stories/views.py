@@ -1,3 +1,4 @@
+from dataclasses import asdict
 from typing import Any
 
 from aiohttp import web
@@ -11,6 +12,8 @@ from bot_api.stories.schemas import (
     StorySummarySchema,
     StoryUpdateSchema,
 )
+from shared.audit import actor_of
+from shared.auditing import Audited, note_of
 from shared.endpoints import PAGE, TOTAL, endpoint, principal_of
 from shared.roles import PUBLISHING
 
@@ -33,6 +36,7 @@ async def list_stories(request: web.Request) -> Any:
 
 @routes.post("/stories")
 @endpoint(
+    audit=Audited("story.create", shows=("name", "description", "settings.*"), story_created=True),
     summary="Create a story with its welcome and fallback interactions",
     tag="stories",
     body=StoryCreateSchema(),
@@ -60,6 +64,7 @@ async def read_story(request: web.Request) -> Any:
 
 @routes.put("/stories/{story}")
 @endpoint(
+    audit=Audited("story.update", shows=("name", "description", "settings.*", "force")),
     summary="Update a story's name, description, settings and root order",
     tag="stories",
     body=StoryUpdateSchema(),
@@ -68,15 +73,31 @@ async def read_story(request: web.Request) -> Any:
 )
 async def update_story(request: web.Request, body: dict[str, Any]) -> Any:
     story_id = request.match_info["story"]
-    may_publish = principal_of(request).role in PUBLISHING
-    await request.app[STORIES].update(
-        account_id=account_of(request), story_id=story_id, may_publish=may_publish, **body
+    principal = principal_of(request)
+    before = await request.app[STORIES].update(
+        account_id=account_of(request),
+        story_id=story_id,
+        may_publish=principal.role in PUBLISHING,
+        by=actor_of(principal),
+        **body,
     )
+    note = note_of(request)
+    if note is not None:
+        settings = {**asdict(before.settings), "published": before.published}
+        note.before = {
+            "name": before.name,
+            "description": before.description,
+            **{f"settings.{name}": value for name, value in settings.items()},
+        }
+        if "published" in body.get("settings", {}):
+            published = body["settings"]["published"]
+            note.kind = "story.unpublish" if published is None else "story.publish"
     return success()
 
 
 @routes.delete("/stories/{story}")
 @endpoint(
+    audit=Audited("story.delete"),
     summary="Delete a story, its interactions and its conversations",
     tag="stories",
     response=SuccessSchema(),

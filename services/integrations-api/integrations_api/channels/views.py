@@ -20,6 +20,7 @@ from integrations_api.channels.schemas import (
 )
 from integrations_api.common.schemas import CreatedSchema, SuccessSchema
 from integrations_api.common.views import account_of, created, success
+from shared.auditing import Audited, note_story
 from shared.endpoints import PAGE, TOTAL, Upload, client_of, endpoint, principal_of
 from shared.errors import NotFound, Unauthorized
 from shared.keys import CONFIG, IDEMPOTENCY, RATE_LIMITS
@@ -85,6 +86,7 @@ async def list_channels(request: web.Request) -> Any:
 
 @routes.post(BASE)
 @endpoint(
+    audit=Audited("channel.create", shows=("storyId", "type", "name")),
     summary="Connect a story to a messaging platform (Telegram registers its webhook)",
     tag="channels",
     body=ChannelCreateSchema(),
@@ -139,6 +141,7 @@ async def _visible(request: web.Request) -> Channel:
 
 @routes.put(BASE + "/{id}")
 @endpoint(
+    audit=Audited("channel.update", shows=("name",)),
     summary="Rename a channel or replace its credentials, and register its webhook again",
     tag="channels",
     body=ChannelUpdateSchema(),
@@ -147,18 +150,20 @@ async def _visible(request: web.Request) -> Channel:
 )
 async def update_channel(request: web.Request, body: dict[str, Any]) -> Any:
     await _visible(request)
-    await service.update_channel(
+    story_id = await service.update_channel(
         _backends(request),
         account_id=account_of(request),
         channel_id=request.match_info["id"],
         fields=_fields(body),
         base_url=_base_url(request),
     )
+    note_story(request, story_id)
     return success()
 
 
 @routes.delete(BASE + "/{id}")
 @endpoint(
+    audit=Audited("channel.delete"),
     summary="Delete a channel (the platform's webhook is left to the platform)",
     tag="channels",
     response=SuccessSchema(),
@@ -166,9 +171,10 @@ async def update_channel(request: web.Request, body: dict[str, Any]) -> Any:
 )
 async def delete_channel(request: web.Request) -> Any:
     await _visible(request)
-    await service.delete_channel(
+    story_id = await service.delete_channel(
         _backends(request), account_id=account_of(request), channel_id=request.match_info["id"]
     )
+    note_story(request, story_id)
     return success()
 
 

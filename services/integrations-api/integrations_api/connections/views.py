@@ -17,6 +17,7 @@ from integrations_api.connections.schemas import (
     ConnectionSummarySchema,
     ConnectionUpdateSchema,
 )
+from shared.auditing import Audited, note_story
 from shared.endpoints import PAGE, TOTAL, endpoint, principal_of
 from shared.errors import NotFound
 from shared.keys import CONFIG, IDEMPOTENCY
@@ -72,6 +73,7 @@ async def list_connections(request: web.Request) -> Any:
 
 @routes.post(BASE)
 @endpoint(
+    audit=Audited("connection.create", shows=("storyId", "name")),
     summary="Create a webhook connection for a story of the account",
     tag="webhook connections",
     body=ConnectionCreateSchema(),
@@ -130,6 +132,7 @@ def hide_secrets(connection: dict[str, Any]) -> dict[str, Any]:
 
 @routes.put(BASE + "/{id}")
 @endpoint(
+    audit=Audited("connection.update", shows=("name",)),
     summary="Replace a webhook connection's configuration",
     tag="webhook connections",
     body=ConnectionUpdateSchema(),
@@ -138,17 +141,19 @@ def hide_secrets(connection: dict[str, Any]) -> dict[str, Any]:
 )
 async def update_connection(request: web.Request, body: dict[str, Any]) -> Any:
     await _visible(request)
-    await service.update_connection(
+    story_id = await service.update_connection(
         _backends(request),
         account_id=account_of(request),
         connection_id=request.match_info["id"],
         fields=body,
     )
+    note_story(request, story_id)
     return success()
 
 
 @routes.delete(BASE + "/{id}")
 @endpoint(
+    audit=Audited("connection.delete"),
     summary="Delete a webhook connection",
     tag="webhook connections",
     response=SuccessSchema(),
@@ -156,7 +161,8 @@ async def update_connection(request: web.Request, body: dict[str, Any]) -> Any:
 )
 async def delete_connection(request: web.Request) -> Any:
     await _visible(request)
-    await service.delete_connection(
+    story_id = await service.delete_connection(
         _backends(request), account_id=account_of(request), connection_id=request.match_info["id"]
     )
+    note_story(request, story_id)
     return success()

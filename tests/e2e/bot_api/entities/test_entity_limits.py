@@ -123,9 +123,9 @@ async def test_an_entity_name_is_letters_digits_underscore_and_dash(api: Api) ->
 
 
 HOSTILE_ENTRIES = 2000
-HOSTILE_SECONDS = 5.0
-"""Generous: 2,000 entries of 99 bad synonyms answered 400 in 0.3 s here (issue 29: a 503
-after 11.6 s, the synonyms each loaded by a nested schema, every error listed)."""
+"""2,000 entries of 99 bad synonyms answered 400 in 0.3 s here; in issue 29 the synonyms
+were each loaded by a nested schema and every error listed, and the request budget
+answered 503 after 11.6 s: the 400 is the verdict, the time only a figure."""
 
 
 async def send_large(api: Api, method: str, path: str, body: Any) -> Reply:
@@ -136,8 +136,8 @@ async def send_large(api: Api, method: str, path: str, body: Any) -> Reply:
         return Reply(answer.status, await answer.json(), answer.headers)
 
 
-async def test_an_entity_of_2000_entries_of_99_bad_synonyms_is_refused_at_once(
-    api: Api,
+async def test_an_entity_of_2000_entries_of_99_bad_synonyms_is_refused_within_the_budget(
+    api: Api, request: pytest.FixtureRequest
 ) -> None:
     bad = {
         "name": "color",
@@ -153,6 +153,6 @@ async def test_an_entity_of_2000_entries_of_99_bad_synonyms_is_refused_at_once(
         elapsed = time.perf_counter() - started
         refused(reply, "entries[0].synonyms[0].value", "between 1 and 1024")
         assert reply.body["status"]["errorDetails"].endswith("more errors)"), reply.body
-        assert elapsed < HOSTILE_SECONDS, f"{method} answered in {elapsed:.1f} s"
+        request.node.user_properties.append((f"{method} refused seconds", round(elapsed, 2)))
     assert await count(api, "/entities") == 1
     assert await api.ok("GET", f"/entities/{entity_id}") == before

@@ -246,6 +246,7 @@ async def test_export_streams_json_lines_and_csv_of_a_time_range(alice: Tenant) 
         ("x", "I want a pizza", "Order"),
         ("x", "order a pizza please", "Order"),
     ]
+    assert {(r["language"], r["answeredIn"]) for r in rows} == {("", "")}, "one language"
     empty = f"{base}?from=2000-01-01T00:00:00Z&to=2000-01-02T00:00:00Z"
     async with api.client.get(empty, headers=headers) as response:
         assert await response.text() == ""
@@ -392,6 +393,11 @@ async def test_a_story_of_several_languages_records_and_filters_each_turn_s_lang
         ("bert", "en", "en"),
         ("chloe", "fr", "en"),
         ("dirk", "de", "en"),
+    ]
+    async with api.client.get(f"{base}/export?format=csv", headers=headers) as response:
+        rows = list(csv.DictReader(io.StringIO(await response.text())))
+    assert [(r["sessionId"], r["language"], r["answeredIn"]) for r in rows] == [
+        (t["sessionId"], t["language"], t["answeredIn"]) for t in lines
     ]
 
     for bad in ("language=xx", "language=", "language=klingon"):

@@ -500,6 +500,16 @@ async def test_each_cluster_shows_its_turns_languages_and_the_inbox_filters_by_o
     assigned = await api.ok("POST", f"{base}/{german['id']}/assign", {"interaction": hours})
     assert len(assigned["turns"]) == 3
     assert await shown("language=de") == (0, [])
+    written = await api.ok("GET", f"/stories/{story_id}/interactions/{hours}")
+    assert written["userSays"] == ["when are you open"]
+    german_variant = {"userSays": ["verkaufen Sie Gutscheine"], "responses": [], "parameters": []}
+    assert written["translations"] == {"de": german_variant}, "most turns were read in German"
+    (english,) = (await api.ok("GET", base))["clusters"]
+    body = {"name": "Moon", "responses": [{"type": "text", "messages": ["No."]}]}
+    created = await api.ok("POST", f"{base}/{english['id']}/interaction", body)
+    moon = await api.ok("GET", f"/stories/{story_id}/interactions/{created['interaction']}")
+    assert moon["userSays"] == ["is the moon made of cheese"]
+    assert "translations" not in moon
 
     one_language = await api.create_story("Plain")
     await miss("v5", "is the moon made of cheese", "en", one_language)
@@ -507,3 +517,29 @@ async def test_each_cluster_shows_its_turns_languages_and_the_inbox_filters_by_o
     (plain,) = (await api.ok("GET", f"/stories/{one_language}/inbox"))["clusters"]
     assert "languages" not in plain
     assert (await api.ok("GET", f"/stories/{one_language}/inbox?language=en"))["total"] == 0
+
+
+async def test_a_cluster_is_suggested_as_its_turns_language_reads_it(alice: Tenant) -> None:
+    """A German miss, once the interaction has a German variant, is suggested that
+    interaction: read in English, as the default, "geöffnet" matches nothing."""
+    api = alice.developer
+    story_id = await api.create_story("Shop", settings={"languages": ["de"]})
+    hours = await api.create_interaction(
+        story_id,
+        "Hours",
+        userSays=["when are you open"],
+        responses=[{"type": "text", "messages": ["9 to 5."]}],
+    )
+    body = {
+        "storyId": story_id,
+        "sessionId": "v1",
+        "query": "geöffnet",
+        "parameters": {"default_language": "de"},
+    }
+    result = (await alice.public.ok("POST", "/query", body))["result"]
+    assert result["interaction"]["type"] == "fallback", result
+    await api.client.server.app[RECORDER].idle()
+    german = {"de": {"userSays": ["wann habt ihr geöffnet"]}}
+    await api.ok("PUT", f"/stories/{story_id}/interactions/{hours}", {"translations": german})
+    (cluster,) = (await api.ok("GET", f"/stories/{story_id}/inbox"))["clusters"]
+    assert cluster["suggested"] is not None and cluster["suggested"]["id"] == hours, cluster

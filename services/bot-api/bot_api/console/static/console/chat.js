@@ -9,6 +9,7 @@ function expectation(result) {
   const interaction = result.interaction;
   const expect = !interaction || interaction.type === "fallback" ? { fallback: true } : { interaction: interaction.name };
   if (result.incomplete) expect.incomplete = true;
+  if (result.answeredIn) expect.answeredIn = result.answeredIn; // a story of several languages
   return expect;
 }
 
@@ -84,7 +85,8 @@ export function startChat(storyId) {
       });
       explain(answer.result);
       const input = turn.query !== undefined ? { query: turn.query } : { trigger: turn.trigger };
-      turns.push({ ...input, expect: expectation(answer.result) });
+      const spoken = language.value ? { language: language.value } : {};
+      turns.push({ ...input, ...spoken, expect: expectation(answer.result) });
       await window.ParleyFulfillment.renderResult(answer.result, log, send);
       if (answer.result.answeredIn) log.append(languages(answer.result));
     } catch (error) {

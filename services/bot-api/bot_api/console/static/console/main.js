@@ -17,6 +17,7 @@ const pages = {
   knowledge: () => import("./knowledge.js"),
   import: () => import("./import_story.js"),
   members: () => import("./members.js"),
+  audit: () => import("./audit.js"),
 };
 
 if (page.page !== "sign-in" && !token()) {
