@@ -13,7 +13,7 @@ class HandoffMessageSchema(Schema):
     text = text(MAX_HANDOFF_TEXT, min_length=1, required=True)
 
 
-class PersonSchema(Schema):
+class DeskPersonSchema(Schema):
     name = fields.String(required=True)
     role = fields.String(required=True)
 
@@ -35,7 +35,7 @@ class OpenHandoffSchema(Schema):
         metadata={"description": "The channel the user writes on: Telegram, Slack, Widget..."},
     )
     takenBy = fields.Nested(
-        PersonSchema,
+        DeskPersonSchema,
         allow_none=True,
         required=True,
         metadata={"description": "Who at the desk took the conversation over; null: nobody"},
@@ -47,7 +47,7 @@ class DeskEntrySchema(Schema):
     at = fields.String(required=True, metadata={"format": "date-time"})
     speaker = fields.String(required=True, metadata={"enum": ["user", "bot", "person", "note"]})
     text = fields.String(required=True)
-    person = fields.Nested(PersonSchema, allow_none=True, required=True)
+    person = fields.Nested(DeskPersonSchema, allow_none=True, required=True)
 
 
 class DeskConversationSchema(Schema):
