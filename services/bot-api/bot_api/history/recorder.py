@@ -105,12 +105,14 @@ class TurnRecorder:
         channel: str | None = None,
         person: Person | None = None,
         given_back: bool = False,
+        turn_id: str | None = None,
     ) -> str | None:
         """Record a turn /query answered, if its story keeps a history; never waits, and
         never fails the answer already given (a turn that cannot be recorded is counted
         as dropped). `developer`: it came with the developer token; `channel`: the id of
-        the channel that carried it; `person`, `given_back`: a turn of the agent desk's.
-        The id the turn is stored under, None when it is not recorded."""
+        the channel that carried it; `person`, `given_back`: a turn of the agent desk's;
+        `turn_id`: the id to store it under (the desk named its lines by it already), else
+        a new one. The id the turn is stored under, None when it is not recorded."""
         if not settings.history:
             return None
         try:
@@ -127,6 +129,7 @@ class TurnRecorder:
                 channel=channel,
                 person=person,
                 given_back=given_back,
+                turn_id=turn_id,
             )
         except Exception:
             HISTORY_TURNS_DROPPED.inc()
@@ -259,6 +262,7 @@ def turn_record(
     channel: str | None = None,
     person: Person | None = None,
     given_back: bool = False,
+    turn_id: str | None = None,
 ) -> StoredTurn:
     """The turn as the history keeps it, before `redacted` cleans it (when its story
     redacts); `started` is the `time.perf_counter()` at which the turn began, `webhook`
@@ -301,7 +305,7 @@ def turn_record(
         given_back=given_back,
     )
     expires_at = at + timedelta(days=settings.history_days)
-    return StoredTurn(new_object_id(), record, expires_at)
+    return StoredTurn(turn_id or new_object_id(), record, expires_at)
 
 
 def _generation(outcome: Outcome) -> Generation | None:

@@ -130,6 +130,10 @@ class ConversationService:
                 state,
                 kept_for(state, self.idle_timeout, self.handoff_idle),
             ):
+                turn_id = new_object_id()
+                if outcome.handoff is not None and self.changes is not None:
+                    lines = DeskLines(account_id, story.id, session_id, turn_id)
+                    await self.changes.announce(lines.of(turn, outcome, opened=handoff is None))
                 if handoff is not None:
                     await self.deliveries.hand_over(
                         account_id=account_id,
@@ -139,9 +143,8 @@ class ConversationService:
                         handoff=handoff,
                     )
                 record_query(turn, outcome)
-                turn_id = None
                 if self.recorder is not None:
-                    turn_id = self.recorder.answered(
+                    self.recorder.answered(
                         account_id=account_id,
                         session_id=session_id,
                         settings=story.settings,
@@ -151,10 +154,8 @@ class ConversationService:
                         started=started,
                         developer=not published,
                         channel=channel,
+                        turn_id=turn_id,
                     )
-                if outcome.handoff is not None and self.changes is not None:
-                    lines = DeskLines(account_id, story.id, session_id, turn_id or new_object_id())
-                    await self.changes.announce(lines.of(turn, outcome, opened=handoff is None))
                 return outcome
             await asyncio.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
         raise Conflict("the session is being changed by too many messages at once; try again")
