@@ -32,6 +32,10 @@ class Config:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     session_idle_seconds: int = 600
     handoff_idle_seconds: int = 1800
+    # the agent desk's live streams (docs/teams.md "The agent desk")
+    desk_streams_per_account: int = 50
+    desk_streams_per_client: int = 5
+    desk_heartbeat_seconds: float = 15.0
     webhook_allow: tuple[str, ...] = ()
     trusted_proxies: tuple[str, ...] = ("127.0.0.0/8", "::1/128")
     # Browsers: CORS (docs/console.md) and the web console
@@ -123,6 +127,9 @@ class Config:
             "MAX_BODY_BYTES": str(self.max_body_bytes),
             "SESSION_IDLE_SECONDS": str(self.session_idle_seconds),
             "HANDOFF_IDLE_SECONDS": str(self.handoff_idle_seconds),
+            "DESK_STREAMS_PER_ACCOUNT": str(self.desk_streams_per_account),
+            "DESK_STREAMS_PER_CLIENT": str(self.desk_streams_per_client),
+            "DESK_HEARTBEAT_SECONDS": str(self.desk_heartbeat_seconds),
             "WEBHOOK_ALLOW": ",".join(self.webhook_allow),
             "TRUSTED_PROXIES": ",".join(self.trusted_proxies),
             # Browsers
@@ -200,6 +207,9 @@ class Config:
             max_body_bytes=setting.positive("MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES),
             session_idle_seconds=setting.positive("SESSION_IDLE_SECONDS", 600),
             handoff_idle_seconds=setting.positive("HANDOFF_IDLE_SECONDS", 1800),
+            desk_streams_per_account=setting.positive("DESK_STREAMS_PER_ACCOUNT", 50),
+            desk_streams_per_client=setting.positive("DESK_STREAMS_PER_CLIENT", 5),
+            desk_heartbeat_seconds=setting.amount("DESK_HEARTBEAT_SECONDS", 15.0, low=0.01),
             webhook_allow=setting.networks("WEBHOOK_ALLOW"),
             trusted_proxies=setting.networks("TRUSTED_PROXIES", "127.0.0.0/8,::1/128"),
             # Browsers

@@ -231,6 +231,7 @@ def create_app(config: Config) -> web.Application:
             connection_events,
         ]
     )
+    app.on_shutdown.append(handoffs.end_streams)
     app.middlewares.append(story_tests_views.tests_link)
     add_meta_routes(app, "Parley bot-api")
     for routes in (

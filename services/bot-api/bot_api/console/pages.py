@@ -125,6 +125,11 @@ async def history(request: web.Request) -> web.Response:
     return _page(request, "history.html", page="history", story=_story_id(request))
 
 
+@routes.get("/console/stories/{story}/desk")
+async def desk(request: web.Request) -> web.Response:
+    return _page(request, "desk.html", page="desk", story=_story_id(request))
+
+
 @routes.get("/console/stories/{story}/inbox")
 async def inbox(request: web.Request) -> web.Response:
     return _page(request, "inbox.html", page="inbox", story=_story_id(request))

@@ -15,6 +15,7 @@ NOT_WALKED = {
     ("POST", "/stories/{story}/inbox/{cluster}/ignore"): "needs clustered misses",
     ("POST", "/stories/{story}/inbox/reopen"): "needs clustered misses",
     ("POST", "/stories/{story}/handoffs/{session}/messages"): "needs an open handoff",
+    ("POST", "/stories/{story}/handoffs/{session}/take-over"): "needs an open handoff",
     ("DELETE", "/stories/{story}/handoffs/{session}"): "needs an open handoff",
     ("POST", "/stories/{story}/knowledge/{document}/fetch"): "needs a web page to fetch",
 }

@@ -12,6 +12,7 @@ const pages = {
   connections: () => import("./connections.js"),
   channels: () => import("./channels.js"),
   history: () => import("./history.js"),
+  desk: () => import("./desk.js"),
   inbox: () => import("./inbox.js"),
   tests: () => import("./tests.js"),
   knowledge: () => import("./knowledge.js"),
