@@ -9,6 +9,7 @@ from bench import (
     clustering,
     compile_fairness,
     conversation_tests,
+    desk,
     fair_work,
     history_load,
     knowledge_load,
@@ -63,6 +64,7 @@ def main() -> None:
     body = fair_work.table()
     write_section("fair-work", "Long work shared between accounts (make bench)", body)
     write_section("channels", "Channels (make bench)", channels.table())
+    write_section("desk", desk.TITLE, desk.table())
     write_section("redaction", "Redaction (make bench)", redaction.table())
     body = channel_faults.table()
     write_section("channel-faults", "Channels under faults (make bench)", body)

@@ -1,14 +1,19 @@
-"""Accounts and their two tokens (docs/api.md "Accounts and tokens").
+"""Accounts, their two tokens and their members' tokens (docs/api.md "Accounts and
+tokens", docs/teams.md "Tokens").
 
-The `accounts` collection belongs to this module and is read by both services. Tokens
-are shown once and stored only as SHA-256 hashes, so a database leak leaks no token.
+The `accounts` collection belongs to this module and is read by both services, and so
+are the `members` and `member_tokens` collections beside it (shared/members.py manages
+them). Tokens are shown once and stored only as SHA-256 hashes, so a database leak
+leaks no token.
 """
 
 import dataclasses
 import hashlib
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from enum import Enum
 from typing import Any
 
@@ -23,6 +28,7 @@ from shared.timeutil import utcnow
 
 DEVELOPER_TOKEN_PREFIX = "pdt_"
 PUBLIC_KEY_PREFIX = "ppk_"
+MEMBER_TOKEN_PREFIX = "pmt_"
 
 
 class TokenKind(Enum):
@@ -71,13 +77,49 @@ class AccountLimits:
         return dataclasses.replace(config, **dict(self.values)) if self.values else config
 
 
+class Role(Enum):
+    """What a caller may do (docs/teams.md "Roles"; shared/roles.py says it route by
+    route). The developer token is the account's owner; the public key a visitor."""
+
+    OWNER = "owner"
+    EDITOR = "editor"
+    PUBLISHER = "publisher"
+    AGENT = "agent"
+    VIEWER = "viewer"
+    VISITOR = "visitor"
+    """The public key's: a chat client of the published stories, never a member's."""
+
+
+MEMBER_ROLES = (Role.OWNER, Role.EDITOR, Role.PUBLISHER, Role.AGENT, Role.VIEWER)
+
+
 @dataclass(frozen=True)
 class Principal:
-    """Who is calling: an account, through one of its two tokens, with its own limits."""
+    """Who is calling: an account, through one of its two tokens or a member's token
+    (which acts as a developer token narrowed by the member's role and stories), with
+    the account's own limits."""
 
     account_id: str
     kind: TokenKind
     limits: AccountLimits = field(default=AccountLimits(), compare=False)
+    role: Role = Role.OWNER
+    member_id: str | None = None
+    """None: the account's own token (the developer token or the public key)."""
+    member_name: str | None = None
+    stories: frozenset[str] | None = None
+    """The story ids the member is narrowed to; None: every story of the account."""
+    token_id: str | None = None
+    """The member token's id; None for the account's own tokens."""
+    expires_at: datetime | None = field(default=None, compare=False)
+    """When the member token stops working; None: never."""
+
+    def __post_init__(self) -> None:
+        if self.kind is TokenKind.PUBLIC:  # the public key is a visitor, whatever was said
+            object.__setattr__(self, "role", Role.VISITOR)
+
+    def covers(self, story_id: str) -> bool:
+        """Whether the caller may see the story at all (outside: as if it did not exist)."""
+        return self.stories is None or story_id in self.stories
 
 
 @dataclass(frozen=True)
@@ -120,13 +162,20 @@ def _new_tokens(account_id: str, account: str) -> tuple[IssuedTokens, dict[str, 
 
 
 class AccountRepository:
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, now: Callable[[], datetime] = utcnow) -> None:
         self.collection = database["accounts"]
+        self.members = database["members"]
+        self.member_tokens = database["member_tokens"]
+        self.now = now
+        """The clock member tokens expire by."""
 
     async def ensure_indexes(self) -> None:
         await self.collection.create_index("name", unique=True)
         await self.collection.create_index("developerTokenHash", unique=True)
         await self.collection.create_index("publicKeyHash", unique=True)
+        await self.members.create_index([("accountId", 1), ("emailKey", 1)], unique=True)
+        await self.member_tokens.create_index("hash", unique=True)
+        await self.member_tokens.create_index("memberId")
 
     async def create(self, name: str) -> IssuedTokens:
         account_id = ObjectId()
@@ -186,6 +235,8 @@ class AccountRepository:
         return {str(account["_id"]): account["name"] async for account in found}
 
     async def authenticate(self, token: str) -> Principal:
+        if token.startswith(MEMBER_TOKEN_PREFIX):
+            return await self._authenticate_member(token)
         digest = hash_token(token)
         account = await self.collection.find_one(
             {"$or": [{"developerTokenHash": digest}, {"publicKeyHash": digest}]},
@@ -196,6 +247,37 @@ class AccountRepository:
         kind = TokenKind.DEVELOPER if account["developerTokenHash"] == digest else TokenKind.PUBLIC
         limits = AccountLimits.of_document(account.get("limits"))
         return Principal(account_id=str(account["_id"]), kind=kind, limits=limits)
+
+    async def _authenticate_member(self, token: str) -> Principal:
+        """A member token's principal: its member's role and stories, read now, so a
+        change of role holds at once; a revoked token is gone, an expired one refused."""
+        stored = await self.member_tokens.find_one({"hash": hash_token(token)})
+        if stored is None or _expired(stored.get("expiresAt"), self.now()):
+            raise Unauthorized("the access token is not valid")
+        member = await self.members.find_one({"_id": ObjectId(stored["memberId"])})
+        if member is None:
+            raise Unauthorized("the access token is not valid")
+        stories = member.get("stories")
+        return Principal(
+            account_id=stored["accountId"],
+            kind=TokenKind.DEVELOPER,
+            limits=await self.limits(stored["accountId"]),
+            role=Role(member["role"]),
+            member_id=str(member["_id"]),
+            member_name=member["name"],
+            stories=None if stories is None else frozenset(stories),
+            token_id=str(stored["_id"]),
+            expires_at=stored.get("expiresAt"),
+        )
+
+
+def _expired(expires_at: datetime | None, now: datetime) -> bool:
+    return expires_at is not None and _aware(expires_at) <= now
+
+
+def _aware(moment: datetime) -> datetime:
+    """MongoDB gives datetimes back naive, in UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 class PrincipalCache:
@@ -226,7 +308,11 @@ class PrincipalCache:
     async def authenticate(self, token: str) -> Principal:
         now = time.monotonic()
         known = self._known.get(token)
-        if known is not None and known[1] > now:
+        if (
+            known is not None
+            and known[1] > now
+            and not _expired(known[0].expires_at, self._accounts.now())
+        ):
             return known[0]
         if self._refused.get(token, 0.0) > now:
             raise Unauthorized("the access token is not valid")

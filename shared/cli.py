@@ -1,5 +1,6 @@
-"""The command line both services share: `serve`, `accounts create|rotate NAME` and
-`accounts limits NAME [SETTING=VALUE ...]`."""
+"""The command line both services share: `serve`, `accounts create|rotate NAME`,
+`accounts limits NAME [SETTING=VALUE ...]` and `accounts members|tokens NAME ...`
+(shared/member_commands.py)."""
 
 import argparse
 import asyncio
@@ -12,11 +13,13 @@ from pathlib import Path
 from aiohttp import web
 from pymongo.errors import ConnectionFailure
 
-from shared import logs, messaging, mongo
+from shared import logs, member_commands, messaging, mongo
 from shared.auth import ACCOUNT_SETTINGS, AccountRepository, IssuedLimits, IssuedTokens
 from shared.config import Config, InvalidSetting
 from shared.errors import ApiError
 from shared.events import TokensRotated, encode
+from shared.member_commands import MemberOptions, Outcome
+from shared.members import MemberRepository
 from shared.serving import serve
 
 STACK_FILE = "stack.json"
@@ -58,12 +61,22 @@ def limit_changes(config: Config, assignments: list[str]) -> dict[str, float | N
 
 
 async def _accounts(
-    config: Config, action: str, name: str, changes: dict[str, float | None]
-) -> IssuedTokens | IssuedLimits:
+    config: Config,
+    action: str,
+    name: str,
+    changes: dict[str, float | None],
+    words: list[str],
+    options: MemberOptions,
+) -> IssuedTokens | IssuedLimits | Outcome:
     client = mongo.open_client(config.mongodb_url)
     try:
         accounts = AccountRepository(client[config.accounts_database])
         await accounts.ensure_indexes()
+        if action in ("members", "tokens"):
+            command = member_commands.members if action == "members" else member_commands.tokens
+            return await command(
+                MemberRepository(client[config.accounts_database]), name, words, options
+            )
         if action == "create":
             return await accounts.create(name)
         if action == "limits":
@@ -105,18 +118,23 @@ def main(
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("serve", help="serve the HTTP API")
     accounts = commands.add_parser(
-        "accounts", help="create an account, rotate its tokens or set its own limits"
+        "accounts",
+        help="create an account, rotate its tokens, set its own limits, manage its members",
+        epilog="; ".join(f"accounts {usage}" for usage in member_commands.USAGE.values()),
     )
-    accounts.add_argument("action", choices=["create", "rotate", "limits"])
+    accounts.add_argument("action", choices=["create", "rotate", "limits", "members", "tokens"])
     accounts.add_argument("name")
     accounts.add_argument(
         "settings",
         nargs="*",
         metavar="SETTING=VALUE",
-        help=f"limits only: the account's own value of {', '.join(ACCOUNT_SETTINGS)} "
-        "(SETTING= for the deployment's)",
+        help=f"limits: the account's own value of {', '.join(ACCOUNT_SETTINGS)} "
+        "(SETTING= for the deployment's); members and tokens: what to do (below)",
     )
     accounts.add_argument("--json", action="store_true", help="print one JSON object")
+    accounts.add_argument("--name", dest="member_name", help="members add: the member's name")
+    accounts.add_argument("--stories", help="members add: the story ids they are narrowed to")
+    accounts.add_argument("--expires", help="tokens create: when it expires (ISO 8601)")
     for name, (help_line, _) in more.items():
         commands.add_parser(name, help=help_line, add_help=False)
     args = parser.parse_args()
@@ -126,9 +144,11 @@ def main(
         environ = {**running_stack_settings(environ), **environ}
     try:
         config = Config.from_env_mapping(environ)
-        if args.command == "accounts" and args.settings and args.action != "limits":
+        is_accounts = args.command == "accounts"
+        if is_accounts and args.settings and args.action in ("create", "rotate"):
             raise InvalidSetting(f"accounts {args.action} takes no SETTING=VALUE")
-        changes = limit_changes(config, args.settings) if args.command == "accounts" else {}
+        limits = is_accounts and args.action == "limits"
+        changes = limit_changes(config, args.settings) if limits else {}
     except InvalidSetting as error:
         parser.exit(2, f"{prog}: {error}\n")
 
@@ -137,8 +157,10 @@ def main(
         port = int(config.as_env()[port_setting])
         return asyncio.run(serve(create_app(config), config, port, port_setting))
 
+    options = MemberOptions(args.member_name, args.stories, args.expires)
+    words = [] if limits else args.settings
     try:
-        issued = asyncio.run(_accounts(config, args.action, args.name, changes))
+        issued = asyncio.run(_accounts(config, args.action, args.name, changes, words, options))
     except ApiError as error:
         parser.exit(1, f"{prog}: {error.details}\n")
     except ConnectionFailure:
@@ -147,6 +169,8 @@ def main(
             f"{prog}: no MongoDB answers at {config.mongodb_url}; "
             "start Parley with `make run` or set MONGODB_URL\n",
         )
+    if isinstance(issued, Outcome):
+        return _member_outcome(prog, config, args.name, issued, args.json)
     if args.action == "rotate" or changes:
         failure = asyncio.run(_announce(config, issued.account_id))
         if failure is not None:
@@ -166,6 +190,32 @@ def main(
         print(f"public API key:   {issued.public_key}")
         print("Keep them now: they are stored only as hashes and cannot be shown again.")
     return 0
+
+
+def _member_outcome(
+    prog: str, config: Config, account: str, outcome: Outcome, as_json: bool
+) -> int:
+    """Print what a members or tokens command did; a removal or a revoke is announced, so
+    running services refuse the member's tokens at once."""
+    print(member_commands.printed(outcome, as_json))
+    if outcome.changed:
+        failure = asyncio.run(_announce_account(config, account))
+        if failure is not None:
+            print(
+                f"{prog}: NATS at {config.nats_url} did not take the change ({failure}); "
+                "running services may accept the member's tokens on /query for up to 30 s more",
+                file=sys.stderr,
+            )
+    return 0
+
+
+async def _announce_account(config: Config, account: str) -> str | None:
+    client = mongo.open_client(config.mongodb_url)
+    try:
+        account_id = await MemberRepository(client[config.accounts_database]).account_id(account)
+    finally:
+        await client.close()
+    return await _announce(config, account_id)
 
 
 def _print_limits(config: Config, name: str, issued: IssuedLimits, as_json: bool) -> None:

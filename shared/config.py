@@ -34,6 +34,10 @@ class Config:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     session_idle_seconds: int = 600
     handoff_idle_seconds: int = 1800
+    # the agent desk's live streams (docs/teams.md "The agent desk")
+    desk_streams_per_account: int = 50
+    desk_streams_per_client: int = 5
+    desk_heartbeat_seconds: float = 15.0
     webhook_allow: tuple[str, ...] = ()
     trusted_proxies: tuple[str, ...] = ("127.0.0.0/8", "::1/128")
     # Browsers: CORS (docs/console.md) and the web console
@@ -106,6 +110,8 @@ class Config:
     """The console's origin as browsers reach it: the provider sends them back to
     `<console_url>/console/sign-in/callback`."""
     console_session_hours: int = 12
+    # the audit log (docs/teams.md "Audit log"): how long its records are kept
+    audit_retention_days: int = 400
 
     @property
     def subjects(self) -> Subjects:
@@ -135,6 +141,9 @@ class Config:
             "MAX_BODY_BYTES": str(self.max_body_bytes),
             "SESSION_IDLE_SECONDS": str(self.session_idle_seconds),
             "HANDOFF_IDLE_SECONDS": str(self.handoff_idle_seconds),
+            "DESK_STREAMS_PER_ACCOUNT": str(self.desk_streams_per_account),
+            "DESK_STREAMS_PER_CLIENT": str(self.desk_streams_per_client),
+            "DESK_HEARTBEAT_SECONDS": str(self.desk_heartbeat_seconds),
             "WEBHOOK_ALLOW": ",".join(self.webhook_allow),
             "TRUSTED_PROXIES": ",".join(self.trusted_proxies),
             # Browsers
@@ -194,6 +203,8 @@ class Config:
             "OIDC_SCOPES": " ".join(self.oidc_scopes),
             "CONSOLE_URL": self.console_url,
             "CONSOLE_SESSION_HOURS": str(self.console_session_hours),
+            # the audit log
+            "AUDIT_RETENTION_DAYS": str(self.audit_retention_days),
         }
 
     @classmethod
@@ -218,6 +229,9 @@ class Config:
             max_body_bytes=setting.positive("MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES),
             session_idle_seconds=setting.positive("SESSION_IDLE_SECONDS", 600),
             handoff_idle_seconds=setting.positive("HANDOFF_IDLE_SECONDS", 1800),
+            desk_streams_per_account=setting.positive("DESK_STREAMS_PER_ACCOUNT", 50),
+            desk_streams_per_client=setting.positive("DESK_STREAMS_PER_CLIENT", 5),
+            desk_heartbeat_seconds=setting.amount("DESK_HEARTBEAT_SECONDS", 15.0, low=0.01),
             webhook_allow=setting.networks("WEBHOOK_ALLOW"),
             trusted_proxies=setting.networks("TRUSTED_PROXIES", "127.0.0.0/8,::1/128"),
             # Browsers
@@ -276,6 +290,8 @@ class Config:
             # sign-in to the console
             **sign_in,
             console_session_hours=setting.positive("CONSOLE_SESSION_HOURS", 12),
+            # the audit log
+            audit_retention_days=setting.positive("AUDIT_RETENTION_DAYS", 400),
         )
 
 

@@ -14,7 +14,8 @@ from typing import Any
 from aiohttp import web
 from marshmallow import Schema, ValidationError, fields
 
-from shared import json_body
+from shared import json_body, roles
+from shared.auditing import Audited, run_audited
 from shared.auth import Principal, TokenKind, bearer_token, require
 from shared.clients import client_address, trusted_networks
 from shared.console_sessions import CSRF_HEADER, cookie_principal, session_cookie_name
@@ -59,6 +60,7 @@ class EndpointSpec:
     uploads: tuple[str, ...] = ()
     answers: tuple[str, ...] = ("application/json",)
     budget_seconds: float | None = None
+    audit: Audited | None = None
 
 
 def endpoint(
@@ -79,6 +81,7 @@ def endpoint(
     uploads: tuple[str, ...] = (),
     answers: tuple[str, ...] = ("application/json",),
     budget_seconds: float | None = None,
+    audit: Audited | None = None,
 ) -> Callable[[Callable[..., Awaitable[Any]]], Handler]:
     """Wrap a handler `(request[, body]) -> data | Response`.
 
@@ -99,7 +102,11 @@ def endpoint(
     when more than JSON), each with the `response` schema in the OpenAPI document.
     `budget_seconds`: a longer budget than the service's request budget, for work a
     client asks for and waits on, shared fairly (shared/budget.py).
+    `audit`: the endpoint changes state, and each change leaves one audit record,
+    written before the handler runs (shared/auditing.py); it needs `auth`.
     """
+    if audit is not None and auth is None:
+        raise ValueError("an audited endpoint needs a caller to name")
     spec = EndpointSpec(
         summary,
         tag,
@@ -117,6 +124,7 @@ def endpoint(
         uploads,
         answers,
         budget_seconds,
+        audit,
     )
 
     def decorate(handler: Callable[..., Awaitable[Any]]) -> Handler:
@@ -135,13 +143,22 @@ def endpoint(
                 request[PAGE] = page_of(request)
             if spec.query is not None:
                 request[QUERY] = load(spec.query, dict(request.query))
+            arguments: tuple[Any, ...] = ()
             if spec.uploads:
-                result = await handler(request, await read_upload(request, spec))
+                arguments = (await read_upload(request, spec),)
             elif spec.body is not None:
-                body = await parse_body(request, spec.body, spec.body_bytes)
-                result = await handler(request, body)
+                arguments = (await parse_body(request, spec.body, spec.body_bytes),)
+            if spec.audit is None:
+                result = await handler(request, *arguments)
             else:
-                result = await handler(request)
+                body = None if spec.uploads or not arguments else arguments[0]
+                result = await run_audited(
+                    request,
+                    spec.audit,
+                    request[PRINCIPAL],
+                    body,
+                    lambda: handler(request, *arguments),
+                )
             if isinstance(result, web.StreamResponse):
                 return result
             if spec.paged:
@@ -179,6 +196,7 @@ async def authenticate(
         limits.authentication_failed(client)
         raise
     require(principal, allowed)
+    roles.check(principal, request)
     return principal
 
 
@@ -199,6 +217,17 @@ async def console_principal(request: web.Request, session_id: str) -> Principal:
         request.method,
         request.headers.get(CSRF_HEADER),
     )
+@web.middleware
+async def roles_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """The role check of a route that is no authenticated endpoint (a console page):
+    its shell is served to anyone, but a member who shows their token is held to the
+    route's row (`shared.roles`); an endpoint checks after authenticating."""
+    spec = endpoint_of(request)
+    access = roles.access_of(request)
+    public = access is not None and access.roles is None
+    if (spec is None or spec.auth is None) and not public and "Authorization" in request.headers:
+        await authenticate(request, client_of(request), ANY_TOKEN, cached=True)
+    return await handler(request)
 
 
 def principal_of(request: web.Request) -> Principal:

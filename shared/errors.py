@@ -22,7 +22,9 @@ class HttpStatus:
 STATUSES = {
     400: HttpStatus("bad_request", "Malformed JSON or a field that fails validation"),
     401: HttpStatus("unauthorized", "Missing or invalid token"),
-    403: HttpStatus("forbidden", "A public key on an endpoint that needs the developer token"),
+    403: HttpStatus(
+        "forbidden", "A public key where the developer token is needed, or a role not allowed"
+    ),
     404: HttpStatus("not_found", "No such record in the caller's account"),
     405: HttpStatus("method_not_allowed", "The path does not take this method"),
     408: HttpStatus("request_timeout", "The body did not arrive in time"),

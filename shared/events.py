@@ -6,7 +6,8 @@ Each payload is a frozen dataclass below; `encode` writes its fields under their
 camelCase names (or the `wire` name a field declares) after `"v": 1`, and `decode`
 reads them back strictly: bad JSON, a missing field, a value of the wrong type or an
 unknown version are all one `UndecodableEvent`, which a consumer drops rather than
-retries (shared/messaging.py).
+retries (shared/messaging.py). A field with a default may be missing (a sender older
+than the field): it is read as its default.
 
 Names start with the deployment's namespace (its `DATABASE_PREFIX`, `parley` by
 default), so deployments sharing a NATS cluster never hear each other.
@@ -45,8 +46,10 @@ JetStream (stream `<NS>_EVENTS`, subjects `<ns>.events.>`, at-least-once):
 - `<ns>.bot.turns.v1`: integrations-api asks bot-api for a channel's turn, answered
   as the public key's /query would be (from the published version when there is one).
   Request `{"v": 1, "accountId", "storyId", "sessionId", "source", "query", "trigger",
-  "goto", "parameters"}` (one of query, trigger and goto is a string, the others
-  null); reply `{"v": 1, "status": int, "body": str, "answer": {"v": 1, "items": [...]}}`:
+  "goto", "parameters", "userName"}` (one of query, trigger and goto is a string, the
+  others null; `userName` the name the platform gave of the user, or null: the agent desk
+  shows it, docs/teams.md); reply
+  `{"v": 1, "status": int, "body": str, "answer": {"v": 1, "items": [...]}}`:
   the /query status and its JSON body as text, and the answer's items in their own
   versioned codec (shared/fulfillment.py), which is all integrations-api reads of a
   turn that succeeded (an error's are none). Answered by one bot-api replica (queue
@@ -56,6 +59,15 @@ JetStream (stream `<NS>_EVENTS`, subjects `<ns>.events.>`, at-least-once):
   replies to the repeat with the same reply rather than answering it twice.
 
 Core NATS (no stream, nothing kept):
+
+- `<ns>.desk.v1`: a line of a handed-over conversation's transcript, for the agent desks
+  open on every replica (docs/teams.md "The agent desk"). `{"v": 1, "accountId",
+  "storyId", "sessionId", "entryId", "atMs", "speaker", "text", "personName",
+  "personRole", "personMemberId", "listChanged", "origin"}` (the person's fields null but
+  for a person's line or a note; `listChanged`: the story's open handoffs changed).
+  Published by the bot-api replica that answered the turn or the desk's call; every other
+  replica hands it to its open desk streams. Lost while NATS is away: the desk reads the
+  transcript again when its stream opens again.
 
 - `<ns>.replicas.<service>.v1`: a replica of the service is alive. `{"v": 1,
   "replica"}`. Every replica sends it every 2 s and hears all, so each knows how many
@@ -72,7 +84,7 @@ import functools
 import json
 import types
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from shared import fulfillment
@@ -144,6 +156,10 @@ class Subjects:
     @property
     def channel_turn(self) -> str:
         return f"{self.namespace}.bot.turns.v1"
+
+    @property
+    def desk(self) -> str:
+        return f"{self.namespace}.desk.v1"
 
     @property
     def connection_lookup(self) -> str:
@@ -258,6 +274,7 @@ class ChannelTurn:
     trigger: str | None
     goto: str | None
     parameters: dict[str, str]
+    user_name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -277,6 +294,22 @@ class HandoffMessage:
     story_id: str
     session_id: str
     text: str
+
+
+@dataclass(frozen=True)
+class DeskEvent:
+    account_id: str
+    story_id: str
+    session_id: str
+    entry_id: str
+    at_ms: int
+    speaker: str
+    text: str
+    person_name: str | None
+    person_role: str | None
+    person_member_id: str | None
+    list_changed: bool
+    origin: str
 
 
 Event = TypeVar("Event", bound="DataclassInstance")
@@ -300,6 +333,8 @@ def decode(event_type: type[Event], data: bytes) -> Event:
         raise UndecodableEvent(f"unknown version of {event_type.__name__}: {data[:80]!r}")
     values: dict[str, Any] = {}
     for name, wire, expected, codec in _layout(event_type):
+        if wire not in payload and name in _defaulted(event_type):
+            continue
         if wire not in payload:
             raise UndecodableEvent(f"{event_type.__name__} without {wire}: {data[:80]!r}")
         where = f"{event_type.__name__}.{wire}"
@@ -330,6 +365,16 @@ def _layout(
             f.metadata.get("codec"),
         )
         for f in fields(event_type)
+    )
+
+
+@functools.cache
+def _defaulted(event_type: type["DataclassInstance"]) -> frozenset[str]:
+    """The fields a payload may leave out: those with a default."""
+    return frozenset(
+        f.name
+        for f in fields(event_type)
+        if f.default is not MISSING or f.default_factory is not MISSING
     )
 
 

@@ -24,6 +24,7 @@ from typing import Any
 from aiohttp import web
 from pymongo.errors import DuplicateKeyError, PyMongoError
 
+from shared.auditing import changed_nothing
 from shared.errors import BadRequest, Conflict
 from shared.expiry import ensure_expiry
 from shared.mongo import Database
@@ -77,6 +78,7 @@ class IdempotencyKeys:
         ).hexdigest()
         earlier = await self._claim(record_id, body_digest)
         if earlier is not None:
+            changed_nothing(request)  # a replay: the first attempt made (and recorded) it
             return earlier
         try:
             answer = await create(id_from(digest))

@@ -59,3 +59,11 @@ def in_pages(items: Sequence[T]) -> Iterator[list[T]]:
     """`items` `PAGE` at a time: one `$in` or insert never carries an unbounded list."""
     for start in range(0, len(items), PAGE):
         yield list(items[start : start + PAGE])
+
+
+def of_account(account_id: str, stories: frozenset[str] | None) -> dict[str, Any]:
+    """The filter of an account's records, or of those of the stories in `stories` (a
+    member narrowed to them, shared/roles.py)."""
+    if stories is None:
+        return {"accountId": account_id}
+    return {"accountId": account_id, "storyId": {"$in": sorted(stories)}}

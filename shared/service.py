@@ -20,11 +20,14 @@ from nats.aio.msg import Msg
 from nats.js.api import DeliverPolicy
 
 from shared import expiry, health, messaging, mongo
+from shared.audit import AuditLog
+from shared.auditing import AUDIT_LOG
 from shared.auth import AccountRepository, PrincipalCache
 from shared.budget import budget_middleware
 from shared.config import Config
 from shared.console_sessions import ConsoleSessionRepository
 from shared.cors import cors_middleware
+from shared.endpoints import roles_middleware
 from shared.envelope import envelope_middleware
 from shared.events import ReplicaAlive, TokensRotated, UndecodableEvent, decode, encode
 from shared.idempotency import IdempotencyKeys
@@ -73,6 +76,7 @@ def new_app(
             cors_middleware(config, public_paths),
             envelope_middleware,
             budget_middleware,
+            roles_middleware,
         ],
         client_max_size=config.max_body_bytes,
     )
@@ -95,8 +99,8 @@ async def body_worker(app: web.Application) -> AsyncIterator[None]:
 
 def mongo_context(database: str) -> CleanupContext:
     """MongoDB, with `database` as the service's own (with its idempotency keys) and the
-    accounts every service reads; on nx-27017, its expired documents swept once a minute
-    (`shared.expiry`)."""
+    accounts database every service reads (the accounts and their audit log); on
+    nx-27017, the expired documents of both swept once a minute (`shared.expiry`)."""
 
     async def open_mongo(app: web.Application) -> AsyncIterator[None]:
         config = app[CONFIG]
@@ -113,14 +117,17 @@ def mongo_context(database: str) -> CleanupContext:
         app[PRINCIPALS] = PrincipalCache(app[ACCOUNTS])
         app[CONSOLE_SESSIONS] = ConsoleSessionRepository(client[config.accounts_database])
         app[IDEMPOTENCY] = IdempotencyKeys(app[DATABASE], config.request_budget_seconds)
+        app[AUDIT_LOG] = AuditLog(client[config.accounts_database], config.audit_retention_days)
         await app[ACCOUNTS].ensure_indexes()
         await app[IDEMPOTENCY].ensure_indexes()
         await app[CONSOLE_SESSIONS].ensure_indexes()
-        sweeper = None
+        await app[AUDIT_LOG].ensure_indexes()
+        sweepers = []
         if await expiry.sweeps_on_read(client):
-            sweeper = asyncio.create_task(expiry.sweep_forever(app[DATABASE]))
+            swept = (app[DATABASE], client[config.accounts_database])
+            sweepers = [asyncio.create_task(expiry.sweep_forever(each)) for each in swept]
         yield
-        if sweeper is not None:
+        for sweeper in sweepers:
             sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper

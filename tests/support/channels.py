@@ -47,11 +47,20 @@ class ChannelsInMemory:
         self.channels[channel.id] = channel
         return channel
 
-    async def list(self, account_id: str, page: Page) -> list[Channel]:
-        return page.of([c for c in self.channels.values() if c.account_id == account_id])
+    def _of(self, account_id: str, only: frozenset[str] | None) -> list[Channel]:
+        return [
+            c
+            for c in self.channels.values()
+            if c.account_id == account_id and (only is None or c.story_id in only)
+        ]
 
-    async def count(self, account_id: str) -> int:
-        return sum(c.account_id == account_id for c in self.channels.values())
+    async def list(
+        self, account_id: str, page: Page, only: frozenset[str] | None = None
+    ) -> list[Channel]:
+        return page.of(self._of(account_id, only))
+
+    async def count(self, account_id: str, only: frozenset[str] | None = None) -> int:
+        return len(self._of(account_id, only))
 
     async def get(self, account_id: str, channel_id: str) -> Channel | None:
         channel = self.channels.get(channel_id)

@@ -27,11 +27,20 @@ class MemoryConnections:
             if d["accountId"] == account_id and d["storyId"] == story_id
         ]
 
-    async def list(self, account_id: str, page: Page) -> list[dict[str, Any]]:
-        return page.of([d for d in self.documents.values() if d["accountId"] == account_id])
+    def _of(self, account_id: str, only: frozenset[str] | None) -> list[dict[str, Any]]:
+        return [
+            d
+            for d in self.documents.values()
+            if d["accountId"] == account_id and (only is None or d["storyId"] in only)
+        ]
 
-    async def count(self, account_id: str) -> int:
-        return sum(d["accountId"] == account_id for d in self.documents.values())
+    async def list(
+        self, account_id: str, page: Page, only: frozenset[str] | None = None
+    ) -> list[dict[str, Any]]:
+        return page.of(self._of(account_id, only))
+
+    async def count(self, account_id: str, only: frozenset[str] | None = None) -> int:
+        return len(self._of(account_id, only))
 
     async def get(self, account_id: str, connection_id: str) -> dict[str, Any] | None:
         for key, document in self.documents.items():

@@ -17,6 +17,7 @@ from aiohttp import web
 from bot_api.analytics import setup as analytics
 from bot_api.analytics import views as analytics_views
 from bot_api.analytics.keys import ANALYTICS, ANALYTICS_STORE
+from bot_api.audit import views as audit_views
 from bot_api.changes import ChangeFeed, Handler
 from bot_api.common.views import MANAGEMENT_STATUS_FIELD
 from bot_api.connections.keys import CONNECTION_VIEW
@@ -45,6 +46,8 @@ from bot_api.knowledge import setup as knowledge
 from bot_api.knowledge import views as knowledge_views
 from bot_api.knowledge.keys import KNOWLEDGE_STORE
 from bot_api.knowledge.repository import KnowledgeRepository
+from bot_api.members import setup as members
+from bot_api.members import views as members_views
 from bot_api.messaging import (
     NatsConnectionDirectory,
     channel_turns,
@@ -235,12 +238,14 @@ def create_app(config: Config) -> web.Application:
             recording,
             query.setup,
             handoffs.setup,
+            members.setup,
             story_lookups,
             channel_turns,
             story_events,
             connection_events,
         ]
     )
+    app.on_shutdown.append(handoffs.end_streams)
     app.middlewares.append(story_tests_views.tests_link)
     add_meta_routes(app, "Parley bot-api")
     for routes in (
@@ -256,6 +261,8 @@ def create_app(config: Config) -> web.Application:
         versions_views.routes,
         story_tests_views.routes,
         knowledge_views.routes,
+        members_views.routes,
+        audit_views.routes,
     ):
         app.router.add_routes(routes)
     if config.oidc_issuer:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol
 
+from bot_api.domain.desk import DeskEntry
 from bot_api.metrics import CHANGE_HANDLER_FAILURES
 
 
@@ -58,6 +59,20 @@ class HandoffMessageSent:
 
 
 @dataclass(frozen=True)
+class DeskLinesAdded:
+    """A handed-over conversation has new lines (the user's message, the bot's answer
+    that handed over, a person's message, a note): the agent desks open on the story
+    show them (docs/teams.md "The agent desk"). `list_changed`: the story's open handoffs
+    changed too (one opened, was taken over or given back)."""
+
+    account_id: str
+    story_id: str
+    session_id: str
+    entries: tuple[DeskEntry, ...]
+    list_changed: bool = False
+
+
+@dataclass(frozen=True)
 class ConversationErased:
     """A conversation's turns were erased (docs/history.md): what keeps a copy of them,
     the misses inbox, lets it go."""
@@ -81,6 +96,7 @@ Change = (
     | StoryDeleted
     | EntitiesEdited
     | HandoffMessageSent
+    | DeskLinesAdded
     | ConversationErased
     | KnowledgeEdited
 )
@@ -110,6 +126,8 @@ class Handler(Enum):
     KNOWLEDGE = "knowledge"
     """`knowledge.cache.KnowledgeCache`: drops the story's index, read anew on its next
     question."""
+    DESK = "desk"
+    """`handoffs.live.DeskStreams`: hands the line to this process's open desk streams."""
     INBOX = "inbox"
     """`inbox.service.InboxService`: forgets the story's clusters, suggestions and
     the turns it keeps (an erased conversation's)."""
@@ -140,6 +158,7 @@ HEARD_BY: Mapping[type[Change], tuple[Handler, ...]] = {
     ),
     EntitiesEdited: (Handler.PUBLISHER, Handler.STORY_CACHE, Handler.VECTOR_SWEEPER),
     HandoffMessageSent: (Handler.PUBLISHER,),
+    DeskLinesAdded: (Handler.PUBLISHER, Handler.DESK),
     ConversationErased: (Handler.PUBLISHER, Handler.INBOX),
     KnowledgeEdited: (Handler.PUBLISHER, Handler.KNOWLEDGE),
 }

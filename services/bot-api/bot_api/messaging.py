@@ -9,6 +9,9 @@
   change (an erased conversation leaves every replica's inbox).
 - Keeps the view of webhook connections that deliveries use, and reports how each
   delivery through a connection went.
+- Tells the other replicas' agent desks of each new line of a handed-over
+  conversation (core NATS: a live view, nothing to keep), and hands theirs to this
+  process's desk streams.
 """
 
 import asyncio
@@ -25,6 +28,7 @@ from nats.js.api import DeliverPolicy
 from bot_api.changes import (
     Change,
     ConversationErased,
+    DeskLinesAdded,
     EntitiesEdited,
     Handler,
     HandoffMessageSent,
@@ -34,6 +38,8 @@ from bot_api.changes import (
     StoryEdited,
 )
 from bot_api.connections.keys import CONNECTION_VIEW
+from bot_api.handoffs.keys import DESK_STREAMS
+from bot_api.handoffs.wire import desk_events_of, news_of_event
 from bot_api.inbox.keys import INBOX
 from bot_api.interactions.keys import INTERACTION_STORE
 from bot_api.keys import CHANGES, PRINCIPALS, RATE_LIMITS
@@ -52,6 +58,7 @@ from shared.events import (
     ConnectionLookup,
     ConnectionLookupReply,
     ConversationErasedEvent,
+    DeskEvent,
     EntitiesChanged,
     Event,
     HandoffMessage,
@@ -149,10 +156,13 @@ async def channel_turns(app: web.Application) -> AsyncIterator[None]:
 
 class EventPublisher:
     """A change listener that tells the stream, through the outbox (shared/outbox.py);
-    its events name this process as their `origin`."""
+    its events name this process as their `origin`. The desk's lines go on core NATS
+    at once, and a failure to is logged, never the turn's or the desk call's: the line
+    is in the history, which a desk reads again when its stream opens again."""
 
-    def __init__(self, outbox: Outbox, subjects: Subjects, origin: str) -> None:
+    def __init__(self, outbox: Outbox, nats: Client, subjects: Subjects, origin: str) -> None:
         self._outbox = outbox
+        self._nats = nats
         self._subjects = subjects
         self._origin = origin
 
@@ -185,6 +195,15 @@ class EventPublisher:
             case KnowledgeEdited(account_id=account_id, story_id=story_id):
                 knowledge = KnowledgeChanged(account_id, story_id, origin=origin)
                 await self._outbox.put(subjects.knowledge_changed, encode(knowledge))
+            case DeskLinesAdded():
+                await self._tell_desks(change)
+
+    async def _tell_desks(self, change: DeskLinesAdded) -> None:
+        try:
+            for event in desk_events_of(change, self._origin):
+                await self._nats.publish(self._subjects.desk, encode(event))
+        except Exception:
+            log.exception("the other replicas' desks did not hear a line of %s", change.session_id)
 
 
 async def story_events(app: web.Application) -> AsyncIterator[None]:
@@ -193,8 +212,15 @@ async def story_events(app: web.Application) -> AsyncIterator[None]:
     its echoes are skipped, and so are events it cannot read (logged)."""
     subjects = app[CONFIG].subjects
     origin = uuid.uuid4().hex
-    app[CHANGES].handle(Handler.PUBLISHER, EventPublisher(app[OUTBOX], subjects, origin))
+    publisher = EventPublisher(app[OUTBOX], app[NATS], subjects, origin)
+    app[CHANGES].handle(Handler.PUBLISHER, publisher)
     cache, inbox, knowledge = app[STORY_CACHE], app[INBOX], app[KNOWLEDGE_CACHE]
+    desks = app[DESK_STREAMS]
+
+    async def on_desk(message: Msg) -> None:
+        event = _readable(DeskEvent, message.data)
+        if event is not None and event.origin != origin:
+            desks.tell(event.account_id, event.story_id, [news_of_event(event)])
 
     async def on_story(message: Msg) -> None:
         event = _readable(StoryChanged, message.data)
@@ -237,7 +263,9 @@ async def story_events(app: web.Application) -> AsyncIterator[None]:
             (subjects.knowledge_changed, on_knowledge),
         )
     ]
+    desk_lines = await app[NATS].subscribe(subjects.desk, cb=on_desk)
     yield
+    await desk_lines.unsubscribe()
     for subscription in subscriptions:
         await subscription.unsubscribe()
 

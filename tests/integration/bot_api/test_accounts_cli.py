@@ -175,3 +175,62 @@ async def test_new_limits_reach_the_cached_principals_of_query_at_once(
         return (await public.post("/query", query)).status == 200
 
     await eventually(answered, seconds=10)
+
+
+async def test_members_and_their_tokens_are_added_listed_and_removed(
+    aiohttp_client: Any, config: Config
+) -> None:
+    client = await aiohttp_client(create_app(config))
+    await cli(config, "create", "acme")
+    code, out, err = await cli(
+        config, "members", "acme", "add", "ci@example.com", "editor", "--name", "CI", "--json"
+    )
+    assert code == 0, err
+    added = json.loads(out)
+    assert (added["email"], added["role"], added["stories"]) == ("ci@example.com", "editor", None)
+    code, out, _ = await cli(config, "members", "acme")
+    assert code == 0 and "ci@example.com" in out and "editor" in out
+
+    code, out, _ = await cli(
+        config, "tokens", "acme", "CI@example.com", "create", "pipeline", "--json"
+    )
+    assert code == 0
+    issued = json.loads(out)
+    editor = Api(client, issued["token"])
+    assert (await editor.get("/stories")).status == 200
+    assert (await editor.get("/account/members")).status == 403
+    code, out, _ = await cli(config, "tokens", "acme", "ci@example.com", "--json")
+    assert [token["name"] for token in json.loads(out)] == ["pipeline"]
+    assert issued["token"] not in out
+
+    code, _, _ = await cli(config, "tokens", "acme", "ci@example.com", "revoke", issued["id"])
+    assert code == 0
+    assert (await editor.get("/stories")).status == 401
+    second = json.loads(
+        (await cli(config, "tokens", "acme", "ci@example.com", "create", "again", "--json"))[1]
+    )
+    code, _, _ = await cli(config, "members", "acme", "remove", "ci@example.com")
+    assert code == 0
+    assert (await Api(client, second["token"]).get("/stories")).status == 401
+
+
+async def test_member_commands_refuse_bad_input_in_one_line(config: Config) -> None:
+    await cli(config, "create", "acme")
+    await cli(config, "members", "acme", "add", "a@example.com", "owner", "--name", "A")
+    cases = [
+        (("members", "acme", "add", "b@example.com", "admin", "--name", "B"), "no role"),
+        (("members", "acme", "add", "b@example.com", "viewer"), "--name"),
+        (("members", "acme", "add", "A@example.com", "viewer", "--name", "A"), "already"),
+        (("members", "acme", "remove", "a@example.com"), "last owner"),
+        (("members", "nobody"), "no account named 'nobody'"),
+        (("tokens", "acme", "x@example.com"), "no member"),
+        (("tokens", "acme", "a@example.com", "create", "t", "--expires", "soon"), "ISO 8601"),
+        (
+            ("members", "acme", "add", "c@example.com", "viewer", "--name", "C", "--stories", "x"),
+            "story id",
+        ),
+    ]
+    for args, message in cases:
+        code, out, err = await cli(config, *args)
+        assert (code, out) == (1, ""), args
+        assert message in err and err.count("\n") == 1, (args, err)

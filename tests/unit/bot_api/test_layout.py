@@ -37,8 +37,10 @@ FEATURES: dict[str, set[str]] = {
     "handoffs": {"stories", "history", "query"},
     "inbox": {"stories", "interactions", "history", "story_cache", "knowledge"},
     "analytics": {"stories", "interactions", "history"},
+    "members": {"stories"},
     "console": set(),
     "signin": {"console"},
+    "audit": set(),
     "commands": {"story_tests", "transfer"},
 }
 """Which feature may import which: the one table of the layout."""

@@ -6,6 +6,7 @@ import re
 import pytest
 
 from shared.events import (
+    ChannelTurn,
     ConnectionChanged,
     ConversationErasedEvent,
     DeliveryResult,
@@ -116,3 +117,12 @@ def test_numbers_and_optional_fields_are_checked_too(
 def test_fields_a_newer_publisher_adds_are_ignored() -> None:
     data = story_changed_payload(priority="high")
     assert decode(StoryChanged, data) == StoryChanged("acc", "story", ("i1",))
+
+
+def test_a_field_with_a_default_may_be_missing_as_an_older_sender_leaves_it_out() -> None:
+    older = json.dumps({"v": 1, "accountId": "a", "storyId": "s", "sessionId": "x",
+                        "source": "telegram", "query": "hi", "trigger": None, "goto": None,
+                        "parameters": {}}).encode()  # fmt: skip
+    assert decode(ChannelTurn, older).user_name is None
+    with pytest.raises(UndecodableEvent, match="without sessionId"):
+        decode(ChannelTurn, older.replace(b'"sessionId": "x", ', b""))

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from marshmallow import ValidationError, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate
 
 from bot_api.domain.settings import LANGUAGE_TAGS, language_code
 from shared.envelope_schemas import created_schema, success_schema
@@ -66,3 +66,11 @@ class ParameterValue(fields.Field[Any]):
 
 SuccessSchema = success_schema("errorType")
 CreatedSchema = created_schema("errorType")
+
+
+class ActorSchema(Schema):
+    """Who made a change (docs/teams.md "Audit log")."""
+
+    kind = fields.String(required=True, metadata={"description": '"developer token" or "member"'})
+    id = fields.String(required=True)
+    name = fields.String(required=True)

@@ -85,6 +85,16 @@ async def import_story(request: web.Request) -> web.Response:
     return _page(request, "import.html", page="import")
 
 
+@routes.get("/console/members")
+async def members(request: web.Request) -> web.Response:
+    return _page(request, "members.html", page="members")
+
+
+@routes.get("/console/audit")
+async def audit(request: web.Request) -> web.Response:
+    return _page(request, "audit.html", page="audit")
+
+
 @routes.get("/console/stories/{story}")
 async def story(request: web.Request) -> web.Response:
     return _page(request, "story.html", page="story", story=_story_id(request))
@@ -119,6 +129,11 @@ async def channels(request: web.Request) -> web.Response:
 @routes.get("/console/stories/{story}/history")
 async def history(request: web.Request) -> web.Response:
     return _page(request, "history.html", page="history", story=_story_id(request))
+
+
+@routes.get("/console/stories/{story}/desk")
+async def desk(request: web.Request) -> web.Response:
+    return _page(request, "desk.html", page="desk", story=_story_id(request))
 
 
 @routes.get("/console/stories/{story}/inbox")

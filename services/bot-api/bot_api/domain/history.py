@@ -57,6 +57,17 @@ class KnowledgeSource:
 
 
 @dataclass(frozen=True)
+class Person:
+    """Someone at the agent desk (docs/teams.md "The agent desk"), as the history and the
+    desk's transcript name them."""
+
+    name: str
+    role: str
+    member_id: str | None = None
+    """The account member (None: the account's developer token, no member)."""
+
+
+@dataclass(frozen=True)
 class TurnRecord:
     account_id: str
     story_id: str
@@ -101,6 +112,12 @@ class TurnRecord:
     test: bool = False
     """The console's test chat asked it (`is_test_chat`): kept out of the misses inbox and
     of the analytics' default figures."""
+    person: Person | None = None
+    """Who at the desk wrote the turn (a person's message during a handoff) or gave the
+    conversation back; None for the user's and the bot's turns."""
+    given_back: bool = False
+    """The turn is the conversation going back to the bot: its fulfillment is what the
+    user was told (the story's `handoffReturnMessage`)."""
     generation: Generation | None = None
     """How the LLM was asked to write the turn's knowledge answer, if it was: outcome,
     time and tokens (docs/knowledge-generation.md)."""

@@ -52,6 +52,9 @@ language adds an index of every phrase to the story's memory."""
 MAX_HISTORY_DAYS = 365
 """The longest a story keeps its turns: a year of a busy story is already the biggest
 collection of the service (docs/scaling.md)."""
+DEFAULT_HANDOFF_RETURN_MESSAGE = "You are talking to the bot again."
+MAX_HANDOFF_RETURN_CHARACTERS = 4096
+"""Telegram's longest message, as a person's message at the desk."""
 REVIEW_MARGIN = 0.15
 """The issue's default: a match within 0.15 above the confidence is worth a look."""
 
@@ -90,6 +93,9 @@ class Settings:
     """A knowledge answer from the documents' passages is written by the deployment's
     LLM, citing them (docs/knowledge-generation.md); with no LLM configured it stays
     the extractive one."""
+    handoff_return_message: str = DEFAULT_HANDOFF_RETURN_MESSAGE
+    """What the user is told when the agent desk gives the conversation back to the bot
+    (docs/teams.md "The agent desk")."""
 
     @property
     def default_code(self) -> str:

@@ -24,15 +24,21 @@ def open_handoff(state: SessionState, now: datetime, idle: timedelta) -> HandedO
     return handoff
 
 
-def after_answer(
-    state: SessionState, outcome: Outcome, now: datetime
-) -> tuple[SessionState, Outcome]:
+def after_answer(state: SessionState, outcome: Outcome, turn: Turn) -> tuple[SessionState, Outcome]:
     """The state and outcome of a turn the bot answered: in handoff from now on when the
-    answer holds a handoff item."""
+    answer holds a handoff item (with the user's name and channel, for the desk)."""
+    now = turn.now
     item = handoff_of(outcome.fulfillment)
     if item is None:
         return state, outcome
-    handoff = HandedOver(item.connection, since=now, last_message_at=now)
+    source = outcome.parameters.get("default_source")
+    handoff = HandedOver(
+        item.connection,
+        since=now,
+        last_message_at=now,
+        user_name=turn.user_name,
+        source=source if isinstance(source, str) else None,
+    )
     return replace(state, handoff=handoff), replace(outcome, handoff=handoff)
 
 
@@ -42,7 +48,9 @@ def silent_turn(
     """A turn while a person has the conversation: nothing answered, the contexts as they
     were, the turn's parameters kept (the person's side receives them)."""
     parameters = {**state.parameters, **turn.parameters}
-    still_open = replace(handoff, last_message_at=turn.now)
+    still_open = replace(
+        handoff, last_message_at=turn.now, user_name=turn.user_name or handoff.user_name
+    )
     interactions = story.interactions
     outcome = Outcome(
         story_id=story.id,
@@ -70,11 +78,18 @@ def kept_for(state: SessionState, session_idle: timedelta, handoff_idle: timedel
 
 
 def persons_message(
-    story_id: str, settings: Settings, state: SessionState, handoff: HandedOver, text: str
+    story_id: str,
+    settings: Settings,
+    state: SessionState,
+    handoff: HandedOver,
+    text: str,
+    now: datetime | None = None,
 ) -> tuple[Turn, Outcome]:
     """A person's message as the history keeps it: a turn of the bot's, with no input
-    from the user, saying `text`."""
-    turn = Turn(now=handoff.last_message_at)
+    from the user, saying `text` (at `now`, else the handoff's last message). The
+    conversation given back is recorded so too, saying the story's
+    `handoff_return_message`."""
+    turn = Turn(now=handoff.last_message_at if now is None else now)
     outcome = Outcome(
         story_id=story_id,
         interaction=None,

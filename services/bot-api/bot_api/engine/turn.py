@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot_api.domain.history import OutcomeKind, ScoredCandidate
+from bot_api.domain.history import OutcomeKind, Person, ScoredCandidate
 from bot_api.domain.interactions import FALLBACK, Interaction
 from bot_api.domain.knowledge import KnowledgeTurn
 from bot_api.domain.responses import Block, FulfillmentItem
@@ -41,6 +41,12 @@ class HandedOver:
     since: datetime
     last_message_at: datetime
     """The last message either side sent: the handoff idle since is given back."""
+    user_name: str | None = None
+    """The user's name as their channel gave it (docs/teams.md "The agent desk")."""
+    source: str | None = None
+    """The session's `default_source` when it was handed over (`telegram`, `widget`...)."""
+    taken_by: Person | None = None
+    """Who at the desk took the conversation over (None: nobody yet)."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +87,9 @@ class Turn:
     truncated: bool = False
     """The user said more than /query takes (a channel's message: Telegram's are up to
     4,096 characters): `query` is the first QUERY_CHARACTERS of it."""
+    user_name: str | None = None
+    """The user's name as their channel gave it (a channel's turn only), which the agent
+    desk shows for the session."""
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from bot_api.common.views import account_of, created_once, success
 from bot_api.domain.entities import Entity
 from bot_api.entities.keys import ENTITIES
 from bot_api.entities.schemas import EntitySchema, EntityWriteSchema
+from shared.auditing import Audited
 from shared.endpoints import PAGE, TOTAL, endpoint
 
 routes = web.RouteTableDef()
@@ -28,6 +29,7 @@ async def list_entities(request: web.Request) -> Any:
 
 @routes.post("/entities")
 @endpoint(
+    audit=Audited("entity.create", shows=("name",)),
     summary="Create an entity",
     tag="entities",
     body=EntityWriteSchema(),
@@ -50,6 +52,7 @@ async def read_entity(request: web.Request) -> Any:
 
 @routes.put("/entities/{id}")
 @endpoint(
+    audit=Audited("entity.update", shows=("name",)),
     summary="Replace an entity's name and entries (no rename while interactions use it)",
     tag="entities",
     body=EntityWriteSchema(),
@@ -66,6 +69,7 @@ async def update_entity(request: web.Request, body: Entity) -> Any:
 
 @routes.delete("/entities/{id}")
 @endpoint(
+    audit=Audited("entity.delete"),
     summary="Delete an entity no interaction uses",
     tag="entities",
     response=SuccessSchema(),

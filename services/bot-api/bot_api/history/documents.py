@@ -15,6 +15,7 @@ from bson import Binary
 from bot_api.domain.history import (
     AnsweredBy,
     KnowledgeSource,
+    Person,
     Resolution,
     ScoredCandidate,
     TurnRecord,
@@ -65,7 +66,19 @@ def turn_to_document(turn: TurnRecord, expires_at: datetime) -> dict[str, Any]:
             if turn.generation is None
             else {"generation": generation_to_document(turn.generation)}
         ),
+        **({} if turn.person is None else {"person": person_to_document(turn.person)}),
+        **({"givenBack": True} if turn.given_back else {}),
     }
+
+
+def person_to_document(person: Person) -> dict[str, Any]:
+    return {"name": person.name, "role": person.role, "memberId": person.member_id}
+
+
+def _person(document: Any) -> Person | None:
+    if not isinstance(document, dict):
+        return None
+    return Person(document["name"], document["role"], document.get("memberId"))
 
 
 def generation_to_document(generation: Generation) -> dict[str, Any]:
@@ -171,6 +184,8 @@ def turn_from_document(document: Mapping[str, Any]) -> TurnRecord:
             generation["promptTokens"],
             generation["completionTokens"],
         ),
+        person=_person(document.get("person")),
+        given_back=document.get("givenBack") is True,
     )
 
 

@@ -27,6 +27,7 @@ from bot_api.background import Drain
 from bot_api.domain.history import (
     AnsweredBy,
     KnowledgeSource,
+    Person,
     TurnListener,
     TurnRecord,
     is_test_chat,
@@ -102,13 +103,18 @@ class TurnRecorder:
         started: float,
         developer: bool = False,
         channel: str | None = None,
-    ) -> None:
+        person: Person | None = None,
+        given_back: bool = False,
+        turn_id: str | None = None,
+    ) -> str | None:
         """Record a turn /query answered, if its story keeps a history; never waits, and
         never fails the answer already given (a turn that cannot be recorded is counted
         as dropped). `developer`: it came with the developer token; `channel`: the id of
-        the channel that carried it."""
+        the channel that carried it; `person`, `given_back`: a turn of the agent desk's;
+        `turn_id`: the id to store it under (the desk named its lines by it already), else
+        a new one. The id the turn is stored under, None when it is not recorded."""
         if not settings.history:
-            return
+            return None
         try:
             stored = turn_record(
                 account_id=account_id,
@@ -121,12 +127,28 @@ class TurnRecorder:
                 at=utcnow(),
                 developer=developer,
                 channel=channel,
+                person=person,
+                given_back=given_back,
+                turn_id=turn_id,
             )
         except Exception:
             HISTORY_TURNS_DROPPED.inc()
             log.exception("history: a turn of story %s could not be recorded", outcome.story_id)
-            return
+            return None
         self._queue_turn(_Queued(stored, settings if settings.redact else None))
+        return stored.id
+
+    async def queued(self, story_id: str, session_id: str) -> list[StoredTurn]:
+        """The session's turns not written yet, oldest first, as they will be written
+        (redacted, in a thread, when their story redacts): the desk's transcript reads
+        them beside those stored, so a turn of the last two seconds is not missing."""
+        waiting = [
+            queued
+            for queued in self._queue
+            if (queued.stored.turn.story_id, queued.stored.turn.session_id)
+            == (story_id, session_id)
+        ]
+        return await asyncio.to_thread(_as_stored, waiting) if waiting else []
 
     def record(self, turn: StoredTurn) -> None:
         """Queue the turn as it is; never waits."""
@@ -238,6 +260,9 @@ def turn_record(
     at: datetime,
     developer: bool = False,
     channel: str | None = None,
+    person: Person | None = None,
+    given_back: bool = False,
+    turn_id: str | None = None,
 ) -> StoredTurn:
     """The turn as the history keeps it, before `redacted` cleans it (when its story
     redacts); `started` is the `time.perf_counter()` at which the turn began, `webhook`
@@ -276,9 +301,11 @@ def turn_record(
         knowledge=knowledge_source(outcome),
         test=is_test_chat(developer=developer, default_source=source),
         generation=_generation(outcome),
+        person=person,
+        given_back=given_back,
     )
     expires_at = at + timedelta(days=settings.history_days)
-    return StoredTurn(new_object_id(), record, expires_at)
+    return StoredTurn(turn_id or new_object_id(), record, expires_at)
 
 
 def _generation(outcome: Outcome) -> Generation | None:

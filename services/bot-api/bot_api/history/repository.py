@@ -246,8 +246,15 @@ class TurnRepository:
 
     async def transcript(self, story_id: str, session_id: str) -> list[TurnRecord]:
         """Oldest first, at most `MAX_TRANSCRIPT_TURNS`."""
+        return [stored.turn for stored in await self.stored_transcript(story_id, session_id)]
+
+    async def stored_transcript(self, story_id: str, session_id: str) -> list[StoredTurn]:
+        """The transcript's turns with their ids (the agent desk names its lines by them)."""
         found = self.turns.find({"storyId": story_id, "sessionId": session_id}).sort("at", 1)
-        return [turn_from_document(d) async for d in found.limit(MAX_TRANSCRIPT_TURNS)]
+        return [
+            StoredTurn(str(d["_id"]), turn_from_document(d), d["expiresAt"])
+            async for d in found.limit(MAX_TRANSCRIPT_TURNS)
+        ]
 
     async def export(
         self, story_id: str, since: datetime | None, until: datetime | None, limit: int
@@ -339,6 +346,9 @@ class TurnStore(Indexed, Protocol):
 
     async def transcript(self, story_id: str, session_id: str) -> list[TurnRecord]:
         """Oldest first, at most `storage.turns.MAX_TRANSCRIPT_TURNS`."""
+
+    async def stored_transcript(self, story_id: str, session_id: str) -> list[StoredTurn]:
+        """The same turns, with the ids they are stored under."""
 
     def export(
         self, story_id: str, since: datetime | None, until: datetime | None, limit: int

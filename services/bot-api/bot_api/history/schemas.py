@@ -117,6 +117,16 @@ class TurnGenerationSchema(Schema):
     completionTokens = fields.Integer(required=True)
 
 
+class PersonSchema(Schema):
+    name = fields.String(required=True)
+    role = fields.String(required=True)
+    memberId = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={"description": "The account member; null: the account's developer token"},
+    )
+
+
 class TurnSchema(Schema):
     at = fields.String(required=True)
     outcome = fields.String(required=True)
@@ -161,6 +171,19 @@ class TurnSchema(Schema):
             "description": "How the LLM was asked to write the knowledge answer, if it was "
             "(docs/knowledge-generation.md)"
         },
+    )
+    person = fields.Nested(
+        PersonSchema,
+        metadata={
+            "description": "Who at the agent desk wrote the turn or gave the conversation "
+            'back (docs/teams.md "The agent desk")'
+        },
+    )
+    givenBack = fields.Boolean(
+        metadata={
+            "description": "Present (true) on the turn that gave the conversation back to "
+            "the bot: its fulfillment is what the user was told"
+        }
     )
     truncated = fields.Boolean(
         metadata={

@@ -21,6 +21,7 @@ from bot_api.history.schemas import (
     ExportQuerySchema,
     TranscriptSchema,
 )
+from shared.auditing import Audited
 from shared.endpoints import QUERY, endpoint
 from shared.timeutil import iso
 
@@ -151,6 +152,7 @@ async def read_conversation(request: web.Request) -> Any:
 
 @routes.delete(CONVERSATION)
 @endpoint(
+    audit=Audited("conversation.erase"),
     summary="Erase one conversation: its turns and its live session's state "
     "(a person's right to erasure)",
     tag="history",

@@ -16,6 +16,7 @@ from bot_api.inbox.schemas import (
     ReopenSchema,
     ResolvedSchema,
 )
+from shared.auditing import Audited
 from shared.endpoints import QUERY, endpoint
 
 routes = web.RouteTableDef()
@@ -39,6 +40,7 @@ async def read_inbox(request: web.Request) -> Any:
 
 @routes.post("/stories/{story}/inbox/{cluster}/assign")
 @endpoint(
+    audit=Audited("inbox.assign"),
     summary="Add a cluster's messages as user-says phrases of an interaction",
     tag="inbox",
     body=AssignSchema(),
@@ -57,6 +59,7 @@ async def assign_cluster(request: web.Request, body: dict[str, Any]) -> Any:
 
 @routes.post("/stories/{story}/inbox/{cluster}/interaction")
 @endpoint(
+    audit=Audited("inbox.interaction"),
     summary="Create a root interaction whose phrases are a cluster's messages",
     tag="inbox",
     body=NewInteractionSchema(),
@@ -76,6 +79,7 @@ async def cluster_interaction(request: web.Request, body: dict[str, Any]) -> Any
 
 @routes.post("/stories/{story}/inbox/{cluster}/ignore")
 @endpoint(
+    audit=Audited("inbox.ignore"),
     summary="Ignore a cluster's messages: the same texts never come back to the inbox",
     tag="inbox",
     body=IgnoreSchema(),
@@ -93,6 +97,7 @@ async def ignore_cluster(request: web.Request, body: dict[str, Any]) -> Any:
 
 @routes.post("/stories/{story}/inbox/reopen")
 @endpoint(
+    audit=Audited("inbox.reopen"),
     summary="Undo an inbox action: these turns back in the inbox, their texts not ignored",
     tag="inbox",
     body=ReopenSchema(),

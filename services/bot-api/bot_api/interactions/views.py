@@ -15,6 +15,7 @@ from bot_api.interactions.schemas import (
     InteractionUpdateSchema,
     InteractionWriteSchema,
 )
+from shared.auditing import Audited
 from shared.endpoints import PAGE, TOTAL, endpoint
 from shared.idempotency import uuid_from
 
@@ -39,6 +40,7 @@ async def list_interactions(request: web.Request) -> Any:
 
 @routes.post("/stories/{story}/interactions")
 @endpoint(
+    audit=Audited("interaction.create"),
     summary="Create a root interaction",
     tag="interactions",
     body=InteractionWriteSchema(),
@@ -63,6 +65,7 @@ async def read_interaction(request: web.Request) -> Any:
 
 @routes.post("/stories/{story}/interactions/{id}")
 @endpoint(
+    audit=Audited("interaction.create"),
     summary="Create a child interaction owned by the interaction {id}",
     tag="interactions",
     body=InteractionWriteSchema(),
@@ -90,6 +93,7 @@ async def _create_interaction(
 
 @routes.put("/stories/{story}/interactions/{id}")
 @endpoint(
+    audit=Audited("interaction.update"),
     summary="Update an interaction; omitted fields keep their values",
     tag="interactions",
     body=InteractionUpdateSchema(),
@@ -108,6 +112,7 @@ async def update_interaction(request: web.Request, body: dict[str, Any]) -> Any:
 
 @routes.delete("/stories/{story}/interactions")
 @endpoint(
+    audit=Audited("interactions.delete"),
     summary="Delete interactions with the subtrees they own (all or nothing)",
     tag="interactions",
     body=INTERACTION_IDS,
@@ -123,6 +128,7 @@ async def delete_interactions(request: web.Request, body: list[str]) -> Any:
 
 @routes.put("/stories/{story}/contexts")
 @endpoint(
+    audit=Audited("contexts.update"),
     summary="Update the contexts (root, contextOut, references) of the listed interactions",
     tag="interactions",
     body=fields.List(fields.Nested(ContextUpdateSchema), required=True),

@@ -22,6 +22,7 @@ from bot_api.knowledge.schemas import (
 )
 from bot_api.knowledge.service import Source
 from shared import json_body
+from shared.auditing import Audited
 from shared.endpoints import QUERY, Upload, endpoint
 from shared.errors import ValidationFailed
 
@@ -68,6 +69,7 @@ async def list_documents(request: web.Request) -> Any:
 
 @routes.post("/stories/{story}/knowledge")
 @endpoint(
+    audit=Audited("document.create"),
     summary="Add a document (a file, text or FAQ pairs) the story answers from",
     tag="knowledge",
     body=KnowledgeWriteSchema(),
@@ -121,6 +123,7 @@ async def document_passages(request: web.Request) -> Any:
 
 @routes.put("/stories/{story}/knowledge/{document}")
 @endpoint(
+    audit=Audited("document.replace"),
     summary="Replace a document with a new file, text or FAQ pairs",
     tag="knowledge",
     body=KnowledgeWriteSchema(),
@@ -141,6 +144,7 @@ async def replace_document(request: web.Request, upload: Upload) -> Any:
 
 @routes.post("/stories/{story}/knowledge/{document}/fetch")
 @endpoint(
+    audit=Audited("document.fetch"),
     summary="Fetch a document's URL again; its passages change only if its content did",
     tag="knowledge",
     response=FetchedSchema(),
@@ -155,6 +159,7 @@ async def fetch_again(request: web.Request) -> Any:
 
 @routes.delete("/stories/{story}/knowledge/{document}")
 @endpoint(
+    audit=Audited("document.delete"),
     summary="Delete a document and its passages",
     tag="knowledge",
     response=SuccessSchema(),

@@ -131,7 +131,13 @@ def channel_turn(request: ChannelTurn) -> tuple[dict[str, Any], Turn]:
     if said is not None and truncated:
         request = replace(request, query=said[:QUERY_CHARACTERS])
     body = query_request(request)
-    return body, replace(turn_of(body), truncated=truncated)
+    named = request.user_name.strip()[:USER_NAME_CHARACTERS] if request.user_name else None
+    return body, replace(turn_of(body), truncated=truncated, user_name=named or None)
+
+
+USER_NAME_CHARACTERS = 128
+"""The most of a user's name the session keeps: Telegram's first and last names are up
+to 64 characters each."""
 
 
 def channel_of(session_id: str) -> str:

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 import bson
 from pymongo.errors import DuplicateKeyError
 
+from bot_api.domain.history import Person
 from bot_api.engine.turn import ActiveContext, HandedOver, Pending, SessionState
 from bot_api.indexed import Indexed
 from shared.expiry import ensure_expiry
@@ -63,11 +64,21 @@ def state_to_document(state: SessionState) -> dict[str, Any]:
         },
         "collectedBy": dict(state.collected_by),
     }
-    if state.handoff is not None:
+    handoff = state.handoff
+    if handoff is not None:
         document["handoff"] = {
-            "connection": state.handoff.connection,
-            "since": state.handoff.since,
-            "lastMessageAt": state.handoff.last_message_at,
+            "connection": handoff.connection,
+            "since": handoff.since,
+            "lastMessageAt": handoff.last_message_at,
+            "userName": handoff.user_name,
+            "source": handoff.source,
+            "takenBy": None
+            if handoff.taken_by is None
+            else {
+                "name": handoff.taken_by.name,
+                "role": handoff.taken_by.role,
+                "memberId": handoff.taken_by.member_id,
+            },
         }
     return document
 
@@ -86,8 +97,17 @@ def state_from_document(document: Mapping[str, Any]) -> SessionState:
 
 
 def _handoff(stored: Mapping[str, Any]) -> HandedOver:
+    """A handoff stored before the desk (issue 33) has no name, source nor person."""
     since, last = _aware(stored["since"]), _aware(stored["lastMessageAt"])
-    return HandedOver(stored["connection"], since, last)
+    taken = stored.get("takenBy")
+    return HandedOver(
+        stored["connection"],
+        since,
+        last,
+        user_name=stored.get("userName"),
+        source=stored.get("source"),
+        taken_by=None if taken is None else Person(taken["name"], taken["role"], taken["memberId"]),
+    )
 
 
 def over_bounds(state: SessionState) -> str | None:

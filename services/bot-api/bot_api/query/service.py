@@ -12,12 +12,15 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
 
+from bot_api.changes import ChangeFeed, DeskLinesAdded
+from bot_api.domain.desk import entries_of
+from bot_api.domain.history import TurnRecord
 from bot_api.engine.conversation import respond
 from bot_api.engine.handoff import after_answer, kept_for, open_handoff, silent_turn
 from bot_api.engine.semantic import Encoders
 from bot_api.engine.story import CompiledStory
-from bot_api.engine.turn import Outcome, SessionState, Turn
-from bot_api.history.recorder import TurnRecorder
+from bot_api.engine.turn import Outcome, SessionState, Turn, outcome_kind
+from bot_api.history.recorder import TurnRecorder, fulfillment_summary
 from bot_api.knowledge.cache import KnowledgeCache, asks_documents
 from bot_api.knowledge.completions import ChatCompletions
 from bot_api.knowledge.generation import generated_outcome
@@ -26,6 +29,7 @@ from bot_api.query.repository import SessionStore, over_bounds
 from bot_api.query.webhooks.delivery import Answers, Deliveries
 from bot_api.story_cache.cache import StoryCache
 from shared.errors import Conflict, ValidationFailed
+from shared.ids import new_object_id
 
 MAX_SAVE_ATTEMPTS = 100
 
@@ -64,6 +68,10 @@ class ConversationService:
     llm: ChatCompletions | None = None
     """The deployment's LLM, which writes the knowledge answers of the stories asking
     for it (`generateKnowledgeAnswers`)."""
+
+    changes: ChangeFeed | None = None
+    """Where a turn of a handed-over conversation is announced, for the agent desk
+    (`DeskLinesAdded`)."""
 
     async def answer(
         self,
@@ -109,7 +117,7 @@ class ConversationService:
                     answers=answers,
                 )
                 state = state.with_parameters(outcome.parameters)
-                state, outcome = after_answer(state, outcome, turn.now)
+                state, outcome = after_answer(state, outcome, turn)
             else:
                 state, outcome = silent_turn(story, stored.state, turn, handoff)
             refusal = over_bounds(state)
@@ -122,6 +130,10 @@ class ConversationService:
                 state,
                 kept_for(state, self.idle_timeout, self.handoff_idle),
             ):
+                turn_id = new_object_id()
+                if outcome.handoff is not None and self.changes is not None:
+                    lines = DeskLines(account_id, story.id, session_id, turn_id)
+                    await self.changes.announce(lines.of(turn, outcome, opened=handoff is None))
                 if handoff is not None:
                     await self.deliveries.hand_over(
                         account_id=account_id,
@@ -142,6 +154,7 @@ class ConversationService:
                         started=started,
                         developer=not published,
                         channel=channel,
+                        turn_id=turn_id,
                     )
                 return outcome
             await asyncio.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
@@ -155,6 +168,36 @@ class ConversationService:
             return respond(story, state, turn)
         return await asyncio.get_running_loop().run_in_executor(
             self.turns, functools.partial(respond, story, state, turn, encoder=encoder)
+        )
+
+
+@dataclass(frozen=True)
+class DeskLines:
+    """The transcript lines of a turn of a handed-over conversation (the one that handed
+    it over included), under the id its record has in the history."""
+
+    account_id: str
+    story_id: str
+    session_id: str
+    turn_id: str
+
+    def of(self, turn: Turn, outcome: Outcome, *, opened: bool) -> DeskLinesAdded:
+        """The turn's lines: the user's message, and the answer that handed over;
+        `opened`: this turn handed the conversation over."""
+        record = TurnRecord(
+            account_id=self.account_id,
+            story_id=self.story_id,
+            session_id=self.session_id,
+            at=turn.now,
+            outcome=outcome_kind(turn, outcome),
+            query=turn.query,
+            trigger=turn.trigger,
+            goto=turn.goto,
+            fulfillment=fulfillment_summary(outcome.fulfillment),
+        )
+        lines = tuple(entries_of(self.turn_id, record))
+        return DeskLinesAdded(
+            self.account_id, self.story_id, self.session_id, lines, list_changed=opened
         )
 
 

@@ -7,7 +7,7 @@ from aiohttp import web
 
 from bot_api.connections.keys import CONNECTION_VIEW
 from bot_api.history.keys import RECORDER
-from bot_api.keys import CONFIG, OUTBOX
+from bot_api.keys import CHANGES, CONFIG, OUTBOX
 from bot_api.knowledge.keys import KNOWLEDGE_CACHE, KNOWLEDGE_LLM
 from bot_api.query.keys import CONVERSATIONS, SESSION_STORE
 from bot_api.query.service import ConversationService, turn_threads
@@ -45,6 +45,7 @@ async def setup(app: web.Application) -> AsyncIterator[None]:
         recorder=app[RECORDER],
         knowledge=app[KNOWLEDGE_CACHE],
         llm=app[KNOWLEDGE_LLM],
+        changes=app[CHANGES],
     )
     yield
     await caller.close()

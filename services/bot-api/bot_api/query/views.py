@@ -15,7 +15,8 @@ from bot_api.query.schemas import (
 )
 from shared.auth import TokenKind
 from shared.endpoints import ANY_TOKEN, endpoint, principal_of
-from shared.errors import Forbidden
+from shared.errors import BadRequest, Forbidden
+from shared.roles import require_story
 
 routes = web.RouteTableDef()
 
@@ -39,10 +40,15 @@ async def query(request: web.Request, body: dict[str, Any]) -> Any:
         # The debug view shows the story's phrases, ids and names: the developer's, not
         # the chat user's (the public key is in every page that embeds the bot).
         raise Forbidden("debug: true needs the developer token")
+    story_id = body.get("storyId")
+    if principal_of(request).stories is not None:
+        if story_id is None:
+            raise BadRequest("storyId: a member narrowed to some stories names the story")
+        require_story(principal_of(request), story_id)
     turn = turn_of(body)
     outcome = await request.app[CONVERSATIONS].answer(
         account_id=account_of(request),
-        story_id=body.get("storyId"),
+        story_id=story_id,
         session_id=body["sessionId"],
         turn=turn,
         published=principal_of(request).kind is TokenKind.PUBLIC,

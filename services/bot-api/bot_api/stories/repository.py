@@ -93,6 +93,13 @@ def _record(document: dict[str, Any]) -> StoryRecord:
     )
 
 
+def _of_account(account_id: str, only: frozenset[str] | None) -> dict[str, Any]:
+    """The account's stories, or those of them in `only` (a member's stories)."""
+    if only is None:
+        return {"accountId": account_id}
+    return {"accountId": account_id, "_id": {"$in": [ObjectId(i) for i in sorted(only)]}}
+
+
 class StoryRepository:
     def __init__(self, database: Database) -> None:
         self.collection = database["stories"]
@@ -125,14 +132,16 @@ class StoryRepository:
         }
         await self.collection.insert_one(document)
 
-    async def list(self, account_id: str, page: Page) -> list[dict[str, Any]]:
+    async def list(
+        self, account_id: str, page: Page, only: frozenset[str] | None = None
+    ) -> list[dict[str, Any]]:
         cursor = self.collection.find(
-            {"accountId": account_id}, projection={"name": 1, "description": 1}
+            _of_account(account_id, only), projection={"name": 1, "description": 1}
         ).sort("createdAt", 1)
         return [document async for document in paged(cursor, page)]
 
-    async def count(self, account_id: str) -> int:
-        return await self.collection.count_documents({"accountId": account_id})
+    async def count(self, account_id: str, only: frozenset[str] | None = None) -> int:
+        return await self.collection.count_documents(_of_account(account_id, only))
 
     async def get(self, account_id: str, story_id: str) -> StoryRecord | None:
         key = object_id(story_id)
@@ -232,11 +241,13 @@ class StoryStore(Indexed, Protocol):
     ) -> None:
         """`phrases`: how many user-says phrases the structure's interactions hold."""
 
-    async def list(self, account_id: str, page: Page) -> list[dict[str, Any]]:
+    async def list(
+        self, account_id: str, page: Page, only: frozenset[str] | None = None
+    ) -> list[dict[str, Any]]:
         """`_id`, `name` and `description` of a page of the account's stories, oldest
-        first."""
+        first; of those in `only` alone, when given."""
 
-    async def count(self, account_id: str) -> int: ...
+    async def count(self, account_id: str, only: frozenset[str] | None = None) -> int: ...
 
     async def get(self, account_id: str, story_id: str) -> StoryRecord | None: ...
 

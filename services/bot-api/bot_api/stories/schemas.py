@@ -7,6 +7,7 @@ from marshmallow import Schema, ValidationError, fields, post_load, validate
 from bot_api.common.schemas import LanguageCode, distinct, text
 from bot_api.domain.settings import (
     LANGUAGES,
+    MAX_HANDOFF_RETURN_CHARACTERS,
     MAX_HISTORY_DAYS,
     MAX_LANGUAGES,
     Settings,
@@ -98,6 +99,16 @@ class SettingsSchema(Schema):
             "description": "Knowledge answers written by the deployment's LLM from the "
             "passages found, citing them (default false; with no LLM configured the "
             "answers stay extractive): docs/knowledge-generation.md"
+        },
+    )
+
+    handoff_return_message = text(
+        MAX_HANDOFF_RETURN_CHARACTERS,
+        min_length=1,
+        data_key="handoffReturnMessage",
+        metadata={
+            "description": "What the user is told when a person gives the conversation "
+            'back to the bot (default "You are talking to the bot again."): docs/teams.md'
         },
     )
 

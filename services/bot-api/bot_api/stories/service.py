@@ -11,7 +11,8 @@ from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
 from bot_api.quotas import AccountQuotas
 from bot_api.stories.repository import StoryFields, StoryRecord, StoryStore
-from shared.errors import Conflict, NotFound
+from shared.audit import Actor
+from shared.errors import Conflict, Forbidden, NotFound
 from shared.ids import new_object_id
 from shared.pages import Page
 
@@ -107,6 +108,10 @@ class StoryVersions(AccountStoryPart, Protocol):
 
     async def get(self, account_id: str, story_id: str, version_id: str) -> object | None: ...
 
+    async def mark_published(
+        self, account_id: str, story_id: str, version_id: str, by: Actor
+    ) -> None: ...
+
 
 class PublishCheck(Protocol):
     """What a publish asks first (the story's conversation tests, docs/tests.md)."""
@@ -195,11 +200,12 @@ class StoryService:
         return story_id
 
     async def list_stories(
-        self, *, account_id: str, page: Page
+        self, *, account_id: str, page: Page, only: frozenset[str] | None = None
     ) -> tuple[list[dict[str, Any]], int]:
-        """A page of the account's stories and their total."""
+        """A page of the account's stories (of those in `only`, a member's) and their
+        total."""
         stories = self._stories
-        return await stories.list(account_id, page), await stories.count(account_id)
+        return await stories.list(account_id, page, only), await stories.count(account_id, only)
 
     async def read(self, *, account_id: str, story_id: str) -> dict[str, Any]:
         story = await load_story(self._stories, account_id, story_id)
@@ -238,13 +244,21 @@ class StoryService:
         settings: Mapping[str, Any] | None = None,
         order: list[str] | None = None,
         force: bool = False,
-    ) -> None:
+        may_publish: bool = True,
+        by: Actor,
+    ) -> StoryRecord:
         """`settings`: those to change, by their names in `Settings` (the others keep
         their values), and `published`: the version the public key answers from (None:
         the draft); `order`: the root interactions in a new order (None: it stays).
-        Publishing a version whose tests fail needs `force`."""
+        Publishing a version whose tests fail needs `force`; the version then names
+        `by` as who published it; a caller who may not publish (an editor) may send the
+        published version back unchanged. The story as it was before the update."""
         changes = dict(settings or {})
         published = changes.pop("published", UNCHANGED)
+        if published is not UNCHANGED and not may_publish:
+            current = await load_story(self._stories, account_id, story_id)
+            if published != current.published:
+                raise Forbidden("publishing a version needs the publisher or owner role")
         if published is not UNCHANGED:
             await self._check_publishable(account_id, story_id, published, force)
 
@@ -255,10 +269,13 @@ class StoryService:
             return structure, StoryFields(name, description, changed, kept)
 
         story, _ = await edit_story(self._stories, account_id, story_id, edit)
+        if isinstance(published, str) and published != story.published:
+            await self._versions.mark_published(account_id, story.id, published, by)
         language_changed = not story.settings.reads_like(replace(story.settings, **changes))
         await self._changes.announce(
             StoryEdited(account_id, story.id, language_changed=language_changed)
         )
+        return story
 
     async def _check_publishable(
         self, account_id: str, story_id: str, version_id: Any, force: bool

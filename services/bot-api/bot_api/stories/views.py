@@ -1,3 +1,4 @@
+from dataclasses import asdict
 from typing import Any
 
 from aiohttp import web
@@ -11,7 +12,10 @@ from bot_api.stories.schemas import (
     StorySummarySchema,
     StoryUpdateSchema,
 )
-from shared.endpoints import PAGE, TOTAL, endpoint
+from shared.audit import actor_of
+from shared.auditing import Audited, note_of
+from shared.endpoints import PAGE, TOTAL, endpoint, principal_of
+from shared.roles import PUBLISHING
 
 routes = web.RouteTableDef()
 
@@ -25,13 +29,14 @@ routes = web.RouteTableDef()
 )
 async def list_stories(request: web.Request) -> Any:
     stories, request[TOTAL] = await request.app[STORIES].list_stories(
-        account_id=account_of(request), page=request[PAGE]
+        account_id=account_of(request), page=request[PAGE], only=principal_of(request).stories
     )
     return stories
 
 
 @routes.post("/stories")
 @endpoint(
+    audit=Audited("story.create", shows=("name", "description", "settings.*"), story_created=True),
     summary="Create a story with its welcome and fallback interactions",
     tag="stories",
     body=StoryCreateSchema(),
@@ -59,6 +64,7 @@ async def read_story(request: web.Request) -> Any:
 
 @routes.put("/stories/{story}")
 @endpoint(
+    audit=Audited("story.update", shows=("name", "description", "settings.*", "force")),
     summary="Update a story's name, description, settings and root order",
     tag="stories",
     body=StoryUpdateSchema(),
@@ -67,12 +73,31 @@ async def read_story(request: web.Request) -> Any:
 )
 async def update_story(request: web.Request, body: dict[str, Any]) -> Any:
     story_id = request.match_info["story"]
-    await request.app[STORIES].update(account_id=account_of(request), story_id=story_id, **body)
+    principal = principal_of(request)
+    before = await request.app[STORIES].update(
+        account_id=account_of(request),
+        story_id=story_id,
+        may_publish=principal.role in PUBLISHING,
+        by=actor_of(principal),
+        **body,
+    )
+    note = note_of(request)
+    if note is not None:
+        settings = {**asdict(before.settings), "published": before.published}
+        note.before = {
+            "name": before.name,
+            "description": before.description,
+            **{f"settings.{name}": value for name, value in settings.items()},
+        }
+        if "published" in body.get("settings", {}):
+            published = body["settings"]["published"]
+            note.kind = "story.unpublish" if published is None else "story.publish"
     return success()
 
 
 @routes.delete("/stories/{story}")
 @endpoint(
+    audit=Audited("story.delete"),
     summary="Delete a story, its interactions and its conversations",
     tag="stories",
     response=SuccessSchema(),

@@ -10,6 +10,7 @@ from bot_api.domain.conversation_tests import ConversationTest
 from bot_api.story_tests.keys import CONVERSATION_TESTS
 from bot_api.story_tests.schemas import RunRequestSchema, RunSchema, TestSchema, TestWriteSchema
 from bot_api.story_tests.service import RUN_BUDGET_SECONDS, STARTED_RUNS
+from shared.auditing import Audited
 from shared.endpoints import Handler, endpoint
 
 routes = web.RouteTableDef()
@@ -49,6 +50,7 @@ async def list_tests(request: web.Request) -> Any:
 
 @routes.post("/stories/{story}/tests")
 @endpoint(
+    audit=Audited("test.create"),
     summary="Create a conversation test: turns and what each must answer",
     tag="tests",
     body=TestWriteSchema(),
@@ -68,6 +70,7 @@ async def create_test(request: web.Request, body: ConversationTest) -> Any:
 
 @routes.post("/stories/{story}/tests/run")
 @endpoint(
+    audit=Audited("tests.run"),
     summary="Run the story's tests against its draft or one of its versions",
     tag="tests",
     body=RunRequestSchema(),
@@ -120,6 +123,7 @@ async def read_test(request: web.Request) -> Any:
 
 @routes.put("/stories/{story}/tests/{test}")
 @endpoint(
+    audit=Audited("test.replace"),
     summary="Replace a conversation test",
     tag="tests",
     body=TestWriteSchema(),
@@ -138,7 +142,11 @@ async def replace_test(request: web.Request, body: ConversationTest) -> Any:
 
 @routes.delete("/stories/{story}/tests/{test}")
 @endpoint(
-    summary="Delete a conversation test", tag="tests", response=SuccessSchema(), errors=(404,)
+    audit=Audited("test.delete"),
+    summary="Delete a conversation test",
+    tag="tests",
+    response=SuccessSchema(),
+    errors=(404,),
 )
 async def delete_test(request: web.Request) -> Any:
     await request.app[CONVERSATION_TESTS].delete(

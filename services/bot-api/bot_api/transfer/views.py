@@ -23,6 +23,7 @@ from bot_api.transfer.schemas import (
 )
 from bot_api.transfer.service import ImportRefused
 from bot_api.transfer.sources import MEDIA_TYPES
+from shared.auditing import Audited, changed_nothing, note_of
 from shared.endpoints import QUERY, Upload, endpoint
 from shared.envelope import envelope
 from shared.keys import IDEMPOTENCY
@@ -57,6 +58,7 @@ async def export_story(request: web.Request) -> web.Response:
 
 @routes.post("/stories/import")
 @endpoint(
+    audit=Audited("story.import", story_created=True),
     summary="Create a story from a story document, a Dialogflow ES agent or a Rasa project",
     tag="stories",
     body=StoryDocumentSchema(),
@@ -84,6 +86,12 @@ async def import_story(request: web.Request, upload: Upload) -> Any:
             )
         except ImportRefused as refused:
             raise problems_error(refused.problems) from None
+        note = note_of(request)
+        if dry_run:
+            changed_nothing(request)
+        elif note is not None:
+            note.target = story_id
+            note.shown = {"media": upload.media_type, **({"name": name} if name else {})}
         answer = envelope(MANAGEMENT_STATUS_FIELD, 200, "success", id=story_id, report=report)
         return dict(IMPORTED.dump(answer))
 

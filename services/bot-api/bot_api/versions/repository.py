@@ -1,4 +1,5 @@
-"""The `story_versions` collection: a story frozen as its document, never changed after.
+"""The `story_versions` collection: a story frozen as its document, never changed after
+(but for who published it last, `mark_published`).
 
 A version holds the story's document (docs/import-export.md) and, for each of its keys,
 the id the interaction had in the draft when it was frozen, the webhook it called and the
@@ -20,6 +21,7 @@ from bson import ObjectId
 from pymongo.errors import DuplicateKeyError
 
 from bot_api.indexed import Indexed
+from shared.audit import Actor
 from shared.ids import new_object_id, object_id
 from shared.mongo import Database, paged
 from shared.pages import Page
@@ -49,6 +51,10 @@ class VersionSummary:
     number: int
     note: str
     created_at: datetime
+    frozen_by: Actor | None = None
+    """Who froze it (None: frozen before versions named anyone)."""
+    published_by: Actor | None = None
+    """Who last published it, if anyone did since versions name them."""
 
 
 @dataclass(frozen=True)
@@ -63,9 +69,13 @@ class StoryVersion:
     """The story's document as export wrote it when the version was made."""
     interactions: Sequence[FrozenInteraction]
     """One per interaction of the document, in its order."""
+    frozen_by: Actor | None = None
+    published_by: Actor | None = None
 
     def summary(self) -> VersionSummary:
-        return VersionSummary(self.id, self.number, self.note, self.created_at)
+        return VersionSummary(
+            self.id, self.number, self.note, self.created_at, self.frozen_by, self.published_by
+        )
 
     def ids(self) -> dict[str, str]:
         """The draft's interaction id of each key."""
@@ -98,7 +108,12 @@ def version_to_document(version: StoryVersion) -> dict[str, Any]:
             {"key": f.key, "id": f.id, "webhook": f.webhook, "handoff": f.handoff}
             for f in version.interactions
         ],
+        "frozenBy": None if version.frozen_by is None else version.frozen_by.as_json(),
     }
+
+
+def _actor(stored: Mapping[str, Any] | None) -> Actor | None:
+    return None if stored is None else Actor.of_json(stored)
 
 
 def version_from_document(document: Mapping[str, Any]) -> StoryVersion:
@@ -114,12 +129,19 @@ def version_from_document(document: Mapping[str, Any]) -> StoryVersion:
             FrozenInteraction(f["key"], f["id"], f["webhook"], f.get("handoff", ""))
             for f in document["interactions"]
         ),
+        frozen_by=_actor(document.get("frozenBy")),
+        published_by=_actor(document.get("publishedBy")),
     )
 
 
 def _summary(document: Mapping[str, Any]) -> VersionSummary:
     return VersionSummary(
-        str(document["_id"]), document["number"], document["note"], document["createdAt"]
+        str(document["_id"]),
+        document["number"],
+        document["note"],
+        document["createdAt"],
+        _actor(document.get("frozenBy")),
+        _actor(document.get("publishedBy")),
     )
 
 
@@ -129,12 +151,21 @@ def new_version(
     note: str,
     document: Mapping[str, Any],
     interactions: Sequence[FrozenInteraction],
+    frozen_by: Actor,
 ) -> StoryVersion:
     """A version not yet stored: `VersionStore.add` gives it its number."""
     now = utcnow()
     created_at = now.replace(microsecond=now.microsecond // 1000 * 1000)  # as MongoDB keeps it
     return StoryVersion(
-        new_object_id(), account_id, story_id, 0, note, created_at, document, tuple(interactions)
+        new_object_id(),
+        account_id,
+        story_id,
+        0,
+        note,
+        created_at,
+        document,
+        tuple(interactions),
+        frozen_by,
     )
 
 
@@ -167,7 +198,7 @@ class VersionRepository:
         """Newest first, without their documents."""
         cursor = self.collection.find(
             {"accountId": account_id, "storyId": story_id},
-            projection={"number": 1, "note": 1, "createdAt": 1},
+            projection={"number": 1, "note": 1, "createdAt": 1, "frozenBy": 1, "publishedBy": 1},
         ).sort("number", -1)
         return [_summary(document) async for document in paged(cursor, page)]
 
@@ -182,6 +213,17 @@ class VersionRepository:
             {"_id": key, "accountId": account_id, "storyId": story_id}
         )
         return None if document is None else version_from_document(document)
+
+    async def mark_published(
+        self, account_id: str, story_id: str, version_id: str, by: Actor
+    ) -> None:
+        """`by` published the version (the one field a version changes after it is made)."""
+        key = object_id(version_id)
+        if key is not None:
+            await self.collection.update_one(
+                {"_id": key, "accountId": account_id, "storyId": story_id},
+                {"$set": {"publishedBy": by.as_json()}},
+            )
 
     async def delete(self, account_id: str, story_id: str, version_id: str) -> bool:
         key = object_id(version_id)
@@ -207,6 +249,10 @@ class VersionStore(Indexed, Protocol):
     async def count(self, account_id: str, story_id: str) -> int: ...
 
     async def get(self, account_id: str, story_id: str, version_id: str) -> StoryVersion | None: ...
+
+    async def mark_published(
+        self, account_id: str, story_id: str, version_id: str, by: Actor
+    ) -> None: ...
 
     async def delete(self, account_id: str, story_id: str, version_id: str) -> bool: ...
 

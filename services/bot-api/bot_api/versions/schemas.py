@@ -7,7 +7,7 @@ from typing import Any
 
 from marshmallow import Schema, fields
 
-from bot_api.common.schemas import text
+from bot_api.common.schemas import ActorSchema, text
 from bot_api.domain.responses import Handoff
 from bot_api.interactions.responses import reading_frozen
 from bot_api.transfer.report import Translated
@@ -63,6 +63,18 @@ class VersionSummarySchema(Schema):
     note = fields.String(required=True)
     createdAt = fields.String(required=True)
     published = fields.Boolean(required=True)
+    frozenBy = fields.Nested(
+        ActorSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "Who froze it; null for versions frozen before this was kept"},
+    )
+    publishedBy = fields.Nested(
+        ActorSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "Who last published it; null if no one has since kept"},
+    )
 
 
 class VersionSchema(VersionSummarySchema):

@@ -30,6 +30,7 @@ from bot_api.versions.repository import (
     VersionSummary,
     new_version,
 )
+from shared.audit import Actor
 from shared.errors import BadRequest, Conflict, NotFound
 from shared.fair_work import FairWork
 from shared.pages import Page
@@ -92,8 +93,10 @@ class VersionService:
         self._limit = limit
         """Seconds a document's work may take (the request's budget)."""
 
-    async def create(self, *, account_id: str, story_id: str, note: str) -> VersionSummary:
-        """The story as export writes it now, frozen under its next number."""
+    async def create(
+        self, *, account_id: str, story_id: str, note: str, by: Actor
+    ) -> VersionSummary:
+        """The story as export writes it now, frozen under its next number by `by`."""
         versions = self._versions
         if await versions.count(account_id, story_id) >= MAX_VERSIONS_PER_STORY:
             raise Conflict(
@@ -115,7 +118,9 @@ class VersionService:
             )
         ]
         try:
-            stored = await versions.add(new_version(account_id, story_id, note, document, frozen))
+            stored = await versions.add(
+                new_version(account_id, story_id, note, document, frozen, by)
+            )
         except NumberTaken:
             raise Conflict("the story is being versioned by others; try again") from None
         await self._knowledge.freeze(account_id, story_id, stored.id)

@@ -17,7 +17,9 @@ from bot_api.versions.schemas import (
     VersionSchema,
     VersionSummarySchema,
 )
-from shared.endpoints import PAGE, QUERY, TOTAL, endpoint
+from shared.audit import Actor, actor_of
+from shared.auditing import Audited
+from shared.endpoints import PAGE, QUERY, TOTAL, endpoint, principal_of
 from shared.envelope import envelope
 from shared.timeutil import iso
 
@@ -28,6 +30,7 @@ VERSION = "/stories/{story}/versions/{version}"
 
 @routes.post("/stories/{story}/versions")
 @endpoint(
+    audit=Audited("version.create", shows=("note",)),
     summary="Freeze the story as it is now into a new version",
     tag="versions",
     body=VersionCreateSchema(),
@@ -36,7 +39,10 @@ VERSION = "/stories/{story}/versions/{version}"
 )
 async def create_version(request: web.Request, body: dict[str, Any]) -> Any:
     made = await request.app[VERSIONS].create(
-        account_id=account_of(request), story_id=request.match_info["story"], note=body["note"]
+        account_id=account_of(request),
+        story_id=request.match_info["story"],
+        note=body["note"],
+        by=actor_of(principal_of(request)),
     )
     return envelope(MANAGEMENT_STATUS_FIELD, 200, "success", id=made.id, number=made.number)
 
@@ -107,6 +113,7 @@ async def diff_version(request: web.Request) -> Any:
 
 @routes.post(VERSION + "/restore")
 @endpoint(
+    audit=Audited("version.restore"),
     summary="Make the draft's settings, interactions and structure the version's",
     tag="versions",
     response=SuccessSchema(),
@@ -123,6 +130,7 @@ async def restore_version(request: web.Request) -> Any:
 
 @routes.delete(VERSION)
 @endpoint(
+    audit=Audited("version.delete"),
     summary="Delete a version that is not published",
     tag="versions",
     response=SuccessSchema(),
@@ -144,4 +152,10 @@ def _summary(version: VersionSummary, published: str | None) -> dict[str, Any]:
         "note": version.note,
         "createdAt": iso(version.created_at),
         "published": version.id == published,
+        "frozenBy": _actor(version.frozen_by),
+        "publishedBy": _actor(version.published_by),
     }
+
+
+def _actor(actor: Actor | None) -> dict[str, str] | None:
+    return None if actor is None else actor.as_json()

@@ -127,6 +127,7 @@ async def _turn(backends: ChannelBackends, channel: Channel, incoming: Incoming)
         trigger=incoming.trigger,
         goto=incoming.goto,
         parameters=parameters(channel.type, incoming.profile),
+        user_name=incoming.profile.display_name(),
     )
     try:
         reply = await backends.turns.ask(turn)

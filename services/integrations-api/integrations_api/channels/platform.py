@@ -40,6 +40,15 @@ class Profile:
     language: str | None = None
     timezone: str | None = None
     avatar: str | None = None
+    handle: str | None = None
+    """The user's handle on the platform (Telegram's username, without the @): the agent
+    desk names the user by it when the platform gave no name."""
+
+    def display_name(self) -> str | None:
+        """How the agent desk names the user: the name, else @handle, else None."""
+        if self.name:
+            return self.name
+        return f"@{self.handle}" if self.handle else None
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from pymongo.errors import DuplicateKeyError
 from integrations_api.stories.service import StoryFollowers
 from shared.expiry import ensure_expiry
 from shared.ids import is_channel_id, is_object_id, new_channel_id
-from shared.mongo import Database, paged
+from shared.mongo import Database, of_account, paged
 from shared.pages import Page
 from shared.timeutil import utcnow
 
@@ -141,9 +141,12 @@ class ChannelStore(StoryFollowers, Protocol):
         channel_id: str | None = None,
     ) -> Channel: ...
 
-    async def list(self, account_id: str, page: Page) -> list[Channel]: ...
+    async def list(
+        self, account_id: str, page: Page, only: frozenset[str] | None = None
+    ) -> list[Channel]:
+        """A page of the account's channels (of the stories in `only`, if given)."""
 
-    async def count(self, account_id: str) -> int: ...
+    async def count(self, account_id: str, only: frozenset[str] | None = None) -> int: ...
 
     async def get(self, account_id: str, channel_id: str) -> Channel | None: ...
 
@@ -197,12 +200,14 @@ class ChannelRepository:
         await self.collection.insert_one(document)
         return channel_of(document)
 
-    async def list(self, account_id: str, page: Page) -> list[Channel]:
-        cursor = self.collection.find({"accountId": account_id}).sort("createdAt", 1)
+    async def list(
+        self, account_id: str, page: Page, only: frozenset[str] | None = None
+    ) -> list[Channel]:
+        cursor = self.collection.find(of_account(account_id, only)).sort("createdAt", 1)
         return [channel_of(document) async for document in paged(cursor, page)]
 
-    async def count(self, account_id: str) -> int:
-        return await self.collection.count_documents({"accountId": account_id})
+    async def count(self, account_id: str, only: frozenset[str] | None = None) -> int:
+        return await self.collection.count_documents(of_account(account_id, only))
 
     async def get(self, account_id: str, channel_id: str) -> Channel | None:
         key = _key(channel_id)

@@ -87,10 +87,12 @@ def inbound_url(base_url: str, channel_id: str) -> str:
 
 
 async def list_channels(
-    backends: ChannelBackends, *, account_id: str, page: Page
+    backends: ChannelBackends, *, account_id: str, page: Page, only: frozenset[str] | None = None
 ) -> tuple[list[Channel], int]:
+    """A page of the account's channels (of the stories in `only`, a member's) and their
+    total."""
     channels = backends.channels
-    return await channels.list(account_id, page), await channels.count(account_id)
+    return await channels.list(account_id, page, only), await channels.count(account_id, only)
 
 
 async def read_channel(backends: ChannelBackends, *, account_id: str, channel_id: str) -> Channel:
@@ -135,9 +137,9 @@ async def update_channel(
     channel_id: str,
     fields: ChannelFields,
     base_url: str,
-) -> None:
+) -> str:
     """Rename, or replace the credentials; the webhook is registered again (which mends
-    a channel whose registration was refused)."""
+    a channel whose registration was refused). The id of the channel's story."""
     current = await read_channel(backends, account_id=account_id, channel_id=channel_id)
     if fields.credentials is not None:
         try:
@@ -149,12 +151,16 @@ async def update_channel(
         raise NotFound(f"no channel {channel_id}")
     log.info("channel %s updated", channel_id)
     await _register(backends, channel, base_url)
+    return channel.story_id
 
 
-async def delete_channel(backends: ChannelBackends, *, account_id: str, channel_id: str) -> None:
-    if await backends.channels.delete(account_id, channel_id) is None:
+async def delete_channel(backends: ChannelBackends, *, account_id: str, channel_id: str) -> str:
+    """The id of the deleted channel's story."""
+    deleted = await backends.channels.delete(account_id, channel_id)
+    if deleted is None:
         raise NotFound(f"no channel {channel_id}")
     log.info("channel %s deleted", channel_id)
+    return deleted.story_id
 
 
 async def _register(backends: ChannelBackends, channel: Channel, base_url: str) -> None:

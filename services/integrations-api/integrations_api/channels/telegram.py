@@ -121,7 +121,12 @@ def _sender(value: Any) -> tuple[str, Profile]:
     names = [user.get("first_name"), user.get("last_name")]
     name = " ".join(n for n in names if isinstance(n, str) and n) or None
     language = user.get("language_code")
-    profile = Profile(name=name, language=language if isinstance(language, str) else None)
+    handle = user.get("username")
+    profile = Profile(
+        name=name,
+        language=language if isinstance(language, str) else None,
+        handle=handle if isinstance(handle, str) and handle else None,
+    )
     return str(user["id"]), profile
 
 

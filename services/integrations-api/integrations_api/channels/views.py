@@ -20,9 +20,11 @@ from integrations_api.channels.schemas import (
 )
 from integrations_api.common.schemas import CreatedSchema, SuccessSchema
 from integrations_api.common.views import account_of, created, success
+from shared.auditing import Audited, note_story
 from shared.endpoints import PAGE, TOTAL, Upload, client_of, endpoint, principal_of
-from shared.errors import Unauthorized
+from shared.errors import NotFound, Unauthorized
 from shared.keys import CONFIG, IDEMPOTENCY, RATE_LIMITS
+from shared.roles import require_story
 from shared.timeutil import iso
 
 BASE = "/v2/integrations/channels"
@@ -74,13 +76,17 @@ def to_api(channel: Channel, base_url: str) -> dict[str, Any]:
 )
 async def list_channels(request: web.Request) -> Any:
     channels, request[TOTAL] = await service.list_channels(
-        _backends(request), account_id=account_of(request), page=request[PAGE]
+        _backends(request),
+        account_id=account_of(request),
+        page=request[PAGE],
+        only=principal_of(request).stories,
     )
     return [to_api(channel, _base_url(request)) for channel in channels]
 
 
 @routes.post(BASE)
 @endpoint(
+    audit=Audited("channel.create", shows=("storyId", "type", "name")),
     summary="Connect a story to a messaging platform (Telegram registers its webhook)",
     tag="channels",
     body=ChannelCreateSchema(),
@@ -90,6 +96,7 @@ async def list_channels(request: web.Request) -> Any:
 )
 async def create_channel(request: web.Request, body: dict[str, Any]) -> Any:
     account_id = account_of(request)
+    require_story(principal_of(request), body["storyId"])
     config = principal_of(request).limits.applied_to(request.app[CONFIG])
     backends = dataclasses.replace(_backends(request), quota=config.quota_channels)
 
@@ -118,14 +125,23 @@ async def create_channel(request: web.Request, body: dict[str, Any]) -> Any:
     errors=(404,),
 )
 async def read_channel(request: web.Request) -> Any:
+    return to_api(await _visible(request), _base_url(request))
+
+
+async def _visible(request: web.Request) -> Channel:
+    """The channel of the path, if the caller's stories hold it (a 404 otherwise)."""
+    channel_id = request.match_info["id"]
     channel = await service.read_channel(
-        _backends(request), account_id=account_of(request), channel_id=request.match_info["id"]
+        _backends(request), account_id=account_of(request), channel_id=channel_id
     )
-    return to_api(channel, _base_url(request))
+    if not principal_of(request).covers(channel.story_id):
+        raise NotFound(f"no channel {channel_id}")
+    return channel
 
 
 @routes.put(BASE + "/{id}")
 @endpoint(
+    audit=Audited("channel.update", shows=("name",)),
     summary="Rename a channel or replace its credentials, and register its webhook again",
     tag="channels",
     body=ChannelUpdateSchema(),
@@ -133,27 +149,32 @@ async def read_channel(request: web.Request) -> Any:
     errors=(404,),
 )
 async def update_channel(request: web.Request, body: dict[str, Any]) -> Any:
-    await service.update_channel(
+    await _visible(request)
+    story_id = await service.update_channel(
         _backends(request),
         account_id=account_of(request),
         channel_id=request.match_info["id"],
         fields=_fields(body),
         base_url=_base_url(request),
     )
+    note_story(request, story_id)
     return success()
 
 
 @routes.delete(BASE + "/{id}")
 @endpoint(
+    audit=Audited("channel.delete"),
     summary="Delete a channel (the platform's webhook is left to the platform)",
     tag="channels",
     response=SuccessSchema(),
     errors=(404,),
 )
 async def delete_channel(request: web.Request) -> Any:
-    await service.delete_channel(
+    await _visible(request)
+    story_id = await service.delete_channel(
         _backends(request), account_id=account_of(request), channel_id=request.match_info["id"]
     )
+    note_story(request, story_id)
     return success()
 
 

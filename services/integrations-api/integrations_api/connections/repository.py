@@ -7,7 +7,7 @@ from bson import ObjectId
 
 from integrations_api.stories.service import StoryFollowers
 from shared.ids import object_id as _key
-from shared.mongo import Database, paged
+from shared.mongo import Database, of_account, paged
 from shared.pages import Page
 from shared.timeutil import utcnow
 
@@ -51,9 +51,12 @@ def replaced_connection(current: dict[str, Any], fields: dict[str, Any]) -> dict
 
 
 class ConnectionStore(StoryFollowers, Protocol):
-    async def list(self, account_id: str, page: Page) -> list[dict[str, Any]]: ...
+    async def list(
+        self, account_id: str, page: Page, only: frozenset[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """A page of the account's connections (of the stories in `only`, if given)."""
 
-    async def count(self, account_id: str) -> int: ...
+    async def count(self, account_id: str, only: frozenset[str] | None = None) -> int: ...
 
     async def get(self, account_id: str, connection_id: str) -> dict[str, Any] | None: ...
 
@@ -98,12 +101,14 @@ class ConnectionRepository:
         await self.collection.insert_one(document)
         return document
 
-    async def list(self, account_id: str, page: Page) -> list[dict[str, Any]]:
-        cursor = self.collection.find({"accountId": account_id}).sort("createdAt", 1)
+    async def list(
+        self, account_id: str, page: Page, only: frozenset[str] | None = None
+    ) -> list[dict[str, Any]]:
+        cursor = self.collection.find(of_account(account_id, only)).sort("createdAt", 1)
         return [document async for document in paged(cursor, page)]
 
-    async def count(self, account_id: str) -> int:
-        return await self.collection.count_documents({"accountId": account_id})
+    async def count(self, account_id: str, only: frozenset[str] | None = None) -> int:
+        return await self.collection.count_documents(of_account(account_id, only))
 
     async def get(self, account_id: str, connection_id: str) -> dict[str, Any] | None:
         key = _key(connection_id)

@@ -36,11 +36,16 @@ class ConnectionBackends:
 
 
 async def list_connections(
-    backends: ConnectionBackends, *, account_id: str, page: Page
+    backends: ConnectionBackends,
+    *,
+    account_id: str,
+    page: Page,
+    only: frozenset[str] | None = None,
 ) -> tuple[list[dict[str, Any]], int]:
-    """A page of the account's connections and their total."""
+    """A page of the account's connections (of the stories in `only`, a member's) and
+    their total."""
     connections = backends.connections
-    return await connections.list(account_id, page), await connections.count(account_id)
+    return await connections.list(account_id, page, only), await connections.count(account_id, only)
 
 
 async def read_connection(
@@ -85,20 +90,24 @@ async def create_connection(
 
 async def update_connection(
     backends: ConnectionBackends, *, account_id: str, connection_id: str, fields: dict[str, Any]
-) -> None:
+) -> str:
+    """The id of the connection's story."""
     document = await backends.connections.replace(account_id, connection_id, fields)
     if document is None:
         raise NotFound(f"no webhook connection {connection_id}")
     await _publish(backends, document)
+    return str(document["storyId"])
 
 
 async def delete_connection(
     backends: ConnectionBackends, *, account_id: str, connection_id: str
-) -> None:
+) -> str:
+    """The id of the deleted connection's story."""
     document = await backends.connections.delete(account_id, connection_id)
     if document is None:
         raise NotFound(f"no webhook connection {connection_id}")
     await _publish(backends, document, deleted=True)
+    return str(document["storyId"])
 
 
 async def story_changed(backends: ConnectionBackends, *, event: StoryChanged) -> None:

@@ -3,101 +3,23 @@ connection is integrations-api's (in-process), the person's system a loopback se
 checking each call's signature as docs/webhooks.md says, HandoffMessage read from
 JetStream by a real consumer."""
 
-import base64
 import dataclasses
 import json
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from aiohttp import web
 from aiohttp.test_utils import TestClient
 from nats.js.api import DeliverPolicy
-from standardwebhooks import Webhook
 
 from bot_api.connections.keys import CONNECTION_VIEW
 from bot_api.history.keys import RECORDER
-from integrations_api.app import create_app
 from shared import messaging
 from shared.config import Config
 from shared.events import ChannelTurn, ChannelTurnReply, HandoffMessage, decode, encode
-from support.api import Api, Tenant
+from support.api import Tenant
+from support.handoffs import WHSEC, Handed, say
 from support.waiting import eventually
-
-WHSEC = "whsec_" + base64.b64encode(b"the person's side").decode()
-
-
-class PersonSide:
-    """The handoff connection's backend: keeps each verified call's body."""
-
-    def __init__(self) -> None:
-        self.verifier = Webhook(WHSEC)
-        self.received: list[dict[str, Any]] = []
-
-    async def handle(self, request: web.Request) -> web.Response:
-        data = await request.read()
-        self.verifier.verify(data, dict(request.headers))
-        self.received.append(json.loads(data))
-        return web.json_response({})
-
-
-@dataclasses.dataclass(frozen=True)
-class Handed:
-    story_id: str
-    connection_id: str
-    person: PersonSide
-    connections: Api
-    """integrations-api's webhook connections, with the developer token."""
-    person_url: str
-
-
-@pytest.fixture
-async def handed(
-    aiohttp_client: Any, aiohttp_server: Any, config: Config, alice: Tenant, bot_api: TestClient
-) -> Handed:
-    """A story whose "Human" interaction hands over to a connection of the story."""
-    person = PersonSide()
-    backend = web.Application()
-    backend.router.add_post("/person", person.handle)
-    server = await aiohttp_server(backend)
-    integrations: TestClient = await aiohttp_client(create_app(config))
-    api = alice.developer
-    story_id = await api.create_story("Shop")
-    connections = Api(integrations, alice.tokens.developer_token)
-    url = str(server.make_url("/person"))
-    created = await connections.post(
-        "/v2/integrations/webhook",
-        {"storyId": story_id, "name": "Desk", "url": url, "token": WHSEC},
-    )
-    connection_id = created.body["id"]
-    await api.create_interaction(
-        story_id,
-        "Human",
-        userSays=["talk to a human"],
-        responses=[
-            {"type": "text", "messages": ["A person will answer"]},
-            {"type": "handoff", "connection": connection_id},
-        ],
-    )
-    await api.create_interaction(
-        story_id, "Hello", userSays=["hello there"], responses=[text("Hi from the bot")]
-    )
-    view = bot_api.server.app[CONNECTION_VIEW]
-
-    async def known() -> bool:
-        return await view.for_webhook(alice.tokens.account_id, story_id, connection_id) is not None
-
-    await eventually(known)
-    return Handed(story_id, connection_id, person, connections, url)
-
-
-def text(message: str) -> dict[str, Any]:
-    return {"type": "text", "messages": [message]}
-
-
-async def say(alice: Tenant, story_id: str, query: str, session: str = "s1") -> dict[str, Any]:
-    body = {"storyId": story_id, "sessionId": session, "query": query}
-    return dict((await alice.public.ok("POST", "/query", body))["result"])
 
 
 @pytest.fixture
@@ -174,6 +96,7 @@ async def test_a_handoff_reaches_the_person_and_is_given_back(
         ("matched", "talk to a human", "A person will answer | [handoff]"),
         ("handoff", "hello there", ""),
         ("handoff", None, "Hello, I'm Bob"),
+        ("handoff", None, "You are talking to the bot again."),
         ("matched", "hello there", "Hi from the bot"),
     ]
     handed_over = await api.ok("GET", f"/stories/{story_id}/conversations?outcome=handoff")

@@ -54,6 +54,7 @@ async def test_a_new_story_reads_with_welcome_fallback_and_default_settings(api:
         "reviewBelow": None,
         "timezone": "UTC",
         "generateKnowledgeAnswers": False,
+        "handoffReturnMessage": "You are talking to the bot again.",
         "published": None,
     }
     welcome, fallback = story["order"]
@@ -88,6 +89,7 @@ async def test_settings_are_taken_on_create_and_merged_on_update(api: Api) -> No
         "reviewBelow": None,
         "timezone": "UTC",
         "generateKnowledgeAnswers": False,
+        "handoffReturnMessage": "You are talking to the bot again.",
         "published": None,
     }
     await api.ok(
@@ -112,6 +114,7 @@ async def test_settings_are_taken_on_create_and_merged_on_update(api: Api) -> No
         "reviewBelow": None,
         "timezone": "UTC",
         "generateKnowledgeAnswers": False,
+        "handoffReturnMessage": "You are talking to the bot again.",
         "published": None,
     }
 

@@ -24,6 +24,7 @@ from support.channel_e2e import (
     serve,
     turns_heard,
 )
+from support.desk import desk_stream
 from support.metrics import sample
 from support.platforms.telegram import (
     Failure,
@@ -363,11 +364,13 @@ async def test_a_handoff_message_is_sent_only_on_the_channel_the_user_on_the_cha
 
 async def test_a_handoff_a_person_s_messages_and_the_return_to_the_bot(
     aiohttp_server: Any, integrations: TestClient, telegram: TelegramStandIn, alice: Tenant,
-    story: dict[str, str],
+    story: dict[str, str], bot_api: TestClient,
 ) -> None:  # fmt: skip
     """A user asks for a person: the bot is silent while the user's messages go to the
-    story's handoff connection, the person's message (bot-api's handoff API) reaches
-    the user on Telegram, and once the conversation is given back the bot answers."""
+    story's handoff connection and the agent desk's stream (the user named as Telegram
+    named them), the person's message (bot-api's handoff API) reaches the user on
+    Telegram, and once the conversation is given back the user is told so and the bot
+    answers."""
     delivered: list[dict[str, Any]] = []
 
     async def person_s_side(request: web.Request) -> web.Response:
@@ -400,21 +403,31 @@ async def test_a_handoff_a_person_s_messages_and_the_return_to_the_bot(
         == 200
     )
     await eventually(lambda: _async(telegram.of("sendMessage")))
-    assert await deliver(integrations, telegram, message_update(21, "large")) == 200
+    token, desk_url = alice.tokens.developer_token, str(bot_api.make_url(""))
+    async with desk_stream(desk_url, token, story["story"]) as desk:
+        assert await deliver(integrations, telegram, message_update(21, "large")) == 200
+        (heard,) = await desk.lines(1)
+    assert (heard["sessionId"], heard["entry"]["speaker"], heard["entry"]["text"]) == (
+        session, "user", "large"
+    )  # fmt: skip
     await eventually(lambda: _async(delivered), seconds=5)
     assert delivered[0]["sessionId"] == session
     assert delivered[0]["message"] == {"query": "large"}
     listed = await alice.developer.ok("GET", handoffs)
-    assert [h["sessionId"] for h in listed] == [session]
+    assert [(h["sessionId"], h["userName"], h["channel"]) for h in listed] == [
+        (session, "Ada Lovelace", "Telegram")
+    ]
 
     await alice.developer.ok("POST", f"{handoffs}/{session}/messages", {"text": "Hi, Bob here"})
     await eventually(lambda: _async(len(telegram.of("sendMessage")) == 2), seconds=5)
     await alice.developer.ok("DELETE", f"{handoffs}/{session}")
-    assert await deliver(integrations, telegram, message_update(22, "large")) == 200
     await eventually(lambda: _async(len(telegram.of("sendMessage")) == 3), seconds=5)
+    assert await deliver(integrations, telegram, message_update(22, "large")) == 200
+    await eventually(lambda: _async(len(telegram.of("sendMessage")) == 4), seconds=5)
 
     assert [m["text"] for m in telegram.of("sendMessage")] == [
-        "A person will answer.", "Hi, Bob here", "Large it is Ada Lovelace."
+        "A person will answer.", "Hi, Bob here", "You are talking to the bot again.",
+        "Large it is Ada Lovelace.",
     ]  # fmt: skip
     assert len(delivered) == 1
     assert telegram.refused == []

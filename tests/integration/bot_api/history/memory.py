@@ -98,8 +98,15 @@ class TurnsInMemory:
         return ConversationPage(items[:limit], encode_cursor(items[limit - 1]) if more else None)
 
     async def transcript(self, story_id: str, session_id: str) -> list[TurnRecord]:
-        turns = [t for t in self._of_story(story_id) if t.session_id == session_id]
-        return sorted(turns, key=lambda t: t.at)[:MAX_TRANSCRIPT_TURNS]
+        return [stored.turn for stored in await self.stored_transcript(story_id, session_id)]
+
+    async def stored_transcript(self, story_id: str, session_id: str) -> list[StoredTurn]:
+        stored = [
+            StoredTurn(str(d["_id"]), turn_from_document(d), d["expiresAt"])
+            for d in self.turns.values()
+            if (d["storyId"], d["sessionId"]) == (story_id, session_id)
+        ]
+        return sorted(stored, key=lambda s: s.turn.at)[:MAX_TRANSCRIPT_TURNS]
 
     async def export(
         self, story_id: str, since: datetime | None, until: datetime | None, limit: int

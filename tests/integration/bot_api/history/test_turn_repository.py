@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from pymongo import AsyncMongoClient
 
-from bot_api.domain.history import AnsweredBy, OutcomeKind, TurnRecord
+from bot_api.domain.history import AnsweredBy, OutcomeKind, Person, TurnRecord
 from bot_api.history.repository import ConversationFilter, StoredTurn, TurnRepository, TurnStore
 from integration.bot_api.history.memory import TurnsInMemory
 from shared.config import Config
@@ -184,6 +184,22 @@ async def test_a_transcript_is_that_conversation_oldest_first(turns: TurnStore) 
     assert [t.query for t in transcript] == ["two pizzas", "Make it LARGE"]
     assert {t.story_id for t in transcript} == {b}
     assert transcript[1] == batch[9].turn
+    stored = await turns.stored_transcript(b, "late")
+    assert [(t.id, t.turn) for t in stored] == [
+        (t.id, t.turn) for t in batch if t.turn.story_id == b and t.turn.session_id == "late"
+    ]
+
+
+async def test_a_desk_turn_keeps_who_wrote_it_and_the_return_to_the_bot(turns: TurnStore) -> None:
+    story = new_object_id()
+    person = Person("Ana Lima", "agent", "m1")
+    written = TurnRecord("acct", story, "s", START, "handoff", fulfillment="Hi, Ana here",
+                         person=person)  # fmt: skip
+    given_back = replace(written, at=START + timedelta(minutes=1), given_back=True,
+                         person=Person("Account owner", "owner"))  # fmt: skip
+    await turns.insert_many([StoredTurn(new_object_id(), t, START + timedelta(days=30))
+                             for t in (written, given_back)])  # fmt: skip
+    assert await turns.transcript(story, "s") == [written, given_back]
 
 
 async def test_export_reads_a_time_range_oldest_first_up_to_the_limit(turns: TurnStore) -> None:

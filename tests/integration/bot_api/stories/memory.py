@@ -41,18 +41,24 @@ class StoriesInMemory(InMemory):
             story_id, account_id, name, description, settings, structure, 1, phrases
         )
 
-    async def list(self, account_id: str, page: Page) -> list[dict[str, Any]]:
+    async def list(
+        self, account_id: str, page: Page, only: frozenset[str] | None = None
+    ) -> list[dict[str, Any]]:
         await self._database.record("stories.list", account_id)
         stories = [
             {"_id": ObjectId(r.id), "name": r.name, "description": r.description}
             for r in self.records.values()
-            if r.account_id == account_id
+            if r.account_id == account_id and (only is None or r.id in only)
         ]
         return page.of(stories)
 
-    async def count(self, account_id: str) -> int:
+    async def count(self, account_id: str, only: frozenset[str] | None = None) -> int:
         await self._database.record("stories.count", account_id)
-        return sum(1 for r in self.records.values() if r.account_id == account_id)
+        return sum(
+            1
+            for r in self.records.values()
+            if r.account_id == account_id and (only is None or r.id in only)
+        )
 
     async def get(self, account_id: str, story_id: str) -> StoryRecord | None:
         await self._database.record("stories.get", story_id)

@@ -5,6 +5,7 @@ contract by test_version_repository.py beside it.
 from dataclasses import replace
 
 from bot_api.versions.repository import StoryVersion, VersionSummary
+from shared.audit import Actor
 from shared.pages import Page
 from support.journal import InMemory, Journal
 
@@ -46,6 +47,16 @@ class VersionsInMemory(InMemory):
             story_id,
         )
         return version if mine else None
+
+    async def mark_published(
+        self, account_id: str, story_id: str, version_id: str, by: Actor
+    ) -> None:
+        version = self.versions.get(version_id)
+        if version is not None and (version.account_id, version.story_id) == (
+            account_id,
+            story_id,
+        ):
+            self.versions[version_id] = replace(version, published_by=by)
 
     async def delete(self, account_id: str, story_id: str, version_id: str) -> bool:
         if await self.get(account_id, story_id, version_id) is None:

@@ -15,11 +15,14 @@ from bot_api.versions.repository import (
     new_version,
 )
 from integration.bot_api.versions.memory import VersionsInMemory
+from shared.audit import DEVELOPER_TOKEN, Actor
 from shared.config import Config
 from shared.ids import new_object_id
 from shared.pages import Page
 from support.documents import ACCOUNTS, Documents, changed, contents
 from support.memory import Database
+
+BY = Actor(DEVELOPER_TOKEN, "developer", "Developer token")
 
 STORIES = ("a" * 24, "b" * 24)
 DOCUMENT = {"format": "parley.story", "version": 1, "name": "Pizza", "interactions": []}
@@ -48,7 +51,9 @@ async def seed(versions: VersionStore) -> dict[tuple[str, str, int], str]:
     for n in (1, 2):
         for account in ACCOUNTS:
             for story in STORIES:
-                made = new_version(account, story, f"note {n}", {**DOCUMENT, "name": story}, FROZEN)
+                made = new_version(
+                    account, story, f"note {n}", {**DOCUMENT, "name": story}, FROZEN, BY
+                )
                 stored = await versions.add(made)
                 assert stored.number == n
                 ids[account, story, n] = stored.id
@@ -66,7 +71,7 @@ async def test_add_numbers_each_story_of_its_own(versions: VersionStore) -> None
     ids = await seed(versions)
     before = await snapshot(versions)
 
-    added = await versions.add(new_version(ACCOUNTS[1], STORIES[0], "third", DOCUMENT, FROZEN))
+    added = await versions.add(new_version(ACCOUNTS[1], STORIES[0], "third", DOCUMENT, FROZEN, BY))
 
     assert added.number == 3
     assert changed(before, await snapshot(versions)) == {added.id}
@@ -75,7 +80,7 @@ async def test_add_numbers_each_story_of_its_own(versions: VersionStore) -> None
 
 async def test_concurrent_adds_take_different_numbers(versions: VersionStore) -> None:
     await seed(versions)
-    made = [new_version(ACCOUNTS[2], STORIES[1], str(n), DOCUMENT, FROZEN) for n in range(5)]
+    made = [new_version(ACCOUNTS[2], STORIES[1], str(n), DOCUMENT, FROZEN, BY) for n in range(5)]
 
     added = await asyncio.gather(*(versions.add(version) for version in made))
 
@@ -139,3 +144,24 @@ async def test_delete_for_story_removes_that_story_s_versions_only(versions: Ver
 
     gone = {ids[ACCOUNTS[0], STORIES[0], n] for n in (1, 2)}
     assert changed(before, await snapshot(versions)) == gone
+
+
+async def test_a_version_names_who_froze_it_and_who_published_it_last(
+    versions: VersionStore,
+) -> None:
+    ids = await seed(versions)
+    before = await snapshot(versions)
+    version_id = ids[ACCOUNTS[1], STORIES[0], 2]
+    publisher = Actor("member", "m1", "Ada")
+
+    await versions.mark_published(ACCOUNTS[0], STORIES[0], version_id, publisher)
+    await versions.mark_published(ACCOUNTS[1], STORIES[1], version_id, publisher)
+    assert changed(before, await snapshot(versions)) == set()
+    await versions.mark_published(ACCOUNTS[1], STORIES[0], version_id, publisher)
+
+    assert changed(before, await snapshot(versions)) == {version_id}
+    found = await versions.get(ACCOUNTS[1], STORIES[0], version_id)
+    assert found is not None
+    assert (found.frozen_by, found.published_by) == (BY, publisher)
+    listed = await versions.list(ACCOUNTS[1], STORIES[0], Page(0, 10))
+    assert [(v.frozen_by, v.published_by) for v in listed] == [(BY, publisher), (BY, None)]

@@ -32,18 +32,38 @@ MODEL = story(HUMAN, interaction("hello", "hello there"))
 
 
 def test_an_answer_with_a_handoff_item_opens_the_handoff() -> None:
-    state, outcome = respond(MODEL, SessionState(), Turn(query="talk to a human", now=NOON))
+    turn = Turn(query="talk to a human", now=NOON)
+    state, outcome = respond(MODEL, SessionState(), turn)
     assert outcome.fulfillment == (Text("A person will answer"), Handoff(CONNECTION))
 
-    state, outcome = after_answer(state, outcome, NOON)
+    state, outcome = after_answer(state, outcome, turn)
 
     assert state.handoff == HandedOver(CONNECTION, since=NOON, last_message_at=NOON)
     assert outcome.handoff == state.handoff
 
 
+def test_the_handoff_keeps_the_user_s_name_and_channel_for_the_desk() -> None:
+    turn = Turn(
+        query="talk to a human",
+        parameters={"default_source": "telegram"},
+        now=NOON,
+        user_name="Ana Souza",
+    )
+    state, _ = after_answer(*respond(MODEL, SessionState(), turn), turn)
+    assert state.handoff is not None
+    assert (state.handoff.user_name, state.handoff.source) == ("Ana Souza", "telegram")
+
+    later = Turn(query="hello there", now=NOON + timedelta(minutes=1))
+    kept, _ = silent_turn(MODEL, state, later, state.handoff)
+    assert kept.handoff is not None and kept.handoff.user_name == "Ana Souza"
+    renamed, _ = silent_turn(MODEL, state, replace(later, user_name="Ana S."), state.handoff)
+    assert renamed.handoff is not None and renamed.handoff.user_name == "Ana S."
+
+
 def test_an_answer_without_one_leaves_the_session_as_it_was() -> None:
-    state, outcome = respond(MODEL, SessionState(), Turn(query="hello there", now=NOON))
-    assert after_answer(state, outcome, NOON) == (state, outcome)
+    turn = Turn(query="hello there", now=NOON)
+    state, outcome = respond(MODEL, SessionState(), turn)
+    assert after_answer(state, outcome, turn) == (state, outcome)
     assert state.handoff is None
 
 
@@ -89,6 +109,6 @@ def test_the_history_files_a_turn_in_handoff_and_the_person_s_message_as_handoff
     assert said.fulfillment == (Text("I'm Bob"),) and said.parameters == {"name": "Ada"}
     assert outcome_kind(person, said) == "handoff"
 
-    asked = Turn(query="talk to a human")
-    _, opening = after_answer(*respond(MODEL, SessionState(), asked), NOON)
+    asked = Turn(query="talk to a human", now=NOON)
+    _, opening = after_answer(*respond(MODEL, SessionState(), asked), asked)
     assert outcome_kind(asked, opening) == "matched"

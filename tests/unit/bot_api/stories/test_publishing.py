@@ -7,9 +7,12 @@ from bot_api.changes import ChangeFeed
 from bot_api.quotas import Quotas
 from bot_api.stories.service import StoryService
 from bot_api.versions.repository import new_version
+from shared.audit import DEVELOPER_TOKEN, Actor
 from shared.errors import Conflict, NotFound
 from support.memory import Database
 from support.story_service import story_service
+
+BY = Actor(DEVELOPER_TOKEN, "developer", "Developer token")
 
 ACCOUNT = "account-1"
 
@@ -28,7 +31,7 @@ class FailingTests:
 
 async def story_and_version(database: Database, stories: StoryService) -> tuple[str, str]:
     story_id = await stories.create(account_id=ACCOUNT, name="Bot", description="")
-    version = await database.versions.add(new_version(ACCOUNT, story_id, "", {}, ()))
+    version = await database.versions.add(new_version(ACCOUNT, story_id, "", {}, (), BY))
     return story_id, version.id
 
 
@@ -49,6 +52,7 @@ async def publish(
         description="",
         settings={"published": version_id},
         force=force,
+        by=BY,
     )
 
 
@@ -80,6 +84,7 @@ async def test_a_version_whose_tests_pass_is_published_and_kept_by_other_edits(
         name="Renamed",
         description="",
         settings={"lifespan": 3},
+        by=BY,
     )
 
     assert database.stories.records[story_id].published == version_id

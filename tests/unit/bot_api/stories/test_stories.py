@@ -9,9 +9,12 @@ from bot_api.domain.conversation_tests import ConversationTest
 from bot_api.domain.settings import Settings
 from bot_api.stories.service import MAX_CONCURRENT_RETRIES, StoryService
 from integration.bot_api.story_tests.memory import ConversationTestsInMemory
+from shared.audit import DEVELOPER_TOKEN, Actor
 from shared.errors import Conflict, NotFound
 from support.changes import Announced
 from support.memory import Database
+
+BY = Actor(DEVELOPER_TOKEN, "developer", "Developer token")
 
 ACCOUNT = "account-1"
 PIZZA = {"name": "Pizza", "description": "orders"}
@@ -61,6 +64,7 @@ async def test_an_edit_is_applied_again_on_top_of_a_concurrent_structural_change
         name="Pasta",
         description="now pasta",
         settings={"lifespan": 5},
+        by=BY,
     )
 
     record = database.stories.records[story_id]
@@ -79,7 +83,7 @@ async def test_an_edit_outlasts_one_fewer_concurrent_writers_than_the_limit(
         database.stories.bump(story_id)
 
     database.meanwhile("stories.update", another_writer, times=MAX_CONCURRENT_RETRIES - 1)
-    await stories.update(account_id=ACCOUNT, story_id=story_id, **PIZZA | {"name": "Pasta"})
+    await stories.update(account_id=ACCOUNT, story_id=story_id, by=BY, **PIZZA | {"name": "Pasta"})
 
     assert database.stories.records[story_id].name == "Pasta"
 
@@ -95,7 +99,9 @@ async def test_too_many_concurrent_writers_make_an_edit_a_conflict_that_announce
 
     database.meanwhile("stories.update", another_writer, times=MAX_CONCURRENT_RETRIES)
     with pytest.raises(Conflict):
-        await stories.update(account_id=ACCOUNT, story_id=story_id, **PIZZA | {"name": "Pasta"})
+        await stories.update(
+            account_id=ACCOUNT, story_id=story_id, by=BY, **PIZZA | {"name": "Pasta"}
+        )
 
     assert database.stories.records[story_id].name == "Pizza"
     assert announced == []

@@ -19,11 +19,14 @@ from bot_api.versions.schemas import StoryDocuments
 from bot_api.versions.service import VersionService
 from integration.bot_api.knowledge.memory import KnowledgeInMemory
 from integration.bot_api.story_tests.memory import ConversationTestsInMemory
+from shared.audit import DEVELOPER_TOKEN, Actor
 from shared.config import Config
 from shared.fair_work import FairWork
 from support.bodies import interaction_changes, new_interaction
 from support.memory import Database
 from support.story_service import interaction_service, story_service
+
+BY = Actor(DEVELOPER_TOKEN, "developer", "Developer token")
 
 ACCOUNT = "account-1"
 QUOTAS = Quotas.from_config(Config(mongodb_url="", nats_url=""))
@@ -44,10 +47,13 @@ class Bot:
             name="Bot",
             description="",
             settings={"published": version_id},
+            by=BY,
         )
 
     async def freeze(self, story_id: str) -> str:
-        return (await self.versions.create(account_id=ACCOUNT, story_id=story_id, note="")).id
+        return (
+            await self.versions.create(account_id=ACCOUNT, story_id=story_id, note="", by=BY)
+        ).id
 
     def reads_since(self, mark: int) -> list[str]:
         return [call[0] for call in self.database.journal[mark:]]

@@ -14,12 +14,15 @@ from bot_api.story_cache.cache import StoryCache
 from bot_api.story_cache.vectors import PhraseVectorService
 from bot_api.story_cache.written import WrittenPhrases
 from integration.bot_api.story_cache.memory import VectorsInMemory
+from shared.audit import DEVELOPER_TOKEN, Actor
 from shared.config import Config
 from support.bodies import new_interaction
 from support.editing import set_phrases
 from support.encoders import ConceptEncoder
 from support.memory import Database
 from support.story_service import interaction_service, story_service
+
+BY = Actor(DEVELOPER_TOKEN, "developer", "Developer token")
 
 ACCOUNT = "account-1"
 GREETINGS = {
@@ -81,6 +84,7 @@ class Bot:
             name="Bot",
             description="",
             settings={"language": language},
+            by=BY,
         )
 
     async def waiting(self, story_id: str) -> int:

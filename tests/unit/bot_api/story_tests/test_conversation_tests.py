@@ -23,10 +23,13 @@ from bot_api.stories.service import StoryService
 from bot_api.story_cache.cache import StoryCache
 from bot_api.story_tests.service import STARTED_RUNS, ConversationTestService
 from integration.bot_api.story_tests.memory import ConversationTestsInMemory
+from shared.audit import DEVELOPER_TOKEN, Actor
 from shared.errors import Conflict, NotFound, ValidationFailed
 from shared.fair_work import FairWork
 from support.held_jobs import held, until
 from support.memory import Database
+
+BY = Actor(DEVELOPER_TOKEN, "developer", "Developer token")
 
 ACCOUNT = "a" * 24
 OTHER = "b" * 24
@@ -129,7 +132,9 @@ async def test_a_burst_of_edits_runs_the_tests_once(
         account_id=ACCOUNT, story_id=story_id, test=asks("a pizza please", "Order")
     )
     for name in ("Pizza 2", "Pizza 3", "Pizza 4"):
-        await stories.update(account_id=ACCOUNT, story_id=story_id, name=name, description="")
+        await stories.update(
+            account_id=ACCOUNT, story_id=story_id, name=name, description="", by=BY
+        )
     await service.idle()
     assert runs == [story_id]
 
@@ -144,7 +149,9 @@ async def test_an_edit_in_a_request_names_the_story_whose_tests_it_runs(
     started: set[str] = set()
     token = STARTED_RUNS.set(started)
     try:
-        await stories.update(account_id=ACCOUNT, story_id=story_id, name="Pizzeria", description="")
+        await stories.update(
+            account_id=ACCOUNT, story_id=story_id, name="Pizzeria", description="", by=BY
+        )
     finally:
         STARTED_RUNS.reset(token)
     assert started == {story_id}
@@ -330,6 +337,7 @@ async def test_a_test_names_only_the_languages_its_story_speaks_and_loses_one_it
         name="Pizza",
         description="",
         settings={"languages": ()},
+        by=BY,
     )
     await service.idle()
     last = await service.last(account_id=ACCOUNT, story_id=story_id)

@@ -45,6 +45,20 @@ def test_a_text_message_is_read_with_the_user_s_profile() -> None:
     ]
 
 
+def test_the_desk_names_a_user_by_name_else_by_username() -> None:
+    update = message_update(10, "hello")
+    named = update["message"]["from"]
+    assert PLATFORM.read(CREDENTIALS, json.dumps(update).encode())[0].profile.display_name() == (
+        "Ada Lovelace"
+    )
+    update["message"]["from"] = {"id": 5, "is_bot": False, "first_name": "", "username": "ada_l"}
+    (handled,) = PLATFORM.read(CREDENTIALS, json.dumps(update).encode())
+    assert (handled.profile.name, handled.profile.display_name()) == (None, "@ada_l")
+    update["message"]["from"] = {**named, "first_name": "", "last_name": ""}
+    (unnamed,) = PLATFORM.read(CREDENTIALS, json.dumps(update).encode())
+    assert unnamed.profile.display_name() is None
+
+
 @pytest.mark.parametrize("text", ["/start", "/start promo-42", "/start@PizzaBot"])
 def test_the_start_command_is_the_welcome_trigger(text: str) -> None:
     body = json.dumps(message_update(11, text, chat=5, user=5)).encode()

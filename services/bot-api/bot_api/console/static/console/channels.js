@@ -1,6 +1,7 @@
-// The story's channels (integrations-api) and its open handoffs (bot-api). Credentials
+// The story's channels (integrations-api); their handed-over conversations are the agent
+// desk's (desk.js). Credentials
 // are typed into password fields, sent once and never read back: the API has none to show.
-import { call, channelsApi, listPage, page, storyChannels } from "./api.js";
+import { channelsApi, page, storyChannels } from "./api.js";
 import { byId, clearErrors, confirmThen, h, notice, showErrors } from "./ui.js";
 
 // Each platform's credentials (docs/api.md "Channels") and the one step its console needs
@@ -53,7 +54,7 @@ const PLATFORMS = {
 };
 
 let editing = null; // the channel being edited: its type is fixed, its credentials kept unless typed
-let channelsById = new Map(); // to name the channel a handoff came from
+let channelsById = new Map(); // to read a channel's status again after registering it
 
 const platformOf = (type) => PLATFORMS[type] || { title: type, credentials: {}, step: "" };
 
@@ -209,73 +210,10 @@ function nameThePaths(form) {
   });
 }
 
-const handoffPath = (sessionId = "") =>
-  `/stories/${page.story}/handoffs${sessionId ? `/${encodeURIComponent(sessionId)}` : ""}`;
-
-function channelOfSession(sessionId) {
-  const channel = channelsById.get(sessionId.split(":")[0]);
-  return channel ? `${platformOf(channel.type).title} · ${channel.name}` : "not on a channel";
-}
-
-function handoffCard(handoff) {
-  const field = h("input", { id: `handoff-text-${handoff.sessionId}`, "data-field": "text", maxlength: "4096", required: true });
-  const form = h(
-    "form",
-    { novalidate: true },
-    h("label", { for: field.id }, `Message to ${handoff.sessionId}`),
-    field,
-    h("button", { type: "submit" }, "Send"),
-  );
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    try {
-      await call("POST", `${handoffPath(handoff.sessionId)}/messages`, { text: field.value });
-      clearErrors(form);
-      field.value = "";
-      notice("Sent.");
-    } catch (error) {
-      showErrors(form, error);
-    }
-  });
-  return h(
-    "li",
-    { "data-handoff": handoff.sessionId },
-    h("h3", {}, handoff.sessionId),
-    h("p", {}, channelOfSession(handoff.sessionId)),
-    h("p", { className: "muted" }, `Since ${handoff.since} · last message ${handoff.lastMessageAt}`),
-    form,
-    h(
-      "button",
-      { type: "button", "aria-label": `Give ${handoff.sessionId} back to the bot`, onclick: () => giveBack(handoff.sessionId) },
-      "Give back to the bot",
-    ),
-  );
-}
-
-async function loadHandoffs() {
-  const { items, total } = await listPage(handoffPath(), 0);
-  byId("handoff-list").replaceChildren(...items.map(handoffCard));
-  if (total === 0) byId("handoff-list").append(h("li", {}, "No open handoff."));
-  byId("handoffs-total").textContent =
-    total > items.length ? `The oldest ${items.length} of ${total} open handoffs.` : `${total} open.`;
-}
-
-async function giveBack(sessionId) {
-  try {
-    await call("DELETE", handoffPath(sessionId));
-    notice("Given back: the bot answers again.");
-  } catch (error) {
-    notice(error.message, "error");
-  }
-  await loadHandoffs();
-}
-
 export async function start() {
   credentialFields(byId("channel-type").value);
   await loadChannels();
-  await loadHandoffs();
   byId("channel-type").addEventListener("change", () => credentialFields(byId("channel-type").value));
   byId("channel-new").addEventListener("click", reset);
   byId("channel-form").addEventListener("submit", save);
-  byId("handoffs-refresh").addEventListener("click", loadHandoffs);
 }

@@ -55,6 +55,8 @@ async function load(more = false) {
 const score = (value) => value.toFixed(2);
 
 function why(turn) {
+  if (turn.givenBack) return "Given back to the bot: the user was told so.";
+  if (turn.person) return "Written at the agent desk.";
   if (turn.trigger || turn.goto) return `Asked for directly (${turn.trigger ? "trigger" : "goto"}).`;
   const verdict = turn.score >= turn.threshold ? "≥" : "<";
   return `Score ${score(turn.score)} ${verdict} threshold ${score(turn.threshold)}.`;
@@ -68,9 +70,12 @@ function languageOf(turn) {
 }
 
 function turnItem(turn) {
-  const said = turn.query ?? (turn.trigger ? `trigger: ${turn.trigger}` : `goto: ${turn.goto}`);
+  const said = turn.query ?? (turn.trigger ? `trigger: ${turn.trigger}` : turn.goto ? `goto: ${turn.goto}` : "—");
   const language = languageOf(turn);
-  const answered = turn.interaction ? `${turn.interaction.name} (${turn.interaction.type})` : "nothing";
+  // A person's message at the agent desk is theirs (docs/teams.md "The agent desk").
+  const answered = turn.person
+    ? `${turn.person.name} (${turn.person.role})`
+    : turn.interaction ? `${turn.interaction.name} (${turn.interaction.type})` : "nothing";
   const candidates = turn.candidates.map((c) => h("li", {}, `${c.name}: ${score(c.score)}`));
   return h(
     "li",

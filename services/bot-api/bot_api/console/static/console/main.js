@@ -15,10 +15,13 @@ const pages = {
   connections: () => import("./connections.js"),
   channels: () => import("./channels.js"),
   history: () => import("./history.js"),
+  desk: () => import("./desk.js"),
   inbox: () => import("./inbox.js"),
   tests: () => import("./tests.js"),
   knowledge: () => import("./knowledge.js"),
   import: () => import("./import_story.js"),
+  members: () => import("./members.js"),
+  audit: () => import("./audit.js"),
 };
 
 if (!OPEN.has(page.page) && !token() && !(await loadSession())) {

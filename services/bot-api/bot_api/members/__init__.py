@@ -1,0 +1,1 @@
+"""An account's members and their personal tokens (docs/teams.md)."""
