@@ -174,6 +174,7 @@ class AccountRepository:
         await self.collection.create_index("developerTokenHash", unique=True)
         await self.collection.create_index("publicKeyHash", unique=True)
         await self.members.create_index([("accountId", 1), ("emailKey", 1)], unique=True)
+        await self.members.create_index("emailKey")  # sign-in finds a person's members
         await self.member_tokens.create_index("hash", unique=True)
         await self.member_tokens.create_index("memberId")
 
@@ -254,20 +255,26 @@ class AccountRepository:
         stored = await self.member_tokens.find_one({"hash": hash_token(token)})
         if stored is None or _expired(stored.get("expiresAt"), self.now()):
             raise Unauthorized("the access token is not valid")
-        member = await self.members.find_one({"_id": ObjectId(stored["memberId"])})
+        principal = await self.member_principal(stored["accountId"], stored["memberId"])
+        return dataclasses.replace(
+            principal, token_id=str(stored["_id"]), expires_at=stored.get("expiresAt")
+        )
+
+    async def member_principal(self, account_id: str, member_id: str) -> Principal:
+        """A member's principal (through a token or a console session): their role and
+        stories read now, so a change of role holds at once; a member removed is gone."""
+        member = await self.members.find_one({"_id": ObjectId(member_id), "accountId": account_id})
         if member is None:
             raise Unauthorized("the access token is not valid")
         stories = member.get("stories")
         return Principal(
-            account_id=stored["accountId"],
+            account_id=account_id,
             kind=TokenKind.DEVELOPER,
-            limits=await self.limits(stored["accountId"]),
+            limits=await self.limits(account_id),
             role=Role(member["role"]),
             member_id=str(member["_id"]),
             member_name=member["name"],
             stories=None if stories is None else frozenset(stories),
-            token_id=str(stored["_id"]),
-            expires_at=stored.get("expiresAt"),
         )
 
 

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 
 from pymongo import DESCENDING
 
-from shared.auth import AccountRepository, Principal, TokenKind, hash_token
+from shared.auth import AccountRepository, Principal, hash_token
 from shared.errors import Forbidden, Unauthorized
 from shared.expiry import ensure_expiry
 from shared.mongo import Database
@@ -110,9 +110,9 @@ async def cookie_principal(
     method: str,
     csrf_token: str | None,
 ) -> Principal:
-    """Who a console session cookie names, as a developer token of the account would
-    (the members' roles narrow it once members exist); a state-changing `method` must
-    carry the session's CSRF token."""
+    """The member a console session cookie names, with their role and stories as they
+    are now, as a token of theirs would be; a state-changing `method` must carry the
+    session's CSRF token."""
     session = await sessions.find(session_id)
     if session is None:
         raise Unauthorized("the console session has ended: sign in again")
@@ -120,8 +120,10 @@ async def cookie_principal(
         (csrf_token or "").encode(), session.csrf_token.encode()
     ):
         raise Forbidden(f"a change made with the console's session must carry {CSRF_HEADER}")
-    limits = await accounts.limits(session.account_id)
-    return Principal(session.account_id, TokenKind.DEVELOPER, limits)
+    try:
+        return await accounts.member_principal(session.account_id, session.member_id)
+    except Unauthorized:
+        raise Unauthorized("the member of the console session was removed") from None
 
 
 def session_cookie_name(console_url: str) -> str:

@@ -217,6 +217,8 @@ async def console_principal(request: web.Request, session_id: str) -> Principal:
         request.method,
         request.headers.get(CSRF_HEADER),
     )
+
+
 @web.middleware
 async def roles_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     """The role check of a route that is no authenticated endpoint (a console page):

@@ -27,6 +27,9 @@ MAX_MEMBERS = 200
 """Members of one account: a team's people and its CI's service members, not a user
 directory (sign-in maps people to members one by one); every member's tokens are
 listed and checked, so the count is bounded."""
+MAX_ACCOUNTS_PER_PERSON = 50
+"""Accounts one person signing in is offered (one member each); a deployment's accounts
+are its tenants, and a person is rarely in more than a few."""
 MAX_TOKENS_PER_MEMBER = 20
 """Live tokens of one member: one per machine or CI job that acts for them; more is a
 sign of tokens never revoked."""
@@ -151,6 +154,12 @@ class MemberRepository:
         if document is None:
             raise NotFound(f"no member {email!r} in this account")
         return _member(document)
+
+    async def with_email(self, email: str) -> list[Member]:
+        """The members with this e-mail address in every account (a person signing in
+        to the console), at most `MAX_ACCOUNTS_PER_PERSON`."""
+        found = self._members.find({"emailKey": email.casefold()}).sort("_id", 1)
+        return [_member(document) async for document in found.limit(MAX_ACCOUNTS_PER_PERSON)]
 
     async def _document(self, account_id: str, member_id: str) -> dict[str, Any]:
         document = None

@@ -153,6 +153,12 @@ ROUTES: dict[tuple[str, str], Access] = {
     ("GET", "/console"): PUBLIC,
     ("GET", "/console/"): PUBLIC,
     ("GET", "/console/static"): PUBLIC,
+    # signing in with the identity provider: each step holds its own cookie, no token
+    ("GET", "/console/sign-in/start"): PUBLIC,
+    ("GET", "/console/sign-in/callback"): PUBLIC,
+    ("POST", "/console/sign-in/account"): PUBLIC,
+    ("GET", "/console/session"): PUBLIC,
+    ("POST", "/console/sign-out"): PUBLIC,
     ("GET", "/console/stories"): EVERY_MEMBER,
     ("GET", "/console/import"): ACCOUNT_WRITERS,
     ("GET", "/console/members"): OWNERS,

@@ -62,8 +62,6 @@ from bot_api.query.repository import SessionRepository
 from bot_api.quotas import StoredQuotas
 from bot_api.signin import setup as signin
 from bot_api.signin import views as signin_views
-from bot_api.signin.keys import MEMBER_DIRECTORY
-from bot_api.signin.members import InMemoryMembers
 from bot_api.stories import views as stories_views
 from bot_api.stories.keys import STORIES, STORY_STORE
 from bot_api.stories.repository import StoryRepository
@@ -120,14 +118,6 @@ async def repositories(app: web.Application) -> AsyncIterator[None]:
     app[CHANGES] = ChangeFeed()
     app[QUOTAS] = StoredQuotas(config, app[ACCOUNTS])
     app[CONNECTION_DIRECTORY] = NatsConnectionDirectory(app[NATS], config.subjects)
-    yield
-
-
-async def sign_in_members(app: web.Application) -> AsyncIterator[None]:
-    """Who may sign in to the console: the members' repository once members exist (until
-    then none, unless a test set a directory of its own before the start)."""
-    if MEMBER_DIRECTORY not in app:
-        app[MEMBER_DIRECTORY] = InMemoryMembers()
     yield
 
 
@@ -223,7 +213,6 @@ def create_app(config: Config) -> web.Application:
             rotations_context(),
             outbox_context(),
             repositories,
-            sign_in_members,
             signin.setup,
             story_cache.setup,
             interactions.setup,
@@ -263,9 +252,8 @@ def create_app(config: Config) -> web.Application:
         knowledge_views.routes,
         members_views.routes,
         audit_views.routes,
+        signin_views.routes,
     ):
         app.router.add_routes(routes)
-    if config.oidc_issuer:
-        app.router.add_routes(signin_views.routes)
     add_console(app)
     return app

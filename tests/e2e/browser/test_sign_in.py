@@ -1,8 +1,9 @@
 """Signing in to the console in headless Chromium through a real local identity provider
-(oidc-provider-mock): its page, a story made with the session cookie, sign-out.
+(oidc-provider-mock): its page, a story made with the session cookie, sign-out
+(docs/teams.md "Sign-in").
 
-bot-api runs in this process (on a thread of its own), so that the test gives it who the
-members are (docs/teams.md "Sign-in")."""
+bot-api runs in this process, on a thread of its own, on a port chosen before it starts:
+the console's URL, which the provider sends the browser back to, names it."""
 
 import asyncio
 import uuid
@@ -15,12 +16,11 @@ from playwright.sync_api import Page, expect
 from pymongo import MongoClient
 
 from bot_api.app import create_app
-from bot_api.signin.keys import MEMBER_DIRECTORY
-from bot_api.signin.members import InMemoryMembers, KnownMember, MemberRef
 from shared import mongo
-from shared.auth import AccountRepository, IssuedTokens
+from shared.auth import AccountRepository, IssuedTokens, Role
 from shared.config import Config
 from shared.console_sessions import SESSION_COOKIE
+from shared.members import MemberFields, MemberRepository
 from support.browser import free_port, loaded, screenshot, serving
 from support.oidc import CLIENT_ID, CLIENT_SECRET, add_person, identity_provider
 
@@ -32,11 +32,16 @@ class Console:
 
 
 async def _account(config: Config) -> IssuedTokens:
+    """An account with Ada as its editor."""
     client = mongo.open_client(config.mongodb_url)
     try:
-        accounts = AccountRepository(client[config.accounts_database])
+        database = client[config.accounts_database]
+        accounts = AccountRepository(database)
         await accounts.ensure_indexes()
-        return await accounts.create("acme")
+        tokens = await accounts.create("acme")
+        ada = MemberFields("ada@example.com", "Ada L.", Role.EDITOR)
+        await MemberRepository(database).create(tokens.account_id, ada)
+        return tokens
     finally:
         await client.close()
 
@@ -59,10 +64,7 @@ def console(mongo_url: str, nats_url: str) -> Iterator[Console]:
         )
         with ThreadPoolExecutor(1) as thread:  # Playwright's sync API may hold this loop
             tokens = thread.submit(asyncio.run, _account(config)).result()
-        app = create_app(config)
-        member = MemberRef(tokens.account_id, "m-ada", "Ada L.")
-        app[MEMBER_DIRECTORY] = InMemoryMembers((KnownMember(member, "ada@example.com"),))
-        with serving(app, port) as url:
+        with serving(create_app(config), port) as url:
             yield Console(url, tokens)
         with MongoClient(mongo_url) as client:
             for name in (config.accounts_database, config.bot_database):

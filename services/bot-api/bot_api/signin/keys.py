@@ -2,10 +2,7 @@
 
 from aiohttp import web
 
-from bot_api.signin.members import MemberDirectory
 from bot_api.signin.service import SignInService
 
 SIGN_IN = web.AppKey("sign_in", SignInService)
 """Set only when the deployment has an identity provider (`OIDC_ISSUER`)."""
-MEMBER_DIRECTORY = web.AppKey[MemberDirectory]("member_directory")
-"""Who may sign in (app.py sets it)."""

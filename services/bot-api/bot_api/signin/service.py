@@ -140,13 +140,11 @@ class SignInService:
         await self._sessions.end(session_id)
 
     async def _members_of(self, identity: Identity) -> tuple[MemberRef, ...]:
-        """The members the person is: by the provider's subject, else by the e-mail
-        address the provider verified; one member an account."""
-        found = await self._members.members_by_subject(identity.issuer, identity.subject)
-        if not found and identity.email:
-            found = await self._members.members_by_email(identity.email)
-        by_account = {m.account_id: m for m in reversed(found)}
-        return tuple(sorted(by_account.values(), key=lambda m: m.account_id))
+        """The members the person is, by the e-mail address the provider verified (an
+        account has one member an address)."""
+        if not identity.email:
+            return ()
+        return tuple(MemberRef.of(m) for m in await self._members.with_email(identity.email))
 
     async def _begin_session(self, member: MemberRef) -> IssuedSession:
         return await self._sessions.begin(

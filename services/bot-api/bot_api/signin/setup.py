@@ -6,11 +6,13 @@ import aiohttp
 from aiohttp import web
 
 from bot_api.keys import ACCOUNTS, CONFIG, CONSOLE_SESSIONS, DATABASE
-from bot_api.signin.keys import MEMBER_DIRECTORY, SIGN_IN
+from bot_api.signin.keys import SIGN_IN
 from bot_api.signin.provider import Provider
 from bot_api.signin.repository import SignInRepository
 from bot_api.signin.service import SignInService
 from bot_api.signin.verifier import IdTokenVerifier
+from shared.keys import MONGO
+from shared.members import MemberRepository
 
 
 async def setup(app: web.Application) -> AsyncIterator[None]:
@@ -29,7 +31,7 @@ async def setup(app: web.Application) -> AsyncIterator[None]:
             provider=provider,
             verifier=IdTokenVerifier(provider, config.oidc_client_id),
             store=store,
-            members=app[MEMBER_DIRECTORY],
+            members=MemberRepository(app[MONGO][config.accounts_database]),
             sessions=app[CONSOLE_SESSIONS],
             accounts=app[ACCOUNTS],
         )

@@ -1,4 +1,4 @@
-"""Sign-in's routes (docs/teams.md "Sign-in"): registered only with an identity provider.
+"""Sign-in's routes (docs/teams.md "Sign-in"): each a 404 without an identity provider.
 
 `start` sends the browser to the provider, `callback` takes it back and sets the session
 cookie (or offers the accounts of a member of several), `session` tells the console's
@@ -17,7 +17,13 @@ from bot_api.console.pages import render_page
 from bot_api.keys import CONFIG, CONSOLE_SESSIONS, RATE_LIMITS
 from bot_api.signin.keys import SIGN_IN
 from bot_api.signin.provider import ProviderUnavailable
-from bot_api.signin.service import ATTEMPT_LIFETIME, CALLBACK_PATH, Offered, SignInRefused
+from bot_api.signin.service import (
+    ATTEMPT_LIFETIME,
+    CALLBACK_PATH,
+    Offered,
+    SignInRefused,
+    SignInService,
+)
 from shared.config import Config
 from shared.console_sessions import (
     CSRF_HEADER,
@@ -25,7 +31,7 @@ from shared.console_sessions import (
     session_cookie_name,
 )
 from shared.endpoints import client_of
-from shared.errors import Forbidden, Unauthorized
+from shared.errors import Forbidden, NotFound, Unauthorized
 from shared.rates import Buckets, Rate
 
 BROWSER_COOKIE = "parley_sign_in"
@@ -39,9 +45,9 @@ _starts = Buckets("beginning sign-ins from this address")
 @routes.get("/console/sign-in/start")
 async def start(request: web.Request) -> web.StreamResponse:
     _starts.take(client_of(request), STARTS)
-    config = request.app[CONFIG]
+    config, service = request.app[CONFIG], _service(request)
     try:
-        started = await request.app[SIGN_IN].begin(request.cookies.get(_browser_cookie(config)))
+        started = await service.begin(request.cookies.get(_browser_cookie(config)))
     except ProviderUnavailable:
         return _refused(request, 502, "The identity provider does not answer: try again soon.")
     response = web.Response(status=302, headers={"Location": started.authorization_url})
@@ -53,7 +59,7 @@ async def start(request: web.Request) -> web.StreamResponse:
 
 @routes.get(CALLBACK_PATH)
 async def callback(request: web.Request) -> web.StreamResponse:
-    config, query = request.app[CONFIG], request.query
+    config, query, service = request.app[CONFIG], request.query, _service(request)
     browser = request.cookies.get(_browser_cookie(config), "")
     if "error" in query:
         said = query["error"][:60]
@@ -62,7 +68,7 @@ async def callback(request: web.Request) -> web.StreamResponse:
     if not (state and code and browser):
         return _refused(request, 400, "This is not an answer to a sign-in of this browser.")
     try:
-        outcome = await request.app[SIGN_IN].finish(state, code, browser)
+        outcome = await service.finish(state, code, browser)
     except SignInRefused as refused:
         return _refused(request, refused.status, refused.message)
     except ProviderUnavailable:
@@ -74,14 +80,14 @@ async def callback(request: web.Request) -> web.StreamResponse:
 
 @routes.post("/console/sign-in/account")
 async def choose_account(request: web.Request) -> web.StreamResponse:
-    config = request.app[CONFIG]
+    config, service = request.app[CONFIG], _service(request)
     form = await request.post()
     choice, member = form.get("choice"), form.get("member")
     browser = request.cookies.get(_browser_cookie(config), "")
     if not (isinstance(choice, str) and isinstance(member, str) and browser):
         return _refused(request, 400, "This is not a choice of this browser: sign in again.")
     try:
-        session = await request.app[SIGN_IN].choose(choice, browser, member)
+        session = await service.choose(choice, browser, member)
     except SignInRefused as refused:
         return _refused(request, refused.status, refused.message)
     return _signed_in(config, session)
@@ -91,6 +97,7 @@ async def choose_account(request: web.Request) -> web.StreamResponse:
 async def session(request: web.Request) -> web.Response:
     """Who the session cookie signs in, for the console's pages (which cannot read an
     HttpOnly cookie), with the CSRF token their changes carry."""
+    _service(request)
     client = client_of(request)
     limits = request.app[RATE_LIMITS]
     limits.check_authentication(client)
@@ -116,7 +123,7 @@ async def session(request: web.Request) -> web.Response:
 async def sign_out(request: web.Request) -> web.Response:
     """Ends the session (with its CSRF token, so no other site can sign anyone out) and
     clears the cookie; a browser with no session live is only cleared."""
-    config = request.app[CONFIG]
+    config, service = request.app[CONFIG], _service(request)
     name = session_cookie_name(config.console_url)
     session_id = request.cookies.get(name, "")
     found = session_id and await request.app[CONSOLE_SESSIONS].find(session_id)
@@ -124,10 +131,17 @@ async def sign_out(request: web.Request) -> web.Response:
         sent = request.headers.get(CSRF_HEADER, "").encode()
         if not hmac.compare_digest(sent, found.csrf_token.encode()):
             raise Forbidden(f"signing out must carry {CSRF_HEADER}")
-        await request.app[SIGN_IN].sign_out(session_id)
+        await service.sign_out(session_id)
     response = web.Response(status=204)
     response.del_cookie(name, path="/", secure=_secure(config), httponly=True, samesite="Lax")
     return response
+
+
+def _service(request: web.Request) -> SignInService:
+    service = request.app.get(SIGN_IN)
+    if service is None:
+        raise NotFound("this deployment signs in with no identity provider (OIDC_ISSUER)")
+    return service
 
 
 def _signed_in(config: Config, issued: IssuedSession) -> web.Response:

@@ -13,6 +13,8 @@ CHANGES = {"POST", "PUT", "PATCH", "DELETE"}
 NOT_AUDITED = {
     ("POST", "/query"): "a user's turn of conversation, recorded in History, not a change",
     ("POST", "/v2/channels/{id}"): "a platform's webhook call: a user's turn, as /query",
+    ("POST", "/console/sign-in/account"): "a person choosing the account to sign in to",
+    ("POST", "/console/sign-out"): "a person ending their own console session",
 }
 
 

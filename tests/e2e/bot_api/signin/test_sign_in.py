@@ -7,6 +7,7 @@ import logging
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from http.cookies import SimpleCookie
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import aiohttp
@@ -15,8 +16,6 @@ from pytest_aiohttp import AiohttpClient
 from yarl import URL
 
 from bot_api.app import create_app
-from bot_api.signin.keys import MEMBER_DIRECTORY
-from bot_api.signin.members import InMemoryMembers, KnownMember, MemberRef
 from shared.auth import AccountRepository, IssuedTokens
 from shared.config import Config
 from shared.console_sessions import CSRF_HEADER, SESSION_COOKIE
@@ -44,16 +43,28 @@ def issuer() -> Iterator[str]:
 @dataclass
 class Console:
     url: str
-    members: InMemoryMembers
     accounts: AccountRepository
 
     async def account(self, name: str) -> IssuedTokens:
         return await self.accounts.create(name)
 
-    def member(self, tokens: IssuedTokens, email: str, name: str) -> MemberRef:
-        member = MemberRef(tokens.account_id, f"m-{name}", name)
-        self.members.add(KnownMember(member, email))
-        return member
+    async def member(
+        self, tokens: IssuedTokens, email: str, name: str, role: str = "editor"
+    ) -> str:
+        """A member of the account, made by its owner through the API; their id."""
+        body = {"email": email, "name": name, "role": role}
+        return str((await self.as_owner(tokens, "POST", "/account/members", body))["id"])
+
+    async def as_owner(
+        self, tokens: IssuedTokens, method: str, path: str, body: object = None
+    ) -> Any:
+        owner = {"Authorization": f"Bearer {tokens.developer_token}"}
+        async with (
+            aiohttp.ClientSession() as http,
+            http.request(method, f"{self.url}{path}", json=body, headers=owner) as answer,
+        ):
+            assert answer.status in (200, 201, 204), await answer.text()
+            return await answer.json() if answer.status != 204 else None
 
 
 @pytest.fixture
@@ -68,11 +79,8 @@ async def console(
         oidc_client_secret=CLIENT_SECRET,
         console_url=f"http://127.0.0.1:{port}",
     )
-    members = InMemoryMembers()
-    app = create_app(signing_in)
-    app[MEMBER_DIRECTORY] = members
-    await aiohttp_client(app, server_kwargs={"port": port})
-    return Console(signing_in.console_url, members, accounts)
+    await aiohttp_client(create_app(signing_in), server_kwargs={"port": port})
+    return Console(signing_in.console_url, accounts)
 
 
 @pytest.fixture
@@ -115,7 +123,7 @@ async def test_the_code_flow_signs_a_member_in_with_a_cookie(
     http: aiohttp.ClientSession, console: Console, issuer: str
 ) -> None:
     tokens = await console.account("acme")
-    console.member(tokens, "ADA@example.com", "Ada")
+    await console.member(tokens, "ADA@example.com", "Ada")
     authorization = await begin(http, console)
     sent = parse_qs(urlsplit(authorization).query)
     assert authorization.startswith(f"{issuer}/oauth2/authorize?")
@@ -137,7 +145,7 @@ async def test_the_code_flow_signs_a_member_in_with_a_cookie(
 async def test_a_change_by_cookie_must_carry_the_csrf_token(
     http: aiohttp.ClientSession, console: Console
 ) -> None:
-    console.member(await console.account("acme"), "ada@example.com", "Ada")
+    await console.member(await console.account("acme"), "ada@example.com", "Ada")
     await follow(http, await sign_in(http, console, "ada"))
     story = {"name": "Pizza", "description": ""}
     for headers in ({}, {CSRF_HEADER: "not-the-token"}):
@@ -156,7 +164,7 @@ async def test_a_change_by_cookie_must_carry_the_csrf_token(
 async def test_a_token_sent_wins_over_the_cookie(
     http: aiohttp.ClientSession, console: Console
 ) -> None:
-    console.member(await console.account("acme"), "ada@example.com", "Ada")
+    await console.member(await console.account("acme"), "ada@example.com", "Ada")
     other = await console.account("other")
     await follow(http, await sign_in(http, console, "ada"))
     bearer = {"Authorization": f"Bearer {other.developer_token}"}
@@ -167,10 +175,30 @@ async def test_a_token_sent_wins_over_the_cookie(
         assert await mine.json() == [], "the story is the token's account's"
 
 
+async def test_the_cookie_carries_the_members_role_as_it_is_now(
+    http: aiohttp.ClientSession, console: Console
+) -> None:
+    tokens = await console.account("acme")
+    member_id = await console.member(tokens, "ada@example.com", "Ada", role="viewer")
+    await follow(http, await sign_in(http, console, "ada"))
+    headers = {CSRF_HEADER: await csrf_of(http, console)}
+    story = {"name": "Pizza", "description": ""}
+    async with http.post(f"{console.url}/stories", json=story, headers=headers) as refused:
+        assert refused.status == 403, "a viewer makes no story"
+        assert "viewer" in (await refused.json())["status"]["errorDetails"]
+    change = {"email": "ada@example.com", "name": "Ada", "role": "editor"}
+    await console.as_owner(tokens, "PUT", f"/account/members/{member_id}", change)
+    async with http.post(f"{console.url}/stories", json=story, headers=headers) as made:
+        assert made.status == 200, "an editor does, at once"
+    await console.as_owner(tokens, "DELETE", f"/account/members/{member_id}")
+    async with http.get(f"{console.url}/stories") as gone:
+        assert gone.status == 401, "a member removed is signed out"
+
+
 async def test_sign_out_ends_the_session_on_the_server(
     http: aiohttp.ClientSession, console: Console
 ) -> None:
-    console.member(await console.account("acme"), "ada@example.com", "Ada")
+    await console.member(await console.account("acme"), "ada@example.com", "Ada")
     await follow(http, await sign_in(http, console, "ada"))
     session_id = session_of(http, console)
     async with http.post(f"{console.url}/console/sign-out") as refused:
@@ -188,7 +216,7 @@ async def test_sign_out_ends_the_session_on_the_server(
 async def test_a_replayed_callback_signs_nobody_in(
     http: aiohttp.ClientSession, console: Console
 ) -> None:
-    console.member(await console.account("acme"), "ada@example.com", "Ada")
+    await console.member(await console.account("acme"), "ada@example.com", "Ada")
     callback = await sign_in(http, console, "ada")
     assert (await follow(http, callback))[0] == 303
     status, _, headers = await follow(http, callback)
@@ -203,7 +231,7 @@ async def test_a_callback_in_another_browser_signs_nobody_in(
     http: aiohttp.ClientSession, console: Console
 ) -> None:
     """A sign-in forced on someone: the attacker's callback, opened in the victim's browser."""
-    console.member(await console.account("acme"), "eve@example.com", "Eve")
+    await console.member(await console.account("acme"), "eve@example.com", "Eve")
     attackers = await sign_in(http, console, "eve")
     async with browser() as victim:
         await begin(victim, console)  # the victim has a sign-in cookie of their own
@@ -217,7 +245,7 @@ async def test_a_callback_in_another_browser_signs_nobody_in(
 async def test_a_person_who_is_no_member_is_refused(
     http: aiohttp.ClientSession, console: Console
 ) -> None:
-    console.member(await console.account("acme"), "ada@example.com", "Ada")
+    await console.member(await console.account("acme"), "ada@example.com", "Ada")
     status, page, _ = await follow(http, await sign_in(http, console, "eve"))
     assert status == 403 and "not a member of any account" in page
     assert session_of(http, console) == ""
@@ -236,12 +264,12 @@ async def test_a_member_of_several_accounts_chooses_one(
     http: aiohttp.ClientSession, console: Console
 ) -> None:
     acme, beta = await console.account("acme"), await console.account("beta")
-    console.member(acme, "ada@example.com", "Ada")
-    console.member(beta, "ada@example.com", "Ada B")
+    await console.member(acme, "ada@example.com", "Ada")
+    in_beta = await console.member(beta, "ada@example.com", "Ada B")
     status, page, headers = await follow(http, await sign_in(http, console, "ada"))
     assert status == 200 and "acme" in page and "beta" in page and "Set-Cookie" not in headers
     choice = page.split('name="choice" value="')[1].split('"')[0]
-    form = {"choice": choice, "member": "m-Ada B"}
+    form = {"choice": choice, "member": in_beta}
     chosen = f"{console.url}/console/sign-in/account"
     async with http.post(chosen, data=form, allow_redirects=False) as answer:
         assert answer.status == 303
@@ -255,7 +283,7 @@ async def test_no_secret_reaches_a_page_or_a_log(
     http: aiohttp.ClientSession, console: Console, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    console.member(await console.account("acme"), "ada@example.com", "Ada")
+    await console.member(await console.account("acme"), "ada@example.com", "Ada")
     callback = await sign_in(http, console, "ada")
     code = parse_qs(urlsplit(callback).query)["code"][0]
     pages = [(await follow(http, callback))[1]]

@@ -29,7 +29,7 @@ export async function signOut() {
 
 // The headers and credentials a call sends: the token, or the cookie (to integrations-api's
 // origin too) with the CSRF token on changes.
-function signedIn(method) {
+export function authorizing(method) {
   if (token()) return { headers: { Authorization: `Bearer ${token()}` }, credentials: "same-origin" };
   const headers = method === "GET" ? {} : { [CSRF_HEADER]: csrfToken };
   return { headers, credentials: "include" };
@@ -46,7 +46,7 @@ export class ApiError extends Error {
 // `type`: the body is sent as it is (a File or Blob) with this Content-Type, not as JSON. A
 // FormData is sent as it is too, as multipart/form-data with the boundary the browser sets.
 async function send(method, path, body, { base = "", signOutOn401 = true, type = "" } = {}) {
-  const { headers, credentials } = signedIn(method);
+  const { headers, credentials } = authorizing(method);
   const asIs = type || body instanceof FormData;
   if (body !== undefined && !(body instanceof FormData)) headers["Content-Type"] = type || "application/json";
   const response = await fetch(base + path, {
@@ -75,7 +75,7 @@ function refused(status, answer, signOutOn401 = true) {
 
 // A file the API answers (an export): fetched with the token, so it never is in a URL.
 export async function file(path) {
-  const response = await fetch(path, signedIn("GET"));
+  const response = await fetch(path, authorizing("GET"));
   if (!response.ok) {
     const text = await response.text();
     refused(response.status, text ? JSON.parse(text) : null);

@@ -2,7 +2,7 @@
 // by the user's name and channel, one conversation's transcript, new lines arriving live
 // on the desk's stream (Server-Sent Events read through fetch, so the token stays in a
 // header, never in a URL), answering, taking over and giving back.
-import { call, listPage, page, token } from "./api.js";
+import { authorizing, call, listPage, page } from "./api.js";
 import { byId, clearErrors, h, notice, showErrors } from "./ui.js";
 
 const base = `/stories/${page.story}/handoffs`;
@@ -119,8 +119,10 @@ function parse(block) {
 }
 
 async function follow() {
+  const { headers, credentials } = authorizing("GET");
   const response = await fetch(`${base}/events`, {
-    headers: { Authorization: `Bearer ${token()}`, Accept: "text/event-stream" },
+    headers: { ...headers, Accept: "text/event-stream" },
+    credentials,
   });
   if (!response.ok) throw new Error(`HTTP ${response.status}`);
   byId("desk-status").textContent = "Live: new messages appear as they arrive.";
