@@ -16,6 +16,7 @@ from pytest_aiohttp import AiohttpClient
 from yarl import URL
 
 from bot_api.app import create_app
+from integrations_api.app import create_app as create_integrations_api
 from shared.auth import AccountRepository, IssuedTokens
 from shared.config import Config
 from shared.console_sessions import CSRF_HEADER, SESSION_COOKIE
@@ -44,6 +45,7 @@ def issuer() -> Iterator[str]:
 class Console:
     url: str
     accounts: AccountRepository
+    config: Config
 
     async def account(self, name: str) -> IssuedTokens:
         return await self.accounts.create(name)
@@ -80,7 +82,7 @@ async def console(
         console_url=f"http://127.0.0.1:{port}",
     )
     await aiohttp_client(create_app(signing_in), server_kwargs={"port": port})
-    return Console(signing_in.console_url, accounts)
+    return Console(signing_in.console_url, accounts, signing_in)
 
 
 @pytest.fixture
@@ -173,6 +175,30 @@ async def test_a_token_sent_wins_over_the_cookie(
         assert made.status == 200, "no CSRF token needed with a token"
     async with http.get(f"{console.url}/stories") as mine:
         assert await mine.json() == [], "the story is the token's account's"
+
+
+async def test_integrations_api_takes_the_same_session_from_the_consoles_origin(
+    http: aiohttp.ClientSession, console: Console, aiohttp_client: AiohttpClient
+) -> None:
+    """The console on bot-api's origin calls integrations-api on another (`make run`):
+    the browser sends the cookie there, which that origin's CORS lets it read."""
+    await console.member(await console.account("acme"), "ada@example.com", "Ada")
+    await follow(http, await sign_in(http, console, "ada"))
+    config = dataclasses.replace(console.config, api_origins=(console.url,))
+    integrations = await aiohttp_client(create_integrations_api(config))
+    cookie = {"Cookie": f"{SESSION_COOKIE}={session_of(http, console)}"}
+    for origin, credentials in ((console.url, "true"), ("https://elsewhere.example", None)):
+        headers = {**cookie, "Origin": origin}
+        async with integrations.get("/v2/integrations/webhook", headers=headers) as listed:
+            assert (listed.status, await listed.json()) == (200, [])
+            assert listed.headers.get("Access-Control-Allow-Credentials") == credentials
+    preflight = {"Origin": console.url, "Access-Control-Request-Method": "POST"}
+    async with integrations.options("/v2/integrations/webhook", headers=preflight) as answer:
+        assert CSRF_HEADER in answer.headers["Access-Control-Allow-Headers"]
+    body = {"name": "n", "url": "https://example.com/hook"}
+    async with integrations.post("/v2/integrations/webhook", json=body, headers=cookie) as made:
+        assert made.status == 403
+        assert CSRF_HEADER in (await made.json())["status"]["errorDetails"]
 
 
 async def test_the_cookie_carries_the_members_role_as_it_is_now(
