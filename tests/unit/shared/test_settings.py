@@ -45,6 +45,48 @@ def test_the_llm_key_is_out_of_the_configurations_repr_and_a_model_is_required()
     assert str(raised.value) == "LLM_MODEL must name the model LLM_BASE_URL serves"
 
 
+SIGN_IN = {
+    "OIDC_ISSUER": "https://keycloak.example.com/realms/acme/",
+    "OIDC_CLIENT_ID": "parley-console",
+    "OIDC_CLIENT_SECRET": "the-client-secret",
+    "CONSOLE_URL": "https://bots.example.com/",
+}
+
+
+def test_sign_in_settings_hold_together_and_keep_the_secret_out_of_the_repr() -> None:
+    config = Config.from_env_mapping({**SIGN_IN, "OIDC_SCOPES": "openid,email"})
+    assert config.oidc_issuer == "https://keycloak.example.com/realms/acme"
+    assert (config.console_url, config.oidc_scopes) == (
+        "https://bots.example.com",
+        ("openid", "email"),
+    )
+    assert "the-client-secret" not in repr(config)
+    assert Config.from_env_mapping(config.as_env()) == config
+    assert Config.from_env_mapping({}).oidc_scopes == ("openid", "email", "profile")
+    on_loopback = {
+        **SIGN_IN,
+        "OIDC_ISSUER": "http://localhost:8900",
+        "CONSOLE_URL": "http://127.0.0.1:8080",
+    }
+    assert Config.from_env_mapping(on_loopback).console_url == "http://127.0.0.1:8080"
+
+
+@pytest.mark.parametrize(
+    ("changed", "said"),
+    [
+        ({"OIDC_ISSUER": "http://keycloak.example.com"}, "OIDC_ISSUER must be https://"),
+        ({"CONSOLE_URL": "http://bots.example.com"}, "CONSOLE_URL must be https://"),
+        ({"OIDC_CLIENT_ID": ""}, "OIDC_CLIENT_ID must name the client"),
+        ({"CONSOLE_URL": ""}, "CONSOLE_URL must be the console's address"),
+        ({"OIDC_SCOPES": "email profile"}, "OIDC_SCOPES must include openid"),
+    ],
+)
+def test_sign_in_settings_that_cannot_work_are_refused(changed: dict[str, str], said: str) -> None:
+    with pytest.raises(InvalidSetting) as raised:
+        Config.from_env_mapping({**SIGN_IN, **changed})
+    assert said in str(raised.value) and "the-client-secret" not in str(raised.value)
+
+
 def test_unset_or_empty_settings_take_their_defaults() -> None:
     defaults = Config.from_env_mapping({})
     assert Config.from_env_mapping({name: "" for name in defaults.as_env()}) == defaults
