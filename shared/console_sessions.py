@@ -85,7 +85,9 @@ class ConsoleSessionRepository:
         return IssuedSession(session_id, session)
 
     async def find(self, session_id: str) -> ConsoleSession | None:
-        """The session, unless it ended or expired."""
+        """The session, unless it ended or expired (or the cookie is none of ours)."""
+        if not is_opaque_value(session_id):
+            return None
         document = await self.collection.find_one(
             {"_id": hash_token(session_id), "expiresAt": {"$gt": utcnow()}}
         )
@@ -116,14 +118,25 @@ async def cookie_principal(
     session = await sessions.find(session_id)
     if session is None:
         raise Unauthorized("the console session has ended: sign in again")
-    if method not in SAFE_METHODS and not hmac.compare_digest(
-        (csrf_token or "").encode(), session.csrf_token.encode()
-    ):
+    if method not in SAFE_METHODS and not csrf_matches(csrf_token, session):
         raise Forbidden(f"a change made with the console's session must carry {CSRF_HEADER}")
     try:
         return await accounts.member_principal(session.account_id, session.member_id)
     except Unauthorized:
         raise Unauthorized("the member of the console session was removed") from None
+
+
+def csrf_matches(sent: str | None, session: ConsoleSession) -> bool:
+    """Whether a request carries the session's CSRF token (compared in constant time)."""
+    return is_opaque_value(sent or "") and hmac.compare_digest(
+        (sent or "").encode(), session.csrf_token.encode()
+    )
+
+
+def is_opaque_value(value: str) -> bool:
+    """Whether a cookie or header value may be one of the random values given out
+    (printable ASCII; bytes that are not UTF-8 arrive as surrogates, and name nothing)."""
+    return value.isascii() and value.isprintable()
 
 
 def session_cookie_name(console_url: str) -> str:

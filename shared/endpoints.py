@@ -201,11 +201,12 @@ async def authenticate(
 
 
 def console_session_id(request: web.Request) -> str | None:
-    """The console session's cookie, when the call has no Authorization header (a token
-    sent wins over the cookie)."""
-    if "Authorization" in request.headers:
+    """The console session's cookie, with an identity provider configured and no
+    Authorization header in the call (a token sent wins over the cookie)."""
+    config = request.app[CONFIG]
+    if not config.oidc_issuer or "Authorization" in request.headers:
         return None
-    return request.cookies.get(session_cookie_name(request.app[CONFIG].console_url))
+    return request.cookies.get(session_cookie_name(config.console_url))
 
 
 async def console_principal(request: web.Request, session_id: str) -> Principal:

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from bot_api.signin.members import MemberRef
 from shared.auth import hash_token
+from shared.console_sessions import is_opaque_value
 from shared.expiry import ensure_expiry
 from shared.mongo import Database
 from shared.timeutil import utcnow
@@ -94,6 +95,8 @@ class SignInRepository:
     async def _take(self, kind: str, key: str, browser: str) -> dict[str, Any] | None:
         """The record, deleted as it is read; None when unknown, expired, of another
         kind or begun by another browser."""
+        if not (is_opaque_value(key) and is_opaque_value(browser)):
+            return None
         document = await self.collection.find_one_and_delete(
             {"_id": hash_token(key), "kind": kind, "expiresAt": {"$gt": utcnow()}}
         )

@@ -9,8 +9,6 @@ its site: a Strict cookie would not come along), `Path=/` and Secure over https,
 their names take the `__Host-` prefix.
 """
 
-import hmac
-
 from aiohttp import web
 
 from bot_api.console.pages import render_page
@@ -28,6 +26,7 @@ from shared.config import Config
 from shared.console_sessions import (
     CSRF_HEADER,
     IssuedSession,
+    csrf_matches,
     session_cookie_name,
 )
 from shared.endpoints import client_of
@@ -128,8 +127,7 @@ async def sign_out(request: web.Request) -> web.Response:
     session_id = request.cookies.get(name, "")
     found = session_id and await request.app[CONSOLE_SESSIONS].find(session_id)
     if found:
-        sent = request.headers.get(CSRF_HEADER, "").encode()
-        if not hmac.compare_digest(sent, found.csrf_token.encode()):
+        if not csrf_matches(request.headers.get(CSRF_HEADER), found):
             raise Forbidden(f"signing out must carry {CSRF_HEADER}")
         await service.sign_out(session_id)
     response = web.Response(status=204)

@@ -30,6 +30,7 @@ from support.oidc import (
     deny,
     identity_provider,
 )
+from support.raw_http import exchange
 
 
 @pytest.fixture(scope="module")
@@ -303,6 +304,22 @@ async def test_a_member_of_several_accounts_chooses_one(
         assert (await answer.json())["accountId"] == beta.account_id
     async with http.post(chosen, data=form, allow_redirects=False) as again:
         assert again.status == 400, "a choice is made once"
+
+
+@pytest.mark.parametrize("path", ["/stories", "/console/session"])
+async def test_cookies_of_bytes_that_are_no_text_sign_nobody_in(
+    console: Console, path: str
+) -> None:
+    url = urlsplit(console.url)
+    cookies = f"{SESSION_COOKIE}=\xff\xfe; parley_sign_in=\xff".encode("latin-1")
+    request = (
+        f"GET {path}?state=%FF&code=c HTTP/1.1\r\nHost: {url.netloc}\r\n".encode()
+        + b"Cookie: "
+        + cookies
+        + b"\r\nConnection: close\r\n\r\n"
+    )
+    status, _ = await exchange(url.hostname or "", url.port or 0, request)
+    assert status in (400, 401)
 
 
 async def test_no_secret_reaches_a_page_or_a_log(
