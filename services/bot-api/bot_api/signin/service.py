@@ -21,8 +21,11 @@ from bot_api.signin.verifier import Identity, IdTokenVerifier, TokenRefused
 from shared.auth import AccountRepository
 from shared.config import Config
 from shared.console_sessions import ConsoleSessionRepository, IssuedSession
+from shared.rates import Buckets, Rate
 
 ATTEMPT_LIFETIME = timedelta(minutes=10)
+STARTS = Rate(1.0, 20)
+"""Sign-ins one client address may begin (each process): each keeps a record for minutes."""
 CALLBACK_PATH = "/console/sign-in/callback"
 
 
@@ -73,10 +76,12 @@ class SignInService:
         self._members = members
         self._sessions = sessions
         self._accounts = accounts
+        self._starts = Buckets("beginning sign-ins from this address")
 
-    async def begin(self, browser: str | None) -> Started:
+    async def begin(self, browser: str | None, client: str) -> Started:
         """Where to send the browser to sign in; its sign-in cookie's value is kept when
-        it has one, so two tabs signing in at once both succeed."""
+        it has one, so two tabs signing in at once both succeed. A 429 past `STARTS`."""
+        self._starts.take(client, STARTS)
         metadata = await self._provider.metadata()
         browser = browser or secrets.token_urlsafe(32)
         state, nonce, verifier = (secrets.token_urlsafe(32) for _ in range(3))

@@ -31,22 +31,18 @@ from shared.console_sessions import (
 )
 from shared.endpoints import client_of
 from shared.errors import Forbidden, NotFound, Unauthorized
-from shared.rates import Buckets, Rate
 
 BROWSER_COOKIE = "parley_sign_in"
-STARTS = Rate(1.0, 20)
-"""Sign-ins one client address may begin: each keeps a record for minutes."""
 
 routes = web.RouteTableDef()
-_starts = Buckets("beginning sign-ins from this address")
 
 
 @routes.get("/console/sign-in/start")
 async def start(request: web.Request) -> web.StreamResponse:
-    _starts.take(client_of(request), STARTS)
     config, service = request.app[CONFIG], _service(request)
+    browser = request.cookies.get(_browser_cookie(config))
     try:
-        started = await service.begin(request.cookies.get(_browser_cookie(config)))
+        started = await service.begin(browser, client_of(request))
     except ProviderUnavailable:
         return _refused(request, 502, "The identity provider does not answer: try again soon.")
     response = web.Response(status=302, headers={"Location": started.authorization_url})

@@ -306,6 +306,28 @@ async def test_a_member_of_several_accounts_chooses_one(
         assert again.status == 400, "a choice is made once"
 
 
+async def test_a_provider_that_does_not_answer_is_a_page_not_a_crash(
+    aiohttp_client: AiohttpClient, console: Console
+) -> None:
+    gone = dataclasses.replace(console.config, oidc_issuer=f"http://127.0.0.1:{free_port()}")
+    client = await aiohttp_client(create_app(gone))
+    async with client.get("/console/sign-in/start", allow_redirects=False) as answer:
+        assert answer.status == 502
+        assert "does not answer" in await answer.text()
+        assert "Set-Cookie" not in answer.headers
+
+
+async def test_without_a_provider_the_sign_in_routes_are_not_found(
+    aiohttp_client: AiohttpClient, config: Config
+) -> None:
+    client = await aiohttp_client(create_app(config))
+    for method, path in (("GET", "/console/sign-in/start"), ("POST", "/console/sign-out")):
+        async with client.request(method, path, allow_redirects=False) as answer:
+            assert answer.status == 404
+    async with client.get("/console/") as page:
+        assert "identity provider" not in await page.text()
+
+
 @pytest.mark.parametrize("path", ["/stories", "/console/session"])
 async def test_cookies_of_bytes_that_are_no_text_sign_nobody_in(
     console: Console, path: str
