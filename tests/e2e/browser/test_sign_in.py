@@ -16,6 +16,7 @@ from playwright.sync_api import Page, expect
 from pymongo import MongoClient
 
 from bot_api.app import create_app
+from integrations_api.app import create_app as create_integrations_api
 from shared import mongo
 from shared.auth import AccountRepository, IssuedTokens, Role
 from shared.config import Config
@@ -29,6 +30,7 @@ from support.oidc import CLIENT_ID, CLIENT_SECRET, add_person, identity_provider
 class Console:
     url: str
     tokens: IssuedTokens
+    integrations: str
 
 
 async def _account(config: Config) -> IssuedTokens:
@@ -48,7 +50,7 @@ async def _account(config: Config) -> IssuedTokens:
 
 @pytest.fixture(scope="module")
 def console(mongo_url: str, nats_url: str) -> Iterator[Console]:
-    port = free_port()
+    port, integrations_port = free_port(), free_port()
     with identity_provider() as issuer:
         add_person(issuer, "ada", email="ada@example.com", email_verified=True, name="Ada L.")
         config = Config(
@@ -61,14 +63,35 @@ def console(mongo_url: str, nats_url: str) -> Iterator[Console]:
             oidc_client_id=CLIENT_ID,
             oidc_client_secret=CLIENT_SECRET,
             console_url=f"http://127.0.0.1:{port}",
+            # integrations-api on an origin of its own, as under `make run`
+            console_integrations_url=f"http://127.0.0.1:{integrations_port}",
+            api_origins=(f"http://127.0.0.1:{port}",),
         )
         with ThreadPoolExecutor(1) as thread:  # Playwright's sync API may hold this loop
             tokens = thread.submit(asyncio.run, _account(config)).result()
-        with serving(create_app(config), port) as url:
-            yield Console(url, tokens)
+        integrations_api = create_integrations_api(config)
+        with (
+            serving(create_app(config), port) as url,
+            serving(integrations_api, integrations_port) as integrations,
+        ):
+            yield Console(url, tokens, integrations)
         with MongoClient(mongo_url) as client:
-            for name in (config.accounts_database, config.bot_database):
+            databases = (config.accounts_database, config.bot_database)
+            for name in (*databases, config.integrations_database):
                 client.drop_database(name)
+
+
+CALL_INTEGRATIONS = """async () => {
+  const api = await import("/console/static/console/api.js");
+  const base = document.body.dataset.integrations;
+  const listed = (await api.everything(api.CONNECTIONS, { base })).length;
+  try {
+    await api.integrations("POST", "", {});
+    return { listed, refusedWith: null };
+  } catch (error) {
+    return { listed, refusedWith: error.status };
+  }
+}"""
 
 
 def test_sign_in_with_the_provider_make_a_story_and_sign_out(page: Page, console: Console) -> None:
@@ -83,6 +106,10 @@ def test_sign_in_with_the_provider_make_a_story_and_sign_out(page: Page, console
     cookie = next(c for c in page.context.cookies() if c["name"] == SESSION_COOKIE)
     assert cookie["httpOnly"] and cookie["sameSite"] == "Lax"
     assert cookie["value"] not in page.content()
+
+    # integrations-api, on another origin, takes the cookie and the CSRF token too
+    answers = page.evaluate(CALL_INTEGRATIONS)
+    assert answers == {"listed": 0, "refusedWith": 400}, "a 403 would be the CSRF check"
 
     page.locator("#new-story-name").fill("Pizza")
     page.get_by_role("button", name="Create story").click()
