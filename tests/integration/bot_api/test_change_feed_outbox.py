@@ -38,9 +38,8 @@ async def test_a_failing_handler_keeps_neither_the_deletion_from_the_outbox_nor_
     for role in Handler:
         if role is not Handler.PUBLISHER:
             feed.handle(role, Heard(heard, role, away=role is failing))
-    feed.handle(
-        Handler.PUBLISHER, EventPublisher(Outbox(database, Client()), config.subjects, "replica-1")
-    )
+    publisher = EventPublisher(Outbox(database, Client()), Client(), config.subjects, "replica-1")
+    feed.handle(Handler.PUBLISHER, publisher)
 
     await feed.announce(StoryDeleted("a" * 24, "b" * 24))
 
