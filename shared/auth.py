@@ -175,6 +175,12 @@ class AccountRepository:
         await self.collection.create_index("publicKeyHash", unique=True)
         await self.members.create_index([("accountId", 1), ("emailKey", 1)], unique=True)
         await self.members.create_index("emailKey")  # sign-in finds a person's members
+        await self.members.create_index("subject")
+        await self.members.create_index(
+            [("accountId", 1), ("subject", 1)],
+            unique=True,
+            partialFilterExpression={"subject": {"$type": "string"}},
+        )
         await self.member_tokens.create_index("hash", unique=True)
         await self.member_tokens.create_index("memberId")
 

@@ -5,6 +5,7 @@ document (shared.openapi), so the three cannot drift apart.
 """
 
 import asyncio
+import contextlib
 import functools
 import json
 from collections.abc import Awaitable, Callable
@@ -223,13 +224,20 @@ async def console_principal(request: web.Request, session_id: str) -> Principal:
 @web.middleware
 async def roles_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     """The role check of a route that is no authenticated endpoint (a console page):
-    its shell is served to anyone, but a member who shows their token is held to the
-    route's row (`shared.roles`); an endpoint checks after authenticating."""
+    its shell is served to a browser that shows nothing (its token is in the tab's
+    storage, sent by the page's calls), but a member who shows a token or a live console
+    session is held to the route's row (`shared.roles`), and `request[PRINCIPAL]` names
+    them for the page; an endpoint checks after authenticating. A session that ended
+    gets the shell, which sends the browser to sign in."""
     spec = endpoint_of(request)
     access = roles.access_of(request)
     public = access is not None and access.roles is None
-    if (spec is None or spec.auth is None) and not public and "Authorization" in request.headers:
-        await authenticate(request, client_of(request), ANY_TOKEN, cached=True)
+    if (spec is None or spec.auth is None) and not public:
+        if "Authorization" in request.headers:
+            request[PRINCIPAL] = await authenticate(request, client_of(request), ANY_TOKEN, True)
+        elif console_session_id(request) is not None:
+            with contextlib.suppress(Unauthorized):
+                request[PRINCIPAL] = await authenticate(request, client_of(request), ANY_TOKEN)
     return await handler(request)
 
 

@@ -39,6 +39,8 @@ MAX_TOKEN_DAYS = 366
 """No token lives longer than a year: a leaked one stops working by itself."""
 MAX_STORIES = 100
 """Stories a member may be narrowed to (the stories quota's default)."""
+MAX_SUBJECT = 255
+"""Characters of a subject: OpenID Connect Core §2 bounds `sub` to 255 ASCII characters."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,9 @@ class Member:
     """None: every story of the account."""
     created_at: datetime
     updated_at: datetime
+    subject: str | None = None
+    """The identity provider's `sub` of the person: given by an owner, or learnt at the
+    member's first sign-in by e-mail (None: not yet linked)."""
 
 
 @dataclass(frozen=True)
@@ -81,8 +86,11 @@ class MemberFields:
     name: str
     role: Role
     stories: tuple[str, ...] | None = None
+    subject: str | None = None
 
     def __post_init__(self) -> None:
+        if self.subject is not None and not 0 < len(self.subject) <= MAX_SUBJECT:
+            raise BadRequest(f"subject is 1 to {MAX_SUBJECT} characters")
         if self.role is Role.VISITOR:
             raise BadRequest("role must be one of owner, editor, publisher, agent, viewer")
         if self.stories is not None:
@@ -108,6 +116,7 @@ def _member(document: dict[str, Any]) -> Member:
         stories=None if stories is None else tuple(stories),
         created_at=document["createdAt"],
         updated_at=document["updatedAt"],
+        subject=document.get("subject"),
     )
 
 
@@ -155,11 +164,30 @@ class MemberRepository:
             raise NotFound(f"no member {email!r} in this account")
         return _member(document)
 
-    async def with_email(self, email: str) -> list[Member]:
-        """The members with this e-mail address in every account (a person signing in
-        to the console), at most `MAX_ACCOUNTS_PER_PERSON`."""
-        found = self._members.find({"emailKey": email.casefold()}).sort("_id", 1)
-        return [_member(document) async for document in found.limit(MAX_ACCOUNTS_PER_PERSON)]
+    async def with_subject(self, subject: str) -> list[Member]:
+        """The members linked to this identity provider subject in every account (a
+        person signing in to the console), at most `MAX_ACCOUNTS_PER_PERSON`."""
+        return await self._found({"subject": subject})
+
+    async def unlinked_with_email(self, email: str) -> list[Member]:
+        """The members with this e-mail address, whatever its case, and no subject yet,
+        in every account, at most `MAX_ACCOUNTS_PER_PERSON`."""
+        return await self._found({"emailKey": email.casefold(), "subject": None})
+
+    async def _found(self, query: dict[str, Any]) -> list[Member]:
+        found = self._members.find(query).sort("_id", 1).limit(MAX_ACCOUNTS_PER_PERSON)
+        return [_member(document) async for document in found]
+
+    async def link(self, member: Member, subject: str) -> bool:
+        """Give a member who has none the subject they signed in with; False when they
+        have one already, or another member of their account has this one."""
+        try:
+            linked = await self._members.update_one(
+                {"_id": ObjectId(member.id), "subject": None}, {"$set": {"subject": subject}}
+            )
+        except DuplicateKeyError:
+            return False
+        return linked.modified_count == 1
 
     async def _document(self, account_id: str, member_id: str) -> dict[str, Any]:
         document = None
@@ -192,7 +220,7 @@ class MemberRepository:
             await self._members.insert_one(document)
         except DuplicateKeyError:
             await self._count(account_id, members=-1, owners=-owner)
-            raise Conflict(f"{fields.email!r} is already a member of this account") from None
+            raise await self._taken(account_id, fields) from None
         return _member(document)
 
     @staticmethod
@@ -203,7 +231,18 @@ class MemberRepository:
             "name": fields.name,
             "role": fields.role.value,
             "stories": None if fields.stories is None else sorted(set(fields.stories)),
+            "subject": fields.subject,
         }
+
+    async def _taken(self, account_id: str, fields: MemberFields) -> Conflict:
+        """Which of the fields another member of the account holds already."""
+        if fields.subject is not None:
+            holder = await self._members.find_one(
+                {"accountId": account_id, "subject": fields.subject}, projection={"email": 1}
+            )
+            if holder is not None:
+                return Conflict(f"subject {fields.subject!r} is already {holder['email']!r}'s")
+        return Conflict(f"{fields.email!r} is already a member of this account")
 
     async def _count(self, account_id: str, members: int, owners: int) -> None:
         await self._accounts.update_one(
@@ -234,7 +273,7 @@ class MemberRepository:
             )
         except DuplicateKeyError:
             await self._count(account_id, members=0, owners=int(was_owner) - int(is_owner))
-            raise Conflict(f"{fields.email!r} is already a member of this account") from None
+            raise await self._taken(account_id, fields) from None
         if replaced.matched_count != 1:
             await self._count(account_id, members=0, owners=int(was_owner) - int(is_owner))
             raise NotFound(f"no member {member_id!r} in this account")

@@ -234,6 +234,17 @@ def check(principal: Principal, request: web.Request) -> None:
             require_story(principal, story_id)
 
 
+def allows(principal: Principal, method: str, path: str) -> bool:
+    """Whether the caller's role may call the route whose pattern is `path` (a link the
+    console shows them), as `check` would judge it for a path naming no story."""
+    access = ROUTES.get((method, path))
+    if access is None:
+        return principal.member_id is None
+    if access.roles is not None and principal.role not in access.roles:
+        return False
+    return principal.stories is None or not access.whole_account
+
+
 def require_story(principal: Principal, story_id: str) -> None:
     """A story outside the caller's is answered as another account's (a 404)."""
     if not principal.covers(story_id):

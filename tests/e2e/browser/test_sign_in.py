@@ -1,6 +1,6 @@
 """Signing in to the console in headless Chromium through a real local identity provider
-(oidc-provider-mock): its page, a story made with the session cookie, sign-out
-(docs/teams.md "Sign-in").
+(oidc-provider-mock): its page, a story made with the session cookie, sign-out of the
+console and of the provider (docs/teams.md "Sign-in").
 
 bot-api runs in this process, on a thread of its own, on a port chosen before it starts:
 the console's URL, which the provider sends the browser back to, names it."""
@@ -116,6 +116,7 @@ def test_sign_in_with_the_provider_make_a_story_and_sign_out(page: Page, console
     expect(page.locator("#story-title")).to_have_text("Pizza")
 
     page.get_by_role("button", name="Sign out").click()
+    page.get_by_role("button", name="End session").click()  # the provider's own page
     page.wait_for_url(f"{console.url}/console/")
     expect(page.get_by_role("link", name="Sign in with your identity provider")).to_be_visible()
     assert SESSION_COOKIE not in [c["name"] for c in page.context.cookies()]

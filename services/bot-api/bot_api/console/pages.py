@@ -14,6 +14,8 @@ from aiohttp import web
 
 from bot_api.domain.settings import LANGUAGE_TAGS
 from bot_api.keys import CONFIG
+from shared import roles
+from shared.endpoints import PRINCIPAL
 from shared.ids import is_object_id
 
 HERE = Path(__file__).parent
@@ -41,9 +43,31 @@ def content_security_policy(connect_to: str) -> str:
     )
 
 
+NAVIGATION = (
+    ("/console/stories", "Stories"),
+    ("/console/entities", "Entities"),
+    ("/console/import", "Import"),
+    ("/console/members", "Members"),
+    ("/console/audit", "Audit log"),
+)
+
+
+def _navigation(request: web.Request) -> list[tuple[str, str]]:
+    """The console's links, those the caller's role may open when the page knows who
+    they are (a console session); every link when it does not (a token in the tab)."""
+    principal = request.get(PRINCIPAL)
+    if principal is None:
+        return list(NAVIGATION)
+    return [(path, name) for path, name in NAVIGATION if roles.allows(principal, "GET", path)]
+
+
 def _page(request: web.Request, template: str, **context: object) -> web.Response:
     integrations_url = request.app[CONFIG].console_integrations_url
-    shared = {"integrations_url": integrations_url, "language_tags": json.dumps(LANGUAGE_TAGS)}
+    shared = {
+        "integrations_url": integrations_url,
+        "language_tags": json.dumps(LANGUAGE_TAGS),
+        "navigation": _navigation(request),
+    }
     response = aiohttp_jinja2.render_template(template, request, {**shared, **context})
     response.headers["Content-Security-Policy"] = content_security_policy(integrations_url)
     response.headers["Referrer-Policy"] = "no-referrer"

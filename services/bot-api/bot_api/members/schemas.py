@@ -3,7 +3,7 @@
 from marshmallow import Schema, fields, validate
 
 from shared.auth import MEMBER_ROLES
-from shared.members import MAX_STORIES
+from shared.members import MAX_STORIES, MAX_SUBJECT
 from shared.schema_fields import FullMatch, WriteSchema
 
 ROLE_NAMES = [role.value for role in MEMBER_ROLES]
@@ -12,7 +12,8 @@ STORY_ID = FullMatch(r"^[0-9a-f]{24}$", error="A story's id: 24 hex digits.")
 
 class MemberWriteSchema(WriteSchema):
     """A member as created or replaced (PUT sends every field; `stories` left out or
-    null: every story). What a read returns can be sent back."""
+    null: every story; `subject` left out or null: linked again at the next sign-in).
+    What a read returns can be sent back."""
 
     read_only = ("id", "createdAt", "updatedAt")
 
@@ -30,6 +31,15 @@ class MemberWriteSchema(WriteSchema):
         validate=validate.Length(min=1, max=MAX_STORIES),
         metadata={"description": "The stories the member is narrowed to; null: every story"},
     )
+    subject = fields.String(
+        allow_none=True,
+        load_default=None,
+        validate=validate.Length(min=1, max=MAX_SUBJECT),
+        metadata={
+            "description": "The identity provider's `sub` of the person; null: linked at "
+            "their first sign-in by e-mail"
+        },
+    )
 
 
 class MemberSchema(Schema):
@@ -38,6 +48,7 @@ class MemberSchema(Schema):
     name = fields.String(required=True)
     role = fields.String(required=True, validate=validate.OneOf(ROLE_NAMES))
     stories = fields.List(fields.String(), required=True, allow_none=True)
+    subject = fields.String(required=True, allow_none=True)
     createdAt = fields.String(required=True)
     updatedAt = fields.String(required=True)
 

@@ -40,6 +40,7 @@ def _fields(body: dict[str, Any]) -> MemberFields:
         name=body["name"],
         role=Role(body["role"]),
         stories=None if stories is None else tuple(stories),
+        subject=body["subject"],
     )
 
 
@@ -50,6 +51,7 @@ def _member(member: Member) -> dict[str, Any]:
         "name": member.name,
         "role": member.role.value,
         "stories": None if member.stories is None else list(member.stories),
+        "subject": member.subject,
         "createdAt": iso(member.created_at),
         "updatedAt": iso(member.updated_at),
     }
@@ -94,7 +96,7 @@ async def list_members(request: web.Request) -> Any:
 @endpoint(
     summary="Add a member with a role, perhaps narrowed to some stories",
     tag="members",
-    audit=Audited("member.create", shows=("email", "name", "role", "stories")),
+    audit=Audited("member.create", shows=("email", "name", "role", "stories", "subject")),
     body=MemberWriteSchema(),
     response=MemberSchema(),
     status=201,
@@ -112,9 +114,9 @@ async def read_member(request: web.Request) -> Any:
 
 @routes.put(ONE)
 @endpoint(
-    summary="Replace a member's e-mail, name, role and stories (the last owner stays one)",
+    summary="Replace a member's e-mail, name, role, stories and subject (the last owner stays one)",
     tag="members",
-    audit=Audited("member.update", shows=("email", "name", "role", "stories")),
+    audit=Audited("member.update", shows=("email", "name", "role", "stories", "subject")),
     body=MemberWriteSchema(),
     response=MemberSchema(),
     errors=(404, 409),

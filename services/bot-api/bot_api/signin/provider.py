@@ -43,6 +43,8 @@ class ProviderMetadata:
     token_endpoint: str
     jwks_uri: str
     signing_algorithms: tuple[str, ...]
+    end_session_endpoint: str | None = None
+    """Where the browser signs out of the provider (RP-Initiated Logout 1.0), if it says."""
 
     @classmethod
     def of_document(cls, expected_issuer: str, document: Any) -> "ProviderMetadata":
@@ -56,6 +58,11 @@ class ProviderMetadata:
             if not (isinstance(url, str) and is_secure_or_loopback(url)):
                 raise ProviderUnavailable(f"the discovery document's {name} is not https")
             endpoints[name] = url
+        end_session = document.get("end_session_endpoint")
+        if end_session is not None and not (
+            isinstance(end_session, str) and is_secure_or_loopback(end_session)
+        ):
+            raise ProviderUnavailable("the discovery document's end_session_endpoint is not https")
         algorithms = document.get("id_token_signing_alg_values_supported", ["RS256"])
         signing = tuple(a for a in algorithms if a in ASYMMETRIC_ALGORITHMS) or ("RS256",)
         return cls(
@@ -64,6 +71,7 @@ class ProviderMetadata:
             token_endpoint=endpoints["token_endpoint"],
             jwks_uri=endpoints["jwks_uri"],
             signing_algorithms=signing,
+            end_session_endpoint=end_session,
         )
 
 

@@ -15,18 +15,24 @@ from datetime import timedelta
 from urllib.parse import urlencode
 
 from bot_api.signin.members import MemberDirectory, MemberRef
-from bot_api.signin.provider import CodeRefused, Provider
+from bot_api.signin.provider import CodeRefused, Provider, ProviderUnavailable
 from bot_api.signin.repository import Attempt, Choice, SignInStore
 from bot_api.signin.verifier import Identity, IdTokenVerifier, TokenRefused
+from shared.audit import MEMBER, Actor, AuditLog
 from shared.auth import AccountRepository
 from shared.config import Config
 from shared.console_sessions import ConsoleSessionRepository, IssuedSession
+from shared.members import Member
 from shared.rates import Buckets, Rate
 
 ATTEMPT_LIFETIME = timedelta(minutes=10)
 STARTS = Rate(1.0, 20)
 """Sign-ins one client address may begin (each process): each keeps a record for minutes."""
 CALLBACK_PATH = "/console/sign-in/callback"
+SIGNED_OUT_PATH = "/console/"
+"""Where the provider sends the browser back after signing out (its sign-in page)."""
+LINKED = "member.link"
+"""The audit kind of a member linked to their identity provider subject."""
 
 
 class SignInRefused(Exception):
@@ -65,10 +71,12 @@ class SignInService:
         members: MemberDirectory,
         sessions: ConsoleSessionRepository,
         accounts: AccountRepository,
+        audit: AuditLog,
     ) -> None:
         self._client_id = config.oidc_client_id
         self._scopes = " ".join(config.oidc_scopes)
         self._redirect_uri = config.console_url + CALLBACK_PATH
+        self._signed_out_uri = config.console_url + SIGNED_OUT_PATH
         self._session_lifetime = timedelta(hours=config.console_session_hours)
         self._provider = provider
         self._verifier = verifier
@@ -76,6 +84,7 @@ class SignInService:
         self._members = members
         self._sessions = sessions
         self._accounts = accounts
+        self._audit = audit
         self._starts = Buckets("beginning sign-ins from this address")
 
     async def begin(self, browser: str | None, client: str) -> Started:
@@ -141,15 +150,53 @@ class SignInService:
             raise SignInRefused(400, "That account was not offered: sign in again.")
         return await self._begin_session(chosen[0])
 
-    async def sign_out(self, session_id: str) -> None:
+    async def sign_out(self, session_id: str) -> str | None:
+        """Ends the console session; where the browser signs out of the provider too, when
+        it has an end-session endpoint (with `client_id`, not `id_token_hint`: no ID token
+        is kept), coming back to the console's sign-in page."""
         await self._sessions.end(session_id)
+        try:
+            endpoint = (await self._provider.metadata()).end_session_endpoint
+        except ProviderUnavailable:
+            return None
+        if endpoint is None:
+            return None
+        query = urlencode(
+            {"client_id": self._client_id, "post_logout_redirect_uri": self._signed_out_uri}
+        )
+        return f"{endpoint}{'&' if '?' in endpoint else '?'}{query}"
 
     async def _members_of(self, identity: Identity) -> tuple[MemberRef, ...]:
-        """The members the person is, by the e-mail address the provider verified (an
-        account has one member an address)."""
-        if not identity.email:
-            return ()
-        return tuple(MemberRef.of(m) for m in await self._members.with_email(identity.email))
+        """The members the person is: those linked to their subject, then, in the other
+        accounts, those of the e-mail address the provider verified, each linked to the
+        subject now (an audit record of theirs; a member another sign-in linked meanwhile
+        is left out)."""
+        found = await self._members.with_subject(identity.subject)
+        linked_in = {member.account_id for member in found}
+        if identity.email:
+            for member in await self._members.unlinked_with_email(identity.email):
+                if member.account_id not in linked_in and await self._link(member, identity):
+                    found.append(member)
+        found.sort(key=lambda member: member.id)
+        return tuple(MemberRef.of(member) for member in found)
+
+    async def _link(self, member: Member, identity: Identity) -> bool:
+        summary = f"subject: linked at sign-in by {identity.email}"
+        record_id = await self._audit.begin(
+            account_id=member.account_id,
+            actor=Actor(MEMBER, member.id, member.name),
+            kind=LINKED,
+            story_id=None,
+            target=member.id,
+            summary=summary,
+        )
+        if not await self._members.link(member, identity.subject):
+            await self._audit.withdraw(record_id)
+            return False
+        await self._audit.confirm(
+            record_id, kind=LINKED, target=member.id, story_id=None, summary=summary
+        )
+        return True
 
     async def _begin_session(self, member: MemberRef) -> IssuedSession:
         return await self._sessions.begin(

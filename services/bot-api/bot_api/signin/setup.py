@@ -11,6 +11,7 @@ from bot_api.signin.provider import Provider
 from bot_api.signin.repository import SignInRepository
 from bot_api.signin.service import SignInService
 from bot_api.signin.verifier import IdTokenVerifier
+from shared.auditing import AUDIT_LOG
 from shared.keys import MONGO
 from shared.members import MemberRepository
 
@@ -34,5 +35,6 @@ async def setup(app: web.Application) -> AsyncIterator[None]:
             members=MemberRepository(app[MONGO][config.accounts_database]),
             sessions=app[CONSOLE_SESSIONS],
             accounts=app[ACCOUNTS],
+            audit=app[AUDIT_LOG],
         )
         yield

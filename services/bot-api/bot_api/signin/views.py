@@ -117,16 +117,19 @@ async def session(request: web.Request) -> web.Response:
 @routes.post("/console/sign-out")
 async def sign_out(request: web.Request) -> web.Response:
     """Ends the session (with its CSRF token, so no other site can sign anyone out) and
-    clears the cookie; a browser with no session live is only cleared."""
+    clears the cookie; a browser with no session live is only cleared. The answer names
+    where the page sends the browser to sign out of the provider too (null: nowhere)."""
     config, service = request.app[CONFIG], _service(request)
     name = session_cookie_name(config.console_url)
     session_id = request.cookies.get(name, "")
     found = session_id and await request.app[CONSOLE_SESSIONS].find(session_id)
+    provider_sign_out = None
     if found:
         if not csrf_matches(request.headers.get(CSRF_HEADER), found):
             raise Forbidden(f"signing out must carry {CSRF_HEADER}")
-        await service.sign_out(session_id)
-    response = web.Response(status=204)
+        provider_sign_out = await service.sign_out(session_id)
+    response = web.json_response({"providerSignOut": provider_sign_out})
+    _no_store(response)
     response.del_cookie(name, path="/", secure=_secure(config), httponly=True, samesite="Lax")
     return response
 

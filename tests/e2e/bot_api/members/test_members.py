@@ -64,6 +64,20 @@ async def test_emails_are_unique_per_account_whatever_their_case(api: Api, bob: 
     await add(bob.developer, email="ada@example.com")
 
 
+async def test_a_subject_is_one_members_per_account_and_kept_as_sent(api: Api, bob: Tenant) -> None:
+    ada = await add(api, subject="kc|ada")
+    assert ada["subject"] == "kc|ada"
+    taken = await api.post(MEMBERS, person(email="eve@example.com", subject="kc|ada"))
+    assert taken.status == 409 and "ada@example.com" in taken.details
+    await add(bob.developer, subject="kc|ada")
+    assert (await api.post(MEMBERS, person(email="x@example.com", subject=""))).status == 400
+    too_long = person(email="x@example.com", subject="s" * 256)
+    assert (await api.post(MEMBERS, too_long)).status == 400
+    assert (await api.ok("PUT", f"{MEMBERS}/{ada['id']}", ada))["subject"] == "kc|ada"
+    unlinked = {key: value for key, value in ada.items() if key != "subject"}
+    assert (await api.ok("PUT", f"{MEMBERS}/{ada['id']}", unlinked))["subject"] is None
+
+
 async def test_the_last_owner_can_be_neither_removed_nor_demoted(api: Api) -> None:
     first = await add(api, email="one@example.com", role="owner")
     assert (await api.delete(f"{MEMBERS}/{first['id']}")).status == 409

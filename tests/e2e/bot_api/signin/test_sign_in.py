@@ -4,10 +4,7 @@ the management API, CSRF, sign-out, replays and refusals (docs/teams.md "Sign-in
 
 import dataclasses
 import logging
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
 from http.cookies import SimpleCookie
-from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import aiohttp
@@ -17,109 +14,26 @@ from yarl import URL
 
 from bot_api.app import create_app
 from integrations_api.app import create_app as create_integrations_api
-from shared.auth import AccountRepository, IssuedTokens
 from shared.config import Config
 from shared.console_sessions import CSRF_HEADER, SESSION_COOKIE
 from support.browser import free_port
+from support.console_sign_in import (
+    Console,
+    begin,
+    csrf_of,
+    follow,
+    session_of,
+    sign_in,
+    signed_in_as,
+)
 from support.oidc import (
     CLIENT_ID,
     CLIENT_SECRET,
-    add_person,
     authorize,
     browser,
     deny,
-    identity_provider,
 )
 from support.raw_http import exchange
-
-
-@pytest.fixture(scope="module")
-def issuer() -> Iterator[str]:
-    with identity_provider() as issuer:
-        add_person(issuer, "ada", email="ada@example.com", email_verified=True, name="Ada L.")
-        add_person(issuer, "eve", email="eve@example.com", email_verified=True)
-        add_person(issuer, "una", email="ada@example.com", email_verified=False)
-        yield issuer
-
-
-@dataclass
-class Console:
-    url: str
-    accounts: AccountRepository
-    config: Config
-
-    async def account(self, name: str) -> IssuedTokens:
-        return await self.accounts.create(name)
-
-    async def member(
-        self, tokens: IssuedTokens, email: str, name: str, role: str = "editor"
-    ) -> str:
-        """A member of the account, made by its owner through the API; their id."""
-        body = {"email": email, "name": name, "role": role}
-        return str((await self.as_owner(tokens, "POST", "/account/members", body))["id"])
-
-    async def as_owner(
-        self, tokens: IssuedTokens, method: str, path: str, body: object = None
-    ) -> Any:
-        owner = {"Authorization": f"Bearer {tokens.developer_token}"}
-        async with (
-            aiohttp.ClientSession() as http,
-            http.request(method, f"{self.url}{path}", json=body, headers=owner) as answer,
-        ):
-            assert answer.status in (200, 201, 204), await answer.text()
-            return await answer.json() if answer.status != 204 else None
-
-
-@pytest.fixture
-async def console(
-    aiohttp_client: AiohttpClient, config: Config, issuer: str, accounts: AccountRepository
-) -> Console:
-    port = free_port()
-    signing_in = dataclasses.replace(
-        config,
-        oidc_issuer=issuer,
-        oidc_client_id=CLIENT_ID,
-        oidc_client_secret=CLIENT_SECRET,
-        console_url=f"http://127.0.0.1:{port}",
-    )
-    await aiohttp_client(create_app(signing_in), server_kwargs={"port": port})
-    return Console(signing_in.console_url, accounts, signing_in)
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[aiohttp.ClientSession]:
-    async with browser() as session:
-        yield session
-
-
-async def begin(http: aiohttp.ClientSession, console: Console) -> str:
-    """The provider's authorization URL the console sends the browser to."""
-    async with http.get(f"{console.url}/console/sign-in/start", allow_redirects=False) as started:
-        assert started.status == 302
-        return started.headers["Location"]
-
-
-async def sign_in(http: aiohttp.ClientSession, console: Console, subject: str) -> str:
-    """Signs in as `subject` at the provider; the callback URL the provider sent back."""
-    callback = await authorize(http, await begin(http, console), subject)
-    assert callback.startswith(f"{console.url}/console/sign-in/callback?")
-    return callback
-
-
-async def follow(http: aiohttp.ClientSession, url: str) -> tuple[int, str, dict[str, str]]:
-    async with http.get(url, allow_redirects=False) as answer:
-        return answer.status, await answer.text(), dict(answer.headers)
-
-
-def session_of(http: aiohttp.ClientSession, console: Console) -> str:
-    cookies = http.cookie_jar.filter_cookies(URL(console.url))
-    return cookies[SESSION_COOKIE].value if SESSION_COOKIE in cookies else ""
-
-
-async def csrf_of(http: aiohttp.ClientSession, console: Console) -> str:
-    async with http.get(f"{console.url}/console/session") as answer:
-        assert answer.status == 200
-        return str((await answer.json())["csrfToken"])
 
 
 async def test_the_code_flow_signs_a_member_in_with_a_cookie(
@@ -205,9 +119,7 @@ async def test_integrations_api_takes_the_same_session_from_the_consoles_origin(
 async def test_the_cookie_carries_the_members_role_as_it_is_now(
     http: aiohttp.ClientSession, console: Console
 ) -> None:
-    tokens = await console.account("acme")
-    member_id = await console.member(tokens, "ada@example.com", "Ada", role="viewer")
-    await follow(http, await sign_in(http, console, "ada"))
+    tokens, member_id = await signed_in_as(http, console, "viewer")
     headers = {CSRF_HEADER: await csrf_of(http, console)}
     story = {"name": "Pizza", "description": ""}
     async with http.post(f"{console.url}/stories", json=story, headers=headers) as refused:
@@ -232,7 +144,13 @@ async def test_sign_out_ends_the_session_on_the_server(
         assert refused.status == 403
     headers = {CSRF_HEADER: await csrf_of(http, console)}
     async with http.post(f"{console.url}/console/sign-out", headers=headers) as ended:
-        assert ended.status == 204
+        assert ended.status == 200
+        at_provider = URL((await ended.json())["providerSignOut"])
+    assert str(at_provider.with_query(None)) == f"{console.config.oidc_issuer}/oauth2/end_session"
+    assert dict(at_provider.query) == {
+        "client_id": CLIENT_ID,
+        "post_logout_redirect_uri": f"{console.url}/console/",
+    }, "no ID token in the URL"
     assert session_of(http, console) == ""
     async with aiohttp.ClientSession() as other:
         kept = {"Cookie": f"{SESSION_COOKIE}={session_id}"}

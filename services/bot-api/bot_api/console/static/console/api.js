@@ -20,11 +20,12 @@ export async function loadSession() {
   return session;
 }
 
-// Ends the cookie's session on the server (a token is only forgotten, by the caller).
+// Ends the cookie's session on the server (a token is only forgotten, by the caller);
+// where the browser signs out of the identity provider too, or null.
 export async function signOut() {
-  if (!token() && csrfToken) {
-    await fetch("/console/sign-out", { method: "POST", headers: { [CSRF_HEADER]: csrfToken } });
-  }
+  if (token() || !csrfToken) return null;
+  const response = await fetch("/console/sign-out", { method: "POST", headers: { [CSRF_HEADER]: csrfToken } });
+  return response.ok ? (await response.json()).providerSignOut : null;
 }
 
 // The headers and credentials a call sends: the token, or the cookie (to integrations-api's

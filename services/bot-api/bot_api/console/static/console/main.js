@@ -28,9 +28,9 @@ if (!OPEN.has(page.page) && !token() && !(await loadSession())) {
   location.replace("/console/");
 } else {
   document.getElementById("sign-out")?.addEventListener("click", async () => {
-    await signOut();
+    const atProvider = await signOut();
     sessionStorage.clear(); // the token and the test chats' sessions
-    location.assign("/console/");
+    location.assign(atProvider ?? "/console/");
   });
   // Nothing can be typed until the page's data has loaded, so loading never overwrites input.
   const main = document.getElementById("main");
