@@ -225,13 +225,19 @@ def test_lists_are_shown_a_page_at_a_time(page: Page, stack: Stack) -> None:
     expect(cards).to_have_count(total - 50)
 
 
-def test_the_story_settings_form_sets_the_timezone_and_the_history(
-    page: Page, stack: Stack
-) -> None:
+def open_a_new_story(page: Page, stack: Stack) -> str:
+    """A new story's page, signed in; the story's id."""
     story_id = call(page, stack, "POST", "/stories", {"name": "Desk", "description": ""})["id"]
     sign_in(page, stack)
     page.goto(f"{stack.bot_api}/console/stories/{story_id}")
     loaded(page)
+    return str(story_id)
+
+
+def test_the_story_settings_form_sets_the_timezone_and_the_history(
+    page: Page, stack: Stack
+) -> None:
+    story_id = open_a_new_story(page, stack)
     expect(page.get_by_label("Timezone")).to_have_value("UTC")
     expect(page.get_by_label("Keep a history of conversations")).to_be_checked()
     expect(page.get_by_label("Misses inbox: review matches scoring below")).to_have_value("")
@@ -269,3 +275,29 @@ def test_the_story_settings_form_sets_the_timezone_and_the_history(
     expect(page.locator('.field-error[data-error-path="settings.timezone"]')).to_contain_text(
         "IANA"
     )
+
+
+def test_the_story_settings_form_sets_what_the_user_is_told_back_from_the_desk(
+    page: Page, stack: Stack
+) -> None:
+    story_id = open_a_new_story(page, stack)
+    told = page.get_by_label("Message when a conversation goes back to the bot")
+    expect(told).to_have_value("You are talking to the bot again.")
+    expect(told).to_have_accessible_description(re.compile("agent desk gives the conversation"))
+
+    told.fill("The bot is back. Type 'menu'.")
+    page.get_by_role("button", name="Save settings").click()
+    expect(page.locator("#notice")).to_contain_text("Saved")
+    page.reload()
+    loaded(page)
+    expect(told).to_have_value("The bot is back. Type 'menu'.")
+    settings = call(page, stack, "GET", f"/stories/{story_id}")["settings"]
+    assert settings["handoffReturnMessage"] == "The bot is back. Type 'menu'."
+
+    told.fill("")
+    page.get_by_role("button", name="Save settings").click()
+    error = page.locator('.field-error[data-error-path="settings.handoffReturnMessage"]')
+    expect(error).to_contain_text("Length must be between 1 and 4096")
+    expect(told).to_have_attribute("aria-invalid", "true")
+    settings = call(page, stack, "GET", f"/stories/{story_id}")["settings"]
+    assert settings["handoffReturnMessage"] == "The bot is back. Type 'menu'."

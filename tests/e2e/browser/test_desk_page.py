@@ -2,7 +2,8 @@
 over (updates posted to the channel's inbound URL as Telegram posts them, answers
 reaching a stand-in of the Bot API); the desk names them and their channel, shows the
 bot's turns before, a new message of theirs arrives without a reload, the person takes
-over, answers (it reaches Telegram) and gives back (the user is told)."""
+over (still noted after a reload), answers (it reaches Telegram) and gives back (the user
+is told)."""
 
 import time
 from collections.abc import Callable, Iterator
@@ -111,6 +112,19 @@ def test_the_desk_page(page: Page, stack: Stack, telegram: TelegramStandIn) -> N
     )
     until(lambda: "Sorry! A new one is on its way." in texts_sent(telegram), "the answer sent")
     assert telegram.of("sendMessage")[-1]["chat_id"] == CHAT
+
+    # Loaded again, the page reads the transcript from the history: the note is still
+    # there, where it happened.
+    page.reload()
+    loaded(page)
+    page.get_by_role("button", name="Open the conversation with Ada Lovelace").click()
+    expect(transcript.locator('[data-speaker="note"]')).to_have_text(
+        ["Account owner took the conversation over"]
+    )
+    expect(transcript.locator("[data-speaker]")).to_contain_text(
+        ["my pizza is cold", "Account owner took the conversation over", "Sorry! A new one"]
+    )
+    expect(page.locator("#desk-status")).to_contain_text("Live")
     screenshot(page, "desk")
     page.set_viewport_size({"width": 360, "height": 800})
     assert page.evaluate("document.documentElement.scrollWidth") <= 360  # no sideways scroll
@@ -139,6 +153,8 @@ def test_the_desk_page(page: Page, stack: Stack, telegram: TelegramStandIn) -> N
         "Answered by Account owner (owner). Written at the agent desk."
     )
     expect(back).to_contain_text("Given back to the bot")
+    taken = page.locator("#transcript .turn", has_text="Taken over by")
+    expect(taken).to_contain_text("Taken over by Account owner (owner) at the agent desk")
 
 
 def _written(page: Page, session_id: str, last: Any) -> bool:

@@ -67,8 +67,9 @@ class AnalyticsCounters:
         batch, conditionally), then every hour it touched in one bulk write. Not
         idempotent: a batch told twice is counted twice (the recorder tells each once,
         and logs a failure without telling it again). The console's test chat's turns are
-        not counted: its tries are no visitor's conversations (docs/analytics.md)."""
-        turns = [turn for turn in turns if not turn.test]
+        not counted: its tries are no visitor's conversations; nor is a take-over at the
+        agent desk, which is no message (docs/analytics.md)."""
+        turns = [turn for turn in turns if not turn.test and not turn.taken_over]
         tallies = message_tallies(turns)
         for key, change in (await self._conversation_changes(conversations_seen(turns))).items():
             add_to(tallies, key, change)

@@ -65,13 +65,16 @@ def user_label(session_id: str, user_name: str | None, source: str | None) -> st
 def entries_of(turn_id: str, turn: TurnRecord) -> list[DeskEntry]:
     """The transcript lines of a recorded turn: what the user said (a trigger or a
     button's jump says nothing), then the answer; a person's message is theirs; a
-    conversation given back is a note, then the story's message to the user."""
+    conversation taken over is a note; one given back is a note, then the story's
+    message to the user."""
     lines: list[tuple[Speaker, str, Person | None]] = []
     if turn.query is not None:
         lines.append(("user", turn.query, None))
     person_wrote = turn.outcome == "handoff" and turn.query is None and turn.trigger is None
-    if turn.given_back:
-        who = turn.person.name if turn.person is not None else "The desk"
+    who = turn.person.name if turn.person is not None else "The desk"
+    if turn.taken_over:
+        lines.append(("note", f"{who} took the conversation over", turn.person))
+    elif turn.given_back:
         lines.append(("note", f"{who} gave the conversation back to the bot", turn.person))
         if turn.fulfillment:
             lines.append(("bot", turn.fulfillment, None))
@@ -82,7 +85,3 @@ def entries_of(turn_id: str, turn: TurnRecord) -> list[DeskEntry]:
         DeskEntry(f"{turn_id}:{n}", turn.at, speaker, text, person)
         for n, (speaker, text, person) in enumerate(lines)
     ]
-
-
-def taken_over_note(entry_id: str, at: datetime, person: Person) -> DeskEntry:
-    return DeskEntry(entry_id, at, "note", f"{person.name} took the conversation over", person)

@@ -113,11 +113,15 @@ class TurnRecord:
     """The console's test chat asked it (`is_test_chat`): kept out of the misses inbox and
     of the analytics' default figures."""
     person: Person | None = None
-    """Who at the desk wrote the turn (a person's message during a handoff) or gave the
-    conversation back; None for the user's and the bot's turns."""
+    """Who at the desk wrote the turn (a person's message during a handoff), took the
+    conversation over or gave it back; None for the user's and the bot's turns."""
     given_back: bool = False
     """The turn is the conversation going back to the bot: its fulfillment is what the
     user was told (the story's `handoffReturnMessage`)."""
+    taken_over: bool = False
+    """The turn is `person` taking the conversation over: it says nothing to the user,
+    and is kept so that the desk's transcript, read again, and History show who took it
+    and when."""
     generation: Generation | None = None
     """How the LLM was asked to write the turn's knowledge answer, if it was: outcome,
     time and tokens (docs/knowledge-generation.md)."""

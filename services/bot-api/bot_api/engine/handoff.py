@@ -82,14 +82,14 @@ def persons_message(
     settings: Settings,
     state: SessionState,
     handoff: HandedOver,
-    text: str,
-    now: datetime | None = None,
+    text: str | None,
+    now: datetime,
 ) -> tuple[Turn, Outcome]:
-    """A person's message as the history keeps it: a turn of the bot's, with no input
-    from the user, saying `text` (at `now`, else the handoff's last message). The
-    conversation given back is recorded so too, saying the story's
-    `handoff_return_message`."""
-    turn = Turn(now=handoff.last_message_at if now is None else now)
+    """A person's message as the history keeps it: a turn of the bot's at `now`, with no
+    input from the user, saying `text`. The conversation given back is recorded so too,
+    saying the story's `handoff_return_message`, and the conversation taken over saying
+    nothing (`text` None)."""
+    turn = Turn(now=now)
     outcome = Outcome(
         story_id=story_id,
         interaction=None,
@@ -99,7 +99,7 @@ def persons_message(
         incomplete=False,
         parameters=state.parameters,
         contexts=(),
-        fulfillment=(Text(text),),
+        fulfillment=() if text is None else (Text(text),),
         handoff=handoff,
     )
     return turn, outcome

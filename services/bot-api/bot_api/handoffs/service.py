@@ -5,16 +5,18 @@ of the caller's account that the caller's role covers (`access.desk_covers`).
 
 A message is announced (`HandoffMessageSent`): the publisher puts it on the stream, and
 integrations-api sends it through the session's channel; the history records it as a
-turn of the bot's (outcome `handoff`) with the person who wrote it. Every line is
-announced to the open desks too (`DeskLinesAdded`)."""
+turn of the bot's (outcome `handoff`) with the person who wrote it, and so the take-over
+(saying nothing, `taken_over`) and the give-back (`given_back`), so the desk's transcript
+read again still shows them. Every line is announced to the open desks too
+(`DeskLinesAdded`)."""
 
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from bot_api.changes import ChangeFeed, DeskLinesAdded, HandoffMessageSent
-from bot_api.domain.desk import DeskEntry, entries_of, taken_over_note
+from bot_api.domain.desk import DeskEntry, entries_of
 from bot_api.domain.history import TurnRecord
 from bot_api.engine.handoff import kept_for, open_handoff, persons_message
 from bot_api.engine.turn import HandedOver, SessionState
@@ -34,6 +36,20 @@ from shared.timeutil import utcnow
 MAX_SAVE_ATTEMPTS = 100
 
 Change = Callable[[SessionState, HandedOver], SessionState]
+
+
+@dataclass(frozen=True)
+class DeskTurn:
+    """A turn of the person's side, as the history keeps it: a message (`text`), the
+    conversation taken over (no text) or given back (the story's return message), at
+    `at`, in the session's `state` and `handoff` of that moment."""
+
+    state: SessionState
+    handoff: HandedOver
+    text: str | None
+    at: datetime
+    given_back: bool = False
+    taken_over: bool = False
 
 
 @dataclass(frozen=True)
@@ -101,7 +117,6 @@ class HandoffService:
         self, *, principal: Principal, story_id: str, session_id: str, text: str
     ) -> None:
         started = time.perf_counter()
-        account_id, person = principal.account_id, person_of(principal)
         story = await self._covered(principal, story_id)
         now = utcnow()
         state = await self._change(
@@ -109,44 +124,33 @@ class HandoffService:
             session_id,
             lambda state, handoff: replace(state, handoff=replace(handoff, last_message_at=now)),
         )
-        await self._changes.announce(HandoffMessageSent(account_id, story.id, session_id, text))
-        assert state.handoff is not None, "_change keeps the handoff open"
-        turn, outcome = persons_message(story.id, story.settings, state, state.handoff, text)
-        turn_id = self._recorder.answered(
-            account_id=account_id,
-            session_id=session_id,
-            settings=story.settings,
-            turn=turn,
-            outcome=outcome,
-            webhook=None,
-            started=started,
-            person=person,
+        await self._changes.announce(
+            HandoffMessageSent(principal.account_id, story.id, session_id, text)
         )
-        record = TurnRecord(account_id, story.id, session_id, now, "handoff", fulfillment=text,
-                            person=person)  # fmt: skip
-        await self._tell(record, turn_id)
+        assert state.handoff is not None, "_change keeps the handoff open"
+        said = DeskTurn(state, state.handoff, text, now)
+        await self._keep(principal, story, session_id, said, started)
 
     async def take_over(self, *, principal: Principal, story_id: str, session_id: str) -> None:
-        """The caller has the conversation now (the list says who); a note on the desks."""
+        """The caller has the conversation now (the list says who); the history keeps a
+        note of it (a turn saying nothing to the user) and the desks hear it."""
+        started = time.perf_counter()
         person = person_of(principal)
-        story_id = (await self._covered(principal, story_id)).id
-        now = utcnow()
-        await self._change(
-            story_id,
+        story = await self._covered(principal, story_id)
+        state = await self._change(
+            story.id,
             session_id,
             lambda state, handoff: replace(state, handoff=replace(handoff, taken_by=person)),
         )
-        note = taken_over_note(new_object_id(), now, person)
-        await self._changes.announce(
-            DeskLinesAdded(principal.account_id, story_id, session_id, (note,), list_changed=True)
-        )
+        assert state.handoff is not None, "_change keeps the handoff open"
+        taken = DeskTurn(state, state.handoff, None, utcnow(), taken_over=True)
+        await self._keep(principal, story, session_id, taken, started)
 
     async def give_back(self, *, principal: Principal, story_id: str, session_id: str) -> None:
         """The bot answers the session's next message; the user is told so (the story's
         `handoffReturnMessage`, through the session's channel), and the history and the
         desks have a note of it."""
         started = time.perf_counter()
-        account_id, person = principal.account_id, person_of(principal)
         story = await self._covered(principal, story_id)
         ended: list[HandedOver] = []
 
@@ -156,8 +160,27 @@ class HandoffService:
 
         state = await self._change(story.id, session_id, end)
         told, now = story.settings.handoff_return_message, utcnow()
-        await self._changes.announce(HandoffMessageSent(account_id, story.id, session_id, told))
-        turn, outcome = persons_message(story.id, story.settings, state, ended[-1], told, now)
+        await self._changes.announce(
+            HandoffMessageSent(principal.account_id, story.id, session_id, told)
+        )
+        given = DeskTurn(state, ended[-1], told, now, given_back=True)
+        await self._keep(principal, story, session_id, given, started)
+
+    async def _keep(
+        self,
+        principal: Principal,
+        story: StoryRecord,
+        session_id: str,
+        kept: DeskTurn,
+        started: float,
+    ) -> None:
+        """The history records the desk's turn as the person's (when the story keeps a
+        history, redacted as it says), and the desks hear its lines under the id the
+        history stores it by; a take-over and a give-back change the list too."""
+        account_id, person = principal.account_id, person_of(principal)
+        turn, outcome = persons_message(
+            story.id, story.settings, kept.state, kept.handoff, kept.text, kept.at
+        )
         turn_id = self._recorder.answered(
             account_id=account_id,
             session_id=session_id,
@@ -167,21 +190,16 @@ class HandoffService:
             webhook=None,
             started=started,
             person=person,
-            given_back=True,
+            given_back=kept.given_back,
+            taken_over=kept.taken_over,
         )
-        record = TurnRecord(account_id, story.id, session_id, now, "handoff",
-                            fulfillment=told, person=person, given_back=True)  # fmt: skip
-        await self._tell(record, turn_id, list_changed=True)
-
-    async def _tell(
-        self, record: TurnRecord, turn_id: str | None, list_changed: bool = False
-    ) -> None:
-        """The desks hear the record's lines, under the id the history stores it by."""
+        record = TurnRecord(account_id, story.id, session_id, kept.at, "handoff",
+                            fulfillment=kept.text or "", person=person,
+                            given_back=kept.given_back, taken_over=kept.taken_over)  # fmt: skip
         lines = tuple(entries_of(turn_id or new_object_id(), record))
+        list_changed = kept.given_back or kept.taken_over
         await self._changes.announce(
-            DeskLinesAdded(
-                record.account_id, record.story_id, record.session_id, lines, list_changed
-            )
+            DeskLinesAdded(account_id, story.id, session_id, lines, list_changed)
         )
 
     async def _covered(self, principal: Principal, story_id: str) -> StoryRecord:

@@ -68,6 +68,7 @@ def turn_to_document(turn: TurnRecord, expires_at: datetime) -> dict[str, Any]:
         ),
         **({} if turn.person is None else {"person": person_to_document(turn.person)}),
         **({"givenBack": True} if turn.given_back else {}),
+        **({"takenOver": True} if turn.taken_over else {}),
     }
 
 
@@ -186,6 +187,7 @@ def turn_from_document(document: Mapping[str, Any]) -> TurnRecord:
         ),
         person=_person(document.get("person")),
         given_back=document.get("givenBack") is True,
+        taken_over=document.get("takenOver") is True,
     )
 
 

@@ -105,14 +105,16 @@ class TurnRecorder:
         channel: str | None = None,
         person: Person | None = None,
         given_back: bool = False,
+        taken_over: bool = False,
         turn_id: str | None = None,
     ) -> str | None:
         """Record a turn /query answered, if its story keeps a history; never waits, and
         never fails the answer already given (a turn that cannot be recorded is counted
         as dropped). `developer`: it came with the developer token; `channel`: the id of
-        the channel that carried it; `person`, `given_back`: a turn of the agent desk's;
-        `turn_id`: the id to store it under (the desk named its lines by it already), else
-        a new one. The id the turn is stored under, None when it is not recorded."""
+        the channel that carried it; `person`, `given_back`, `taken_over`: a turn of the
+        agent desk's; `turn_id`: the id to store it under (the desk named its lines by it
+        already), else a new one. The id the turn is stored under, None when it is not
+        recorded."""
         if not settings.history:
             return None
         try:
@@ -129,6 +131,7 @@ class TurnRecorder:
                 channel=channel,
                 person=person,
                 given_back=given_back,
+                taken_over=taken_over,
                 turn_id=turn_id,
             )
         except Exception:
@@ -262,6 +265,7 @@ def turn_record(
     channel: str | None = None,
     person: Person | None = None,
     given_back: bool = False,
+    taken_over: bool = False,
     turn_id: str | None = None,
 ) -> StoredTurn:
     """The turn as the history keeps it, before `redacted` cleans it (when its story
@@ -303,6 +307,7 @@ def turn_record(
         generation=_generation(outcome),
         person=person,
         given_back=given_back,
+        taken_over=taken_over,
     )
     expires_at = at + timedelta(days=settings.history_days)
     return StoredTurn(turn_id or new_object_id(), record, expires_at)

@@ -175,14 +175,20 @@ class TurnSchema(Schema):
     person = fields.Nested(
         PersonSchema,
         metadata={
-            "description": "Who at the agent desk wrote the turn or gave the conversation "
-            'back (docs/teams.md "The agent desk")'
+            "description": "Who at the agent desk wrote the turn, took the conversation "
+            'over or gave it back (docs/teams.md "The agent desk")'
         },
     )
     givenBack = fields.Boolean(
         metadata={
             "description": "Present (true) on the turn that gave the conversation back to "
             "the bot: its fulfillment is what the user was told"
+        }
+    )
+    takenOver = fields.Boolean(
+        metadata={
+            "description": "Present (true) on the turn of `person` taking the conversation "
+            "over: it said nothing to the user (an empty fulfillment)"
         }
     )
     truncated = fields.Boolean(

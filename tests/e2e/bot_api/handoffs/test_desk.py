@@ -17,7 +17,7 @@ from bot_api.history.keys import RECORDER
 from shared import messaging
 from shared.config import Config
 from shared.events import HandoffMessage, decode
-from support.api import Tenant
+from support.api import Api, Tenant
 from support.desk import HEARTBEAT, desk_stream
 from support.handoffs import Handed, say
 from support.waiting import eventually
@@ -91,10 +91,12 @@ async def test_the_desk_follows_a_handoff_live_from_start_to_give_back(
             ("user", "talk to a human"),
             ("bot", "A person will answer | [handoff]"),
             ("user", "are you there?"),
+            ("note", "Account owner took the conversation over"),
             ("person", "Hello, I'm Bob"),
         ]
         ids = {e["id"] for e in read["transcript"]}
-        assert {line["entry"]["id"] for line in [*opened, *live]} <= ids  # one line, not two
+        heard = {line["entry"]["id"] for line in [*opened, note, *live]}
+        assert heard <= ids  # one line, not two
 
         await api.ok("DELETE", f"{base}/w1")
         back = await desk.lines(2)
@@ -115,10 +117,13 @@ async def test_the_desk_follows_a_handoff_live_from_start_to_give_back(
     await bot_api.server.app[RECORDER].idle()
     turns = (await api.ok("GET", f"/stories/{story_id}/conversations/w1"))["turns"]
     person_s = [t for t in turns if "person" in t]
-    assert [(t["fulfillment"], t["person"], t.get("givenBack")) for t in person_s] == [
-        ("Hello, I'm Bob", {**OWNER, "memberId": None}, None),
-        ("You are talking to the bot again.", {**OWNER, "memberId": None}, True),
+    assert [(t["fulfillment"], t.get("takenOver"), t.get("givenBack")) for t in person_s] == [
+        ("", True, None),
+        ("Hello, I'm Bob", None, None),
+        ("You are talking to the bot again.", None, True),
     ]
+    assert {t["outcome"] for t in person_s} == {"handoff"}
+    assert all(t["person"] == {**OWNER, "memberId": None} for t in person_s)
 
 
 async def test_the_story_s_return_message_is_what_the_user_is_told(
@@ -216,14 +221,8 @@ async def test_an_agent_is_named_at_the_desk_and_one_narrowed_elsewhere_sees_non
     api, story_id = alice.developer, handed.story_id
     other = await api.create_story("Elsewhere")
 
-    async def agent(email: str, name: str, stories: list[str] | None) -> Any:
-        person = {"email": email, "name": name, "role": "agent", "stories": stories}
-        member = (await api.post("/account/members", person)).body["id"]
-        token = (await api.post(f"/account/members/{member}/tokens", {"name": "desk"})).body
-        return member, api.as_token(token["token"])
-
-    ana_id, ana = await agent("ana@example.com", "Ana", [story_id])
-    _, olaf = await agent("olaf@example.com", "Olaf", [other])
+    ana_id, ana = await agent(api, "ana@example.com", "Ana", [story_id])
+    _, olaf = await agent(api, "olaf@example.com", "Olaf", [other])
     await say(alice, story_id, "talk to a human", session="w2")
     base = f"/stories/{story_id}/handoffs"
     assert [h["sessionId"] for h in await ana.ok("GET", base)] == ["w2"]
@@ -240,6 +239,80 @@ async def test_an_agent_is_named_at_the_desk_and_one_narrowed_elsewhere_sees_non
     await ana.ok("POST", f"{base}/w2/messages", {"text": "Ana here"})
     await bot_api.server.app[RECORDER].idle()
     turns = (await api.ok("GET", f"/stories/{story_id}/conversations/w2"))["turns"]
-    assert [t["person"] for t in turns if "person" in t] == [{**ana_is, "memberId": ana_id}]
+    assert [(t.get("takenOver"), t["person"]) for t in turns if "person" in t] == [
+        (True, {**ana_is, "memberId": ana_id}),
+        (None, {**ana_is, "memberId": ana_id}),
+    ]
     (answered, taken, *_) = (await api.ok("GET", f"/audit?member={ana_id}"))["items"]
     assert (answered["kind"], taken["kind"]) == ("handoff.message", "handoff.take-over")
+
+
+async def agent(api: Api, email: str, name: str, stories: list[str] | None) -> tuple[str, Api]:
+    """A member of the account with the agent role, and a client holding its token."""
+    person = {"email": email, "name": name, "role": "agent", "stories": stories}
+    member = (await api.post("/account/members", person)).body["id"]
+    token = (await api.post(f"/account/members/{member}/tokens", {"name": "desk"})).body
+    return member, api.as_token(token["token"])
+
+
+async def test_a_take_over_is_kept_and_read_again_with_the_person_at_its_place(
+    alice: Tenant, handed: Handed, bot_api: TestClient
+) -> None:
+    """What the page reads when it is loaded again: the transcript of the turns stored and
+    those still being written, the take-over among them, redacted as the story says."""
+    api, story_id = alice.developer, handed.story_id
+    ana_id, ana = await agent(api, "ana@example.com", "Ana", None)
+    ana_is = {"name": "Ana", "role": "agent"}
+    asked = {"storyId": story_id, "sessionId": "w3", "query": "talk to a human",
+             "parameters": {"email": "jo@example.com"}}  # fmt: skip
+    await alice.public.ok("POST", "/query", asked)
+    base = f"/stories/{story_id}/handoffs/w3"
+    await ana.ok("POST", f"{base}/take-over")
+    await ana.ok("POST", f"{base}/messages", {"text": "Ana here"})
+
+    def lines(read: dict[str, Any]) -> list[tuple[str, str, Any]]:
+        return [(e["speaker"], e["text"], e["person"]) for e in read["transcript"]]
+
+    expected = [
+        ("user", "talk to a human", None),
+        ("bot", "A person will answer | [handoff]", None),
+        ("note", "Ana took the conversation over", ana_is),
+        ("person", "Ana here", ana_is),
+    ]
+    queued = await ana.ok("GET", base)  # the turns still waiting to be written
+    assert lines(queued) == expected
+    await bot_api.server.app[RECORDER].idle()
+    stored = await ana.ok("GET", base)
+    assert lines(stored) == expected
+    assert [e["id"] for e in stored["transcript"]] == [e["id"] for e in queued["transcript"]]
+    at = [e["at"] for e in stored["transcript"]]
+    assert at == sorted(at)
+
+    turns = (await api.ok("GET", f"/stories/{story_id}/conversations/w3"))["turns"]
+    (taken,) = [t for t in turns if t.get("takenOver")]
+    assert (taken["outcome"], taken["fulfillment"], taken["person"]) == (
+        "handoff", "", {**ana_is, "memberId": ana_id}
+    )  # fmt: skip
+    assert "query" not in taken and "givenBack" not in taken
+    assert taken["parameters"]["email"] == "[email]"  # redacted as the give-back is
+    (listed,) = (await api.ok("GET", f"/stories/{story_id}/conversations"))["items"]
+    assert listed["turns"] == len(turns) == 3
+
+
+async def test_a_story_without_history_keeps_no_take_over_but_the_desk_hears_it(
+    alice: Tenant, handed: Handed, bot_api: TestClient
+) -> None:
+    api, story_id = alice.developer, handed.story_id
+    story = await api.story(story_id)
+    body = {"name": story["name"], "description": "", "settings": {"history": False}}
+    await api.ok("PUT", f"/stories/{story_id}", body)
+    await say(alice, story_id, "talk to a human", session="w4")
+    async with desk_stream(url(bot_api), alice.tokens.developer_token, story_id) as desk:
+        await api.ok("POST", f"/stories/{story_id}/handoffs/w4/take-over")
+        (note,) = await desk.lines(1)
+        assert said([note]) == [("note", "Account owner took the conversation over", OWNER)]
+    await bot_api.server.app[RECORDER].idle()
+    read = await api.ok("GET", f"/stories/{story_id}/handoffs/w4")
+    assert (read["handoff"]["takenBy"], read["transcript"]) == (OWNER, [])
+    missing = await api.get(f"/stories/{story_id}/conversations/w4")
+    assert missing.error == (404, "not_found")

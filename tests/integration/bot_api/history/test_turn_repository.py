@@ -190,16 +190,19 @@ async def test_a_transcript_is_that_conversation_oldest_first(turns: TurnStore) 
     ]
 
 
-async def test_a_desk_turn_keeps_who_wrote_it_and_the_return_to_the_bot(turns: TurnStore) -> None:
+async def test_a_desk_turn_keeps_who_wrote_it_took_it_over_and_gave_it_back(
+    turns: TurnStore,
+) -> None:
     story = new_object_id()
     person = Person("Ana Lima", "agent", "m1")
-    written = TurnRecord("acct", story, "s", START, "handoff", fulfillment="Hi, Ana here",
-                         person=person)  # fmt: skip
+    taken_over = TurnRecord("acct", story, "s", START, "handoff", person=person, taken_over=True)
+    written = replace(taken_over, at=START + timedelta(seconds=30), fulfillment="Hi, Ana here",
+                      taken_over=False)  # fmt: skip
     given_back = replace(written, at=START + timedelta(minutes=1), given_back=True,
                          person=Person("Account owner", "owner"))  # fmt: skip
     await turns.insert_many([StoredTurn(new_object_id(), t, START + timedelta(days=30))
-                             for t in (written, given_back)])  # fmt: skip
-    assert await turns.transcript(story, "s") == [written, given_back]
+                             for t in (taken_over, written, given_back)])  # fmt: skip
+    assert await turns.transcript(story, "s") == [taken_over, written, given_back]
 
 
 async def test_export_reads_a_time_range_oldest_first_up_to_the_limit(turns: TurnStore) -> None:

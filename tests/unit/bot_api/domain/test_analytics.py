@@ -117,6 +117,14 @@ async def test_the_test_chat_s_turns_are_not_counted() -> None:
     assert list(store.conversations) == [("st", "visitor")]
 
 
+async def test_a_take_over_at_the_desk_is_no_message() -> None:
+    store = AnalyticsInMemory()
+    taken = replace(turn("s1", 1, "handoff"), interaction=None, taken_over=True)
+    await AnalyticsCounters(store).turns_written([turn("s1", 0), taken, turn("s1", 2, "handoff")])
+    total = sum(store.hours.values(), Tally())
+    assert (total.conversations, total.messages) == (1, 2)
+
+
 def test_a_conversation_counts_in_the_source_and_channel_of_its_first_turn() -> None:
     hour = hour_of(NOON)
     later = replace(turn("s1", 70), default_source="telegram", channel="c-1")

@@ -54,3 +54,10 @@ def test_a_person_s_message_is_theirs_and_the_return_to_the_bot_a_note() -> None
         "note", "Ana Lima gave the conversation back to the bot", ANA
     )  # fmt: skip
     assert (told.speaker, told.text) == ("bot", "Bot again.")
+
+
+def test_a_take_over_is_a_note_naming_the_person() -> None:
+    (note,) = entries_of("t7", turn(outcome="handoff", person=ANA, taken_over=True))
+    assert (note.id, note.speaker, note.text, note.person) == (
+        "t7:0", "note", "Ana Lima took the conversation over", ANA
+    )  # fmt: skip

@@ -104,10 +104,12 @@ def test_the_history_files_a_turn_in_handoff_and_the_person_s_message_as_handoff
     _, silent = silent_turn(MODEL, before, turn, opened)
     assert outcome_kind(turn, silent) == "handoff"
 
-    person, said = persons_message(MODEL.id, MODEL.settings, before, opened, "I'm Bob")
+    person, said = persons_message(MODEL.id, MODEL.settings, before, opened, "I'm Bob", NOON)
     assert (person.query, person.trigger, person.goto, person.now) == (None, None, None, NOON)
     assert said.fulfillment == (Text("I'm Bob"),) and said.parameters == {"name": "Ada"}
     assert outcome_kind(person, said) == "handoff"
+    taken, says_nothing = persons_message(MODEL.id, MODEL.settings, before, opened, None, NOON)
+    assert says_nothing.fulfillment == () and outcome_kind(taken, says_nothing) == "handoff"
 
     asked = Turn(query="talk to a human", now=NOON)
     _, opening = after_answer(*respond(MODEL, SessionState(), asked), asked)

@@ -69,20 +69,25 @@ function languageOf(turn) {
   return languageBadge(turn.language, `${turn.language}${answered}`);
 }
 
+// Who answered the turn and why; a person's message at the agent desk is theirs, and
+// their take-over answered nothing (docs/teams.md "The agent desk").
+function byline(turn) {
+  const person = turn.person ? `${turn.person.name} (${turn.person.role})` : null;
+  if (turn.takenOver) return `Taken over by ${person ?? "the desk"} at the agent desk: nothing was said to the user.`;
+  const answered = person ?? (turn.interaction ? `${turn.interaction.name} (${turn.interaction.type})` : "nothing");
+  return `Answered by ${answered}. ${why(turn)}`;
+}
+
 function turnItem(turn) {
   const said = turn.query ?? (turn.trigger ? `trigger: ${turn.trigger}` : turn.goto ? `goto: ${turn.goto}` : "—");
   const language = languageOf(turn);
-  // A person's message at the agent desk is theirs (docs/teams.md "The agent desk").
-  const answered = turn.person
-    ? `${turn.person.name} (${turn.person.role})`
-    : turn.interaction ? `${turn.interaction.name} (${turn.interaction.type})` : "nothing";
   const candidates = turn.candidates.map((c) => h("li", {}, `${c.name}: ${score(c.score)}`));
   return h(
     "li",
     { className: `turn ${turn.outcome}`, "data-outcome": turn.outcome },
     h("p", { className: "muted" }, [turn.at, turn.outcome, `${turn.latencyMs} ms`, origin(turn)].filter(Boolean).join(" · "), language ? " " : null, language),
     h("p", { className: "said", lang: language ? turn.language : null }, said),
-    h("p", {}, `Answered by ${answered}. ${why(turn)}`),
+    h("p", {}, byline(turn)),
     candidates.length ? h("details", {}, h("summary", {}, "Candidates"), h("ol", { className: "candidates" }, candidates)) : null,
     turn.fulfillment ? h("p", { className: "bot" }, turn.fulfillment) : null,
     turn.webhook ? h("p", { className: "muted" }, `Webhook: ${turn.webhook}`) : null,

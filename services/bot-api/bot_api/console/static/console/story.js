@@ -85,6 +85,7 @@ async function load() {
   byId("story-history-days").value = story.settings.historyDays;
   byId("story-redact").checked = story.settings.redact;
   byId("story-review-below").value = story.settings.reviewBelow ?? "";
+  byId("story-handoff-return").value = story.settings.handoffReturnMessage;
   showMeaningPending(story.phrasesAwaitingMeaning ?? 0);
 }
 
@@ -179,6 +180,7 @@ export async function start() {
       historyDays: numberOf(byId("story-history-days")),
       redact: byId("story-redact").checked,
       reviewBelow: byId("story-review-below").value === "" ? null : numberOf(byId("story-review-below")),
+      handoffReturnMessage: byId("story-handoff-return").value,
     };
     const body = { name: byId("story-name").value, description: byId("story-description").value, settings };
     save("PUT", storyPath, body, event.target);
