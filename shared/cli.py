@@ -17,12 +17,13 @@ from pymongo.errors import ConnectionFailure
 from shared import account_commands, logs, member_commands, messaging, mongo
 from shared.auth import ACCOUNT_SETTINGS, AccountRepository, IssuedLimits, IssuedTokens
 from shared.command_audit import CommandAudit, command_line_actor
-from shared.config import Config, InvalidSetting
+from shared.config import Config
 from shared.errors import ApiError
 from shared.events import TokensRotated, encode
 from shared.member_commands import MemberOptions, Outcome
 from shared.members import MemberRepository
 from shared.serving import serve
+from shared.setting_reader import InvalidSetting
 
 STACK_FILE = "stack.json"
 
