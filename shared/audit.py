@@ -1,5 +1,5 @@
-"""The audit log: one record per change made through either service (docs/teams.md
-"Audit log").
+"""The audit log: one record per change made through either service or the `accounts`
+command (docs/teams.md "Audit log").
 
 The `audit` collection lives in the accounts database, beside the accounts it belongs
 to, so both services write to it and bot-api reads it. A record is written *before* its
@@ -42,7 +42,8 @@ EXPORT_BATCH = 500
 
 @dataclass(frozen=True)
 class Actor:
-    """Who made a change: `kind` is "developer token" or "member"."""
+    """Who made a change: `kind` is "developer token", "member" or "command line" (the
+    `accounts` command, shared/command_audit.py)."""
 
     kind: str
     id: str

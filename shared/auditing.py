@@ -1,5 +1,5 @@
-"""How an endpoint that changes something leaves its audit record (docs/teams.md "Audit
-log").
+"""How a change leaves its audit record (docs/teams.md "Audit log"): an endpoint's here,
+the `accounts` command's through the same `recorded` (shared/command_audit.py).
 
 An endpoint declares `audit=Audited(kind, shows=...)`; `run_audited` (called by the
 `@endpoint` wrapper) writes the record before the handler runs and confirms it after, so
@@ -17,16 +17,18 @@ import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from aiohttp import web
 from pymongo.errors import PyMongoError
 
-from shared.audit import AuditLog, actor_of
+from shared.audit import Actor, AuditLog, actor_of
 from shared.auth import Principal
 from shared.errors import ApiError
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 SHORT_TEXT = 40
 """Characters of a text value a summary shows; longer ones end in an ellipsis."""
@@ -57,6 +59,16 @@ class AuditNote:
     before: dict[str, Any] = field(default_factory=dict)
     shown: dict[str, Any] = field(default_factory=dict)
     unchanged: bool = False
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What a record says of its change: asked before it is made, or made."""
+
+    kind: str
+    story_id: str | None
+    target: str
+    summary: str
 
 
 AUDIT_NOTE = web.RequestKey("audit_note", AuditNote)
@@ -90,40 +102,68 @@ async def run_audited(
     handle: Callable[[], Awaitable[Any]],
 ) -> Any:
     """`handle()`'s result, the change it makes recorded before it is made."""
-    audit = request.app[AUDIT_LOG]
     note = AuditNote()
     request[AUDIT_NOTE] = note
     path = request.match_info
     target = _last_parameter(path) or ""
     story_id = path.get("story") or _story_in(body)
+    asked = Entry(audited.kind, story_id, target, summary_of(audited.shows, body, {}))
+
+    def made(result: Any) -> Entry | None:
+        if note.unchanged:
+            return None
+        made_id = note.target or _made_id(result) or target
+        summary = summary_of(audited.shows, body, note.before)
+        return Entry(
+            kind=note.kind or audited.kind,
+            story_id=note.story_id or (made_id if audited.story_created else story_id),
+            target=made_id,
+            summary=summary or summary_of(tuple(note.shown), note.shown, {}),
+        )
+
+    audit = request.app[AUDIT_LOG]
+    return await recorded(audit, principal.account_id, actor_of(principal), asked, handle, made)
+
+
+async def recorded(
+    audit: AuditLog,
+    account_id: str,
+    actor: Actor,
+    asked: Entry,
+    make: Callable[[], Awaitable[T]],
+    made: Callable[[T], Entry | None],
+) -> T:
+    """`make()`'s result, its change recorded as `asked` before it is made and confirmed
+    as `made(result)` says once it was (None: it changed nothing after all, so no record).
+    The one way both an endpoint and the `accounts` command (shared/command_audit.py)
+    record a change: a record that cannot be written is an `AuditUnavailable` and `make`
+    never runs; a refusal (a 4xx) withdraws it; an unexpected failure leaves it
+    unconfirmed, its outcome unknown."""
     record_id = await audit.begin(
-        account_id=principal.account_id,
-        actor=actor_of(principal),
-        kind=audited.kind,
-        story_id=story_id,
-        target=target,
-        summary=summary_of(audited.shows, body, {}),
+        account_id=account_id,
+        actor=actor,
+        kind=asked.kind,
+        story_id=asked.story_id,
+        target=asked.target,
+        summary=asked.summary,
     )
     try:
-        result = await handle()
+        result = await make()
     except ApiError as refused:
         if refused.status < 500:
             await _withdraw(audit, record_id)
         raise
-    if note.unchanged:
+    entry = made(result)
+    if entry is None:
         await _withdraw(audit, record_id)
         return result
-    made = note.target or _made_id(result) or target
-    if audited.story_created:
-        story_id = made
     try:
         await audit.confirm(
             record_id,
-            kind=note.kind or audited.kind,
-            target=made,
-            story_id=note.story_id or story_id,
-            summary=summary_of(audited.shows, body, note.before)
-            or summary_of(tuple(note.shown), note.shown, {}),
+            kind=entry.kind,
+            target=entry.target,
+            story_id=entry.story_id,
+            summary=entry.summary,
         )
     except PyMongoError as error:  # made and recorded; the record stays unconfirmed
         log.warning("audit record %s left unconfirmed: %s", record_id, error)

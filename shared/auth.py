@@ -184,8 +184,10 @@ class AccountRepository:
         await self.member_tokens.create_index("hash", unique=True)
         await self.member_tokens.create_index("memberId")
 
-    async def create(self, name: str) -> IssuedTokens:
-        account_id = ObjectId()
+    async def create(self, name: str, account_id: ObjectId | None = None) -> IssuedTokens:
+        """A new account named `name`, of `account_id` when its audit record was written
+        first (shared/account_commands.py)."""
+        account_id = account_id or ObjectId()
         issued, hashes = _new_tokens(str(account_id), name)
         try:
             await self.collection.insert_one(
@@ -194,6 +196,13 @@ class AccountRepository:
         except DuplicateKeyError:
             raise Conflict(f"account {name!r} already exists") from None
         return issued
+
+    async def id_of(self, name: str) -> str:
+        """The id of the account named `name` (for the command line)."""
+        account = await self.collection.find_one({"name": name}, projection={"_id": 1})
+        if account is None:
+            raise NotFound(f"no account named {name!r}")
+        return str(account["_id"])
 
     async def rotate(self, name: str) -> IssuedTokens:
         """New tokens for the account; the old ones stop working at once in the database,

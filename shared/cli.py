@@ -1,6 +1,7 @@
 """The command line both services share: `serve`, `accounts create|rotate NAME`,
-`accounts limits NAME [SETTING=VALUE ...]` and `accounts members|tokens NAME ...`
-(shared/member_commands.py)."""
+`accounts limits NAME [SETTING=VALUE ...]` (shared/account_commands.py) and `accounts
+members|tokens NAME ...` (shared/member_commands.py), each change of an account recorded
+in its audit log (shared/command_audit.py)."""
 
 import argparse
 import asyncio
@@ -13,14 +14,16 @@ from pathlib import Path
 from aiohttp import web
 from pymongo.errors import ConnectionFailure
 
-from shared import logs, member_commands, messaging, mongo
+from shared import account_commands, logs, member_commands, messaging, mongo
 from shared.auth import ACCOUNT_SETTINGS, AccountRepository, IssuedLimits, IssuedTokens
-from shared.config import Config, InvalidSetting
+from shared.command_audit import CommandAudit, command_line_actor
+from shared.config import Config
 from shared.errors import ApiError
 from shared.events import TokensRotated, encode
 from shared.member_commands import MemberOptions, Outcome
 from shared.members import MemberRepository
 from shared.serving import serve
+from shared.setting_reader import InvalidSetting
 
 STACK_FILE = "stack.json"
 
@@ -70,18 +73,19 @@ async def _accounts(
 ) -> IssuedTokens | IssuedLimits | Outcome:
     client = mongo.open_client(config.mongodb_url)
     try:
-        accounts = AccountRepository(client[config.accounts_database])
+        database = client[config.accounts_database]
+        accounts = AccountRepository(database)
         await accounts.ensure_indexes()
+        audit = CommandAudit(database, config.audit_retention_days, command_line_actor())
+        if action == "create":
+            return await account_commands.create(accounts, audit, name)
+        account_id = await accounts.id_of(name)
         if action in ("members", "tokens"):
             command = member_commands.members if action == "members" else member_commands.tokens
-            return await command(
-                MemberRepository(client[config.accounts_database]), name, words, options
-            )
-        if action == "create":
-            return await accounts.create(name)
+            return await command(MemberRepository(database), audit, account_id, words, options)
         if action == "limits":
-            return await accounts.set_limits(name, changes)
-        return await accounts.rotate(name)
+            return await account_commands.limits(accounts, audit, account_id, name, changes)
+        return await account_commands.rotate(accounts, audit, account_id, name)
     finally:
         await client.close()
 
@@ -212,7 +216,7 @@ def _member_outcome(
 async def _announce_account(config: Config, account: str) -> str | None:
     client = mongo.open_client(config.mongodb_url)
     try:
-        account_id = await MemberRepository(client[config.accounts_database]).account_id(account)
+        account_id = await AccountRepository(client[config.accounts_database]).id_of(account)
     finally:
         await client.close()
     return await _announce(config, account_id)

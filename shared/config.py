@@ -1,27 +1,28 @@
 """Settings of both services, read from the environment once at start-up.
 
-Every value is checked here: a bad one stops the process with one line naming the
-variable (`InvalidSetting`), before anything is opened.
+Every value is checked here (each kind of value by shared/setting_reader.py): a bad one
+stops the process with one line naming the variable (`InvalidSetting`), before anything
+is opened.
 """
 
-import ipaddress
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 from shared.events import Subjects
+from shared.setting_reader import (
+    HTTP_SCHEMES,
+    MONGODB_SCHEMES,
+    NATS_SCHEMES,
+    InvalidSetting,
+    Reader,
+    is_secure_or_loopback,
+)
 
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 LOG_FORMATS = ("text", "json")
-_DATABASE_PREFIX = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
-
-
-class InvalidSetting(ValueError):
-    """A setting of the environment that the services cannot run with."""
 
 
 @dataclass(frozen=True)
@@ -214,15 +215,15 @@ class Config:
     @classmethod
     def from_env_mapping(cls, env: Mapping[str, str]) -> "Config":
         """The configuration `env` gives; InvalidSetting names the first bad value."""
-        setting = _Reader(env)
-        llm_base_url = setting.optional_url("LLM_BASE_URL", _HTTP_SCHEMES)
+        setting = Reader(env)
+        llm_base_url = setting.optional_url("LLM_BASE_URL", HTTP_SCHEMES)
         llm_model = setting.text("LLM_MODEL")
         if llm_base_url and not llm_model:
             raise InvalidSetting("LLM_MODEL must name the model LLM_BASE_URL serves")
         sign_in = _sign_in_settings(setting)
         return cls(
-            mongodb_url=setting.url("MONGODB_URL", "mongodb://127.0.0.1:27017", _MONGODB_SCHEMES),
-            nats_url=setting.url("NATS_URL", "nats://127.0.0.1:4222", _NATS_SCHEMES),
+            mongodb_url=setting.url("MONGODB_URL", "mongodb://127.0.0.1:27017", MONGODB_SCHEMES),
+            nats_url=setting.url("NATS_URL", "nats://127.0.0.1:4222", NATS_SCHEMES),
             database_prefix=setting.database_prefix("DATABASE_PREFIX", "parley"),
             bot_api_port=setting.port("BOT_API_PORT", 8080),
             integrations_api_port=setting.port("INTEGRATIONS_API_PORT", 8081),
@@ -237,9 +238,7 @@ class Config:
             # Browsers
             query_origins=setting.origins("QUERY_ORIGINS", "*"),
             api_origins=setting.origins("API_ORIGINS", ""),
-            console_integrations_url=setting.optional_url(
-                "CONSOLE_INTEGRATIONS_URL", _HTTP_SCHEMES
-            ),
+            console_integrations_url=setting.optional_url("CONSOLE_INTEGRATIONS_URL", HTTP_SCHEMES),
             # Stalls and rates
             request_budget_seconds=setting.amount("REQUEST_BUDGET_SECONDS", 10.0, low=0.1),
             query_rate=setting.amount("QUERY_RATE", 200.0, low=0.0),
@@ -277,10 +276,10 @@ class Config:
             semantic_matching=setting.choice("SEMANTIC_MATCHING", "on", ("on", "off")).lower()
             == "on",
             # channels
-            integrations_public_url=setting.optional_url("INTEGRATIONS_PUBLIC_URL", _HTTP_SCHEMES),
-            telegram_api_url=setting.url("TELEGRAM_API_URL", _TELEGRAM_API, _HTTP_SCHEMES),
-            slack_api_url=setting.url("SLACK_API_URL", _SLACK_API, _HTTP_SCHEMES),
-            meta_graph_url=setting.url("META_GRAPH_URL", _META_GRAPH, _HTTP_SCHEMES),
+            integrations_public_url=setting.optional_url("INTEGRATIONS_PUBLIC_URL", HTTP_SCHEMES),
+            telegram_api_url=setting.url("TELEGRAM_API_URL", _TELEGRAM_API, HTTP_SCHEMES),
+            slack_api_url=setting.url("SLACK_API_URL", _SLACK_API, HTTP_SCHEMES),
+            meta_graph_url=setting.url("META_GRAPH_URL", _META_GRAPH, HTTP_SCHEMES),
             quota_channels=setting.positive("QUOTA_CHANNELS", 100),
             # generated knowledge answers
             llm_base_url=llm_base_url.rstrip("/"),
@@ -295,11 +294,11 @@ class Config:
         )
 
 
-def _sign_in_settings(setting: "_Reader") -> dict[str, Any]:
+def _sign_in_settings(setting: Reader) -> dict[str, Any]:
     """The OpenID Connect settings, which hold together: with an issuer, the client id and
     the console's URL are required and the scopes must ask for `openid`."""
-    issuer = setting.optional_url("OIDC_ISSUER", _HTTP_SCHEMES).rstrip("/")
-    console_url = setting.optional_url("CONSOLE_URL", _HTTP_SCHEMES).rstrip("/")
+    issuer = setting.optional_url("OIDC_ISSUER", HTTP_SCHEMES).rstrip("/")
+    console_url = setting.optional_url("CONSOLE_URL", HTTP_SCHEMES).rstrip("/")
     scopes = tuple(setting.text("OIDC_SCOPES").replace(",", " ").split()) or Config.oidc_scopes
     client_id = setting.text("OIDC_CLIENT_ID")
     if issuer:
@@ -322,122 +321,6 @@ def _sign_in_settings(setting: "_Reader") -> dict[str, Any]:
     }
 
 
-def is_secure_or_loopback(url: str) -> bool:
-    """Whether `url` is https, or plain http to this machine (a browser's cookies and a
-    provider's keys cross no network there)."""
-    if url.startswith("https://"):
-        return True
-    host = urlsplit(url).hostname or ""
-    return url.startswith("http://") and (host == "localhost" or _is_loopback_address(host))
-
-
-def _is_loopback_address(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-_MONGODB_SCHEMES = ("mongodb://", "mongodb+srv://")
-_NATS_SCHEMES = ("nats://", "tls://", "ws://", "wss://")
-_HTTP_SCHEMES = ("http://", "https://")
 _TELEGRAM_API = Config.telegram_api_url
 _SLACK_API = Config.slack_api_url
 _META_GRAPH = Config.meta_graph_url
-
-
-class _Reader:
-    """Reads one variable at a time, with its default when unset or empty."""
-
-    def __init__(self, env: Mapping[str, str]) -> None:
-        self._env = env
-
-    def _raw(self, name: str, default: str) -> str:
-        return self._env.get(name, "").strip() or default
-
-    def url(self, name: str, default: str, schemes: tuple[str, ...]) -> str:
-        value = self._raw(name, default)
-        if not value.startswith(schemes):
-            # the value may hold a password: name only what it starts with
-            raise InvalidSetting(f"{name} must start with {' or '.join(schemes)}")
-        return value
-
-    def optional_url(self, name: str, schemes: tuple[str, ...]) -> str:
-        """A URL, or "" when unset."""
-        return self.url(name, "", schemes) if self._raw(name, "") else ""
-
-    def text(self, name: str) -> str:
-        """Any text, or "" when unset."""
-        return self._raw(name, "")
-
-    def database_prefix(self, name: str, default: str) -> str:
-        value = self._raw(name, default)
-        if not _DATABASE_PREFIX.match(value):
-            raise InvalidSetting(
-                f"{name} must be 1 to 40 letters, digits, '_' or '-', not {value!r}"
-            )
-        return value
-
-    def _whole_number(self, name: str, default: int, low: int, high: int | None) -> int:
-        value = self._raw(name, str(default))
-        try:
-            number = int(value)
-        except ValueError:
-            number = low - 1
-        if number < low or (high is not None and number > high):
-            bounds = f"from {low} to {high}" if high is not None else f"of at least {low}"
-            raise InvalidSetting(f"{name} must be a whole number {bounds}, not {value!r}")
-        return number
-
-    def port(self, name: str, default: int) -> int:
-        return self._whole_number(name, default, 1, 65535)
-
-    def positive(self, name: str, default: int) -> int:
-        return self._whole_number(name, default, 1, None)
-
-    def networks(self, name: str, default: str = "") -> tuple[str, ...]:
-        networks = tuple(n.strip() for n in self._raw(name, default).split(",") if n.strip())
-        for network in networks:
-            try:
-                ipaddress.ip_network(network, strict=False)
-            except ValueError:
-                raise InvalidSetting(
-                    f"{name} must list networks such as 10.0.0.0/8, not {network!r}"
-                ) from None
-        return networks
-
-    def address(self, name: str, default: str) -> str:
-        value = self._raw(name, default)
-        try:
-            ipaddress.ip_address(value)
-        except ValueError:
-            raise InvalidSetting(
-                f"{name} must be an IP address such as 127.0.0.1 or 0.0.0.0, not {value!r}"
-            ) from None
-        return value
-
-    def amount(self, name: str, default: float, low: float) -> float:
-        value = self._raw(name, str(default))
-        try:
-            number = float(value)
-        except ValueError:
-            number = float("nan")
-        if not number >= low or number == float("inf"):
-            raise InvalidSetting(f"{name} must be a number of at least {low}, not {value!r}")
-        return number
-
-    def origins(self, name: str, default: str) -> tuple[str, ...]:
-        """Web origins (`https://example.com`, comma-separated), or `*` for any."""
-        origins = tuple(o.strip() for o in self._raw(name, default).split(",") if o.strip())
-        for origin in origins:
-            if origin != "*" and not origin.startswith(_HTTP_SCHEMES):
-                raise InvalidSetting(
-                    f"{name} must list origins such as https://example.com or *, not {origin!r}"
-                )
-        return origins
-
-    def choice(self, name: str, default: str, choices: tuple[str, ...]) -> str:
-        value = self._raw(name, default)
-        if value.upper() not in (c.upper() for c in choices):
-            raise InvalidSetting(f"{name} must be one of {', '.join(choices)}, not {value!r}")
-        return value

@@ -9,7 +9,9 @@ line (docs/teams.md "Tokens"), for the first owner and for CI's service members.
     accounts tokens ACCOUNT EMAIL revoke TOKEN_ID
 
 Story ids are checked for their form only here (the stories live in bot-api's
-database); the API checks they are the account's.
+database); the API checks they are the account's. Each change is recorded in the audit
+log before it is made, with the kinds of the `/account/members` routes
+(shared/command_audit.py); a list records nothing, and no record holds a token.
 """
 
 import json
@@ -17,7 +19,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from shared.auditing import summary_of
 from shared.auth import MEMBER_ROLES, Role
+from shared.command_audit import CommandAudit
 from shared.errors import BadRequest
 from shared.members import IssuedMemberToken, Member, MemberFields, MemberRepository, MemberToken
 from shared.timeutil import iso
@@ -89,10 +93,20 @@ def _words(words: list[str], count: int, command: str) -> list[str]:
     return words
 
 
+MEMBER_SHOWS = ("email", "name", "role", "stories")
+"""What a member's record shows, as `POST /account/members` does."""
+TOKEN_SHOWS = ("member", "name", "expiresAt")
+"""What a token's record shows: whose it is, as a token's route shows its name and
+expiry (never the token)."""
+
+
 async def members(
-    repository: MemberRepository, account: str, words: list[str], options: MemberOptions
+    repository: MemberRepository,
+    audit: CommandAudit,
+    account_id: str,
+    words: list[str],
+    options: MemberOptions,
 ) -> Outcome:
-    account_id = await repository.account_id(account)
     action = words[0] if words else "list"
     if action == "list":
         _words(words[1:], 0, "members")
@@ -105,22 +119,41 @@ async def members(
             raise BadRequest("accounts members add: give the member's --name")
         stories = None if options.stories is None else tuple(options.stories.split(","))
         fields = MemberFields(email, options.name, _role(role), stories)
-        member = await repository.create(account_id, fields)
+        asked: dict[str, Any] = {"email": email, "name": options.name, "role": role}
+        if stories is not None:
+            asked["stories"] = list(stories)
+        member = await audit.change(
+            account_id,
+            "member.create",
+            "",
+            summary_of(MEMBER_SHOWS, asked, {}),
+            lambda: repository.create(account_id, fields),
+            made_id=lambda made: made.id,
+        )
         return Outcome(_member_json(member), (f"added {_member_line(member)}",))
     if action == "remove":
         (email,) = _words(words[1:], 1, "members")
         member = await repository.by_email(account_id, email)
-        await repository.delete(account_id, member.id)
+        await audit.change(
+            account_id,
+            "member.delete",
+            member.id,
+            summary_of(MEMBER_SHOWS, {"email": member.email}, {}),
+            lambda: repository.delete(account_id, member.id),
+        )
         return Outcome(_member_json(member), (f"removed {member.email} and their tokens",), True)
     raise BadRequest(f"usage: accounts {USAGE['members']}")
 
 
 async def tokens(
-    repository: MemberRepository, account: str, words: list[str], options: MemberOptions
+    repository: MemberRepository,
+    audit: CommandAudit,
+    account_id: str,
+    words: list[str],
+    options: MemberOptions,
 ) -> Outcome:
     if not words:
         raise BadRequest(f"usage: accounts {USAGE['tokens']}")
-    account_id = await repository.account_id(account)
     member = await repository.by_email(account_id, words[0])
     action = words[1] if len(words) > 1 else "list"
     rest = words[2:]
@@ -131,13 +164,28 @@ async def tokens(
         return Outcome([_token_json(t) for t in listed], lines or ("no tokens",))
     if action == "create":
         (name,) = _words(rest, 1, "tokens")
-        issued = await repository.create_token(
-            account_id, member.id, name, _expiry(options.expires)
+        expires_at = _expiry(options.expires)
+        asked = {"member": member.email, "name": name}
+        if expires_at is not None:
+            asked["expiresAt"] = iso(expires_at)
+        issued = await audit.change(
+            account_id,
+            "token.create",
+            member.id,
+            summary_of(TOKEN_SHOWS, asked, {}),
+            lambda: repository.create_token(account_id, member.id, name, expires_at),
+            made_id=lambda made: made.id,
         )
         return Outcome(_issued_json(issued), _issued_lines(issued, member))
     if action == "revoke":
         (token_id,) = _words(rest, 1, "tokens")
-        await repository.revoke_token(account_id, member.id, token_id)
+        await audit.change(
+            account_id,
+            "token.revoke",
+            token_id,
+            summary_of(TOKEN_SHOWS, {"member": member.email}, {}),
+            lambda: repository.revoke_token(account_id, member.id, token_id),
+        )
         return Outcome({"id": token_id, "revoked": True}, (f"revoked {token_id}",), True)
     raise BadRequest(f"usage: accounts {USAGE['tokens']}")
 

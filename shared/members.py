@@ -141,13 +141,6 @@ class MemberRepository:
         self._tokens = database["member_tokens"]
         self._now = now
 
-    async def account_id(self, name: str) -> str:
-        """The id of the account named `name` (for the command line)."""
-        account = await self._accounts.find_one({"name": name}, projection={"_id": 1})
-        if account is None:
-            raise NotFound(f"no account named {name!r}")
-        return str(account["_id"])
-
     async def all(self, account_id: str) -> list[Member]:
         cursor = self._members.find({"accountId": account_id}).sort("_id", 1)
         return [_member(document) async for document in cursor]

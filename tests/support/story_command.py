@@ -3,6 +3,23 @@
 import asyncio
 import os
 import sys
+from collections.abc import Mapping
+
+
+async def bot_api_command(environ: Mapping[str, str], *args: str) -> tuple[int, str, str]:
+    """`python -m bot_api ARGS...` run with `environ`: its exit status, output and errors."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot_api",
+        *args,
+        env=dict(environ),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
 
 
 async def story_command(url: str, token: str, *args: str) -> tuple[int, str, str]:
@@ -15,16 +32,4 @@ async def story_command(url: str, token: str, *args: str) -> tuple[int, str, str
         "PARLEY_TOKEN": token,
         "SEMANTIC_MATCHING": "off",
     }
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot_api",
-        "story",
-        *args,
-        env=environ,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await asyncio.wait_for(process.communicate(), 60)
-    assert process.returncode is not None
-    return process.returncode, out.decode(), err.decode()
+    return await bot_api_command(environ, "story", *args)

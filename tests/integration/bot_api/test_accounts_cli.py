@@ -1,11 +1,8 @@
 """`python -m bot_api accounts create|rotate NAME`: tokens shown once, stored as hashes;
 `accounts limits NAME SETTING=VALUE ...`: one account's own limits and quotas."""
 
-import asyncio
 import dataclasses
 import json
-import os
-import sys
 from typing import Any
 
 from pymongo import MongoClient
@@ -14,31 +11,10 @@ from bot_api.app import create_app
 from shared.auth import AccountRepository, TokenKind
 from shared.config import Config
 from shared.errors import Unauthorized
+from support.accounts_command import cli
 from support.api import Api
 from support.waiting import eventually
 from tools.embedded import free_port
-
-
-async def cli(config: Config, *args: str) -> tuple[int, str, str]:
-    env = {
-        **os.environ,
-        "MONGODB_URL": config.mongodb_url,
-        "NATS_URL": config.nats_url,
-        "DATABASE_PREFIX": config.database_prefix,
-    }
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot_api",
-        "accounts",
-        *args,
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await asyncio.wait_for(process.communicate(), 60)
-    assert process.returncode is not None
-    return process.returncode, out.decode(), err.decode()
 
 
 async def test_create_prints_both_tokens_once_and_stores_only_their_hashes(

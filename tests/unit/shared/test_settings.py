@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from shared.clients import is_trusted, trusted_networks
-from shared.config import Config, InvalidSetting
+from shared.config import Config
+from shared.setting_reader import InvalidSetting
 
 CONFIGURATION = Path(__file__).resolve().parents[3] / "docs" / "configuration.md"
 

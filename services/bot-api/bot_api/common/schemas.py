@@ -71,6 +71,11 @@ CreatedSchema = created_schema("errorType")
 class ActorSchema(Schema):
     """Who made a change (docs/teams.md "Audit log")."""
 
-    kind = fields.String(required=True, metadata={"description": '"developer token" or "member"'})
+    kind = fields.String(
+        required=True,
+        metadata={
+            "description": '"developer token", "member" or "command line" (the accounts command)'
+        },
+    )
     id = fields.String(required=True)
     name = fields.String(required=True)

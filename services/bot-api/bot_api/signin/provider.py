@@ -19,7 +19,8 @@ import aiohttp
 from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
-from shared.config import Config, is_secure_or_loopback
+from shared.config import Config
+from shared.setting_reader import is_secure_or_loopback
 
 DISCOVERY_SECONDS = 3600.0
 KEYS_REFRESH_SECONDS = 60.0
