@@ -57,6 +57,7 @@ def _member_json(member: Member) -> dict[str, Any]:
         "name": member.name,
         "role": member.role.value,
         "stories": None if member.stories is None else list(member.stories),
+        "subject": member.subject,
     }
 
 

@@ -27,6 +27,7 @@ def test_an_owner_manages_a_member_and_their_token(page: Page, stack: Stack) -> 
     page.get_by_role("button", name="Add member").click()
     row = page.locator(f'tr[data-member="{email}"]')
     expect(row).to_contain_text("Ada")
+    expect(row).to_contain_text("by e-mail")  # not yet linked to an identity provider subject
 
     row.get_by_role("button", name="New token").click()
     shown = page.locator("#issued-token")

@@ -19,6 +19,7 @@ from bot_api.signin.provider import CodeRefused, Provider, ProviderUnavailable
 from bot_api.signin.repository import Attempt, Choice, SignInStore
 from bot_api.signin.verifier import Identity, IdTokenVerifier, TokenRefused
 from shared.audit import MEMBER, Actor, AuditLog
+from shared.auditing import Entry, recorded
 from shared.auth import AccountRepository
 from shared.config import Config
 from shared.console_sessions import ConsoleSessionRepository, IssuedSession
@@ -181,22 +182,17 @@ class SignInService:
         return tuple(MemberRef.of(member) for member in found)
 
     async def _link(self, member: Member, identity: Identity) -> bool:
-        summary = f"subject: linked at sign-in by {identity.email}"
-        record_id = await self._audit.begin(
-            account_id=member.account_id,
-            actor=Actor(MEMBER, member.id, member.name),
-            kind=LINKED,
-            story_id=None,
-            target=member.id,
-            summary=summary,
+        """Link the member to the subject, with its audit record (none when another
+        sign-in linked them first)."""
+        entry = Entry(LINKED, None, member.id, f"subject: linked at sign-in by {identity.email}")
+        return await recorded(
+            self._audit,
+            member.account_id,
+            Actor(MEMBER, member.id, member.name),
+            entry,
+            lambda: self._members.link(member, identity.subject),
+            lambda linked: entry if linked else None,
         )
-        if not await self._members.link(member, identity.subject):
-            await self._audit.withdraw(record_id)
-            return False
-        await self._audit.confirm(
-            record_id, kind=LINKED, target=member.id, story_id=None, summary=summary
-        )
-        return True
 
     async def _begin_session(self, member: MemberRef) -> IssuedSession:
         return await self._sessions.begin(

@@ -62,6 +62,7 @@ async function row(member) {
     h("td", {}, member.email),
     h("td", {}, roleSelect(member)),
     h("td", {}, member.stories ? member.stories.join(", ") : "all"),
+    h("td", { title: member.subject ?? "" }, member.subject ? "linked to the identity provider" : "by e-mail"),
     h("td", {}, h("ul", {}, ...tokens.map((token) => tokenItem(member, token))), create),
     h("td", {}, remove),
   );
@@ -71,7 +72,7 @@ async function render() {
   const members = await call("GET", MEMBERS);
   const rows = await Promise.all(members.map(row));
   byId("member-list").replaceChildren(
-    ...(rows.length ? rows : [h("tr", {}, h("td", { colSpan: 6 }, "No member yet."))]),
+    ...(rows.length ? rows : [h("tr", {}, h("td", { colSpan: 7 }, "No member yet."))]),
   );
 }
 
