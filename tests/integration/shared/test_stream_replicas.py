@@ -2,6 +2,7 @@
 existing stream given them at start, and a client that goes on publishing and consuming
 when the node leading the stream stops."""
 
+import functools
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -95,7 +96,7 @@ async def test_publishing_and_consuming_go_on_when_the_node_leading_the_stream_s
 
             cluster.servers[stopped].stop()
             for data in sorted(after):
-                await eventually(lambda data=data: publish(data), FAILOVER_SECONDS)
+                await eventually(functools.partial(publish, data), FAILOVER_SECONDS)
             await eventually(lambda: _holds(received, before | after), FAILOVER_SECONDS)
         new_leader = (await eventually(lambda: settled_without(nats, subjects, leader))).leader
     finally:
