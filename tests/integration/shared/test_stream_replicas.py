@@ -1,6 +1,6 @@
 """The event stream on a real three-node NATS cluster: three copies with a leader, an
-existing stream given them at start, and a client that goes on publishing and consuming
-when the node leading the stream stops."""
+existing stream (and its durable consumer) given them at start, and a client that goes
+on publishing and consuming when the node leading the stream stops."""
 
 import functools
 import uuid
@@ -49,21 +49,32 @@ async def settled(nats: Client, subjects: Subjects) -> ClusterInfo | None:
     return info if info.leader and copies and all(c.current for c in copies) else None
 
 
-async def test_the_stream_gets_three_copies_and_an_existing_stream_is_changed_to_them(
+async def test_the_stream_gets_three_copies_and_an_existing_stream_and_consumer_get_them(
     nats: Client, subjects: Subjects, cluster: NatsCluster
 ) -> None:
+    jetstream = nats.jetstream()
     await messaging.ensure_stream(nats, subjects, replicas=1)
-    info = await nats.jetstream().stream_info(subjects.stream)
+    info = await jetstream.stream_info(subjects.stream)
     assert info.config.num_replicas == 1
     assert info.cluster is not None and not info.cluster.replicas
+    durable = subjects.consumer("stories")
+    await jetstream.pull_subscribe(subjects.story_changed, durable=durable)
 
     await messaging.ensure_stream(nats, subjects, replicas=3)
-    info = await nats.jetstream().stream_info(subjects.stream)
+    info = await jetstream.stream_info(subjects.stream)
     assert info.config.num_replicas == 3
     assert info.config.subjects == subjects.stream_subjects
     placed = await eventually(lambda: settled(nats, subjects), FAILOVER_SECONDS)
-    nodes = {placed.leader, *(copy.name for copy in placed.replicas)}
-    assert nodes == {node.name for node in cluster.nodes}
+    every_node = {node.name for node in cluster.nodes}
+    assert {placed.leader, *(copy.name for copy in placed.replicas)} == every_node
+
+    async def consumer_on_every_node() -> bool:
+        """Whether the durable consumer made before got a copy on every node too."""
+        held = (await jetstream.consumer_info(subjects.stream, durable)).cluster
+        assert held is not None
+        return {held.leader, *(copy.name for copy in held.replicas or [])} == every_node
+
+    await eventually(consumer_on_every_node, FAILOVER_SECONDS)
 
 
 async def test_publishing_and_consuming_go_on_when_the_node_leading_the_stream_stops(
