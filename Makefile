@@ -1,4 +1,5 @@
-# The two commands a fresh machine needs: `make run` and `make test`.
+# The two commands a fresh machine needs: `make run` and `make test` (and `make scale`,
+# the same scaled out on this machine: docs/scaling.md).
 # The newest of Python 3.13, 3.12 and 3.11 that runs (a pyenv shim may exist and fail);
 # `make PYTHON=...` chooses another.
 SUPPORTED_PYTHONS := python3.13 python3.12 python3.11
@@ -12,7 +13,7 @@ UV := .tools/bin/uv
 VENV := .venv
 export UV_PYTHON_DOWNLOADS := never
 
-.PHONY: run test lint typecheck env eval bench fuzz
+.PHONY: run scale test lint typecheck env eval bench fuzz
 
 $(UV):
 	$(PYTHON) -m venv .tools
@@ -30,6 +31,10 @@ env: $(VENV)/.synced
 
 run: env
 	$(VENV)/bin/python -m tools.local_stack
+
+# Debian's nginx is the gateway (installed with apt-get when missing, as tests/deploy do).
+scale: env
+	$(VENV)/bin/python -m tools.scale_stack
 
 # A hung test prints every stack after 120 s (faulthandler_timeout); the suite as a
 # whole never outlives 25 minutes (it took 17.6 on the 2-core machine, issue 28's note).

@@ -65,6 +65,8 @@ class Config:
     log_level: str = "INFO"
     log_format: str = "text"
     startup_wait_seconds: int = 120
+    nats_stream_replicas: int = 1
+    """Copies of the event stream, one per node of a NATS cluster (docs/scaling.md)."""
     # Work per query and per tenant (docs/reliability.md)
     story_cache_mb: int = 1024
     quota_stories: int = 100
@@ -168,6 +170,7 @@ class Config:
             "LOG_LEVEL": self.log_level,
             "LOG_FORMAT": self.log_format,
             "STARTUP_WAIT_SECONDS": str(self.startup_wait_seconds),
+            "NATS_STREAM_REPLICAS": str(self.nats_stream_replicas),
             # Work per query and per tenant
             "STORY_CACHE_MB": str(self.story_cache_mb),
             "QUOTA_STORIES": str(self.quota_stories),
@@ -223,7 +226,7 @@ class Config:
         sign_in = _sign_in_settings(setting)
         return cls(
             mongodb_url=setting.url("MONGODB_URL", "mongodb://127.0.0.1:27017", MONGODB_SCHEMES),
-            nats_url=setting.url("NATS_URL", "nats://127.0.0.1:4222", NATS_SCHEMES),
+            nats_url=_nats_url(setting),
             database_prefix=setting.database_prefix("DATABASE_PREFIX", "parley"),
             bot_api_port=setting.port("BOT_API_PORT", 8080),
             integrations_api_port=setting.port("INTEGRATIONS_API_PORT", 8081),
@@ -256,6 +259,7 @@ class Config:
             log_level=setting.choice("LOG_LEVEL", "INFO", LOG_LEVELS).upper(),
             log_format=setting.choice("LOG_FORMAT", "text", LOG_FORMATS).lower(),
             startup_wait_seconds=setting.positive("STARTUP_WAIT_SECONDS", 120),
+            nats_stream_replicas=setting.between("NATS_STREAM_REPLICAS", 1, 1, 5),
             # Work per query and per tenant
             story_cache_mb=setting.positive("STORY_CACHE_MB", 1024),
             quota_stories=setting.positive("QUOTA_STORIES", 100),
@@ -292,6 +296,15 @@ class Config:
             # the audit log
             audit_retention_days=setting.positive("AUDIT_RETENTION_DAYS", 400),
         )
+
+
+def _nats_url(setting: Reader) -> str:
+    """One NATS server, or every node of a cluster comma-separated; the client takes
+    websocket and plain URLs, but not both in one list."""
+    url = setting.urls("NATS_URL", "nats://127.0.0.1:4222", NATS_SCHEMES)
+    if len({server.startswith(("ws://", "wss://")) for server in url.split(",")}) > 1:
+        raise InvalidSetting("NATS_URL must not mix ws:// or wss:// with nats:// or tls:// URLs")
+    return url
 
 
 def _sign_in_settings(setting: Reader) -> dict[str, Any]:

@@ -1,5 +1,8 @@
 """Opening the NATS connection (reconnect forever, never give up on the server) and
-consuming JetStream events."""
+consuming JetStream events.
+
+A URL here is NATS_URL's value: one server, or the nodes of a cluster comma-separated,
+which the client tries in turn (and again, on a lost connection, until one answers)."""
 
 import asyncio
 import contextlib
@@ -8,6 +11,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 from nats.aio.client import Client
 from nats.aio.msg import Msg
+from nats.js.api import StreamConfig
 from nats.js.client import JetStreamContext
 from nats.js.errors import BadRequestError
 
@@ -16,6 +20,10 @@ from shared.metrics import EVENTS_CONSUMED, EVENTS_REDELIVERED
 
 log = logging.getLogger(__name__)
 PUBLISH_ONCE_SECONDS = 3.0
+
+
+def servers(url: str) -> list[str]:
+    return url.split(",")
 
 
 async def connect(url: str, name: str) -> Client:
@@ -32,7 +40,7 @@ async def connect(url: str, name: str) -> Client:
         log.warning("NATS error: %s", error)
 
     await client.connect(
-        url,
+        servers(url),
         name=name,
         max_reconnect_attempts=-1,
         reconnect_time_wait=0.5,  # type: ignore[arg-type]  # seconds; annotated int, used as float
@@ -55,7 +63,7 @@ async def connect_once(url: str) -> Client:
 
     try:
         await client.connect(
-            url,
+            servers(url),
             connect_timeout=2,
             allow_reconnect=False,
             max_reconnect_attempts=1,  # 0 would mean "for ever" to the first connect
@@ -82,13 +90,19 @@ async def publish_once(url: str, subject: str, data: bytes) -> None:
         await client.close()
 
 
-async def ensure_stream(client: Client, subjects: Subjects) -> None:
-    """Create the event stream, or bring its subjects up to date; both services call it."""
+async def ensure_stream(client: Client, subjects: Subjects, replicas: int) -> None:
+    """Create the event stream with `replicas` copies (NATS_STREAM_REPLICAS), or bring
+    an existing one's subjects and copies up to date (JetStream adds or drops the copies
+    itself); both services call it. A stream's durable consumers keep as many copies of
+    their state as the stream."""
+    stream = StreamConfig(
+        name=subjects.stream, subjects=subjects.stream_subjects, num_replicas=replicas
+    )
     jetstream = client.jetstream()
     try:
-        await jetstream.add_stream(name=subjects.stream, subjects=subjects.stream_subjects)
+        await jetstream.add_stream(stream)
     except BadRequestError:
-        await jetstream.update_stream(name=subjects.stream, subjects=subjects.stream_subjects)
+        await jetstream.update_stream(stream)
 
 
 Handler = Callable[[bytes], Awaitable[None]]

@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from aiohttp import web
 from nats.aio.msg import Msg
 from nats.js.api import DeliverPolicy
+from nats.js.errors import APIError
 
 from shared import expiry, health, messaging, mongo
 from shared.audit import AuditLog
@@ -54,7 +55,7 @@ from shared.outbox import Outbox
 from shared.rates import RateLimits
 from shared.replicas import HEARTBEAT_SECONDS, Replicas
 from shared.request_log import request_log_middleware
-from shared.startup import Startup, wait_for
+from shared.startup import Startup, StartupFailed, wait_for
 
 log = logging.getLogger(__name__)
 CleanupContext = Callable[[web.Application], AsyncIterator[None]]
@@ -150,7 +151,15 @@ def nats_context(client_name: str) -> CleanupContext:
             config.startup_wait_seconds,
         )
         app[NATS] = await messaging.connect(config.nats_url, client_name)
-        await messaging.ensure_stream(app[NATS], subjects)
+        replicas = config.nats_stream_replicas
+        try:
+            await messaging.ensure_stream(app[NATS], subjects, replicas)
+        except APIError as refused:  # e.g. more replicas than a lone server or the cluster has
+            await app[NATS].close()
+            raise StartupFailed(
+                f"NATS refused the event stream {subjects.stream} with "
+                f"NATS_STREAM_REPLICAS={replicas}: {refused.description}"
+            ) from None
         yield
         with contextlib.suppress(TimeoutError):
             if app[NATS].is_connected:

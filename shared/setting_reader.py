@@ -50,6 +50,16 @@ class Reader:
             raise InvalidSetting(f"{name} must start with {' or '.join(schemes)}")
         return value
 
+    def urls(self, name: str, default: str, schemes: tuple[str, ...]) -> str:
+        """One URL or several, comma-separated (the servers of one cluster), each of
+        `schemes`; given back joined by commas, blanks dropped."""
+        urls = [url.strip() for url in self._raw(name, default).split(",") if url.strip()]
+        if not urls or not all(url.startswith(schemes) for url in urls):
+            # a value may hold passwords: name only what each URL must start with
+            starts = " or ".join(schemes)
+            raise InvalidSetting(f"{name} must start with {starts} (each URL of a list)")
+        return ",".join(urls)
+
     def optional_url(self, name: str, schemes: tuple[str, ...]) -> str:
         """A URL, or "" when unset."""
         return self.url(name, "", schemes) if self._raw(name, "") else ""
@@ -79,6 +89,9 @@ class Reader:
 
     def port(self, name: str, default: int) -> int:
         return self._whole_number(name, default, 1, 65535)
+
+    def between(self, name: str, default: int, low: int, high: int) -> int:
+        return self._whole_number(name, default, low, high)
 
     def positive(self, name: str, default: int) -> int:
         return self._whole_number(name, default, 1, None)

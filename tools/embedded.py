@@ -133,7 +133,7 @@ def _terminated_with_parent() -> Callable[[], None] | None:
     return terminate_with_parent
 
 
-def _spawn(
+def spawn(
     name: str, url: str, command: list[str], log_path: Path, env: dict[str, str] | None = None
 ) -> ServerProcess:
     with fresh_log(log_path).open("wb") as log:
@@ -183,7 +183,7 @@ def start_mongo(data_dir: Path | str, log_dir: Path, port: int | None = None) ->
         str(log_dir / f"nx-27017-{port}.pid"),
     ]
     url = f"mongodb://127.0.0.1:{port}"
-    server = _spawn("nx-27017", url, command, log_dir / "nx-27017.log")
+    server = spawn("nx-27017", url, command, log_dir / "nx-27017.log")
 
     def answers_ping() -> bool:
         client: MongoClient[Document] = MongoClient(url, serverSelectionTimeoutMS=500)
@@ -201,8 +201,18 @@ def start_nats(
     """nats-server with JetStream storing under `store_dir` (on `port`, or a free one),
     asking clients for `login` (user, password) when given."""
     port = port or free_port()
+    command = nats_command(store_dir, port)
+    if login is not None:
+        command += ["--user", login[0], "--pass", login[1]]
+    server = spawn("nats-server", f"nats://127.0.0.1:{port}", command, log_dir / "nats.log")
+    wait_until(server, lambda: nats_accepts(port))
+    return server
+
+
+def nats_command(store_dir: Path, port: int) -> list[str]:
+    """nats-server with JetStream storing under `store_dir`, for clients on `port`."""
     store_dir.mkdir(parents=True, exist_ok=True)
-    command = [
+    return [
         executable("nats-server"),
         "--jetstream",
         "--store_dir",
@@ -212,28 +222,38 @@ def start_nats(
         "--port",
         str(port),
     ]
-    if login is not None:
-        command += ["--user", login[0], "--pass", login[1]]
-    server = _spawn("nats-server", f"nats://127.0.0.1:{port}", command, log_dir / "nats.log")
 
-    def accepts_connections() -> bool:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as connection:
-            return connection.recv(4).startswith(b"INFO")
 
-    wait_until(server, accepts_connections)
+def nats_accepts(port: int) -> bool:
+    """Whether a nats-server greets a client on `port`."""
+    with socket.create_connection(("127.0.0.1", port), timeout=0.5) as connection:
+        return connection.recv(4).startswith(b"INFO")
+
+
+def start_service(
+    module: str, port: int, env: dict[str, str], log_dir: Path, name: str | None = None
+) -> ServerProcess:
+    """`python -m <module> serve` with `env`, once its /readyz answers (MongoDB and NATS
+    reached)."""
+    server = spawn_service(module, port, env, log_dir, name)
+    wait_ready(server)
     return server
 
 
-def start_service(module: str, port: int, env: dict[str, str], log_dir: Path) -> ServerProcess:
-    """`python -m <module> serve` with `env`, once its /readyz answers (MongoDB and NATS
-    reached)."""
-    url = f"http://127.0.0.1:{port}"
+def spawn_service(
+    module: str, port: int, env: dict[str, str], log_dir: Path, name: str | None = None
+) -> ServerProcess:
+    """`python -m <module> serve` started but not waited for, so that several start side
+    by side (then `wait_ready` each); named `name` (a replica's, for a log of its own),
+    else the module."""
+    name = name or module
     command = [sys.executable, "-m", module, "serve"]
-    server = _spawn(module, url, command, log_dir / f"{module}.log", env)
+    return spawn(name, f"http://127.0.0.1:{port}", command, log_dir / f"{name}.log", env)
 
+
+def wait_ready(server: ServerProcess) -> None:
     def ready() -> bool:
         with urllib.request.urlopen(f"{server.url}/readyz", timeout=1) as response:
             return bool(response.status == 200)
 
     wait_until(server, ready)
-    return server

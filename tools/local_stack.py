@@ -16,7 +16,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
 from types import FrameType
@@ -108,14 +108,14 @@ def hold_run_lock(var: Path) -> None:
     os.write(lock, f"{os.getpid()}\n".encode())
 
 
-def refuse_taken_ports(config: Config) -> None:
-    """Exit in one line, before starting anything, when a service's port is taken."""
-    for setting in ("BOT_API_PORT", "INTEGRATIONS_API_PORT"):
-        port = int(config.as_env()[setting])
-        if port_taken(config.host, port):
+def refuse_taken_ports(host: str, ports: dict[str, int], command: str) -> None:
+    """Exit in one line, before starting anything, when one of the `ports` (by the
+    setting that chose it) is taken."""
+    for setting, port in ports.items():
+        if port_taken(host, port):
             raise SystemExit(
                 f"Port {port} is taken by another program: stop it, or set {setting} "
-                f"to a free port (e.g. {setting}={port + 10} make run)."
+                f"to a free port (e.g. {setting}={port + 10} {command})."
             )
 
 
@@ -181,7 +181,12 @@ def run(var: Path, started: list[ServerProcess]) -> None:
     # no gateway here: the console calls integrations-api on its own port
     integrations_api_port = env.get("INTEGRATIONS_API_PORT", "8081")
     env.setdefault("CONSOLE_INTEGRATIONS_URL", f"http://127.0.0.1:{integrations_api_port}")
-    refuse_taken_ports(Config.from_env_mapping(env))
+    config = Config.from_env_mapping(env)
+    ports = {
+        "BOT_API_PORT": config.bot_api_port,
+        "INTEGRATIONS_API_PORT": config.integrations_api_port,
+    }
+    refuse_taken_ports(config.host, ports, "make run")
     restarters: dict[str, Callable[[], ServerProcess]] = {}
     if "MONGODB_URL" not in env:
         mongo = start_mongo(var / "mongo", logs)
@@ -235,7 +240,7 @@ Logs in {logs}. Ctrl-C stops everything.
 
 def watch(
     started: list[ServerProcess],
-    restarters: dict[str, Callable[[], ServerProcess]],
+    restarters: Mapping[str, Callable[[], ServerProcess]],
     clock: Callable[[], float] = time.monotonic,
     pause: float = 0.5,
 ) -> None:
@@ -264,7 +269,10 @@ def watch(
         time.sleep(pause)
 
 
-def main() -> None:
+def run_from_var_dir(run: Callable[[Path, list[ServerProcess]], None], command: str) -> None:
+    """`run` (start everything into its list, say how to use it, return once a server
+    exits by itself) with the var dir's lock held, until a stop signal; then stop what
+    it started. `command` names the run in a failure."""
     var = var_dir(os.environ).resolve()
     var.mkdir(parents=True, exist_ok=True)
     hold_run_lock(var)
@@ -277,13 +285,17 @@ def main() -> None:
     except StopRequested as stop:
         hung_up = stop.signum == signal.SIGHUP
     except Exception as error:
-        raise SystemExit(f"make run failed: {error}") from None
+        raise SystemExit(f"{command} failed: {error}") from None
     else:
         raise SystemExit(1)  # a server exited by itself; run() said which
     finally:
         stop_all(started, var)
     if not hung_up:  # after a hang-up no terminal reads it
         print("\nParley stopped; data kept in", var)
+
+
+def main() -> None:
+    run_from_var_dir(run, "make run")
 
 
 if __name__ == "__main__":

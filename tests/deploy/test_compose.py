@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 import yaml
 
-from support.gateway import DEPLOY, ENV_EXAMPLE, TEMPLATE, env_example
+from tools.gateway import DEPLOY, ENV_EXAMPLE, TEMPLATE, env_example
 
 COMPOSE = DEPLOY / "compose.yaml"
 

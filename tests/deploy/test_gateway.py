@@ -8,7 +8,8 @@ import re
 from prometheus_client.parser import text_string_to_metric_families
 
 from shared.config import DEFAULT_MAX_BODY_BYTES
-from support.gateway import TEMPLATE, Gateway
+from support.gateway import Gateway
+from tools.gateway import TEMPLATE
 
 
 def openapi_title(gateway: Gateway, host: str, path: str = "/openapi.json") -> str:

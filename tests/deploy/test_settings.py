@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from support.gateway import DEPLOY, env_example
+from tools.gateway import DEPLOY, env_example
 
 ROOT = DEPLOY.parent
 COMPOSE = DEPLOY / "compose.yaml"

@@ -6,23 +6,21 @@ import signal
 import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from support.local_stack import call, children, running, start, stop
+from support.local_stack import (
+    call,
+    child_named,
+    children,
+    gone_within,
+    read_until,
+    ready,
+    start,
+    stop,
+)
 from tools.embedded import free_port
-
-
-def gone_within(pids: list[int], seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while any(running(pid) for pid in pids):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)
-    return True
 
 
 def test_a_second_run_refuses_in_one_line_and_a_hang_up_stops_every_child(
@@ -81,37 +79,6 @@ def test_a_clean_stop_logs_no_disconnect_and_no_traceback_and_logs_rotate_per_st
     for name, text in logs.items():
         assert "Traceback" not in text, name
         assert "disconnected" not in text, name
-
-
-def child_named(parent: int, name: str) -> int:
-    for pid in children(parent):
-        if name in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"):
-            return pid
-    raise AssertionError(f"no child {name} of {parent}")
-
-
-def read_until(process: subprocess.Popen[str], text: str, seconds: float) -> str:
-    assert process.stdout is not None
-    said = ""
-    deadline = time.monotonic() + seconds
-    while text not in said:
-        line = process.stdout.readline()
-        assert line and time.monotonic() < deadline, f"never said {text!r}:\n{said}"
-        said += line
-    return said
-
-
-def ready(url: str, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/readyz", timeout=2) as reply:
-                if reply.status == 200:
-                    return True
-        except OSError:
-            pass
-        time.sleep(0.2)
-    return False
 
 
 def test_a_dead_embedded_server_and_a_crashed_service_are_restarted_and_answer(

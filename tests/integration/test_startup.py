@@ -145,3 +145,22 @@ def test_a_service_whose_port_is_taken_exits_in_one_line_naming_the_setting() ->
         f"port {taken} on 127.0.0.1 is taken by another program: stop it, "
         "or set INTEGRATIONS_API_PORT to a free port"
     )
+
+
+def test_more_stream_replicas_than_a_lone_nats_server_has_stop_the_start_in_one_line(
+    tmp_path: Path, mongo_url: str, nats_url: str
+) -> None:
+    env = {
+        **os.environ,
+        "MONGODB_URL": mongo_url,
+        "NATS_URL": nats_url,
+        "DATABASE_PREFIX": f"r{free_port()}",
+        "BOT_API_PORT": str(free_port()),
+        "NATS_STREAM_REPLICAS": "3",
+    }
+    log = tmp_path / "bot_api.log"
+    assert spawn(env, log).wait(60) == 1
+    assert "Traceback" not in log.read_text()
+    last = log.read_text().splitlines()[-1]
+    assert "ERROR" in last and "NATS refused the event stream" in last
+    assert "with NATS_STREAM_REPLICAS=3: replicas > 1 not supported in non-clustered mode" in last

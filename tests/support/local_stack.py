@@ -1,4 +1,5 @@
-"""Running `make run` (python -m tools.local_stack) from a test, as a terminal would."""
+"""Running `make run` (python -m tools.local_stack) or `make scale` (tools.scale_stack)
+from a test, as a terminal would."""
 
 import json
 import os
@@ -14,16 +15,18 @@ READY_LINE = "Ctrl-C stops everything."
 
 
 def start(var: Path, ports: tuple[int, int], **settings: str) -> tuple[subprocess.Popen[str], str]:
-    """The stack in a session of its own, once it printed how to use it."""
+    """`make run` in a session of its own, once it printed how to use it."""
+    settings = {"BOT_API_PORT": str(ports[0]), "INTEGRATIONS_API_PORT": str(ports[1]), **settings}
+    return launch("tools.local_stack", var, **settings)
+
+
+def launch(module: str, var: Path, **settings: str) -> tuple[subprocess.Popen[str], str]:
+    """`python -m <module>` (make run or make scale) on `var` in a session of its own,
+    once it printed how to use it."""
     env = {k: v for k, v in os.environ.items() if k not in ("MONGODB_URL", "NATS_URL")}
-    env.update(
-        PARLEY_VAR_DIR=str(var),
-        BOT_API_PORT=str(ports[0]),
-        INTEGRATIONS_API_PORT=str(ports[1]),
-        **settings,
-    )
+    env.update(PARLEY_VAR_DIR=str(var), **settings)
     process = subprocess.Popen(
-        [sys.executable, "-m", "tools.local_stack"],
+        [sys.executable, "-m", module],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -48,6 +51,45 @@ def stop(process: subprocess.Popen[str], signum: int = signal.SIGINT) -> str:
     return out
 
 
+def descendants(pid: int) -> list[int]:
+    """The processes `pid` started, and those they started, and so on."""
+    return [d for child in children(pid) for d in (child, *descendants(child))]
+
+
+def child_named(parent: int, name: str) -> int:
+    """The first process `parent` started whose command line holds `name`."""
+    for pid in children(parent):
+        if name in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"):
+            return pid
+    raise AssertionError(f"no child {name} of {parent}")
+
+
+def read_until(process: subprocess.Popen[str], text: str, seconds: float) -> str:
+    """What the stack printed until it said `text`."""
+    assert process.stdout is not None
+    said = ""
+    deadline = time.monotonic() + seconds
+    while text not in said:
+        line = process.stdout.readline()
+        assert line and time.monotonic() < deadline, f"never said {text!r}:\n{said}"
+        said += line
+    return said
+
+
+def ready(url: str, seconds: float) -> bool:
+    """Whether the service at `url` answers /readyz within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/readyz", timeout=2) as reply:
+                if reply.status == 200:
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.2)
+    return False
+
+
 def children(pid: int) -> list[int]:
     """The processes `pid` started (Linux /proc)."""
     found = []
@@ -59,6 +101,15 @@ def children(pid: int) -> list[int]:
         if int(fields[1]) == pid:
             found.append(int(stat.parent.name))
     return found
+
+
+def gone_within(pids: list[int], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while any(running(pid) for pid in pids):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
 
 
 def running(pid: int) -> bool:

@@ -18,7 +18,7 @@ from support.documents import ACCOUNTS, contents
 @pytest.fixture
 async def nats(config: Config) -> AsyncIterator[Client]:
     client = await messaging.connect(config.nats_url, "outbox-test")
-    await messaging.ensure_stream(client, config.subjects)
+    await messaging.ensure_stream(client, config.subjects, config.nats_stream_replicas)
     yield client
     await client.jetstream().delete_stream(config.subjects.stream)
     await client.close()

@@ -29,7 +29,7 @@ def subjects() -> Subjects:
 @pytest.fixture
 async def nats(nats_url: str, subjects: Subjects) -> AsyncIterator[Client]:
     client = await messaging.connect(nats_url, "pull-consumer-test")
-    await messaging.ensure_stream(client, subjects)
+    await messaging.ensure_stream(client, subjects, replicas=1)
     yield client
     await client.drain()
 

@@ -16,7 +16,8 @@ CONFIGURATION = Path(__file__).resolve().parents[3] / "docs" / "configuration.md
 def test_a_configuration_survives_the_trip_through_the_environment() -> None:
     config = Config(
         mongodb_url="mongodb://db:27017/?replicaSet=rs0",
-        nats_url="nats://u:p@nats:4222",
+        nats_url="nats://u:p@nats-1:4222,nats://u:p@nats-2:4222,nats://u:p@nats-3:4222",
+        nats_stream_replicas=3,
         database_prefix="acme",
         bot_api_port=9000,
         integrations_api_port=9001,
@@ -111,6 +112,11 @@ def test_unset_or_empty_settings_take_their_defaults() -> None:
         ("LOG_LEVEL", "loud", "LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR, not 'loud'"),
         ("LOG_FORMAT", "yaml", "LOG_FORMAT must be one of text, json, not 'yaml'"),
         ("NATS_URL", "http://user:secret@nats", "NATS_URL must start with nats://"),
+        ("NATS_URL", "nats://a:4222,http://user:secret@b", "NATS_URL must start with nats://"),
+        ("NATS_URL", " , ", "NATS_URL must start with nats://"),
+        ("NATS_URL", "nats://a:4222,ws://b:8080", "NATS_URL must not mix ws:// or wss://"),
+        ("NATS_STREAM_REPLICAS", "7", "NATS_STREAM_REPLICAS must be a whole number from 1 to 5"),
+        ("NATS_STREAM_REPLICAS", "0", "NATS_STREAM_REPLICAS must be a whole number from 1 to 5"),
         ("CONSOLE_INTEGRATIONS_URL", "hooks.example", "CONSOLE_INTEGRATIONS_URL must start with"),
         ("LLM_BASE_URL", "llm:11434", "LLM_BASE_URL must start with http:// or https://"),
         ("LLM_TIMEOUT_SECONDS", "0", "LLM_TIMEOUT_SECONDS must be a number of at least 0.1"),
@@ -122,6 +128,15 @@ def test_a_bad_value_is_named_in_one_line(name: str, value: str, said: str) -> N
     assert said in str(raised.value)
     assert "\n" not in str(raised.value)
     assert "secret" not in str(raised.value)  # a URL's password is never repeated
+
+
+def test_nats_url_takes_every_node_of_a_cluster_and_one_copy_of_the_stream_is_the_default() -> None:
+    config = Config.from_env_mapping(
+        {"NATS_URL": " nats://127.0.0.1:4222, nats://127.0.0.1:4223 ,,tls://nats-3:4222,"}
+    )
+    assert config.nats_url == "nats://127.0.0.1:4222,nats://127.0.0.1:4223,tls://nats-3:4222"
+    assert config.nats_stream_replicas == 1
+    assert Config.from_env_mapping({"NATS_STREAM_REPLICAS": "5"}).nats_stream_replicas == 5
 
 
 def test_trusted_proxies_are_loopback_by_default() -> None:
