@@ -74,9 +74,10 @@ async def keep_within_quota(
     """The stories quota counted again once the new story is stored. Creates racing (on
     several replicas, or in one) each pass the check made before any of them wrote, so
     each counts after its insert, and one that finds the account past its quota deletes
-    its story (the caller deletes what it wrote before) and is refused. Two racing
-    creates may both be refused, each counting the other's story, but no more than the
-    quota stay: the last of those kept to count saw every other kept."""
+    its story (the caller deletes what it wrote before) and is refused. Racing creates
+    may all be refused, each counting the others' stories before they are taken back
+    (a retry then finds room), but no more than the quota stay: the last of those kept
+    to count saw every other kept."""
     quota = await quotas.of(account_id)
     stored = await stories.count(account_id)
     if stored > quota.stories:
