@@ -17,6 +17,7 @@ from bench import (
     matching,
     query_load,
     redaction,
+    replicas,
     semantic_load,
     transfer,
 )
@@ -68,6 +69,7 @@ def main() -> None:
     write_section("redaction", "Redaction (make bench)", redaction.table())
     body = channel_faults.table()
     write_section("channel-faults", "Channels under faults (make bench)", body)
+    write_section("replicas", replicas.TITLE, replicas.table())
     print(REPORT.read_text())
 
 

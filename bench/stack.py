@@ -1,13 +1,19 @@
 """A throwaway stack for measuring: embedded nx-27017 and nats-server, bot-api served
-as its own process, and an account to call it with."""
+as its own process, and an account to call it with; and three bot-api replicas on one
+set of databases (the benches and tests of what holds across replicas)."""
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import tempfile
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from pymongo import MongoClient
 
 from shared import mongo
 from shared.auth import AccountRepository, IssuedTokens
@@ -25,18 +31,28 @@ class Stack:
     nats: ServerProcess
 
 
-async def create_account(config: Config, name: str) -> IssuedTokens:
+async def create_account(
+    config: Config, name: str, limits: dict[str, float | None] | None = None
+) -> IssuedTokens:
+    """An account, with `limits` of its own (`accounts limits`, by Config field name)."""
     client = mongo.open_client(config.mongodb_url)
     try:
         accounts = AccountRepository(client[config.accounts_database])
         await accounts.ensure_indexes()
-        return await accounts.create(name)
+        tokens = await accounts.create(name)
+        if limits:
+            await accounts.set_limits(name, limits)
+        return tokens
     finally:
         await client.close()
 
 
 def serve(config: Config, directory: Path, module: str = "bot_api") -> ServerProcess:
-    return start_service(module, config.bot_api_port, {**os.environ, **config.as_env()}, directory)
+    return start_service(module, config.bot_api_port, _env(config), directory)
+
+
+def _env(config: Config) -> dict[str, str]:
+    return {**os.environ, **config.as_env()}
 
 
 @contextlib.contextmanager
@@ -67,3 +83,65 @@ def running_stack(name: str = "bench", semantic_matching: bool = True) -> Iterat
                 bot_api.stop()
             nats.stop()
             database.stop()
+
+
+REPLICAS = 3
+
+
+@dataclass(frozen=True)
+class Replicas:
+    config: Config
+    bot_apis: list[ServerProcess]
+    integrations_api: ServerProcess | None
+
+    @property
+    def urls(self) -> list[str]:
+        return [server.url for server in self.bot_apis]
+
+
+@contextlib.contextmanager
+def running_replicas(
+    mongo_url: str, nats_url: str, directory: Path, integrations: bool = False, **settings: Any
+) -> Iterator[Replicas]:
+    """`REPLICAS` bot-api processes on one set of databases (a fresh prefix) and one
+    NATS, with `settings` and no rate limit but those an account is given (and one
+    integrations-api), until closed; their databases dropped after. They start one after
+    the other: a child started from another thread would die with that thread
+    (tools/embedded.py)."""
+    config = Config(
+        mongodb_url=mongo_url,
+        nats_url=nats_url,
+        database_prefix=f"r{uuid.uuid4().hex[:12]}",
+        integrations_api_port=free_port(),
+        query_rate=0,
+        query_client_rate=0,
+        query_session_rate=0,
+        management_rate=0,
+        auth_failure_rate=0,
+        **settings,
+    )
+    started: list[ServerProcess] = []
+    try:
+        for replica in range(REPLICAS):
+            own = dataclasses.replace(config, bot_api_port=free_port())
+            logs = directory / f"bot-api-{replica}"
+            logs.mkdir()
+            started.append(start_service("bot_api", own.bot_api_port, _env(own), logs))
+        integrations_api = None
+        if integrations:
+            port = config.integrations_api_port
+            integrations_api = start_service("integrations_api", port, _env(config), directory)
+            started.append(integrations_api)
+        yield Replicas(config, started[:REPLICAS], integrations_api)
+    finally:
+        for server in started:
+            server.process.terminate()  # all at once: each stops in its own time
+        for server in reversed(started):
+            server.stop()
+        with MongoClient(mongo_url) as client:
+            for name in (
+                config.accounts_database,
+                config.bot_database,
+                config.integrations_database,
+            ):
+                client.drop_database(name)

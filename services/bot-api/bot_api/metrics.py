@@ -40,6 +40,15 @@ STORY_PARTIAL_ANSWERS = Counter(
 PHRASE_VECTORS_WAITING = Gauge(
     "parley_phrase_vectors_waiting", "Phrase texts queued for their sentence vector"
 )
+PHRASE_VECTORS_ENCODED = Counter(
+    "parley_phrase_vectors_encoded",
+    "Phrase texts this process encoded for their sentence vector (one it finds stored, by "
+    "any replica, it reads instead)",
+)
+TEST_RUNS_AFTER_EDITS = Counter(
+    "parley_test_runs_after_edits",
+    "Runs of a story's conversation tests after its edit, by the process that took the edit",
+)
 
 INBOX_SECONDS = Histogram(
     "parley_inbox_seconds",

@@ -2,7 +2,10 @@
 process compile or hold more than the operator planned for (docs/reliability.md).
 
 Each is checked before the write that would pass it, which answers 409 `conflict`
-naming the quota; two writes racing may together pass a quota by what each adds. An
+naming the quota. A new story is counted again once written (stories/service.py
+`keep_within_quota`) and interactions in the story's conditional write, so creates
+racing on several replicas never pass those two; for the others, two writes racing may
+together pass a quota by what each adds. An
 account may have quotas of its own (`accounts limits NAME QUOTA_STORIES=300`), read
 with each write that checks one, so a change holds at once.
 """

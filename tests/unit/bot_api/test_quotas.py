@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 
+from bot_api.changes import StoryCreated
 from bot_api.domain.interactions import default_interactions
 from bot_api.entities.service import EntityService
 from bot_api.interactions.service import InteractionService
@@ -12,6 +13,7 @@ from bot_api.quotas import QuotaExceeded, Quotas
 from bot_api.stories.service import StoryService
 from support.bodies import entity as entity_body
 from support.bodies import interaction_changes, new_interaction
+from support.changes import Announced
 from support.memory import Database
 
 ACCOUNT = "account-1"
@@ -58,6 +60,29 @@ async def test_an_account_holds_at_most_its_quota_of_stories(
     assert refused.value.status == 409
     assert refused.value.errors == {"quota": "stories", "limit": 2}
     assert writes(database) == []
+
+
+async def test_a_create_that_raced_another_past_the_quota_takes_its_story_back(
+    stories: StoryService, database: Database, announced: Announced
+) -> None:
+    """Another replica's create lands between this one's check and its write: both
+    passed the check, and the one whose write took the account past its quota is
+    refused, its interactions deleted, nothing announced."""
+    await stories.create(account_id=ACCOUNT, **STORY)
+    raced: list[str] = []
+
+    async def another_create() -> None:
+        raced.append(await stories.create(account_id=ACCOUNT, **STORY))
+
+    database.meanwhile("stories.insert", another_create)
+    with pytest.raises(QuotaExceeded) as refused:
+        await stories.create(account_id=ACCOUNT, **STORY)
+
+    assert refused.value.errors == {"quota": "stories", "limit": 2}
+    kept = set(database.stories.records)
+    assert len(kept) == 2 and raced[0] in kept
+    assert {i.story_id for i in database.interactions.records.values()} == kept
+    assert [type(change) for change in announced] == [StoryCreated, StoryCreated]
 
 
 async def test_a_story_holds_at_most_its_quota_of_interactions(

@@ -9,7 +9,7 @@ from bot_api.changes import ChangeFeed, StoryCreated, StoryDeleted, StoryEdited
 from bot_api.domain.interactions import Interaction, default_interactions
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
-from bot_api.quotas import AccountQuotas
+from bot_api.quotas import AccountQuotas, QuotaExceeded
 from bot_api.stories.repository import StoryFields, StoryRecord, StoryStore
 from shared.audit import Actor
 from shared.errors import Conflict, Forbidden, NotFound
@@ -66,6 +66,23 @@ async def until_written(
             return written
         story = None
     raise Conflict("the story is being changed by others; try again")
+
+
+async def keep_within_quota(
+    stories: StoryStore, quotas: AccountQuotas, account_id: str, story_id: str
+) -> None:
+    """The stories quota counted again once the new story is stored. Creates racing (on
+    several replicas, or in one) each pass the check made before any of them wrote, so
+    each counts after its insert, and one that finds the account past its quota deletes
+    its story (the caller deletes what it wrote before) and is refused. Racing creates
+    may all be refused, each counting the others' stories before they are taken back
+    (a retry then finds room), but no more than the quota stay: the last of those kept
+    to count saw every other kept."""
+    quota = await quotas.of(account_id)
+    stored = await stories.count(account_id)
+    if stored > quota.stories:
+        await stories.delete(account_id, story_id)
+        quota.check_stories(stored)
 
 
 class StoryPart(Protocol):
@@ -196,6 +213,11 @@ class StoryService:
             structure,
             phrases=sum(default.phrase_count for default in defaults),
         )
+        try:
+            await keep_within_quota(self._stories, self._quotas, account_id, story_id)
+        except QuotaExceeded:
+            await self._interactions.delete_for_story(story_id)
+            raise
         await self._changes.announce(StoryCreated(account_id, story_id))
         return story_id
 

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from bot_api.background import Drain
 from bot_api.engine.semantic import Encoder, Encoders, PhraseVectors, vector_key
-from bot_api.metrics import PHRASE_VECTORS_WAITING
+from bot_api.metrics import PHRASE_VECTORS_ENCODED, PHRASE_VECTORS_WAITING
 from bot_api.story_cache.repository import VectorStore
 
 log = logging.getLogger(__name__)
@@ -197,6 +197,7 @@ class PhraseVectorService:
         wanted = [t for t, key in keys.items() if key not in known]
         if wanted:
             vectors = await asyncio.to_thread(encoder, wanted)
+            PHRASE_VECTORS_ENCODED.inc(len(wanted))
             await self._store.put(
                 encoder.model_id,
                 story_id,

@@ -29,6 +29,7 @@ from bot_api.engine.remembering import RememberingEncoder
 from bot_api.engine.replay import replay
 from bot_api.engine.semantic import Encoders
 from bot_api.engine.story import CompiledStory
+from bot_api.metrics import TEST_RUNS_AFTER_EDITS
 from bot_api.stories.repository import StoryStore
 from bot_api.stories.service import load_story
 from bot_api.story_tests.repository import ConversationTestStore
@@ -236,6 +237,7 @@ class ConversationTestService:
             previous = await self._tests.last_run(account_id, story_id)
             if not tests and previous is None:
                 return
+            TEST_RUNS_AFTER_EDITS.inc()
             run = await self._run(account_id, story_id, None, tests)
             await self._tests.save_run(account_id, story_id, run.after(previous))
         except NotFound:

@@ -27,9 +27,9 @@ from bot_api.domain.structure import Structure
 from bot_api.entities.repository import EntityStore
 from bot_api.interactions.repository import InteractionStore
 from bot_api.knowledge.repository import KnowledgeStore, StoredDocument
-from bot_api.quotas import AccountQuotas, check_story_content
+from bot_api.quotas import AccountQuotas, QuotaExceeded, check_story_content
 from bot_api.stories.repository import StoryStore
-from bot_api.stories.service import load_story
+from bot_api.stories.service import keep_within_quota, load_story
 from bot_api.story_tests.repository import ConversationTestStore
 from bot_api.transfer.document import Problem
 from bot_api.transfer.import_entities import (
@@ -318,6 +318,7 @@ class StoryTransfer:
         """Every entity the story uses exists once it is written: one deleted meanwhile
         (its delete found no story naming it yet) is created again."""
         created: list[str] = []
+        stored = False
         try:
             for entity in new_entities:
                 created.append(await self._entities.insert(account_id, entity))
@@ -338,7 +339,11 @@ class StoryTransfer:
                 upload.structure,
                 phrases=phrases,
             )
-        except BaseException:
+            stored = True
+            await keep_within_quota(self._stories, self._quotas, account_id, story_id)
+        except BaseException as error:
+            if stored and not isinstance(error, QuotaExceeded):
+                raise  # the story is whole: only the quota's refusal takes it back
             await self._interactions.delete_for_story(story_id)
             await self._tests.delete_for_story(story_id)
             await self._knowledge.delete_for_story(story_id)

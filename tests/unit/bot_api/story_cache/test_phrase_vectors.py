@@ -145,10 +145,12 @@ async def test_vectors_land_in_the_background_and_the_next_query_uses_them(bot: 
     assert story.semantic is not None and greet not in story.semantic
     assert await bot.answer(story_id, "howdy") != greet
     assert REGISTRY.get_sample_value("parley_phrase_vectors_waiting") == 2
+    encoded = REGISTRY.get_sample_value("parley_phrase_vectors_encoded_total")
     bot.encoder.released.set()
     await bot.vectors.idle()
     assert {"hello there", "hi friend"} <= set(bot.encoder.encoded)
     assert REGISTRY.get_sample_value("parley_phrase_vectors_waiting") == 0
+    assert REGISTRY.get_sample_value("parley_phrase_vectors_encoded_total") == encoded + 2  # type: ignore[operator]
     story = await bot.cache.story(ACCOUNT, story_id)
     assert greet in story.semantic  # type: ignore[operator]
     assert await bot.answer(story_id, "howdy") == greet

@@ -7,6 +7,7 @@ import threading
 from collections.abc import AsyncIterator
 
 import pytest
+from prometheus_client import REGISTRY
 
 from bot_api.changes import ChangeFeed, Handler
 from bot_api.domain.conversation_tests import (
@@ -128,6 +129,7 @@ async def test_a_burst_of_edits_runs_the_tests_once(
         await saving(account_id, story, run)  # type: ignore[arg-type]
 
     store.save_run = counted  # type: ignore[method-assign]
+    counted_before = REGISTRY.get_sample_value("parley_test_runs_after_edits_total")
     await service.create(
         account_id=ACCOUNT, story_id=story_id, test=asks("a pizza please", "Order")
     )
@@ -137,6 +139,8 @@ async def test_a_burst_of_edits_runs_the_tests_once(
         )
     await service.idle()
     assert runs == [story_id]
+    counted_after = REGISTRY.get_sample_value("parley_test_runs_after_edits_total")
+    assert counted_after == counted_before + 1  # type: ignore[operator]
 
 
 async def test_an_edit_in_a_request_names_the_story_whose_tests_it_runs(

@@ -2,6 +2,7 @@
 writes, in which order, what it announces, and that a refusal or a failure on the way
 leaves nothing behind."""
 
+import dataclasses
 import json
 from typing import Any
 
@@ -10,6 +11,8 @@ from pymongo.errors import AutoReconnect
 
 from bot_api.changes import ChangeFeed, EntitiesEdited, StoryCreated
 from bot_api.domain.entities import Entity, Entry
+from bot_api.domain.settings import Settings
+from bot_api.domain.structure import Structure
 from bot_api.quotas import QuotaExceeded, Quotas
 from bot_api.transfer.report import Translated, Unmapped
 from bot_api.transfer.schemas import (
@@ -27,6 +30,7 @@ from support.memory import Database
 
 ACCOUNT = "account-1"
 WRITES = ("entities.insert", "interactions.insert_many", "stories.insert")
+OTHER_STORY = "0123456789abcdef0123beef"
 
 
 def document(**changes: Any) -> dict[str, Any]:
@@ -55,8 +59,7 @@ def upload(body: dict[str, Any]) -> Any:
     return read_upload("application/json", json.dumps(body).encode())
 
 
-@pytest.fixture
-def transfer(database: Database, feed: ChangeFeed, quotas: Quotas) -> StoryTransfer:
+def transfer_within(database: Database, feed: ChangeFeed, quotas: Quotas) -> StoryTransfer:
     return StoryTransfer(
         stories=database.stories,
         interactions=database.interactions,
@@ -67,6 +70,11 @@ def transfer(database: Database, feed: ChangeFeed, quotas: Quotas) -> StoryTrans
         tests=ConversationTestsInMemory(),
         knowledge=KnowledgeInMemory(),
     )
+
+
+@pytest.fixture
+def transfer(database: Database, feed: ChangeFeed, quotas: Quotas) -> StoryTransfer:
+    return transfer_within(database, feed, quotas)
 
 
 async def test_an_import_writes_entities_then_interactions_then_the_story(
@@ -289,21 +297,33 @@ async def test_the_quotas_are_checked_before_anything_is_written(
         entities=quotas.entities,
         entries=quotas.entries,
     )
-    transfer = StoryTransfer(
-        stories=database.stories,
-        interactions=database.interactions,
-        entities=database.entities,
-        connections=database.connections,
-        changes=feed,
-        quotas=small,
-        tests=ConversationTestsInMemory(),
-        knowledge=KnowledgeInMemory(),
-    )
+    transfer = transfer_within(database, feed, small)
 
     with pytest.raises(QuotaExceeded):
         await transfer.import_story(account_id=ACCOUNT, upload=upload(document()), dry_run=False)
 
     assert not [o for o in database.operations() if o in WRITES]
+
+
+async def test_an_import_that_raced_a_create_past_the_quota_takes_back_all_it_wrote(
+    database: Database, feed: ChangeFeed, quotas: Quotas, announced: Announced
+) -> None:
+    """A story created on another replica between the import's check and its write: the
+    import is refused and leaves nothing of its own (its entity, interactions, tests)."""
+    transfer = transfer_within(database, feed, dataclasses.replace(quotas, stories=1))
+
+    async def created_elsewhere() -> None:
+        await database.stories.insert(
+            OTHER_STORY, ACCOUNT, "Other", "", Settings(), Structure.for_new_story([]), phrases=0
+        )
+
+    database.meanwhile("stories.insert", created_elsewhere)
+    with pytest.raises(QuotaExceeded):
+        await transfer.import_story(account_id=ACCOUNT, upload=upload(document()), dry_run=False)
+
+    assert list(database.stories.records) == [OTHER_STORY]
+    assert database.interactions.records == {} and await entity_names(database) == []
+    assert announced == []
 
 
 def test_one_import_of_an_account_runs_at_a_time(transfer: StoryTransfer) -> None:
