@@ -90,13 +90,21 @@ def wrk(
 async def upload(stack: Stack, interactions: list[dict[str, Any]]) -> tuple[str, list[str]]:
     headers = {"Authorization": f"Bearer {stack.tokens.developer_token}"}
     async with aiohttp.ClientSession(stack.url, headers=headers) as http:
-        async with http.post("/stories", json={"name": "bench", "description": ""}) as reply:
-            story_id = (await reply.json())["id"]
-        ids = []
-        for interaction in interactions:
-            path = f"/stories/{story_id}/interactions"
-            async with http.post(path, json=interaction) as reply:
-                ids.append((await reply.json())["id"])
+        return await upload_with(http, interactions)
+
+
+async def upload_with(
+    http: aiohttp.ClientSession, interactions: list[dict[str, Any]]
+) -> tuple[str, list[str]]:
+    """A new story of these interactions, made with `http` (the developer's client); its
+    id and theirs."""
+    async with http.post("/stories", json={"name": "bench", "description": ""}) as reply:
+        story_id = (await reply.json())["id"]
+    ids = []
+    for interaction in interactions:
+        path = f"/stories/{story_id}/interactions"
+        async with http.post(path, json=interaction) as reply:
+            ids.append((await reply.json())["id"])
     return story_id, ids
 
 

@@ -10,7 +10,9 @@ from bench import (
     compile_fairness,
     conversation_tests,
     desk,
+    event_faults,
     fair_work,
+    gateway_faults,
     history_load,
     knowledge_load,
     languages_load,
@@ -68,6 +70,9 @@ def main() -> None:
     write_section("redaction", "Redaction (make bench)", redaction.table())
     body = channel_faults.table()
     write_section("channel-faults", "Channels under faults (make bench)", body)
+    # the stack of `make scale`, one bench at a time (each starts its own)
+    write_section("gateway-faults", gateway_faults.TITLE, gateway_faults.table())
+    write_section("event-faults", event_faults.TITLE, event_faults.table())
     print(REPORT.read_text())
 
 
