@@ -42,21 +42,24 @@ request = function()
   local body = string.format('{"sessionId":"t%%s-%%d",%(story)s"query":"%%s"}',
     tid, counter %% 1000, queries[counter %% #queries + 1])
   return wrk.format("POST", "/query", {["Content-Type"]="application/json",
-    ["Authorization"]="Bearer %(token)s"}, body)
+    ["Authorization"]="Bearer %(token)s"%(host)s}, body)
 end
 """
 
 
 @contextlib.contextmanager
-def wrk_script(asked: list[str], token: str, story_id: str | None = None) -> Iterator[Path]:
+def wrk_script(
+    asked: list[str], token: str, story_id: str | None = None, host: str | None = None
+) -> Iterator[Path]:
     """A wrk script sending `asked` to /query in turn with `token` (to `story_id`, else
-    the account's default story)."""
+    the account's default story), naming `host` (a gateway's server) when given."""
     story = "" if story_id is None else f'"storyId":"{story_id}",'
+    named = "" if host is None else f', ["Host"]="{host}"'
     table = json.dumps(asked, ensure_ascii=False).replace("[", "{").replace("]", "}")
     with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
         script.write(
             WRK_SCRIPT % {"queries": table,
-                          "token": token, "story": story}
+                          "token": token, "story": story, "host": named}
         )  # fmt: skip
         script.flush()
         yield Path(script.name)

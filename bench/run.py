@@ -19,6 +19,7 @@ from bench import (
     matching,
     query_load,
     redaction,
+    scale_capacity,
     semantic_load,
     transfer,
 )
@@ -73,6 +74,7 @@ def main() -> None:
     # the stack of `make scale`, one bench at a time (each starts its own)
     write_section("gateway-faults", gateway_faults.TITLE, gateway_faults.table())
     write_section("event-faults", event_faults.TITLE, event_faults.table())
+    write_section("scale-capacity", scale_capacity.TITLE, scale_capacity.table())
     print(REPORT.read_text())
 
 
