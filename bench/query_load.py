@@ -42,21 +42,24 @@ request = function()
   local body = string.format('{"sessionId":"t%%s-%%d",%(story)s"query":"%%s"}',
     tid, counter %% 1000, queries[counter %% #queries + 1])
   return wrk.format("POST", "/query", {["Content-Type"]="application/json",
-    ["Authorization"]="Bearer %(token)s"}, body)
+    ["Authorization"]="Bearer %(token)s"%(host)s}, body)
 end
 """
 
 
 @contextlib.contextmanager
-def wrk_script(asked: list[str], token: str, story_id: str | None = None) -> Iterator[Path]:
+def wrk_script(
+    asked: list[str], token: str, story_id: str | None = None, host: str | None = None
+) -> Iterator[Path]:
     """A wrk script sending `asked` to /query in turn with `token` (to `story_id`, else
-    the account's default story)."""
+    the account's default story), naming `host` (a gateway's server) when given."""
     story = "" if story_id is None else f'"storyId":"{story_id}",'
+    named = "" if host is None else f', ["Host"]="{host}"'
     table = json.dumps(asked, ensure_ascii=False).replace("[", "{").replace("]", "}")
     with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
         script.write(
             WRK_SCRIPT % {"queries": table,
-                          "token": token, "story": story}
+                          "token": token, "story": story, "host": named}
         )  # fmt: skip
         script.flush()
         yield Path(script.name)
@@ -90,13 +93,21 @@ def wrk(
 async def upload(stack: Stack, interactions: list[dict[str, Any]]) -> tuple[str, list[str]]:
     headers = {"Authorization": f"Bearer {stack.tokens.developer_token}"}
     async with aiohttp.ClientSession(stack.url, headers=headers) as http:
-        async with http.post("/stories", json={"name": "bench", "description": ""}) as reply:
-            story_id = (await reply.json())["id"]
-        ids = []
-        for interaction in interactions:
-            path = f"/stories/{story_id}/interactions"
-            async with http.post(path, json=interaction) as reply:
-                ids.append((await reply.json())["id"])
+        return await upload_with(http, interactions)
+
+
+async def upload_with(
+    http: aiohttp.ClientSession, interactions: list[dict[str, Any]]
+) -> tuple[str, list[str]]:
+    """A new story of these interactions, made with `http` (the developer's client); its
+    id and theirs."""
+    async with http.post("/stories", json={"name": "bench", "description": ""}) as reply:
+        story_id = (await reply.json())["id"]
+    ids = []
+    for interaction in interactions:
+        path = f"/stories/{story_id}/interactions"
+        async with http.post(path, json=interaction) as reply:
+            ids.append((await reply.json())["id"])
     return story_id, ids
 
 

@@ -10,7 +10,9 @@ from bench import (
     compile_fairness,
     conversation_tests,
     desk,
+    event_faults,
     fair_work,
+    gateway_faults,
     history_load,
     knowledge_load,
     languages_load,
@@ -18,6 +20,7 @@ from bench import (
     query_load,
     redaction,
     replicas,
+    scale_capacity,
     semantic_load,
     transfer,
 )
@@ -70,6 +73,10 @@ def main() -> None:
     body = channel_faults.table()
     write_section("channel-faults", "Channels under faults (make bench)", body)
     write_section("replicas", replicas.TITLE, replicas.table())
+    # the stack of `make scale`, one bench at a time (each starts its own)
+    write_section("gateway-faults", gateway_faults.TITLE, gateway_faults.table())
+    write_section("event-faults", event_faults.TITLE, event_faults.table())
+    write_section("scale-capacity", scale_capacity.TITLE, scale_capacity.table())
     print(REPORT.read_text())
 
 

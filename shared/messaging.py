@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 from nats.aio.client import Client
 from nats.aio.msg import Msg
+from nats.errors import TimeoutError as NatsTimeout
 from nats.js.api import StreamConfig
 from nats.js.client import JetStreamContext
 from nats.js.errors import BadRequestError
@@ -108,6 +109,13 @@ async def ensure_stream(client: Client, subjects: Subjects, replicas: int) -> No
 Handler = Callable[[bytes], Awaitable[None]]
 
 BATCH = 20
+API_SECONDS = 5.0
+"""How long one JetStream API request is waited for (nats-py's own default)."""
+SUBSCRIBE_SECONDS = 60.0
+"""How long a durable consumer's making is asked again when the API does not answer: on
+a cluster, making one waits for its copies to elect a leader, which on a busy 2-core
+machine outlasted API_SECONDS (five services of a fresh `make scale` making theirs at
+once: integrations-api exited)."""
 FETCH_WAIT_SECONDS = 5.0
 RETRY_DELAY_SECONDS = 1.0
 STOP_SECONDS = 10.0
@@ -124,7 +132,7 @@ async def pulling(
     `handle` fails (at-least-once), and dropped for good, with one log line, when it is
     an `UndecodableEvent`, which no retry can mend.
     """
-    subscription = await client.jetstream().pull_subscribe(subject, durable=durable)
+    subscription = await _subscribed(client, subject, durable)
     consumer = _PullConsumer(subscription, handle, durable)
     task = asyncio.create_task(consumer.run())
     try:
@@ -134,6 +142,26 @@ async def pulling(
         with contextlib.suppress(TimeoutError, asyncio.CancelledError):
             await asyncio.wait_for(task, STOP_SECONDS)
         await subscription.unsubscribe()
+
+
+async def _subscribed(
+    client: Client, subject: str, durable: str
+) -> JetStreamContext.PullSubscription:
+    """The durable consumer, made if missing (by whichever replica asks first), asked
+    again while JetStream's API does not answer, for up to SUBSCRIBE_SECONDS."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + SUBSCRIBE_SECONDS
+    while True:
+        try:
+            return await client.jetstream(timeout=API_SECONDS).pull_subscribe(
+                subject, durable=durable
+            )
+        except NatsTimeout:
+            if loop.time() >= deadline:
+                raise
+            log.warning(
+                "JetStream did not answer within %g s for %s; asking again", API_SECONDS, durable
+            )
 
 
 class _PullConsumer:

@@ -90,9 +90,10 @@ def start_scaled_stack(
     var: Path, env: Mapping[str, str], gateway_ports: tuple[int, int]
 ) -> ScaledStack:
     """Everything started, on the data and logs of `var`, each service with the settings
-    of `env` (but for the database, NATS and its port), the gateway on 127.0.0.1 at
-    `gateway_ports` (HTTP, HTTPS). On a failure (or a stop signal) meanwhile, what was
-    started is stopped again."""
+    of `env` (but for the database, NATS and its port; INTEGRATIONS_PUBLIC_URL the
+    gateway's unless `env` sets it), the gateway on 127.0.0.1 at `gateway_ports` (HTTP,
+    HTTPS). On a failure (or a stop signal) meanwhile, what was started is stopped
+    again."""
     logs = var / "logs"
     started: list[ServerProcess] = []
     restarters: dict[str, Callable[[], ServerProcess]] = {}
@@ -104,6 +105,8 @@ def start_scaled_stack(
         started += nats.servers
         restarters |= {node.name: partial(nats.start_node, i) for i, node in enumerate(nats.nodes)}
         service_env = {
+            # a channel's inboundUrl, which Telegram is told: the gateway, as in deploy/
+            "INTEGRATIONS_PUBLIC_URL": integrations_public_url(gateway_ports[1]),
             **env,
             "MONGODB_URL": mongo.url,
             "NATS_URL": nats.url,
@@ -129,6 +132,12 @@ def start_scaled_stack(
             server.stop()
         raise
     return ScaledStack(mongo, nats, bot_apis, integrations_apis, gateway, config, restarters)
+
+
+def integrations_public_url(https_port: int) -> str:
+    """integrations-api's address through the gateway (behind nginx it sees neither the
+    scheme nor the port it was called on)."""
+    return f"https://{env_example()['INTEGRATIONS_HOST']}:{https_port}"
 
 
 PORT_SETTINGS = {"bot_api": "BOT_API_PORT", "integrations_api": "INTEGRATIONS_API_PORT"}

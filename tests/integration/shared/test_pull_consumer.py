@@ -1,11 +1,15 @@
 """A durable pull consumer against a real nats-server: an event that cannot be read is
-dropped once (and logged) instead of coming back forever; a failure is retried."""
+dropped once (and logged) instead of coming back forever; a failure is retried; a
+consumer JetStream did not answer for at once is asked for again."""
 
 import asyncio
 import json
 import logging
+import os
+import signal
 import uuid
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from nats.aio.client import Client
@@ -14,6 +18,7 @@ from nats.js.api import ConsumerInfo
 from shared import messaging
 from shared.events import StoryChanged, Subjects, decode, encode
 from support.waiting import eventually
+from tools.embedded import start_nats
 
 GOOD = StoryChanged("acc", "story", ("i1",))
 UNKNOWN_VERSION = json.dumps({"v": 2, "accountId": "acc", "storyId": "story"}).encode()
@@ -105,3 +110,39 @@ async def test_a_consumer_waiting_for_events_stops_at_once(
         stopping_at = asyncio.get_running_loop().time()
 
     assert asyncio.get_running_loop().time() - stopping_at < 1.0 < messaging.FETCH_WAIT_SECONDS
+
+
+async def test_a_consumer_jetstream_does_not_answer_for_at_once_is_asked_for_again(
+    tmp_path: Path,
+    subjects: Subjects,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A server of its own, frozen (SIGSTOP) for longer than one API request is waited
+    for, as a busy cluster electing the consumer's leader keeps it waiting."""
+    monkeypatch.setattr(messaging, "API_SECONDS", 0.5)
+    server = start_nats(tmp_path / "jetstream", tmp_path)
+    client = await messaging.connect(server.url, "frozen-consumer-test")
+    handled: list[StoryChanged] = []
+
+    async def handle(data: bytes) -> None:
+        handled.append(decode(StoryChanged, data))
+
+    async def good_one_handled() -> bool:
+        return bool(handled)
+
+    try:
+        await messaging.ensure_stream(client, subjects, replicas=1)
+        os.kill(server.process.pid, signal.SIGSTOP)
+        asyncio.get_running_loop().call_later(1.5, os.kill, server.process.pid, signal.SIGCONT)
+        durable = subjects.consumer("frozen")
+        with caplog.at_level(logging.WARNING, logger="shared.messaging"):
+            async with messaging.pulling(client, subjects.story_changed, durable, handle):
+                await client.jetstream().publish(subjects.story_changed, encode(GOOD))
+                await eventually(good_one_handled, seconds=5)
+    finally:
+        os.kill(server.process.pid, signal.SIGCONT)
+        await client.close()
+        server.stop()
+    assert handled == [GOOD]
+    assert f"JetStream did not answer within 0.5 s for {durable}; asking again" in caplog.text
