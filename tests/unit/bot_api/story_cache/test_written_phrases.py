@@ -3,10 +3,11 @@ it, before anyone asks the story: its read says how many wait, from the start.""
 
 import asyncio
 from collections import Counter
+from typing import Any
 
 import pytest
 
-from bot_api.changes import ChangeFeed, Handler
+from bot_api.changes import ChangeFeed, EntitiesEdited, Handler
 from bot_api.domain.interactions import default_interactions
 from bot_api.domain.settings import Settings
 from bot_api.engine.semantic import Encoders
@@ -18,6 +19,7 @@ from bot_api.story_cache.written import WrittenPhrases
 from integration.bot_api.story_cache.memory import VectorsInMemory
 from shared.audit import DEVELOPER_TOKEN, Actor
 from shared.config import Config
+from support.bodies import entity as entity_body
 from support.bodies import new_interaction
 from support.editing import set_phrases
 from support.encoders import ConceptEncoder
@@ -214,3 +216,35 @@ async def test_phrases_whose_writer_never_encoded_them_are_encoded_after_the_wai
     story = await other.cache.story(ACCOUNT, story_id)
     assert story.semantic is not None and greet in story.semantic
     assert {"hello there", "hi friend"} <= set(other.encoder.encoded)
+
+
+def sizes(*values: str) -> Any:
+    body = {"name": "size", "entries": [{"value": v, "synonyms": [{"value": v}]} for v in values]}
+    return entity_body(body)
+
+
+async def test_an_entity_edit_made_here_is_encoded_at_once_and_one_heard_of_awaited() -> None:
+    bot = Bot(live_replicas=2, wait_seconds=3600)
+    size = await bot.entities.create(account_id=ACCOUNT, entity=sizes("small", "large"))
+    story_id = await bot.new_story()
+    body = {
+        "name": "Order",
+        "userSays": ["a {{size:size}} pizza"],
+        "parameters": [{"alias": "size", "entity": "size", "prompts": []}],
+    }
+    await bot.interactions.create(
+        account_id=ACCOUNT, story_id=story_id, interaction=new_interaction(body)
+    )
+    await bot.cache.story(ACCOUNT, story_id)
+    await bot.cache.idle()
+    await bot.vectors.idle()
+    await bot.entities.update(account_id=ACCOUNT, entity_id=size, entity=sizes("medium"))
+    await bot.cache.story(ACCOUNT, story_id)
+    await asyncio.wait_for(bot.vectors.idle(), 10)  # not awaited from another replica
+    assert "a medium pizza" in bot.encoder.encoded
+    await bot.database.entities.replace(ACCOUNT, size, sizes("large"))
+    await bot.cache.changed(EntitiesEdited(ACCOUNT, remote=True))
+    await bot.cache.story(ACCOUNT, story_id)
+    assert bot.vectors.waiting(story_id) == 1
+    assert "a large pizza" not in bot.encoder.encoded, "the replica that made it encodes it"
+    await bot.vectors.close()
