@@ -6,9 +6,11 @@ no other replica alive; the stories still taking turns."""
 from bot_api.story_cache.queues import (
     CHUNK,
     LOOK_SECONDS,
+    WAIT_SECONDS,
     Turn,
     VectorQueues,
 )
+from shared.config import Config
 from support.encoders import ConceptEncoder
 
 ENCODER = ConceptEncoder()
@@ -145,3 +147,7 @@ def test_an_interaction_given_no_texts_waits_for_none_and_a_new_encoder_drops_th
     assert turn_texts(queues.next_turn(0.0, alone=False)) == ("s", ["c"])
     queues.add("s", other, {"k": []}, told, True, now=0.0)
     assert not queues
+
+
+def test_the_wait_is_the_setting_s_default() -> None:
+    assert Config(mongodb_url="", nats_url="").phrase_vector_wait_seconds == WAIT_SECONDS
