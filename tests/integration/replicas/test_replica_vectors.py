@@ -5,6 +5,7 @@ encoded by a replica that awaited it, after `PHRASE_VECTOR_WAIT_SECONDS` (docs/s
 "What holds across replicas, tested"; make bench measures the race these tests run:
 docs/benchmarks.md "What holds across three replicas")."""
 
+import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -28,9 +29,10 @@ WAIT_SECONDS = 5.0
 """The replicas' `PHRASE_VECTOR_WAIT_SECONDS`, short for the test of phrases nobody
 encodes; a writer stores a chunk of this module's phrases in well under a second, so
 the others never stop waiting for it before it lands."""
-PHRASES = 64
-"""The phrases of the edit the others compile at once: long ones (about 40 tokens), so
-that the writer is still encoding them when the others compile the edit."""
+PHRASES = 99
+"""The phrases of the edit the others compile at once: as many as an interaction holds,
+and long (about 64 tokens), so that the writer is still encoding them when the others
+compile the edit."""
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +55,9 @@ def long_phrases(count: int) -> list[str]:
     tag = uuid.uuid4().hex[:6]
     return [
         f"are you open on day {n} of the {tag} fair when the market square fills with stalls "
-        "selling bread and cheese and flowers while the old clock tower rings every hour"
+        "selling bread and cheese and flowers while the old clock tower rings every hour and "
+        "the children run between the carts of apples pears plums and the musicians play "
+        "until the lamps are lit along the river where the boats are tied for the night"
         for n in range(count)
     ]
 
@@ -79,14 +83,15 @@ async def encoded(apis: list[Api]) -> list[float]:
 
 
 async def compiled(api: Api, story_id: str, phrase: str) -> None:
-    """Until the replica answers `phrase` with "Hours": it compiled the story as edited."""
+    """Until the replica matches `phrase` as a phrase of Hours: it compiled the story as
+    edited (a phrase it had before may answer Hours too, closest to its own)."""
 
-    async def answers_hours() -> bool:
-        body = {"storyId": story_id, "sessionId": uuid.uuid4().hex, "query": phrase}
-        interaction = (await api.ok("POST", "/query", body))["result"]["interaction"]
-        return interaction is not None and interaction["name"] == "Hours"
+    async def matches_it() -> bool:
+        body = {"storyId": story_id, "sessionId": uuid.uuid4().hex, "query": phrase, "debug": True}
+        best = (await api.ok("POST", "/query", body))["result"]["debug"]["candidates"][0]
+        return bool(best["name"] == "Hours" and best["phrase"] == phrase)
 
-    await eventually(answers_hours, 5.0)
+    await eventually(matches_it, 5.0)
 
 
 async def by_meaning(api: Api, story_id: str) -> None:
@@ -117,9 +122,13 @@ async def test_an_edit_is_encoded_once_across_the_replicas_and_read_by_all(
 
     new = long_phrases(PHRASES)
     await editor.ok("PUT", f"/stories/{story_id}/interactions/{hours}", {"userSays": new})
-    for api in others:  # at once: A is still encoding the new phrases
+
+    async def compiled_while_encoded(api: Api) -> float:
+        """Once the replica compiled the edit, how many of its phrases it awaits."""
         await compiled(api, story_id, new[-1])
-    awaited = [await metric(api, "parley_phrase_vectors_waiting") for api in others]
+        return await metric(api, "parley_phrase_vectors_waiting")
+
+    awaited = await asyncio.gather(*(compiled_while_encoded(api) for api in others))
     for api in others:
         await by_meaning(api, story_id)
     after = await encoded(apis)
