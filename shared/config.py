@@ -86,6 +86,9 @@ class Config:
     max_connections_per_client: int = 100
     # matching (docs/matching.md)
     semantic_matching: bool = True
+    phrase_vector_wait_seconds: float = 30.0
+    """How long a bot-api replica waits for the phrase vectors another is encoding
+    without any landing before it encodes them itself (story_cache/queues.py)."""
     # channels (docs/channels.md): where integrations-api is reached from the internet,
     # and the messaging platforms' API base addresses (tests point them at stand-ins)
     integrations_public_url: str = ""
@@ -189,6 +192,7 @@ class Config:
             "MAX_CONNECTIONS_PER_CLIENT": str(self.max_connections_per_client),
             # matching
             "SEMANTIC_MATCHING": "on" if self.semantic_matching else "off",
+            "PHRASE_VECTOR_WAIT_SECONDS": str(self.phrase_vector_wait_seconds),
             # channels
             "INTEGRATIONS_PUBLIC_URL": self.integrations_public_url,
             "TELEGRAM_API_URL": self.telegram_api_url,
@@ -279,6 +283,7 @@ class Config:
             # matching
             semantic_matching=setting.choice("SEMANTIC_MATCHING", "on", ("on", "off")).lower()
             == "on",
+            phrase_vector_wait_seconds=setting.amount("PHRASE_VECTOR_WAIT_SECONDS", 30.0, low=0.0),
             # channels
             integrations_public_url=setting.optional_url("INTEGRATIONS_PUBLIC_URL", HTTP_SCHEMES),
             telegram_api_url=setting.url("TELEGRAM_API_URL", _TELEGRAM_API, HTTP_SCHEMES),

@@ -1,11 +1,12 @@
 """A StoryService over an in-memory database, the rest of what a story owns (its
 conversation tests, ignored texts, analytics, phrase vectors) in in-memory twins: fresh
-ones unless a test gives those it reads back; and the InteractionService over the same
-database."""
+ones unless a test gives those it reads back; and the InteractionService and
+EntityService over the same database."""
 
 from collections.abc import Callable
 
 from bot_api.changes import ChangeFeed
+from bot_api.entities.service import EntityService
 from bot_api.interactions.service import InteractionService
 from bot_api.quotas import AccountQuotas
 from bot_api.stories.service import PublishCheck, StoryService
@@ -64,5 +65,15 @@ def interaction_service(
         entities=database.entities,
         changes=changes,
         connections=ConnectionDirectory() if connections is None else connections,
+        quotas=quotas,
+    )
+
+
+def entity_service(database: Database, changes: ChangeFeed, quotas: AccountQuotas) -> EntityService:
+    return EntityService(
+        stories=database.stories,
+        interactions=database.interactions,
+        entities=database.entities,
+        changes=changes,
         quotas=quotas,
     )

@@ -46,6 +46,9 @@ class StoryDeleted:
 @dataclass(frozen=True)
 class EntitiesEdited:
     account_id: str
+    remote: bool = False
+    """Heard from another replica (messaging.story_events), not made here: the phrase
+    vectors its new entity values give are that replica's to encode."""
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from shared.keys import (
     OUTBOX,
     PRINCIPALS,
     RATE_LIMITS,
+    REPLICAS,
 )
 
 CHANGES = web.AppKey("changes", ChangeFeed)
@@ -30,4 +31,5 @@ __all__ = [
     "PRINCIPALS",
     "QUOTAS",
     "RATE_LIMITS",
+    "REPLICAS",
 ]

@@ -238,7 +238,7 @@ async def story_events(app: web.Application) -> AsyncIterator[None]:
     async def on_entities(message: Msg) -> None:
         event = _readable(EntitiesChanged, message.data)
         if event is not None and event.origin != origin:
-            await cache.changed(EntitiesEdited(event.account_id))
+            await cache.changed(EntitiesEdited(event.account_id, remote=True))
 
     async def on_erased(message: Msg) -> None:
         event = _readable(ConversationErasedEvent, message.data)

@@ -16,7 +16,7 @@ from shared.config import Config
 from shared.fair_work import FairWork
 from support.changes import Announced
 from support.memory import Database
-from support.story_service import interaction_service, story_service
+from support.story_service import entity_service, interaction_service, story_service
 
 
 @pytest.fixture
@@ -77,10 +77,4 @@ def interactions(
 
 @pytest.fixture
 def entities(database: Database, feed: ChangeFeed, quotas: Quotas) -> EntityService:
-    return EntityService(
-        stories=database.stories,
-        interactions=database.interactions,
-        entities=database.entities,
-        changes=feed,
-        quotas=quotas,
-    )
+    return entity_service(database, feed, quotas)

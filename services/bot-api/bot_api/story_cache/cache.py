@@ -213,6 +213,7 @@ class StoryCache:
                 for key, entry in self._entries.items():
                     if key[0] == account_id and key[2] is None:
                         entry.marks.entities = True
+                        entry.marks.entities_written_here |= not change.remote
 
     async def vectors_landed(self, key: StoryKey, interaction_ids: set[str]) -> None:
         """The phrase vectors of these interactions are stored: the story's next query

@@ -133,6 +133,8 @@ class Marks:
     story: bool = False
     interactions: set[str] = field(default_factory=set)
     entities: bool = False
+    entities_written_here: bool = False
+    """An entity edit among them was made here: its new phrase vectors are ours to encode."""
     vectors_landed: set[str] = field(default_factory=set)
 
     def __bool__(self) -> bool:
@@ -142,6 +144,7 @@ class Marks:
         self.story |= other.story
         self.interactions |= other.interactions
         self.entities |= other.entities
+        self.entities_written_here |= other.entities_written_here
         self.vectors_landed |= other.vectors_landed
 
 
@@ -290,11 +293,11 @@ class StoryCompiler:
         settings = current.settings if record is None else record.settings
         encoder = self.encoder_for(settings)
         leave_to_stage = semantic_pending or not self.same_encoder(current.settings, settings)
-        vectors = (
-            await self._phrase_vectors(key, encoder, current.to_encode(interactions, entities))
-            if encoder is not None and not leave_to_stage
-            else None
-        )
+        vectors = None
+        if encoder is not None and not leave_to_stage:
+            texts = current.to_encode(interactions, entities)
+            here = marks.entities_written_here  # an interaction edited here is written.py's
+            vectors = await self._phrase_vectors(key, encoder, texts, written_here=here)
         story = await self._in_worker(
             key[0],
             functools.partial(
@@ -371,10 +374,13 @@ class StoryCompiler:
         encoder: Encoder,
         texts: dict[str, list[str]],
         encode_missing: bool = True,
+        written_here: bool = False,
     ) -> PhraseVectors:
+        """The stored vectors of these texts; with `encode_missing`, the missing queued:
+        awaited from the replica that wrote them, unless `written_here` (queues.py)."""
         assert self._vectors is not None, "an encoder was chosen, so vectors are on"
         landed = self._landed_for(key) if encode_missing else None
-        return await self._vectors.load(key[1], encoder, texts, landed)
+        return await self._vectors.load(key[1], encoder, texts, landed, written_here=written_here)
 
     def _landed_for(self, key: StoryKey) -> Callable[[set[str]], Awaitable[None]]:
         async def landed(interaction_ids: set[str]) -> None:

@@ -54,6 +54,14 @@ class PhraseVectorRepository:
                 found[document["_id"]] = np.frombuffer(document["vector"], dtype=np.float16)
         return found
 
+    async def stored(self, keys: Iterable[str]) -> set[str]:
+        """Which of these keys have a vector stored: ids alone are read, and no story is
+        marked (a replica looking for the vectors another is encoding, queues.py)."""
+        found: set[str] = set()
+        for page in in_pages(list(dict.fromkeys(keys))):
+            found |= await self._ids({"_id": {"$in": page}})
+        return found
+
     async def put(self, model_id: str, story_id: str, vectors: Mapping[str, Vectors]) -> None:
         """Store these vectors as used by the story; a key stored already keeps its
         vector and is marked."""
@@ -112,6 +120,8 @@ def _marked_by(story_id: str) -> dict[str, object]:
 
 class VectorStore(Indexed, Protocol):
     async def take(self, story_id: str, keys: Iterable[str]) -> dict[str, StoredVectors]: ...
+
+    async def stored(self, keys: Iterable[str]) -> set[str]: ...
 
     async def put(self, model_id: str, story_id: str, vectors: Mapping[str, Vectors]) -> None: ...
 

@@ -13,7 +13,7 @@ from bot_api.encoding.use_multilingual import UseMultilingualEncoder
 from bot_api.engine.semantic import Encoders
 from bot_api.entities.keys import ENTITY_STORE
 from bot_api.interactions.keys import INTERACTION_STORE
-from bot_api.keys import CHANGES, CONFIG, DATABASE
+from bot_api.keys import CHANGES, CONFIG, DATABASE, REPLICAS
 from bot_api.stories.keys import STORY_STORE
 from bot_api.story_cache.cache import StoryCache
 from bot_api.story_cache.keys import PHRASE_VECTORS, STORY_CACHE, VECTOR_STORE
@@ -35,7 +35,12 @@ async def setup(app: web.Application) -> AsyncIterator[None]:
     if config.semantic_matching:
         use = UseMultilingualEncoder()
         encoders = Encoders((MiniLmEncoder(), use, UseAndE5Encoder(use, E5SmallEncoder())))
-        vectors = PhraseVectorService(vector_store, encoders)
+        vectors = PhraseVectorService(
+            vector_store,
+            encoders,
+            live_replicas=app[REPLICAS].live,
+            wait_seconds=config.phrase_vector_wait_seconds,
+        )
         sweeper = VectorSweeper(
             stories=stories,
             interactions=interactions,

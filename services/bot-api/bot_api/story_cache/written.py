@@ -13,8 +13,10 @@ It works in the background, one story at a time (the story read, its phrase text
 out in a worker thread), so a write's response never waits, whatever the story's size.
 The writes of a story heard before its turn are taken together, and the queue
 (story_cache/vectors.py) keeps the stories fair and each one's waiting phrases within
-its own phrases; a compile that queues the same interaction later replaces its texts, so
-nothing is encoded twice.
+its own phrases; a compile that queues the same interaction later, or did before,
+replaces its texts with what is still missing and leaves them this replica's to encode,
+so nothing is encoded twice. Another replica compiling the write awaits these vectors
+from this one (story_cache/queues.py).
 """
 
 import asyncio
@@ -129,4 +131,4 @@ class WrittenPhrases:
         async def landed(interaction_ids: set[str]) -> None:
             await self._landed(key, interaction_ids)
 
-        await self._vectors.load(story.id, encoder, texts, landed)
+        await self._vectors.load(story.id, encoder, texts, landed, written_here=True)

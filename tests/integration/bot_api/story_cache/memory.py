@@ -26,6 +26,9 @@ class VectorsInMemory:
             self.stories.setdefault(key, set()).add(story_id)
         return found
 
+    async def stored(self, keys: Iterable[str]) -> set[str]:
+        return {k for k in keys if k in self.by_key}
+
     async def put(self, model_id: str, story_id: str, vectors: Mapping[str, Vectors]) -> None:
         for key, vector in vectors.items():
             self.by_key.setdefault(key, vector.astype(np.float16))

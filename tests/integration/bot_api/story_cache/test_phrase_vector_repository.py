@@ -1,9 +1,9 @@
 """PhraseVectorRepository on the embedded MongoDB (and, where its in-memory twin exists
 for, that twin too, held to the same contract): vectors come back as stored (float16
 precision), only those asked for; a key stored already keeps its vector; each read or
-put marks the story using the vector, and a sweep deletes a vector once no story marks
-it; and the background encoding stores them whatever the deadline of the request that
-asked."""
+put marks the story using the vector (a look-up of which are stored marks none), and a
+sweep deletes a vector once no story marks it; and the background encoding stores them
+whatever the deadline of the request that asked."""
 
 import asyncio
 import uuid
@@ -71,6 +71,17 @@ async def test_a_vector_is_deleted_once_no_story_that_marked_it_keeps_it(
     assert set(await repository.take(second, keys)) == {shared, put_twice}
     assert await repository.sweep(second, keep=set(), limit=10) == 2
     assert await repository.take(first, keys) == {}
+
+
+async def test_stored_says_which_keys_have_a_vector_and_marks_no_story(
+    vectors: VectorStore,
+) -> None:
+    """What a replica awaiting another's vectors reads: ids alone, leaving no mark."""
+    run = uuid.uuid4().hex
+    kept, missing = vector_key("m", f"kept {run}"), vector_key("m", f"missing {run}")
+    await vectors.put("m", f"writer-{run}", {kept: np.ones(384, np.float32)})
+    assert await vectors.stored([kept, missing, kept]) == {kept}
+    assert await vectors.sweep(f"reader-{run}", keep=set(), limit=10) == 0, "no mark left"
 
 
 async def test_vectors_stored_before_stories_existed_are_marked_when_read(

@@ -11,12 +11,12 @@ from bot_api.changes import ChangeFeed, Handler
 from bot_api.engine.conversation import respond
 from bot_api.engine.semantic import Encoders, StoredVectors, Vectors, vector_key
 from bot_api.engine.turn import SessionState, Turn
-from bot_api.entities.service import EntityService
 from bot_api.quotas import Quotas
 from bot_api.story_cache import entries
 from bot_api.story_cache.cache import StoryCache
+from bot_api.story_cache.queues import CHUNK
 from bot_api.story_cache.sweep import VectorSweeper
-from bot_api.story_cache.vectors import CHUNK, PhraseVectorService
+from bot_api.story_cache.vectors import PhraseVectorService
 from integration.bot_api.story_cache.memory import VectorsInMemory
 from shared.config import Config
 from shared.pages import Page
@@ -25,7 +25,7 @@ from support.bodies import interaction_changes, new_interaction
 from support.editing import set_phrases
 from support.encoders import ConceptEncoder
 from support.memory import Database
-from support.story_service import interaction_service, story_service
+from support.story_service import entity_service, interaction_service, story_service
 
 ACCOUNT = "account-1"
 
@@ -82,13 +82,7 @@ class Bot:
         feed.handle(Handler.VECTOR_SWEEPER, self.sweeper)
         self.database = database
         quotas = Quotas.from_config(Config(mongodb_url="", nats_url=""))
-        self.entities = EntityService(
-            stories=database.stories,
-            interactions=database.interactions,
-            entities=database.entities,
-            changes=feed,
-            quotas=quotas,
-        )
+        self.entities = entity_service(database, feed, quotas)
         self.stories = story_service(
             database, feed, quotas, vectors=self.store, awaiting_meaning=self.vectors.waiting
         )
