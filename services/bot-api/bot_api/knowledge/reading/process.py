@@ -60,7 +60,9 @@ async def run_child(content: bytes, media_type: str) -> Extracted:
     finally:
         if child.returncode is None:
             child.kill()
-            await child.wait()
+            # read to the end what the killed child left in its pipe: with its stdout
+            # unread (too much output), waiting for it alone hung the suite's worker
+            await child.communicate()
     if code == -signal.SIGXCPU:
         raise DocumentRefused("timed_out", "reading the file took too much CPU time")
     if code < 0:
