@@ -48,7 +48,7 @@ from bot_api.query.channel_turns import ChannelTurns, undecodable
 from bot_api.query.keys import CONVERSATIONS
 from bot_api.stories.keys import STORY_STORE
 from bot_api.stories.service import load_story
-from bot_api.story_cache.keys import STORY_CACHE
+from bot_api.story_cache.keys import PHRASE_VECTORS, STORY_CACHE
 from shared.errors import NotFound, Unavailable
 from shared.events import (
     LOOKUP_TIMEOUT_SECONDS,
@@ -215,6 +215,7 @@ async def story_events(app: web.Application) -> AsyncIterator[None]:
     publisher = EventPublisher(app[OUTBOX], app[NATS], subjects, origin)
     app[CHANGES].handle(Handler.PUBLISHER, publisher)
     cache, inbox, knowledge = app[STORY_CACHE], app[INBOX], app[KNOWLEDGE_CACHE]
+    vectors = app[PHRASE_VECTORS]
     desks = app[DESK_STREAMS]
 
     async def on_desk(message: Msg) -> None:
@@ -231,6 +232,8 @@ async def story_events(app: web.Application) -> AsyncIterator[None]:
             await cache.changed(deleted)
             await inbox.changed(deleted)
             await knowledge.changed(deleted)
+            if vectors is not None:  # the phrases it awaited from the others are not coming
+                vectors.forget(event.story_id)
         else:
             ids = frozenset(event.interaction_ids)
             await cache.changed(StoryEdited(event.account_id, event.story_id, ids))

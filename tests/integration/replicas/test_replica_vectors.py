@@ -157,3 +157,29 @@ async def test_phrases_nobody_encoded_are_encoded_by_a_replica_after_the_wait(
     after = await encoded(apis)
     assert [a - b for a, b in zip(after, before, strict=True)] == [0, len(new), 0]
     assert time.monotonic() - started >= WAIT_SECONDS, "B awaited them from the others first"
+
+
+async def test_a_story_deleted_on_another_replica_is_awaited_no_more(
+    tenant: list[Tenant], vectors: Any
+) -> None:
+    """B awaits phrases nobody is encoding; once A deletes the story, B forgets them at
+    once (the deletion heard over NATS), well before its wait would have it encode them."""
+    apis = [t.developer for t in tenant]
+    editor, other = apis[0], apis[1]
+    story_id = await editor.create_story("Shop")
+    new = long_phrases(3)
+    await editor.create_interaction(story_id, "Hours", userSays=new)
+    await stored(vectors, new)
+    await vectors.delete_many({"_id": {"$in": keys_of(new)}})
+    before = await encoded(apis)
+    await compiled(other, story_id, new[0])
+    awaiting_since = time.monotonic()
+
+    async def awaiting(count: float) -> bool:
+        return await metric(other, "parley_phrase_vectors_waiting") == count
+
+    await eventually(lambda: awaiting(len(new)), 1.0)
+    assert (await editor.delete(f"/stories/{story_id}")).status == 200
+    await eventually(lambda: awaiting(0), WAIT_SECONDS / 2)
+    assert time.monotonic() - awaiting_since < WAIT_SECONDS, "forgotten, not encoded late"
+    assert await encoded(apis) == before
