@@ -106,6 +106,17 @@ async def by_meaning(api: Api, story_id: str) -> None:
     await eventually(scored, SETTLE_SECONDS)
 
 
+async def story_nobody_encodes(editor: Api, vectors: Any) -> tuple[str, list[str]]:
+    """A story of three phrases whose vectors were stored, then taken from the database,
+    as if the replica that took the write died before encoding: its id and phrases."""
+    story_id = await editor.create_story("Shop")
+    new = long_phrases(3)
+    await editor.create_interaction(story_id, "Hours", userSays=new)
+    await stored(vectors, new)
+    await vectors.delete_many({"_id": {"$in": keys_of(new)}})
+    return story_id, new
+
+
 async def test_an_edit_is_encoded_once_across_the_replicas_and_read_by_all(
     tenant: list[Tenant], vectors: Any, record_property: Any
 ) -> None:
@@ -145,11 +156,7 @@ async def test_phrases_nobody_encoded_are_encoded_by_a_replica_after_the_wait(
     are taken from the database before another replica first compiles the story."""
     apis = [t.developer for t in tenant]
     editor, other = apis[0], apis[1]
-    story_id = await editor.create_story("Shop")
-    new = long_phrases(3)
-    await editor.create_interaction(story_id, "Hours", userSays=new)
-    await stored(vectors, new)
-    await vectors.delete_many({"_id": {"$in": keys_of(new)}})
+    story_id, new = await story_nobody_encodes(editor, vectors)
     before = await encoded(apis)
     started = time.monotonic()
     await by_meaning(other, story_id)
@@ -166,11 +173,7 @@ async def test_a_story_deleted_on_another_replica_is_awaited_no_more(
     once (the deletion heard over NATS), well before its wait would have it encode them."""
     apis = [t.developer for t in tenant]
     editor, other = apis[0], apis[1]
-    story_id = await editor.create_story("Shop")
-    new = long_phrases(3)
-    await editor.create_interaction(story_id, "Hours", userSays=new)
-    await stored(vectors, new)
-    await vectors.delete_many({"_id": {"$in": keys_of(new)}})
+    story_id, new = await story_nobody_encodes(editor, vectors)
     before = await encoded(apis)
     await compiled(other, story_id, new[0])
     awaiting_since = time.monotonic()
