@@ -32,11 +32,11 @@ from aiohttp import web
 from bench import eval_stories
 from bench.query_load import upload
 from bench.report import write_section
-from bench.stack import Stack, running_stack
+from bench.stack import Stack, running_stack, served
 from bench.synthetic import queries, story_interactions
 from integrations_api.channels.work import ACCOUNT_RUNNING
 from tests.support.platforms.telegram import TelegramStandIn, message_update
-from tools.embedded import ServerProcess, free_port, start_service
+from tools.embedded import free_port, start_service
 
 INTERACTIONS = 20
 PHRASES = 20
@@ -175,26 +175,21 @@ async def integrations_beside(stack: Stack) -> AsyncIterator[tuple[TimedTelegram
     """The Telegram stand-in served here, and integrations-api (a process) calling it
     beside the stack; its URL."""
     telegram = TimedTelegram(BOT_TOKEN)
-    runner = web.AppRunner(telegram.app(), access_log=None)
-    await runner.setup()
     port = free_port()
-    await web.TCPSite(runner, "127.0.0.1", port).start()
     config = dataclasses.replace(
         stack.config,
         integrations_api_port=free_port(),
         telegram_api_url=f"http://127.0.0.1:{port}",
     )
     env = {**os.environ, **config.as_env()}
-    integrations: ServerProcess | None = None
-    try:
+    async with served(telegram.app(), port):
         integrations = await asyncio.to_thread(
             start_service, "integrations_api", config.integrations_api_port, env, stack.directory
         )
-        yield telegram, integrations.url
-    finally:
-        if integrations is not None:
+        try:
+            yield telegram, integrations.url
+        finally:
             integrations.stop()
-        await runner.cleanup()
 
 
 async def run(stack: Stack) -> dict[str, Timings]:

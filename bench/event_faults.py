@@ -53,12 +53,12 @@ from bench.scaled import (
     outbox_empty,
     post_update,
     running_scaled,
-    served,
     stream_events,
     stream_leader,
     telegram_channel,
     webhook_interaction,
 )
+from bench.stack import served
 from integrations_api.messaging import DELIVERIES_CONSUMER, STORIES_CONSUMER
 from shared.events import DeliveryResult, StoryChanged, decode
 from tools.embedded import free_port

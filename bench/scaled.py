@@ -13,13 +13,12 @@ import contextlib
 import os
 import tempfile
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
 import aiohttp
-from aiohttp import web
 from nats.js.api import ConsumerInfo
 from pymongo import MongoClient
 
@@ -179,19 +178,6 @@ async def stream_leader(config: Config) -> str:
         await client.close()
     assert info.cluster is not None and info.cluster.leader is not None, info
     return info.cluster.leader
-
-
-@contextlib.asynccontextmanager
-async def served(app: web.Application, port: int) -> AsyncIterator[None]:
-    """`app` on 127.0.0.1:`port` while the block runs (a platform's stand-in, a webhook's
-    backend)."""
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", port).start()
-    try:
-        yield
-    finally:
-        await runner.cleanup()
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,12 @@ import dataclasses
 import os
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aiohttp import web
 from pymongo import MongoClient
 
 from shared import mongo
@@ -145,3 +146,16 @@ def running_replicas(
                 config.integrations_database,
             ):
                 client.drop_database(name)
+
+
+@contextlib.asynccontextmanager
+async def served(app: web.Application, port: int) -> AsyncIterator[None]:
+    """`app` on 127.0.0.1:`port` while the block runs (a platform's stand-in, a webhook's
+    backend)."""
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    try:
+        yield
+    finally:
+        await runner.cleanup()

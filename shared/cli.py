@@ -5,6 +5,7 @@ in its audit log (shared/command_audit.py)."""
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import sys
@@ -82,7 +83,8 @@ async def _accounts(
         account_id = await accounts.id_of(name)
         if action in ("members", "tokens"):
             command = member_commands.members if action == "members" else member_commands.tokens
-            return await command(MemberRepository(database), audit, account_id, words, options)
+            outcome = await command(MemberRepository(database), audit, account_id, words, options)
+            return dataclasses.replace(outcome, account_id=account_id)
         if action == "limits":
             return await account_commands.limits(accounts, audit, account_id, name, changes)
         return await account_commands.rotate(accounts, audit, account_id, name)
@@ -174,7 +176,7 @@ def main(
             "start Parley with `make run` or set MONGODB_URL\n",
         )
     if isinstance(issued, Outcome):
-        return _member_outcome(prog, config, args.name, issued, args.json)
+        return _member_outcome(prog, config, issued, args.json)
     if args.action == "rotate" or changes:
         failure = asyncio.run(_announce(config, issued.account_id))
         if failure is not None:
@@ -196,14 +198,12 @@ def main(
     return 0
 
 
-def _member_outcome(
-    prog: str, config: Config, account: str, outcome: Outcome, as_json: bool
-) -> int:
+def _member_outcome(prog: str, config: Config, outcome: Outcome, as_json: bool) -> int:
     """Print what a members or tokens command did; a removal or a revoke is announced, so
     running services refuse the member's tokens at once."""
     print(member_commands.printed(outcome, as_json))
     if outcome.changed:
-        failure = asyncio.run(_announce_account(config, account))
+        failure = asyncio.run(_announce(config, outcome.account_id))
         if failure is not None:
             print(
                 f"{prog}: NATS at {config.nats_url} did not take the change ({failure}); "
@@ -211,15 +211,6 @@ def _member_outcome(
                 file=sys.stderr,
             )
     return 0
-
-
-async def _announce_account(config: Config, account: str) -> str | None:
-    client = mongo.open_client(config.mongodb_url)
-    try:
-        account_id = await AccountRepository(client[config.accounts_database]).id_of(account)
-    finally:
-        await client.close()
-    return await _announce(config, account_id)
 
 
 def _print_limits(config: Config, name: str, issued: IssuedLimits, as_json: bool) -> None:

@@ -43,11 +43,13 @@ class MemberOptions:
 @dataclass(frozen=True)
 class Outcome:
     """What a command did: its answer as JSON, its lines for a person, and whether the
-    running services must forget the account's cached principals."""
+    running services must forget the account's cached principals (those of
+    `account_id`, which the command line fills in)."""
 
     data: Any
     lines: tuple[str, ...]
     changed: bool = False
+    account_id: str = ""
 
 
 def _member_json(member: Member) -> dict[str, Any]:

@@ -33,11 +33,11 @@ from bench.scaled import (
     history_turns,
     post_update,
     running_scaled,
-    served,
     stream_leader,
     telegram_channel,
     webhook_interaction,
 )
+from bench.stack import served
 from support.gateway import Entrance
 from support.platforms.telegram import TelegramStandIn
 from support.waiting import eventually
