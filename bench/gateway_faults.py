@@ -6,16 +6,16 @@ seconds, every request noted (its status, 0 when no HTTP answer came, and its ti
 - one of the three bot-api replicas killed (SIGKILL) KILL_AT seconds in: the /query that
   failed as the clients saw it, p99 before and during the kill (goals: none failed, p99
   during ≤ 3 × before), and what nginx did about the victim, from its log: a connection
-  refused is passed to the next replica (the request reached none), a request the victim
-  had in hand is answered 502 and not passed on (a POST that reached a replica is never
-  sent again: `proxy_next_upstream` has no `non_idempotent`);
+  refused is passed to the next replica (the request reached none), and so is a /query
+  the victim had in hand (`non_idempotent` for /query alone: its turn is keyed by the
+  request's `Parley-Turn-Id`, bot_api/query/repeats.py, so it is answered once);
 - nx-27017 frozen (SIGSTOP) for FREEZE_SECONDS, then thawed (SIGCONT), as
   tests/integration/test_database_stall.py freezes it: what the clients saw (200, or 503
   within the request budget).
 
 Afterwards, the history's turns by session and text: a 200 whose turn is not there is a
-turn lost, a session with two turns a duplicate. The semantic stage is off: the faults
-do not depend on it, and the machine's two cores go to the load.
+turn lost, a session with two turns a duplicate. Both run with the semantic stage on
+(the default) and off, on a stack started afresh for each.
 `python -m bench.gateway_faults`; make bench writes its section.
 """
 
@@ -140,8 +140,8 @@ def statuses(asked: list[Asked]) -> str:
 
 
 def about_upstream(log: Path, offset: int, upstream: ServerProcess) -> tuple[int, int]:
-    """From nginx's log past `offset`: (connections to `upstream` refused, each passed to
-    the next replica; other errors on a request it had, each answered 502)."""
+    """From nginx's log past `offset`: (connections to `upstream` refused; other errors on
+    a request it had in hand); nginx passes both to the next replica."""
     said = log.read_bytes()[offset:].decode(errors="replace").splitlines()
     errors = [line for line in said if "[error]" in line and f"127.0.0.1:{upstream.port}" in line]
     refused = sum("connect() failed (111: Connection refused)" in line for line in errors)
@@ -182,9 +182,9 @@ async def replica_killed(scaled: Scaled, story_id: str, victim: ServerProcess) -
         f"| p99 before the kill / during it (goal ≤ 3 ×) | {before:.0f} ms / {during:.0f} ms "
         f"(**{during / before:.1f} ×**) |",
         f"| what nginx did about the victim (its log) | {refused} connections refused, each "
-        f"request passed to the next replica (it reached none); {cut} requests the victim "
-        "had in hand cut, answered 502 and not passed on (a POST that reached a replica "
-        "is not sent again) |",
+        f"request passed to the next replica (it reached none); {cut} /query the victim "
+        "had in hand cut, each passed to the next replica too, keyed by its "
+        "`Parley-Turn-Id` |",
         f"| the history afterwards | {counted.lost} answered turns missing{lost_when}: the "
         f"victim's batch not yet written; {counted.doubled} sessions with two turns, "
         f"{counted.failed_with_turn} failed requests with a turn |",
@@ -220,24 +220,30 @@ async def database_frozen(scaled: Scaled, story_id: str) -> list[str]:
 
 def table() -> str:
     load = os.getloadavg()[0]
-    with running_scaled("gateway-faults", semantic_matching=False) as scaled:
-        story_id = asyncio.run(story(scaled))
-        victim = scaled.stack.bot_apis[0]
-        rows = asyncio.run(replica_killed(scaled, story_id, victim))
-        victim.process.wait()
-        scaled.stack.start_again(victim.name)  # children start from the main thread
-        rows += asyncio.run(database_frozen(scaled, story_id))
+    rows = []
+    for semantic in (True, False):
+        stage = "on (the default)" if semantic else "off"
+        name = f"gateway-faults-{'on' if semantic else 'off'}"
+        with running_scaled(name, semantic_matching=semantic) as scaled:
+            story_id = asyncio.run(story(scaled))
+            victim = scaled.stack.bot_apis[0]
+            measured = asyncio.run(replica_killed(scaled, story_id, victim))
+            victim.process.wait()
+            scaled.stack.start_again(victim.name)  # children start from the main thread
+            measured += asyncio.run(database_frozen(scaled, story_id))
+        rows += [f"| {stage} {row}" for row in measured]
     lines = [
         f"The scaled stack of `make scale` (3 bot-api, 2 integrations-api, 3 NATS nodes, "
-        "nx-27017, nginx; the semantic stage off, rate limits off), /query through the "
+        "nx-27017, nginx; rate limits off), started afresh for each setting of the "
+        "semantic stage, /query through the "
         f"gateway on HTTPS: {CONCURRENCY} clients each sending the next /query (a fresh "
         f"session, a reworded phrase of a {INTERACTIONS}-interaction story) once answered, "
         f"at most {REQUESTS:,} requests. The bench's clients, nginx and every process share "
         "the machine's 2 cores, which other work shared too (its load average was "
         f"{load:.1f} as the bench began).",
         "",
-        "| Fault | Measured |",
-        "|---|---|",
+        "| Semantic stage | Fault | Measured |",
+        "|---|---|---|",
         *rows,
     ]
     return "\n".join(lines)

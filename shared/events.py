@@ -55,8 +55,9 @@ JetStream (stream `<NS>_EVENTS`, subjects `<ns>.events.>`, at-least-once):
   turn that succeeded (an error's are none). Answered by one bot-api replica (queue
   group). The request's NATS header
   `Parley-Turn-Id` (TURN_ID_HEADER) names the turn: integrations-api asks again a turn
-  it got no reply to (NATS delayed or lost it), and the replica that answered it
-  replies to the repeat with the same reply rather than answering it twice.
+  it got no reply to (NATS delayed or lost it), and whichever replica the repeat
+  reaches replies with the first's reply (kept in the session: bot_api/query/repeats.py)
+  rather than answering it twice.
 
 Core NATS (no stream, nothing kept):
 

@@ -7,6 +7,7 @@ import re
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from bot_api.query.repeats import TURN_KEY_HEADER
 from shared.config import DEFAULT_MAX_BODY_BYTES
 from support.gateway import Gateway
 from tools.gateway import TEMPLATE
@@ -73,6 +74,30 @@ def test_a_clients_request_id_is_kept_and_one_is_made_when_absent(gateway: Gatew
     _, second, _ = gateway.call("GET", "/healthz", host=gateway.bot_host)
     assert re.fullmatch(r"[0-9a-f]{32}", first["x-request-id"])  # nginx's $request_id
     assert first["x-request-id"] != second["x-request-id"]
+
+
+def test_a_query_s_turn_is_keyed_by_the_gateway_not_by_the_client(gateway: Gateway) -> None:
+    """bot-api refuses a `Parley-Turn-Id` over 128 characters; through the gateway a
+    client's never arrives: nginx sends its own id of the request."""
+
+    def post(path: str, token: str, body: object, **headers: str) -> tuple[int, bytes]:
+        sent = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+        status, _, answer = gateway.call(
+            "POST",
+            path,
+            host=gateway.bot_host,
+            body=json.dumps(body).encode(),
+            headers={**sent, **headers},
+        )
+        return status, answer
+
+    status, story = post("/stories", gateway.tokens.developer_token, {"name": "Keyed", "description": ""})
+    assert status == 200, story
+    query = {"storyId": json.loads(story)["id"], "sessionId": "keyed", "trigger": "welcome"}
+    status, answer = post(
+        "/query", gateway.tokens.public_key, query, **{TURN_KEY_HEADER: "k" * 129}
+    )
+    assert status == 200, answer
 
 
 def test_the_gateway_refuses_a_body_over_max_body_bytes_with_413(gateway: Gateway) -> None:

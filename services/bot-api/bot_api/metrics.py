@@ -11,6 +11,11 @@ QUERY_OUTCOMES = Counter(
     "/query turns by outcome: matched, fallback, incomplete, trigger, goto, handoff",
     ["outcome"],
 )
+TURNS_ANSWERED_AGAIN = Counter(
+    "parley_turns_answered_again",
+    "Turns asked again under their key (a /query the gateway passed on, a channel's turn "
+    "asked again) and answered from the session, not run twice",
+)
 MATCH_SCORE = Histogram(
     "parley_query_match_score",
     "Score of the best interaction for a message",

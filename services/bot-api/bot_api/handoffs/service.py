@@ -221,6 +221,8 @@ class HandoffService:
                 raise NotFound(f"session {session_id} is not handed over")
             state = change(stored.state, handoff)
             kept = kept_for(state, self._session_idle, self._handoff_idle)
-            if await sessions.save(story_id, session_id, stored.version, state, kept):
+            if await sessions.save(
+                story_id, session_id, stored.version, state, kept, stored.replies
+            ):
                 return state
         raise Conflict("the session is being changed by too many messages at once; try again")

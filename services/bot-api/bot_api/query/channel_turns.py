@@ -11,8 +11,9 @@ WhatsApp's up to 4,096, Slack's more): it is answered, matched on its first 2,04
 characters, and its turn in the history says it was `truncated`.
 
 integrations-api asks again a turn it got no reply to, under the same id (NATS header
-`Parley-Turn-Id`, shared/events.py): the replica that answered it gives the repeat the
-same reply (`Repeats`), so a turn NATS delayed is not answered twice."""
+`Parley-Turn-Id`, shared/events.py): a repeat while the first is still in hand waits for
+its reply (`Repeats`), and one the first answered, on any replica, is answered from the
+session (query/repeats.py), so a turn NATS delayed or lost is not answered twice."""
 
 import asyncio
 import json
@@ -23,17 +24,17 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from bot_api.engine.turn import Outcome, Turn
+from bot_api.engine.turn import Turn
+from bot_api.query.repeats import TurnKey
 from bot_api.query.schemas import (
     QUERY_CHARACTERS,
     QUERY_STATUS_FIELD,
     QueryRequestSchema,
     SessionId,
-    answer_items,
-    query_body,
     turn_of,
 )
 from bot_api.query.service import ConversationService
+from shared import fulfillment
 from shared.auth import PrincipalCache
 from shared.budget import within_budget
 from shared.endpoints import load
@@ -90,37 +91,37 @@ class ChannelTurns:
     async def answer(self, request: ChannelTurn, turn_id: str | None = None) -> ChannelTurnReply:
         """The turn's reply; a turn of an id answered before gets that reply again."""
         if turn_id is None:
-            return await self._reply(request)
-        return await self.repeats.once(turn_id, lambda: self._reply(request))
+            return await self._reply(request, turn_id)
+        return await self.repeats.once(turn_id, lambda: self._reply(request, turn_id))
 
-    async def _reply(self, request: ChannelTurn) -> ChannelTurnReply:
+    async def _reply(self, request: ChannelTurn, turn_id: str | None) -> ChannelTurnReply:
         seconds = self.budget_seconds
         try:
             async with within_budget(seconds):
-                answered = await self._answered(request)
+                body = await self._answered(request, turn_id)
         except TimeoutError:
             return failed(Unavailable(f"the turn did not finish within {seconds:g} s; try again"))
         except Exception as error:
             return failed(error)
-        body, outcome = answered
-        return ChannelTurnReply(200, json.dumps(body), answer_items(outcome.fulfillment))
+        items = tuple(fulfillment.item_of(item) for item in body["result"]["fulfillment"])
+        return ChannelTurnReply(200, json.dumps(body), items)
 
-    async def _answered(self, request: ChannelTurn) -> tuple[dict[str, Any], Outcome]:
+    async def _answered(self, request: ChannelTurn, turn_id: str | None) -> dict[str, Any]:
         if not is_object_id(request.account_id):
             raise NotFound("no such story in this account")
         principal = await self.principals.public(request.account_id)
         self.limits.query(principal, client=request.session_id)
         body, turn = channel_turn(request)
         self.limits.session(principal, body["sessionId"])
-        outcome = await self.conversations.answer(
+        return await self.conversations.answer(
             account_id=request.account_id,
             story_id=request.story_id,
             session_id=body["sessionId"],
             turn=turn,
             published=True,
             channel=channel_of(request.session_id),
+            key=None if turn_id is None else TurnKey.of(turn_id, body),
         )
-        return query_body(body["sessionId"], turn, outcome), outcome
 
 
 def channel_turn(request: ChannelTurn) -> tuple[dict[str, Any], Turn]:

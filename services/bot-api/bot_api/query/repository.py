@@ -14,6 +14,10 @@ sessions have: the sparse index on it lists a story's open handoffs without read
 other sessions; and its handoff's start and last message as epoch milliseconds
 (`handoffSinceMs`, `handoffLastMs`), which order and filter the list (nx-27017 compares
 datetimes to the whole second: docs/mongodb-compatibility.md).
+
+A session also keeps the answers of its last turns asked under a key (`replies`,
+query/repeats.py), saved with the state they left: a turn asked again under its key, on
+any replica, is answered from there and changes nothing.
 """
 
 import re
@@ -44,10 +48,23 @@ class OpenHandoff:
 
 
 @dataclass(frozen=True)
+class TurnReply:
+    """A turn answered under a key, and its answer (query/repeats.py)."""
+
+    key: str
+    asked: str
+    """What the turn asked, hashed: the same key asking something else is a new turn."""
+    body: str
+    """/query's answer, in JSON."""
+
+
+@dataclass(frozen=True)
 class StoredSession:
     state: SessionState
     """An empty state for a session never seen or expired."""
     version: int
+    replies: tuple[TurnReply, ...] = ()
+    """The last turns answered under a key, oldest first (none once expired)."""
 
 
 def state_to_document(state: SessionState) -> dict[str, Any]:
@@ -143,9 +160,12 @@ class SessionRepository:
         document = await self.collection.find_one({"_id": session_key(story_id, session_id)})
         if document is None:
             return StoredSession(SessionState(), 0)
-        alive = _aware(document["expiresAt"]) > utcnow()
-        state = state_from_document(document["state"]) if alive else SessionState()
-        return StoredSession(state, document["version"])
+        if _aware(document["expiresAt"]) <= utcnow():
+            return StoredSession(SessionState(), document["version"])
+        replies = tuple(
+            TurnReply(r["key"], r["asked"], r["body"]) for r in document.get("replies", ())
+        )
+        return StoredSession(state_from_document(document["state"]), document["version"], replies)
 
     async def save(
         self,
@@ -154,15 +174,21 @@ class SessionRepository:
         read_version: int,
         state: SessionState,
         idle_timeout: timedelta,
+        replies: tuple[TurnReply, ...] = (),
     ) -> bool:
-        """Store the state unless someone saved this session since `read_version`."""
+        """Store the state and `replies` unless someone saved this session since
+        `read_version`."""
         key = session_key(story_id, session_id)
-        document = {
+        document: dict[str, Any] = {
             "_id": key,
             "version": read_version + 1,
             "expiresAt": utcnow() + idle_timeout,
             "state": state_to_document(state),
         }
+        if replies:
+            document["replies"] = [
+                {"key": r.key, "asked": r.asked, "body": r.body} for r in replies
+            ]
         if state.handoff is not None:
             document["handoffStoryId"] = story_id
             document["handoffSinceMs"] = epoch_ms(state.handoff.since)
@@ -221,8 +247,10 @@ class SessionStore(Indexed, Protocol):
         read_version: int,
         state: SessionState,
         idle_timeout: timedelta,
+        replies: tuple[TurnReply, ...] = (),
     ) -> bool:
-        """False when someone saved the session since `read_version`."""
+        """Store the state and `replies`; False when someone saved the session since
+        `read_version`."""
 
     async def open_handoffs(
         self, story_id: str, active_since: datetime, page: Page

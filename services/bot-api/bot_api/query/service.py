@@ -1,7 +1,8 @@
 """One /query turn: the compiled story, the session read, the engine's turn, the webhook
 if the matched interaction has one, the session saved. While a person has the
 conversation (engine/handoff.py) the engine does not run: the session is saved and the
-user's message delivered to the handoff connection."""
+user's message delivered to the handoff connection. A turn asked again under its key is
+answered from the session (query/repeats.py)."""
 
 import asyncio
 import functools
@@ -11,6 +12,7 @@ import time
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from bot_api.changes import ChangeFeed, DeskLinesAdded
 from bot_api.domain.desk import entries_of
@@ -24,8 +26,10 @@ from bot_api.history.recorder import TurnRecorder, fulfillment_summary
 from bot_api.knowledge.cache import KnowledgeCache, asks_documents
 from bot_api.knowledge.completions import ChatCompletions
 from bot_api.knowledge.generation import generated_outcome
-from bot_api.metrics import record_query
+from bot_api.metrics import TURNS_ANSWERED_AGAIN, record_query
+from bot_api.query.repeats import TurnKey
 from bot_api.query.repository import SessionStore, over_bounds
+from bot_api.query.schemas import query_body
 from bot_api.query.webhooks.delivery import Answers, Deliveries
 from bot_api.story_cache.cache import StoryCache
 from shared.errors import Conflict, ValidationFailed
@@ -82,17 +86,23 @@ class ConversationService:
         turn: Turn,
         published: bool = False,
         channel: str | None = None,
-    ) -> Outcome:
-        """What the turn answered; on a concurrent save of the same session, the turn is
-        taken again from what that save left (optimistic concurrency). `published`: the
+        key: TurnKey | None = None,
+    ) -> dict[str, Any]:
+        """/query's answer to the turn; on a concurrent save of the same session, the turn
+        is taken again from what that save left (optimistic concurrency). `published`: the
         story's published version answers, if it has one (the public key's /query and
         channels; else the developer token's); `channel`: the id of the channel that
-        carried the turn, for the history."""
+        carried the turn, for the history; `key`: the turn's, when it may be asked again
+        (query/repeats.py)."""
         started = time.perf_counter()
         story = await self.stories.story(account_id, story_id, published, hurried=True)
         answers: Answers = {}
         for attempt in range(MAX_SAVE_ATTEMPTS):
             stored = await self.sessions.load(story.id, session_id)
+            answered = None if key is None else key.answered(stored.replies)
+            if answered is not None:
+                TURNS_ANSWERED_AGAIN.inc()
+                return answered
             handoff = open_handoff(stored.state, turn.now, self.handoff_idle)
             if handoff is None:
                 state, outcome = await self._respond(story, stored.state, turn)
@@ -123,12 +133,15 @@ class ConversationService:
             refusal = over_bounds(state)
             if refusal is not None:
                 raise ValidationFailed.at(("parameters",), refusal)
+            body = query_body(session_id, turn, outcome)
+            replies = stored.replies if key is None else key.remembered(stored.replies, body)
             if await self.sessions.save(
                 story.id,
                 session_id,
                 stored.version,
                 state,
                 kept_for(state, self.idle_timeout, self.handoff_idle),
+                replies,
             ):
                 turn_id = new_object_id()
                 if outcome.handoff is not None and self.changes is not None:
@@ -156,7 +169,7 @@ class ConversationService:
                         channel=channel,
                         turn_id=turn_id,
                     )
-                return outcome
+                return body
             await asyncio.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
         raise Conflict("the session is being changed by too many messages at once; try again")
 

@@ -5,12 +5,12 @@ from aiohttp import web
 from bot_api.common.views import account_of
 from bot_api.keys import RATE_LIMITS
 from bot_api.query.keys import CONVERSATIONS
+from bot_api.query.repeats import TURN_KEY_CHARACTERS, TURN_KEY_HEADER, TurnKey
 from bot_api.query.schemas import (
     MAX_QUERY_BODY_BYTES,
     QUERY_STATUS_FIELD,
     QueryRequestSchema,
     QueryResponseSchema,
-    query_body,
     turn_of,
 )
 from shared.auth import TokenKind
@@ -45,12 +45,24 @@ async def query(request: web.Request, body: dict[str, Any]) -> Any:
         if story_id is None:
             raise BadRequest("storyId: a member narrowed to some stories names the story")
         require_story(principal_of(request), story_id)
-    turn = turn_of(body)
-    outcome = await request.app[CONVERSATIONS].answer(
+    return await request.app[CONVERSATIONS].answer(
         account_id=account_of(request),
         story_id=story_id,
         session_id=body["sessionId"],
-        turn=turn,
+        turn=turn_of(body),
         published=principal_of(request).kind is TokenKind.PUBLIC,
+        key=turn_key(request, body),
     )
-    return query_body(body["sessionId"], turn, outcome)
+
+
+def turn_key(request: web.Request, body: dict[str, Any]) -> TurnKey | None:
+    """The turn's key, when the gateway (or a client) named the request: a /query passed
+    on to another replica is answered as the first was (query/repeats.py)."""
+    key = request.headers.get(TURN_KEY_HEADER)
+    if key is None:
+        return None
+    if not 0 < len(key) <= TURN_KEY_CHARACTERS or not key.isprintable():
+        raise BadRequest(
+            f"{TURN_KEY_HEADER}: 1 to {TURN_KEY_CHARACTERS} printable characters, or none"
+        )
+    return TurnKey.of(key, body)

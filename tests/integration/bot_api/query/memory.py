@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from bot_api.engine.turn import SessionState
-from bot_api.query.repository import OpenHandoff, StoredSession, session_key
+from bot_api.query.repository import OpenHandoff, StoredSession, TurnReply, session_key
 from shared.pages import Page
 from shared.timeutil import utcnow
 from support.journal import InMemory, Journal
@@ -18,6 +18,7 @@ class _Session:
     state: SessionState
     version: int
     expires_at: datetime
+    replies: tuple[TurnReply, ...]
 
 
 class SessionsInMemory(InMemory):
@@ -31,8 +32,9 @@ class SessionsInMemory(InMemory):
         stored = self.sessions.get(session_key(story_id, session_id))
         if stored is None:
             return StoredSession(SessionState(), 0)
-        alive = stored.expires_at > utcnow()
-        return StoredSession(stored.state if alive else SessionState(), stored.version)
+        if stored.expires_at <= utcnow():
+            return StoredSession(SessionState(), stored.version)
+        return StoredSession(stored.state, stored.version, stored.replies)
 
     async def save(
         self,
@@ -41,13 +43,14 @@ class SessionsInMemory(InMemory):
         read_version: int,
         state: SessionState,
         idle_timeout: timedelta,
+        replies: tuple[TurnReply, ...] = (),
     ) -> bool:
         await self._database.record("sessions.save", story_id, session_id)
         key = session_key(story_id, session_id)
         stored = self.sessions.get(key)
         if (0 if stored is None else stored.version) != read_version:
             return False
-        self.sessions[key] = _Session(state, read_version + 1, utcnow() + idle_timeout)
+        self.sessions[key] = _Session(state, read_version + 1, utcnow() + idle_timeout, replies)
         return True
 
     async def open_handoffs(

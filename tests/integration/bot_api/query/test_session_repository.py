@@ -9,7 +9,13 @@ import pytest
 from pymongo import AsyncMongoClient
 
 from bot_api.engine.turn import HandedOver, SessionState
-from bot_api.query.repository import SessionRepository, SessionStore, StoredSession, session_key
+from bot_api.query.repository import (
+    SessionRepository,
+    SessionStore,
+    StoredSession,
+    TurnReply,
+    session_key,
+)
 from integration.bot_api.query.memory import SessionsInMemory
 from shared.config import Config
 from shared.ids import new_object_id
@@ -117,6 +123,25 @@ async def test_a_save_at_a_stale_version_changes_nothing(sessions: SessionStore)
     assert not await sessions.save(stories[5], "s1", 5, state(step="ahead"), IDLE)
 
     assert await snapshot(sessions) == before
+
+
+async def test_the_replies_saved_with_a_state_are_read_with_it_until_it_expires(
+    sessions: SessionStore,
+) -> None:
+    stories = await seed(sessions)
+    replies = (TurnReply("k1", "asked1", '{"a":1}'), TurnReply("k2", "asked2", '{"b":"ü"}'))
+    before = await snapshot(sessions)
+
+    assert await sessions.save(stories[0], "s1", 1, state(step=2), IDLE, replies)
+    assert changed(before, await snapshot(sessions)) == {session_key(stories[0], "s1")}
+    assert await sessions.load(stories[0], "s1") == StoredSession(state(step=2), 2, replies)
+    assert (await sessions.load(stories[1], "s1")).replies == ()
+
+    assert await sessions.save(stories[0], "s1", 2, state(step=3), IDLE)  # none kept
+    assert await sessions.load(stories[0], "s1") == StoredSession(state(step=3), 3)
+
+    assert await sessions.save(stories[2], "gone", 0, state(), timedelta(seconds=-1), replies)
+    assert (await sessions.load(stories[2], "gone")).replies == ()
 
 
 async def test_delete_forgets_that_session_only(sessions: SessionStore) -> None:
