@@ -91,7 +91,9 @@ def test_a_query_s_turn_is_keyed_by_the_gateway_not_by_the_client(gateway: Gatew
         )
         return status, answer
 
-    status, story = post("/stories", gateway.tokens.developer_token, {"name": "Keyed", "description": ""})
+    status, story = post(
+        "/stories", gateway.tokens.developer_token, {"name": "Keyed", "description": ""}
+    )
     assert status == 200, story
     query = {"storyId": json.loads(story)["id"], "sessionId": "keyed", "trigger": "welcome"}
     status, answer = post(
