@@ -70,7 +70,7 @@ class TestTable(TableChecks):
     [
         ("engine.matching", "aiohttp.web", "engine is plain Python"),
         ("domain.history", "shared.ids.new_id", "domain is plain Python"),
-        ("engine.turn", "bot_api.query.schemas.result_body", "the kernel imports no feature"),
+        ("engine.turn", "bot_api.query.answer_body.result_body", "the kernel imports no feature"),
         ("encoding.minilm", "bot_api.metrics.X", "the kernel imports no feature"),
         ("changes", "bot_api.metrics.X", None),
         ("changes", "bot_api.inbox.service.X", "the plumbing imports no feature"),

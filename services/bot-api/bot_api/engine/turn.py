@@ -1,6 +1,6 @@
 """What crosses the engine's boundary: the turn a client asked for, the session state
 carried from turn to turn, and the outcome of a turn (rendered for HTTP by
-`bot_api.query.schemas`, stored by `bot_api.query.repository`)."""
+`bot_api.query.answer_body`, stored by `bot_api.query.repository`)."""
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace

@@ -27,7 +27,8 @@ from bot_api.engine.semantic import Vectors
 from bot_api.engine.story import CompiledStory
 from bot_api.engine.turn import Outcome, Turn, outcome_kind
 from bot_api.knowledge.index import IndexedDocument, KnowledgeIndex
-from bot_api.knowledge.repository import KnowledgeStore, StoredDocument, StoredPassage
+from bot_api.knowledge.records import StoredDocument, StoredPassage
+from bot_api.knowledge.repository import KnowledgeStore
 from bot_api.knowledge.vectors import PassageVectors
 from shared.fair_work import FairWork
 

@@ -7,7 +7,7 @@ from marshmallow import Schema, ValidationError, fields, post_load, validate, va
 from bot_api.common.schemas import text as text_field
 from bot_api.common.schemas import text_list
 from bot_api.knowledge.reading import DOCUMENT_TYPES
-from bot_api.knowledge.repository import StoredDocument, StoredPassage
+from bot_api.knowledge.records import StoredDocument, StoredPassage
 from bot_api.knowledge.service import Question
 from shared.envelope_schemas import success_schema
 from shared.timeutil import iso

@@ -18,7 +18,8 @@ from bot_api.knowledge.fetching import PageFetcher
 from bot_api.knowledge.index import FaqPair, passage_terms
 from bot_api.knowledge.passages import document_text, passages_of
 from bot_api.knowledge.reading import read_document
-from bot_api.knowledge.repository import KnowledgeStore, StoredDocument, StoredPassage
+from bot_api.knowledge.records import StoredDocument, StoredPassage
+from bot_api.knowledge.repository import KnowledgeStore
 from bot_api.knowledge.vectors import PassageVectors
 from bot_api.quotas import AccountQuotas
 from bot_api.stories.repository import StoryStore

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from bot_api.background import Drain
 from bot_api.knowledge.meaning import PassageEncoder, encoded_text
 from bot_api.knowledge.passages import Passage
-from bot_api.knowledge.repository import KnowledgeStore, PendingPassage
+from bot_api.knowledge.records import PendingPassage
+from bot_api.knowledge.repository import KnowledgeStore
 
 log = logging.getLogger(__name__)
 

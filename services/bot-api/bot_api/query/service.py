@@ -27,9 +27,9 @@ from bot_api.knowledge.cache import KnowledgeCache, asks_documents
 from bot_api.knowledge.completions import ChatCompletions
 from bot_api.knowledge.generation import generated_outcome
 from bot_api.metrics import TURNS_ANSWERED_AGAIN, record_query
+from bot_api.query.answer_body import query_body
 from bot_api.query.repeats import TurnKey
 from bot_api.query.repository import SessionStore, over_bounds
-from bot_api.query.schemas import query_body
 from bot_api.query.webhooks.delivery import Answers, Deliveries
 from bot_api.story_cache.cache import StoryCache
 from shared.errors import Conflict, ValidationFailed

@@ -19,10 +19,9 @@ cannot wait for its end.
 """
 
 import asyncio
-import contextlib
 import functools
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -35,6 +34,7 @@ from bot_api.entities.repository import EntityStore
 from bot_api.interactions.repository import InteractionStore
 from bot_api.metrics import STORY_COMPILE_SECONDS
 from bot_api.stories.repository import StoryStore
+from bot_api.story_cache.account_slots import AccountSlots
 from bot_api.story_cache.vectors import PhraseVectorService
 from bot_api.transfer.service import StoryUpload
 from bot_api.versions.repository import StoryVersion, VersionStore
@@ -87,43 +87,6 @@ class Compiling:
     """Set once the story's interactions are read and its chunks are being compiled."""
     begun: asyncio.Event = field(default_factory=asyncio.Event)
     """Set once a chunk is compiled: a partial story can be made."""
-
-
-@dataclass
-class _Held:
-    semaphore: asyncio.Semaphore
-    users: int = 0
-    """Holders and waiters."""
-    released: asyncio.Event = field(default_factory=asyncio.Event)
-    """Set when the last user goes."""
-
-
-class AccountSlots:
-    """At most `size` holders at once per account; one account's waiting never delays
-    another's. An account's entry goes with its last holder or waiter."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._accounts: dict[str, _Held] = {}
-
-    @contextlib.asynccontextmanager
-    async def held(self, account_id: str) -> AsyncIterator[None]:
-        held = self._accounts.setdefault(account_id, _Held(asyncio.Semaphore(self._size)))
-        held.users += 1
-        try:
-            async with held.semaphore:
-                yield
-        finally:
-            held.users -= 1
-            if held.users == 0:
-                del self._accounts[account_id]
-                held.released.set()
-
-    async def unused(self, account_id: str) -> None:
-        """Wait until the account holds no slot and waits for none."""
-        held = self._accounts.get(account_id)
-        if held is not None:
-            await held.released.wait()
 
 
 @dataclass

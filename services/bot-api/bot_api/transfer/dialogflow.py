@@ -9,10 +9,8 @@ dropped silently. Phrases and parameters: transfer/dialogflow_intents.py; messag
 transfer/dialogflow_responses.py; contexts: transfer/dialogflow_contexts.py.
 """
 
-import json
 import re
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import PurePosixPath
 from typing import Any
 from zoneinfo import available_timezones
@@ -21,18 +19,16 @@ from bot_api.domain.interactions import FALLBACK, STANDARD, WELCOME, WELCOME_TRI
 from bot_api.domain.settings import LANGUAGE_TAGS, MAX_LANGUAGES, language_code, language_named
 from bot_api.transfer import archive
 from bot_api.transfer.dialogflow_contexts import IntentNode, link
+from bot_api.transfer.dialogflow_entities import map_entities
+from bot_api.transfer.dialogflow_files import companion, in_folder, json_file, reading
 from bot_api.transfer.dialogflow_intents import IntentReader, alias_of
 from bot_api.transfer.dialogflow_responses import IntentTexts, response_blocks
 from bot_api.transfer.document import Keys, key_base
 from bot_api.transfer.limits import (
     MAX_DESCRIPTION,
-    MAX_ENTRIES,
     MAX_PARAMETERS,
-    MAX_SYNONYMS,
-    MAX_VALUE,
 )
 from bot_api.transfer.report import Translated, TranslationError, Unmapped
-from shared.fair_work import checkpoint
 
 MARKER = "agent.json"
 DEFAULT_NAME = "Dialogflow agent"
@@ -44,19 +40,19 @@ KIND_ORDER = (WELCOME, STANDARD, FALLBACK)
 def translate(files: Mapping[str, bytes]) -> Translated:
     """The story document of an agent export (`files`: what `archive.read_archive` reads)."""
     files = archive.without_top_folder(dict(files), MARKER)
-    agent = _json(files, MARKER, dict)
+    agent = json_file(files, MARKER, dict)
     code = str(agent.get("language", ""))
     language = language_named(code)
     if language is None:
         raise TranslationError(f"agent.json: {code!r} is no language a story can have")
     if "package.json" in files:
-        _json(files, "package.json", dict)
+        json_file(files, "package.json", dict)
     unmapped: list[Unmapped] = []
-    with _reading(MARKER, "agent"):
+    with reading(MARKER, "agent"):
         settings = _settings(agent, language, unmapped)
         name = _name(agent)
     further = _further_languages(agent, settings, unmapped)
-    entities = _entities(files, code, further, unmapped)
+    entities = map_entities(files, code, further, unmapped)
     nodes = _intents(files, code, further, frozenset(entities), unmapped)
     interactions = link(nodes, unmapped)
     used = {p["entity"] for i in interactions for p in i["parameters"]}
@@ -102,32 +98,6 @@ def _settings(agent: Mapping[str, Any], language: str, unmapped: list[Unmapped])
     return settings
 
 
-@contextmanager
-def _reading(path: str, what: str) -> Iterator[None]:
-    """A file of the wrong shape (a list where an object belongs, ...) is no export.
-    Each file read is a step of the import (`checkpoint`)."""
-    checkpoint()
-    try:
-        yield
-    except TranslationError:
-        raise
-    except (AttributeError, KeyError, TypeError, ValueError) as error:
-        raise TranslationError(f"{path} is no Dialogflow ES {what}: {error!r}") from None
-
-
-def _json(files: Mapping[str, bytes], path: str, shape: type) -> Any:
-    """The file's JSON, of the given shape (an object or a list)."""
-    if path not in files:
-        raise TranslationError(f"{path} is missing: not a Dialogflow ES agent export")
-    try:
-        content = json.loads(files[path].decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise TranslationError(f"{path} is not JSON: {error}") from None
-    if not isinstance(content, shape):
-        raise TranslationError(f"{path} holds no JSON {'object' if shape is dict else 'list'}")
-    return content
-
-
 def _further_languages(
     agent: Mapping[str, Any], settings: dict[str, Any], unmapped: list[Unmapped]
 ) -> dict[str, str]:
@@ -152,105 +122,6 @@ def _further_languages(
     return further
 
 
-def _in_folder(files: Mapping[str, bytes], folder: str, part: str) -> list[str]:
-    """The definition files of a folder (not their `_<part>_<lang>.json` companions)."""
-    return sorted(
-        path
-        for path in files
-        if path.startswith(f"{folder}/")
-        and path.endswith(".json")
-        and "/" not in path[len(folder) + 1 :]
-        and not re.search(rf"_{part}_[^/_]+\.json$", path)
-    )
-
-
-def _companion(files: Mapping[str, bytes], path: str, part: str, code: str) -> list[Any]:
-    companion = f"{path.removesuffix('.json')}_{part}_{code}.json"
-    return _json(files, companion, list) if companion in files else []
-
-
-def _entities(
-    files: Mapping[str, bytes], code: str, further: Mapping[str, str], unmapped: list[Unmapped]
-) -> dict[str, dict[str, Any]]:
-    """The map entities by name, with their entries in each further language; regexp and
-    composite ones are reported."""
-    entities: dict[str, dict[str, Any]] = {}
-    for path in _in_folder(files, "entities", "entries"):
-        with _reading(path, "entity"):
-            entity = _entity(files, path, code, unmapped)
-            if entity:
-                translations = {
-                    story_code: _entries(
-                        rows, f"{path.removesuffix('.json')}_entries_{agent_code}.json", unmapped
-                    )
-                    for story_code, agent_code in further.items()
-                    if (rows := _companion(files, path, "entries", agent_code))
-                }
-                if translations:
-                    entity["translations"] = translations
-        if entity:
-            entities[entity["name"]] = entity
-    return entities
-
-
-def _entity(
-    files: Mapping[str, bytes], path: str, code: str, unmapped: list[Unmapped]
-) -> dict[str, Any] | None:
-    """A map entity with its entries in the agent's language; None for one reported."""
-    definition = _json(files, path, dict)
-    name = str(definition.get("name", PurePosixPath(path).stem))
-    rows = _companion(files, path, "entries", code)
-    if definition.get("isRegexp"):
-        unmapped.append(Unmapped(path, f"regexp entity {name!r}", "a story's entities are lists"))
-        return None
-    if any("@" in synonym for row in rows for synonym in row.get("synonyms", [])):
-        unmapped.append(
-            Unmapped(path, f"composite entity {name!r}", "a story's entities are lists")
-        )
-        return None
-    if not re.fullmatch(r"[\w-]{1,128}", name) or name.startswith("sys."):
-        unmapped.append(Unmapped(path, f"entity {name!r}", "no valid name of a story's entity"))
-        return None
-    if definition.get("automatedExpansion"):
-        unmapped.append(
-            Unmapped(path, "automatedExpansion", "only the listed values are recognised")
-        )
-    entries_path = f"{path.removesuffix('.json')}_entries_{code}.json"
-    return {"name": name, "entries": _entries(rows, entries_path, unmapped)}
-
-
-def _entries(rows: list[Any], path: str, unmapped: list[Unmapped]) -> list[dict[str, Any]]:
-    entries: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    for index, row in enumerate(rows):
-        checkpoint()
-        value = str(row.get("value", "")).strip()[:MAX_VALUE]
-        if not value or value in seen:
-            unmapped.append(Unmapped(f"{path}: [{index}]", f"entry {value!r}", "empty or repeated"))
-            continue
-        seen.add(value)
-        synonyms = list(
-            dict.fromkeys([value, *(s.strip()[:MAX_VALUE] for s in row.get("synonyms", []))])
-        )
-        synonyms = [s for s in synonyms if s]
-        if len(synonyms) > MAX_SYNONYMS:
-            unmapped.append(
-                Unmapped(
-                    f"{path}: [{index}]",
-                    f"{len(synonyms) - MAX_SYNONYMS} synonyms past the 99th",
-                    "at most 99",
-                )
-            )
-        entries.append(
-            {"value": value, "synonyms": [{"value": s} for s in synonyms[:MAX_SYNONYMS]]}
-        )
-    if len(entries) > MAX_ENTRIES:
-        unmapped.append(
-            Unmapped(path, f"{len(entries) - MAX_ENTRIES} entries past the 2000th", "at most 2000")
-        )
-    return entries[:MAX_ENTRIES]
-
-
 def _intents(
     files: Mapping[str, bytes],
     code: str,
@@ -258,11 +129,13 @@ def _intents(
     entities: frozenset[str],
     unmapped: list[Unmapped],
 ) -> list[IntentNode]:
-    bodies = {path: _json(files, path, dict) for path in _in_folder(files, "intents", "usersays")}
+    bodies = {
+        path: json_file(files, path, dict) for path in in_folder(files, "intents", "usersays")
+    }
     context_aliases: dict[str, set[str]] = {}
     events: dict[str, list[str]] = {}
     for path, body in bodies.items():
-        with _reading(path, "intent"):
+        with reading(path, "intent"):
             events[path] = [str(event["name"]) for event in body.get("events", [])]
             response = (body.get("responses") or [{}])[0]
             aliases = {alias_of(p.get("name", "")) for p in response.get("parameters", [])}
@@ -287,7 +160,7 @@ def _intents(
     nodes = []
     for path in sorted(bodies, key=lambda p: KIND_ORDER.index(kinds[p])):
         body, kind = bodies[path], kinds[path]
-        with _reading(path, "intent"):
+        with reading(path, "intent"):
             node = _intent(
                 files, path, body, kind, (code, further), entities, context_aliases, unmapped
             )
@@ -334,7 +207,7 @@ def _intent(
     reader = IntentReader(texts, entities, code)
     reader.read_parameters(response.get("parameters", []))
     usersays = f"{path.removesuffix('.json')}_usersays_{code}.json"
-    phrases = reader.read_phrases(_companion(files, path, "usersays", code), usersays)
+    phrases = reader.read_phrases(companion(files, path, "usersays", code), usersays)
     parameters = list(reader.parameters.values())
     if len(parameters) > MAX_PARAMETERS:
         dropped = {p["alias"] for p in parameters[MAX_PARAMETERS:]}
@@ -402,7 +275,7 @@ def _translation(
     from the default language's, and its prompts; empty when it has none of them."""
     code = reader.language
     usersays = f"{path.removesuffix('.json')}_usersays_{code}.json"
-    phrases = reader.read_phrases(_companion(files, path, "usersays", code), usersays)
+    phrases = reader.read_phrases(companion(files, path, "usersays", code), usersays)
     responses = response_blocks(response.get("messages", []), code, reader.texts)
     prompts = reader.prompts_of(response.get("parameters", []))
     translation: dict[str, Any] = {}

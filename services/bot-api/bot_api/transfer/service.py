@@ -26,7 +26,8 @@ from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
 from bot_api.entities.repository import EntityStore
 from bot_api.interactions.repository import InteractionStore
-from bot_api.knowledge.repository import KnowledgeStore, StoredDocument
+from bot_api.knowledge.records import StoredDocument
+from bot_api.knowledge.repository import KnowledgeStore
 from bot_api.quotas import AccountQuotas, QuotaExceeded, check_story_content
 from bot_api.stories.repository import StoryStore
 from bot_api.stories.service import keep_within_quota, load_story

@@ -12,9 +12,9 @@ from bot_api.common.views import MANAGEMENT_STATUS_FIELD, account_of
 from bot_api.keys import CONFIG
 from bot_api.transfer.keys import TRANSFER, TRANSFER_WORK
 from bot_api.transfer.layout import as_yaml
+from bot_api.transfer.report_schemas import ImportedSchema
 from bot_api.transfer.schemas import (
     ExportQuerySchema,
-    ImportedSchema,
     ImportQuerySchema,
     StoryDocumentSchema,
     exported_document,

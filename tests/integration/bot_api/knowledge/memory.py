@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from bot_api.engine.semantic import Vectors
-from bot_api.knowledge.repository import PendingPassage, StoredDocument, StoredPassage
+from bot_api.knowledge.records import PendingPassage, StoredDocument, StoredPassage
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,8 @@ from pymongo import AsyncMongoClient
 
 from bot_api.knowledge.index import FaqPair
 from bot_api.knowledge.passages import Passage
-from bot_api.knowledge.repository import (
-    KnowledgeRepository,
-    KnowledgeStore,
-    StoredDocument,
-    StoredPassage,
-)
+from bot_api.knowledge.records import StoredDocument, StoredPassage
+from bot_api.knowledge.repository import KnowledgeRepository, KnowledgeStore
 from integration.bot_api.knowledge.memory import KnowledgeInMemory
 from shared.config import Config
 from shared.ids import new_object_id

@@ -12,12 +12,8 @@ from pymongo import AsyncMongoClient
 
 from bot_api.encoding.e5_small import MODEL_ID, E5SmallEncoder
 from bot_api.knowledge.passages import Passage
-from bot_api.knowledge.repository import (
-    KnowledgeRepository,
-    KnowledgeStore,
-    StoredDocument,
-    StoredPassage,
-)
+from bot_api.knowledge.records import StoredDocument, StoredPassage
+from bot_api.knowledge.repository import KnowledgeRepository, KnowledgeStore
 from bot_api.knowledge.vectors import PassageVectors
 from integration.bot_api.knowledge.memory import KnowledgeInMemory
 from shared.config import Config

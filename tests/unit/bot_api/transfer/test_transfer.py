@@ -15,8 +15,8 @@ from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Structure
 from bot_api.quotas import QuotaExceeded, Quotas
 from bot_api.transfer.report import Translated, Unmapped
+from bot_api.transfer.report_schemas import ImportReportSchema
 from bot_api.transfer.schemas import (
-    ImportReportSchema,
     checked_upload,
     exported_document,
     read_upload,

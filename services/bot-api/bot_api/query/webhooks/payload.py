@@ -9,7 +9,7 @@ from typing import Any
 from bot_api.connections.repository import Connection
 from bot_api.domain.interactions import Interaction
 from bot_api.engine.turn import Outcome, Turn
-from bot_api.query.schemas import result_body
+from bot_api.query.answer_body import result_body
 
 WEBHOOK_NODE = "WEBHOOK"
 
