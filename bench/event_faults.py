@@ -74,7 +74,9 @@ SEND_SECONDS = 0.5
 turns are in flight over NATS and answers in integrations-api's hands."""
 TRACK = "where is my order"
 ANSWER_SECONDS = 90.0
-"""integrations-api asks bot-api for a turn again for up to 60 s (channels/turns.py)."""
+"""integrations-api asks bot-api for a turn again for up to 60 s (channels/turns.py), and
+a message the killed replica held is taken over by the other within 25 s of the kill
+(LEASE_SECONDS and SWEEP_SECONDS, channels/accepted.py), then answered in seconds."""
 LATE_SECONDS = 15.0
 """How long the last answer is waited past for a late duplicate: above the 12 s after
 which integrations-api asks again a turn it got no reply to."""
@@ -304,7 +306,9 @@ def table() -> str:
         f"sendMessage in {SEND_SECONDS:g} s), {EDITS} edits of other interactions "
         f"{EDIT_SECONDS:g} s apart; the fault {FAULT_AT:g} s in. Counted once every answer "
         f"came (or {ANSWER_SECONDS:g} s passed), {LATE_SECONDS:g} s more for late duplicates, "
-        "and integrations-api's consumers drained. The machine's 2 cores are shared by every "
+        "and integrations-api's consumers drained. The messages the killed integrations-api "
+        "held are taken over by the other once their leases pass (channels/accepted.py). "
+        "The machine's 2 cores are shared by every "
         f"process and by other work (its load average was {load:.1f} as the bench began).",
         "",
         "| Fault | Measured |",

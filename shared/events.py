@@ -54,10 +54,12 @@ JetStream (stream `<NS>_EVENTS`, subjects `<ns>.events.>`, at-least-once):
   versioned codec (shared/fulfillment.py), which is all integrations-api reads of a
   turn that succeeded (an error's are none). Answered by one bot-api replica (queue
   group). The request's NATS header
-  `Parley-Turn-Id` (TURN_ID_HEADER) names the turn: integrations-api asks again a turn
-  it got no reply to (NATS delayed or lost it), and whichever replica the repeat
-  reaches replies with the first's reply (kept in the session: bot_api/query/repeats.py)
-  rather than answering it twice.
+  `Parley-Turn-Id` (TURN_ID_HEADER) names the turn, the same for a message whichever
+  integrations-api replica asks (a hash of the channel id and the delivery id):
+  integrations-api asks again a turn it got no reply to (NATS delayed or lost it), or
+  one of a message it took over from a replica that died, and whichever bot-api replica
+  the repeat reaches replies with the first's reply (kept in the session:
+  bot_api/query/repeats.py) rather than answering it twice.
 
 Core NATS (no stream, nothing kept):
 

@@ -22,14 +22,14 @@ from integrations_api.channels.conversations import answer
 from integrations_api.channels.platforms import PLATFORMS
 from integrations_api.channels.repository import ChannelFields
 from integrations_api.channels.service import ChannelBackends
-from integrations_api.channels.turns import NatsTurns, TurnUnanswered
+from integrations_api.channels.turns import NatsTurns, TurnUnanswered, turn_id
 from integrations_api.channels.work import Work
 from integrations_api.stories.directory import NatsStoryDirectory
 from shared import messaging
 from shared.config import Config
 from shared.events import ChannelTurn
 from support.api import Tenant
-from support.channels import ChannelsInMemory, DeliveriesInMemory
+from support.channels import ChannelsInMemory, accepted
 from support.metrics import sample
 from support.platforms.telegram import message_update
 from support.walkthrough import pizza_story
@@ -39,6 +39,7 @@ FROZEN_SECONDS = 3.0
 WAIT_SECONDS = 0.5
 """Each wait for a reply, in place of TURN_SECONDS: the freeze outlasts several."""
 SESSION = "channel1:chat7:user7"
+TURN_ID = turn_id("channel1", "1")
 BOT = {"botToken": "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11"}
 
 
@@ -85,7 +86,7 @@ async def test_a_turn_asked_while_nats_is_frozen_is_answered_once_when_it_is_bac
 
     os.kill(pid, signal.SIGSTOP)
     asyncio.get_running_loop().call_later(FROZEN_SECONDS, os.kill, pid, signal.SIGCONT)
-    reply = await turns.ask(turn(alice, story_id))
+    reply = await turns.ask(turn(alice, story_id), TURN_ID)
 
     assert reply.status == 200, reply.body
     await bot_api.server.app[RECORDER].idle()
@@ -102,7 +103,7 @@ async def test_a_turn_nobody_answers_is_given_up_within_its_bound(
     started = time.monotonic()
 
     with pytest.raises(TurnUnanswered, match="did not answer within 1 s"):
-        await turns.ask(lone)
+        await turns.ask(lone, TURN_ID)
     assert time.monotonic() - started < 10  # measured 1.0 s
 
 
@@ -124,9 +125,7 @@ async def test_a_message_no_bot_api_answers_is_recorded_on_the_channel_and_count
 
     async with sender.opened({}) as platforms:
         stories = NatsStoryDirectory(nats, config.subjects)
-        backends = ChannelBackends(
-            channels, DeliveriesInMemory(), stories, platforms, turns, Work(), 1
-        )
+        backends = ChannelBackends(channels, accepted(), stories, platforms, turns, Work(), 1)
         await answer(backends, bot, incoming, asyncio.Semaphore(1))
 
     recorded = channels.channels[bot.id].error

@@ -1,13 +1,16 @@
 """The channels' repositories in memory, held to the contract of their MongoDB twins
-(channels/repository.py) by
-tests/integration/integrations_api/channels/test_channel_repository.py."""
+(channels/repository.py, channels/deliveries.py) by
+tests/integration/integrations_api/channels/test_channel_repository.py and
+test_delivery_record.py."""
 
 import dataclasses
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from datetime import datetime
 
+from integrations_api.channels.accepted import AcceptedMessages
+from integrations_api.channels.deliveries import DELIVERY_MEMORY, Accepted, Kept
 from integrations_api.channels.repository import (
-    DELIVERY_MEMORY,
     Channel,
     ChannelFields,
     channel_of,
@@ -126,17 +129,66 @@ class ChannelsInMemory:
         return current
 
 
+@dataclass
+class DeliveryInMemory:
+    """A document of `channel_deliveries`, as DeliveryRecord keeps it."""
+
+    expires_at: datetime
+    message: bytes | None = None
+    holder: str | None = None
+    lease_until_ms: int | None = None
+    sending: int | None = None
+    done_at_ms: int | None = None
+
+
 class DeliveriesInMemory:
     def __init__(self) -> None:
-        self.expiries: dict[tuple[str, str], datetime] = {}
+        self.deliveries: dict[tuple[str, str], DeliveryInMemory] = {}
+        """In the order they were accepted."""
 
     async def ensure_indexes(self) -> None:
         pass
 
-    async def first_time(self, channel_id: str, delivery_id: str) -> bool:
+    async def accept(self, channel_id: str, delivery_id: str, kept: Kept | None) -> bool:
         now = utcnow()
         key = (channel_id, delivery_id)
-        if key in self.expiries and self.expiries[key] > now:
+        if key in self.deliveries and self.deliveries[key].expires_at > now:
             return False
-        self.expiries[key] = now + DELIVERY_MEMORY
+        self.deliveries.pop(key, None)  # expired: accepted anew, the newest
+        delivery = DeliveryInMemory(now + DELIVERY_MEMORY)
+        if kept is not None:
+            delivery = DeliveryInMemory(
+                now + DELIVERY_MEMORY, kept.message, kept.holder, kept.lease_until_ms
+            )
+        self.deliveries[key] = delivery
         return True
+
+    async def renew(self, holder: str, lease_until_ms: int) -> None:
+        for delivery in self.deliveries.values():
+            if delivery.holder == holder:
+                delivery.lease_until_ms = lease_until_ms
+
+    async def take_over(self, holder: str, now_ms: int, lease_until_ms: int) -> Accepted | None:
+        for (channel_id, delivery_id), delivery in self.deliveries.items():
+            lease = delivery.lease_until_ms
+            if lease is not None and lease < now_ms and delivery.message is not None:
+                delivery.holder, delivery.lease_until_ms = holder, lease_until_ms
+                return Accepted(channel_id, delivery_id, delivery.message, delivery.sending)
+        return None
+
+    async def sending(self, channel_id: str, delivery_id: str, call: int) -> None:
+        delivery = self.deliveries.get((channel_id, delivery_id))
+        if delivery is not None:
+            delivery.sending = call
+
+    async def done(self, channel_id: str, delivery_id: str, now_ms: int) -> None:
+        delivery = self.deliveries.get((channel_id, delivery_id))
+        if delivery is not None:
+            self.deliveries[channel_id, delivery_id] = DeliveryInMemory(
+                delivery.expires_at, done_at_ms=now_ms
+            )
+
+
+def accepted() -> AcceptedMessages:
+    """The accepted messages of a replica, kept in memory."""
+    return AcceptedMessages(DeliveriesInMemory(), "replica")

@@ -49,6 +49,8 @@ class TelegramStandIn:
     outage: asyncio.Event | None = None
     """The calls to the `hung` chats wait for it; `held` counts those waiting."""
     hung: set[int] = field(default_factory=set)
+    passing: int = 0
+    """Calls to the `hung` chats still answered before they hang."""
     held: int = 0
     url: str = ""
     """Where the stand-in listens, once started."""
@@ -66,9 +68,10 @@ class TelegramStandIn:
         """Every call of `method` answers after `seconds`."""
         self.delays[method] = seconds
 
-    def hang(self, chats: set[int]) -> asyncio.Event:
-        """The calls to `chats` answer only once the event returned is set."""
-        self.hung = chats
+    def hang(self, chats: set[int], passing: int = 0) -> asyncio.Event:
+        """The calls to `chats` (but the next `passing`) answer only once the event
+        returned is set."""
+        self.hung, self.passing = chats, passing
         self.outage = asyncio.Event()
         return self.outage
 
@@ -89,7 +92,7 @@ class TelegramStandIn:
         if problem:
             return self._refuse(f"{method}: {problem}")
         await asyncio.sleep(self.delays.get(method, 0.0))
-        if self.outage is not None and body.get("chat_id") in self.hung:
+        if self.outage is not None and body.get("chat_id") in self.hung and self._hangs():
             self.held += 1
             await self.outage.wait()
             self.held -= 1
@@ -105,6 +108,10 @@ class TelegramStandIn:
             return web.json_response({"ok": True, "result": True})
         message = {"message_id": len(self.sent), "date": 0, "chat": {"id": body["chat_id"]}}
         return web.json_response({"ok": True, "result": message})
+
+    def _hangs(self) -> bool:
+        self.passing -= 1
+        return self.passing < 0
 
     def _refuse(self, problem: str) -> web.Response:
         self.refused.append(problem)

@@ -1,19 +1,20 @@
 """A platform's call to a channel and the answer it gets (docs/channels.md).
 
 The call is authenticated, read and acknowledged at once; each message it carries is
-answered in the background (`work.py`): bot-api is asked for the turn, as the public
-/query would answer it, and its answer (shared/fulfillment.py) is sent back through
-the platform's API.
+recorded (`accepted.py`: kept until answered, so another replica answers it if this one
+dies) and answered in the background (`work.py`): bot-api is asked for the turn, as the
+public /query would answer it, and its answer (shared/fulfillment.py) is sent back
+through the platform's API.
 A delivery id seen before (the platform retrying) is not answered again.
 """
 
 import asyncio
-import functools
 import json
 import logging
 
 from prometheus_client import Counter
 
+from integrations_api.channels.accepted import TakenOver
 from integrations_api.channels.platform import (
     Answer,
     Incoming,
@@ -25,7 +26,7 @@ from integrations_api.channels.platform import (
 from integrations_api.channels.platforms import PLATFORMS
 from integrations_api.channels.repository import Channel
 from integrations_api.channels.service import ChannelBackends, send_all, session_id
-from integrations_api.channels.turns import TurnUnanswered
+from integrations_api.channels.turns import TurnUnanswered, turn_id
 from shared.errors import BadRequest, Unauthorized
 from shared.events import ChannelTurn, UndecodableEvent
 
@@ -41,6 +42,12 @@ EVENTS_SKIPPED = Counter(
 TURNS_FAILED = Counter(
     "parley_channel_turns_failed",
     "Channel messages left without their turn: bot-api refused it, or never answered it",
+    ["type"],
+)
+TAKEN_OVER = Counter(
+    "parley_channel_messages_taken_over",
+    "Channel messages answered by another replica than the one that accepted them "
+    "(it stopped renewing their leases)",
     ["type"],
 )
 CALLS_UNREADABLE = Counter(
@@ -84,12 +91,47 @@ async def receive(
         if isinstance(message, Skipped):
             EVENTS_SKIPPED.labels(channel.type, message.reason).inc()
             log.warning("channel %s: an event skipped: %s", channel.id, message.reason)
-        elif await backends.deliveries.first_time(channel.id, message.delivery_id):
-            job = functools.partial(answer, backends, channel, message)
-            backends.work.submit(
-                channel.account_id, channel.id, channel.type, message.conversation, job
-            )
+        elif await backends.accepted.accept(channel.id, message):
+            await _submit(backends, channel, message)
     return None
+
+
+async def resume(backends: ChannelBackends, taken: TakenOver) -> None:
+    """Answer a message taken over from a replica that stopped (`accepted.py`) as if
+    just received, from the first call its holder did not send. A Telegram click's
+    answer, the first call, is not sent late: Telegram refuses it after a few seconds
+    (400 "query is too old"), which would stop the answer's other sends. A message of a
+    channel deleted since needs nothing more."""
+    incoming = taken.incoming
+    channel = await backends.channels.find(taken.channel_id)
+    if channel is None or channel.type not in PLATFORMS:
+        await backends.accepted.done(taken.channel_id, incoming.delivery_id)
+        return
+    TAKEN_OVER.labels(channel.type).inc()
+    log.info("channel %s: a message taken over from a replica that stopped", channel.id)
+    first_call = max(taken.first_call, 1) if incoming.callback else taken.first_call
+    await _submit(backends, channel, incoming, first_call)
+
+
+async def _submit(
+    backends: ChannelBackends, channel: Channel, incoming: Incoming, first_call: int = 0
+) -> None:
+    """Answer the message in the background, from its call `first_call`; once answered
+    (or failed: logged, not tried again) or dropped by Work's backlogs, it needs nothing
+    more. A job cancelled (at shutdown) leaves it held by no one: another replica takes
+    it over."""
+
+    async def job(turn_slot: asyncio.Semaphore) -> None:
+        try:
+            await answer(backends, channel, incoming, turn_slot, first_call)
+        except Exception:
+            log.exception("channel %s: a message could not be answered", channel.id)
+        await backends.accepted.done(channel.id, incoming.delivery_id)
+
+    if not backends.work.submit(
+        channel.account_id, channel.id, channel.type, incoming.conversation, job
+    ):
+        await backends.accepted.done(channel.id, incoming.delivery_id)
 
 
 class TurnFailed(Exception):
@@ -97,11 +139,17 @@ class TurnFailed(Exception):
 
 
 async def answer(
-    backends: ChannelBackends, channel: Channel, incoming: Incoming, turn_slot: asyncio.Semaphore
+    backends: ChannelBackends,
+    channel: Channel,
+    incoming: Incoming,
+    turn_slot: asyncio.Semaphore,
+    first_call: int = 0,
 ) -> None:
     """Send the turn's answer, asked of bot-api while holding the account's `turn_slot`
-    (channels/work.py); when there is none, what the platform still needs (a click
-    answered), and the reason on the channel's `error`, a log line and a metric."""
+    (channels/work.py), from its call `first_call` (those before went: a message taken
+    over), each call's number recorded before it goes; when there is none, what the
+    platform still needs (a click answered), and the reason on the channel's `error`, a
+    log line and a metric."""
     try:
         async with turn_slot:
             answer, problem = await _turn(backends, channel, incoming), None
@@ -110,7 +158,11 @@ async def answer(
         TURNS_FAILED.labels(channel.type).inc()
         log.warning("channel %s: no turn: %s", channel.id, problem)
     outgoing = PLATFORMS[channel.type].render(channel.credentials, incoming, answer)
-    if await send_all(backends, channel, outgoing) and problem is not None:
+
+    async def sending(call: int) -> None:
+        await backends.accepted.sending(channel.id, incoming.delivery_id, first_call + call)
+
+    if await send_all(backends, channel, outgoing[first_call:], sending) and problem is not None:
         await backends.channels.record_delivery(channel.account_id, channel.id, problem)
 
 
@@ -130,7 +182,7 @@ async def _turn(backends: ChannelBackends, channel: Channel, incoming: Incoming)
         user_name=incoming.profile.display_name(),
     )
     try:
-        reply = await backends.turns.ask(turn)
+        reply = await backends.turns.ask(turn, turn_id(channel.id, incoming.delivery_id))
     except TurnUnanswered as unanswered:
         raise TurnFailed(str(unanswered)) from None
     except UndecodableEvent as unreadable:

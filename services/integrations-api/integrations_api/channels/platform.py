@@ -8,6 +8,7 @@ ask bot-api for the turn over NATS and send the calls (`channels/sender.py`, wit
 retries).
 """
 
+import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -51,6 +52,18 @@ class Profile:
         return f"@{self.handle}" if self.handle else None
 
 
+def profile_of(value: Any) -> Profile:
+    """A profile as `shared.events.encode` wrote it within a kept message
+    (channels/accepted.py): an object of strings and nulls; a field it does not know is
+    ignored, anything else is a ValueError."""
+    if not isinstance(value, dict):
+        raise ValueError(f"a profile is an object, not {str(value)[:80]}")
+    known = {f.name: value.get(f.name) for f in dataclasses.fields(Profile)}
+    if not all(v is None or isinstance(v, str) for v in known.values()):
+        raise ValueError(f"a profile holds strings and nulls: {str(value)[:80]}")
+    return Profile(**known)
+
+
 @dataclass(frozen=True)
 class Incoming:
     """One message or button click a platform delivered, in Parley's terms."""
@@ -68,7 +81,11 @@ class Incoming:
     trigger: str | None = None
     """A platform's own start of a conversation (Telegram's /start): the `welcome`
     trigger, as the web widget sends when it opens."""
-    profile: Profile = field(default_factory=Profile)
+    profile: Profile = field(
+        default_factory=Profile, metadata={"codec": (dataclasses.asdict, profile_of)}
+    )
+    """Kept with the message by its own codec (a message taken over from a replica that
+    died: channels/accepted.py)."""
     callback: str | None = None
     """Telegram's callback_query id, which must be answered (answerCallbackQuery)."""
 

@@ -1,24 +1,21 @@
-"""The `channels` collection of integrations-api's database, and the record of the
-platform deliveries already processed (`channel_deliveries`).
+"""The `channels` collection of integrations-api's database (the deliveries accepted
+are `deliveries.py`'s).
 
 A channel's credentials are stored with it (the platforms' APIs need them in clear) and
 leave this module only inside a `Channel`, whose repr hides them, so a log line never
-shows them; the API never reads them back (docs/channels.md). The use cases take both
-by their Protocols (`ChannelStore`, `DeliveryStore`), which tests/support/channels.py
-meets in memory.
+shows them; the API never reads them back (docs/channels.md). The use cases take it by
+its Protocol (`ChannelStore`), which tests/support/channels.py meets in memory.
 """
 
 import secrets
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Protocol
 
 from bson import ObjectId
-from pymongo.errors import DuplicateKeyError
 
 from integrations_api.stories.service import StoryFollowers
-from shared.expiry import ensure_expiry
 from shared.ids import is_channel_id, is_object_id, new_channel_id
 from shared.mongo import Database, of_account, paged
 from shared.pages import Page
@@ -30,11 +27,6 @@ ERROR = "error"
 why); a PUT tries again."""
 
 WEBHOOK_SECRET = "webhookSecret"
-DELIVERY_MEMORY = timedelta(hours=25)
-"""How long a processed delivery id is remembered: Telegram keeps an unconfirmed update
-for 24 hours, an hour more for clocks. Every call is acknowledged at once, so a call
-processed before comes again only when its acknowledgement was lost, at the platform's
-next retry, well within that."""
 
 
 @dataclass(frozen=True)
@@ -174,10 +166,6 @@ class ChannelStore(StoryFollowers, Protocol):
     async def delete(self, account_id: str, channel_id: str) -> Channel | None: ...
 
 
-class DeliveryStore(Protocol):
-    async def first_time(self, channel_id: str, delivery_id: str) -> bool: ...
-
-
 class ChannelRepository:
     def __init__(self, database: Database) -> None:
         self.collection = database["channels"]
@@ -303,29 +291,3 @@ class ChannelRepository:
             {"_id": _key(current.id), "accountId": account_id}
         )
         return current if result.deleted_count == 1 else None
-
-
-class DeliveryRecord:
-    """The platform deliveries processed, one document per (channel, delivery id), each
-    forgotten after DELIVERY_MEMORY (a TTL index), so the collection stays the size of
-    a day's traffic."""
-
-    def __init__(self, database: Database) -> None:
-        self.collection = database["channel_deliveries"]
-
-    async def ensure_indexes(self) -> None:
-        await self.collection.create_index([("channelId", 1), ("deliveryId", 1)], unique=True)
-        await ensure_expiry(self.collection)
-
-    async def first_time(self, channel_id: str, delivery_id: str) -> bool:
-        """Whether this is the first time the delivery is seen (and now it is recorded)."""
-        document = {
-            "channelId": channel_id,
-            "deliveryId": delivery_id,
-            "expiresAt": utcnow() + DELIVERY_MEMORY,
-        }
-        try:
-            await self.collection.insert_one(document)
-        except DuplicateKeyError:
-            return False
-        return True

@@ -5,12 +5,14 @@ calls and their answers are in `conversations.py`.
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
 from marshmallow import ValidationError
 from prometheus_client import Counter
 
+from integrations_api.channels.accepted import AcceptedMessages
 from integrations_api.channels.platform import Call, Outgoing, Pause, Skipped
 from integrations_api.channels.platforms import PLATFORMS, REGISTRATIONS
 from integrations_api.channels.repository import (
@@ -19,7 +21,6 @@ from integrations_api.channels.repository import (
     Channel,
     ChannelFields,
     ChannelStore,
-    DeliveryStore,
 )
 from integrations_api.channels.schemas import check_credentials
 from integrations_api.channels.sender import REGISTRATION_SECONDS, SendFailed
@@ -53,13 +54,14 @@ class Sending(Protocol):
 class Turns(Protocol):
     """bot-api, asked for a channel's turn (channels/turns.py)."""
 
-    async def ask(self, turn: ChannelTurn) -> ChannelTurnReply: ...
+    async def ask(self, turn: ChannelTurn, turn_id: str) -> ChannelTurnReply:
+        """The reply to the turn named `turn_id` (TURN_ID_HEADER)."""
 
 
 @dataclass(frozen=True)
 class ChannelBackends:
     channels: ChannelStore
-    deliveries: DeliveryStore
+    accepted: AcceptedMessages
     stories: StoryDirectory
     sender: Sending
     turns: Turns
@@ -218,18 +220,26 @@ async def handoff_message(backends: ChannelBackends, *, message: HandoffMessage)
     )
 
 
-async def send_all(backends: ChannelBackends, channel: Channel, outgoing: list[Outgoing]) -> bool:
-    """Send the calls in order, pausing where asked and counting what was left out; the
-    first failure stops them and lands on the channel's `error` (and the metric), a
-    success clears it."""
+async def send_all(
+    backends: ChannelBackends,
+    channel: Channel,
+    outgoing: list[Outgoing],
+    sending: Callable[[int], Awaitable[None]] | None = None,
+) -> bool:
+    """Send the calls in order, pausing where asked and counting what was left out,
+    telling `sending` the number (in `outgoing`) of each call before it goes; the first
+    failure stops them and lands on the channel's `error` (and the metric), a success
+    clears it."""
     try:
-        for step in outgoing:
+        for number, step in enumerate(outgoing):
             if isinstance(step, Skipped):
                 PARTS_LEFT_OUT.labels(channel.type, step.reason).inc()
                 log.info("channel %s: a part of an answer left out: %s", channel.id, step.reason)
             elif isinstance(step, Pause):
                 await asyncio.sleep(min(step.seconds, LONGEST_PAUSE_SECONDS))
             else:
+                if sending is not None:
+                    await sending(number)
                 await backends.sender.send(channel.type, step)
     except SendFailed as failure:
         SEND_FAILURES.labels(channel.type).inc()

@@ -1,27 +1,32 @@
 """The channels' setup step."""
 
 import asyncio
+import functools
 import logging
 from collections.abc import AsyncIterator
 
 from aiohttp import web
 
-from integrations_api.channels import sender
+from integrations_api.channels import conversations, sender
+from integrations_api.channels.accepted import AcceptedMessages
+from integrations_api.channels.deliveries import DeliveryRecord
 from integrations_api.channels.failures import SigningFailures
 from integrations_api.channels.keys import CHANNEL_BACKENDS, SIGNING_FAILURES
-from integrations_api.channels.repository import ChannelRepository, DeliveryRecord
+from integrations_api.channels.repository import ChannelRepository
 from integrations_api.channels.service import ChannelBackends, register_where_moved
 from integrations_api.channels.turns import NatsTurns
 from integrations_api.channels.work import Work
 from integrations_api.stories.keys import STORY_DIRECTORY
-from shared.keys import CONFIG, DATABASE, NATS
+from shared.keys import CONFIG, DATABASE, NATS, REPLICAS
 
 log = logging.getLogger(__name__)
 
 
 async def setup(app: web.Application) -> AsyncIterator[None]:
     """The repositories with their indexes, and the channels' client session for the
-    platforms and their background work; at shutdown the work left is cancelled before
+    platforms and their background work, with the leases of the messages accepted
+    renewed and those of replicas that stopped taken over (accepted.py); at shutdown the
+    renewals stop and the work left is cancelled (another replica takes it over) before
     the session closes. With INTEGRATIONS_PUBLIC_URL set, the webhooks registered at
     another address are registered again, in the background (service.py
     register_where_moved)."""
@@ -36,17 +41,19 @@ async def setup(app: web.Application) -> AsyncIterator[None]:
         "whatsapp": config.meta_graph_url,
     }
     work = Work()
+    accepted = AcceptedMessages(deliveries, app[REPLICAS].me)
     app[SIGNING_FAILURES] = SigningFailures(config)
     async with sender.opened(bases) as platforms:
-        app[CHANNEL_BACKENDS] = ChannelBackends(
+        backends = app[CHANNEL_BACKENDS] = ChannelBackends(
             channels,
-            deliveries,
+            accepted,
             app[STORY_DIRECTORY],
             platforms,
             NatsTurns(app[NATS], config.subjects),
             work,
             config.quota_channels,
         )
+        accepted.start(functools.partial(conversations.resume, backends))
         moved = None
         if config.integrations_public_url:
             moved = asyncio.create_task(
@@ -56,6 +63,7 @@ async def setup(app: web.Application) -> AsyncIterator[None]:
         if moved is not None:
             moved.cancel()
             await asyncio.gather(moved, return_exceptions=True)
+        await accepted.close()
         await work.close()
 
 

@@ -5,11 +5,12 @@ UNANSWERED_SECONDS have passed: with NATS frozen for 15 s, a turn asked early in
 freeze waited its TURN_SECONDS and was given up, although bot-api answered it once NATS
 came back; the message was lost (docs/reliability.md). bot-api replies to a repeat with
 the reply of the first (bot_api/query/channel_turns.py), so a turn asked twice
-is answered once.
+is answered once. The id is the message's (`turn_id`), so a message taken over from a
+replica that died (channels/accepted.py) is asked under the same id again.
 """
 
 import asyncio
-import uuid
+import hashlib
 
 from nats.aio.client import Client
 from nats.errors import Error as NatsError
@@ -29,6 +30,12 @@ RETRY_SECONDS = 0.5
 doubling up to TURN_SECONDS."""
 
 
+def turn_id(channel_id: str, delivery_id: str) -> str:
+    """The id of a message's turn, whoever asks it: a replica taking over a message whose
+    turn bot-api answered already gets that reply again rather than a second turn."""
+    return hashlib.sha256(f"{channel_id}\n{delivery_id}".encode()).hexdigest()[:32]
+
+
 class TurnUnanswered(Exception):
     """bot-api did not answer the turn (not running, or too slow)."""
 
@@ -46,10 +53,10 @@ class NatsTurns:
         self._wait_seconds = wait_seconds
         self._unanswered_seconds = unanswered_seconds
 
-    async def ask(self, turn: ChannelTurn) -> ChannelTurnReply:
+    async def ask(self, turn: ChannelTurn, turn_id: str) -> ChannelTurnReply:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._unanswered_seconds
-        headers = {TURN_ID_HEADER: uuid.uuid4().hex}
+        headers = {TURN_ID_HEADER: turn_id}
         pause = RETRY_SECONDS
         while (left := deadline - loop.time()) > 0:
             try:

@@ -1,6 +1,6 @@
-"""ChannelRepository and DeliveryRecord on the embedded MongoDB and their in-memory
-twins, held to one contract: three accounts, two stories each, two channels per story;
-every call reads or changes exactly the channels it names, through its own account."""
+"""ChannelRepository on the embedded MongoDB and its in-memory twin, held to one
+contract: three accounts, two stories each, two channels per story; every call reads or
+changes exactly the channels it names, through its own account."""
 
 import re
 from collections.abc import AsyncIterator
@@ -16,13 +16,11 @@ from integrations_api.channels.repository import (
     ChannelFields,
     ChannelRepository,
     ChannelStore,
-    DeliveryRecord,
-    DeliveryStore,
     channel_of,
 )
 from shared.config import Config
 from shared.pages import Page
-from support.channels import ChannelsInMemory, DeliveriesInMemory
+from support.channels import ChannelsInMemory
 from support.documents import ACCOUNTS
 
 STORIES = ("a" * 24, "b" * 24)
@@ -39,19 +37,6 @@ async def channels(
         store = ChannelRepository(mongo_client[config.integrations_database])
     else:
         store = ChannelsInMemory()
-    await store.ensure_indexes()
-    yield store
-
-
-@pytest.fixture(params=["mongodb", "memory"])
-async def deliveries(
-    request: pytest.FixtureRequest, mongo_client: AsyncMongoClient, config: Config
-) -> AsyncIterator[DeliveryStore]:
-    store: DeliveryRecord | DeliveriesInMemory
-    if request.param == "mongodb":
-        store = DeliveryRecord(mongo_client[config.integrations_database])
-    else:
-        store = DeliveriesInMemory()
     await store.ensure_indexes()
     yield store
 
@@ -256,11 +241,3 @@ async def test_delete_deletes_one_channel_of_its_own_account(channels: ChannelSt
     assert deleted == before[target]
     assert changed(before, await snapshot(channels)) == {target}
     assert await channels.delete(ACCOUNTS[0], target) is None
-
-
-async def test_a_delivery_is_new_once_per_channel(deliveries: DeliveryStore) -> None:
-    assert await deliveries.first_time("c1", "100")
-    assert not await deliveries.first_time("c1", "100")
-    assert await deliveries.first_time("c2", "100")
-    assert await deliveries.first_time("c1", "101")
-    assert not await deliveries.first_time("c2", "100")

@@ -22,7 +22,7 @@ from integrations_api.stories.directory import NatsStoryDirectory
 from shared import messaging
 from shared.config import Config
 from shared.events import Subjects
-from support.channels import ChannelsInMemory, DeliveriesInMemory
+from support.channels import ChannelsInMemory, accepted
 from support.platforms.telegram import message_update
 
 SUBJECTS = Subjects("unreadable")
@@ -64,9 +64,7 @@ async def test_a_reply_whose_answer_cannot_be_read_is_a_failure_recorded_on_the_
         async with sender.opened({}) as platforms:
             turns = NatsTurns(nats, SUBJECTS, wait_seconds=2, unanswered_seconds=5)
             stories = NatsStoryDirectory(nats, SUBJECTS)
-            backends = ChannelBackends(
-                channels, DeliveriesInMemory(), stories, platforms, turns, Work(), 1
-            )
+            backends = ChannelBackends(channels, accepted(), stories, platforms, turns, Work(), 1)
             await answer(backends, bot, incoming, asyncio.Semaphore(1))
     finally:
         await subscription.unsubscribe()
