@@ -10,77 +10,9 @@ retries (shared/messaging.py). A field with a default may be missing (a sender o
 than the field): it is read as its default.
 
 Names start with the deployment's namespace (its `DATABASE_PREFIX`, `parley` by
-default), so deployments sharing a NATS cluster never hear each other.
-
-JetStream (stream `<NS>_EVENTS`, subjects `<ns>.events.>`, at-least-once):
-
-- `<ns>.events.stories.v1`: a story's content, structure or fields changed, or it was
-  deleted. `{"v": 1, "accountId", "storyId", "interactionIds": [...], "deleted": bool,
-  "origin"}`.
-  Published by bot-api after the write; every bot-api replica drops what it cached of
-  the story, integrations-api refreshes its connections' story name (asking bot-api) or
-  deletes them.
-- `<ns>.events.entities.v1`: an account's entities changed. `{"v": 1, "accountId",
-  "origin"}`.
-  Every bot-api replica refreshes the entity recognisers of the account's stories.
-  Both carry `origin`, the publishing process: it applied the change already, and
-  skips its own events.
-- `<ns>.events.knowledge.v1`: a story's documents or FAQ pairs changed. `{"v": 1,
-  "accountId", "storyId", "origin"}`. Every other bot-api replica drops the story's
-  knowledge index, read anew on its next question.
-- `<ns>.events.connections.v1`: a webhook connection was written or deleted, with its
-  url and credentials and a `revision` that grows with each write. `{"v": 1, "id",
-  "accountId", "storyId", "name", "url", "revision", "token", "headers", "auth",
-  "deleted"}`. Published by
-  integrations-api; bot-api keeps its view for deliveries (an older revision never
-  overwrites a newer one; a deletion stays as a tombstone).
-- `<ns>.events.handoff.v1`: a person wrote to a user during a handoff (docs/channels.md).
-  `{"v": 1, "accountId", "storyId", "sessionId", "text"}`. Published by bot-api;
-  integrations-api sends it through the channel the session id names (a channel's
-  session id is `<channelId>:<conversation>:<user>`), and drops any other.
-- `<ns>.events.deliveries.v1`: how a call through a connection went. `{"v": 1,
-  "accountId", "connectionId", "error": str or null, "atMs": epoch milliseconds}`.
-  Published by bot-api; integrations-api sets or clears the connection's `error`, never going back
-  to an older result.
-
-- `<ns>.bot.turns.v1`: integrations-api asks bot-api for a channel's turn, answered
-  as the public key's /query would be (from the published version when there is one).
-  Request `{"v": 1, "accountId", "storyId", "sessionId", "source", "query", "trigger",
-  "goto", "parameters", "userName"}` (one of query, trigger and goto is a string, the
-  others null; `userName` the name the platform gave of the user, or null: the agent desk
-  shows it, docs/teams.md); reply
-  `{"v": 1, "status": int, "body": str, "answer": {"v": 1, "items": [...]}}`:
-  the /query status and its JSON body as text, and the answer's items in their own
-  versioned codec (shared/fulfillment.py), which is all integrations-api reads of a
-  turn that succeeded (an error's are none). Answered by one bot-api replica (queue
-  group). The request's NATS header
-  `Parley-Turn-Id` (TURN_ID_HEADER) names the turn, the same for a message whichever
-  integrations-api replica asks (a hash of the channel id and the delivery id):
-  integrations-api asks again a turn it got no reply to (NATS delayed or lost it), or
-  one of a message it took over from a replica that died, and whichever bot-api replica
-  the repeat reaches replies with the first's reply (kept in the session:
-  bot_api/query/repeats.py) rather than answering it twice.
-
-Core NATS (no stream, nothing kept):
-
-- `<ns>.desk.v1`: a line of a handed-over conversation's transcript, for the agent desks
-  open on every replica (docs/teams.md "The agent desk"). `{"v": 1, "accountId",
-  "storyId", "sessionId", "entryId", "atMs", "speaker", "text", "personName",
-  "personRole", "personMemberId", "listChanged", "origin"}` (the person's fields null but
-  for a person's line or a note; `listChanged`: the story's open handoffs changed).
-  Published by the bot-api replica that answered the turn or the desk's call; every other
-  replica hands it to its open desk streams. Lost while NATS is away: the desk reads the
-  transcript again when its stream opens again.
-
-- `<ns>.replicas.<service>.v1`: a replica of the service is alive. `{"v": 1,
-  "replica"}`. Every replica sends it every 2 s and hears all, so each knows how many
-  share the account-wide rate limits (shared/replicas.py).
-
-Request/reply (synchronous look-ups):
-
-- `<ns>.bot.stories.lookup.v1`: integrations-api asks bot-api whether a story is the
-  account's. Request `{"v": 1, "accountId", "storyId"}`; reply `{"v": 1, "found":
-  bool, "name": str or null}`. Answered by one bot-api replica (queue group).
+default), so deployments sharing a NATS cluster never hear each other. Each subject, its
+payload, who publishes it and who hears it, and what JetStream keeps: docs/events.md,
+the one list of them.
 """
 
 import functools
@@ -265,6 +197,9 @@ class DeliveryResult:
 
 
 TURN_ID_HEADER = "Parley-Turn-Id"
+"""The NATS header naming a channel's turn: a hash of the channel id and the platform's
+delivery id, the same whichever integrations-api replica asks, so whichever bot-api
+replica a repeat reaches answers it with the first's reply (bot_api/query/repeats.py)."""
 
 
 @dataclass(frozen=True)

@@ -23,13 +23,12 @@ from bot_api.domain.errors import Invalid, Unknown
 from bot_api.domain.history import ScoredCandidate
 from bot_api.domain.interactions import Interaction
 from bot_api.domain.responses import FulfillmentItem
-from bot_api.domain.settings import language_code, language_named
+from bot_api.domain.settings import language_named
 from bot_api.engine.builtin_entities import MAX_WORDS, free_text
 from bot_api.engine.contexts import ROOT_TIER, follow_up, following_contexts, spent
 from bot_api.engine.entities import Mention
 from bot_api.engine.explanations import debug_candidates, decision_reason, top_candidates
 from bot_api.engine.fulfillment import Choose, asked, fallback_texts, fulfillment
-from bot_api.engine.language_detection import language_of, written_in
 from bot_api.engine.ranking import rank
 from bot_api.engine.scoring import SCORING, Scored, Scoring
 from bot_api.engine.semantic import Encoder, Vectors
@@ -45,6 +44,7 @@ from bot_api.engine.turn import (
     Turn,
     in_zone,
 )
+from bot_api.engine.turn_language import answered_in, turn_language
 
 MAX_WORDS_CONSIDERED = MAX_WORDS
 
@@ -94,12 +94,20 @@ class _Conversation:
         start = SessionState() if turn.reset else state
         self.contexts = [c for c in start.contexts if c.id in story.interactions]
         self.parameters = {**start.parameters, **turn.parameters}
-        self.written = self._written(turn.query)
-        self.language = self._language(start, turn)
+        language = turn_language(
+            story.settings,
+            start.parameters,
+            turn,
+            encoded=self.encoder is not None,
+            cross_lingual=self.cross_lingual,
+        )
+        self.written, self.language = language.written, language.language
+        if language.noted is not None:
+            self.parameters["default_language"] = language.noted
+        if language.by_meaning_alone:
+            self.scoring = replace(self.scoring, lexical_share=0.0)
         self.variant = story.variants.get(self.language)
         self.index = story.index if self.variant is None else self.variant.index
-        if self.encoder and self.story.settings.answer_any_language and turn.query:
-            self._read_language()
         self.collected_by = {
             alias: interaction_id
             for alias, interaction_id in start.collected_by.items()
@@ -109,43 +117,6 @@ class _Conversation:
         self.vector: Vectors | None = None
         pending = start.pending
         self.pending = pending if pending and pending.interaction_id in story.interactions else None
-
-    def _written(self, query: str | None) -> str | None:
-        """The language the message is surely written in, when the story's language
-        choice or its cross-lingual reading needs it (engine/language_detection.py)."""
-        needed = self.story.settings.multilingual or self.cross_lingual
-        return written_in(query) if query and needed else None
-
-    def _language(self, start: SessionState, turn: Turn) -> str:
-        """The ISO 639-1 code of the story language the turn is read and answered in
-        (docs/languages.md): the one the turn names, else the session's, else the one the
-        message is surely written in, if the story speaks it; else the story's default. A
-        story of several languages notes the user's in `default_language` for the next
-        turns."""
-        settings = self.story.settings
-        spoken = settings.spoken()
-        named = (
-            _code(turn.parameters.get("default_language")),
-            _code(start.parameters.get("default_language")),
-        )
-        chosen = next((c for c in named if c is not None), self.written)
-        if settings.multilingual and chosen is not None:
-            self.parameters["default_language"] = chosen
-        return chosen if chosen in spoken else settings.default_code
-
-    def _read_language(self) -> None:
-        """For a story answering any language. A message not surely in the language it is
-        read in is matched by meaning alone: its words are no evidence to a lexical stage
-        reading another language (xSID's English story asked in German 0.630 blended,
-        0.790 so; in English 0.900 either way). A story of one language notes in
-        `default_language` what the user wrote."""
-        if self.written != self.language:
-            self.scoring = replace(self.scoring, lexical_share=0.0)
-        settings = self.story.settings
-        if not settings.multilingual and "default_language" not in self.turn.parameters:
-            self.parameters["default_language"] = language_of(
-                self.written, self.parameters.get("default_language"), settings.language
-            )
 
     def _in_language(self) -> bool:
         """Whether the message is surely written in the language it is read in, by a
@@ -400,8 +371,11 @@ class _Conversation:
             defer = bool(interactions[matched].webhook) and not answer.incomplete
             said, silence = ((), fallback_text) if defer else (fallback_text, ())
         several = self.story.settings.multilingual
-        answered_in = self._answered_in(
-            None if matched is None else interactions[matched], answer.incomplete
+        answered = answered_in(
+            self.story.settings,
+            None if matched is None else interactions[matched],
+            self.language,
+            answer.incomplete,
         )
         return Outcome(
             story_id=self.story.id,
@@ -421,18 +395,5 @@ class _Conversation:
             vector=self.vector,
             vector_model=encoded_by,
             language=self.language if several else "",
-            answered_in=answered_in if several else "",
+            answered_in=answered if several else "",
         )
-
-    def _answered_in(self, interaction: Interaction | None, asking: bool) -> str:
-        """The language the turn's answer is in: the user's where the interaction has a
-        variant in it (its prompts, for a question), else the story's default."""
-        translation = None if interaction is None else interaction.translations.get(self.language)
-        if translation is not None and (translation.prompts if asking else translation.responses):
-            return self.language
-        return self.story.settings.default_code
-
-
-def _code(given: object) -> str | None:
-    """The ISO 639-1 code of a language a turn or a session names; None for none."""
-    return language_code(given) if isinstance(given, str) and given else None
