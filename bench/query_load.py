@@ -35,31 +35,38 @@ SEQUENTIAL_QUERIES = 300
 WRK_SCRIPT = """
 local threads = 0
 function setup(thread) thread:set("tid", threads); threads = threads + 1 end
-function init(args) counter = 0 end
+function init(args) counter = 0; math.randomseed(tid) end
 queries = %(queries)s
 request = function()
   counter = counter + 1
   local body = string.format('{"sessionId":"t%%s-%%d",%(story)s"query":"%%s"}',
     tid, counter %% 1000, queries[counter %% #queries + 1])
   return wrk.format("POST", "/query", {["Content-Type"]="application/json",
-    ["Authorization"]="Bearer %(token)s"%(host)s}, body)
+    ["Authorization"]="Bearer %(token)s"%(host)s%(key)s}, body)
 end
 """
+TURN_KEY = ', ["Parley-Turn-Id"]=string.format("k%s-%d-%d", tid, counter, math.random(1e9))'
+"""A key of its own for each request, as the gateway sends (bot_api/query/repeats.py)."""
 
 
 @contextlib.contextmanager
 def wrk_script(
-    asked: list[str], token: str, story_id: str | None = None, host: str | None = None
+    asked: list[str],
+    token: str,
+    story_id: str | None = None,
+    host: str | None = None,
+    keyed: bool = False,
 ) -> Iterator[Path]:
     """A wrk script sending `asked` to /query in turn with `token` (to `story_id`, else
-    the account's default story), naming `host` (a gateway's server) when given."""
+    the account's default story), naming `host` (a gateway's server) when given, each
+    request under a turn key of its own when `keyed`."""
     story = "" if story_id is None else f'"storyId":"{story_id}",'
     named = "" if host is None else f', ["Host"]="{host}"'
     table = json.dumps(asked, ensure_ascii=False).replace("[", "{").replace("]", "}")
     with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
         script.write(
-            WRK_SCRIPT % {"queries": table,
-                          "token": token, "story": story, "host": named}
+            WRK_SCRIPT % {"queries": table, "token": token, "story": story,
+                          "host": named, "key": TURN_KEY if keyed else ""}
         )  # fmt: skip
         script.flush()
         yield Path(script.name)
@@ -118,14 +125,17 @@ def load_table(stack: Stack) -> str:
     baseline_config = dataclasses.replace(stack.config, bot_api_port=free_port())
     baseline = serve(baseline_config, stack.directory, module="bench.baseline")
     try:
-        with wrk_script(asked, stack.tokens.public_key) as script:
-            runs: dict[str, list[dict[str, float]]] = {"baseline": [], "query": []}
-            targets = {"baseline": f"http://127.0.0.1:{baseline_config.bot_api_port}",
-                       "query": stack.url}  # fmt: skip
+        with (
+            wrk_script(asked, stack.tokens.public_key) as script,
+            wrk_script(asked, stack.tokens.public_key, keyed=True) as keyed,
+        ):
+            runs: dict[str, list[dict[str, float]]] = {"baseline": [], "query": [], "keyed": []}
+            targets = {"baseline": (f"http://127.0.0.1:{baseline_config.bot_api_port}", script),
+                       "query": (stack.url, script), "keyed": (stack.url, keyed)}  # fmt: skip
             wrk(stack.url, script)
             for _ in range(ROUNDS):
-                for name, url in targets.items():
-                    runs[name].append(wrk(url, script))
+                for name, (url, sent) in targets.items():
+                    runs[name].append(wrk(url, sent))
     finally:
         baseline.stop()
     medians = {
@@ -139,19 +149,26 @@ def load_table(stack: Stack) -> str:
         "the baseline (bench/baseline.py) doing only the JSON parse, one session read, one",
         "conditional session write (an empty state, TTL index as /query's) and a fixed answer",
         "against the same nx-27017. Lexical stage only (SEMANTIC_MATCHING=off): the semantic",
-        "stage's cost is in the edit section below, measured one query at a time.",
+        "stage's cost is in the edit section below, measured one query at a time. Keyed: each",
+        "/query under a `Parley-Turn-Id` of its own, as the gateway sends it, so its answer",
+        "is saved with the session (bot_api/query/repeats.py).",
         "",
         "| service | req/s | p50 | p99 | non-2xx |",
         "|---|---|---|---|---|",
     ]
-    for name in ("baseline", "query"):
+    labels = {"baseline": "baseline handler", "query": "POST /query", "keyed": "POST /query, keyed"}
+    for name, label in labels.items():
         m = medians[name]
-        label = "baseline handler" if name == "baseline" else "POST /query"
         lines.append(
             f"| {label} | {m['rps']:.0f} | {m['p50']:.1f} ms | {m['p99']:.1f} ms "
             f"| {m['errors']:.0f} |"
         )
-    lines += ["", f"/query reaches **{ratio:.0%}** of the baseline's throughput (goal ≥ 80 %)."]
+    keyed_ratio = medians["keyed"]["rps"] / medians["query"]["rps"]
+    lines += [
+        "",
+        f"/query reaches **{ratio:.0%}** of the baseline's throughput (goal ≥ 80 %); keyed,",
+        f"{keyed_ratio:.0%} of its throughput unkeyed.",
+    ]
     return "\n".join(lines)
 
 
