@@ -3,8 +3,8 @@
 wrong without saying so."""
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
-"""20 MB: a long handbook as a PDF with pictures is a few MB (the 13-page handbook in
-../shared/knowledge is 0.96 MB); beyond, the file is mostly pictures, which give no text,
+"""20 MB: a long handbook as a PDF with pictures is a few MB (the real 13-page handbook
+docs/knowledge.md reads is 0.96 MB); beyond, the file is mostly pictures, which give no text,
 and the bytes are held in memory twice (the request and the child's stdin)."""
 
 MAX_HTML_BYTES = 5 * 1024 * 1024
