@@ -3,10 +3,12 @@ bench/eval_nlu.py (and the off-topic set asked of the small stories), compiled h
 answered by the engine's `respond` with each `Scoring` and encoder `Calibration` of
 `CANDIDATES`, with the MiniLM vectors of every phrase and message encoded once and kept
 in /tmp/parley-vectors (a few minutes of one core the first time). For trying ranking
-formulas; `make eval` stays the figure of record. Run by hand: `python -m bench.tuning`.
+formulas; `make eval` stays the figure of record. Run by hand: `python -m bench.tuning`
+(`python -m bench.tuning lexical`: the default `Scoring` with the lexical stage alone).
 """
 
 import json
+import sys
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
@@ -82,6 +84,7 @@ class CachedEncoder:
     calibration: Calibration = CALIBRATION
     model_id = MODEL_ID
     languages = LANGUAGES
+    cross_lingual = False
 
     def __call__(self, texts: list[str]) -> Vectors:
         return np.stack([vectors()[t] for t in texts])
@@ -103,11 +106,13 @@ def story(name: str) -> tuple[CompiledStory, dict[str, str], list[tuple[str, str
 def evaluate(
     name: str,
     scoring: Scoring,
-    calibration: Calibration,
+    calibration: Calibration | None,
     asked: list[tuple[str, str]] | None = None,
 ) -> list[Prediction]:
+    """The story's answers to its test split (or `asked`); without a `calibration`, by
+    the lexical stage alone."""
     model, names, test = story(name)
-    encoder = CachedEncoder(calibration)
+    encoder = None if calibration is None else CachedEncoder(calibration)
     predictions = []
     for text, gold in test if asked is None else asked:
         turn = Turn(query=text, confidence=0)
@@ -117,7 +122,7 @@ def evaluate(
     return predictions
 
 
-def report(scoring: Scoring, calibration: Calibration) -> None:
+def report(scoring: Scoring, calibration: Calibration | None) -> None:
     results = {name: evaluate(name, scoring, calibration) for name in (*DATASETS, OUT_OF_SCOPE)}
     braun = [p for b in BRAUN for p in results[b]]
     for threshold in THRESHOLDS:
@@ -138,6 +143,9 @@ def report(scoring: Scoring, calibration: Calibration) -> None:
 
 
 def main() -> None:
+    if sys.argv[1:] == ["lexical"]:
+        report(SCORING, None)
+        return
     for name, (scoring, calibration) in CANDIDATES.items():
         print(f"{name}: {scoring}, {calibration}")
         report(scoring, calibration)

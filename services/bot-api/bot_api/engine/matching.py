@@ -1,6 +1,7 @@
 """Scoring what a user said against a story's user-says phrases, with no training step.
 
-Each phrase becomes a vector of terms weighted by inverse document frequency: its
+Each phrase becomes a vector of terms weighted by inverse document frequency (and, in a
+small story, by how common each is in the language: engine/language_weights.py): its
 word stems, and the pieces of its words (four letters; characters in Chinese and
 Japanese), which catch what stemming misses: other word forms, compounds, typos. How
 each language's text becomes words, stems and pieces is engine/analysis.py.
@@ -23,14 +24,16 @@ small stories are always exact).
 
 import copy
 import math
+from array import array
 from collections import Counter
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
-from bot_api.engine.analysis import analyser, pieces
-from bot_api.engine.phrases import PIECE_MARK, SLOT_MARK, compile_phrase
+from bot_api.engine.analysis import analyser
+from bot_api.engine.language_weights import language_share, language_weights
+from bot_api.engine.phrases import PIECE_MARK, SLOT_MARK, compile_phrase, word_terms
 from bot_api.engine.scoring import SCORING, Scored, Scoring, blend, calibrated
 from bot_api.engine.segments import Query, Reading, Segment, Weights, term_counts
 from bot_api.engine.typos import Corrector
@@ -49,6 +52,9 @@ class MatchIndex:
         self.analyser = analyser(language)
         self._vocabulary: dict[str, int] = {}
         """Term -> term id; it only grows until the next full build."""
+        self._in_language = language_weights(language)
+        self._language_weights = array("f")
+        """Each term id's weight in the language (engine/language_weights.py)."""
         self._frequency: npt.NDArray[np.int32] = np.zeros(0, np.int32)
         """Phrases using each term."""
         self._centroid_frequency: npt.NDArray[np.int32] = np.zeros(0, np.int32)
@@ -83,6 +89,7 @@ class MatchIndex:
         shared, everything the edit changes is copied."""
         index = copy.copy(self)
         index._vocabulary = dict(self._vocabulary)
+        index._language_weights = array("f", self._language_weights)
         index._frequency = self._frequency.copy()
         index._centroid_frequency = self._centroid_frequency.copy()
         index._base_alive = self._base_alive.copy()
@@ -114,14 +121,14 @@ class MatchIndex:
             if word.startswith(SLOT_MARK):
                 terms.append(word)
                 continue
-            terms.append(self.analyser.stem(word))
-            terms.extend(PIECE_MARK + piece for piece in pieces(word))
+            terms.extend(word_terms(self.analyser, word))
         return terms
 
     def size_estimate(self) -> int:
         """The bytes this index holds: its arrays, and an estimate of its dictionaries."""
         segments = sum(s.nbytes for s in (self._base, self._recent) if s is not None)
         arrays = self._frequency.nbytes + self._centroid_frequency.nbytes
+        arrays += self._language_weights.itemsize * len(self._language_weights)
         return (
             segments
             + arrays
@@ -134,7 +141,11 @@ class MatchIndex:
         return self._word_counts.keys()
 
     def weight(self, term: str) -> float:
-        return math.log(1 + (self._phrase_count + 1) / (self._frequency_of(term) + 1))
+        """The term's inverse document frequency, times its weight in the language as
+        much as the story is small (engine/language_weights.py)."""
+        idf = math.log(1 + (self._phrase_count + 1) / (self._frequency_of(term) + 1))
+        in_language = self._in_language.get(term, 1.0)
+        return idf * math.pow(in_language, language_share(self._phrase_count))
 
     def corrector(self) -> Corrector:
         """The stems the story uses, indexed for typo look-ups (made with the index, in
@@ -331,6 +342,7 @@ class MatchIndex:
         reading into both undisturbed: the index sees only what was read so far."""
         index = MatchIndex(self.language)
         index._vocabulary = dict(self._vocabulary)
+        index._language_weights = array("f", self._language_weights)
         index._word_counts = dict(self._word_counts)
         index._base = index._segment_of(reading)
         index._base_alive = np.ones(len(index._base.ids), np.bool_)
@@ -346,7 +358,9 @@ class MatchIndex:
         counts = term_counts(reading.term_ids, reading.lengths, width)
         self._frequency += np.bincount(counts.indices, minlength=width).astype(np.int32)
         self._phrase_count += len(reading.lengths)
-        weights = np.log(1 + (self._phrase_count + 1) / (self._frequency + 1)).astype(np.float32)
+        idf = np.log(1 + (self._phrase_count + 1) / (self._frequency + 1))
+        in_language = np.array(self._language_weights, np.float32)
+        weights = (idf * in_language ** language_share(self._phrase_count)).astype(np.float32)
         segment = Segment.build(reading.ids, reading.sources, reading.texts, counts, weights)
         self._centroid_frequency += np.bincount(segment.centroids.indices, minlength=width).astype(
             np.int32
@@ -356,7 +370,10 @@ class MatchIndex:
         return segment
 
     def _term_id(self, term: str) -> int:
-        return self._vocabulary.setdefault(term, len(self._vocabulary))
+        if term not in self._vocabulary:
+            self._language_weights.append(self._in_language.get(term, 1.0))
+            self._vocabulary[term] = len(self._vocabulary)
+        return self._vocabulary[term]
 
     def _forget(self, interaction_id: str) -> int:
         """Take the interaction out of the counts (and mask its base row); its phrase

@@ -8,7 +8,7 @@ the analysis, so neither is ever taken for a typo (engine/typos.py).
 from dataclasses import dataclass
 
 from bot_api.domain.interactions import ENTITY_SLOT
-from bot_api.engine.analysis import Analyser
+from bot_api.engine.analysis import Analyser, pieces
 
 SLOT_MARK = "@"
 PIECE_MARK = "#"
@@ -25,6 +25,11 @@ class Phrase:
     @property
     def text(self) -> str:
         return " ".join(self.words)
+
+
+def word_terms(analysis: Analyser, word: str) -> list[str]:
+    """The terms a word is matched by: its stem and its pieces, marked."""
+    return [analysis.stem(word), *(PIECE_MARK + piece for piece in pieces(word))]
 
 
 def slot_word(entity: str) -> str:

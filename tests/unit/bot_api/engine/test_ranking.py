@@ -75,10 +75,8 @@ def test_a_clear_lexical_winner_is_decisive_and_a_weak_one_is_not() -> None:
 def test_an_interaction_without_vectors_yet_keeps_its_lexical_score() -> None:
     encoder = ConceptEncoder()
     without_pizza = semantic(encoder, {i: p for i, p in PHRASES.items() if i != "pizza"})
-    lexical = {s.interaction_id: s for s in ranked("a large pizza to order now", None, None)}
-    both = {
-        s.interaction_id: s for s in ranked("a large pizza to order now", without_pizza, encoder)
-    }
+    lexical = {s.interaction_id: s for s in ranked("pizza for dinner tonight", None, None)}
+    both = {s.interaction_id: s for s in ranked("pizza for dinner tonight", without_pizza, encoder)}
     assert both["pizza"].score == lexical["pizza"].score
     assert both["pizza"].semantic is None
     assert both["pizza"].lexical == lexical["pizza"].score
@@ -192,7 +190,7 @@ def test_a_small_story_keeps_its_phrase_vectors_as_float32_a_large_one_as_float1
 def test_a_sure_lexical_winner_in_the_message_s_language_is_never_overruled() -> None:
     encoder = ConceptEncoder()
     index = semantic(encoder, PHRASES)
-    text = "hello what is the weather pizza order large"
+    text = "will it rain order large"
     lexical = MatchIndex.build(PHRASES).search([tokens(text)], bool)
     assert lexical[0].interaction_id == "weather"
     assert SCORING.sure_in_language <= lexical[0].score < SCORING.decisive
