@@ -3,14 +3,14 @@
 Each phrase becomes a vector of terms weighted by inverse document frequency (and, in a
 small story, by how common each is in the language: engine/language_weights.py): its
 word stems, and the pieces of its words (four letters; characters in Chinese and
-Japanese), which catch what stemming misses: other word forms, compounds, typos. How
-each language's text becomes words, stems and pieces is engine/analysis.py.
-A phrase as read, its slots as terms, is engine/phrases.py. An interaction is
-represented by the centroid of its phrase vectors (a Rocchio classifier) and by its
-phrases themselves; its score blends the query's cosine with the centroid and with its
-closest phrase, calibrated so that the default confidence, 0.5, sits below nearly every
-right match (engine/scoring.py: the numbers are given to each search). A phrase said
-exactly scores 1. Stems the story never uses are corrected as typos (engine/typos.py).
+Japanese), which catch what stemming misses: other word forms, compounds, typos (how a
+language's text becomes them: engine/analysis.py; a phrase as read: engine/phrases.py).
+An interaction is represented by the centroid of its phrase vectors (a Rocchio
+classifier) and by its phrases themselves; its score blends the query's cosine with the
+centroid and with its closest phrase, calibrated so that the default confidence, 0.5,
+sits below nearly every right match (engine/scoring.py: the numbers are given to each
+search). A phrase said exactly scores 1; stems the story never uses are typos to correct
+(engine/typos.py).
 
 The index is held in compact arrays (`engine/segments.py`): a base segment built with
 the index, and a recent one holding the interactions edited since. An index is a value:
@@ -35,10 +35,11 @@ from bot_api.engine.analysis import analyser
 from bot_api.engine.language_weights import language_share, language_weights
 from bot_api.engine.phrases import PIECE_MARK, SLOT_MARK, compile_phrase, word_terms
 from bot_api.engine.scoring import SCORING, Scored, Scoring, blend, calibrated
-from bot_api.engine.segments import Query, Reading, Segment, Weights, term_counts
+from bot_api.engine.segments import Query, Reading, Segment, term_counts
 from bot_api.engine.typos import Corrector
 
 REWEIGH_AFTER_SHARE = 0.1
+"""Edits since the last full build, as a share of the phrases, that build it again."""
 BYTES_PER_VOCABULARY_TERM = 150
 """A term's string and dictionary entry, with its typo-index share (tracemalloc)."""
 BYTES_PER_PHRASE = 16
@@ -129,12 +130,8 @@ class MatchIndex:
         segments = sum(s.nbytes for s in (self._base, self._recent) if s is not None)
         arrays = self._frequency.nbytes + self._centroid_frequency.nbytes
         arrays += self._language_weights.itemsize * len(self._language_weights)
-        return (
-            segments
-            + arrays
-            + BYTES_PER_VOCABULARY_TERM * (len(self._vocabulary) + len(self._word_counts))
-            + BYTES_PER_PHRASE * self._phrase_count
-        )
+        dictionaries = BYTES_PER_VOCABULARY_TERM * (len(self._vocabulary) + len(self._word_counts))
+        return segments + arrays + dictionaries + BYTES_PER_PHRASE * self._phrase_count
 
     def known_words(self) -> Container[str]:
         """Words the story's phrases use: these are never taken for typos of entity values."""
@@ -299,13 +296,13 @@ class MatchIndex:
 
     def _centroid_score(self, interaction_id: str, query: Query) -> float:
         segment, row = self._where[interaction_id]
-        return segment.centroid_score(row, _fitted(query.full, segment))
+        return segment.centroid_score(row, query.full)
 
     def _closest(
         self, interaction_id: str, centroid: float, query: Query, scoring: Scoring
     ) -> Scored:
         segment, row = self._where[interaction_id]
-        closest, place = segment.closest(row, _fitted(query.distinctive, segment))
+        closest, place = segment.closest(row, query.distinctive)
         phrase = compile_phrase(segment.sources[row][place], self.analyser)
         score = calibrated(blend(centroid, closest, scoring), scoring.calibration_knee)
         return Scored(interaction_id, score, phrase, centroid, closest)
@@ -400,8 +397,3 @@ class MatchIndex:
 
     def _all_sources(self) -> dict[str, tuple[str, ...]]:
         return {i: segment.sources[row] for i, (segment, row) in self._where.items()}
-
-
-def _fitted(query: Weights, segment: Segment) -> Weights:
-    """The query cut to the terms the segment was built with (later ones are new)."""
-    return query[: segment.phrases.shape[1]]

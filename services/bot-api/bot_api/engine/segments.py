@@ -142,13 +142,16 @@ class Segment:
         return scores
 
     def centroid_score(self, row: int, query: Weights) -> float:
+        """The interaction's centroid score for the (dense) query, of the index's terms:
+        those added since this segment was built are not in it."""
         matrix = self.centroids
         start, end = matrix.indptr[row], matrix.indptr[row + 1]
-        return float(matrix.data[start:end] @ query[matrix.indices[start:end]])
+        return float(matrix.data[start:end] @ self._fitted(query)[matrix.indices[start:end]])
 
     def closest(self, row: int, query: Weights) -> tuple[float, int]:
         """The interaction's best phrase score for the (dense) query, and that phrase's
         place among its phrases."""
+        query = self._fitted(query)
         matrix = self.phrases
         first, last = self.starts[row], self.starts[row + 1]
         bounds = matrix.indptr[first : last + 1]
@@ -157,6 +160,10 @@ class Segment:
         by_phrase = np.add.reduceat(values, bounds[:-1] - start)
         best = int(np.argmax(by_phrase))
         return float(by_phrase[best]), best
+
+    def _fitted(self, query: Weights) -> Weights:
+        """The query cut to the terms the segment was built with (later ones are new)."""
+        return query[: self.phrases.shape[1]]
 
     def said_exactly(self, text: str) -> Iterable[tuple[int, int]]:
         """(interaction row, phrase place) of the phrases whose text may be `text` (a
