@@ -7,7 +7,8 @@ under load are make bench's (bench/gateway_faults.py, bench/event_faults.py).
   is one turn in the history (none was sent twice);
 - one killed while it has /query in hand (held by their webhook): nginx passes those on
   to another replica (`non_idempotent` for /query alone), which answers them (their
-  webhook called a second time: the first call died with the victim), one turn each;
+  webhook called a second time, under the same message id: the first call died with
+  the victim), one turn each;
 - the NATS node leading the event stream killed while channel messages are in flight:
   each is answered once at the platform and is one turn in the history. A turn whose
   reply was lost with the node is asked again under its id, and whichever replica the
@@ -129,15 +130,19 @@ def test_every_query_is_answered_once_with_one_of_three_bot_api_replicas_killed(
 
 
 class HeldBackend:
-    """A webhook's backend counting its calls by session, which answer once released."""
+    """A webhook's backend counting its calls by session, and the message ids each
+    carried, which answer once released."""
 
     def __init__(self) -> None:
         self.calls: Counter[str] = Counter()
+        self.message_ids: dict[str, set[str]] = {}
         self.released = asyncio.Event()
         self.released.set()
 
     async def handle(self, request: web.Request) -> web.Response:
-        self.calls[(await request.json())["sessionId"]] += 1
+        called = await request.json()
+        self.calls[called["sessionId"]] += 1
+        self.message_ids.setdefault(called["sessionId"], set()).add(called["messageId"])
         await self.released.wait()
         return web.json_response({})
 
@@ -161,6 +166,7 @@ async def test_a_query_a_killed_replica_has_in_hand_is_answered_by_another_one_t
 
         await eventually(every_replica_calls, 15)  # each has the connection (over NATS)
         backend.calls.clear()
+        backend.message_ids.clear()
         backend.released.clear()
 
         async def query(session: str) -> int:
@@ -186,6 +192,7 @@ async def test_a_query_a_killed_replica_has_in_hand_is_answered_by_another_one_t
     assert set(backend.calls) == sessions
     passed_on = {session for session, calls in backend.calls.items() if calls == 2}
     assert passed_on and set(backend.calls.values()) == {1, 2}  # the victim's, called again
+    assert all(len(backend.message_ids[s]) == 1 for s in sessions)  # under the same id
     recorded = await turns_recorded(scaled, story_id, sessions)
     assert {s: n for s, n in recorded.items() if s in sessions} == {s: 1 for s in sessions}
 

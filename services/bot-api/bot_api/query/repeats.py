@@ -18,6 +18,7 @@ answer.
 
 import hashlib
 import json
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,9 @@ from bot_api.query.repository import TurnReply
 TURN_KEY_HEADER = "Parley-Turn-Id"
 TURN_KEY_CHARACTERS = 128
 """nginx's `$request_id` is 32 hexadecimal digits, integrations-api's turn id 32."""
+
+MESSAGE_IDS = uuid.UUID("6f1d6c2e-2b7e-4c1b-9a55-5d2f0f7c9e31")
+"""The namespace of the webhook message ids of turns asked under a key (`message_id`)."""
 
 REMEMBERED_REPLIES = 3
 """Answers a session keeps: a repeat follows its first within seconds (at once through
@@ -47,6 +51,12 @@ class TurnKey:
         """The key of a turn asking `asked` (its validated /query body)."""
         text = json.dumps(asked, sort_keys=True, separators=(",", ":"), default=str)
         return cls(key, hashlib.sha256(text.encode()).hexdigest()[:32])
+
+    def message_id(self, interaction_id: str) -> str:
+        """The `messageId` (and `webhook-id`) of the turn's call to the interaction's
+        webhook: the same when the turn is asked again, so a backend the first try
+        reached before its replica died can tell the second call for the same one."""
+        return str(uuid.uuid5(MESSAGE_IDS, f"{self.key}\n{self.asked}\n{interaction_id}"))
 
     def answered(self, replies: tuple[TurnReply, ...]) -> dict[str, Any] | None:
         """The answer this turn got before, or None."""

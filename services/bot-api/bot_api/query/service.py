@@ -125,6 +125,7 @@ class ConversationService:
                     turn=turn,
                     outcome=outcome,
                     answers=answers,
+                    key=key,
                 )
                 state = state.with_parameters(outcome.parameters)
                 state, outcome = after_answer(state, outcome, turn)

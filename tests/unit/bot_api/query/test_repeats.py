@@ -1,6 +1,8 @@
 """A turn's key finds the answer of the same key asking the same thing, and a session
 keeps the last REMEMBERED_REPLIES answers (bot_api/query/repeats.py)."""
 
+import uuid
+
 from bot_api.query.repeats import REMEMBERED_REPLIES, TurnKey
 from bot_api.query.repository import TurnReply
 
@@ -26,3 +28,14 @@ def test_a_session_keeps_the_last_answers() -> None:
     assert [key.answered(replies) for key in keys] == [None, None] + [
         {"n": n} for n in range(2, REMEMBERED_REPLIES + 2)
     ]
+
+
+def test_a_turn_s_webhook_message_id_is_the_same_when_it_is_asked_again() -> None:
+    key = TurnKey.of("k1", {"query": "where is my order"})
+    first = key.message_id("track")
+
+    assert uuid.UUID(first).version == 5
+    assert TurnKey.of("k1", {"query": "where is my order"}).message_id("track") == first
+    assert key.message_id("other") != first
+    assert TurnKey.of("k1", {"query": "and my refund"}).message_id("track") != first
+    assert TurnKey.of("k2", {"query": "where is my order"}).message_id("track") != first

@@ -21,7 +21,7 @@ def test_attributes_are_strings_and_built_in_objects_their_json() -> None:
         contexts=(),
         fulfillment=(),
     )
-    body = request_body("s1", pay, Turn(query="I pay"), outcome, None)
+    body = request_body("s1", pay, Turn(query="I pay"), outcome, None, "m1")
     assert body["attributes"] == {
         "price": json.dumps(money),
         "guests": "4",

@@ -9,6 +9,7 @@ integrations-api sets or clears the connection's `error`.
 import logging
 import random
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeVar
 
@@ -16,6 +17,7 @@ from bot_api.connections.repository import Connection
 from bot_api.domain.interactions import Interaction
 from bot_api.engine.turn import HandedOver, Outcome, Turn
 from bot_api.metrics import WEBHOOK_DELIVERIES, WEBHOOK_LATENCY
+from bot_api.query.repeats import TurnKey
 from bot_api.query.webhooks.answers import WebhookAnswer, read_answer
 from bot_api.query.webhooks.failures import DeliveryFailed
 from bot_api.query.webhooks.payload import handoff_body, request_body
@@ -52,16 +54,25 @@ class Deliveries:
         self._report = report
 
     async def deliver(
-        self, *, account_id: str, session_id: str, turn: Turn, outcome: Outcome, answers: Answers
+        self,
+        *,
+        account_id: str,
+        session_id: str,
+        turn: Turn,
+        outcome: Outcome,
+        answers: Answers,
+        key: TurnKey | None = None,
     ) -> Outcome:
         """The outcome with the webhook's answer; a failed delivery leaves it as it was (an
-        interaction saying nothing of its own then says the story's fallback text)."""
+        interaction saying nothing of its own then says the story's fallback text).
+        `key`: the turn's, when it may be asked again (its calls keep their message id)."""
         interaction = outcome.interaction
         if interaction is None or outcome.incomplete or not interaction.webhook:
             return outcome
         if interaction.id not in answers:
+            message_id = str(uuid.uuid4()) if key is None else key.message_id(interaction.id)
             answers[interaction.id] = await self._call(
-                account_id, session_id, interaction, turn, outcome
+                account_id, session_id, interaction, turn, outcome, message_id
             )
         answer = answers[interaction.id]
         if answer is None:
@@ -75,6 +86,7 @@ class Deliveries:
         interaction: Interaction,
         turn: Turn,
         outcome: Outcome,
+        message_id: str,
     ) -> WebhookAnswer | None:
         webhook = interaction.webhook
         connection = await self._connections.for_webhook(account_id, outcome.story_id, webhook)
@@ -84,7 +96,7 @@ class Deliveries:
             )
             return None
         url = webhook if connection is None else connection.url
-        body = request_body(session_id, interaction, turn, outcome, connection)
+        body = request_body(session_id, interaction, turn, outcome, connection, message_id)
         what = f"webhook of interaction {interaction.id}"
         return await self._post(account_id, url, body, connection, what, read_answer)
 

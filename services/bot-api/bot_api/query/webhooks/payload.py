@@ -20,11 +20,12 @@ def request_body(
     turn: Turn,
     outcome: Outcome,
     connection: Connection | None,
+    message_id: str,
 ) -> dict[str, Any]:
     parameters = outcome.parameters
     return {
         "chatId": session_id,
-        "messageId": str(uuid.uuid4()),
+        "messageId": message_id,
         "userId": session_id,
         "externalId": session_id,
         "blockId": interaction.id,
