@@ -73,17 +73,24 @@ def language_share(phrases: int) -> float:
 def language_weights(language: str) -> Mapping[str, float]:
     """Each term's weight in `language` (engine/phrases.py `word_terms`), for the terms
     commoner than `RARE_ZIPF`: every other term weighs 1."""
-    tag = LANGUAGE_TAGS.get(language, "")
-    if tag not in available_languages("small"):
-        return {}
     reading = analyser(language)
     frequencies: dict[str, float] = {}
-    for listed, frequency in get_frequency_dict(tag, "small").items():
+    for listed, frequency in word_frequencies(language).items():
         for word in reading.words(listed):
             for term in word_terms(reading, word):
                 frequencies[term] = frequencies.get(term, 0.0) + frequency
     weights = {term: _weight(frequency) for term, frequency in frequencies.items()}
     return {term: weight for term, weight in weights.items() if weight < 1}
+
+
+def word_frequencies(language: str) -> Mapping[str, float]:
+    """wordfreq's small list of the story language, by word as wordfreq writes it;
+    empty for a language it has no list of (these weights and knowledge's refusal,
+    knowledge/terms.py, read it)."""
+    tag = LANGUAGE_TAGS.get(language, "")
+    if tag not in available_languages("small"):
+        return {}
+    return get_frequency_dict(tag, "small")
 
 
 def _weight(frequency: float) -> float:

@@ -14,10 +14,8 @@ import functools
 import math
 from collections.abc import Mapping, Set
 
-from wordfreq import available_languages, get_frequency_dict
-
-from bot_api.domain.settings import LANGUAGE_TAGS
 from bot_api.engine.analysis import analyser
+from bot_api.engine.language_weights import word_frequencies
 from bot_api.engine.text import tokens
 
 COMMONEST_ZIPF = 7.5
@@ -56,11 +54,8 @@ def background(language: str, word: str) -> float:
 def _frequencies(language: str) -> Mapping[str, float]:
     """The language's word frequencies by word as the analysers write it (lower-cased,
     accents dropped); empty for a language wordfreq has no list of."""
-    tag = LANGUAGE_TAGS.get(language, "")
-    if tag not in available_languages("small"):
-        return {}
     written: dict[str, float] = {}
-    for word, frequency in get_frequency_dict(tag, "small").items():
+    for word, frequency in word_frequencies(language).items():
         normal = tokens(word)
         if len(normal) == 1:
             written[normal[0]] = max(written.get(normal[0], 0.0), frequency)
